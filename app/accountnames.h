@@ -1,0 +1,21 @@
+#pragma once
+// Predicts the Linux account open-terminal provisions for an X-User-Id (section 9.2 of the
+// API doc). The prediction is only a hint; the observed account (whoami) is the truth.
+
+#include <QString>
+
+namespace sandscope {
+
+enum class AccountRule {
+    FirstEightAlnum, // 0.11.x: prefix + first 8 lowercase alphanumerics (hash when < 4)
+    SlugWithHash,    // newer: prefix + slug + "_" + sha256[:8], at most 32 characters
+};
+
+QString predictAccountName(const QString &userId, AccountRule rule, const QString &prefix = {});
+
+// Which rule (if any) explains an observed account name for this user id.
+// Returns false when neither rule produces `observed`.
+bool explainAccountName(const QString &userId, const QString &observed, const QString &prefix,
+                        AccountRule *rule);
+
+} // namespace sandscope

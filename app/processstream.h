@@ -1,0 +1,85 @@
+#pragma once
+// Runs one command through /execute and delivers its output in order, exactly once, by
+// offset polling: fast while output flows, backing off while idle (the server's `wait`
+// returns early only on exit). Drains after exit, follows `truncated`, never uses `tail`,
+// and when the in-memory record is gone (404: expired after ~300 s, server restarted,
+// 0.11.34 deletes it on kill) recovers the rest from the process log at `log_path`, or
+// reports expiry instead of hanging.
+
+#include "apierror.h"
+#include "connection.h"
+#include "openterminalclient.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+namespace sandscope {
+
+class ProcessStream : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, Starting, Running, Stopping, Finished, Failed };
+    Q_ENUM(State)
+
+    ProcessStream(OpenTerminalClient *client, Identity identity, QObject *parent = nullptr);
+    ~ProcessStream() override;
+
+    void start(const QString &command, const ExecuteOptions &options = {});
+    // Re-attach to a process started earlier (same identity!), reading from `offset`.
+    void attach(const QString &processId, qint64 offset = 0);
+
+    // SIGTERM, then SIGKILL if it is still running after graceMs.
+    void stop(int graceMs = 3000);
+    void kill();
+    // Forget the process without touching it (no more callbacks).
+    void detach();
+    void sendInput(const QString &text);
+
+    State state() const { return m_state; }
+    QString processId() const { return m_processId; }
+    qint64 offset() const { return m_offset; }
+    bool hasExitCode() const { return m_hasExitCode; }
+    int exitCode() const { return m_exitCode; }
+    ProcessStatus finalStatus() const { return m_finalStatus; }
+
+    // Polling cadence (tests shorten them).
+    void setPollIntervals(int fastMs, int idleMaxMs);
+
+Q_SIGNALS:
+    void started(const QString &processId);
+    void output(const QString &text);       // raw PTY text in order, each chunk exactly once
+    void finished(int exitCode, sandscope::ProcessStatus status); // after the final drain
+    void failed(const sandscope::ApiError &error); // includes Kind::ProcessExpired
+    void notice(const QString &message);    // e.g. "record expired, recovered from log"
+    void stateChanged(sandscope::ProcessStream::State state);
+
+private:
+    void setState(State state);
+    void schedulePoll(bool hadOutput);
+    void poll();
+    void handleSnapshot(const ProcessSnapshot &snapshot);
+    void handleMissingRecord();
+    void recoverFromLog(int attempt);
+    void finish(int exitCode, ProcessStatus status);
+    void fail(const ApiError &error);
+
+    OpenTerminalClient *m_client;
+    Identity m_identity;
+    State m_state = State::Idle;
+    QString m_processId;
+    QString m_logPath;
+    qint64 m_offset = 0;
+    bool m_hasExitCode = false;
+    int m_exitCode = 0;
+    ProcessStatus m_finalStatus = ProcessStatus::Unknown;
+    bool m_draining = false;
+    int m_fastMs = 50;
+    int m_idleMaxMs = 1000;
+    int m_currentDelay = 50;
+    QTimer m_pollTimer;
+    QTimer m_escalateTimer;
+    CallHandle m_inflight;
+};
+
+} // namespace sandscope

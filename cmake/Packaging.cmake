@@ -1,0 +1,7 @@
+install(TARGETS sandscope sandscope_core RUNTIME DESTINATION bin LIBRARY DESTINATION lib)
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/sandscope.desktop DESTINATION share/applications)
+set(CPACK_PACKAGE_NAME sandscope)
+set(CPACK_PACKAGE_CONTACT "Sandscope developers")
+set(CPACK_GENERATOR TGZ DEB)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+include(CPack)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs everything a fresh Debian 12 / Ubuntu 24.04 machine needs to build, run and
+# test Sandscope. Idempotent: re-running only installs what is missing.
+#   - distribution packages (Qt 5 + KF5 SyntaxHighlighting, Qt 6, QtKeychain, simdjson, ...)
+#   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
+#     ${SANDSCOPE_CACHE:-~/.cache/sandscope}/ot-<version>
+#   - the pinned Claude Code CLI from npm, installed under /usr so that `claude` is on the
+#     PATH that `sudo -u <user>` gives (sudo's secure_path).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../sandbox/versions.env
+. "$here/sandbox/versions.env"
+cache=${SANDSCOPE_CACHE:-$HOME/.cache/sandscope}
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  qtbase5-dev qtbase5-dev-tools libqt5svg5-dev qtpdf5-dev
+  libkf5syntaxhighlighting-dev qt5keychain-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev
+  libgl-dev libsimdjson-dev
+  sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# Node.js/npm may come from elsewhere (nvm, NodeSource); do not fight it.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  missing=("${missing[@]/nodejs/}"); missing=("${missing[@]/npm/}")
+fi
+if command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1; then
+  missing=("${missing[@]/python3-venv/}"); missing=("${missing[@]/python3/}")
+fi
+read -r -a missing <<<"${missing[*]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+install_open_terminal() {
+  local version=$1 venv="$cache/ot-$1"
+  if [ -x "$venv/bin/open-terminal" ] && "$venv/bin/pip" show open-terminal 2>/dev/null | grep -qx "Version: $version"; then
+    return
+  fi
+  echo "install-deps: open-terminal $version -> $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "open-terminal==$version"
+}
+mkdir -p "$cache"
+install_open_terminal "$OPEN_TERMINAL_VERSION"
+install_open_terminal "$OPEN_TERMINAL_LEGACY_VERSION"
+
+if ! command -v claude >/dev/null || [ "$(claude --version 2>/dev/null | awk '{print $1}')" != "$CLAUDE_CODE_VERSION" ] || [ ! -x /usr/bin/claude ]; then
+  echo "install-deps: @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION -> /usr"
+  as_root npm install -g --prefix /usr --no-fund --no-audit "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+fi
+echo "install-deps: done (open-terminal in $cache, claude $(claude --version 2>/dev/null | head -1))"
