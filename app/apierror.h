@@ -1,6 +1,7 @@
 #pragma once
 // Typed errors of the open-terminal client and the Result<T> every call delivers.
 
+#include <QMetaType>
 #include <QString>
 #include <utility>
 
@@ -62,3 +63,5 @@ struct Result {
 };
 
 } // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::ApiError)

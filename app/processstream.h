@@ -48,10 +48,10 @@ public:
 
 Q_SIGNALS:
     void started(const QString &processId);
-    void output(const QString &text);       // raw PTY text in order, each chunk exactly once
+    void output(const QString &text); // raw PTY text in order, each chunk exactly once
     void finished(int exitCode, sandscope::ProcessStatus status); // after the final drain
     void failed(const sandscope::ApiError &error); // includes Kind::ProcessExpired
-    void notice(const QString &message);    // e.g. "record expired, recovered from log"
+    void notice(const QString &message); // e.g. "record expired, recovered from log"
     void stateChanged(sandscope::ProcessStream::State state);
 
 private:
@@ -64,6 +64,8 @@ private:
     void finish(int exitCode, ProcessStatus status);
     void fail(const ApiError &error);
 
+    using Empty = OpenTerminalClient::Empty;
+
     OpenTerminalClient *m_client;
     Identity m_identity;
     State m_state = State::Idle;
@@ -74,6 +76,8 @@ private:
     int m_exitCode = 0;
     ProcessStatus m_finalStatus = ProcessStatus::Unknown;
     bool m_draining = false;
+    int m_consecutiveErrors = 0;
+    QElapsedTimer m_killedSince;
     int m_fastMs = 50;
     int m_idleMaxMs = 1000;
     int m_currentDelay = 50;

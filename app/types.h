@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QHash>
+#include <QMetaType>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -133,3 +134,5 @@ struct GlobOptions {
 };
 
 } // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::ProcessStatus)
