@@ -81,10 +81,11 @@ void ProcessStream::start(const QString &command, const ExecuteOptions &options)
         });
 }
 
-void ProcessStream::attach(const QString &processId, qint64 offset)
+void ProcessStream::attach(const QString &processId, qint64 offset, const QString &logPath)
 {
     Q_ASSERT(m_state == State::Idle);
     m_processId = processId;
+    m_logPath = logPath;
     m_offset = offset;
     setState(State::Running);
     Q_EMIT started(m_processId);
@@ -93,7 +94,13 @@ void ProcessStream::attach(const QString &processId, qint64 offset)
 
 void ProcessStream::schedulePoll(bool hadOutput)
 {
-    m_currentDelay = hadOutput ? m_fastMs : qMin(m_currentDelay * 2, m_idleMaxMs);
+    // While output flows, poll again soon, but never sooner than the last answer took: older
+    // servers re-read the whole process log for every status request, so hammering them
+    // with a big log slows the process itself down.
+    const int lastRoundTrip
+        = m_pollClock.isValid() ? int(qMin<qint64>(m_pollClock.elapsed(), m_idleMaxMs)) : 0;
+    m_currentDelay
+        = hadOutput ? qMax(m_fastMs, lastRoundTrip) : qMin(m_currentDelay * 2, m_idleMaxMs);
     m_pollTimer.start(m_currentDelay);
 }
 
@@ -101,6 +108,7 @@ void ProcessStream::poll()
 {
     if (m_state != State::Running && m_state != State::Stopping)
         return;
+    m_pollClock.start();
     m_inflight = m_client->processStatus(
         m_identity, m_processId, m_offset, 0, this, [this](const Result<ProcessSnapshot> &result) {
             m_inflight = {};
@@ -239,9 +247,15 @@ void ProcessStream::recoverFromLog(int attempt)
             if (!ended) {
                 ApiError error;
                 error.kind = ApiError::Kind::ProcessExpired;
-                error.message = tr("Process %1 is no longer known to the server and its log has "
-                                   "no end record; the process may have been lost in a restart.")
-                                    .arg(m_processId);
+                // 0.11.x forgets a process it could not stop with SIGTERM (e.g. one that
+                // ignores it), so neither an exit nor a SIGKILL can be obtained any more.
+                error.message = m_stopRequested
+                    ? tr("The server dropped process %1 when asked to stop it and recorded no "
+                         "exit: it may still be running as this user.")
+                          .arg(m_processId)
+                    : tr("Process %1 is no longer known to the server and its log has no end "
+                         "record; the process may have been lost in a server restart.")
+                          .arg(m_processId);
                 fail(error);
                 return;
             }
@@ -256,6 +270,7 @@ void ProcessStream::stop(int graceMs)
     if (m_state != State::Running)
         return;
     setState(State::Stopping);
+    m_stopRequested = true;
     const QString id = m_processId;
     m_client->killProcess(m_identity, id, false, this, [this](const Result<Empty> &result) {
         if (!result.ok() && result.error.kind != ApiError::Kind::NotFound)
@@ -271,6 +286,7 @@ void ProcessStream::kill()
     if (m_state != State::Running && m_state != State::Stopping)
         return;
     setState(State::Stopping);
+    m_stopRequested = true;
     m_client->killProcess(m_identity, m_processId, true, this, [this](const Result<Empty> &result) {
         if (!result.ok() && result.error.kind != ApiError::Kind::NotFound)
             Q_EMIT notice(tr("Kill failed: %1").arg(result.error.toString()));

@@ -27,7 +27,8 @@ public:
 
     void start(const QString &command, const ExecuteOptions &options = {});
     // Re-attach to a process started earlier (same identity!), reading from `offset`.
-    void attach(const QString &processId, qint64 offset = 0);
+    // With its log path, output is recovered from the log when the record has expired.
+    void attach(const QString &processId, qint64 offset = 0, const QString &logPath = {});
 
     // SIGTERM, then SIGKILL if it is still running after graceMs.
     void stop(int graceMs = 3000);
@@ -38,6 +39,7 @@ public:
 
     State state() const { return m_state; }
     QString processId() const { return m_processId; }
+    QString logPath() const { return m_logPath; }
     qint64 offset() const { return m_offset; }
     bool hasExitCode() const { return m_hasExitCode; }
     int exitCode() const { return m_exitCode; }
@@ -76,8 +78,10 @@ private:
     int m_exitCode = 0;
     ProcessStatus m_finalStatus = ProcessStatus::Unknown;
     bool m_draining = false;
+    bool m_stopRequested = false;
     int m_consecutiveErrors = 0;
     QElapsedTimer m_killedSince;
+    QElapsedTimer m_pollClock; // round trip of the last status request
     int m_fastMs = 50;
     int m_idleMaxMs = 1000;
     int m_currentDelay = 50;
