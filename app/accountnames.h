@@ -8,14 +8,18 @@ namespace sandscope {
 
 enum class AccountRule {
     FirstEightAlnum, // 0.11.x: prefix + first 8 lowercase alphanumerics (hash when < 4)
-    SlugWithHash,    // newer: prefix + slug + "_" + sha256[:8], at most 32 characters
+    SlugWithHash, // newer: prefix + slug + "_" + sha256[:8], at most 32 characters
 };
 
 QString predictAccountName(const QString &userId, AccountRule rule, const QString &prefix = {});
 
 // Which rule (if any) explains an observed account name for this user id.
-// Returns false when neither rule produces `observed`.
+// Returns false when neither rule produces `observed`. `prefix` is tried first; when it does
+// not explain the name, any leading part of `observed` is tried as the server's prefix
+// (e.g. "owui_" when the client did not know it) and reported in `detectedPrefix`.
+bool explainAccountName(
+    const QString &userId, const QString &observed, const QString &prefix, AccountRule *rule);
 bool explainAccountName(const QString &userId, const QString &observed, const QString &prefix,
-                        AccountRule *rule);
+    AccountRule *rule, QString *detectedPrefix);
 
 } // namespace sandscope

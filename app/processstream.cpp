@@ -165,7 +165,8 @@ void ProcessStream::handleSnapshot(const ProcessSnapshot &snapshot)
             schedulePoll(hadOutput);
             return;
         }
-        Q_EMIT notice(tr("The server reports the process as killed but gives no exit code."));
+        Q_EMIT notice(tr("The server marks the process as killed but reports no exit: it may "
+                         "still be running as this user."));
     }
     m_hasExitCode = info.hasExitCode;
     m_exitCode = info.exitCode;

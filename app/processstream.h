@@ -51,7 +51,9 @@ public:
 Q_SIGNALS:
     void started(const QString &processId);
     void output(const QString &text); // raw PTY text in order, each chunk exactly once
-    void finished(int exitCode, sandscope::ProcessStatus status); // after the final drain
+    // After the final drain. When hasExitCode() is false (a newer server marked the process
+    // killed but never reported its exit) exitCode is 0 and must not be read as success.
+    void finished(int exitCode, sandscope::ProcessStatus status);
     void failed(const sandscope::ApiError &error); // includes Kind::ProcessExpired
     void notice(const QString &message); // e.g. "record expired, recovered from log"
     void stateChanged(sandscope::ProcessStream::State state);

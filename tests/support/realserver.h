@@ -1,0 +1,105 @@
+#pragma once
+// Starts REAL servers for integration tests: a pinned open-terminal release (single- or
+// multi-user, on a free loopback port with a random key) and our scripted Anthropic model
+// server for the claude CLI. Both are stopped and cleaned up by their destructors.
+
+#include "connection.h"
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QUrl>
+
+#include <memory>
+
+namespace sandscope::test {
+
+class RealServer {
+public:
+    enum class Mode { SingleUser, MultiUser };
+
+    RealServer(QString version, Mode mode);
+    ~RealServer();
+    RealServer(const RealServer &) = delete;
+    RealServer &operator=(const RealServer &) = delete;
+
+    // Starts the server and waits until GET /health answers (at most 30 s). On failure
+    // `error` gets the reason including the server log.
+    bool start(QString *error);
+    // SIGTERM (then SIGKILL) and ends whatever the server left running.
+    void stop();
+    // Same port and key; the server's in-memory process records are lost, but commands it
+    // started keep running, as they do when a real server restarts.
+    bool restart(QString *error = nullptr);
+    bool isRunning() const;
+    qint64 processId() const; // 0 when not running
+
+    QString version() const { return m_version; }
+    Mode mode() const { return m_mode; }
+    QUrl url() const;
+    QString apiKey() const { return m_apiKey; }
+    // Account prefix in multi-user mode ("sstabcd_"), empty in single-user mode.
+    QString prefix() const { return m_prefix; }
+    // Working directory of the server: the single-user home.
+    QString homeDirectory() const { return m_home.path(); }
+    QString logDirectory() const { return m_logs.path(); }
+    // Captured stdout/stderr of every run so far, with the API key redacted.
+    QString serverLog() const;
+    ServerConnection connection() const;
+
+    // A value from sandbox/versions.env, e.g. pinnedVersion("OPEN_TERMINAL_VERSION").
+    static QString pinnedVersion(const char *key);
+    // ${SANDSCOPE_CACHE:-$HOME/.cache/sandscope}/ot-<version>/bin/open-terminal
+    static QString executable(const QString &version);
+    // Multi-user mode needs root (accounts are created) and sudo (commands run through it).
+    static bool canRunMultiUser(QString *why = nullptr);
+
+private:
+    void stopServerOnly();
+    bool launch(QString *error);
+    bool waitForHealth(QString *error);
+    void endLeftoverProcesses();
+    void removeAccounts();
+
+    QString m_version;
+    Mode m_mode;
+    QString m_apiKey;
+    QString m_prefix;
+    quint16 m_port = 0;
+    QTemporaryDir m_home;
+    QTemporaryDir m_logs; // OPEN_TERMINAL_LOG_DIR
+    QTemporaryDir m_config; // XDG_CONFIG_HOME, so no config.toml of the machine applies
+    QString m_outputFile;
+    std::unique_ptr<QProcess> m_process;
+};
+
+// tests/model_server/scripted_model_server.py: a stdlib-only Anthropic Messages API whose
+// answers are scripted by the prompt ("CMD: ...", "WRITE: ...", "THINK", ...).
+class ScriptedModelServer {
+public:
+    // extraArguments e.g. {"--fail-status", "529"} or {"--break-stream"}.
+    explicit ScriptedModelServer(QStringList extraArguments = {});
+    ~ScriptedModelServer();
+    ScriptedModelServer(const ScriptedModelServer &) = delete;
+    ScriptedModelServer &operator=(const ScriptedModelServer &) = delete;
+
+    // Waits (at most 15 s) for "LISTENING <port>".
+    bool start(QString *error);
+    void stop();
+    QUrl url() const;
+    // One JSON object per line for each request the server received.
+    QString requestLog() const;
+    QString serverLog() const; // stderr of the server
+
+private:
+    QStringList m_arguments;
+    QTemporaryDir m_dir;
+    quint16 m_port = 0;
+    std::unique_ptr<QProcess> m_process;
+};
+
+// Random text of [a-z0-9], e.g. for tokens and user id suffixes.
+QString randomToken(int length, bool lettersOnly = false);
+
+} // namespace sandscope::test

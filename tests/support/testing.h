@@ -1,0 +1,102 @@
+#pragma once
+// Small helpers shared by the Qt Test suites: waiting for one asynchronous client call, and
+// requirements that skip locally but must hold in CI.
+
+#include "apierror.h"
+#include "openterminalclient.h"
+
+#include <QByteArray>
+#include <QEventLoop>
+#include <QPointer>
+#include <QString>
+#include <QTimer>
+#include <QtTest/QTest>
+
+#include <functional>
+#include <memory>
+
+namespace sandscope::test {
+
+// CI=true means nothing may be skipped: missing prerequisites are failures there.
+inline bool runningInCi()
+{
+    return qgetenv("CI") == "true";
+}
+
+inline QByteArray reasonBytes(const char *reason)
+{
+    return QByteArray(reason);
+}
+inline QByteArray reasonBytes(const QString &reason)
+{
+    return reason.toUtf8();
+}
+
+} // namespace sandscope::test
+
+namespace sandscope {
+
+// Runs `call` (which starts one client request and passes the given callback to it) and spins
+// an event loop until that callback fires or timeoutMs elapse. On timeout the request is
+// aborted and a Kind::Timeout failure is returned. T must be given explicitly:
+//   auto r = sandscope::await<ProcessSnapshot>(
+//       [&](auto done) { return client.execute(id, cmd, {}, &client, done); });
+// The callback only touches shared state, so a late answer after a timeout is harmless.
+template <typename T>
+Result<T> await(
+    std::function<CallHandle(OpenTerminalClient::Callback<T>)> call, int timeoutMs = 60000)
+{
+    struct Outcome {
+        bool done = false;
+        Result<T> result;
+        QPointer<QEventLoop> loop;
+    };
+    auto outcome = std::make_shared<Outcome>();
+    QEventLoop loop;
+    outcome->loop = &loop;
+
+    CallHandle handle = call([outcome](const Result<T> &result) {
+        if (outcome->done)
+            return;
+        outcome->done = true;
+        outcome->result = result;
+        if (outcome->loop)
+            outcome->loop->quit();
+    });
+
+    if (!outcome->done) {
+        QTimer timer;
+        timer.setSingleShot(true);
+        QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+        timer.start(timeoutMs);
+        loop.exec();
+    }
+    outcome->loop = nullptr;
+
+    if (!outcome->done) {
+        outcome->done = true; // ignore the Cancelled answer that abort() may trigger
+        handle.abort();
+        ApiError error;
+        error.kind = ApiError::Kind::Timeout;
+        error.message = QStringLiteral("No answer within %1 ms (test timeout)").arg(timeoutMs);
+        return Result<T>::failure(error);
+    }
+    return outcome->result;
+}
+
+} // namespace sandscope
+
+// Use directly in a test function (it returns from it). `reason` is a string literal,
+// const char * or QString. Outside CI an unmet condition skips; with CI=true it fails.
+#define SANDSCOPE_REQUIRE(condition, reason)                                                       \
+    do {                                                                                           \
+        if (!(condition)) {                                                                        \
+            const QByteArray sandscopeRequireReason = sandscope::test::reasonBytes(reason);        \
+            if (sandscope::test::runningInCi())                                                    \
+                QTest::qFail(QByteArray("required in CI: " + sandscopeRequireReason).constData(),  \
+                    __FILE__, __LINE__);                                                           \
+            else                                                                                   \
+                QTest::qSkip(sandscopeRequireReason.constData(), __FILE__, __LINE__);              \
+            return;                                                                                \
+        }                                                                                          \
+    } while (false)
