@@ -11,15 +11,16 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPair>
+#include <QStringList>
 #include <QUrlQuery>
 
 namespace sandscope::protocol {
 
 struct RequestSpec {
     QByteArray method = "GET";
-    QString path;   // e.g. "/execute/abc/status" (already percent-encoded where needed)
+    QString path; // e.g. "/execute/abc/status" (already percent-encoded where needed)
     QList<QPair<QString, QString>> query; // values are plain text; encoded by buildUrl
-    QByteArray body;        // JSON unless contentType says otherwise
+    QByteArray body; // JSON unless contentType says otherwise
     QByteArray contentType; // defaults to application/json when body is set
     bool authenticated = true;
     bool idempotent = true; // may be retried once when a kept-alive connection was closed
@@ -34,14 +35,15 @@ struct HttpResponse {
     QByteArray contentDisposition;
     QNetworkReply::NetworkError networkError = QNetworkReply::NoError;
     QString networkErrorString;
+    QStringList tlsErrors; // certificate problems reported during the handshake
     bool abortedByCaller = false;
     bool timedOut = false;
     QUrl url; // for messages
 };
 
 QUrl buildUrl(const QUrl &baseUrl, const RequestSpec &spec);
-QNetworkRequest buildRequest(const ServerConnection &conn, const Identity &identity,
-                             const RequestSpec &spec);
+QNetworkRequest buildRequest(
+    const ServerConnection &conn, const Identity &identity, const RequestSpec &spec);
 QByteArray jsonBody(const QVariantMap &object);
 
 // Doubles every backslash: the server decodes escape sequences in process input.
