@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 #include <QUrl>
+
 #include <functional>
 
 namespace sandscope {
@@ -48,9 +49,9 @@ public:
 
     // Asynchronous because keyrings are (D-Bus). The callback runs on this thread.
     void storeKey(const QString &profile, const QString &key,
-                  std::function<void(KeyStorage where, const QString &error)> done);
+        std::function<void(KeyStorage where, const QString &error)> done);
     void readKey(const QString &profile,
-                 std::function<void(const QString &key, KeyStorage where, const QString &error)> done);
+        std::function<void(const QString &key, KeyStorage where, const QString &error)> done);
     void deleteKey(const QString &profile, std::function<void()> done = {});
 
     // Blocking wrapper for the CLI (runs a local event loop).
@@ -58,6 +59,8 @@ public:
 
     void setKeyringEnabled(bool enabled) { m_keyringEnabled = enabled; } // tests: force fallback
     QString fallbackDir() const { return m_fallbackDir; }
+    // The owner-only file a profile's key goes to when no keyring is available.
+    QString fallbackFile(const QString &profile) const;
 
 private:
     QString m_fallbackDir;

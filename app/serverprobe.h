@@ -10,6 +10,9 @@
 #include "types.h"
 
 #include <QObject>
+#include <QStringList>
+
+#include <functional>
 
 namespace sandscope {
 
@@ -17,16 +20,20 @@ struct ServerReport {
     QString url;
     ServerInfo info;
     bool keyAccepted = false;
-    QString serverAccount;  // whoami without X-User-Id
+    QString serverAccount; // whoami without X-User-Id
     // Only when a user id was given:
     QString userId;
     QString predictedLegacyAccount; // 0.11.x rule
     QString predictedHashedAccount; // newer rule
     QString observedAccount;
     QString home;
-    QString prefix;       // account prefix inferred from the observation, if any
+    QString prefix; // account prefix inferred from the observation, if any
     bool multiUser = false; // the user's account differs from the server's
+    bool multiUserKnown = false; // false: no user id given and the server did not tell
     QString multiUserEvidence; // one sentence explaining how multiUser was decided
+    // Newer multi-user servers answer 400 to any request without X-User-Id; serverAccount
+    // then stays empty.
+    bool serverAccountRefused = false;
     bool ruleKnown = false;
     AccountRule rule = AccountRule::FirstEightAlnum;
 };
@@ -44,9 +51,29 @@ Q_SIGNALS:
     void progress(const QString &step);
 
 private:
+    void checkKey();
+    void probeServerAccount();
+    void probeUserAccount();
+    void learnAccountRule();
+    void succeed();
+    void fail(const ApiError &error);
+
     OpenTerminalClient *m_client;
+    ServerReport m_report;
+    bool m_running = false;
+};
+
+struct CommandOutput {
+    QStringList lines; // complete lines, CR stripped
+    int exitCode = 0; // negative: killed by that signal
 };
 
 // Runs a short command to completion and returns its output text (used by the probe and
-// the CLI); output is collected through ProcessStream.
+// the CLI); output is collected through ProcessStream. Fails with Kind::Timeout after
+// timeoutMs. `done` runs once, unless `context` is destroyed first.
+void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
+    QObject *context, std::function<void(const Result<CommandOutput> &)> done,
+    int timeoutMs = 60000);
 } // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::ServerReport)

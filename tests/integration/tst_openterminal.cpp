@@ -623,8 +623,11 @@ private Q_SLOTS:
         const QJsonObject report = QJsonDocument::fromJson(out).object();
         QVERIFY2(!report.isEmpty(), out.constData());
         QCOMPARE(report.value(QLatin1String("version")).toString(), m_server->version());
-        QCOMPARE(report.value(QLatin1String("multiUser")).toBool(), multiUser());
-        QCOMPARE(report.value(QLatin1String("observedAccount")).toString(),
+        QCOMPARE(report.value(QLatin1String("multi_user")).toBool(), multiUser());
+        QCOMPARE(report.value(QLatin1String("user"))
+                     .toObject()
+                     .value(QLatin1String("observed_account"))
+                     .toString(),
             runToEnd(m_alice, QStringLiteral("id -un")).value(0));
     }
 

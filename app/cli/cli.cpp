@@ -1,0 +1,486 @@
+#include "cli.h"
+
+#include "auditlog.h"
+#include "connectionoptions.h"
+#include "openterminalclient.h"
+#include "processstream.h"
+#include "secretredactor.h"
+#include "serverprobe.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace sandscope::cli {
+
+namespace {
+
+enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3 };
+
+const QString serverInfoVerb = QStringLiteral("server-info");
+const QString execVerb = QStringLiteral("exec");
+
+// ---------------------------------------------------------------------------------------
+// Output
+
+bool writeTo(FILE *stream, const QString &text)
+{
+    if (text.isEmpty())
+        return true;
+    const QByteArray bytes = text.toUtf8();
+    const bool written
+        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
+    // Flushed at once: exec output must appear live, also through a pipe.
+    return std::fflush(stream) == 0 && written;
+}
+
+void printError(const QString &message)
+{
+    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
+}
+
+int usageError(const QString &message, const QString &verb = {})
+{
+    const QString helpCommand = verb.isEmpty() ? QStringLiteral("sandscope --help")
+                                               : QStringLiteral("sandscope %1 --help").arg(verb);
+    printError(message + QStringLiteral(" (see '%1')").arg(helpCommand));
+    return UsageError;
+}
+
+// Server and transport failures name the server, and never show the key.
+int serverError(const ApiError &error, const ConnectionOptions &options)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    QString text = error.toString();
+    if (!error.detail.isEmpty() && !text.contains(error.detail))
+        text += QStringLiteral(": ") + error.detail;
+    if (!text.contains(options.serverText()))
+        text = options.serverText() + QStringLiteral(": ") + text;
+    printError(redactor.redact(text));
+    return ServerError;
+}
+
+QString topLevelHelp()
+{
+    return QStringLiteral(
+               "Usage: sandscope [COMMAND] [OPTIONS]\n"
+               "\n"
+               "Inspect and drive Claude Code sandbox sessions in open-terminal.\n"
+               "Without a command, opens the Sandscope window.\n"
+               "\n"
+               "Commands:\n"
+               "  server-info   Show a server's version, features, accounts and whether it\n"
+               "                runs in multi-user mode\n"
+               "  exec          Run a command on the server as a user and stream its output\n"
+               "\n"
+               "Options:\n"
+               "  -h, --help     Show this help; 'sandscope COMMAND --help' for a command\n"
+               "  -v, --version  Show the version\n"
+               "\n")
+        + ConnectionOptions::keySourcesHelp()
+        + QStringLiteral(
+            "\n"
+            "Exit codes: 0 ok, 1 error, 2 usage error, 3 server or transport error;\n"
+            "exec exits with the command's own code (128+N when it died from signal N).\n");
+}
+
+// QCommandLineParser names the executable path in its usage line; ours names the verb.
+QString verbHelp(const QCommandLineParser &parser, const QString &usage)
+{
+    QString text = parser.helpText();
+    const qsizetype firstLineEnd = text.indexOf(QLatin1Char('\n'));
+    text.replace(0, firstLineEnd, QStringLiteral("Usage: sandscope ") + usage);
+    return text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
+}
+
+// Parses one verb's arguments. Returns -1 to go on, otherwise the exit code to return.
+int parseVerbArguments(QCommandLineParser &parser, const QString &verb,
+    const QStringList &arguments, const QString &usage, ConnectionOptions &options)
+{
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    options.addTo(parser);
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText(), verb);
+    if (parser.isSet(helpOption)) {
+        writeTo(stdout, verbHelp(parser, usage));
+        return Ok;
+    }
+    if (!options.resolve(parser, &why))
+        return usageError(why, verb);
+    return -1;
+}
+
+// ---------------------------------------------------------------------------------------
+// server-info
+
+QJsonValue orNull(const QString &text)
+{
+    return text.isEmpty() ? QJsonValue() : QJsonValue(text);
+}
+
+QString ruleName(AccountRule rule)
+{
+    return rule == AccountRule::FirstEightAlnum ? QStringLiteral("first-eight-alnum")
+                                                : QStringLiteral("slug-with-hash");
+}
+
+QStringList featureNames(const ServerFeatures &features)
+{
+    QStringList names;
+    if (features.terminal)
+        names << QStringLiteral("terminal");
+    if (features.notebooks)
+        names << QStringLiteral("notebooks");
+    if (features.system)
+        names << QStringLiteral("system");
+    return names;
+}
+
+QString reportAsJson(const ServerReport &report)
+{
+    QJsonObject json {
+        {QStringLiteral("server"), report.url},
+        {QStringLiteral("version"), report.info.version},
+        {QStringLiteral("features"),
+            QJsonObject {{QStringLiteral("terminal"), report.info.features.terminal},
+                {QStringLiteral("notebooks"), report.info.features.notebooks},
+                {QStringLiteral("system"), report.info.features.system}}},
+        {QStringLiteral("paths"), QJsonArray::fromStringList(report.info.paths)},
+        {QStringLiteral("key_accepted"), report.keyAccepted},
+        // null: the server refuses to run anything without X-User-Id
+        {QStringLiteral("server_account"), orNull(report.serverAccount)},
+        // null: not known (no user id given, and the server did not tell)
+        {QStringLiteral("multi_user"),
+            report.multiUserKnown ? QJsonValue(report.multiUser) : QJsonValue()},
+        {QStringLiteral("multi_user_evidence"), report.multiUserEvidence},
+    };
+    if (!report.userId.isEmpty()) {
+        json.insert(QStringLiteral("user"),
+            QJsonObject {
+                {QStringLiteral("id"), report.userId},
+                {QStringLiteral("observed_account"), report.observedAccount},
+                {QStringLiteral("home"), orNull(report.home)},
+                {QStringLiteral("predicted_legacy_account"), report.predictedLegacyAccount},
+                {QStringLiteral("predicted_hashed_account"), report.predictedHashedAccount},
+                {QStringLiteral("rule"),
+                    report.ruleKnown ? QJsonValue(ruleName(report.rule)) : QJsonValue()},
+                {QStringLiteral("prefix"),
+                    report.ruleKnown ? QJsonValue(report.prefix) : QJsonValue()},
+            });
+    }
+    return QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
+}
+
+QString reportAsText(const ServerReport &report)
+{
+    const auto row = [](const QString &label, const QString &value) -> QString {
+        return QString(label + QLatin1Char(':')).leftJustified(18) + value + QLatin1Char('\n');
+    };
+    const QStringList features = featureNames(report.info.features);
+    QString text = row(QStringLiteral("Server"), report.url)
+        + row(QStringLiteral("Version"), report.info.version)
+        + row(QStringLiteral("Features"),
+            features.isEmpty() ? QStringLiteral("none") : features.join(QStringLiteral(", ")))
+        + row(QStringLiteral("API key"),
+            report.keyAccepted ? QStringLiteral("accepted") : QStringLiteral("not checked"))
+        + row(QStringLiteral("Server account"),
+            report.serverAccountRefused
+                ? QStringLiteral("unknown (the server refuses requests without a user id)")
+                : report.serverAccount);
+    if (!report.multiUserKnown) {
+        text += row(QStringLiteral("Multi-user"), QStringLiteral("not tested (pass --user ID)"));
+        return text;
+    }
+    text += row(QStringLiteral("Multi-user"),
+                report.multiUser ? QStringLiteral("yes") : QStringLiteral("no"))
+        + row(QStringLiteral("Evidence"), report.multiUserEvidence);
+    if (report.userId.isEmpty())
+        return text;
+    const QString matched = !report.multiUser ? QStringLiteral("n/a (single-user)")
+        : report.ruleKnown
+        ? QStringLiteral("%1 rule, prefix \"%2\"")
+              .arg(report.rule == AccountRule::FirstEightAlnum ? QStringLiteral("0.11.x")
+                                                               : QStringLiteral("newer"),
+                  report.prefix)
+        : QStringLiteral("neither rule (account names changed?)");
+    text += row(QStringLiteral("User id"), report.userId)
+        + row(QStringLiteral("Observed account"), report.observedAccount)
+        + row(QStringLiteral("Home"), report.home)
+        + row(QStringLiteral("Predicted 0.11.x"), report.predictedLegacyAccount)
+        + row(QStringLiteral("Predicted newer"), report.predictedHashedAccount)
+        + row(QStringLiteral("Naming rule"), matched);
+    return text;
+}
+
+int runServerInfo(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Shows the server's version and features and the account it runs as;\n"
+                       "with --user also the account that user id gets (predicted under both\n"
+                       "naming rules, and observed), its home, and whether the server is\n"
+                       "multi-user."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
+    parser.addOption(jsonOption);
+    ConnectionOptions options;
+    const int parsed = parseVerbArguments(
+        parser, serverInfoVerb, arguments, QStringLiteral("server-info [options]"), options);
+    if (parsed >= 0)
+        return parsed;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("server-info takes no arguments, got \"%1\"")
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))),
+            serverInfoVerb);
+
+    OpenTerminalClient client(options.connection);
+    ServerProbe probe(&client);
+    QEventLoop loop;
+    int exitCode = Ok;
+    QObject::connect(&probe, &ServerProbe::finished, &loop, [&](const ServerReport &report) {
+        writeTo(stdout, parser.isSet(jsonOption) ? reportAsJson(report) : reportAsText(report));
+        loop.exit();
+    });
+    QObject::connect(&probe, &ServerProbe::failed, &loop, [&](const ApiError &error) {
+        exitCode = serverError(error, options);
+        loop.exit();
+    });
+    probe.run(options.userId);
+    loop.exec();
+    return exitCode;
+}
+
+// ---------------------------------------------------------------------------------------
+// exec
+
+// SIGINT/SIGTERM arrive through a pipe so that they are handled in the event loop.
+int signalPipe[2] = {-1, -1};
+
+void forwardSignal(int signalNumber)
+{
+    const char byte = char(signalNumber);
+    [[maybe_unused]] const ssize_t ignored = ::write(signalPipe[1], &byte, 1);
+}
+
+bool installStopSignals()
+{
+    if (signalPipe[0] < 0 && ::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return false;
+    struct sigaction action { };
+    action.sa_handler = forwardSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+    // A closed stdout (e.g. `| head`) is reported by the write instead of killing us
+    // with the remote process still running.
+    std::signal(SIGPIPE, SIG_IGN);
+    return true;
+}
+
+// Exit code of a command: its own, or 128+N when it died from signal N (as shells do).
+int shellExitCode(int exitCode)
+{
+    return exitCode < 0 ? 128 - exitCode : exitCode;
+}
+
+int runExec(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Runs COMMAND (a shell command line; its words are joined with spaces)\n"
+                       "on the server, as --user or else as the server's own account, and\n"
+                       "streams its output as it arrives. Exits with the command's exit code.\n"
+                       "Ctrl+C stops the remote command (SIGTERM, then SIGKILL)."));
+    const QCommandLineOption cwdOption(QStringLiteral("cwd"),
+        QStringLiteral("Working directory of the command."), QStringLiteral("DIR"));
+    const QCommandLineOption sessionOption(QStringLiteral("session"),
+        QStringLiteral("Session id (X-Session-Id): selects the per-session working directory."),
+        QStringLiteral("ID"));
+    parser.addOption(cwdOption);
+    parser.addOption(sessionOption);
+    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("The command to run."),
+        QStringLiteral("-- COMMAND..."));
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
+    ConnectionOptions options;
+    const int parsed = parseVerbArguments(
+        parser, execVerb, arguments, QStringLiteral("exec [options] -- COMMAND..."), options);
+    if (parsed >= 0)
+        return parsed;
+    const QString command = parser.positionalArguments().join(QLatin1Char(' '));
+    if (command.trimmed().isEmpty())
+        return usageError(QStringLiteral("exec needs a command after --"), execVerb);
+
+    Identity identity;
+    identity.userId = options.userId;
+    identity.sessionId = parser.value(sessionOption);
+    ExecuteOptions executeOptions;
+    executeOptions.cwd = parser.value(cwdOption);
+
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    OpenTerminalClient client(options.connection);
+    ProcessStream stream(&client, identity);
+    stream.setPollIntervals(50, 500); // a terminal user watches: stay responsive when idle
+    QEventLoop loop;
+    int exitCode = ServerError;
+    bool started = false;
+    bool stopWhenStarted = false;
+    int stopRequests = 0;
+
+    // Acting as a user id is privileged (the key can become anyone): keep a record.
+    const auto audit = [&](const QString &result) {
+        if (identity.userId.isEmpty())
+            return;
+        AuditLog log;
+        const AuditEntry entry {options.profileName, options.serverText(), identity.userId,
+            execVerb, redactor.redact(command), result};
+        if (!log.append(entry))
+            printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
+    };
+    const auto stopRemote = [&] {
+        printError(QStringLiteral("stopping the remote process (SIGTERM, then SIGKILL)"));
+        stream.stop();
+    };
+    // First request: SIGTERM (SIGKILL follows after a grace period); second: SIGKILL now;
+    // third: stop waiting for the server.
+    const auto requestStop = [&](int signalNumber) {
+        ++stopRequests;
+        const ProcessStream::State state = stream.state();
+        if (stopRequests == 1 && state == ProcessStream::State::Running) {
+            stopRemote();
+        } else if (stopRequests == 1 && state == ProcessStream::State::Starting) {
+            stopWhenStarted = true; // acted on as soon as the process id is known
+        } else if (stopRequests == 2
+            && (state == ProcessStream::State::Running
+                || state == ProcessStream::State::Stopping)) {
+            printError(QStringLiteral("killing the remote process (SIGKILL)"));
+            stream.kill();
+        } else {
+            if (started)
+                printError(QStringLiteral("giving up; remote process %1 may still be running")
+                               .arg(stream.processId()));
+            exitCode = 128 + signalNumber;
+            loop.exit();
+        }
+    };
+
+    QObject::connect(&stream, &ProcessStream::started, &loop, [&](const QString &) {
+        started = true;
+        audit(QStringLiteral("ok"));
+        if (stopWhenStarted)
+            stopRemote();
+    });
+    QObject::connect(&stream, &ProcessStream::output, &loop, [&](const QString &text) {
+        if (!writeTo(stdout, redactor.feed(text)) && stopRequests == 0)
+            requestStop(SIGPIPE);
+    });
+    QObject::connect(&stream, &ProcessStream::notice, &loop,
+        [&](const QString &message) { printError(redactor.redact(message)); });
+    QObject::connect(&stream, &ProcessStream::finished, &loop, [&](int code, ProcessStatus status) {
+        writeTo(stdout, redactor.finish());
+        exitCode = shellExitCode(code);
+        if (!stream.hasExitCode()) {
+            printError(QStringLiteral("the server reported no exit code for the command"));
+            exitCode = status == ProcessStatus::Killed ? 128 + SIGKILL : Error;
+        }
+        loop.exit();
+    });
+    QObject::connect(&stream, &ProcessStream::failed, &loop, [&](const ApiError &error) {
+        writeTo(stdout, redactor.finish());
+        if (!started)
+            audit(redactor.redact(error.toString()));
+        exitCode = serverError(error, options);
+        loop.exit();
+    });
+
+    std::unique_ptr<QSocketNotifier> signalNotifier;
+    if (installStopSignals()) {
+        signalNotifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
+        QObject::connect(signalNotifier.get(), &QSocketNotifier::activated, &loop, [&] {
+            char byte = 0;
+            while (::read(signalPipe[0], &byte, 1) == 1)
+                requestStop(int(byte));
+        });
+    }
+
+    stream.start(command, executeOptions);
+    loop.exec();
+    return exitCode;
+}
+
+} // namespace
+
+bool wantsCommandLine(int argc, char **argv)
+{
+    if (argc < 2)
+        return false;
+    // A first word that is not an option is a verb (or a mistyped one, which deserves a
+    // usage error rather than a window); Qt's GUI options all start with '-'.
+    if (argv[1][0] != '-')
+        return true;
+    for (int i = 1; i < argc; ++i) {
+        const QLatin1String argument(argv[i]);
+        if (argument == QLatin1String("--help") || argument == QLatin1String("-h")
+            || argument == QLatin1String("--help-all") || argument == QLatin1String("--version")
+            || argument == QLatin1String("-v"))
+            return true;
+        // Refused with an explanation by the command line rather than silently ignored.
+        if (argument.startsWith(QLatin1String("--api-key")))
+            return true;
+    }
+    return false;
+}
+
+int run(int argc, char **argv)
+{
+    QCoreApplication application(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("sandscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SANDSCOPE_VERSION));
+
+    const QStringList arguments = QCoreApplication::arguments().mid(1);
+    if (arguments.isEmpty()) {
+        writeTo(stderr, topLevelHelp());
+        return UsageError;
+    }
+    const QString &first = arguments.constFirst();
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        writeTo(stdout, QStringLiteral("sandscope %1\n").arg(QStringLiteral(SANDSCOPE_VERSION)));
+        return Ok;
+    }
+    if (first == QLatin1String("--help") || first == QLatin1String("-h")
+        || first == QLatin1String("--help-all") || first == QLatin1String("help")) {
+        writeTo(stdout, topLevelHelp());
+        return Ok;
+    }
+    if (first == serverInfoVerb)
+        return runServerInfo(arguments.mid(1));
+    if (first == execVerb)
+        return runExec(arguments.mid(1));
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    if (first.startsWith(QLatin1Char('-')))
+        return usageError(QStringLiteral("unknown option \"%1\"").arg(first));
+    return usageError(QStringLiteral("unknown command \"%1\"").arg(first));
+}
+
+} // namespace sandscope::cli

@@ -1,0 +1,296 @@
+// Runs the built `sandscope` binary without a display: help and version, usage errors (exit
+// 2), the refusal of --api-key, and transport errors (exit 3) that name the server but never
+// the key.
+
+#include "profilestore.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString apiKey = QStringLiteral("cli-test-key-5f1e2d3c4b5a");
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+    QString all() const { return out + err; }
+};
+
+} // namespace
+
+class CliUsageTest : public QObject {
+    Q_OBJECT
+
+private:
+    // No display, and data/config directories inside a temporary home.
+    QProcessEnvironment environment(bool withKey = true) const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM",
+                 "SANDSCOPE_API_KEY", "SANDSCOPE_AUDIT_LOG", "DBUS_SESSION_BUS_ADDRESS"})
+            env.remove(QString::fromLatin1(name));
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.filePath(QStringLiteral("data")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.filePath(QStringLiteral("config")));
+        if (withKey)
+            env.insert(QStringLiteral("SANDSCOPE_API_KEY"), apiKey);
+        return env;
+    }
+
+    Outcome run(const QStringList &arguments, const QProcessEnvironment &env) const
+    {
+        QProcess process;
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
+        Outcome outcome;
+        if (!process.waitForStarted(10000) || !process.waitForFinished(60000)) {
+            process.kill();
+            process.waitForFinished();
+            outcome.err = QStringLiteral("did not finish: ") + process.errorString();
+            return outcome;
+        }
+        outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+        outcome.out = QString::fromUtf8(process.readAllStandardOutput());
+        outcome.err = QString::fromUtf8(process.readAllStandardError());
+        return outcome;
+    }
+    Outcome run(const QStringList &arguments) const { return run(arguments, environment()); }
+
+    // A loopback port nobody listens on.
+    static quint16 closedPort()
+    {
+        QTcpServer server;
+        if (!server.listen(QHostAddress::LocalHost))
+            return 0;
+        const quint16 port = server.serverPort();
+        server.close();
+        return port;
+    }
+
+    QTemporaryDir m_home;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_home.isValid());
+        // This process writes the profile the child reads: both use the same locations.
+        qputenv("XDG_DATA_HOME", QFile::encodeName(m_home.filePath(QStringLiteral("data"))));
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_home.filePath(QStringLiteral("config"))));
+    }
+
+    void versionPrintsTheProjectVersion()
+    {
+        const Outcome result = run({QStringLiteral("--version")});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(QStringLiteral(SANDSCOPE_VERSION)), qPrintable(result.all()));
+    }
+
+    void helpListsTheVerbsAndKeySources()
+    {
+        const Outcome result = run({QStringLiteral("--help")});
+        QCOMPARE(result.exitCode, 0);
+        for (const char *expected : {"server-info", "exec", "SANDSCOPE_API_KEY", "--api-key-file"})
+            QVERIFY2(result.out.contains(QLatin1String(expected)), expected);
+    }
+
+    void verbHelpShowsItsOptions_data()
+    {
+        QTest::addColumn<QString>("verb");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("exec") << QStringLiteral("exec")
+                              << QStringList {QStringLiteral("sandscope exec"),
+                                     QStringLiteral("--server"), QStringLiteral("--user"),
+                                     QStringLiteral("--cwd"), QStringLiteral("--session"),
+                                     QStringLiteral("--api-key-file"),
+                                     QStringLiteral("-- COMMAND")};
+        QTest::newRow("server-info")
+            << QStringLiteral("server-info")
+            << QStringList {QStringLiteral("sandscope server-info"), QStringLiteral("--server"),
+                   QStringLiteral("--json"), QStringLiteral("--profile")};
+    }
+    void verbHelpShowsItsOptions()
+    {
+        QFETCH(QString, verb);
+        QFETCH(QStringList, expected);
+        const Outcome result = run({verb, QStringLiteral("--help")});
+        QCOMPARE(result.exitCode, 0);
+        for (const QString &text : expected)
+            QVERIFY2(
+                result.out.contains(text), qPrintable(text + QStringLiteral(" in ") + result.out));
+        QVERIFY2(!result.out.contains(QStringLiteral("--api-key ")),
+            "a refused option must not be offered");
+    }
+
+    void unknownVerbIsAUsageError()
+    {
+        const Outcome result = run({QStringLiteral("frobnicate")});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("frobnicate")), qPrintable(result.err));
+        QVERIFY(result.out.isEmpty());
+    }
+
+    void apiKeyOptionIsRefusedWithTheReason_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        const QString server = QStringLiteral("--server=http://127.0.0.1:9");
+        const QString secret = QStringLiteral("argv-secret-0042");
+        QTest::newRow("exec, separate value") << QStringList {QStringLiteral("exec"), server,
+            QStringLiteral("--api-key"), secret, QStringLiteral("--"), QStringLiteral("true")};
+        QTest::newRow("exec, joined value") << QStringList {QStringLiteral("exec"), server,
+            QStringLiteral("--api-key=") + secret, QStringLiteral("--"), QStringLiteral("true")};
+        QTest::newRow("server-info") << QStringList {
+            QStringLiteral("server-info"), QStringLiteral("--api-key"), secret, server};
+        QTest::newRow("without verb") << QStringList {QStringLiteral("--api-key"), secret};
+    }
+    void apiKeyOptionIsRefusedWithTheReason()
+    {
+        QFETCH(QStringList, arguments);
+        const Outcome result = run(arguments);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("process list")), qPrintable(result.err));
+        QVERIFY2(result.err.contains(QStringLiteral("SANDSCOPE_API_KEY")), qPrintable(result.err));
+        QVERIFY(!result.all().contains(QStringLiteral("argv-secret-0042")));
+    }
+
+    void missingServerIsAUsageError_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("exec") << QStringList {
+            QStringLiteral("exec"), QStringLiteral("--"), QStringLiteral("true")};
+        QTest::newRow("server-info") << QStringList {QStringLiteral("server-info")};
+    }
+    void missingServerIsAUsageError()
+    {
+        QFETCH(QStringList, arguments);
+        const Outcome result = run(arguments);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("--server")), qPrintable(result.err));
+    }
+
+    void otherUsageErrors_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<bool>("withKey");
+        QTest::addColumn<QString>("reason");
+        const QString server = QStringLiteral("--server=http://127.0.0.1:9");
+        QTest::newRow("no command")
+            << QStringList {QStringLiteral("exec"), server} << true << QStringLiteral("command");
+        QTest::newRow("privileged user id") << QStringList {QStringLiteral("exec"), server,
+            QStringLiteral("--user=root"), QStringLiteral("--"), QStringLiteral("id")}
+                                            << true << QStringLiteral("root");
+        QTest::newRow("not a URL")
+            << QStringList {QStringLiteral("server-info"), QStringLiteral("--server=ftp://x")}
+            << true << QStringLiteral("http");
+        QTest::newRow("no key") << QStringList {QStringLiteral("server-info"), server} << false
+                                << QStringLiteral("SANDSCOPE_API_KEY");
+        QTest::newRow("unknown profile")
+            << QStringList {QStringLiteral("server-info"), QStringLiteral("--profile=nope")} << true
+            << QStringLiteral("nope");
+        QTest::newRow("unknown option")
+            << QStringList {QStringLiteral("server-info"), server, QStringLiteral("--frob")} << true
+            << QStringLiteral("frob");
+    }
+    void otherUsageErrors()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(bool, withKey);
+        QFETCH(QString, reason);
+        const Outcome result = run(arguments, environment(withKey));
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+    }
+
+    void worldReadableKeyFileIsAUsageError()
+    {
+        const QString keyFile = m_home.filePath(QStringLiteral("open.key"));
+        QFile file(keyFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(apiKey.toUtf8());
+        file.close();
+        QVERIFY(file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther));
+        const Outcome result
+            = run({QStringLiteral("server-info"), QStringLiteral("--server=http://127.0.0.1:9"),
+                      QStringLiteral("--api-key-file"), keyFile},
+                environment(false));
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("chmod 600")), qPrintable(result.err));
+        QVERIFY(!result.all().contains(apiKey));
+    }
+
+    void refusedConnectionExitsThreeNamingTheServerNotTheKey_data()
+    {
+        QTest::addColumn<QStringList>("verbArguments");
+        QTest::newRow("exec") << QStringList {QStringLiteral("exec"), QStringLiteral("--"),
+            QStringLiteral("echo"), QStringLiteral("hi")};
+        QTest::newRow("exec as user") << QStringList {QStringLiteral("exec"),
+            QStringLiteral("--user=alice"), QStringLiteral("--"), QStringLiteral("id")};
+        QTest::newRow("server-info") << QStringList {QStringLiteral("server-info")};
+        QTest::newRow("server-info --json")
+            << QStringList {QStringLiteral("server-info"), QStringLiteral("--json")};
+    }
+    void refusedConnectionExitsThreeNamingTheServerNotTheKey()
+    {
+        QFETCH(QStringList, verbArguments);
+        const quint16 port = closedPort();
+        QVERIFY(port != 0);
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(port);
+        QStringList arguments = verbArguments;
+        arguments.insert(1, QStringLiteral("--server=") + url);
+        const Outcome result = run(arguments);
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(
+            result.err.contains(QStringLiteral("127.0.0.1:%1").arg(port)), qPrintable(result.err));
+        QVERIFY2(!result.all().contains(apiKey), qPrintable(result.all()));
+        QVERIFY2(result.out.isEmpty(), qPrintable(result.out));
+    }
+
+    void profileSuppliesServerUserAndKeyAndExecIsAudited()
+    {
+        const quint16 port = closedPort();
+        QVERIFY(port != 0);
+        sandscope::Profile profile;
+        profile.name = QStringLiteral("lab");
+        profile.serverUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+        profile.defaultUserId = QStringLiteral("alice");
+        sandscope::ProfileStore().save(profile);
+        sandscope::KeyStore keys;
+        keys.setKeyringEnabled(false);
+        bool stored = false;
+        keys.storeKey(profile.name, apiKey, [&](sandscope::KeyStorage where, const QString &) {
+            stored = where == sandscope::KeyStorage::FallbackFile;
+        });
+        QVERIFY(stored);
+
+        const Outcome result = run({QStringLiteral("exec"), QStringLiteral("--profile=lab"),
+                                       QStringLiteral("--"), QStringLiteral("id")},
+            environment(false));
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(
+            result.err.contains(QStringLiteral("127.0.0.1:%1").arg(port)), qPrintable(result.err));
+        QVERIFY(!result.all().contains(apiKey));
+
+        QFile audit(m_home.filePath(QStringLiteral("data/sandscope/audit.jsonl")));
+        QVERIFY2(audit.open(QIODevice::ReadOnly), qPrintable(audit.fileName()));
+        const QByteArray lines = audit.readAll();
+        QVERIFY(!lines.contains(apiKey.toUtf8()));
+        const QJsonObject entry
+            = QJsonDocument::fromJson(lines.trimmed().split('\n').last()).object();
+        QCOMPARE(entry.value(QStringLiteral("profile")).toString(), QStringLiteral("lab"));
+        QCOMPARE(entry.value(QStringLiteral("user")).toString(), QStringLiteral("alice"));
+        QCOMPARE(entry.value(QStringLiteral("action")).toString(), QStringLiteral("exec"));
+        QCOMPARE(entry.value(QStringLiteral("target")).toString(), QStringLiteral("id"));
+        QVERIFY(
+            entry.value(QStringLiteral("result")).toString().contains(QStringLiteral("refused")));
+    }
+};
+
+QTEST_GUILESS_MAIN(CliUsageTest)
+#include "tst_cli_usage.moc"
