@@ -594,7 +594,9 @@ private Q_SLOTS:
                 QStringLiteral("echo live; sleep 2; echo done; exit 4")},
             m_server->apiKey());
         // "live" is printed while the command still runs (streamed, not buffered).
-        QTRY_VERIFY_WITH_TIMEOUT(cli->readAllStandardOutput().contains("live"), 20000);
+        QByteArray seen;
+        QTRY_VERIFY2_WITH_TIMEOUT((seen += cli->readAllStandardOutput()).contains("live"),
+            qPrintable(QString::fromUtf8(seen + cli->readAllStandardError())), 20000);
         QCOMPARE(cli->state(), QProcess::Running);
         QVERIFY(cli->waitForFinished(30000));
         QCOMPARE(cli->exitCode(), 4);
@@ -634,12 +636,18 @@ private Q_SLOTS:
     void cliNeverPrintsTheApiKey()
     {
         // Single-user servers hand their key to commands; the CLI masks it on the way out.
-        QProcess *cli = startCli({QStringLiteral("exec"), QStringLiteral("--server"),
-                                     m_server->url().toString(), QStringLiteral("--"),
-                                     QStringLiteral("echo \"key=$OPEN_TERMINAL_API_KEY\"; exit 9")},
-            m_server->apiKey());
+        // (Multi-user servers need a user id, and their users' commands don't see the key.)
+        QStringList arguments {
+            QStringLiteral("exec"), QStringLiteral("--server"), m_server->url().toString()};
+        if (multiUser())
+            arguments << QStringLiteral("--user") << m_alice.userId;
+        arguments << QStringLiteral("--")
+                  << QStringLiteral("echo \"key=$OPEN_TERMINAL_API_KEY\"; echo 'typed %1'; exit 9")
+                         .arg(m_server->apiKey());
+        QProcess *cli = startCli(arguments, m_server->apiKey());
         QVERIFY(cli->waitForFinished(30000));
         const QByteArray all = cli->readAllStandardOutput() + cli->readAllStandardError();
+        QVERIFY2(all.contains("typed "), all.constData());
         QVERIFY(!all.contains(m_server->apiKey().toUtf8()));
         QCOMPARE(cli->exitCode(), 9);
     }
