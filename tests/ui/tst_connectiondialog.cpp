@@ -1,0 +1,130 @@
+// The connection dialog: URL and user id validated before connecting, the API key typed
+// into a password field, stored through KeyStore and never read back into the field, and
+// where it was stored said plainly (here: the owner-only fallback file).
+
+#include "connectiondialog.h"
+#include "profilestore.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sandscope;
+
+class TestConnectionDialog : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void validatesUrl_data();
+    void validatesUrl();
+    void rejectsInvalidUserId();
+    void storesProfileAndKeyAndNeverShowsKey();
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<ProfileStore> m_profiles;
+    std::unique_ptr<KeyStore> m_keys;
+};
+
+void TestConnectionDialog::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_profiles = std::make_unique<ProfileStore>(m_dir->filePath(QStringLiteral("profiles.ini")));
+    m_keys = std::make_unique<KeyStore>(m_dir->filePath(QStringLiteral("keys")));
+    m_keys->setKeyringEnabled(false);
+}
+
+void TestConnectionDialog::validatesUrl_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("http with port") << QStringLiteral("http://127.0.0.1:8000") << true;
+    QTest::newRow("https with path prefix") << QStringLiteral("https://example.com/ot") << true;
+    QTest::newRow("empty") << QString() << false;
+    QTest::newRow("no scheme") << QStringLiteral("127.0.0.1:8000") << false;
+    QTest::newRow("ftp") << QStringLiteral("ftp://example.com") << false;
+    QTest::newRow("credentials") << QStringLiteral("http://user:secret@example.com") << false;
+    QTest::newRow("query") << QStringLiteral("http://example.com/?key=abc") << false;
+    QTest::newRow("no host") << QStringLiteral("http://") << false;
+}
+
+void TestConnectionDialog::validatesUrl()
+{
+    QFETCH(QString, url);
+    QFETCH(bool, valid);
+    ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+    dialog.urlEdit()->setText(url);
+    QCOMPARE(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled(), valid);
+    QString why;
+    QCOMPARE(ConnectionDialog::validateServerUrl(url, &why), valid);
+    if (!valid) {
+        QVERIFY(!why.isEmpty());
+        QCOMPARE(dialog.validationLabel()->text(), why);
+    }
+}
+
+void TestConnectionDialog::rejectsInvalidUserId()
+{
+    ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+    dialog.urlEdit()->setText(QStringLiteral("http://127.0.0.1:8000"));
+    dialog.userEdit()->setText(QStringLiteral("root"));
+    QVERIFY(!dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(dialog.validationLabel()->text().startsWith(QLatin1String("User id:")));
+
+    dialog.userEdit()->setText(QStringLiteral("alice"));
+    QVERIFY(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+    dialog.userEdit()->clear();
+    QVERIFY2(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled(),
+        "no user id (the server account) is allowed, with a warning");
+    QVERIFY(dialog.validationLabel()->text().contains(QLatin1String("server account")));
+}
+
+void TestConnectionDialog::storesProfileAndKeyAndNeverShowsKey()
+{
+    const QString key = QStringLiteral("k3y-for-the-dialog-test");
+    {
+        ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+        QCOMPARE(dialog.keyEdit()->echoMode(), QLineEdit::Password);
+        dialog.profileCombo()->setEditText(QStringLiteral("lab"));
+        dialog.urlEdit()->setText(QStringLiteral("http://127.0.0.1:8123"));
+        dialog.userEdit()->setText(QStringLiteral("alice"));
+        dialog.keyEdit()->setText(key);
+        dialog.timeoutSpin()->setValue(12);
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.buttonBox()->button(QDialogButtonBox::Ok)->click();
+        QTRY_COMPARE(accepted.count(), 1);
+        QCOMPARE(dialog.keyStorage(), KeyStorage::FallbackFile);
+        QVERIFY2(dialog.keyStorageLabel()->text().contains(QLatin1String("owner-only file")),
+            qPrintable(dialog.keyStorageLabel()->text()));
+        QVERIFY(!dialog.keyStorageLabel()->text().contains(key));
+    }
+
+    QVERIFY(m_profiles->contains(QStringLiteral("lab")));
+    const Profile saved = m_profiles->profile(QStringLiteral("lab"));
+    QCOMPARE(saved.serverUrl, QUrl(QStringLiteral("http://127.0.0.1:8123")));
+    QCOMPARE(saved.defaultUserId, QStringLiteral("alice"));
+    QCOMPARE(saved.timeoutMs, 12000);
+    QCOMPARE(m_profiles->lastUsed(), QStringLiteral("lab"));
+
+    KeyStorage where = KeyStorage::None;
+    QString error;
+    QCOMPARE(m_keys->readKeyBlocking(QStringLiteral("lab"), &where, &error), key);
+
+    // Reopened: the profile is filled in, the key field stays empty, the location is shown.
+    ConnectionDialog again(m_profiles.get(), m_keys.get());
+    QCOMPARE(again.profileCombo()->currentText(), QStringLiteral("lab"));
+    QCOMPARE(again.urlEdit()->text(), QStringLiteral("http://127.0.0.1:8123"));
+    QVERIFY(again.keyEdit()->text().isEmpty());
+    QTRY_VERIFY(again.keyStorageLabel()->text().contains(QLatin1String("owner-only file")));
+    QVERIFY(again.enteredApiKey().isEmpty());
+}
+
+QTEST_MAIN(TestConnectionDialog)
+#include "tst_connectiondialog.moc"

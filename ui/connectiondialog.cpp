@@ -1,0 +1,234 @@
+#include "connectiondialog.h"
+
+#include "connection.h"
+#include "ui_connectiondialog.h"
+
+#include <QPointer>
+#include <QPushButton>
+#include <QUrl>
+
+namespace sandscope {
+
+ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidget *parent)
+    : QDialog(parent)
+    , m_ui(std::make_unique<Ui::ConnectionDialog>())
+    , m_profiles(profiles)
+    , m_keys(keys)
+{
+    m_ui->setupUi(this);
+    m_ui->profileCombo->addItems(m_profiles->names());
+
+    connect(
+        m_ui->profileCombo, &QComboBox::currentTextChanged, this, &ConnectionDialog::loadProfile);
+    connect(m_ui->urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
+    connect(m_ui->userEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
+    connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &ConnectionDialog::saveAndAccept);
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
+
+    const QString last = m_profiles->lastUsed();
+    if (!last.isEmpty() && m_profiles->contains(last))
+        selectProfile(last);
+    else if (m_ui->profileCombo->currentText().isEmpty())
+        m_ui->profileCombo->setEditText(QStringLiteral("default"));
+    revalidate();
+}
+
+ConnectionDialog::~ConnectionDialog() = default;
+
+void ConnectionDialog::selectProfile(const QString &name)
+{
+    const int index = m_ui->profileCombo->findText(name);
+    if (index >= 0)
+        m_ui->profileCombo->setCurrentIndex(index);
+    else
+        m_ui->profileCombo->setEditText(name);
+    loadProfile(name);
+}
+
+Profile ConnectionDialog::profile() const
+{
+    Profile result;
+    result.name = m_ui->profileCombo->currentText().trimmed();
+    result.serverUrl = QUrl(m_ui->urlEdit->text().trimmed(), QUrl::StrictMode);
+    result.defaultUserId = m_ui->userEdit->text();
+    result.timeoutMs = m_ui->timeoutSpin->value() * 1000;
+    return result;
+}
+
+QString ConnectionDialog::enteredApiKey() const
+{
+    return m_ui->keyEdit->text().trimmed();
+}
+
+bool ConnectionDialog::isAcceptable(QString *why) const
+{
+    QString reason;
+    bool ok = true;
+    if (m_ui->profileCombo->currentText().trimmed().isEmpty()) {
+        ok = false;
+        reason = tr("Give the profile a name.");
+    } else if (!validateServerUrl(m_ui->urlEdit->text().trimmed(), &reason)) {
+        ok = false;
+    } else if (!m_ui->userEdit->text().isEmpty()
+        && !validateUserId(m_ui->userEdit->text(), &reason)) {
+        ok = false;
+        reason = tr("User id: %1").arg(reason);
+    }
+    if (why)
+        *why = reason;
+    return ok;
+}
+
+bool ConnectionDialog::validateServerUrl(const QString &text, QString *why)
+{
+    auto fail = [why](const QString &reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    if (text.isEmpty())
+        return fail(tr("Enter the server URL, e.g. http://127.0.0.1:8000."));
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid())
+        return fail(tr("The URL is not valid: %1").arg(url.errorString()));
+    if (url.scheme() != u"http" && url.scheme() != u"https")
+        return fail(tr("The URL must start with http:// or https://."));
+    if (url.host().isEmpty())
+        return fail(tr("The URL has no host name."));
+    if (!url.userInfo().isEmpty())
+        return fail(tr("Do not put credentials in the URL; use the API key field."));
+    if (url.hasQuery() || url.hasFragment())
+        return fail(tr("The URL must not have a query or fragment."));
+    return true;
+}
+
+QString ConnectionDialog::describeKeyStorage(
+    KeyStorage where, const QString &fallbackDir, const QString &error)
+{
+    switch (where) {
+    case KeyStorage::Keyring:
+        return tr("The API key is stored in the system keyring.");
+    case KeyStorage::FallbackFile:
+        return fallbackDir.isEmpty()
+            ? tr("No keyring is available: the API key is stored in an owner-only file.")
+            : tr("No keyring is available: the API key is stored in an owner-only file in %1.")
+                  .arg(fallbackDir);
+    case KeyStorage::None:
+        break;
+    }
+    return error.isEmpty() ? tr("No API key is stored for this profile.")
+                           : tr("The API key could not be stored or read: %1").arg(error);
+}
+
+QComboBox *ConnectionDialog::profileCombo() const
+{
+    return m_ui->profileCombo;
+}
+
+QLineEdit *ConnectionDialog::urlEdit() const
+{
+    return m_ui->urlEdit;
+}
+
+QLineEdit *ConnectionDialog::userEdit() const
+{
+    return m_ui->userEdit;
+}
+
+QLineEdit *ConnectionDialog::keyEdit() const
+{
+    return m_ui->keyEdit;
+}
+
+QSpinBox *ConnectionDialog::timeoutSpin() const
+{
+    return m_ui->timeoutSpin;
+}
+
+QLabel *ConnectionDialog::validationLabel() const
+{
+    return m_ui->validationLabel;
+}
+
+QLabel *ConnectionDialog::keyStorageLabel() const
+{
+    return m_ui->keyStorageLabel;
+}
+
+QDialogButtonBox *ConnectionDialog::buttonBox() const
+{
+    return m_ui->buttonBox;
+}
+
+void ConnectionDialog::loadProfile(const QString &name)
+{
+    if (!m_profiles->contains(name)) {
+        m_ui->keyStorageLabel->setText(tr("A new profile; its key is saved when you connect."));
+        revalidate();
+        return;
+    }
+    const Profile stored = m_profiles->profile(name);
+    m_ui->urlEdit->setText(stored.serverUrl.toString());
+    m_ui->userEdit->setText(stored.defaultUserId);
+    m_ui->timeoutSpin->setValue(qMax(1, stored.timeoutMs / 1000));
+    m_ui->keyEdit->clear();
+    m_ui->keyStorageLabel->setText(tr("Looking up the stored key…"));
+
+    // Only where the key lives is shown; the key itself is never put into the field.
+    QPointer<ConnectionDialog> self(this);
+    m_keys->readKey(name, [self, name](const QString &, KeyStorage where, const QString &error) {
+        if (!self || self->m_ui->profileCombo->currentText() != name)
+            return;
+        self->m_ui->keyStorageLabel->setText(
+            describeKeyStorage(where, self->m_keys->fallbackDir(), error));
+    });
+    revalidate();
+}
+
+void ConnectionDialog::revalidate()
+{
+    QString why;
+    const bool ok = isAcceptable(&why);
+    if (!ok) {
+        m_ui->validationLabel->setText(why);
+        m_ui->validationLabel->setStyleSheet(QStringLiteral("color: #c62828;"));
+    } else if (m_ui->userEdit->text().isEmpty()) {
+        m_ui->validationLabel->setText(
+            tr("Without a user id you act as the server account, which is privileged."));
+        m_ui->validationLabel->setStyleSheet(QStringLiteral("color: #b26a00;"));
+    } else {
+        m_ui->validationLabel->clear();
+    }
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setEnabled(ok && !m_saving);
+}
+
+void ConnectionDialog::saveAndAccept()
+{
+    if (m_saving || !isAcceptable())
+        return;
+    const Profile entered = profile();
+    m_profiles->save(entered);
+    m_profiles->setLastUsed(entered.name);
+
+    const QString key = enteredApiKey();
+    if (key.isEmpty()) {
+        accept();
+        return;
+    }
+    m_saving = true;
+    m_ui->keyStorageLabel->setText(tr("Saving the API key…"));
+    revalidate();
+    QPointer<ConnectionDialog> self(this);
+    m_keys->storeKey(entered.name, key, [self](KeyStorage where, const QString &error) {
+        if (!self)
+            return;
+        self->m_saving = false;
+        self->m_keyStorage = where;
+        self->m_keyStorageError = error;
+        self->m_ui->keyStorageLabel->setText(
+            describeKeyStorage(where, self->m_keys->fallbackDir(), error));
+        self->accept();
+    });
+}
+
+} // namespace sandscope

@@ -1,0 +1,89 @@
+// Sandscope: the GUI, or the command line when argv asks for it.
+
+#include "cli/cli.h"
+#include "mainwindow.h"
+#include "messagebar.h"
+#include "profilestore.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <QUrl>
+
+using namespace sandscope;
+
+int main(int argc, char **argv)
+{
+    if (cli::wantsCommandLine(argc, argv))
+        return cli::run(argc, argv);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("sandscope"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Sandscope"));
+    QApplication::setOrganizationName(QStringLiteral("sandscope"));
+    QApplication::setApplicationVersion(QStringLiteral(SANDSCOPE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/sandscope/icons/sandscope.svg")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Inspect and drive Claude Code sandbox sessions in open-terminal.\n"
+                       "The API key is read from --api-key-file, SANDSCOPE_API_KEY or the "
+                       "profile's stored key, never from the command line."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption serverOption(QStringLiteral("server"),
+        QStringLiteral("Connect to this open-terminal URL."), QStringLiteral("URL"));
+    const QCommandLineOption userOption(QStringLiteral("user"),
+        QStringLiteral("Act as this user id (X-User-Id)."), QStringLiteral("ID"));
+    const QCommandLineOption keyFileOption(QStringLiteral("api-key-file"),
+        QStringLiteral("Read the API key from this file (must not be readable by others)."),
+        QStringLiteral("PATH"));
+    const QCommandLineOption profileOption(QStringLiteral("profile"),
+        QStringLiteral("Use this saved connection profile."), QStringLiteral("NAME"));
+    parser.addOptions({serverOption, userOption, keyFileOption, profileOption});
+    parser.process(app);
+
+    MainWindow window;
+    window.show();
+
+    Profile profile;
+    bool haveTarget = false;
+    if (parser.isSet(profileOption)) {
+        ProfileStore profiles;
+        const QString name = parser.value(profileOption);
+        if (profiles.contains(name)) {
+            profile = profiles.profile(name);
+            haveTarget = true;
+        } else if (!parser.isSet(serverOption)) {
+            window.messageBar()->showMessage(
+                QApplication::translate("main", "There is no profile named \"%1\".").arg(name),
+                MessageBar::Level::Error);
+        }
+        profile.name = name;
+    }
+    if (parser.isSet(serverOption)) {
+        profile.serverUrl = QUrl(parser.value(serverOption), QUrl::StrictMode);
+        haveTarget = true;
+    }
+    if (parser.isSet(userOption))
+        profile.defaultUserId = parser.value(userOption);
+
+    QString apiKey;
+    if (parser.isSet(keyFileOption)) {
+        const Result<QString> key = readApiKeyFile(parser.value(keyFileOption));
+        if (!key.ok()) {
+            window.messageBar()->showMessage(key.error.toString(), MessageBar::Level::Error);
+            haveTarget = false;
+        }
+        apiKey = key.value;
+    } else {
+        apiKey = qEnvironmentVariable("SANDSCOPE_API_KEY");
+    }
+
+    if (haveTarget) {
+        // After the window is up, so it paints before the first network round trip.
+        QTimer::singleShot(
+            0, &window, [&window, profile, apiKey] { window.openProfile(profile, apiKey); });
+    }
+    return app.exec();
+}

@@ -1,0 +1,439 @@
+#include "mainwindow.h"
+
+#include "connectiondialog.h"
+#include "consolepage.h"
+#include "identitybar.h"
+#include "messagebar.h"
+#include "openterminalclient.h"
+#include "switchuserdialog.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFrame>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QUuid>
+#include <QVBoxLayout>
+
+// The resources live in the static sandscope_gui library, whose initialiser the linker would
+// drop; Q_INIT_RESOURCE must be used outside any namespace.
+static void initGuiResources()
+{
+    Q_INIT_RESOURCE(resources);
+}
+
+namespace sandscope {
+
+namespace {
+
+QString serverDisplay(const QUrl &url)
+{
+    return url.toString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+}
+
+} // namespace
+
+MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
+    : QMainWindow(parent)
+    , m_profiles(settingsPath)
+    , m_client(new OpenTerminalClient(ServerConnection {}, this))
+    , m_identityBar(new IdentityBar(this))
+    , m_messageBar(new MessageBar(this))
+    , m_pages(new QTabWidget(this))
+    , m_console(new ConsolePage(this))
+{
+    initGuiResources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/sandscope/icons/sandscope.svg")));
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_identityBar);
+    auto *messageHolder = new QVBoxLayout;
+    messageHolder->setContentsMargins(8, 6, 8, 0);
+    messageHolder->addWidget(m_messageBar);
+    layout->addLayout(messageHolder);
+    layout->addWidget(m_pages, 1);
+    setCentralWidget(central);
+
+    m_pages->setObjectName(QStringLiteral("pages"));
+    m_pages->setDocumentMode(true);
+    m_pages->addTab(m_console,
+        QIcon::fromTheme(
+            QStringLiteral("utilities-terminal"), style()->standardIcon(QStyle::SP_ComputerIcon)),
+        tr("Console"));
+
+    connect(
+        m_identityBar, &IdentityBar::switchUserRequested, this, &MainWindow::showSwitchUserDialog);
+
+    createMenus();
+    createStatusBar();
+    updateStatusBar();
+    updateTitle();
+    m_messageBar->showMessage(tr("Not connected. Choose File › Connect… to pick a server."),
+        MessageBar::Level::Information);
+    resize(1100, 700);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::showConnectDialog);
+    connectAction->setShortcut(QKeySequence(tr("Ctrl+O")));
+    QAction *switchAction
+        = file->addAction(tr("S&witch User…"), this, &MainWindow::showSwitchUserDialog);
+    switchAction->setShortcut(QKeySequence(tr("Ctrl+K")));
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *console
+        = view->addAction(tr("&Console"), this, [this] { m_pages->setCurrentWidget(m_console); });
+    console->setShortcut(QKeySequence(tr("Ctrl+1")));
+    view->addAction(tr("C&lear Console Output"), m_console, &ConsolePage::clearOutput);
+    view->addSeparator();
+    QAction *statusBarAction = view->addAction(tr("&Status Bar"));
+    statusBarAction->setCheckable(true);
+    statusBarAction->setChecked(true);
+    connect(statusBarAction, &QAction::toggled, statusBar(), &QStatusBar::setVisible);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Sandscope"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createStatusBar()
+{
+    m_busyIndicator = new QProgressBar(this);
+    m_busyIndicator->setObjectName(QStringLiteral("busyIndicator"));
+    m_busyIndicator->setRange(0, 0);
+    m_busyIndicator->setTextVisible(false);
+    m_busyIndicator->setMaximumSize(90, 12);
+    m_busyLabel = new QLabel(this);
+    m_busyLabel->setObjectName(QStringLiteral("busyLabel"));
+    statusBar()->addWidget(m_busyIndicator);
+    statusBar()->addWidget(m_busyLabel, 1);
+    setBusy(false);
+
+    m_serverLabel = new QLabel(this);
+    m_serverLabel->setObjectName(QStringLiteral("serverLabel"));
+    m_versionLabel = new QLabel(this);
+    m_versionLabel->setObjectName(QStringLiteral("versionLabel"));
+    m_featuresLabel = new QLabel(this);
+    m_featuresLabel->setObjectName(QStringLiteral("featuresLabel"));
+    m_modeLabel = new QLabel(this);
+    m_modeLabel->setObjectName(QStringLiteral("modeLabel"));
+    bool first = true;
+    for (QLabel *label : {m_serverLabel, m_versionLabel, m_featuresLabel, m_modeLabel}) {
+        if (!first) {
+            auto *separator = new QFrame(this);
+            separator->setFrameShape(QFrame::VLine);
+            separator->setFrameShadow(QFrame::Sunken);
+            statusBar()->addPermanentWidget(separator);
+            m_statusSeparators.append(separator);
+        }
+        first = false;
+        label->setContentsMargins(4, 0, 4, 0);
+        statusBar()->addPermanentWidget(label);
+    }
+}
+
+void MainWindow::openProfile(const Profile &profile, const QString &apiKey)
+{
+    QString why;
+    if (!ConnectionDialog::validateServerUrl(profile.serverUrl.toString(), &why)) {
+        m_messageBar->showMessage(tr("Cannot connect: %1").arg(why), MessageBar::Level::Error);
+        return;
+    }
+    if (!profile.defaultUserId.isEmpty() && !validateUserId(profile.defaultUserId, &why)) {
+        m_messageBar->showMessage(tr("Cannot act as \"%1\": %2").arg(profile.defaultUserId, why),
+            MessageBar::Level::Error);
+        return;
+    }
+    ServerConnection connection;
+    connection.baseUrl = profile.serverUrl;
+    connection.timeoutMs = profile.timeoutMs;
+    if (!apiKey.isEmpty() || profile.name.isEmpty()) {
+        connection.apiKey = apiKey;
+        connectToServer(connection, profile.defaultUserId, profile.name);
+        return;
+    }
+    setBusy(true, tr("Reading the stored API key…"));
+    QPointer<MainWindow> self(this);
+    m_keys.readKey(profile.name,
+        [self, profile, connection](const QString &key, KeyStorage, const QString &error) mutable {
+            if (!self)
+                return;
+            self->setBusy(false);
+            if (key.isEmpty() && !error.isEmpty())
+                self->m_messageBar->showMessage(
+                    tr("The stored API key could not be read: %1").arg(error),
+                    MessageBar::Level::Warning);
+            connection.apiKey = key;
+            self->connectToServer(connection, profile.defaultUserId, profile.name);
+        });
+}
+
+void MainWindow::connectToServer(
+    const ServerConnection &connection, const QString &userId, const QString &profileName)
+{
+    m_console->detachRunning(tr("the connection changed; the command keeps running"));
+    m_client->setConnection(connection);
+    m_profileName = profileName;
+    m_connected = false;
+    m_report = ServerReport {};
+    m_report.url = serverDisplay(connection.baseUrl);
+    m_knownMode.clear();
+    m_knownModeEvidence.clear();
+    m_console->setClient(nullptr);
+    m_console->setApiKey(connection.apiKey);
+    m_console->setAuditLog(&m_auditLog, profileName);
+    m_identityBar->setProfileName(profileName);
+    m_identityBar->setNote({});
+    m_identityBar->setConnected(false);
+    m_messageBar->dismiss();
+    setIdentity(userId);
+    updateStatusBar();
+    runProbe();
+}
+
+void MainWindow::switchUser(const QString &userId)
+{
+    if (userId == m_identity.userId)
+        return;
+    QString why;
+    if (!userId.isEmpty() && !validateUserId(userId, &why)) {
+        m_messageBar->showMessage(
+            tr("Cannot act as \"%1\": %2").arg(userId, why), MessageBar::Level::Error);
+        return;
+    }
+    setIdentity(userId);
+    if (m_connected)
+        runProbe();
+}
+
+void MainWindow::setIdentity(const QString &userId)
+{
+    // A fresh session per identity: X-Session-Id must never carry over between users.
+    m_identity = Identity {userId, QUuid::createUuid().toString(QUuid::WithoutBraces)};
+    m_console->setIdentity(m_identity);
+    m_identityBar->setIdentity(userId);
+    audit(QStringLiteral("switch-user"),
+        userId.isEmpty() ? QStringLiteral("(server account)") : userId, QStringLiteral("ok"));
+    updateTitle();
+}
+
+void MainWindow::runProbe()
+{
+    if (m_probe) {
+        m_probe->disconnect(this);
+        m_probe->deleteLater();
+    }
+    m_probe = new ServerProbe(m_client, this);
+    connect(m_probe, &ServerProbe::progress, this,
+        [this](const QString &step) { setBusy(true, step); });
+    connect(m_probe, &ServerProbe::finished, this, &MainWindow::applyReport);
+    connect(m_probe, &ServerProbe::failed, this, &MainWindow::probeFailed);
+    setBusy(true, tr("Connecting to %1…").arg(m_report.url));
+    m_probe->run(m_identity.userId);
+}
+
+void MainWindow::applyReport(const ServerReport &report)
+{
+    if (m_probe) {
+        m_probe->deleteLater();
+        m_probe = nullptr;
+    }
+    setBusy(false);
+    m_report = report;
+    m_connected = true;
+    m_console->setClient(m_client);
+
+    const QString account
+        = m_identity.isServerAccount() ? report.serverAccount : report.observedAccount;
+    m_identityBar->setIdentity(m_identity.userId, account);
+    m_identityBar->setConnected(true);
+    m_identityBar->setNote(!m_identity.isServerAccount() && !report.multiUser
+            ? tr("single-user server: the user id changes nothing")
+            : QString());
+    if (!report.keyAccepted)
+        m_messageBar->showMessage(tr("The server did not accept the API key; commands and files "
+                                     "will be refused."),
+            MessageBar::Level::Warning);
+    updateStatusBar();
+    updateTitle();
+    Q_EMIT probeFinished(true);
+}
+
+void MainWindow::probeFailed(const ApiError &error)
+{
+    if (m_probe) {
+        m_probe->deleteLater();
+        m_probe = nullptr;
+    }
+    setBusy(false);
+    if (m_connected) {
+        // The server still answers; only learning about this user failed.
+        m_identityBar->setAccount({});
+        m_messageBar->showMessage(
+            tr("Could not check the account of %1: %2")
+                .arg(m_identity.isServerAccount() ? tr("the server account") : m_identity.userId,
+                    error.toString()),
+            MessageBar::Level::Error);
+    } else {
+        m_identityBar->setConnected(false);
+        m_messageBar->showMessage(
+            tr("Could not connect to %1: %2").arg(m_report.url, error.toString()),
+            MessageBar::Level::Error);
+    }
+    updateStatusBar();
+    Q_EMIT probeFinished(false);
+}
+
+void MainWindow::setBusy(bool busy, const QString &step)
+{
+    m_busyIndicator->setVisible(busy);
+    m_busyLabel->setText(busy ? step : QString());
+}
+
+QString MainWindow::serverStatusText() const
+{
+    QStringList parts;
+    for (const QLabel *label : {m_serverLabel, m_versionLabel, m_featuresLabel, m_modeLabel}) {
+        if (!label->text().isEmpty())
+            parts << label->text();
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+void MainWindow::updateStatusBar()
+{
+    updateStatusLabels();
+    const QLabel *const separated[] = {m_versionLabel, m_featuresLabel, m_modeLabel};
+    for (int i = 0; i < m_statusSeparators.size(); ++i)
+        m_statusSeparators.at(i)->setVisible(!separated[i]->text().isEmpty());
+}
+
+void MainWindow::updateStatusLabels()
+{
+    if (m_report.url.isEmpty()) {
+        m_serverLabel->setText(tr("not connected"));
+        m_versionLabel->clear();
+        m_featuresLabel->clear();
+        m_modeLabel->clear();
+        return;
+    }
+    m_serverLabel->setText(tr("server %1").arg(m_report.url));
+    if (!m_connected) {
+        m_versionLabel->setText(isProbing() ? tr("connecting…") : tr("not connected"));
+        m_featuresLabel->clear();
+        m_modeLabel->clear();
+        return;
+    }
+    const ServerInfo &info = m_report.info;
+    m_versionLabel->setText(
+        tr("open-terminal %1")
+            .arg(info.version.isEmpty() ? tr("(unknown version)") : info.version));
+    QStringList features;
+    if (info.features.terminal)
+        features << tr("terminal");
+    if (info.features.notebooks)
+        features << tr("notebooks");
+    if (info.features.system)
+        features << tr("system");
+    m_featuresLabel->setText(features.isEmpty()
+            ? tr("no optional features")
+            : tr("features: %1").arg(features.join(QStringLiteral(", "))));
+    if (!m_report.userId.isEmpty()) {
+        m_knownMode = m_report.multiUser ? tr("multi-user") : tr("single-user");
+        m_knownModeEvidence = m_report.multiUserEvidence;
+    }
+    if (m_knownMode.isEmpty()) {
+        m_modeLabel->setText(tr("mode not determined"));
+        m_modeLabel->setToolTip(tr("The mode is found by comparing a user's account with the "
+                                   "server's; switch to a user to find out."));
+    } else {
+        m_modeLabel->setText(m_knownMode);
+        m_modeLabel->setToolTip(m_knownModeEvidence);
+    }
+}
+
+void MainWindow::updateTitle()
+{
+    QString title = QStringLiteral("Sandscope");
+    if (!m_report.url.isEmpty()) {
+        const QString who = m_identity.isServerAccount() ? tr("server account") : m_identity.userId;
+        title = tr("%1 — %2 — Sandscope")
+                    .arg(who, m_profileName.isEmpty() ? m_report.url : m_profileName);
+    }
+    setWindowTitle(title);
+}
+
+void MainWindow::showConnectDialog()
+{
+    auto *dialog = new ConnectionDialog(&m_profiles, &m_keys, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_profileName.isEmpty())
+        dialog->selectProfile(m_profileName);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const Profile profile = dialog->profile();
+        const QString key = dialog->enteredApiKey();
+        const QString storage = ConnectionDialog::describeKeyStorage(
+            dialog->keyStorage(), m_keys.fallbackDir(), dialog->keyStorageError());
+        openProfile(profile, key);
+        if (!key.isEmpty() && dialog->keyStorage() != KeyStorage::Keyring)
+            m_messageBar->showMessage(storage, MessageBar::Level::Warning);
+    });
+    dialog->open();
+}
+
+void MainWindow::showSwitchUserDialog()
+{
+    if (!m_connected && m_report.url.isEmpty()) {
+        m_messageBar->showMessage(
+            tr("Connect to a server before choosing a user."), MessageBar::Level::Information);
+        return;
+    }
+    auto *dialog = new SwitchUserDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAccountPrefix(m_report.prefix);
+    dialog->setUserId(m_identity.userId);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { switchUser(dialog->userId()); });
+    dialog->open();
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Sandscope"),
+        tr("<h3>Sandscope %1</h3><p>Inspect and drive Claude Code sandbox sessions in "
+           "open-terminal.</p><p>Every action taken as another user is shown in the banner "
+           "and recorded in the audit log:<br><tt>%2</tt></p>")
+            .arg(QStringLiteral(SANDSCOPE_VERSION), m_auditLog.path().toHtmlEscaped()));
+}
+
+void MainWindow::audit(const QString &action, const QString &target, const QString &result)
+{
+    AuditEntry entry;
+    entry.profile = m_profileName;
+    entry.server = m_report.url;
+    entry.userId = m_identity.userId;
+    entry.action = action;
+    entry.target = target;
+    entry.result = result;
+    if (!m_auditLog.append(entry))
+        m_messageBar->showMessage(tr("The audit log %1 cannot be written.").arg(m_auditLog.path()),
+            MessageBar::Level::Warning);
+}
+
+} // namespace sandscope

@@ -1,0 +1,102 @@
+#pragma once
+// The main window: the permanent identity bar on top, a non-modal message bar, the pages
+// (the console for now) and the status bar with what the server is. It owns the one
+// OpenTerminalClient and wires probes, dialogs and pages to it; it parses nothing itself.
+
+#include "auditlog.h"
+#include "connection.h"
+#include "profilestore.h"
+#include "serverprobe.h"
+
+#include <QList>
+#include <QMainWindow>
+#include <QPointer>
+
+class QFrame;
+class QLabel;
+class QProgressBar;
+class QTabWidget;
+
+namespace sandscope {
+
+class ConsolePage;
+class IdentityBar;
+class MessageBar;
+class OpenTerminalClient;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // settingsPath selects the profile store (tests pass a temporary file); the audit log
+    // follows AuditLog::defaultPath() (SANDSCOPE_AUDIT_LOG overrides it).
+    explicit MainWindow(const QString &settingsPath = {}, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Connects with this profile. An empty apiKey means: use the key stored for the profile.
+    void openProfile(const Profile &profile, const QString &apiKey = {});
+    void connectToServer(
+        const ServerConnection &connection, const QString &userId, const QString &profileName = {});
+    // Changes the acting user (empty = the server account); always audited.
+    void switchUser(const QString &userId);
+
+    bool isConnected() const { return m_connected; }
+    bool isProbing() const { return !m_probe.isNull(); }
+    const ServerReport &serverReport() const { return m_report; }
+    Identity identity() const { return m_identity; }
+
+    IdentityBar *identityBar() const { return m_identityBar; }
+    MessageBar *messageBar() const { return m_messageBar; }
+    ConsolePage *consolePage() const { return m_console; }
+    QTabWidget *pages() const { return m_pages; }
+    // The status bar's server facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
+    QString serverStatusText() const;
+
+public Q_SLOTS:
+    void showConnectDialog();
+    void showSwitchUserDialog();
+    void showAbout();
+
+Q_SIGNALS:
+    // After every probe, successful or not.
+    void probeFinished(bool ok);
+
+private:
+    void createMenus();
+    void createStatusBar();
+    void setIdentity(const QString &userId);
+    void runProbe();
+    void applyReport(const ServerReport &report);
+    void probeFailed(const ApiError &error);
+    void setBusy(bool busy, const QString &step = {});
+    void updateStatusBar();
+    void updateStatusLabels();
+    void updateTitle();
+    void audit(const QString &action, const QString &target, const QString &result);
+
+    ProfileStore m_profiles;
+    KeyStore m_keys;
+    AuditLog m_auditLog;
+    OpenTerminalClient *m_client;
+    QPointer<ServerProbe> m_probe;
+    ServerReport m_report;
+    QString m_profileName;
+    Identity m_identity;
+    bool m_connected = false;
+    // Single/multi-user is learnt from a user's account; kept while acting as the server.
+    QString m_knownMode;
+    QString m_knownModeEvidence;
+
+    IdentityBar *m_identityBar;
+    MessageBar *m_messageBar;
+    QTabWidget *m_pages;
+    ConsolePage *m_console;
+    QLabel *m_busyLabel;
+    QProgressBar *m_busyIndicator;
+    QLabel *m_serverLabel;
+    QLabel *m_versionLabel;
+    QLabel *m_featuresLabel;
+    QLabel *m_modeLabel;
+    QList<QFrame *> m_statusSeparators; // before the version, features and mode labels
+};
+
+} // namespace sandscope
