@@ -9,7 +9,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=../sandbox/versions.env
+# shellcheck source=/dev/null  # plain NAME=VALUE pins
 . "$here/sandbox/versions.env"
 cache=${SANDSCOPE_CACHE:-$HOME/.cache/sandscope}
 
@@ -22,6 +22,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -43,7 +44,10 @@ fi
 
 install_open_terminal() {
   local version=$1 venv="$cache/ot-$1"
-  if [ -x "$venv/bin/open-terminal" ] && "$venv/bin/pip" show open-terminal 2>/dev/null | grep -qx "Version: $version"; then
+  # (capture first: grep -q closing the pipe early would fail the check under pipefail)
+  local installed=""
+  [ -x "$venv/bin/open-terminal" ] && installed=$("$venv/bin/pip" show open-terminal 2>/dev/null || true)
+  if grep -qx "Version: $version" <<<"$installed"; then
     return
   fi
   echo "install-deps: open-terminal $version -> $venv"

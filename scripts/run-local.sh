@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
 done
 
 ./scripts/install-deps.sh
-# shellcheck source=../sandbox/versions.env
+# shellcheck source=/dev/null  # plain NAME=VALUE pins
 . sandbox/versions.env
 cmake --preset "$flavour" >/dev/null
 cmake --build --preset "$flavour" --target sandscope -j "$(nproc)"

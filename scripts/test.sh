@@ -10,7 +10,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 
 ./scripts/install-deps.sh
-# shellcheck source=../sandbox/versions.env
+# shellcheck source=/dev/null  # plain NAME=VALUE pins
 . sandbox/versions.env
 
 jobs=$(nproc 2>/dev/null || echo 2)
