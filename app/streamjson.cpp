@@ -129,6 +129,11 @@ StreamLine StreamLineReader::parse(const QString &line)
 
 StreamLine StreamLineReader::parse(const QByteArray &line)
 {
+    return parse(line, ObjectVisitor());
+}
+
+StreamLine StreamLineReader::parse(const QByteArray &line, const ObjectVisitor &visit)
+{
     StreamLine result;
     result.raw = line;
     if (result.raw.endsWith('\n'))
@@ -175,6 +180,8 @@ StreamLine StreamLineReader::parse(const QByteArray &line)
         simdjson::dom::object message;
         if (object.at_key("message").get(message) == simdjson::SUCCESS)
             result.messageId = stringField(message, "id");
+        if (visit)
+            visit(object);
     }
     m_parser->releaseLargeBuffers();
     return result;

@@ -7,7 +7,12 @@
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
 #include <memory>
+
+namespace simdjson::dom {
+class object;
+}
 
 namespace sandscope {
 
@@ -48,6 +53,11 @@ public:
 
     StreamLine parse(const QByteArray &line);
     StreamLine parse(const QString &line);
+    // Same as parse(line); for a Json line it also hands the parsed top-level object to
+    // `visit`, so callers that need the content do not parse the line a second time. The
+    // object is only valid during the call (the next parse reuses the parser's buffers).
+    using ObjectVisitor = std::function<void(const simdjson::dom::object &)>;
+    StreamLine parse(const QByteArray &line, const ObjectVisitor &visit);
 
     qsizetype maxLineBytes() const { return m_maxLineBytes; }
 

@@ -1,0 +1,1024 @@
+#include "runmodel.h"
+
+#include <QLocale>
+#include <QVariantList>
+#include <QVariantMap>
+
+#include <vector>
+
+namespace sandscope {
+
+namespace {
+
+constexpr int titleLimit = 200;
+
+QString oneLine(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    qsizetype end = trimmed.indexOf(QLatin1Char('\n'));
+    if (end < 0)
+        end = trimmed.size();
+    QString line = trimmed.left(std::min<qsizetype>(end, titleLimit));
+    if (line.size() < trimmed.size())
+        line += QStringLiteral("…");
+    return line;
+}
+
+RunModel::ToolKind toolKindOf(const QString &name)
+{
+    using Kind = RunModel::ToolKind;
+    static const QHash<QString, Kind> kinds = {
+        {QStringLiteral("Bash"), Kind::Shell},
+        {QStringLiteral("BashOutput"), Kind::Shell},
+        {QStringLiteral("KillShell"), Kind::Shell},
+        {QStringLiteral("KillBash"), Kind::Shell},
+        {QStringLiteral("Read"), Kind::Read},
+        {QStringLiteral("Write"), Kind::Write},
+        {QStringLiteral("Edit"), Kind::Edit},
+        {QStringLiteral("MultiEdit"), Kind::Edit},
+        {QStringLiteral("NotebookEdit"), Kind::Notebook},
+        {QStringLiteral("NotebookRead"), Kind::Notebook},
+        {QStringLiteral("Grep"), Kind::Search},
+        {QStringLiteral("Glob"), Kind::Search},
+        {QStringLiteral("LS"), Kind::Search},
+        {QStringLiteral("ToolSearch"), Kind::Search},
+        {QStringLiteral("WebFetch"), Kind::Web},
+        {QStringLiteral("WebSearch"), Kind::Web},
+        {QStringLiteral("Agent"), Kind::Agent}, // on the wire since 2.1
+        {QStringLiteral("Task"), Kind::Agent}, // init.tools and older CLIs
+        {QStringLiteral("TodoWrite"), Kind::Todo},
+    };
+    if (name.isEmpty())
+        return Kind::None;
+    if (name.startsWith(QLatin1String("mcp__")))
+        return Kind::Mcp;
+    return kinds.value(name, Kind::Other);
+}
+
+QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
+{
+    using Kind = RunModel::ToolKind;
+    switch (kind) {
+    case Kind::Shell:
+        return oneLine(input.command.isEmpty() ? input.description : input.command);
+    case Kind::Read:
+    case Kind::Write:
+    case Kind::Edit:
+    case Kind::Notebook:
+        return input.filePath;
+    case Kind::Search:
+        return input.path.isEmpty() ? oneLine(input.pattern)
+                                    : oneLine(input.pattern) + QStringLiteral(" in ") + input.path;
+    case Kind::Web:
+        return oneLine(input.url.isEmpty() ? input.query : input.url);
+    case Kind::Agent:
+        return input.subagentType.isEmpty() ? oneLine(input.description)
+                                            : oneLine(input.description) + QStringLiteral(" (")
+                + input.subagentType + QLatin1Char(')');
+    case Kind::Todo:
+        return QStringLiteral("%1 todo(s)").arg(input.todos.size());
+    case Kind::None:
+    case Kind::Mcp:
+    case Kind::Other:
+        break;
+    }
+    for (const QString *candidate :
+        {&input.skill, &input.description, &input.command, &input.filePath, &input.query,
+            &input.url, &input.pattern, &input.path, &input.prompt}) {
+        if (!candidate->isEmpty())
+            return oneLine(*candidate);
+    }
+    return inputJson == "{}" ? QString() : oneLine(QString::fromUtf8(inputJson));
+}
+
+QString statusText(RunModel::Status status)
+{
+    using Status = RunModel::Status;
+    switch (status) {
+    case Status::None:
+        return {};
+    case Status::Running:
+        return QStringLiteral("running");
+    case Status::Ok:
+        return QStringLiteral("ok");
+    case Status::Error:
+        return QStringLiteral("error");
+    case Status::Interrupted:
+        return QStringLiteral("interrupted");
+    case Status::Denied:
+        return QStringLiteral("denied");
+    case Status::Retrying:
+        return QStringLiteral("retrying");
+    case Status::Background:
+        return QStringLiteral("background");
+    }
+    return {};
+}
+
+QString durationText(qint64 ms)
+{
+    if (ms < 1000)
+        return QStringLiteral("%1 ms").arg(ms);
+    if (ms < 60 * 1000)
+        return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
+    return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
+}
+
+// Re-indents JSON text without building a DOM: keeps the CLI's key order and duplicate keys
+// (QJsonDocument sorts and drops them) and stays linear on multi-megabyte lines.
+QString indentedJson(const QByteArray &json)
+{
+    constexpr int maxIndentLevels = 32; // deeper levels stay flat; output stays O(size)
+    QByteArray out;
+    out.reserve(json.size() + json.size() / 2);
+    int depth = 0;
+    bool inString = false;
+    bool escaped = false;
+    auto newline = [&] {
+        out += '\n';
+        out.append(2 * std::min(depth, maxIndentLevels), ' ');
+    };
+    auto isSpace = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    };
+    for (qsizetype i = 0; i < json.size(); ++i) {
+        const char c = json.at(i);
+        if (inString) {
+            out += c;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            inString = true;
+            out += c;
+            break;
+        case '{':
+        case '[': {
+            qsizetype next = i + 1;
+            while (next < json.size() && isSpace(json.at(next)))
+                ++next;
+            if (next < json.size() && (json.at(next) == '}' || json.at(next) == ']')) {
+                out += c; // empty container: keep "{}" / "[]" on one line
+                out += json.at(next);
+                i = next;
+                break;
+            }
+            out += c;
+            ++depth;
+            newline();
+            break;
+        }
+        case '}':
+        case ']':
+            depth = std::max(0, depth - 1);
+            newline();
+            out += c;
+            break;
+        case ',':
+            out += c;
+            newline();
+            break;
+        case ':':
+            out += ": ";
+            break;
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+            break;
+        default:
+            out += c;
+        }
+    }
+    return QString::fromUtf8(out);
+}
+
+} // namespace
+
+struct RunModel::Node {
+    NodeKind kind = NodeKind::Raw;
+    Node *parent = nullptr;
+    int row = 0; // rows are only appended, so the position never changes
+    std::vector<std::unique_ptr<Node>> children;
+
+    Status status = Status::None;
+    QString title; // "what happened", without the tool name
+    QString text;
+    QString toolName;
+    ToolKind toolKind = ToolKind::None;
+    QString toolUseId;
+    QString parentToolUseId;
+    QString messageId;
+    ToolInput input;
+    QByteArray inputJson;
+    QString resultText;
+    QByteArray structuredResultJson;
+    QByteArray resultRaw;
+    QByteArray raw;
+    bool rawIsJson = true; // false for noise and corrupt lines
+    bool isError = false;
+    qint64 lineNumber = 0;
+    qint64 startedMs = -1;
+    qint64 endedMs = -1;
+    qint64 reportedDurationMs = -1; // from a result line; wins over arrival times
+    TokenUsage tokens;
+    bool hasCost = false;
+    double costUsd = 0;
+    bool hasTask = false;
+    TaskInfo task;
+    bool hasInit = false; // turns: adopted by a system/init line
+    bool ended = false; // turns: a result line arrived
+    QString model;
+    QString errorCode;
+
+    // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
+    // overflow the stack on destruction.
+    ~Node()
+    {
+        std::vector<std::unique_ptr<Node>> pending = std::move(children);
+        while (!pending.empty()) {
+            std::unique_ptr<Node> node = std::move(pending.back());
+            pending.pop_back();
+            for (std::unique_ptr<Node> &child : node->children)
+                pending.push_back(std::move(child));
+            node->children.clear();
+        }
+    }
+
+    qint64 durationMs() const
+    {
+        if (reportedDurationMs >= 0)
+            return reportedDurationMs;
+        if (startedMs >= 0 && endedMs >= startedMs)
+            return endedMs - startedMs;
+        return -1;
+    }
+};
+
+RunModel::RunModel(QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_root(std::make_unique<Node>())
+{
+    auto run = std::make_unique<Node>();
+    run->kind = NodeKind::Run;
+    run->status = Status::Running;
+    run->title = QStringLiteral("Run");
+    run->parent = m_root.get();
+    m_run = run.get();
+    m_root->children.push_back(std::move(run));
+}
+
+RunModel::~RunModel() = default;
+
+QModelIndex RunModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    const Node *parentNode
+        = parent.isValid() ? static_cast<Node *>(parent.internalPointer()) : m_root.get();
+    if (parent.isValid() && parent.column() != 0)
+        return {};
+    if (size_t(row) >= parentNode->children.size())
+        return {};
+    return createIndex(row, column, parentNode->children[size_t(row)].get());
+}
+
+QModelIndex RunModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid())
+        return {};
+    const Node *node = static_cast<Node *>(child.internalPointer());
+    return indexOf(node->parent);
+}
+
+int RunModel::rowCount(const QModelIndex &parent) const
+{
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    const Node *node
+        = parent.isValid() ? static_cast<Node *>(parent.internalPointer()) : m_root.get();
+    return int(node->children.size());
+}
+
+int RunModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QModelIndex RunModel::indexOf(const Node *node, int column) const
+{
+    if (!node || node == m_root.get())
+        return {};
+    return createIndex(node->row, column, const_cast<Node *>(node));
+}
+
+QModelIndex RunModel::runIndex() const
+{
+    return indexOf(m_run);
+}
+
+QModelIndex RunModel::indexForToolUseId(const QString &toolUseId, int column) const
+{
+    return indexOf(m_toolsById.value(toolUseId), column);
+}
+
+RunSummary RunModel::summary() const
+{
+    return m_summary.summary(m_runEnded);
+}
+
+QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SummaryColumn:
+        return tr("What happened");
+    case StatusColumn:
+        return tr("Status");
+    case DurationColumn:
+        return tr("Duration");
+    case TokensColumn:
+        return tr("Tokens");
+    case CostColumn:
+        return tr("Cost");
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> RunModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractItemModel::roleNames();
+    names.insert(KindRole, "kind");
+    names.insert(StatusRole, "status");
+    names.insert(ToolNameRole, "toolName");
+    names.insert(ToolKindRole, "toolKind");
+    names.insert(ToolUseIdRole, "toolUseId");
+    names.insert(ParentToolUseIdRole, "parentToolUseId");
+    names.insert(MessageIdRole, "messageId");
+    names.insert(SummaryRole, "summary");
+    names.insert(TextRole, "text");
+    names.insert(RawJsonRole, "rawJson");
+    names.insert(RawLineRole, "rawLine");
+    names.insert(ResultRawJsonRole, "resultRawJson");
+    names.insert(DetailRole, "detail");
+    names.insert(IsErrorRole, "isError");
+    names.insert(FilePathRole, "filePath");
+    names.insert(DurationMsRole, "durationMs");
+    names.insert(StartedAtMsRole, "startedAtMs");
+    names.insert(InputTokensRole, "inputTokens");
+    names.insert(OutputTokensRole, "outputTokens");
+    names.insert(CostUsdRole, "costUsd");
+    names.insert(LineNumberRole, "lineNumber");
+    return names;
+}
+
+QVariant RunModel::displayData(const Node *node, int column) const
+{
+    switch (column) {
+    case SummaryColumn:
+        if (node->kind == NodeKind::ToolCall) {
+            const QString name = node->toolName.isEmpty()
+                ? QStringLiteral("(tool call %1)").arg(node->toolUseId)
+                : node->toolName;
+            return node->title.isEmpty() ? name : name + QStringLiteral(": ") + node->title;
+        }
+        return node->title;
+    case StatusColumn:
+        return statusText(node->status);
+    case DurationColumn: {
+        const qint64 ms = node->durationMs();
+        return ms >= 0 ? durationText(ms) : QString();
+    }
+    case TokensColumn:
+        if (!node->tokens.present)
+            return QString();
+        return QStringLiteral("%1 in · %2 out")
+            .arg(QLocale().toString(node->tokens.inputTokens),
+                QLocale().toString(node->tokens.outputTokens));
+    case CostColumn:
+        return node->hasCost ? QStringLiteral("$%1").arg(node->costUsd, 0, 'f', 6) : QString();
+    default:
+        return {};
+    }
+}
+
+// DetailRole keys (only the ones that apply are present): text, tool_name, tool_use_id,
+// input_json, command, description, file_path, old_string, new_string, replace_all, content,
+// pattern, path, url, query, prompt, subagent_type, run_in_background, todos (list of
+// {content, status, activeForm}), output (tool_result content as text), is_error,
+// structured_result_json (tool_use_result), task_id, task_status, task_summary,
+// task_output_file, task_total_tokens, task_tool_uses, model, error_code.
+static QVariantMap detailsOf(const RunModel::NodeKind kind, const QString &text,
+    const QString &toolName, const QString &toolUseId, const ToolInput &input,
+    const QByteArray &inputJson, const QString &resultText, const QByteArray &structured,
+    bool isError, bool hasTask, const TaskInfo &task, const QString &model,
+    const QString &errorCode)
+{
+    QVariantMap map;
+    auto put = [&map](const char *key, const QString &value) {
+        if (!value.isEmpty())
+            map.insert(QLatin1String(key), value);
+    };
+    put("text", text);
+    put("model", model);
+    put("error_code", errorCode);
+    if (kind != RunModel::NodeKind::ToolCall)
+        return map;
+    put("tool_name", toolName);
+    put("tool_use_id", toolUseId);
+    put("input_json", QString::fromUtf8(inputJson));
+    put("command", input.command);
+    put("description", input.description);
+    put("file_path", input.filePath);
+    put("old_string", input.oldString);
+    put("new_string", input.newString);
+    put("content", input.content);
+    put("pattern", input.pattern);
+    put("path", input.path);
+    put("url", input.url);
+    put("query", input.query);
+    put("prompt", input.prompt);
+    put("subagent_type", input.subagentType);
+    put("output", resultText);
+    put("structured_result_json", QString::fromUtf8(structured));
+    if (input.replaceAll)
+        map.insert(QStringLiteral("replace_all"), true);
+    if (input.runInBackground)
+        map.insert(QStringLiteral("run_in_background"), true);
+    if (!input.todos.isEmpty()) {
+        QVariantList todos;
+        for (const TodoItem &item : input.todos) {
+            todos.append(QVariantMap {{QStringLiteral("content"), item.content},
+                {QStringLiteral("status"), item.status},
+                {QStringLiteral("activeForm"), item.activeForm}});
+        }
+        map.insert(QStringLiteral("todos"), todos);
+    }
+    map.insert(QStringLiteral("is_error"), isError);
+    if (hasTask) {
+        put("task_id", task.taskId);
+        put("task_status", task.status);
+        put("task_summary", task.summary);
+        put("task_output_file", task.outputFile);
+        if (task.totalTokens >= 0)
+            map.insert(QStringLiteral("task_total_tokens"), task.totalTokens);
+        if (task.toolUses >= 0)
+            map.insert(QStringLiteral("task_tool_uses"), task.toolUses);
+    }
+    return map;
+}
+
+QVariant RunModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const Node *node = static_cast<Node *>(index.internalPointer());
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayData(node, index.column());
+    case Qt::ToolTipRole:
+        return index.column() == SummaryColumn && !node->text.isEmpty() ? node->text : QVariant();
+    case KindRole:
+        return int(node->kind);
+    case StatusRole:
+        return int(node->status);
+    case ToolNameRole:
+        return node->toolName;
+    case ToolKindRole:
+        return int(node->toolKind);
+    case ToolUseIdRole:
+        return node->toolUseId;
+    case ParentToolUseIdRole:
+        return node->parentToolUseId;
+    case MessageIdRole:
+        return node->messageId;
+    case SummaryRole:
+        return node->title;
+    case TextRole:
+        return node->kind == NodeKind::ToolCall ? node->resultText : node->text;
+    case RawJsonRole:
+        return node->rawIsJson ? indentedJson(node->raw) : QString::fromUtf8(node->raw);
+    case RawLineRole:
+        return node->raw;
+    case ResultRawJsonRole:
+        return node->resultRaw.isEmpty() ? QVariant() : indentedJson(node->resultRaw);
+    case DetailRole:
+        return detailsOf(node->kind, node->text, node->toolName, node->toolUseId, node->input,
+            node->inputJson, node->resultText, node->structuredResultJson, node->isError,
+            node->hasTask, node->task, node->model, node->errorCode);
+    case IsErrorRole:
+        return node->isError;
+    case FilePathRole:
+        switch (node->toolKind) {
+        case ToolKind::Read:
+        case ToolKind::Write:
+        case ToolKind::Edit:
+        case ToolKind::Notebook:
+            return node->input.filePath;
+        default:
+            return QVariant();
+        }
+    case DurationMsRole: {
+        const qint64 ms = node->durationMs();
+        return ms >= 0 ? QVariant(ms) : QVariant();
+    }
+    case StartedAtMsRole:
+        return node->startedMs >= 0 ? QVariant(node->startedMs) : QVariant();
+    case InputTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.inputTokens) : QVariant();
+    case OutputTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.outputTokens) : QVariant();
+    case CostUsdRole:
+        return node->hasCost ? QVariant(node->costUsd) : QVariant();
+    case LineNumberRole:
+        return node->lineNumber;
+    default:
+        return {};
+    }
+}
+
+RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
+{
+    const int row = int(parent->children.size());
+    beginInsertRows(indexOf(parent), row, row);
+    node->parent = parent;
+    node->row = row;
+    Node *added = node.get();
+    parent->children.push_back(std::move(node));
+    endInsertRows();
+    return added;
+}
+
+void RunModel::changed(Node *node, int firstColumn, int lastColumn)
+{
+    emit dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
+}
+
+void RunModel::setStatus(Node *node, Status status)
+{
+    if (node->status == status)
+        return;
+    node->status = status;
+    changed(node, StatusColumn, StatusColumn);
+}
+
+RunModel::Node *RunModel::currentTurn(qint64 arrivalMs)
+{
+    if (m_turn)
+        return m_turn;
+    auto turn = std::make_unique<Node>();
+    turn->kind = NodeKind::Turn;
+    turn->status = Status::Running;
+    turn->title = QStringLiteral("Turn %1").arg(++m_turnCount);
+    turn->startedMs = arrivalMs;
+    m_turn = appendNode(m_run, std::move(turn));
+    m_turns.push_back(m_turn);
+    return m_turn;
+}
+
+// Each system/init starts a turn. Lines that came before the first init of a turn (such as
+// system/status for /compact) are kept in the turn the init then adopts.
+RunModel::Node *RunModel::startTurn(const RunEvent &event)
+{
+    if (!m_turn || m_turn->hasInit || m_turn->ended)
+        m_turn = nullptr;
+    Node *turn = currentTurn(event.arrivalMs);
+    turn->hasInit = true;
+    turn->model = event.model;
+    turn->raw = event.raw;
+    turn->lineNumber = event.lineNumber;
+    turn->text = event.cwd;
+    if (!event.model.isEmpty())
+        turn->title = QStringLiteral("Turn %1 · %2").arg(m_turnCount).arg(event.model);
+    changed(turn);
+
+    if (m_run->raw.isEmpty()) {
+        m_run->raw = event.raw;
+        m_run->startedMs = m_run->startedMs < 0 ? event.arrivalMs : m_run->startedMs;
+    }
+    m_run->model = event.model;
+    m_run->text = event.cwd;
+    QString title = QStringLiteral("Run");
+    if (!event.sessionId.isEmpty())
+        title += QStringLiteral(" · session ") + event.sessionId.left(8);
+    if (!event.model.isEmpty())
+        title += QStringLiteral(" · ") + event.model;
+    if (!event.cliVersion.isEmpty())
+        title += QStringLiteral(" · claude ") + event.cliVersion;
+    m_run->title = title;
+    changed(m_run);
+    return turn;
+}
+
+RunModel::Node *RunModel::toolNode(const QString &toolUseId, Node *placeholderParent)
+{
+    if (Node *existing = m_toolsById.value(toolUseId))
+        return existing;
+    // Seen by reference before its tool_use (a result, a sub-agent line, a task event):
+    // a placeholder that the tool_use fills in when it arrives.
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::ToolCall;
+    node->toolUseId = toolUseId;
+    Node *added = appendNode(placeholderParent, std::move(node));
+    m_toolsById.insert(toolUseId, added);
+    return added;
+}
+
+RunModel::Node *RunModel::contextFor(const RunEvent &event)
+{
+    Node *turn = currentTurn(event.arrivalMs);
+    if (event.parentToolUseId.isEmpty())
+        return turn;
+    return toolNode(event.parentToolUseId, turn);
+}
+
+void RunModel::addTokens(Node *owner, const TokenUsage &delta)
+{
+    for (Node *node = owner; node && node != m_root.get(); node = node->parent) {
+        node->tokens += delta;
+        node->tokens.present = true;
+        changed(node, TokensColumn, TokensColumn);
+    }
+}
+
+RunModel::Node *RunModel::addLeaf(
+    NodeKind kind, Node *parent, const RunEvent &event, const QString &title, Status status)
+{
+    auto node = std::make_unique<Node>();
+    node->kind = kind;
+    node->title = title;
+    node->text = event.text;
+    node->status = status;
+    node->isError = event.isError;
+    node->raw = event.raw;
+    node->rawIsJson = event.kind != RunEvent::NotJson;
+    node->lineNumber = event.lineNumber;
+    node->startedMs = event.arrivalMs;
+    node->parentToolUseId = event.parentToolUseId;
+    node->messageId = event.messageId;
+    node->model = event.model;
+    node->errorCode = event.errorCode;
+    return appendNode(parent, std::move(node));
+}
+
+void RunModel::onToolUse(const RunEvent &event)
+{
+    Node *node = event.toolUseId.isEmpty() ? nullptr : m_toolsById.value(event.toolUseId);
+    bool created = false;
+    if (!node) {
+        Node *parent = contextFor(event);
+        // A call naming itself as its parent got its placeholder from contextFor().
+        node = event.toolUseId.isEmpty() ? nullptr : m_toolsById.value(event.toolUseId);
+        if (!node) {
+            node = addLeaf(NodeKind::ToolCall, parent, event, QString());
+            created = true;
+            node->toolUseId = event.toolUseId;
+            if (!event.toolUseId.isEmpty())
+                m_toolsById.insert(event.toolUseId, node);
+        }
+    }
+    if (!created) { // fill in a placeholder (or a repeated tool_use)
+        node->raw = event.raw;
+        node->lineNumber = event.lineNumber;
+        node->parentToolUseId = event.parentToolUseId;
+        node->messageId = event.messageId;
+        if (node->startedMs < 0)
+            node->startedMs = event.arrivalMs;
+    }
+    node->toolName = event.toolName;
+    node->toolKind = toolKindOf(event.toolName);
+    node->input = event.input;
+    node->inputJson = event.inputJson;
+    node->title = toolSummary(node->toolKind, event.input, event.inputJson);
+    if (node->status == Status::None) {
+        node->status = Status::Running;
+        m_openTools.insert(node);
+    }
+    changed(node);
+}
+
+void RunModel::onToolResult(const RunEvent &event)
+{
+    if (event.toolUseId.isEmpty()) {
+        addLeaf(NodeKind::Raw, contextFor(event), event,
+            QStringLiteral("tool_result without tool_use_id"), Status::Error);
+        return;
+    }
+    Node *node = toolNode(event.toolUseId, contextFor(event));
+    node->resultText = event.resultText;
+    node->structuredResultJson = event.structuredResultJson;
+    node->resultRaw = event.raw;
+    node->endedMs = event.arrivalMs;
+    node->isError = event.isError;
+    if (node->status != Status::Denied) {
+        if (event.isError)
+            node->status = Status::Error;
+        else if (event.structuredStatus == QLatin1String("async_launched"))
+            node->status = Status::Background;
+        else
+            node->status = Status::Ok;
+    }
+    if (node->status != Status::Background)
+        m_openTools.remove(node);
+    changed(node);
+}
+
+void RunModel::onMessageUsage(const RunEvent &event)
+{
+    if (event.messageId.isEmpty()) {
+        addTokens(contextFor(event), event.usage);
+        return;
+    }
+    // Every per-block line of one API response repeats its usage: count each message.id once.
+    auto it = m_messages.find(event.messageId);
+    if (it == m_messages.end())
+        it = m_messages.insert(event.messageId, MessageAccount {TokenUsage(), contextFor(event)});
+    const TokenUsage merged = mergedUsage(it->counted, event.usage);
+    TokenUsage delta;
+    delta.inputTokens = merged.inputTokens - it->counted.inputTokens;
+    delta.outputTokens = merged.outputTokens - it->counted.outputTokens;
+    delta.cacheReadInputTokens = merged.cacheReadInputTokens - it->counted.cacheReadInputTokens;
+    delta.cacheCreationInputTokens
+        = merged.cacheCreationInputTokens - it->counted.cacheCreationInputTokens;
+    const bool firstSighting = !it->counted.present;
+    it->counted = merged;
+    if (firstSighting || delta != TokenUsage())
+        addTokens(it->owner, delta);
+}
+
+void RunModel::onPermissionDenied(const RunEvent &event)
+{
+    Node *turn = currentTurn(event.arrivalMs);
+    Node *parent = turn;
+    if (!event.toolUseId.isEmpty()) {
+        Node *tool = toolNode(event.toolUseId, contextFor(event));
+        if (tool->toolName.isEmpty() && !event.toolName.isEmpty()) {
+            tool->toolName = event.toolName;
+            tool->toolKind = toolKindOf(event.toolName);
+        }
+        tool->status = Status::Denied;
+        tool->isError = true;
+        m_openTools.remove(tool);
+        changed(tool);
+        parent = tool;
+    }
+    addLeaf(NodeKind::PermissionDenied, parent, event,
+        QStringLiteral("Permission denied: ") + oneLine(event.text), Status::Denied);
+}
+
+void RunModel::onTask(const RunEvent &event)
+{
+    const TaskInfo &update = event.task;
+    Node *node = nullptr;
+    if (!event.toolUseId.isEmpty())
+        node = toolNode(event.toolUseId, currentTurn(event.arrivalMs));
+    else if (!update.taskId.isEmpty())
+        node = m_tasksById.value(update.taskId);
+    if (!node) {
+        addLeaf(NodeKind::SystemNotice, currentTurn(event.arrivalMs), event,
+            event.subtype + QStringLiteral(": ") + update.status,
+            event.isError ? Status::Error : Status::None);
+        return;
+    }
+    if (!update.taskId.isEmpty())
+        m_tasksById.insert(update.taskId, node);
+
+    TaskInfo &task = node->task;
+    auto merge = [](QString &field, const QString &value) {
+        if (!value.isEmpty())
+            field = value;
+    };
+    merge(task.taskId, update.taskId);
+    merge(task.taskType, update.taskType);
+    merge(task.status, update.status);
+    merge(task.description, update.description);
+    merge(task.subagentType, update.subagentType);
+    merge(task.lastToolName, update.lastToolName);
+    merge(task.summary, update.summary);
+    merge(task.outputFile, update.outputFile);
+    if (update.totalTokens >= 0)
+        task.totalTokens = update.totalTokens;
+    if (update.toolUses >= 0)
+        task.toolUses = update.toolUses;
+    if (update.durationMs >= 0)
+        task.durationMs = update.durationMs;
+    task.backgrounded = task.backgrounded || update.backgrounded;
+    node->hasTask = true;
+
+    // A background agent's tool call returned at launch; its task reports the real outcome.
+    if (node->status == Status::Background) {
+        if (update.status == QLatin1String("completed"))
+            node->status = Status::Ok;
+        else if (update.status == QLatin1String("failed"))
+            node->status = Status::Error;
+        else if (update.status == QLatin1String("stopped")
+            || update.status == QLatin1String("killed"))
+            node->status = Status::Interrupted;
+        if (node->status != Status::Background) {
+            node->endedMs = event.arrivalMs;
+            m_openTools.remove(node);
+        }
+    }
+    changed(node);
+}
+
+void RunModel::onResult(const RunEvent &event)
+{
+    const ResultInfo &result = event.result;
+    // Results close turns in order: a result held back behind a background agent arrives
+    // after the next turn's init and still belongs to the earlier turn.
+    while (m_firstOpenTurn < m_turns.size() && m_turns[m_firstOpenTurn]->ended)
+        ++m_firstOpenTurn;
+    Node *turn = m_firstOpenTurn < m_turns.size() ? m_turns[m_firstOpenTurn]
+                                                  : currentTurn(event.arrivalMs);
+
+    QString title = QStringLiteral("Result: ") + result.subtype;
+    if (!event.text.isEmpty())
+        title += QStringLiteral(" · ") + oneLine(event.text);
+    Node *leaf = addLeaf(
+        NodeKind::Result, turn, event, title, result.isError ? Status::Error : Status::Ok);
+    leaf->reportedDurationMs = result.durationMs;
+    leaf->tokens = result.turnUsage.present ? result.turnUsage : result.usage;
+    leaf->hasCost = result.hasCost;
+    leaf->costUsd = result.totalCostUsd;
+    changed(leaf);
+
+    turn->ended = true;
+    turn->status = result.isError ? Status::Error : Status::Ok;
+    turn->isError = result.isError;
+    turn->endedMs = event.arrivalMs;
+    if (result.durationMs >= 0)
+        turn->reportedDurationMs
+            = std::max<qint64>(0, turn->reportedDurationMs) + result.durationMs;
+    // total_cost_usd is cumulative for the process; the per-turn delta is reported separately.
+    if (result.hasTurnCost || result.hasCost) {
+        turn->costUsd
+            += result.hasTurnCost ? result.turnCostUsd : result.totalCostUsd - m_lastTotalCost;
+        turn->hasCost = true;
+    }
+    changed(turn);
+
+    if (result.hasCost) {
+        m_lastTotalCost = result.totalCostUsd;
+        m_run->costUsd = result.totalCostUsd;
+        m_run->hasCost = true;
+    }
+    m_run->endedMs = event.arrivalMs;
+    m_run->isError = result.isError;
+    changed(m_run);
+
+    for (const QString &id : result.deniedToolUseIds) {
+        if (Node *tool = m_toolsById.value(id)) {
+            tool->isError = true;
+            setStatus(tool, Status::Denied);
+            m_openTools.remove(tool);
+        }
+    }
+}
+
+void RunModel::addEvents(const RunEventBatch &events)
+{
+    for (const RunEvent &event : events)
+        apply(event);
+    emit summaryChanged();
+}
+
+void RunModel::addEvent(const RunEvent &event)
+{
+    apply(event);
+    emit summaryChanged();
+}
+
+void RunModel::apply(const RunEvent &event)
+{
+    m_summary.add(event);
+    if (m_run->startedMs < 0) {
+        m_run->startedMs = event.arrivalMs;
+        changed(m_run, DurationColumn, DurationColumn);
+    }
+
+    switch (event.kind) {
+    case RunEvent::SessionInit:
+        startTurn(event);
+        break;
+    case RunEvent::AssistantText:
+        addLeaf(NodeKind::AssistantText, contextFor(event), event, oneLine(event.text));
+        break;
+    case RunEvent::Thinking:
+        addLeaf(NodeKind::Thinking, contextFor(event), event,
+            QStringLiteral("Thinking: ") + oneLine(event.text));
+        break;
+    case RunEvent::ToolUse:
+        onToolUse(event);
+        break;
+    case RunEvent::ToolResult:
+        onToolResult(event);
+        break;
+    case RunEvent::UserText:
+        addLeaf(NodeKind::UserText, contextFor(event), event,
+            (event.parentToolUseId.isEmpty() ? QStringLiteral("User: ")
+                                             : QStringLiteral("Prompt: "))
+                + oneLine(event.text));
+        break;
+    case RunEvent::MessageUsage:
+        onMessageUsage(event);
+        break;
+    case RunEvent::ApiRetry:
+        addLeaf(NodeKind::ApiRetry, contextFor(event), event,
+            QStringLiteral("API retry %1/%2 in %3 ms: %4%5")
+                .arg(event.attempt)
+                .arg(event.maxRetries)
+                .arg(event.retryDelayMs)
+                .arg(event.errorCode,
+                    event.errorStatus ? QStringLiteral(" (HTTP %1)").arg(event.errorStatus)
+                                      : QString()),
+            Status::Retrying);
+        break;
+    case RunEvent::ApiError:
+        addLeaf(NodeKind::ApiError, contextFor(event), event,
+            QStringLiteral("API error: ") + oneLine(event.text)
+                + (event.errorCode.isEmpty()
+                        ? QString()
+                        : QStringLiteral(" (") + event.errorCode + QLatin1Char(')')),
+            Status::Error);
+        break;
+    case RunEvent::PermissionDenied:
+        onPermissionDenied(event);
+        break;
+    case RunEvent::Task:
+        onTask(event);
+        break;
+    case RunEvent::CompactBoundary:
+        addLeaf(NodeKind::CompactBoundary, currentTurn(event.arrivalMs), event,
+            QStringLiteral("Context compacted")
+                + (event.text.isEmpty() ? QString() : QStringLiteral(": ") + event.text));
+        break;
+    case RunEvent::SystemNotice:
+        addLeaf(NodeKind::SystemNotice, currentTurn(event.arrivalMs), event,
+            (event.subtype.isEmpty() ? event.type : event.subtype)
+                + (event.text.isEmpty() ? QString() : QStringLiteral(": ") + oneLine(event.text)),
+            event.isError ? Status::Error : Status::None);
+        break;
+    case RunEvent::Result:
+        onResult(event);
+        break;
+    case RunEvent::Transient:
+        break;
+    case RunEvent::Unknown: {
+        QString title = event.text;
+        if (title.isEmpty()) {
+            title = event.type.isEmpty()
+                ? QStringLiteral("JSON object without a type")
+                : QStringLiteral("Unknown line type \"%1\"")
+                      .arg(event.subtype.isEmpty() ? event.type
+                                                   : event.type + QLatin1Char('/') + event.subtype);
+        }
+        addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event, title);
+        break;
+    }
+    case RunEvent::NotJson:
+        addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
+            (event.corrupt ? QStringLiteral("Corrupt JSON: ") : QStringLiteral("Not JSON: "))
+                + oneLine(QString::fromUtf8(event.raw.left(titleLimit * 4))),
+            event.corrupt ? Status::Error : Status::None);
+        break;
+    }
+}
+
+void RunModel::markRunEnded(qint64 arrivalMs)
+{
+    if (m_runEnded)
+        return;
+    m_runEnded = true;
+    for (Node *tool : std::as_const(m_openTools)) {
+        tool->status = Status::Interrupted;
+        changed(tool, StatusColumn, StatusColumn);
+    }
+    m_openTools.clear();
+    bool anyResult = false;
+    for (Node *turn : m_turns) {
+        anyResult = anyResult || turn->ended;
+        if (!turn->ended) {
+            turn->status = Status::Interrupted;
+            turn->endedMs = arrivalMs;
+            changed(turn);
+        }
+    }
+    m_run->endedMs = arrivalMs;
+    if (!anyResult)
+        m_run->status = Status::Interrupted;
+    else
+        m_run->status = m_run->isError ? Status::Error : Status::Ok;
+    changed(m_run);
+    emit summaryChanged();
+}
+
+} // namespace sandscope

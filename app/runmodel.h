@@ -1,0 +1,175 @@
+#pragma once
+// The live run tree (claude-stream-json.md, sections 4-5): run → turns → text, thinking and
+// tool calls; sub-agent work nested under its Agent/Task call; results matched by
+// tool_use_id. Updated incrementally from RunEvent batches: rows are only ever appended
+// (beginInsertRows/endInsertRows) and changed in place (dataChanged); the model never resets
+// while events arrive.
+
+#include "runevents.h"
+#include "runsummary.h"
+
+#include <QAbstractItemModel>
+#include <QHash>
+#include <QSet>
+
+#include <memory>
+#include <vector>
+
+namespace sandscope {
+
+class RunModel : public QAbstractItemModel {
+    Q_OBJECT
+
+public:
+    enum Column {
+        SummaryColumn,
+        StatusColumn,
+        DurationColumn,
+        TokensColumn,
+        CostColumn,
+        ColumnCount
+    };
+
+    enum class NodeKind {
+        Run,
+        Turn,
+        AssistantText,
+        Thinking,
+        ToolCall,
+        UserText, // a sub-agent's prompt, interrupt notes, replayed prompts
+        ApiRetry,
+        ApiError, // synthetic assistant message: no model response could be obtained
+        PermissionDenied,
+        Result,
+        CompactBoundary,
+        SystemNotice,
+        Raw, // unknown JSON type, noise or corrupt line
+    };
+    Q_ENUM(NodeKind)
+
+    enum class Status {
+        None,
+        Running,
+        Ok,
+        Error,
+        Interrupted, // no result before the run ended
+        Denied, // permission denied
+        Retrying, // api_retry
+        Background, // Agent launched with run_in_background; its task is still running
+    };
+    Q_ENUM(Status)
+
+    // What kind of tool a call is, so a view can choose an icon.
+    enum class ToolKind {
+        None,
+        Shell,
+        Read,
+        Write,
+        Edit,
+        Search,
+        Web,
+        Agent,
+        Todo,
+        Mcp,
+        Notebook,
+        Other
+    };
+    Q_ENUM(ToolKind)
+
+    enum Role {
+        KindRole = Qt::UserRole + 1, // NodeKind as int
+        StatusRole, // Status as int
+        ToolNameRole,
+        ToolKindRole, // ToolKind as int
+        ToolUseIdRole,
+        ParentToolUseIdRole, // the spawning Agent call of sub-agent nodes
+        MessageIdRole,
+        SummaryRole, // the one-line summary without the tool name
+        TextRole, // full text of text/thinking/error nodes; the result text of tool calls
+        RawJsonRole, // the originating line, pretty-printed when it is JSON
+        RawLineRole, // the originating line as bytes
+        ResultRawJsonRole, // tool calls: the tool_result line, pretty-printed
+        DetailRole, // QVariantMap, see detailsOf() in runmodel.cpp for the keys
+        IsErrorRole,
+        FilePathRole, // Read/Write/Edit/NotebookEdit
+        DurationMsRole, // qint64, invalid while unknown
+        StartedAtMsRole, // arrival time of the line that created the node
+        InputTokensRole, // qint64, invalid when the node has no usage
+        OutputTokensRole,
+        CostUsdRole, // double, invalid when unknown
+        LineNumberRole,
+    };
+
+    explicit RunModel(QObject *parent = nullptr);
+    ~RunModel() override;
+
+    QModelIndex index(
+        int row, int column, const QModelIndex &parent = QModelIndex()) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    QModelIndex runIndex() const;
+    QModelIndex indexForToolUseId(const QString &toolUseId, int column = 0) const;
+    RunSummary summary() const;
+    bool runEnded() const { return m_runEnded; }
+
+signals:
+    // After each batch and at the end of the run: summary() may have changed.
+    void summaryChanged();
+
+public slots:
+    void addEvents(const sandscope::RunEventBatch &events);
+    void addEvent(const sandscope::RunEvent &event);
+    // The process exited (or the replay file ended): calls without a result become
+    // Interrupted, turns without a result line too. Idempotent.
+    void markRunEnded(qint64 arrivalMs);
+
+private:
+    struct Node;
+
+    void apply(const RunEvent &event);
+    Node *appendNode(Node *parent, std::unique_ptr<Node> node);
+    void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = CostColumn);
+    Node *currentTurn(qint64 arrivalMs);
+    Node *startTurn(const RunEvent &event);
+    Node *contextFor(const RunEvent &event);
+    Node *toolNode(const QString &toolUseId, Node *placeholderParent);
+    void addTokens(Node *owner, const TokenUsage &delta);
+    void setStatus(Node *node, Status status);
+
+    void onToolUse(const RunEvent &event);
+    void onToolResult(const RunEvent &event);
+    void onMessageUsage(const RunEvent &event);
+    void onPermissionDenied(const RunEvent &event);
+    void onTask(const RunEvent &event);
+    void onResult(const RunEvent &event);
+    Node *addLeaf(NodeKind kind, Node *parent, const RunEvent &event, const QString &title,
+        Status status = Status::None);
+
+    QModelIndex indexOf(const Node *node, int column = 0) const;
+    QVariant displayData(const Node *node, int column) const;
+
+    std::unique_ptr<Node> m_root; // invisible; its only child is the run node
+    Node *m_run = nullptr;
+    Node *m_turn = nullptr; // where lines without a parent_tool_use_id go
+    std::vector<Node *> m_turns;
+    size_t m_firstOpenTurn = 0; // the oldest turn still waiting for its result line
+    int m_turnCount = 0;
+    QHash<QString, Node *> m_toolsById;
+    QSet<Node *> m_openTools;
+    struct MessageAccount {
+        TokenUsage counted;
+        Node *owner = nullptr;
+    };
+    QHash<QString, MessageAccount> m_messages;
+    QHash<QString, Node *> m_tasksById;
+    double m_lastTotalCost = 0;
+    bool m_runEnded = false;
+    RunSummaryBuilder m_summary;
+};
+
+} // namespace sandscope

@@ -1,0 +1,662 @@
+#include "runparser.h"
+
+#include "streamjson.h"
+
+#include <QHash>
+
+#include <cmath>
+#include <limits>
+#include <simdjson.h>
+#include <string_view>
+
+namespace sandscope {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+QString toQString(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QByteArray toBytes(const std::string &text)
+{
+    return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QString stringField(const object &o, std::string_view key)
+{
+    std::string_view value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return {};
+    return toQString(value);
+}
+
+bool boolField(const object &o, std::string_view key)
+{
+    bool value = false;
+    return o.at_key(key).get(value) == simdjson::SUCCESS && value;
+}
+
+// Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
+// of range are clamped instead of overflowing.
+qint64 integerField(const object &o, std::string_view key, qint64 fallback)
+{
+    element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return fallback;
+    int64_t signedValue = 0;
+    if (value.get(signedValue) == simdjson::SUCCESS)
+        return signedValue;
+    uint64_t unsignedValue = 0;
+    if (value.get(unsignedValue) == simdjson::SUCCESS)
+        return unsignedValue > uint64_t(std::numeric_limits<qint64>::max())
+            ? std::numeric_limits<qint64>::max()
+            : qint64(unsignedValue);
+    double doubleValue = 0;
+    if (value.get(doubleValue) == simdjson::SUCCESS && std::isfinite(doubleValue)) {
+        constexpr double limit = 9.0e18;
+        return qint64(std::fmax(-limit, std::fmin(limit, doubleValue)));
+    }
+    return fallback;
+}
+
+int intField(const object &o, std::string_view key, int fallback)
+{
+    const qint64 value = integerField(o, key, fallback);
+    if (value > std::numeric_limits<int>::max())
+        return std::numeric_limits<int>::max();
+    if (value < std::numeric_limits<int>::min())
+        return std::numeric_limits<int>::min();
+    return int(value);
+}
+
+bool doubleField(const object &o, std::string_view key, double *out)
+{
+    double value = 0;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS || !std::isfinite(value))
+        return false;
+    *out = value;
+    return true;
+}
+
+TokenUsage usageFrom(const object &usage)
+{
+    TokenUsage result;
+    result.present = true;
+    result.inputTokens = integerField(usage, "input_tokens", 0);
+    result.outputTokens = integerField(usage, "output_tokens", 0);
+    result.cacheReadInputTokens = integerField(usage, "cache_read_input_tokens", 0);
+    result.cacheCreationInputTokens = integerField(usage, "cache_creation_input_tokens", 0);
+    return result;
+}
+
+// model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
+void addModelUsage(const object &perModel, ResultInfo &result)
+{
+    for (auto field : perModel) {
+        object usage;
+        if (field.value.get(usage) != simdjson::SUCCESS)
+            continue;
+        result.turnUsage.present = true;
+        result.turnUsage.inputTokens += integerField(usage, "inputTokens", 0);
+        result.turnUsage.outputTokens += integerField(usage, "outputTokens", 0);
+        result.turnUsage.cacheReadInputTokens += integerField(usage, "cacheReadInputTokens", 0);
+        result.turnUsage.cacheCreationInputTokens
+            += integerField(usage, "cacheCreationInputTokens", 0);
+        double cost = 0;
+        if (doubleField(usage, "costUSD", &cost)) {
+            result.hasTurnCost = true;
+            result.turnCostUsd += cost;
+        }
+    }
+}
+
+ToolInput toolInputFrom(const object &input)
+{
+    ToolInput result;
+    result.command = stringField(input, "command");
+    result.description = stringField(input, "description");
+    result.filePath = stringField(input, "file_path");
+    if (result.filePath.isEmpty())
+        result.filePath = stringField(input, "notebook_path");
+    result.oldString = stringField(input, "old_string");
+    result.newString = stringField(input, "new_string");
+    if (result.newString.isEmpty())
+        result.newString = stringField(input, "new_source");
+    result.content = stringField(input, "content");
+    result.pattern = stringField(input, "pattern");
+    result.path = stringField(input, "path");
+    result.url = stringField(input, "url");
+    result.query = stringField(input, "query");
+    result.prompt = stringField(input, "prompt");
+    result.subagentType = stringField(input, "subagent_type");
+    result.skill = stringField(input, "skill");
+    result.replaceAll = boolField(input, "replace_all");
+    result.runInBackground = boolField(input, "run_in_background");
+    array todos;
+    if (input.at_key("todos").get(todos) == simdjson::SUCCESS) {
+        for (element entry : todos) {
+            object todo;
+            if (entry.get(todo) != simdjson::SUCCESS)
+                continue;
+            result.todos.append({stringField(todo, "content"), stringField(todo, "status"),
+                stringField(todo, "activeForm")});
+        }
+    }
+    return result;
+}
+
+// tool_result content is a string or a list of blocks; images are only named, their base64
+// data is not text anyone wants to read.
+QString flattenedContent(const element &content)
+{
+    std::string_view text;
+    if (content.get(text) == simdjson::SUCCESS)
+        return toQString(text);
+    array blocks;
+    if (content.get(blocks) != simdjson::SUCCESS)
+        return {};
+    QString result;
+    for (element entry : blocks) {
+        object block;
+        if (entry.get(block) != simdjson::SUCCESS)
+            continue;
+        if (!result.isEmpty())
+            result += QLatin1Char('\n');
+        const QString type = stringField(block, "type");
+        if (type == QLatin1String("text"))
+            result += stringField(block, "text");
+        else
+            result += QLatin1Char('[') + type + QLatin1Char(']');
+    }
+    return result;
+}
+
+QStringList stringList(const object &o, std::string_view key)
+{
+    array values;
+    if (o.at_key(key).get(values) != simdjson::SUCCESS)
+        return {};
+    QStringList result;
+    for (element entry : values) {
+        std::string_view text;
+        if (entry.get(text) == simdjson::SUCCESS)
+            result.append(toQString(text));
+    }
+    return result;
+}
+
+} // namespace
+
+struct RunParser::Impl {
+    StreamLineReader reader;
+    // stream_event lines carry api_message_id; older CLIs did not, so the id of the last
+    // message_start per thread is the fallback for message_delta usage.
+    QHash<QString, QString> streamingMessageByThread;
+
+    RunEvent makeEvent(RunEvent::Kind kind) const
+    {
+        RunEvent event;
+        event.kind = kind;
+        return event;
+    }
+
+    void parseAssistant(const object &line, RunEventBatch &out)
+    {
+        object message;
+        if (line.at_key("message").get(message) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::Unknown));
+            return;
+        }
+        const QString model = stringField(message, "model");
+        array content;
+        const bool hasContent = message.at_key("content").get(content) == simdjson::SUCCESS;
+
+        if (boolField(line, "is_api_error_message") || model == QLatin1String("<synthetic>")) {
+            RunEvent event = makeEvent(RunEvent::ApiError);
+            event.model = model;
+            event.isError = true;
+            event.errorCode = stringField(line, "error");
+            event.errorStatus = intField(line, "api_error_status", 0);
+            if (hasContent)
+                event.text = flattenedContent(message.at_key("content").value_unsafe());
+            out.append(event);
+            return; // synthetic messages have zero usage and no model id to account
+        }
+
+        if (hasContent) {
+            for (element entry : content) {
+                object block;
+                if (entry.get(block) != simdjson::SUCCESS)
+                    continue;
+                const QString type = stringField(block, "type");
+                if (type == QLatin1String("text")) {
+                    RunEvent event = makeEvent(RunEvent::AssistantText);
+                    event.text = stringField(block, "text");
+                    event.model = model;
+                    out.append(event);
+                } else if (type == QLatin1String("thinking")) {
+                    RunEvent event = makeEvent(RunEvent::Thinking);
+                    event.text = stringField(block, "thinking");
+                    out.append(event);
+                } else if (type == QLatin1String("redacted_thinking")) {
+                    RunEvent event = makeEvent(RunEvent::Thinking);
+                    event.text = QStringLiteral("(redacted thinking)");
+                    out.append(event);
+                } else if (type == QLatin1String("tool_use")
+                    || type == QLatin1String("server_tool_use")
+                    || type == QLatin1String("mcp_tool_use")) {
+                    RunEvent event = makeEvent(RunEvent::ToolUse);
+                    event.toolUseId = stringField(block, "id");
+                    event.toolName = stringField(block, "name");
+                    element input;
+                    if (block.at_key("input").get(input) == simdjson::SUCCESS) {
+                        event.inputJson = toBytes(simdjson::minify(input));
+                        object inputObject;
+                        if (input.get(inputObject) == simdjson::SUCCESS)
+                            event.input = toolInputFrom(inputObject);
+                    }
+                    out.append(event);
+                } else {
+                    RunEvent event = makeEvent(RunEvent::Unknown);
+                    event.text = QStringLiteral("assistant content block \"%1\"").arg(type);
+                    out.append(event);
+                }
+            }
+        }
+
+        object usage;
+        if (message.at_key("usage").get(usage) == simdjson::SUCCESS) {
+            RunEvent event = makeEvent(RunEvent::MessageUsage);
+            event.usage = usageFrom(usage);
+            event.model = model;
+            out.append(event);
+        }
+    }
+
+    void parseUser(const object &line, RunEventBatch &out)
+    {
+        object message;
+        if (line.at_key("message").get(message) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::Unknown));
+            return;
+        }
+        element content;
+        if (message.at_key("content").get(content) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::UserText));
+            return;
+        }
+        std::string_view plain;
+        if (content.get(plain) == simdjson::SUCCESS) {
+            RunEvent event = makeEvent(RunEvent::UserText);
+            event.text = toQString(plain);
+            out.append(event);
+            return;
+        }
+        array blocks;
+        if (content.get(blocks) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::Unknown));
+            return;
+        }
+
+        // tool_use_result belongs to the line: an object for successes, a string on errors.
+        QByteArray structured;
+        QString structuredStatus;
+        element toolUseResult;
+        if (line.at_key("tool_use_result").get(toolUseResult) == simdjson::SUCCESS) {
+            structured = toBytes(simdjson::minify(toolUseResult));
+            object resultObject;
+            if (toolUseResult.get(resultObject) == simdjson::SUCCESS)
+                structuredStatus = stringField(resultObject, "status");
+        }
+
+        for (element entry : blocks) {
+            object block;
+            if (entry.get(block) != simdjson::SUCCESS)
+                continue;
+            const QString type = stringField(block, "type");
+            if (type == QLatin1String("tool_result")) {
+                RunEvent event = makeEvent(RunEvent::ToolResult);
+                event.toolUseId = stringField(block, "tool_use_id");
+                event.isError = boolField(block, "is_error");
+                element blockContent;
+                if (block.at_key("content").get(blockContent) == simdjson::SUCCESS)
+                    event.resultText = flattenedContent(blockContent);
+                event.structuredResultJson = structured;
+                event.structuredStatus = structuredStatus;
+                out.append(event);
+            } else {
+                RunEvent event = makeEvent(RunEvent::UserText);
+                event.text = type == QLatin1String("text")
+                    ? stringField(block, "text")
+                    : QLatin1Char('[') + type + QLatin1Char(']');
+                out.append(event);
+            }
+        }
+    }
+
+    void parseTask(const object &line, const QString &subtype, RunEventBatch &out)
+    {
+        RunEvent event = makeEvent(RunEvent::Task);
+        event.toolUseId = stringField(line, "tool_use_id");
+        TaskInfo &task = event.task;
+        task.taskId = stringField(line, "task_id");
+        task.taskType = stringField(line, "task_type");
+        task.description = stringField(line, "description");
+        task.subagentType = stringField(line, "subagent_type");
+        task.lastToolName = stringField(line, "last_tool_name");
+        task.summary = stringField(line, "summary");
+        task.outputFile = stringField(line, "output_file");
+        task.backgrounded = boolField(line, "is_backgrounded");
+        if (subtype == QLatin1String("task_started"))
+            task.status = QStringLiteral("running");
+        else
+            task.status = stringField(line, "status");
+        object usage;
+        if (line.at_key("usage").get(usage) == simdjson::SUCCESS) {
+            task.totalTokens = integerField(usage, "total_tokens", -1);
+            task.toolUses = integerField(usage, "tool_uses", -1);
+            task.durationMs = integerField(usage, "duration_ms", -1);
+        }
+        object patch;
+        if (line.at_key("patch").get(patch) == simdjson::SUCCESS) {
+            task.status = stringField(patch, "status");
+            if (task.description.isEmpty())
+                task.description = stringField(patch, "description");
+            event.text = stringField(patch, "error");
+            task.backgrounded = boolField(patch, "is_backgrounded");
+        }
+        event.isError = task.status == QLatin1String("failed") || !event.text.isEmpty();
+        out.append(event);
+    }
+
+    void parseSystem(const object &line, const QString &subtype, RunEventBatch &out)
+    {
+        if (subtype == QLatin1String("init")) {
+            RunEvent event = makeEvent(RunEvent::SessionInit);
+            event.model = stringField(line, "model");
+            event.cwd = stringField(line, "cwd");
+            event.cliVersion = stringField(line, "claude_code_version");
+            event.permissionMode = stringField(line, "permissionMode");
+            out.append(event);
+        } else if (subtype == QLatin1String("api_retry")) {
+            RunEvent event = makeEvent(RunEvent::ApiRetry);
+            event.attempt = intField(line, "attempt", 0);
+            event.maxRetries = intField(line, "max_retries", 0);
+            event.retryDelayMs = integerField(line, "retry_delay_ms", 0);
+            event.errorStatus = intField(line, "error_status", 0);
+            event.errorCode = stringField(line, "error");
+            out.append(event);
+        } else if (subtype == QLatin1String("permission_denied")) {
+            RunEvent event = makeEvent(RunEvent::PermissionDenied);
+            event.toolName = stringField(line, "tool_name");
+            event.toolUseId = stringField(line, "tool_use_id");
+            event.text = stringField(line, "message");
+            event.isError = true;
+            out.append(event);
+        } else if (subtype.startsWith(QLatin1String("task_"))) {
+            parseTask(line, subtype, out);
+        } else if (subtype == QLatin1String("compact_boundary")) {
+            RunEvent event = makeEvent(RunEvent::CompactBoundary);
+            object metadata;
+            if (line.at_key("compact_metadata").get(metadata) == simdjson::SUCCESS) {
+                event.text = QStringLiteral("%1 compaction: %2 → %3 tokens")
+                                 .arg(stringField(metadata, "trigger"))
+                                 .arg(integerField(metadata, "pre_tokens", 0))
+                                 .arg(integerField(metadata, "post_tokens", 0));
+            }
+            out.append(event);
+        } else if (subtype == QLatin1String("thinking_tokens")) {
+            out.append(makeEvent(RunEvent::Transient));
+        } else {
+            RunEvent event = makeEvent(RunEvent::SystemNotice);
+            if (subtype == QLatin1String("status")) {
+                event.text = stringField(line, "status");
+                const QString compactResult = stringField(line, "compact_result");
+                if (!compactResult.isEmpty())
+                    event.text = QStringLiteral("compaction ") + compactResult;
+                const QString compactError = stringField(line, "compact_error");
+                event.isError = !compactError.isEmpty();
+                if (event.isError)
+                    event.text += QStringLiteral(": ") + compactError;
+            } else if (subtype.startsWith(QLatin1String("hook_"))) {
+                event.text = stringField(line, "hook_name");
+                const QString outcome = stringField(line, "outcome");
+                if (!outcome.isEmpty())
+                    event.text += QStringLiteral(": ") + outcome;
+                event.isError = outcome == QLatin1String("error");
+            } else if (subtype == QLatin1String("background_tasks_changed")) {
+                array tasks;
+                const qsizetype count = line.at_key("tasks").get(tasks) == simdjson::SUCCESS
+                    ? qsizetype(tasks.size())
+                    : 0;
+                event.text = QStringLiteral("%1 background task(s)").arg(count);
+            } else {
+                event.text = stringField(line, "content");
+                if (event.text.isEmpty())
+                    event.text = stringField(line, "message");
+                event.isError = stringField(line, "level") == QLatin1String("error")
+                    || subtype == QLatin1String("mirror_error");
+            }
+            out.append(event);
+        }
+    }
+
+    void parseResult(const object &line, RunEventBatch &out)
+    {
+        RunEvent event = makeEvent(RunEvent::Result);
+        ResultInfo &result = event.result;
+        result.subtype = stringField(line, "subtype");
+        result.isError = boolField(line, "is_error");
+        result.hasCost = doubleField(line, "total_cost_usd", &result.totalCostUsd);
+        result.durationMs = integerField(line, "duration_ms", -1);
+        result.durationApiMs = integerField(line, "duration_api_ms", -1);
+        result.numTurns = intField(line, "num_turns", -1);
+        result.resultIndex = intField(line, "result_index", -1);
+        result.resultText = stringField(line, "result");
+        result.errors = stringList(line, "errors");
+        result.terminalReason = stringField(line, "terminal_reason");
+        result.stopReason = stringField(line, "stop_reason");
+        result.apiErrorType = stringField(line, "api_error_type");
+        result.apiErrorStatus = intField(line, "api_error_status", 0);
+        object usage;
+        if (line.at_key("usage").get(usage) == simdjson::SUCCESS)
+            result.usage = usageFrom(usage);
+        object sinceLast;
+        if (line.at_key("model_usage_since_last_result").get(sinceLast) == simdjson::SUCCESS)
+            addModelUsage(sinceLast, result);
+        array denials;
+        if (line.at_key("permission_denials").get(denials) == simdjson::SUCCESS) {
+            for (element entry : denials) {
+                object denial;
+                if (entry.get(denial) == simdjson::SUCCESS)
+                    result.deniedToolUseIds.append(stringField(denial, "tool_use_id"));
+            }
+        }
+        event.isError = result.isError;
+        event.text = result.isError && result.resultText.isEmpty() ? result.errors.join(u'\n')
+                                                                   : result.resultText;
+        out.append(event);
+    }
+
+    void parseStreamEvent(const object &line, const QString &thread, RunEventBatch &out)
+    {
+        object streamEvent;
+        if (line.at_key("event").get(streamEvent) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::Transient));
+            return;
+        }
+        const QString eventType = stringField(streamEvent, "type");
+        QString messageId = stringField(line, "api_message_id");
+        object usage;
+        if (eventType == QLatin1String("message_start")) {
+            object message;
+            if (streamEvent.at_key("message").get(message) == simdjson::SUCCESS) {
+                if (messageId.isEmpty())
+                    messageId = stringField(message, "id");
+                streamingMessageByThread.insert(thread, messageId);
+                if (message.at_key("usage").get(usage) == simdjson::SUCCESS) {
+                    RunEvent event = makeEvent(RunEvent::MessageUsage);
+                    event.usage = usageFrom(usage);
+                    event.messageId = messageId;
+                    event.model = stringField(message, "model");
+                    out.append(event);
+                    return;
+                }
+            }
+        } else if (eventType == QLatin1String("message_delta")
+            && streamEvent.at_key("usage").get(usage) == simdjson::SUCCESS) {
+            // The final output count of the response; the per-block assistant lines only
+            // carry the provisional value from message_start.
+            RunEvent event = makeEvent(RunEvent::MessageUsage);
+            event.usage = usageFrom(usage);
+            event.messageId
+                = messageId.isEmpty() ? streamingMessageByThread.value(thread) : messageId;
+            out.append(event);
+            return;
+        }
+        out.append(makeEvent(RunEvent::Transient));
+    }
+
+    void parseObject(const object &line, RunEventBatch &out)
+    {
+        const QString type = stringField(line, "type");
+        if (type == QLatin1String("assistant"))
+            parseAssistant(line, out);
+        else if (type == QLatin1String("user"))
+            parseUser(line, out);
+        else if (type == QLatin1String("system"))
+            parseSystem(line, stringField(line, "subtype"), out);
+        else if (type == QLatin1String("result"))
+            parseResult(line, out);
+        else if (type == QLatin1String("stream_event"))
+            parseStreamEvent(line, stringField(line, "parent_tool_use_id"), out);
+        else if (type == QLatin1String("keep_alive") || type == QLatin1String("tool_progress")
+            || type == QLatin1String("control_response")
+            || type == QLatin1String("control_cancel_request"))
+            out.append(makeEvent(RunEvent::Transient));
+        else if (type == QLatin1String("rate_limit_event")) {
+            RunEvent event = makeEvent(RunEvent::SystemNotice);
+            object info;
+            if (line.at_key("rate_limit_info").get(info) == simdjson::SUCCESS)
+                event.text = QStringLiteral("rate limit: ") + stringField(info, "status");
+            event.isError = event.text.endsWith(QLatin1String("rejected"));
+            out.append(event);
+        } else if (type == QLatin1String("tool_use_summary")) {
+            RunEvent event = makeEvent(RunEvent::SystemNotice);
+            event.text = stringField(line, "summary");
+            out.append(event);
+        } else if (type == QLatin1String("auth_status")
+            || type == QLatin1String("prompt_suggestion")
+            || type == QLatin1String("conversation_reset") || type == QLatin1String("active_goal")
+            || type == QLatin1String("control_request")) {
+            out.append(makeEvent(RunEvent::SystemNotice));
+        } else {
+            out.append(makeEvent(RunEvent::Unknown));
+        }
+    }
+};
+
+RunParser::RunParser(QObject *parent)
+    : QObject(parent)
+    , m_impl(std::make_unique<Impl>())
+{
+    qRegisterMetaType<sandscope::RunEventBatch>("sandscope::RunEventBatch");
+}
+
+RunParser::~RunParser() = default;
+
+void RunParser::appendLine(const QByteArray &line, qint64 arrivalMs, RunEventBatch &out)
+{
+    ++m_lineNumber;
+    const qsizetype firstNew = out.size();
+    const StreamLine envelope = m_impl->reader.parse(
+        line, [&](const simdjson::dom::object &root) { m_impl->parseObject(root, out); });
+    if (envelope.kind == StreamLine::Empty)
+        return;
+    if (envelope.kind == StreamLine::NotJson) {
+        RunEvent event;
+        event.kind = RunEvent::NotJson;
+        event.text = envelope.error;
+        event.corrupt = envelope.corrupt;
+        event.isError = envelope.corrupt;
+        out.append(event);
+    } else if (out.size() == firstNew) {
+        out.append(RunEvent()); // Unknown; parseObject always appends, this keeps it so
+    }
+    for (qsizetype i = firstNew; i < out.size(); ++i) {
+        RunEvent &event = out[i];
+        event.arrivalMs = arrivalMs;
+        event.lineNumber = m_lineNumber;
+        event.type = envelope.type;
+        event.subtype = envelope.subtype;
+        event.sessionId = envelope.sessionId;
+        event.uuid = envelope.uuid;
+        event.parentToolUseId = envelope.parentToolUseId;
+        if (event.messageId.isEmpty())
+            event.messageId = envelope.messageId;
+        event.raw = envelope.raw;
+    }
+}
+
+RunEventBatch RunParser::parseLine(const QByteArray &line, qint64 arrivalMs)
+{
+    RunEventBatch events;
+    appendLine(line, arrivalMs, events);
+    return events;
+}
+
+void RunParser::emitIfAny(const RunEventBatch &events)
+{
+    if (!events.isEmpty())
+        emit eventsReady(events);
+}
+
+void RunParser::feedLine(const QByteArray &line, qint64 arrivalMs)
+{
+    emitIfAny(parseLine(line, arrivalMs));
+}
+
+void RunParser::feedLine(const QString &line, qint64 arrivalMs)
+{
+    feedLine(line.toUtf8(), arrivalMs);
+}
+
+void RunParser::feedLines(const QList<QByteArray> &lines, qint64 arrivalMs)
+{
+    RunEventBatch events;
+    for (const QByteArray &line : lines)
+        appendLine(line, arrivalMs, events);
+    emitIfAny(events);
+}
+
+void RunParser::feedBytes(const QByteArray &chunk, qint64 arrivalMs)
+{
+    RunEventBatch events;
+    qsizetype searchFrom = m_pending.size(); // the pending part holds no "\n"
+    m_pending += chunk;
+    qsizetype lineStart = 0;
+    for (qsizetype newline = m_pending.indexOf('\n', searchFrom); newline >= 0;
+         newline = m_pending.indexOf('\n', lineStart)) {
+        appendLine(m_pending.mid(lineStart, newline - lineStart), arrivalMs, events);
+        lineStart = newline + 1;
+    }
+    if (lineStart > 0)
+        m_pending.remove(0, lineStart);
+    emitIfAny(events);
+}
+
+void RunParser::finish(qint64 arrivalMs)
+{
+    if (m_pending.isEmpty())
+        return;
+    const QByteArray rest = m_pending;
+    m_pending.clear();
+    feedLine(rest, arrivalMs);
+}
+
+} // namespace sandscope

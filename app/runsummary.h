@@ -1,0 +1,66 @@
+#pragma once
+// One run in numbers: what `sandscope replay FILE --summary --json` prints and what the run
+// view's summary bar shows. Computed from RunEvents, so a file can be summarised while it is
+// streamed through RunParser without building a tree.
+
+#include "runevents.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QSet>
+#include <QString>
+
+namespace sandscope {
+
+struct RunSummary {
+    QString sessionId;
+    QString resultSubtype; // of the last result line; empty when there was none
+    bool hasResult = false;
+    int resultCount = 0;
+    // The last result's is_error; true as well when the run ended without any result line
+    // (killed or crashed CLI: claude-stream-json.md, gotcha 6).
+    bool isError = false;
+    qint64 toolCalls = 0; // distinct tool_use ids
+    qint64 toolErrors = 0; // distinct tool_use ids whose tool_result had is_error
+    qint64 unmatchedToolCalls = 0; // tool_use ids that never got a tool_result
+    double costUsd = 0; // the last result's total_cost_usd (cumulative for the process)
+    qint64 inputTokens = 0;
+    qint64 outputTokens = 0;
+    qint64 durationMs = 0; // sum of the results' duration_ms
+    int numTurns = 0; // sum of the results' num_turns
+
+    // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
+    //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
+    //  "input_tokens", "output_tokens"}
+    QJsonObject toJson() const;
+};
+
+class RunSummaryBuilder {
+public:
+    void add(const RunEvent &event);
+    void add(const RunEventBatch &events);
+    // Token totals: per result line its model_usage_since_last_result (all models, including
+    // sub-agents), else its usage. Without any result line, the usage of the assistant
+    // messages seen, counted once per message.id.
+    // runEnded=false (a live run) does not count a missing result line as an error yet.
+    RunSummary summary(bool runEnded = true) const;
+
+private:
+    RunSummary m_summary;
+    QSet<QString> m_toolUses;
+    QSet<QString> m_answered;
+    QSet<QString> m_failed;
+    QHash<QString, TokenUsage> m_messageUsage;
+    TokenUsage m_resultUsage;
+};
+
+// Streams the file line by line (a huge capture is never loaded at once). Returns false and
+// sets *errorMessage when the file cannot be read.
+bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage = nullptr);
+
+// Per-field maximum: the usage of one API response only grows while it streams (provisional
+// values on the per-block lines, the final count on message_delta), so the maximum is the
+// latest value whatever order the lines come in.
+TokenUsage mergedUsage(const TokenUsage &seen, const TokenUsage &update);
+
+} // namespace sandscope

@@ -1,0 +1,548 @@
+// RunParser and RunSummary: every line of the real CLI captures turns into the events its
+// JSON (read independently with QJsonDocument) calls for; noise, corrupt, non-object, invalid
+// UTF-8 and huge lines never break parsing; byte chunks split anywhere give the same events
+// as whole lines; the summary of a file matches what the capture says.
+
+#include "runparser.h"
+#include "runsummary.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QSignalSpy>
+#include <QtTest/QTest>
+
+using sandscope::RunEvent;
+using sandscope::RunEventBatch;
+using sandscope::RunParser;
+using sandscope::RunSummary;
+
+namespace {
+
+QString dataPath(const QString &name)
+{
+    return QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name;
+}
+
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(dataPath(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    if (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+QStringList streamCaptures()
+{
+    return QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+        .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files, QDir::Name);
+}
+
+QJsonObject objectOf(const QByteArray &line)
+{
+    return QJsonDocument::fromJson(line).object();
+}
+
+QJsonArray contentBlocks(const QJsonObject &line)
+{
+    return line.value(QLatin1String("message"))
+        .toObject()
+        .value(QLatin1String("content"))
+        .toArray();
+}
+
+int countKind(const RunEventBatch &events, RunEvent::Kind kind)
+{
+    return int(std::count_if(events.cbegin(), events.cend(),
+        [kind](const RunEvent &event) { return event.kind == kind; }));
+}
+
+QString kindsOf(const RunEventBatch &events)
+{
+    QStringList kinds;
+    for (const RunEvent &event : events)
+        kinds.append(QString::number(int(event.kind)) + QLatin1Char(':') + event.toolUseId);
+    return kinds.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+class TestRunParser : public QObject {
+    Q_OBJECT
+
+private slots:
+    void captureLinesBecomeTheEventsTheirJsonDescribes_data()
+    {
+        QTest::addColumn<QString>("capture");
+        const QStringList captures = streamCaptures();
+        QVERIFY(captures.size() >= 9);
+        for (const QString &name : captures)
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void captureLinesBecomeTheEventsTheirJsonDescribes()
+    {
+        QFETCH(QString, capture);
+        const QList<QByteArray> lines = captureLines(capture);
+        QVERIFY(!lines.isEmpty());
+        RunParser parser;
+        qint64 arrival = 1000;
+        for (const QByteArray &line : lines) {
+            arrival += 7;
+            const RunEventBatch events = parser.parseLine(line, arrival);
+            const QJsonObject json = objectOf(line);
+            QVERIFY2(!json.isEmpty(), line.left(80).constData());
+            QVERIFY(!events.isEmpty());
+            for (const RunEvent &event : events) {
+                QCOMPARE(event.arrivalMs, arrival);
+                QCOMPARE(event.lineNumber, parser.linesParsed());
+                QCOMPARE(event.raw, line);
+                QCOMPARE(event.sessionId, json.value(QLatin1String("session_id")).toString());
+                QCOMPARE(event.parentToolUseId,
+                    json.value(QLatin1String("parent_tool_use_id")).toString());
+                QVERIFY2(event.kind != RunEvent::Unknown && event.kind != RunEvent::NotJson,
+                    line.left(120).constData());
+            }
+
+            const QString type = json.value(QLatin1String("type")).toString();
+            const QString subtype = json.value(QLatin1String("subtype")).toString();
+            if (type == QLatin1String("assistant")) {
+                const QJsonArray blocks = contentBlocks(json);
+                if (json.value(QLatin1String("is_api_error_message")).toBool()) {
+                    QCOMPARE(countKind(events, RunEvent::ApiError), 1);
+                    QCOMPARE(events.first().errorStatus,
+                        json.value(QLatin1String("api_error_status")).toInt());
+                    QCOMPARE(
+                        events.first().errorCode, json.value(QLatin1String("error")).toString());
+                    QCOMPARE(events.first().text,
+                        blocks.first().toObject().value(QLatin1String("text")).toString());
+                    continue;
+                }
+                int texts = 0;
+                int thinking = 0;
+                QStringList toolIds;
+                for (const QJsonValue &value : blocks) {
+                    const QJsonObject block = value.toObject();
+                    const QString blockType = block.value(QLatin1String("type")).toString();
+                    texts += blockType == QLatin1String("text") ? 1 : 0;
+                    thinking += blockType == QLatin1String("thinking") ? 1 : 0;
+                    if (blockType == QLatin1String("tool_use"))
+                        toolIds.append(block.value(QLatin1String("id")).toString());
+                }
+                QCOMPARE(countKind(events, RunEvent::AssistantText), texts);
+                QCOMPARE(countKind(events, RunEvent::Thinking), thinking);
+                QStringList parsedToolIds;
+                for (const RunEvent &event : events) {
+                    if (event.kind == RunEvent::ToolUse)
+                        parsedToolIds.append(event.toolUseId);
+                    QCOMPARE(event.messageId,
+                        json.value(QLatin1String("message"))
+                            .toObject()
+                            .value(QLatin1String("id"))
+                            .toString());
+                }
+                QCOMPARE(parsedToolIds, toolIds);
+                QCOMPARE(countKind(events, RunEvent::MessageUsage), 1);
+            } else if (type == QLatin1String("user")) {
+                QStringList resultIds;
+                QList<bool> resultErrors;
+                for (const QJsonValue &value : contentBlocks(json)) {
+                    const QJsonObject block = value.toObject();
+                    if (block.value(QLatin1String("type")).toString()
+                        == QLatin1String("tool_result")) {
+                        resultIds.append(block.value(QLatin1String("tool_use_id")).toString());
+                        resultErrors.append(block.value(QLatin1String("is_error")).toBool());
+                    }
+                }
+                QStringList parsedIds;
+                QList<bool> parsedErrors;
+                for (const RunEvent &event : events) {
+                    if (event.kind == RunEvent::ToolResult) {
+                        parsedIds.append(event.toolUseId);
+                        parsedErrors.append(event.isError);
+                    }
+                }
+                QCOMPARE(parsedIds, resultIds);
+                QCOMPARE(parsedErrors, resultErrors);
+            } else if (type == QLatin1String("result")) {
+                QCOMPARE(events.size(), 1);
+                const sandscope::ResultInfo &result = events.first().result;
+                QCOMPARE(events.first().kind, RunEvent::Result);
+                QCOMPARE(result.subtype, subtype);
+                QCOMPARE(result.isError, json.value(QLatin1String("is_error")).toBool());
+                QCOMPARE(
+                    result.totalCostUsd, json.value(QLatin1String("total_cost_usd")).toDouble());
+                QCOMPARE(
+                    result.durationMs, qint64(json.value(QLatin1String("duration_ms")).toDouble()));
+                QCOMPARE(result.numTurns, json.value(QLatin1String("num_turns")).toInt());
+                QCOMPARE(result.resultText, json.value(QLatin1String("result")).toString());
+                QCOMPARE(result.usage.inputTokens,
+                    qint64(json.value(QLatin1String("usage"))
+                               .toObject()
+                               .value(QLatin1String("input_tokens"))
+                               .toDouble()));
+                QCOMPARE(
+                    result.errors.size(), json.value(QLatin1String("errors")).toArray().size());
+            } else if (type == QLatin1String("system") && subtype == QLatin1String("init")) {
+                QCOMPARE(events.first().kind, RunEvent::SessionInit);
+                QCOMPARE(events.first().model, json.value(QLatin1String("model")).toString());
+            } else if (type == QLatin1String("system") && subtype == QLatin1String("api_retry")) {
+                QCOMPARE(events.first().kind, RunEvent::ApiRetry);
+                QCOMPARE(events.first().attempt, json.value(QLatin1String("attempt")).toInt());
+                QCOMPARE(
+                    events.first().maxRetries, json.value(QLatin1String("max_retries")).toInt());
+                QCOMPARE(
+                    events.first().errorStatus, json.value(QLatin1String("error_status")).toInt());
+            } else if (type == QLatin1String("system")
+                && subtype.startsWith(QLatin1String("task_"))) {
+                QCOMPARE(events.first().kind, RunEvent::Task);
+                QCOMPARE(
+                    events.first().task.taskId, json.value(QLatin1String("task_id")).toString());
+                QCOMPARE(
+                    events.first().toolUseId, json.value(QLatin1String("tool_use_id")).toString());
+            }
+        }
+    }
+
+    void toolInputDetailsAreExtracted()
+    {
+        RunParser parser;
+        for (const QString &capture : streamCaptures()) {
+            for (const QByteArray &line : captureLines(capture)) {
+                const RunEventBatch events = parser.parseLine(line, 0);
+                for (const QJsonValue &value : contentBlocks(objectOf(line))) {
+                    const QJsonObject block = value.toObject();
+                    if (block.value(QLatin1String("type")).toString() != QLatin1String("tool_use"))
+                        continue;
+                    const QJsonObject input = block.value(QLatin1String("input")).toObject();
+                    const auto found
+                        = std::find_if(events.cbegin(), events.cend(), [&](const RunEvent &event) {
+                              return event.toolUseId == block.value(QLatin1String("id")).toString();
+                          });
+                    QVERIFY(found != events.cend());
+                    QCOMPARE(found->toolName, block.value(QLatin1String("name")).toString());
+                    QCOMPARE(
+                        found->input.command, input.value(QLatin1String("command")).toString());
+                    QCOMPARE(found->input.prompt, input.value(QLatin1String("prompt")).toString());
+                    QCOMPARE(found->input.subagentType,
+                        input.value(QLatin1String("subagent_type")).toString());
+                    QCOMPARE(QJsonDocument::fromJson(found->inputJson).object(), input);
+                }
+            }
+        }
+    }
+
+    void editWriteAndTodoInputsAreExtracted()
+    {
+        const QByteArray line = R"({"type":"assistant","message":{"id":"m1","content":[
+            {"type":"tool_use","id":"t_edit","name":"Edit","input":{"file_path":"/w/a.txt","old_string":"x","new_string":"y","replace_all":true}},
+            {"type":"tool_use","id":"t_write","name":"Write","input":{"file_path":"/w/b.txt","content":"hello\n"}},
+            {"type":"tool_use","id":"t_todo","name":"TodoWrite","input":{"todos":[{"content":"one","status":"pending","activeForm":"Doing one"},{"content":"two","status":"completed","activeForm":"Doing two"}]}}
+            ]},"parent_tool_use_id":null})";
+        RunParser parser;
+        const RunEventBatch events = parser.parseLine(QByteArray(line).replace('\n', ' '), 0);
+        QCOMPARE(countKind(events, RunEvent::ToolUse), 3);
+        QCOMPARE(events[0].input.filePath, QStringLiteral("/w/a.txt"));
+        QCOMPARE(events[0].input.oldString, QStringLiteral("x"));
+        QCOMPARE(events[0].input.newString, QStringLiteral("y"));
+        QVERIFY(events[0].input.replaceAll);
+        QCOMPARE(events[1].input.content, QStringLiteral("hello\n"));
+        QCOMPARE(events[2].input.todos.size(), 2);
+        QCOMPARE(events[2].input.todos[1].status, QStringLiteral("completed"));
+        QCOMPARE(events[2].input.todos[0].activeForm, QStringLiteral("Doing one"));
+    }
+
+    void partialMessagesReportTheFinalOutputTokens()
+    {
+        // message_delta carries the response's final output count; the per-block assistant
+        // lines only the provisional one.
+        RunParser parser;
+        QHash<QString, qint64> deltaOutput;
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-partial.jsonl"))) {
+            const QJsonObject json = objectOf(line);
+            const QJsonObject event = json.value(QLatin1String("event")).toObject();
+            const RunEventBatch events = parser.parseLine(line, 0);
+            if (event.value(QLatin1String("type")).toString() == QLatin1String("message_delta")) {
+                QCOMPARE(events.size(), 1);
+                QCOMPARE(events.first().kind, RunEvent::MessageUsage);
+                QCOMPARE(events.first().messageId,
+                    json.value(QLatin1String("api_message_id")).toString());
+                QCOMPARE(events.first().usage.outputTokens,
+                    qint64(event.value(QLatin1String("usage"))
+                               .toObject()
+                               .value(QLatin1String("output_tokens"))
+                               .toDouble()));
+                deltaOutput.insert(events.first().messageId, events.first().usage.outputTokens);
+            } else if (json.value(QLatin1String("type")).toString()
+                == QLatin1String("stream_event")) {
+                QVERIFY(events.first().kind == RunEvent::Transient
+                    || events.first().kind == RunEvent::MessageUsage);
+            }
+        }
+        QCOMPARE(deltaOutput.size(), 2);
+    }
+
+    void junkNeverBreaksParsing_data()
+    {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<int>("expectedKind"); // -1: no event at all
+        QTest::addColumn<bool>("corrupt");
+
+        const QByteArray init = captureLines(QStringLiteral("stream-basic.jsonl")).value(0);
+        QVERIFY(!init.isEmpty());
+        QTest::newRow("empty") << QByteArray() << -1 << false;
+        QTest::newRow("blank") << QByteArray(" \t\r\n") << -1 << false;
+        QTest::newRow("stderr warning")
+            << QByteArray("Warning: something odd happened") << int(RunEvent::NotJson) << false;
+        QTest::newRow("cursor show sequence")
+            << QByteArray("\x1b[?25h") << int(RunEvent::NotJson) << false;
+        QTest::newRow("cursor sequence glued to a line")
+            << QByteArray("\x1b[?25h") + init << int(RunEvent::SessionInit) << false;
+        QTest::newRow("crlf line") << init + "\r\n" << int(RunEvent::SessionInit) << false;
+        QTest::newRow("truncated JSON")
+            << init.left(init.size() / 2) << int(RunEvent::NotJson) << true;
+        QTest::newRow("invalid UTF-8 in a string")
+            << QByteArray("{\"type\":\"assistant\",\"x\":\"\xff\xfe\"}") << int(RunEvent::NotJson)
+            << true;
+        QTest::newRow("array") << QByteArray("[1,2,3]") << int(RunEvent::NotJson) << false;
+        QTest::newRow("number") << QByteArray("42") << int(RunEvent::NotJson) << false;
+        QTest::newRow("string") << QByteArray("\"result\"") << int(RunEvent::NotJson) << false;
+        QTest::newRow("object without type")
+            << QByteArray("{\"a\":1}") << int(RunEvent::Unknown) << false;
+        QTest::newRow("unknown type") << QByteArray(R"({"type":"hologram","session_id":"s"})")
+                                      << int(RunEvent::Unknown) << false;
+        QTest::newRow("type of the wrong JSON type")
+            << QByteArray(R"({"type":7})") << int(RunEvent::Unknown) << false;
+        QTest::newRow("unknown system subtype")
+            << QByteArray(R"({"type":"system","subtype":"brand_new","content":"hi"})")
+            << int(RunEvent::SystemNotice) << false;
+        QTest::newRow("assistant without message")
+            << QByteArray(R"({"type":"assistant","message":5})") << int(RunEvent::Unknown) << false;
+        QTest::newRow("assistant with string content and bad usage") << QByteArray(
+            R"({"type":"assistant","message":{"id":"m","content":"x","usage":{"input_tokens":"many","output_tokens":1e300}}})")
+                                                                     << int(RunEvent::MessageUsage)
+                                                                     << false;
+        QTest::newRow("user with numeric content")
+            << QByteArray(R"({"type":"user","message":{"content":12}})") << int(RunEvent::Unknown)
+            << false;
+        QTest::newRow("tool_result with odd content") << QByteArray(
+            R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[1,{"type":"image"}],"is_error":"yes"}]},"tool_use_result":[]})")
+                                                      << int(RunEvent::ToolResult) << false;
+        QTest::newRow("result with nulls") << QByteArray(
+            R"({"type":"result","subtype":null,"total_cost_usd":null,"usage":null,"errors":[1,"x"],"num_turns":-99999999999999})")
+                                           << int(RunEvent::Result) << false;
+        QTest::newRow("stream_event without event")
+            << QByteArray(R"({"type":"stream_event"})") << int(RunEvent::Transient) << false;
+        QTest::newRow("keep_alive")
+            << QByteArray(R"({"type":"keep_alive"})") << int(RunEvent::Transient) << false;
+    }
+
+    void junkNeverBreaksParsing()
+    {
+        QFETCH(QByteArray, line);
+        QFETCH(int, expectedKind);
+        QFETCH(bool, corrupt);
+        RunParser parser;
+        QSignalSpy spy(&parser, &RunParser::eventsReady);
+        parser.feedLine(line, 5);
+        if (expectedKind < 0) {
+            QCOMPARE(spy.count(), 0);
+            return;
+        }
+        QCOMPARE(spy.count(), 1);
+        const RunEventBatch events = spy.first().first().value<RunEventBatch>();
+        QVERIFY(!events.isEmpty());
+        QCOMPARE(int(events.last().kind), expectedKind);
+        if (expectedKind == RunEvent::NotJson) {
+            QCOMPARE(events.first().corrupt, corrupt);
+            QVERIFY(!events.first().text.isEmpty()); // the reason
+            QCOMPARE(events.first().raw, line);
+        }
+    }
+
+    void hugeLinesAreParsedWhole()
+    {
+        const QString text(20 * 1024 * 1024, QLatin1Char('a'));
+        const QByteArray line = "{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"content\":[{"
+                                "\"type\":\"text\",\"text\":\""
+            + text.toLatin1() + "\"}]}}";
+        RunParser parser;
+        const RunEventBatch events = parser.parseLine(line, 0);
+        QCOMPARE(countKind(events, RunEvent::AssistantText), 1);
+        QCOMPARE(events.first().text.size(), text.size());
+
+        // A line cut off in the middle (lost output) is reported as corrupt, not dropped.
+        const RunEventBatch cut = parser.parseLine(line.left(line.size() - 10), 0);
+        QCOMPARE(cut.size(), 1);
+        QCOMPARE(cut.first().kind, RunEvent::NotJson);
+        QVERIFY(cut.first().corrupt);
+    }
+
+    void chunksSplitAnywhereGiveTheSameEventsAsLines_data()
+    {
+        QTest::addColumn<QString>("capture");
+        for (const QString &name : streamCaptures())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void chunksSplitAnywhereGiveTheSameEventsAsLines()
+    {
+        QFETCH(QString, capture);
+        const QList<QByteArray> lines = captureLines(capture);
+        RunParser lineParser;
+        RunEventBatch expected;
+        for (const QByteArray &line : lines)
+            expected += lineParser.parseLine(line, 0);
+
+        // Under a PTY: CRLF line ends and a trailing ESC[?25h without a newline.
+        QByteArray stream;
+        for (const QByteArray &line : lines)
+            stream += line + "\r\n";
+        stream += "\x1b[?25h";
+
+        for (quint32 seed = 1; seed <= 5; ++seed) {
+            QRandomGenerator random(seed);
+            RunParser chunkParser;
+            QSignalSpy spy(&chunkParser, &RunParser::eventsReady);
+            qsizetype position = 0;
+            while (position < stream.size()) {
+                const qsizetype size = 1 + random.bounded(4096);
+                chunkParser.feedBytes(stream.mid(position, size), 0);
+                position += size;
+            }
+            chunkParser.finish(0);
+            RunEventBatch got;
+            for (const QList<QVariant> &arguments : std::as_const(spy))
+                got += arguments.first().value<RunEventBatch>();
+            QCOMPARE(got.size(), expected.size() + 1);
+            QCOMPARE(got.last().kind, RunEvent::NotJson); // the cursor sequence
+            got.removeLast();
+            QCOMPARE(kindsOf(got), kindsOf(expected));
+            for (qsizetype i = 0; i < got.size(); ++i)
+                QCOMPARE(got[i].raw, expected[i].raw);
+        }
+    }
+
+    void oneBatchPerFeedCall()
+    {
+        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
+        RunParser parser;
+        QSignalSpy spy(&parser, &RunParser::eventsReady);
+        parser.feedLines(lines, 9);
+        QCOMPARE(spy.count(), 1);
+        const RunEventBatch events = spy.first().first().value<RunEventBatch>();
+        QCOMPARE(events.first().lineNumber, qint64(1));
+        QCOMPARE(events.last().lineNumber, qint64(lines.size()));
+        parser.feedLine(QString::fromUtf8(lines.first()), 10);
+        QCOMPARE(spy.count(), 2);
+        QCOMPARE(spy.last().first().value<RunEventBatch>().first().arrivalMs, qint64(10));
+    }
+
+    void summaryOfEachCaptureMatchesItsJson_data()
+    {
+        QTest::addColumn<QString>("capture");
+        for (const QString &name : streamCaptures())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void summaryOfEachCaptureMatchesItsJson()
+    {
+        QFETCH(QString, capture);
+        QString sessionId;
+        QSet<QString> toolUses;
+        QSet<QString> answered;
+        QSet<QString> failed;
+        QJsonObject lastResult;
+        qint64 resultInput = 0;
+        qint64 resultOutput = 0;
+        QHash<QString, QJsonObject> messageUsage;
+        for (const QByteArray &line : captureLines(capture)) {
+            const QJsonObject json = objectOf(line);
+            if (sessionId.isEmpty())
+                sessionId = json.value(QLatin1String("session_id")).toString();
+            const QJsonObject message = json.value(QLatin1String("message")).toObject();
+            if (json.value(QLatin1String("type")).toString() == QLatin1String("assistant"))
+                messageUsage.insert(message.value(QLatin1String("id")).toString(),
+                    message.value(QLatin1String("usage")).toObject());
+            for (const QJsonValue &value : contentBlocks(json)) {
+                const QJsonObject block = value.toObject();
+                const QString type = block.value(QLatin1String("type")).toString();
+                if (type == QLatin1String("tool_use"))
+                    toolUses.insert(block.value(QLatin1String("id")).toString());
+                if (type == QLatin1String("tool_result")) {
+                    answered.insert(block.value(QLatin1String("tool_use_id")).toString());
+                    if (block.value(QLatin1String("is_error")).toBool())
+                        failed.insert(block.value(QLatin1String("tool_use_id")).toString());
+                }
+            }
+            if (json.value(QLatin1String("type")).toString() == QLatin1String("result")) {
+                lastResult = json;
+                const QJsonObject perModel
+                    = json.value(QLatin1String("model_usage_since_last_result")).toObject();
+                for (const QJsonValue &usage : perModel) {
+                    const QJsonObject counts = usage.toObject();
+                    resultInput += qint64(counts.value(QLatin1String("inputTokens")).toDouble());
+                    resultOutput += qint64(counts.value(QLatin1String("outputTokens")).toDouble());
+                }
+            }
+        }
+
+        RunSummary summary;
+        QString error;
+        QVERIFY2(
+            sandscope::summarizeRunFile(dataPath(capture), &summary, &error), qPrintable(error));
+        QCOMPARE(summary.sessionId, sessionId);
+        QCOMPARE(summary.toolCalls, qint64(toolUses.size()));
+        QCOMPARE(summary.unmatchedToolCalls, qint64((toolUses - answered).size()));
+        QCOMPARE(summary.toolErrors, qint64((toolUses & failed).size()));
+        QCOMPARE(summary.hasResult, !lastResult.isEmpty());
+        if (lastResult.isEmpty()) {
+            QVERIFY(summary.isError); // ended without a result: aborted
+            qint64 input = 0;
+            for (const QJsonObject &usage : std::as_const(messageUsage))
+                input += qint64(usage.value(QLatin1String("input_tokens")).toDouble());
+            QCOMPARE(summary.inputTokens, input);
+        } else {
+            QCOMPARE(summary.resultSubtype, lastResult.value(QLatin1String("subtype")).toString());
+            QCOMPARE(summary.isError, lastResult.value(QLatin1String("is_error")).toBool());
+            QCOMPARE(summary.costUsd, lastResult.value(QLatin1String("total_cost_usd")).toDouble());
+            QCOMPARE(summary.numTurns, lastResult.value(QLatin1String("num_turns")).toInt());
+            QCOMPARE(summary.durationMs,
+                qint64(lastResult.value(QLatin1String("duration_ms")).toDouble()));
+            QCOMPARE(summary.inputTokens, resultInput);
+            QCOMPARE(summary.outputTokens, resultOutput);
+        }
+
+        const QJsonObject json = summary.toJson();
+        QStringList keys = json.keys();
+        keys.sort();
+        QCOMPARE(keys,
+            QStringList({QStringLiteral("cost_usd"), QStringLiteral("input_tokens"),
+                QStringLiteral("is_error"), QStringLiteral("output_tokens"),
+                QStringLiteral("result_subtype"), QStringLiteral("session_id"),
+                QStringLiteral("tool_calls"), QStringLiteral("tool_errors"), QStringLiteral("type"),
+                QStringLiteral("unmatched_tool_calls")}));
+        QCOMPARE(json.value(QLatin1String("type")).toString(), QStringLiteral("sandscope_summary"));
+        QCOMPARE(json.value(QLatin1String("result_subtype")).isNull(), lastResult.isEmpty());
+        QCOMPARE(json.value(QLatin1String("tool_calls")).toInt(), int(toolUses.size()));
+    }
+
+    void summaryOfAMissingFileFails()
+    {
+        RunSummary summary;
+        QString error;
+        QVERIFY(!sandscope::summarizeRunFile(
+            dataPath(QStringLiteral("no-such-file.jsonl")), &summary, &error));
+        QVERIFY(error.contains(QLatin1String("no-such-file.jsonl")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunParser)
+#include "tst_runparser.moc"
