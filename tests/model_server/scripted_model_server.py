@@ -24,6 +24,8 @@ Options:
                     then falls back to stream:false, which is answered normally
   --error-event     send an SSE "error" event after message_start instead (same fallback)
   --request-log F   append one JSON object per request to F (the API key only as a SHA-256 prefix)
+  --log-prompt-blocks  also log "prompt_blocks": the unmodified text blocks of the prompt message
+                    (the "prompt" field is stripped and joined), to check prompts byte for byte
 """
 
 import argparse
@@ -106,6 +108,14 @@ def latest_prompt(messages):
         if texts:
             return index, "\n".join(texts).strip()
     return -1, ""
+
+
+def prompt_blocks(messages, index):
+    """The prompt message's text blocks exactly as sent, <system-reminder> blocks left out."""
+    if index < 0:
+        return []
+    return [t for t in text_blocks(messages[index].get("content"))
+            if not t.lstrip().startswith("<system-reminder>")]
 
 
 def results_after(messages, index):
@@ -322,6 +332,8 @@ class Handler(BaseHTTPRequestHandler):
             entry.update({"model": body.get("model"), "stream": bool(body.get("stream")),
                           "messages": len(body.get("messages") or []),
                           "tools": len(body.get("tools") or []), "prompt": prompt})
+            if self.options.log_prompt_blocks:
+                entry["prompt_blocks"] = prompt_blocks(body.get("messages") or [], index)
         self.record(entry)
 
         if body is None:
@@ -377,6 +389,7 @@ def main():
     parser.add_argument("--break-stream", action="store_true")
     parser.add_argument("--error-event", action="store_true")
     parser.add_argument("--request-log", default="")
+    parser.add_argument("--log-prompt-blocks", action="store_true")
     options = parser.parse_args()
 
     Handler.options = options

@@ -1,0 +1,567 @@
+#include "runlauncher.h"
+
+#include "processstream.h"
+
+#include <QJsonValue>
+#include <QRegularExpression>
+
+#include <memory>
+
+namespace sandscope {
+
+namespace {
+
+constexpr QChar replacementCharacter(0xFFFD);
+// The tee file can lag the terminal by a moment; a pending repair is retried this often.
+constexpr int maxRepairAttempts = 10;
+constexpr int repairRetryMs = 300;
+// Exit status of the run script when cd, the env file or the pid file failed.
+constexpr int setupFailedExitCode = 125;
+
+QString field(const QJsonObject &object, const char *name)
+{
+    return object.value(QLatin1String(name)).toString();
+}
+
+} // namespace
+
+bool RunHandle::isValid(QString *why) const
+{
+    if (!claudecommand::isValidChatId(chatId, why) || !claudecommand::isValidRunId(runId, why)
+        || !claudecommand::isValidEnvFileName(envFileName, why))
+        return false;
+    if (!home.startsWith(QLatin1Char('/'))) {
+        if (why)
+            *why = QStringLiteral("The run's home directory is not an absolute path");
+        return false;
+    }
+    return true;
+}
+
+QJsonObject RunHandle::toJson() const
+{
+    return QJsonObject {{QStringLiteral("userId"), identity.userId},
+        {QStringLiteral("sessionId"), identity.sessionId}, {QStringLiteral("chatId"), chatId},
+        {QStringLiteral("runId"), runId}, {QStringLiteral("processId"), processId},
+        {QStringLiteral("logPath"), logPath}, {QStringLiteral("home"), home},
+        {QStringLiteral("envFileName"), envFileName}, {QStringLiteral("teePath"), teePath()}};
+}
+
+RunHandle RunHandle::fromJson(const QJsonObject &object)
+{
+    RunHandle handle;
+    handle.identity.userId = field(object, "userId");
+    handle.identity.sessionId = field(object, "sessionId");
+    handle.chatId = field(object, "chatId");
+    handle.runId = field(object, "runId");
+    handle.processId = field(object, "processId");
+    handle.logPath = field(object, "logPath");
+    handle.home = field(object, "home");
+    const QString envFileName = field(object, "envFileName");
+    if (!envFileName.isEmpty())
+        handle.envFileName = envFileName;
+    return handle;
+}
+
+RunLauncher::RunLauncher(OpenTerminalClient *client, Identity identity, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_identity(std::move(identity))
+{
+    m_repairTimer.setSingleShot(true);
+    connect(&m_repairTimer, &QTimer::timeout, this, &RunLauncher::scheduleRepair);
+    m_followTimer.setSingleShot(true);
+    connect(&m_followTimer, &QTimer::timeout, this, &RunLauncher::followPoll);
+}
+
+RunLauncher::~RunLauncher()
+{
+    m_inflight.abort();
+    if (m_stream)
+        m_stream->detach();
+}
+
+void RunLauncher::setPollIntervals(int fastMs, int idleMaxMs)
+{
+    m_fastMs = qMax(1, fastMs);
+    m_idleMaxMs = qMax(m_fastMs, idleMaxMs);
+}
+
+void RunLauncher::setState(State state)
+{
+    if (m_state == state)
+        return;
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+void RunLauncher::fail(const QString &message)
+{
+    m_followTimer.stop();
+    m_repairTimer.stop();
+    if (m_stream)
+        m_stream->detach();
+    setState(State::Failed);
+    Q_EMIT failed(message);
+}
+
+void RunLauncher::failLater(const QString &message)
+{
+    QTimer::singleShot(0, this, [this, message] { fail(message); });
+}
+
+void RunLauncher::runScript(const QString &script, std::function<void(const ScriptOutcome &)> done)
+{
+    auto *stream = new ProcessStream(m_client, m_identity, this);
+    stream->setPollIntervals(m_fastMs, m_idleMaxMs);
+    auto outcome = std::make_shared<ScriptOutcome>();
+    connect(stream, &ProcessStream::output, this,
+        [outcome](const QString &text) { outcome->output += text; });
+    connect(stream, &ProcessStream::finished, this,
+        [stream, outcome, done](int exitCode, ProcessStatus) {
+            outcome->ok = exitCode == 0 && stream->hasExitCode();
+            if (!outcome->ok)
+                outcome->error = QStringLiteral("exit status %1").arg(exitCode);
+            stream->deleteLater();
+            done(*outcome);
+        });
+    connect(stream, &ProcessStream::failed, this, [stream, outcome, done](const ApiError &error) {
+        outcome->error = error.toString();
+        stream->deleteLater();
+        done(*outcome);
+    });
+    stream->start(script);
+}
+
+// --- launching -------------------------------------------------------------------------------
+
+void RunLauncher::launch(const QString &chatId, const QString &prompt,
+    const ClaudeRunOptions &options, const QHash<QString, QString> &environment)
+{
+    Q_ASSERT(m_state == State::Idle);
+    setState(State::Preparing);
+    QString why;
+    QString envContent;
+    if (!claudecommand::isValidChatId(chatId, &why)
+        || !claudecommand::isValidEnvFileName(m_envFileName, &why)) {
+        failLater(why);
+        return;
+    }
+    if (const QString problem = claudecommand::validate(options); !problem.isEmpty()) {
+        failLater(problem);
+        return;
+    }
+    if (prompt.isEmpty()) {
+        failLater(QStringLiteral("The prompt is empty"));
+        return;
+    }
+    if (!claudecommand::envFileContent(environment, &envContent, &why)) {
+        failLater(why);
+        return;
+    }
+    m_handle = RunHandle();
+    m_handle.identity = m_identity;
+    m_handle.chatId = chatId;
+    m_handle.runId = claudecommand::newRunId();
+    m_handle.envFileName = m_envFileName;
+
+    const QByteArray promptBytes = prompt.toUtf8();
+    runScript(claudecommand::prepareScript(chatId, m_envFileName),
+        [this, envContent, promptBytes, options](const ScriptOutcome &outcome) {
+            static const QRegularExpression homeLine(
+                QStringLiteral("SANDSCOPE-HOME=(/[^\\r\\n]*)"));
+            const QRegularExpressionMatch home = homeLine.match(outcome.output);
+            if (!outcome.ok || !home.hasMatch()) {
+                fail(QStringLiteral("Preparing the chat directory failed (%1): %2")
+                         .arg(outcome.error, outcome.output.trimmed()));
+                return;
+            }
+            m_handle.home = home.captured(1);
+            writeEnvironment(envContent, promptBytes, options);
+        });
+}
+
+void RunLauncher::writeEnvironment(
+    const QString &content, const QByteArray &prompt, const ClaudeRunOptions &options)
+{
+    const qint64 envBytes = content.toUtf8().size();
+    m_inflight = m_client->writeFile(m_identity, m_handle.paths().envFile, content, this,
+        [this, envBytes, prompt, options](const Result<WriteResult> &result) {
+            m_inflight = {};
+            if (!result.ok()) { // the server's error names the path, never the content
+                fail(
+                    QStringLiteral("Writing the env file failed: %1").arg(result.error.toString()));
+                return;
+            }
+            uploadPrompt(envBytes, prompt, options);
+        });
+}
+
+void RunLauncher::uploadPrompt(
+    qint64 envBytes, const QByteArray &prompt, const ClaudeRunOptions &options)
+{
+    const RunPaths paths = m_handle.paths();
+    m_inflight = m_client->uploadFile(m_identity, paths.runDirectory,
+        m_handle.runId + QLatin1String(".prompt"), prompt, this,
+        [this, envBytes, promptBytes = qint64(prompt.size()), options](
+            const Result<WriteResult> &result) {
+            m_inflight = {};
+            if (!result.ok()) {
+                fail(
+                    QStringLiteral("Uploading the prompt failed: %1").arg(result.error.toString()));
+                return;
+            }
+            verifyFiles(envBytes, promptBytes, options);
+        });
+}
+
+void RunLauncher::verifyFiles(qint64 envBytes, qint64 promptBytes, const ClaudeRunOptions &options)
+{
+    const RunPaths paths = m_handle.paths();
+    runScript(claudecommand::verifyScript(paths),
+        [this, paths, envBytes, promptBytes, options](const ScriptOutcome &outcome) {
+            static const QRegularExpression statLine(
+                QStringLiteral("SANDSCOPE-STAT (\\d+) (\\d+) ([^\\r\\n]*)"));
+            QHash<QString, QPair<QString, qint64>> stats;
+            auto matches = statLine.globalMatch(outcome.output);
+            while (matches.hasNext()) {
+                const QRegularExpressionMatch match = matches.next();
+                stats.insert(
+                    match.captured(3), {match.captured(1), match.captured(2).toLongLong()});
+            }
+            const auto env = stats.value(paths.envFile, {QString(), -1});
+            const auto prompt = stats.value(paths.promptFile, {QString(), -1});
+            if (!outcome.ok || env.first != QLatin1String("600") || env.second != envBytes) {
+                fail(QStringLiteral("The env file %1 is not private and complete (mode %2, %3 of "
+                                    "%4 bytes; %5)")
+                         .arg(paths.envFile, env.first)
+                         .arg(env.second)
+                         .arg(envBytes)
+                         .arg(outcome.ok ? QStringLiteral("checked") : outcome.error));
+                return;
+            }
+            if (prompt.second != promptBytes) {
+                fail(QStringLiteral("The uploaded prompt has %1 bytes instead of %2")
+                         .arg(prompt.second)
+                         .arg(promptBytes));
+                return;
+            }
+            startRun(options);
+        });
+}
+
+void RunLauncher::startRun(const ClaudeRunOptions &options)
+{
+    ProcessStream *stream = makeStream();
+    connect(stream, &ProcessStream::started, this, [this](const QString &processId) {
+        m_handle.processId = processId;
+        // The log path arrives with the first snapshot, handled right after this signal.
+        QTimer::singleShot(0, this, [this] {
+            if (m_stream)
+                m_handle.logPath = m_stream->logPath();
+            Q_EMIT started(m_handle);
+        });
+    });
+    setState(State::Streaming);
+    stream->start(claudecommand::runScript(options, m_handle.paths(), m_handle.runId));
+}
+
+// --- streaming -------------------------------------------------------------------------------
+
+ProcessStream *RunLauncher::makeStream()
+{
+    m_stream = new ProcessStream(m_client, m_identity, this);
+    m_stream->setPollIntervals(m_fastMs, m_idleMaxMs);
+    connect(m_stream, &ProcessStream::output, this, &RunLauncher::handleTerminalText);
+    connect(m_stream, &ProcessStream::notice, this, &RunLauncher::notice);
+    connect(m_stream, &ProcessStream::finished, this,
+        [this](int exitCode, ProcessStatus) { streamFinished(exitCode); });
+    connect(m_stream, &ProcessStream::failed, this,
+        [this](const ApiError &error) { streamFailed(error.toString()); });
+    return m_stream;
+}
+
+void RunLauncher::handleTerminalText(const QString &text)
+{
+    const QStringList completed = m_assembler.feed(text);
+    for (const QString &line : completed)
+        acceptTerminalLine(line);
+}
+
+void RunLauncher::acceptTerminalLine(const QString &line)
+{
+    if (!m_inStream) {
+        if (line.contains(claudecommand::beginMarker(m_handle.runId)))
+            m_inStream = true;
+        else if (!line.isEmpty())
+            Q_EMIT noise(line);
+        return;
+    }
+    appendLine(line);
+}
+
+void RunLauncher::appendLine(const QString &line)
+{
+    m_lines.append(line);
+    const qint64 number = m_lines.size();
+    if (number > m_alreadySeen)
+        Q_EMIT lineReceived(number, line);
+    if (line.contains(replacementCharacter)) {
+        m_pendingRepairs.insert(number);
+        scheduleRepair();
+    }
+}
+
+void RunLauncher::streamFinished(int exitCode)
+{
+    const QString rest = m_assembler.flush();
+    if (!rest.isEmpty())
+        acceptTerminalLine(rest);
+    if (m_stream) {
+        m_handle.logPath = m_stream->logPath();
+        m_stream->deleteLater();
+    }
+    if (exitCode == setupFailedExitCode && !m_inStream) {
+        fail(QStringLiteral("The run could not start in the sandbox (the chat directory, the env "
+                            "file or the run directory is missing)"));
+        return;
+    }
+    finishWithTee(exitCode);
+}
+
+void RunLauncher::streamFailed(const QString &message)
+{
+    if (m_stream)
+        m_stream->deleteLater();
+    if (m_handle.home.isEmpty()) {
+        fail(message);
+        return;
+    }
+    Q_EMIT notice(tr("Following the run's tee file instead of the process: %1").arg(message));
+    followTee();
+}
+
+// --- the tee file ----------------------------------------------------------------------------
+
+void RunLauncher::repairLine(qint64 number)
+{
+    if (number < 1 || number > m_lines.size())
+        return;
+    m_pendingRepairs.insert(number);
+    m_repairAttempts = 0;
+    scheduleRepair();
+}
+
+void RunLauncher::scheduleRepair()
+{
+    if (m_repairInFlight || m_pendingRepairs.isEmpty() || m_handle.home.isEmpty())
+        return;
+    m_repairInFlight = true;
+    fetchTee([this](bool ok, const QList<QByteArray> &teeLines) {
+        m_repairInFlight = false;
+        if (ok)
+            applyTee(teeLines, false);
+        if (!m_pendingRepairs.isEmpty() && ++m_repairAttempts < maxRepairAttempts
+            && m_state != State::Finished && m_state != State::Failed)
+            m_repairTimer.start(repairRetryMs);
+    });
+}
+
+// The whole file, raw, split at '\n'; the last element is the unterminated rest (often "").
+void RunLauncher::fetchTee(std::function<void(bool, const QList<QByteArray> &)> done)
+{
+    m_client->viewFile(
+        m_identity, m_handle.paths().teeFile, this, [done](const Result<RawFile> &result) {
+            if (!result.ok()) {
+                // Not there yet: claude has not written anything.
+                done(result.error.kind == ApiError::Kind::NotFound, {QByteArray()});
+                return;
+            }
+            done(true, result.value.bytes.split('\n'));
+        });
+}
+
+// Lines the stream has are compared (all of them when `final`, else only pending repairs);
+// lines it lacks are added when following the file or at the end.
+void RunLauncher::applyTee(const QList<QByteArray> &teeLines, bool final)
+{
+    if (teeLines.isEmpty())
+        return;
+    const bool addMissing = final || m_state == State::FollowingTee;
+    qint64 complete = teeLines.size() - 1;
+    if (final && !teeLines.constLast().isEmpty())
+        ++complete; // the run was cut off in the middle of a line
+    for (qint64 number = 1; number <= complete; ++number) {
+        const QString exact = QString::fromUtf8(teeLines.at(number - 1));
+        if (number <= m_lines.size()) {
+            if (!final && !m_pendingRepairs.contains(number))
+                continue;
+            m_pendingRepairs.remove(number);
+            if (m_lines.at(number - 1) != exact) {
+                m_lines[number - 1] = exact;
+                Q_EMIT lineRepaired(number, exact);
+            }
+        } else if (addMissing) {
+            m_lines.append(exact);
+            if (number > m_alreadySeen)
+                Q_EMIT lineReceived(number, exact);
+        }
+    }
+}
+
+void RunLauncher::finishWithTee(int exitCode)
+{
+    fetchTee([this, exitCode](bool ok, const QList<QByteArray> &teeLines) {
+        if (m_state == State::Idle)
+            return; // detached meanwhile
+        if (ok)
+            applyTee(teeLines, true);
+        else
+            Q_EMIT notice(tr("The output could not be checked against the tee file %1.")
+                              .arg(m_handle.paths().teeFile));
+        m_pendingRepairs.clear();
+        if (exitCode == 0) {
+            complete(exitCode);
+            return;
+        }
+        m_client->viewFile(m_identity, m_handle.paths().stderrFile, this,
+            [this, exitCode](const Result<RawFile> &result) {
+                if (result.ok())
+                    m_standardError = QString::fromUtf8(result.value.bytes);
+                complete(exitCode);
+            });
+    });
+}
+
+void RunLauncher::complete(int exitCode)
+{
+    m_repairTimer.stop();
+    m_followTimer.stop();
+    m_hasExitCode = true;
+    m_exitCode = exitCode;
+    setState(State::Finished);
+    Q_EMIT finished(exitCode);
+}
+
+// --- re-attaching ----------------------------------------------------------------------------
+
+void RunLauncher::reattach(const RunHandle &handle, qint64 linesAlreadySeen)
+{
+    Q_ASSERT(m_state == State::Idle);
+    QString why;
+    if (!handle.isValid(&why)) {
+        setState(State::Preparing);
+        failLater(why);
+        return;
+    }
+    m_handle = handle;
+    m_identity = handle.identity;
+    m_alreadySeen = qMax<qint64>(0, linesAlreadySeen);
+    if (handle.processId.isEmpty()) {
+        QTimer::singleShot(0, this, &RunLauncher::followTee);
+        return;
+    }
+    setState(State::Streaming);
+    makeStream()->attach(handle.processId, 0, handle.logPath);
+}
+
+void RunLauncher::followTee()
+{
+    if (m_stream)
+        m_stream->detach();
+    m_assembler = LineAssembler(); // a partial line comes complete from the file
+    m_followDelayMs = m_fastMs;
+    m_sinceLivenessCheck.start();
+    setState(State::FollowingTee);
+    followPoll();
+}
+
+void RunLauncher::followPoll()
+{
+    if (m_state != State::FollowingTee)
+        return;
+    // The exit file first: once it exists, tee has written everything.
+    m_client->viewFile(
+        m_identity, m_handle.paths().exitFile, this, [this](const Result<RawFile> &exit) {
+            bool exited = false;
+            const int exitCode = exit.ok() ? exit.value.bytes.trimmed().toInt(&exited) : 0;
+            const qint64 before = m_lines.size();
+            fetchTee([this, exited, exitCode, before](bool ok, const QList<QByteArray> &teeLines) {
+                if (m_state != State::FollowingTee)
+                    return;
+                if (ok)
+                    applyTee(teeLines, exited);
+                if (exited) {
+                    finishWithTee(exitCode);
+                    return;
+                }
+                if (m_lines.size() > before) {
+                    m_followDelayMs = m_fastMs;
+                    m_sinceLivenessCheck.start();
+                } else {
+                    m_followDelayMs = qMin(m_followDelayMs * 2, m_idleMaxMs);
+                }
+                if (m_sinceLivenessCheck.elapsed() >= m_livenessIntervalMs)
+                    checkLiveness();
+                else
+                    m_followTimer.start(m_followDelayMs);
+            });
+        });
+}
+
+void RunLauncher::checkLiveness()
+{
+    m_sinceLivenessCheck.start();
+    runScript(claudecommand::livenessScript(m_handle.paths(), m_handle.runId),
+        [this](const ScriptOutcome &outcome) {
+            if (m_state != State::FollowingTee)
+                return;
+            if (!outcome.output.contains(QLatin1String("SANDSCOPE-GONE"))) {
+                if (!outcome.output.contains(QLatin1String("SANDSCOPE-ALIVE")))
+                    Q_EMIT notice(
+                        tr("Could not check whether the run is alive: %1").arg(outcome.error));
+                m_followTimer.start(m_followDelayMs);
+                return;
+            }
+            // Gone: it may have written its exit file since the last look.
+            m_client->viewFile(
+                m_identity, m_handle.paths().exitFile, this, [this](const Result<RawFile> &exit) {
+                    if (exit.ok()) {
+                        followPoll();
+                        return;
+                    }
+                    fetchTee([this](bool ok, const QList<QByteArray> &teeLines) {
+                        if (ok)
+                            applyTee(teeLines, true);
+                        fail(tr("The run ended without recording claude's exit status (it was "
+                                "killed, or the sandbox restarted); its output up to then was "
+                                "read from %1.")
+                                 .arg(m_handle.paths().teeFile));
+                    });
+                });
+        });
+}
+
+void RunLauncher::stop(int graceMs)
+{
+    if (m_stream && m_state == State::Streaming)
+        m_stream->stop(graceMs);
+}
+
+void RunLauncher::kill()
+{
+    if (m_stream && m_state == State::Streaming)
+        m_stream->kill();
+}
+
+void RunLauncher::detach()
+{
+    m_followTimer.stop();
+    m_repairTimer.stop();
+    m_inflight.abort();
+    if (m_stream)
+        m_stream->detach();
+    setState(State::Idle);
+}
+
+} // namespace sandscope

@@ -1,0 +1,177 @@
+#pragma once
+// Launches `claude -p` for one chat inside a sandbox account and delivers its stream-json
+// output as numbered lines, exactly:
+//
+//  * prepare: ~/chat-<chat> and ~/.sandscope/runs/<chat> exist, an empty env file 0620;
+//  * the environment (API key, base URL, …) is written into that file with /files/write,
+//    which keeps the mode, then it is tightened to 0600 and checked with stat — the secret
+//    is never on a command line, in a log or in an error message;
+//  * the prompt is uploaded byte for byte (multipart) and fed to claude on stdin;
+//  * the run prints a begin marker, then claude's stdout goes through `tee` into
+//    ~/.sandscope/runs/<chat>/<run>.jsonl. Line N of the stream is line N of that file.
+//
+// PTY damage (a multibyte character split between two 4096-byte reads becomes U+FFFD) is
+// repaired from the tee file: lines with U+FFFD at once, and every line once more when the
+// run ends (lines the transport lost are added then). The tee file is fetched raw with
+// /files/view and split at '\n': /files/read numbers lines differently (it also breaks at
+// \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, which JSON.stringify leaves unescaped).
+//
+// A RunHandle can be persisted; reattach() continues a run after the app was closed: by
+// process id while the server still knows it (or has its process log), otherwise by
+// following the tee file until the exit file appears or the run's shell is gone.
+
+#include "claudecommand.h"
+#include "connection.h"
+#include "lineassembler.h"
+#include "openterminalclient.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+
+namespace sandscope {
+
+class ProcessStream;
+
+struct RunHandle {
+    Identity identity; // the same X-User-Id / X-Session-Id pair for the run's whole life
+    QString chatId;
+    QString runId;
+    QString processId; // empty once the server cannot know it any more
+    QString logPath; // open-terminal's process log, if known
+    QString home; // the account's home, absolute
+    QString envFileName = QStringLiteral("agent.env");
+
+    RunPaths paths() const { return RunPaths::make(home, chatId, runId, envFileName); }
+    QString teePath() const { return paths().teeFile; }
+    bool isValid(QString *why = nullptr) const;
+
+    QJsonObject toJson() const;
+    static RunHandle fromJson(const QJsonObject &object);
+};
+
+class RunLauncher : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, Preparing, Streaming, FollowingTee, Finished, Failed };
+    Q_ENUM(State)
+
+    RunLauncher(OpenTerminalClient *client, Identity identity, QObject *parent = nullptr);
+    ~RunLauncher() override;
+
+    // Per profile, e.g. "work.env"; default "agent.env" (see claudecommand::isValidEnvFileName).
+    void setEnvFileName(const QString &name) { m_envFileName = name; }
+    // Polling of the process (and of the tee file when following it); tests shorten them.
+    void setPollIntervals(int fastMs, int idleMaxMs);
+    // How often a followed run is checked for being alive while its tee file does not grow.
+    void setLivenessInterval(int ms) { m_livenessIntervalMs = ms; }
+
+    // `environment` goes into the env file only (secrets belong there). Everything fails
+    // through failed(); nothing is emitted synchronously.
+    void launch(const QString &chatId, const QString &prompt, const ClaudeRunOptions &options,
+        const QHash<QString, QString> &environment);
+    // Continues a run; lines 1..linesAlreadySeen are not emitted again (they are still kept
+    // in lines() and repaired).
+    void reattach(const RunHandle &handle, qint64 linesAlreadySeen = 0);
+    // Replaces line `number` (1-based) with the exact line from the tee file.
+    void repairLine(qint64 number);
+
+    void stop(int graceMs = 3000); // only while streaming by process id
+    void kill();
+    // Forgets the run without touching it (it keeps running in the sandbox).
+    void detach();
+
+    State state() const { return m_state; }
+    RunHandle handle() const { return m_handle; }
+    // Every stream line so far; line N is lines().at(N - 1). Repairs are applied in place.
+    const QStringList &lines() const { return m_lines; }
+    bool hasExitCode() const { return m_hasExitCode; }
+    int exitCode() const { return m_exitCode; }
+    // claude's stderr, read when the run ended with a non-zero status (start-up errors).
+    QString standardError() const { return m_standardError; }
+
+Q_SIGNALS:
+    void started(const sandscope::RunHandle &handle); // persist it to reattach later
+    void lineReceived(qint64 number, const QString &line);
+    void lineRepaired(qint64 number, const QString &line);
+    void noise(const QString &text); // terminal lines outside the stream (e.g. sudo warnings)
+    void notice(const QString &message);
+    // After the last line and the final check against the tee file. exitCode is claude's
+    // (negative: the run was killed by that signal).
+    void finished(int exitCode);
+    void failed(const QString &message);
+    void stateChanged(sandscope::RunLauncher::State state);
+
+private:
+    using Empty = OpenTerminalClient::Empty;
+    struct ScriptOutcome {
+        bool ok = false; // ran and exited 0
+        QString output;
+        QString error;
+    };
+
+    void setState(State state);
+    void fail(const QString &message);
+    void failLater(const QString &message);
+    void runScript(const QString &script, std::function<void(const ScriptOutcome &)> done);
+
+    void writeEnvironment(
+        const QString &content, const QByteArray &prompt, const ClaudeRunOptions &options);
+    void uploadPrompt(qint64 envBytes, const QByteArray &prompt, const ClaudeRunOptions &options);
+    void verifyFiles(qint64 envBytes, qint64 promptBytes, const ClaudeRunOptions &options);
+    void startRun(const ClaudeRunOptions &options);
+
+    ProcessStream *makeStream();
+    void handleTerminalText(const QString &text);
+    void acceptTerminalLine(const QString &line);
+    void appendLine(const QString &line);
+    void streamFinished(int exitCode);
+    void streamFailed(const QString &message);
+
+    void scheduleRepair();
+    void fetchTee(std::function<void(bool ok, const QList<QByteArray> &lines)> done);
+    void applyTee(const QList<QByteArray> &teeLines, bool final);
+
+    void followTee();
+    void followPoll();
+    void checkLiveness();
+    void finishWithTee(int exitCode);
+    void complete(int exitCode);
+
+    OpenTerminalClient *m_client;
+    Identity m_identity;
+    QString m_envFileName = QStringLiteral("agent.env");
+    State m_state = State::Idle;
+    RunHandle m_handle;
+    QPointer<ProcessStream> m_stream;
+    LineAssembler m_assembler;
+    bool m_inStream = false; // the begin marker was seen
+    QStringList m_lines;
+    qint64 m_alreadySeen = 0;
+    QSet<qint64> m_pendingRepairs;
+    bool m_repairInFlight = false;
+    int m_repairAttempts = 0;
+    QTimer m_repairTimer;
+    bool m_hasExitCode = false;
+    int m_exitCode = 0;
+    QString m_standardError;
+
+    int m_fastMs = 100;
+    int m_idleMaxMs = 1000;
+    int m_followDelayMs = 100;
+    int m_livenessIntervalMs = 5000;
+    QElapsedTimer m_sinceLivenessCheck;
+    QTimer m_followTimer;
+    CallHandle m_inflight;
+};
+
+} // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::RunHandle)

@@ -1,0 +1,495 @@
+// RunLauncher end to end: a REAL multi-user open-terminal (the pinned OPEN_TERMINAL_VERSION)
+// runs the REAL claude CLI as a sandbox account against the scripted model server.
+//  * a prompt full of quotes, $(), backticks, newlines, controls and unicode plus 100 kB of
+//    filler reaches the model byte for byte (the model server logs the prompt's text blocks
+//    unchanged with --log-prompt-blocks), and never appears on a command line;
+//  * the env file is 0600 and the key appears on no command line the server lists;
+//  * the tee file equals the streamed lines;
+//  * a run survives its launcher: re-attached by process id, and by following the tee file;
+//  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file.
+
+#include "lineassembler.h"
+#include "openterminalclient.h"
+#include "processstream.h"
+#include "realserver.h"
+#include "runlauncher.h"
+#include "testing.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+constexpr int runTimeoutMs = 240000;
+
+// Everything a launcher reported.
+struct Recorder {
+    QMap<qint64, QString> received;
+    QMap<qint64, QString> repaired;
+    QList<qint64> damaged; // numbers of received lines that carried U+FFFD
+    QStringList notices;
+    QVector<RunLauncher::State> states;
+    RunHandle handle;
+    bool started = false;
+    bool finished = false;
+    int exitCode = -1;
+    QString failure;
+
+    void watch(RunLauncher *launcher)
+    {
+        QObject::connect(launcher, &RunLauncher::started, launcher, [this](const RunHandle &h) {
+            handle = h;
+            started = true;
+        });
+        QObject::connect(launcher, &RunLauncher::lineReceived, launcher,
+            [this](qint64 number, const QString &line) {
+                received.insert(number, line);
+                if (line.contains(QChar(0xFFFD)))
+                    damaged.append(number);
+            });
+        QObject::connect(launcher, &RunLauncher::lineRepaired, launcher,
+            [this](qint64 number, const QString &line) { repaired.insert(number, line); });
+        QObject::connect(launcher, &RunLauncher::notice, launcher,
+            [this](const QString &message) { notices.append(message); });
+        QObject::connect(launcher, &RunLauncher::stateChanged, launcher,
+            [this](RunLauncher::State state) { states.append(state); });
+        QObject::connect(launcher, &RunLauncher::finished, launcher, [this](int code) {
+            finished = true;
+            exitCode = code;
+        });
+        QObject::connect(launcher, &RunLauncher::failed, launcher,
+            [this](const QString &message) { failure = message; });
+    }
+    bool ended() const { return finished || !failure.isEmpty(); }
+    // The received lines with the repairs applied.
+    QStringList finalLines() const
+    {
+        QStringList lines;
+        for (auto it = received.cbegin(); it != received.cend(); ++it)
+            lines.append(repaired.value(it.key(), it.value()));
+        return lines;
+    }
+};
+
+QJsonObject parse(const QString &line)
+{
+    return QJsonDocument::fromJson(line.toUtf8()).object();
+}
+
+QString contentText(const QJsonValue &content)
+{
+    if (content.isString())
+        return content.toString();
+    QString text;
+    const QJsonArray blocks = content.toArray();
+    for (const QJsonValue &block : blocks)
+        text += block.toObject().value(QLatin1String("text")).toString();
+    return text;
+}
+
+// Whether some line is a tool_result (type "user") whose text contains `needle`.
+bool hasToolResultWith(const QStringList &lines, const QString &needle)
+{
+    for (const QString &line : lines) {
+        const QJsonObject object = parse(line);
+        if (object.value(QLatin1String("type")).toString() != QLatin1String("user"))
+            continue;
+        const QJsonArray content = object.value(QLatin1String("message"))
+                                       .toObject()
+                                       .value(QLatin1String("content"))
+                                       .toArray();
+        for (const QJsonValue &block : content) {
+            if (block.toObject().value(QLatin1String("type")).toString()
+                    == QLatin1String("tool_result")
+                && contentText(block.toObject().value(QLatin1String("content"))).contains(needle))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool hasSuccessResult(const QStringList &lines)
+{
+    for (const QString &line : lines) {
+        const QJsonObject object = parse(line);
+        if (object.value(QLatin1String("type")).toString() == QLatin1String("result")
+            && object.value(QLatin1String("subtype")).toString() == QLatin1String("success")
+            && !object.value(QLatin1String("is_error")).toBool())
+            return true;
+    }
+    return false;
+}
+
+// Text that a shell, JSON, a terminal and UTF-8 handling could each get wrong.
+QString nastyText()
+{
+    return QStringLiteral("Nasty: single ' double \" escaped '\\'' $(touch /tmp/sandscope-pwned) "
+                          "${HOME} `id` !! !$ \\ \\n \\\\ \t tab \x01\x02\x1b[31mred\x1b[0m \x7f"
+                          "\r\nCRLF line, unicode é € 😀 中文 \u2028 \u2029 \u0085 \ufeff \ufffd "
+                          "combining e\u0301\n\n  indented line  \n");
+}
+
+// ~100 kB of seeded lines of lowercase words, digits, punctuation and multibyte characters;
+// never an upper-case keyword the model server reacts to.
+QString filler(qsizetype bytes)
+{
+    QRandomGenerator random(20260101);
+    const QString alphabet
+        = QStringLiteral("abcdefghijklmnopqrstuvwxyz0123456789 .,;:-_'\"$`!()[]{}"
+                         "<>|&*?~#%^=+\\/éü€😀中");
+    QString text;
+    qsizetype size = 0;
+    while (size < bytes) {
+        QString line;
+        const int length = int(random.bounded(20, 200));
+        for (int i = 0; i < length; ++i) {
+            const int index = int(random.bounded(quint32(alphabet.size())));
+            if (alphabet.at(index).isHighSurrogate())
+                line += alphabet.mid(index, 2);
+            else if (!alphabet.at(index).isLowSurrogate())
+                line += alphabet.at(index);
+        }
+        line += QLatin1Char('\n');
+        size += line.toUtf8().size();
+        text += line;
+    }
+    return text;
+}
+
+} // namespace
+
+class RunLauncherTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void invalidChatIdIsRefused();
+    void nastyPromptArrivesByteForByte();
+    void reattachByProcessIdAfterLauncherDestroyed();
+    void reattachByFollowingTeeFile();
+    void splitMultibyteCharactersAreRepairedFromTee();
+
+private:
+    bool ready() const { return m_server && m_model; }
+    Identity newIdentity(const QString &stem) const;
+    std::unique_ptr<RunLauncher> newLauncher(const Identity &identity) const;
+    QHash<QString, QString> environment() const;
+    bool waitForEnd(const Recorder &recorder) const;
+    // Runs a command as `identity` to its end and returns its terminal output.
+    QString execute(const Identity &identity, const QString &command);
+    QList<QByteArray> teeLines(const RunHandle &handle);
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<ScriptedModelServer> m_model;
+    std::unique_ptr<OpenTerminalClient> m_client;
+    QString m_secret;
+};
+
+void RunLauncherTest::initTestCase()
+{
+    QString why;
+    if (!RealServer::canRunMultiUser(&why)
+        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
+        return; // every test reports the requirement itself
+    m_server = std::make_unique<RealServer>(
+        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    m_model = std::make_unique<ScriptedModelServer>(
+        QStringList {QStringLiteral("--log-prompt-blocks")});
+    QVERIFY2(m_model->start(&error), qPrintable(error));
+    m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
+    m_secret = QLatin1String("sk-ant-runlauncher-") + randomToken(32);
+}
+
+void RunLauncherTest::cleanupTestCase()
+{
+    m_client.reset();
+    m_model.reset();
+    m_server.reset();
+}
+
+Identity RunLauncherTest::newIdentity(const QString &stem) const
+{
+    const QString suffix = randomToken(6, true);
+    return {stem + suffix, stem + QLatin1String("-session-") + suffix};
+}
+
+std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(const Identity &identity) const
+{
+    auto launcher = std::make_unique<RunLauncher>(m_client.get(), identity);
+    launcher->setPollIntervals(50, 500);
+    launcher->setLivenessInterval(500);
+    return launcher;
+}
+
+QHash<QString, QString> RunLauncherTest::environment() const
+{
+    return {{QStringLiteral("ANTHROPIC_API_KEY"), m_secret},
+        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
+        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
+        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
+        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+}
+
+bool RunLauncherTest::waitForEnd(const Recorder &recorder) const
+{
+    return QTest::qWaitFor([&recorder] { return recorder.ended(); }, runTimeoutMs);
+}
+
+QString RunLauncherTest::execute(const Identity &identity, const QString &command)
+{
+    ProcessStream stream(m_client.get(), identity);
+    stream.setPollIntervals(50, 500);
+    QString output;
+    bool ended = false;
+    connect(&stream, &ProcessStream::output, &stream,
+        [&output](const QString &text) { output += text; });
+    connect(&stream, &ProcessStream::finished, &stream, [&ended] { ended = true; });
+    connect(&stream, &ProcessStream::failed, &stream, [&ended, &output](const ApiError &error) {
+        output += QLatin1String("FAILED: ") + error.toString();
+        ended = true;
+    });
+    stream.start(command);
+    if (!QTest::qWaitFor([&ended] { return ended; }, 60000))
+        output += QLatin1String("TIMED OUT");
+    return output;
+}
+
+QList<QByteArray> RunLauncherTest::teeLines(const RunHandle &handle)
+{
+    const auto tee = await<RawFile>([&](auto done) {
+        return m_client->viewFile(handle.identity, handle.teePath(), m_client.get(), done);
+    });
+    if (!tee.ok())
+        return {"tee file unreadable: " + tee.error.toString().toUtf8()};
+    QList<QByteArray> lines = tee.value.bytes.split('\n');
+    if (lines.constLast().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+void RunLauncherTest::invalidChatIdIsRefused()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    auto launcher = newLauncher(newIdentity(QStringLiteral("rlbad")));
+    QSignalSpy failed(launcher.get(), &RunLauncher::failed);
+    launcher->launch(QStringLiteral("../escape"), QStringLiteral("hi"), {}, environment());
+    QCOMPARE(failed.count(), 0); // reported asynchronously, never from inside launch()
+    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.at(0).at(0).toString().contains(QLatin1String("chat id")));
+    QVERIFY(!failed.at(0).at(0).toString().contains(m_secret));
+}
+
+void RunLauncherTest::nastyPromptArrivesByteForByte()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlnasty"));
+    const QString token = QLatin1String("tok") + randomToken(12);
+    const QString promptMarker = QLatin1String("promptonly") + randomToken(12);
+    const QString prompt = nastyText() + promptMarker + QLatin1Char('\n') + filler(100 * 1024)
+        + QLatin1String("CMD: echo ") + token;
+    QVERIFY(prompt.toUtf8().size() > 100 * 1024);
+
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    launcher->launch(QStringLiteral("nasty-1"), prompt, options, environment());
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    const QByteArray diagnostics
+        = (recorder.failure + QLatin1Char('\n') + recorder.finalLines().join(QLatin1Char('\n'))
+            + QLatin1String("\n--- stderr:\n") + launcher->standardError())
+              .toUtf8();
+    QVERIFY2(recorder.failure.isEmpty(), diagnostics.constData());
+    QCOMPARE(recorder.exitCode, 0);
+    QVERIFY(recorder.started);
+
+    // The model received the prompt exactly: one text block equal to it, byte for byte.
+    bool promptArrivedExactly = false;
+    const QStringList requests = m_model->requestLog().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (const QString &request : requests) {
+        const QJsonArray blocks = parse(request).value(QLatin1String("prompt_blocks")).toArray();
+        QString sent;
+        for (const QJsonValue &block : blocks)
+            sent += block.toString();
+        if (sent.contains(promptMarker)) {
+            QCOMPARE(sent.toUtf8(), prompt.toUtf8());
+            promptArrivedExactly = true;
+        }
+    }
+    QVERIFY2(promptArrivedExactly, "no request carried the prompt");
+
+    const QStringList lines = recorder.finalLines();
+    QVERIFY2(hasToolResultWith(lines, token), diagnostics.constData());
+    QVERIFY2(hasSuccessResult(lines), diagnostics.constData());
+
+    // The tee file is the stream: same lines, same order, same bytes.
+    const QList<QByteArray> tee = teeLines(recorder.handle);
+    QCOMPARE(tee.size(), lines.size());
+    for (qsizetype i = 0; i < tee.size(); ++i)
+        QCOMPARE(QString::fromUtf8(tee.at(i)), lines.at(i));
+    QCOMPARE(launcher->lines(), lines);
+
+    // The env file is private; neither the key nor the prompt is on any command line.
+    const QString mode
+        = execute(identity, QLatin1String("stat -c 'MODE=%a' ") + recorder.handle.paths().envFile);
+    QVERIFY2(mode.contains(QLatin1String("MODE=600")), qPrintable(mode));
+    const auto processes = await<QVector<ProcessInfo>>(
+        [&](auto done) { return m_client->listProcesses(identity, m_client.get(), done); });
+    QVERIFY2(processes.ok(), qPrintable(processes.error.toString()));
+    bool listedRun = false;
+    for (const ProcessInfo &process : processes.value) {
+        QVERIFY2(!process.command.contains(m_secret), "the API key appeared on a command line");
+        QVERIFY2(!process.command.contains(promptMarker), "the prompt appeared on a command line");
+        if (process.command.contains(recorder.handle.runId))
+            listedRun = true;
+    }
+    QVERIFY(listedRun);
+
+    // The handle survives persisting.
+    const RunHandle restored = RunHandle::fromJson(recorder.handle.toJson());
+    QCOMPARE(restored.teePath(), recorder.handle.teePath());
+    QCOMPARE(restored.processId, recorder.handle.processId);
+    QVERIFY(restored.identity == identity);
+}
+
+void RunLauncherTest::reattachByProcessIdAfterLauncherDestroyed()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlattach"));
+    const QString token = QLatin1String("done") + randomToken(10);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+
+    Recorder first;
+    qint64 seen = 0;
+    {
+        auto launcher = newLauncher(identity);
+        first.watch(launcher.get());
+        launcher->launch(QStringLiteral("attach-1"), QLatin1String("CMD: sleep 3; echo ") + token,
+            options, environment());
+        // Mid-run: the Bash call was announced but its result is 3 s away.
+        QVERIFY2(QTest::qWaitFor(
+                     [&first] {
+                         return first.ended()
+                             || (first.started
+                                 && std::any_of(first.received.cbegin(), first.received.cend(),
+                                     [](const QString &l) {
+                                         return l.contains(QLatin1String("tool_use"));
+                                     }));
+                     },
+                     runTimeoutMs),
+            "the Bash call did not start");
+        QVERIFY2(!first.ended(), qPrintable(first.failure));
+        seen = first.received.size();
+    } // the launcher is gone; the run goes on in the sandbox
+    QVERIFY(!first.handle.processId.isEmpty());
+    QVERIFY(!hasToolResultWith(first.received.values(), token));
+
+    auto launcher = newLauncher(identity);
+    Recorder second;
+    second.watch(launcher.get());
+    launcher->reattach(first.handle, seen);
+    QVERIFY2(waitForEnd(second), "the re-attached run did not end in time");
+    QVERIFY2(second.failure.isEmpty(), qPrintable(second.failure));
+    QCOMPARE(second.exitCode, 0);
+    QVERIFY(!second.received.isEmpty());
+    QCOMPARE(second.received.firstKey(), seen + 1); // continues where the first one stopped
+    QVERIFY(hasToolResultWith(second.received.values(), token));
+    QVERIFY(hasSuccessResult(second.received.values()));
+    QVERIFY(!second.states.contains(RunLauncher::State::FollowingTee));
+
+    const QList<QByteArray> tee = teeLines(first.handle);
+    QCOMPARE(qsizetype(tee.size()), qsizetype(launcher->lines().size()));
+    for (qsizetype i = 0; i < tee.size(); ++i)
+        QCOMPARE(launcher->lines().at(i), QString::fromUtf8(tee.at(i)));
+}
+
+void RunLauncherTest::reattachByFollowingTeeFile()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlfollow"));
+    const QString token = QLatin1String("done") + randomToken(10);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+
+    Recorder first;
+    {
+        auto launcher = newLauncher(identity);
+        first.watch(launcher.get());
+        launcher->launch(QStringLiteral("follow-1"), QLatin1String("CMD: sleep 3; echo ") + token,
+            options, environment());
+        QVERIFY2(QTest::qWaitFor([&first] { return first.ended() || first.received.size() >= 1; },
+                     runTimeoutMs),
+            "no line arrived");
+        QVERIFY2(!first.ended(), qPrintable(first.failure));
+    }
+    // As if the server had forgotten the process (restart, expiry): only the files remain.
+    RunHandle handle = first.handle;
+    handle.processId.clear();
+    handle.logPath.clear();
+
+    auto launcher = newLauncher(identity);
+    Recorder second;
+    second.watch(launcher.get());
+    launcher->reattach(handle, 0);
+    QVERIFY2(waitForEnd(second), "the followed run did not end in time");
+    QVERIFY2(second.failure.isEmpty(), qPrintable(second.failure));
+    QVERIFY(second.states.contains(RunLauncher::State::FollowingTee));
+    QCOMPARE(second.exitCode, 0);
+    QCOMPARE(second.received.firstKey(), 1);
+    QVERIFY(hasToolResultWith(second.received.values(), token));
+    QVERIFY(hasSuccessResult(second.received.values()));
+    const QList<QByteArray> tee = teeLines(handle);
+    QCOMPARE(qsizetype(tee.size()), qsizetype(second.received.size()));
+}
+
+void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rleuro"));
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    // 27 000 bytes of 3-byte characters (below the CLI's 30 000-character limit for inline tool
+    // output), twice per line: 4096-byte PTY reads split some of them.
+    launcher->launch(QStringLiteral("euro-1"), QStringLiteral("CMD: printf '€%.0s' $(seq 9000)"),
+        options, environment());
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    QVERIFY2(recorder.failure.isEmpty(), qPrintable(recorder.failure));
+    QCOMPARE(recorder.exitCode, 0);
+
+    QVERIFY2(!recorder.damaged.isEmpty(), "the PTY split no character; nothing to repair");
+    for (const qint64 number : std::as_const(recorder.damaged)) {
+        QVERIFY2(recorder.repaired.contains(number), qPrintable(QString::number(number)));
+        QVERIFY(!recorder.repaired.value(number).contains(QChar(0xFFFD)));
+    }
+    const QStringList lines = launcher->lines();
+    const QString euros(9000, QChar(0x20AC));
+    QVERIFY2(hasToolResultWith(lines, euros), qPrintable(lines.join(QLatin1Char('\n')).left(3000)));
+    for (const QString &line : lines)
+        QVERIFY(!line.contains(QChar(0xFFFD)));
+    const QList<QByteArray> tee = teeLines(recorder.handle);
+    QCOMPARE(qsizetype(tee.size()), qsizetype(lines.size()));
+    for (qsizetype i = 0; i < tee.size(); ++i)
+        QCOMPARE(lines.at(i), QString::fromUtf8(tee.at(i)));
+    QCOMPARE(recorder.finalLines(), lines);
+}
+
+QTEST_GUILESS_MAIN(RunLauncherTest)
+#include "tst_runlauncher.moc"
