@@ -4,6 +4,7 @@
 #   qt6   Qt 6 (+ KF6 SyntaxHighlighting when installed)
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, ui and the
 #         integration suites against the primary server version
+#   fuzz  clang + libFuzzer: the stream-json parser and the shell quoting, for a bounded time
 # SANDSCOPE_FLAVOURS="qt6" limits the run; extra arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +15,7 @@ cd "$here"
 . sandbox/versions.env
 
 jobs=$(nproc 2>/dev/null || echo 2)
-flavours=${SANDSCOPE_FLAVOURS:-qt5 qt6 asan}
+flavours=${SANDSCOPE_FLAVOURS:-qt5 qt6 asan fuzz}
 for flavour in $flavours; do
   echo "=== $flavour: configure and build"
   cmake --preset "$flavour" >/dev/null
