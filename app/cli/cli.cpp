@@ -442,7 +442,8 @@ bool wantsCommandLine(int argc, char **argv)
             || argument == QLatin1String("-v"))
             return true;
         // Refused with an explanation by the command line rather than silently ignored.
-        if (argument.startsWith(QLatin1String("--api-key")))
+        if (argument == QLatin1String("--api-key")
+            || argument.startsWith(QLatin1String("--api-key=")))
             return true;
     }
     return false;

@@ -2,6 +2,7 @@
 // 2), the refusal of --api-key, and transport errors (exit 3) that name the server but never
 // the key.
 
+#include "cli/cli.h"
 #include "profilestore.h"
 
 #include <QFile>
@@ -289,6 +290,42 @@ private Q_SLOTS:
         QCOMPARE(entry.value(QStringLiteral("target")).toString(), QStringLiteral("id"));
         QVERIFY(
             entry.value(QStringLiteral("result")).toString().contains(QStringLiteral("refused")));
+    }
+
+    // The GUI takes --server/--user/--api-key-file/--profile too; only verbs, help, version
+    // and the refused --api-key belong to the command line.
+    void commandLineOrGuiIsDecidedByVerbAndHelpOptions_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<bool>("commandLine");
+        QTest::newRow("nothing") << QStringList {} << false;
+        QTest::newRow("gui options") << QStringList {QStringLiteral("--server"),
+            QStringLiteral("http://h:1"), QStringLiteral("--api-key-file"), QStringLiteral("/k"),
+            QStringLiteral("--user"), QStringLiteral("demo")}
+                                     << false;
+        QTest::newRow("gui profile")
+            << QStringList {QStringLiteral("--profile"), QStringLiteral("lab")} << false;
+        QTest::newRow("verb") << QStringList {QStringLiteral("exec")} << true;
+        QTest::newRow("help") << QStringList {QStringLiteral("--server"), QStringLiteral("x"),
+            QStringLiteral("--help")}
+                              << true;
+        QTest::newRow("version") << QStringList {QStringLiteral("--version")} << true;
+        QTest::newRow("plain api key")
+            << QStringList {QStringLiteral("--api-key"), QStringLiteral("k")} << true;
+        QTest::newRow("api key with =") << QStringList {QStringLiteral("--api-key=k")} << true;
+    }
+
+    void commandLineOrGuiIsDecidedByVerbAndHelpOptions()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(bool, commandLine);
+        std::vector<QByteArray> storage {QByteArrayLiteral("sandscope")};
+        for (const QString &argument : arguments)
+            storage.push_back(argument.toUtf8());
+        std::vector<char *> argv;
+        for (QByteArray &argument : storage)
+            argv.push_back(argument.data());
+        QCOMPARE(sandscope::cli::wantsCommandLine(int(argv.size()), argv.data()), commandLine);
     }
 };
 
