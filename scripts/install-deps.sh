@@ -23,6 +23,7 @@ packages=(
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
   clang libclang-rt-dev
+  qt5-image-formats-plugins qt6-image-formats-plugins
 )
 missing=()
 for p in "${packages[@]}"; do
