@@ -2,6 +2,7 @@
 
 #include "auditlog.h"
 #include "connectionoptions.h"
+#include "filesverbs.h"
 #include "openterminalclient.h"
 #include "processstream.h"
 #include "secretredactor.h"
@@ -82,12 +83,14 @@ QString topLevelHelp()
                "Commands:\n"
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
-               "  exec          Run a command on the server as a user and stream its output\n"
-               "\n"
-               "Options:\n"
-               "  -h, --help     Show this help; 'sandscope COMMAND --help' for a command\n"
-               "  -v, --version  Show the version\n"
-               "\n")
+               "  exec          Run a command on the server as a user and stream its output\n")
+        + filesVerbsSummary()
+        + QStringLiteral(
+            "\n"
+            "Options:\n"
+            "  -h, --help     Show this help; 'sandscope COMMAND --help' for a command\n"
+            "  -v, --version  Show the version\n"
+            "\n")
         + ConnectionOptions::keySourcesHelp()
         + QStringLiteral(
             "\n"
@@ -474,6 +477,10 @@ int run(int argc, char **argv)
         return runServerInfo(arguments.mid(1));
     if (first == execVerb)
         return runExec(arguments.mid(1));
+    if (first == chatsVerb)
+        return runChats(arguments.mid(1));
+    if (first == filesVerb)
+        return runFiles(arguments.mid(1));
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
         printError(why);

@@ -1,0 +1,592 @@
+#include "filesverbs.h"
+
+#include "auditlog.h"
+#include "chatindex.h"
+#include "claudecommand.h"
+#include "connectionoptions.h"
+#include "fileoperations.h"
+#include "openterminalclient.h"
+#include "secretredactor.h"
+#include "serverprobe.h"
+#include "shellquote.h"
+
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <cstdio>
+#include <optional>
+
+namespace sandscope::cli {
+
+const QString chatsVerb = QStringLiteral("chats");
+const QString filesVerb = QStringLiteral("files");
+
+namespace {
+
+enum ExitCode { Ok = 0, LocalError = 1, UsageError = 2, ServerError = 3 };
+
+const QString chatDirectoryMarker = QStringLiteral("SANDSCOPE-CHAT-DIR=");
+
+// ---------------------------------------------------------------------------------------
+// Output and errors
+
+bool writeBytes(FILE *stream, const QByteArray &bytes)
+{
+    if (!bytes.isEmpty()
+        && std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) != size_t(bytes.size()))
+        return false;
+    return std::fflush(stream) == 0;
+}
+
+void printError(const QString &message)
+{
+    writeBytes(stderr, (QStringLiteral("sandscope: ") + message + QLatin1Char('\n')).toUtf8());
+}
+
+int usageError(const QString &message, const QString &verb)
+{
+    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(verb));
+    return UsageError;
+}
+
+// Names the server, never shows the key.
+int serverError(const ApiError &error, const ConnectionOptions &options)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    QString text = error.toString();
+    if (!error.detail.isEmpty() && !text.contains(error.detail))
+        text += QStringLiteral(": ") + error.detail;
+    if (!text.contains(options.serverText()))
+        text = options.serverText() + QStringLiteral(": ") + text;
+    printError(redactor.redact(text));
+    return ServerError;
+}
+
+void printJson(const QJsonValue &value)
+{
+    const QJsonDocument document
+        = value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    writeBytes(stdout, document.toJson(QJsonDocument::Indented));
+}
+
+QString isoTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODate) : QString();
+}
+
+QJsonValue timeOrNull(const QDateTime &time)
+{
+    return time.isValid() ? QJsonValue(isoTime(time)) : QJsonValue();
+}
+
+// Runs `start` (which starts one asynchronous action and hands it the callback) and spins an
+// event loop until the callback has the answer.
+template <typename T> T waitFor(const std::function<void(std::function<void(const T &)>)> &start)
+{
+    QEventLoop loop;
+    std::optional<T> answer;
+    start([&](const T &value) {
+        answer = value;
+        loop.quit();
+    });
+    if (!answer)
+        loop.exec();
+    return *answer;
+}
+
+// ---------------------------------------------------------------------------------------
+// Arguments
+
+QString verbHelp(const QCommandLineParser &parser, const QString &usage, const QString &more = {})
+{
+    QString text = parser.helpText();
+    text.replace(0, text.indexOf(QLatin1Char('\n')), QStringLiteral("Usage: sandscope ") + usage);
+    return text + more + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
+}
+
+// Returns -1 to go on, otherwise the exit code.
+int parseArguments(QCommandLineParser &parser, const QString &verb, const QStringList &arguments,
+    const QString &usage, const QString &moreHelp, ConnectionOptions &options)
+{
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    options.addTo(parser);
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText(), verb);
+    if (parser.isSet(helpOption)) {
+        writeBytes(stdout, verbHelp(parser, usage, moreHelp).toUtf8());
+        return Ok;
+    }
+    if (!options.resolve(parser, &why))
+        return usageError(why, verb);
+    return -1;
+}
+
+// ---------------------------------------------------------------------------------------
+// chats
+
+QJsonObject chatAsJson(const ChatFolder &chat)
+{
+    return QJsonObject {
+        {QStringLiteral("id"), chat.id},
+        {QStringLiteral("account"), chat.account},
+        {QStringLiteral("path"), chat.path},
+        {QStringLiteral("size"), double(chat.size)},
+        {QStringLiteral("last_activity"), timeOrNull(chat.lastActivity)},
+        {QStringLiteral("last_activity_epoch"),
+            chat.lastActivity.isValid() ? QJsonValue(double(chat.lastActivity.toSecsSinceEpoch()))
+                                        : QJsonValue()},
+    };
+}
+
+QString chatLine(const ChatFolder &chat)
+{
+    return chat.id.leftJustified(24) + QLatin1Char(' ')
+        + QString::number(chat.size).rightJustified(14) + QStringLiteral("  ")
+        + isoTime(chat.lastActivity).leftJustified(20) + QStringLiteral("  ") + chat.path
+        + QLatin1Char('\n');
+}
+
+int printUserChats(OpenTerminalClient &client, const ConnectionOptions &options, bool json)
+{
+    ChatIndexModel model(&client);
+    Identity identity;
+    identity.userId = options.userId;
+    model.setIdentity(identity);
+    const ApiError error = waitFor<ApiError>([&](auto done) {
+        QObject::connect(&model, &ChatIndexModel::loaded, &model, [done] { done(ApiError()); });
+        QObject::connect(&model, &ChatIndexModel::failed, &model, done);
+        model.reload();
+    });
+    if (error.isError())
+        return serverError(error, options);
+    if (json) {
+        QJsonArray chats;
+        for (const ChatFolder &chat : model.chats())
+            chats.append(chatAsJson(chat));
+        printJson(QJsonObject {
+            {QStringLiteral("user"), options.userId}, {QStringLiteral("chats"), chats}});
+        return Ok;
+    }
+    QString text = QStringLiteral("CHAT").leftJustified(24) + QLatin1Char(' ')
+        + QStringLiteral("BYTES").rightJustified(14) + QStringLiteral("  ")
+        + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20) + QStringLiteral("  PATH\n");
+    for (const ChatFolder &chat : model.chats())
+        text += chatLine(chat);
+    writeBytes(stdout, text.toUtf8());
+    return Ok;
+}
+
+int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options, bool json)
+{
+    AdminOverviewModel model(&client);
+    const ApiError error = waitFor<ApiError>([&](auto done) {
+        QObject::connect(&model, &AdminOverviewModel::loaded, &model, [done] { done(ApiError()); });
+        QObject::connect(&model, &AdminOverviewModel::failed, &model, done);
+        QObject::connect(&model, &AdminOverviewModel::refused, &model, [done](const QString &why) {
+            ApiError refusal;
+            refusal.kind = ApiError::Kind::BadRequest;
+            refusal.message = why;
+            done(refusal);
+        });
+        model.reload();
+    });
+    if (error.isError()) {
+        if (model.state() == ScanState::Refused) {
+            printError(QStringLiteral("%1: %2 (pass --user ID for one user's chats)")
+                           .arg(options.serverText(), model.errorText()));
+            return ServerError;
+        }
+        return serverError(error, options);
+    }
+    if (json) {
+        QJsonArray accounts;
+        for (const AccountChats &account : model.accounts()) {
+            QJsonArray chats;
+            for (const ChatFolder &chat : account.chats)
+                chats.append(chatAsJson(chat));
+            accounts.append(QJsonObject {
+                {QStringLiteral("account"), account.account},
+                {QStringLiteral("home"), account.home},
+                {QStringLiteral("chat_count"), int(account.chats.size())},
+                {QStringLiteral("total_size"), double(account.totalSize)},
+                {QStringLiteral("last_activity"), timeOrNull(account.lastActivity)},
+                {QStringLiteral("chats"), chats},
+            });
+        }
+        printJson(QJsonObject {{QStringLiteral("accounts"), accounts}});
+        return Ok;
+    }
+    QString text = QStringLiteral("USER").leftJustified(34) + QStringLiteral(" CHATS ")
+        + QStringLiteral("BYTES").rightJustified(14) + QStringLiteral("  LAST ACTIVITY (UTC)\n");
+    for (const AccountChats &account : model.accounts())
+        text += account.account.leftJustified(34) + QLatin1Char(' ')
+            + QString::number(account.chats.size()).rightJustified(5) + QLatin1Char(' ')
+            + QString::number(account.totalSize).rightJustified(14) + QStringLiteral("  ")
+            + isoTime(account.lastActivity) + QLatin1Char('\n');
+    writeBytes(stdout, text.toUtf8());
+    return Ok;
+}
+
+// ---------------------------------------------------------------------------------------
+// files
+
+struct FilesContext {
+    ConnectionOptions options;
+    Identity identity;
+    QString chatDirectory; // absolute, empty without --chat
+    bool json = false;
+};
+
+QString resolveRemote(const FilesContext &context, const QString &path)
+{
+    if (context.chatDirectory.isEmpty() || path.startsWith(QLatin1Char('/')))
+        return path;
+    if (path.isEmpty() || path == QLatin1String("."))
+        return context.chatDirectory;
+    return context.chatDirectory + QLatin1Char('/') + path;
+}
+
+QString remoteBaseName(QString path)
+{
+    while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
+        path.chop(1);
+    return path.mid(path.lastIndexOf(QLatin1Char('/')) + 1);
+}
+
+// Creates ~/chat-<id> if needed (as the account, so it belongs to it) and returns its path.
+Result<QString> chatDirectory(
+    OpenTerminalClient &client, const FilesContext &context, const QString &chatId)
+{
+    const QString directory = shell::quote(QStringLiteral("chat-") + chatId);
+    const QString script
+        = QStringLiteral("mkdir -p -- ~/%1 && cd -- ~/%1 && printf '%2%s\\n' \"$PWD\"")
+              .arg(directory, chatDirectoryMarker);
+    const Result<CommandOutput> output = waitFor<Result<CommandOutput>>(
+        [&](auto done) { runShortCommand(&client, context.identity, script, &client, done); });
+    if (!output.ok())
+        return Result<QString>::failure(output.error);
+    for (const QString &line : output.value.lines) {
+        const qsizetype at = line.indexOf(chatDirectoryMarker);
+        if (at >= 0 && output.value.exitCode == 0)
+            return Result<QString>::success(line.mid(at + chatDirectoryMarker.size()));
+    }
+    ApiError error;
+    error.kind = ApiError::Kind::BadResponse;
+    error.message = QStringLiteral("Could not create the chat folder ~/chat-%1 (exit code %2): %3")
+                        .arg(chatId)
+                        .arg(output.value.exitCode)
+                        .arg(output.value.lines.join(QLatin1Char(' ')));
+    return Result<QString>::failure(error);
+}
+
+int reportOperation(const FilesContext &context, const FileOperationResult &result)
+{
+    using Status = FileOperationResult::Status;
+    switch (result.status) {
+    case Status::Ok:
+        if (context.json) {
+            QJsonObject json {{QStringLiteral("ok"), true},
+                {QStringLiteral("action"), result.action}, {QStringLiteral("path"), result.path}};
+            if (!result.destination.isEmpty())
+                json.insert(QStringLiteral("destination"), result.destination);
+            printJson(json);
+        }
+        return Ok;
+    case Status::Conflict:
+        printError(QStringLiteral("%1: %2 already exists; the server does not overwrite it "
+                                  "(remove it first)")
+                       .arg(context.options.serverText(), result.destination));
+        return ServerError;
+    case Status::ReadOnly:
+        printError(result.message());
+        return LocalError;
+    case Status::Failed:
+        break;
+    }
+    return serverError(result.error, context.options);
+}
+
+FileOperationResult runOperation(const std::function<void(QObject *, FileOperations::Done)> &start)
+{
+    QObject context;
+    return waitFor<FileOperationResult>([&](auto done) { start(&context, done); });
+}
+
+int filesList(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
+{
+    if (args.size() > 1)
+        return usageError(QStringLiteral("ls takes at most one PATH"), filesVerb);
+    const QString path = resolveRemote(context, args.value(0, QStringLiteral(".")));
+    const Result<DirectoryListing> listing = waitFor<Result<DirectoryListing>>(
+        [&](auto done) { client.listDirectory(context.identity, path, &client, done); });
+    if (!listing.ok())
+        return serverError(listing.error, context.options);
+    if (context.json) {
+        QJsonArray entries;
+        for (const FileEntry &entry : listing.value.entries)
+            entries.append(QJsonObject {
+                {QStringLiteral("name"), entry.name},
+                {QStringLiteral("type"),
+                    entry.isDirectory ? QStringLiteral("directory") : QStringLiteral("file")},
+                {QStringLiteral("size"), double(entry.size)},
+                {QStringLiteral("modified"), timeOrNull(entry.modified)},
+            });
+        printJson(QJsonObject {{QStringLiteral("directory"), listing.value.directory},
+            {QStringLiteral("entries"), entries}});
+        return Ok;
+    }
+    QString text;
+    for (const FileEntry &entry : listing.value.entries) {
+        text += (entry.isDirectory ? QLatin1Char('d') : QLatin1Char('-')) + QLatin1Char(' ')
+            + QString::number(entry.isDirectory ? 0 : entry.size).rightJustified(12)
+            + QLatin1Char(' ')
+            + (entry.modified.isValid()
+                    ? entry.modified.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+                    : QStringLiteral("-").leftJustified(16))
+            + QLatin1Char(' ') + entry.name
+            + (entry.isDirectory ? QStringLiteral("/\n") : QStringLiteral("\n"));
+    }
+    return writeBytes(stdout, text.toUtf8()) ? Ok : LocalError;
+}
+
+int filesCat(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
+{
+    if (args.size() != 1)
+        return usageError(QStringLiteral("cat needs exactly one PATH"), filesVerb);
+    FileOperations operations(&client);
+    operations.setIdentity(context.identity, FileOperations::Acting::AsSelf);
+    const FileOperationResult result = runOperation([&](QObject *owner, auto done) {
+        operations.downloadFile(resolveRemote(context, args.at(0)), owner, done);
+    });
+    if (!result.ok())
+        return reportOperation(context, result);
+    if (!writeBytes(stdout, result.bytes)) {
+        printError(QStringLiteral("could not write to standard output"));
+        return LocalError;
+    }
+    return Ok;
+}
+
+int filesGet(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
+{
+    if (args.size() != 2)
+        return usageError(QStringLiteral("get needs REMOTE and LOCAL"), filesVerb);
+    const QString remote = resolveRemote(context, args.at(0));
+    QString local = args.at(1);
+    if (local != QLatin1String("-") && QFileInfo(local).isDir())
+        local = local + QLatin1Char('/') + remoteBaseName(remote);
+    FileOperations operations(&client);
+    operations.setIdentity(context.identity, FileOperations::Acting::AsSelf);
+    const FileOperationResult result = runOperation(
+        [&](QObject *owner, auto done) { operations.downloadFile(remote, owner, done); });
+    if (!result.ok())
+        return reportOperation(context, result);
+    if (local == QLatin1String("-"))
+        return writeBytes(stdout, result.bytes) ? Ok : LocalError;
+    // Written next to the target and renamed at the end: no half-written file on failure.
+    QSaveFile file(local);
+    if (!file.open(QIODevice::WriteOnly) || file.write(result.bytes) != result.bytes.size()
+        || !file.commit()) {
+        printError(QStringLiteral("could not write %1: %2").arg(local, file.errorString()));
+        return LocalError;
+    }
+    if (context.json)
+        printJson(QJsonObject {{QStringLiteral("ok"), true}, {QStringLiteral("path"), remote},
+            {QStringLiteral("local"), QFileInfo(local).absoluteFilePath()},
+            {QStringLiteral("size"), double(result.bytes.size())}});
+    return Ok;
+}
+
+int filesPut(FileOperations &operations, const FilesContext &context, const QStringList &args)
+{
+    if (args.size() != 2)
+        return usageError(QStringLiteral("put needs LOCAL and REMOTE"), filesVerb);
+    const QString local = args.at(0);
+    QFile file(local);
+    if (!QFileInfo(local).isFile() || !file.open(QIODevice::ReadOnly)) {
+        printError(QStringLiteral("cannot read %1: %2")
+                       .arg(local,
+                           QFileInfo(local).isDir() ? QStringLiteral("it is a folder")
+                                                    : file.errorString()));
+        return LocalError;
+    }
+    const QByteArray bytes = file.readAll();
+    // REMOTE ending in "/" (or "." / "..") is a folder that keeps the local name; anything
+    // else names the file itself.
+    const QString remote = args.at(1);
+    const bool isFolder = remote.endsWith(QLatin1Char('/')) || remote == QLatin1String(".")
+        || remote == QLatin1String("..") || remote.endsWith(QLatin1String("/."))
+        || remote.endsWith(QLatin1String("/.."));
+    QString directory;
+    QString name;
+    if (isFolder) {
+        directory = resolveRemote(context, remote);
+        name = QFileInfo(local).fileName();
+    } else {
+        const QString target = resolveRemote(context, remote);
+        const qsizetype slash = target.lastIndexOf(QLatin1Char('/'));
+        directory = slash < 0 ? QStringLiteral(".")
+                              : (slash == 0 ? QStringLiteral("/") : target.left(slash));
+        name = target.mid(slash + 1);
+    }
+    const FileOperationResult result = runOperation([&](QObject *owner, auto done) {
+        operations.uploadData(directory, name, bytes, owner, done);
+    });
+    return reportOperation(context, result);
+}
+
+QString filesHelpOperations()
+{
+    return QStringLiteral(
+        "\nOperations (remote paths are absolute, or relative to the home; with --chat\n"
+        "relative to ~/chat-<ID>, which is created when missing):\n"
+        "  ls [PATH]            list a folder\n"
+        "  cat PATH             write the file's exact bytes to standard output\n"
+        "  get REMOTE LOCAL     download a file (LOCAL may be a folder, or - for stdout)\n"
+        "  put LOCAL REMOTE     upload a file byte for byte (REMOTE ending in / is a folder)\n"
+        "  rm PATH              delete a file or, recursively, a folder\n"
+        "  mkdir PATH           create a folder and its parents\n"
+        "  mv FROM TO           move or rename; fails (exit 3) when TO exists\n"
+        "Changes (put, rm, mkdir, mv) are written to the audit log.\n");
+}
+
+} // namespace
+
+QString filesVerbsSummary()
+{
+    return QStringLiteral(
+        "  chats         List a user's chats (~/chat-*) with size and last activity;\n"
+        "                without --user, every account under /home (server account)\n"
+        "  files         ls, cat, get, put, rm, mkdir, mv on a user's files\n");
+}
+
+int runChats(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Lists the chat folders (~/chat-*) of --user with their size and last\n"
+                       "activity, measured on the server in one command. Without --user, lists\n"
+                       "every account under /home with its chats, acting as the server's own\n"
+                       "account; multi-user servers from 0.12 on refuse that (exit 3)."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
+    parser.addOption(jsonOption);
+    ConnectionOptions options;
+    const int parsed = parseArguments(
+        parser, chatsVerb, arguments, QStringLiteral("chats [options]"), QString(), options);
+    if (parsed >= 0)
+        return parsed;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("chats takes no arguments, got \"%1\"")
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))),
+            chatsVerb);
+    OpenTerminalClient client(options.connection);
+    return options.userId.isEmpty() ? printAllUsers(client, options, parser.isSet(jsonOption))
+                                    : printUserChats(client, options, parser.isSet(jsonOption));
+}
+
+int runFiles(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Works on the files of --user (or of the server's own account)."));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+        QStringLiteral("Print JSON (ls: the listing; changes: what was done)."));
+    const QCommandLineOption chatOption(QStringLiteral("chat"),
+        QStringLiteral("Resolve relative remote paths inside ~/chat-<ID>."), QStringLiteral("ID"));
+    parser.addOption(jsonOption);
+    parser.addOption(chatOption);
+    parser.addPositionalArgument(QStringLiteral("operation"),
+        QStringLiteral("ls, cat, get, put, rm, mkdir or mv"), QStringLiteral("<op> ARGS..."));
+    ConnectionOptions options;
+    const int parsed = parseArguments(parser, filesVerb, arguments,
+        QStringLiteral("files <op> [options] ARGS..."), filesHelpOperations(), options);
+    if (parsed >= 0)
+        return parsed;
+    QStringList args = parser.positionalArguments();
+    if (args.isEmpty())
+        return usageError(QStringLiteral("files needs an operation"), filesVerb);
+    const QString operation = args.takeFirst();
+    static const QStringList operations {QStringLiteral("ls"), QStringLiteral("cat"),
+        QStringLiteral("get"), QStringLiteral("put"), QStringLiteral("rm"), QStringLiteral("mkdir"),
+        QStringLiteral("mv")};
+    if (!operations.contains(operation))
+        return usageError(
+            QStringLiteral("unknown files operation \"%1\"").arg(operation), filesVerb);
+
+    FilesContext context;
+    context.options = options;
+    context.identity.userId = options.userId;
+    context.json = parser.isSet(jsonOption);
+    OpenTerminalClient client(options.connection);
+    // The command line is explicit: what it is told to change, it changes (not read-only),
+    // and every change is recorded.
+    FileOperations changes(&client);
+    changes.setIdentity(context.identity, FileOperations::Acting::AsSelf);
+    changes.setAuditContext(options.profileName, options.serverText());
+
+    if (parser.isSet(chatOption)) {
+        const QString chatId = parser.value(chatOption);
+        QString why;
+        if (!claudecommand::isValidChatId(chatId, &why))
+            return usageError(
+                QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), filesVerb);
+        const Result<QString> directory = chatDirectory(client, context, chatId);
+        AuditLog().append({options.profileName, options.serverText(), options.userId,
+            QStringLiteral("mkdir"), QStringLiteral("~/chat-") + chatId,
+            directory.ok() ? QStringLiteral("ok") : directory.error.toString()});
+        if (!directory.ok())
+            return serverError(directory.error, options);
+        context.chatDirectory = directory.value;
+    }
+
+    if (operation == QLatin1String("ls"))
+        return filesList(client, context, args);
+    if (operation == QLatin1String("cat"))
+        return filesCat(client, context, args);
+    if (operation == QLatin1String("get"))
+        return filesGet(client, context, args);
+    if (operation == QLatin1String("put"))
+        return filesPut(changes, context, args);
+
+    const auto expect = [&](int count, const QString &what) {
+        return args.size() == count
+            ? -1
+            : usageError(QStringLiteral("%1 needs %2").arg(operation, what), filesVerb);
+    };
+    FileOperationResult result;
+    if (operation == QLatin1String("rm")) {
+        if (const int usage = expect(1, QStringLiteral("exactly one PATH")); usage >= 0)
+            return usage;
+        result = runOperation([&](QObject *owner, auto done) {
+            changes.remove(resolveRemote(context, args.at(0)), owner, done);
+        });
+    } else if (operation == QLatin1String("mkdir")) {
+        if (const int usage = expect(1, QStringLiteral("exactly one PATH")); usage >= 0)
+            return usage;
+        result = runOperation([&](QObject *owner, auto done) {
+            changes.makeDirectory(resolveRemote(context, args.at(0)), owner, done);
+        });
+    } else {
+        if (const int usage = expect(2, QStringLiteral("FROM and TO")); usage >= 0)
+            return usage;
+        result = runOperation([&](QObject *owner, auto done) {
+            changes.move(resolveRemote(context, args.at(0)), resolveRemote(context, args.at(1)),
+                FileOperations::OnConflict::Report, owner, done);
+        });
+    }
+    return reportOperation(context, result);
+}
+
+} // namespace sandscope::cli
