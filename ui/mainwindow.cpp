@@ -5,10 +5,15 @@
 #include "identitybar.h"
 #include "messagebar.h"
 #include "openterminalclient.h"
+#include "rundelegate.h"
+#include "runpage.h"
+#include "runrecording.h"
 #include "switchuserdialog.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFrame>
 #include <QKeySequence>
 #include <QLabel>
@@ -17,7 +22,9 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUuid>
 #include <QVBoxLayout>
 
@@ -93,6 +100,7 @@ void MainWindow::createMenus()
     QAction *switchAction
         = file->addAction(tr("S&witch User…"), this, &MainWindow::showSwitchUserDialog);
     switchAction->setShortcut(QKeySequence(tr("Ctrl+K")));
+    file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -411,6 +419,37 @@ void MainWindow::showSwitchUserDialog()
     dialog->setUserId(m_identity.userId);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { switchUser(dialog->userId()); });
     dialog->open();
+}
+
+void MainWindow::showOpenRunDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Run Recording"),
+        RunRecorder::defaultDirectory(),
+        tr("Run recordings and stream-json captures (*.jsonl *.ndjson *.json);;All files (*)"));
+    if (!path.isEmpty())
+        openRunFile(path);
+}
+
+RunPage *MainWindow::openRunFile(const QString &path)
+{
+    auto *page = new RunPage(m_pages);
+    QString why;
+    if (!page->openFile(path, &why)) {
+        delete page;
+        m_messageBar->showMessage(tr("Cannot open the run: %1").arg(why), MessageBar::Level::Error);
+        return nullptr;
+    }
+    const int tab = m_pages->addTab(
+        page, RunDelegate::icon(QStringLiteral("run")), QFileInfo(path).fileName());
+    m_pages->setTabToolTip(tab, path);
+    auto *close = new QToolButton(m_pages);
+    close->setAutoRaise(true);
+    close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+    close->setToolTip(tr("Close this run"));
+    connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
+    m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
+    m_pages->setCurrentWidget(page);
+    return page;
 }
 
 void MainWindow::showAbout()

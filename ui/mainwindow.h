@@ -20,6 +20,7 @@ class QTabWidget;
 namespace sandscope {
 
 class ConsolePage;
+class RunPage;
 class IdentityBar;
 class MessageBar;
 class OpenTerminalClient;
@@ -55,6 +56,9 @@ public Q_SLOTS:
     void showConnectDialog();
     void showSwitchUserDialog();
     void showAbout();
+    void showOpenRunDialog();
+    // Opens a run recording or stream-json capture in a new, closable run tab.
+    RunPage *openRunFile(const QString &path);
 
 Q_SIGNALS:
     // After every probe, successful or not.

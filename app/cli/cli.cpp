@@ -5,6 +5,8 @@
 #include "filesverbs.h"
 #include "openterminalclient.h"
 #include "processstream.h"
+#include "replayverb.h"
+#include "runverbs.h"
 #include "secretredactor.h"
 #include "serverprobe.h"
 
@@ -84,7 +86,7 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + filesVerbsSummary()
+        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -481,6 +483,12 @@ int run(int argc, char **argv)
         return runChats(arguments.mid(1));
     if (first == filesVerb)
         return runFiles(arguments.mid(1));
+    if (first == runVerb)
+        return runRun(arguments.mid(1));
+    if (first == sessionsVerb)
+        return runSessions(arguments.mid(1));
+    if (first == replayVerb)
+        return runReplay(arguments.mid(1));
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
         printError(why);

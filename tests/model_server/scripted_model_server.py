@@ -14,6 +14,8 @@ The answer is chosen from the newest prompt (the last user text that is not a to
   USE_AGENT              Agent tool_use whose sub-agent prompt is "SUBTASK: run echo sub"; the
                          sub-agent then runs Bash "echo sub" and reports its output
   PARALLEL               two Bash tool_use blocks in one message ("echo one", "echo two")
+  SLOW_FIRST             with PARALLEL: the first call sleeps 2 s before printing, so the second
+                         call's result comes back first (results out of call order)
   anything else          a plain text answer
 
 Requests without tools (tool-less runs, compaction) always get text.
@@ -180,7 +182,8 @@ def choose_answer(body):
         if results:
             blocks.append(text_block(quote_results(results)))
         else:
-            blocks.append(bash_block("echo one", "Print one"))
+            first = "sleep 2; echo one" if "SLOW_FIRST" in prompt else "echo one"
+            blocks.append(bash_block(first, "Print one"))
             blocks.append(bash_block("echo two", "Print two"))
     elif command is not None:
         if results:

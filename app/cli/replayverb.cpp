@@ -1,0 +1,205 @@
+#include "replayverb.h"
+
+#include "runmodel.h"
+#include "runparser.h"
+#include "runrecording.h"
+#include "runsummary.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+const QString replayVerb = QStringLiteral("replay");
+
+namespace {
+
+enum ExitCode { RunSucceeded = 0, RunFailed = 1, UsageError = 2 };
+
+bool writeTo(FILE *stream, const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    const bool written
+        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
+    return std::fflush(stream) == 0 && written;
+}
+
+void printError(const QString &message)
+{
+    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
+}
+
+int usageError(const QString &message)
+{
+    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(replayVerb));
+    return UsageError;
+}
+
+QString durationText(qint64 ms)
+{
+    if (ms < 1000)
+        return QStringLiteral("%1 ms").arg(ms);
+    return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
+}
+
+QString humanSummary(const RunSummary &summary)
+{
+    const QLocale c = QLocale::c();
+    QString outcome;
+    if (!summary.hasResult)
+        outcome = QStringLiteral("failed: no result line (the run was cut short)");
+    else if (summary.isError)
+        outcome = QStringLiteral("failed (%1)").arg(summary.resultSubtype);
+    else
+        outcome = QStringLiteral("succeeded");
+    QString text;
+    auto row = [&text](const char *label, const QString &value) {
+        text += QStringLiteral("%1 %2\n").arg(QLatin1String(label), -12).arg(value);
+    };
+    row("Session:", summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId);
+    row("Outcome:", outcome);
+    row("Result:", summary.hasResult ? summary.resultSubtype : QStringLiteral("-"));
+    row("Turns:", QString::number(summary.numTurns));
+    row("Tool calls:",
+        QStringLiteral("%1 (%2 failed, %3 unanswered)")
+            .arg(summary.toolCalls)
+            .arg(summary.toolErrors)
+            .arg(summary.unmatchedToolCalls));
+    row("Tokens:",
+        QStringLiteral("%1 in, %2 out")
+            .arg(c.toString(summary.inputTokens), c.toString(summary.outputTokens)));
+    row("Cost:", QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6));
+    row("Duration:", durationText(summary.durationMs));
+    return text;
+}
+
+QJsonObject jsonSummary(const RunSummary &summary)
+{
+    QJsonObject json = summary.toJson();
+    json.insert(QStringLiteral("num_turns"), summary.numTurns);
+    json.insert(QStringLiteral("duration_ms"), summary.durationMs);
+    return json;
+}
+
+void appendOutline(const RunModel &model, const QModelIndex &parent, int depth, QString &out)
+{
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, RunModel::SummaryColumn, parent);
+        QString line = QString(2 * depth, QLatin1Char(' ')) + index.data().toString();
+        QStringList facts;
+        for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column) {
+            const QString value = index.siblingAtColumn(column).data().toString();
+            if (!value.isEmpty())
+                facts.append(value);
+        }
+        if (!facts.isEmpty())
+            line += QStringLiteral("  [") + facts.join(QStringLiteral(", ")) + QLatin1Char(']');
+        out += line + QLatin1Char('\n');
+        appendOutline(model, index, depth + 1, out);
+    }
+}
+
+QString help()
+{
+    return QStringLiteral(
+        "Usage: sandscope replay FILE [--summary] [--json]\n"
+        "\n"
+        "Replays a Claude Code stream-json capture (claude -p --output-format stream-json\n"
+        "--verbose) or a Sandscope run recording and prints the run as an outline: turns,\n"
+        "text, tool calls with their status, duration, tokens and cost, then the summary.\n"
+        "\n"
+        "Options:\n"
+        "  --summary   Print only the summary\n"
+        "  --json      Print only the summary, as one JSON object:\n"
+        "              {\"type\":\"sandscope_summary\", \"session_id\", \"result_subtype\"\n"
+        "              (null without a result), \"is_error\", \"tool_calls\", \"tool_errors\",\n"
+        "              \"unmatched_tool_calls\", \"cost_usd\", \"input_tokens\",\n"
+        "              \"output_tokens\", \"num_turns\", \"duration_ms\"}\n"
+        "  -h, --help  Show this help\n"
+        "\n"
+        "Exit codes: 0 the run succeeded; 1 the run failed, ended without a result line,\n"
+        "or the file cannot be read; 2 usage error.\n");
+}
+
+} // namespace
+
+QString replayVerbSummary()
+{
+    return QStringLiteral(
+        "  replay        Show a recorded run (stream-json capture or recording) and its\n"
+        "                summary; exits 0 only when the run succeeded\n");
+}
+
+int runReplay(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption helpOption(QStringList {QStringLiteral("h"), QStringLiteral("help")});
+    const QCommandLineOption summaryOption(QStringLiteral("summary"));
+    const QCommandLineOption jsonOption(QStringLiteral("json"));
+    parser.addOptions({helpOption, summaryOption, jsonOption});
+    parser.addPositionalArgument(QStringLiteral("file"), QString());
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(helpOption)) {
+        writeTo(stdout, help());
+        return RunSucceeded;
+    }
+    const QStringList files = parser.positionalArguments();
+    if (files.size() != 1)
+        return usageError(files.isEmpty() ? QStringLiteral("replay needs a FILE")
+                                          : QStringLiteral("replay takes one FILE"));
+
+    RecordingReader reader;
+    QString why;
+    if (!reader.open(files.constFirst(), &why)) {
+        printError(why);
+        return RunFailed;
+    }
+    const bool json = parser.isSet(jsonOption);
+    const bool summaryOnly = json || parser.isSet(summaryOption);
+
+    RunParser runParser;
+    RunSummaryBuilder builder;
+    RunModel model; // only filled for the outline
+    RecordedLine line;
+    qint64 lastArrivalMs = 0;
+    while (reader.readLine(&line)) {
+        const RunEventBatch events = runParser.parseLine(line.line, line.arrivalMs);
+        builder.add(events);
+        if (!summaryOnly)
+            model.addEvents(events);
+        lastArrivalMs = line.arrivalMs;
+    }
+    for (const QString &problem : reader.problems())
+        printError(QStringLiteral("warning: %1: %2").arg(files.constFirst(), problem));
+    if (!reader.readError().isEmpty()) {
+        printError(reader.readError());
+        return RunFailed;
+    }
+
+    const RunSummary summary = builder.summary(true);
+    QString out;
+    if (json) {
+        out = QString::fromUtf8(QJsonDocument(jsonSummary(summary)).toJson(QJsonDocument::Compact))
+            + QLatin1Char('\n');
+    } else {
+        if (!summaryOnly) {
+            model.markRunEnded(lastArrivalMs);
+            appendOutline(model, QModelIndex(), 0, out);
+            out += QLatin1Char('\n');
+        }
+        out += humanSummary(summary);
+    }
+    if (!writeTo(stdout, out)) {
+        printError(QStringLiteral("could not write to standard output"));
+        return RunFailed;
+    }
+    return summary.isError ? RunFailed : RunSucceeded;
+}
+
+} // namespace sandscope::cli

@@ -1,0 +1,471 @@
+#include "runrecording.h"
+
+#include "runparser.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <algorithm>
+#include <simdjson.h>
+#include <string_view>
+
+namespace sandscope {
+
+namespace {
+
+const QLatin1String headerKey("sandscope_recording");
+// A capture whose head holds no timestamp is read this far ahead to find one.
+constexpr qsizetype maxLinesWithoutTimestamp = 1000;
+// An asynchronous slice also stops after this many lines, so the model work it triggers
+// stays bounded even when parsing is very fast.
+constexpr int maxLinesPerSlice = 4000;
+
+void appendJsonString(QByteArray &out, const QByteArray &utf8)
+{
+    static const char hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : utf8) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                out += "\\u00";
+                out += hex[(c >> 4) & 0xf];
+                out += hex[c & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
+QByteArray withoutTerminator(QByteArray line)
+{
+    if (line.endsWith('\n'))
+        line.chop(1);
+    if (line.endsWith('\r'))
+        line.chop(1);
+    return line;
+}
+
+QString safeLabel(const QString &label)
+{
+    QString out;
+    for (const QChar c : label) {
+        if (c.isLetterOrNumber() && c.unicode() < 128)
+            out += c;
+        else if (!out.endsWith(QLatin1Char('-')))
+            out += QLatin1Char('-');
+    }
+    return out.left(40);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// RunRecorder
+
+RunRecorder::RunRecorder() = default;
+
+RunRecorder::~RunRecorder()
+{
+    close();
+}
+
+bool RunRecorder::open(const QString &path, const QJsonObject &metadata)
+{
+    close();
+    m_path = path;
+    m_error.clear();
+    m_lines = 0;
+    m_lastArrivalMs = 0;
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    m_file.setFileName(path);
+    // Unbuffered: every write goes straight to the OS, so a crash loses nothing written.
+    if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) {
+        m_error = QStringLiteral("cannot create %1: %2").arg(path, m_file.errorString());
+        return false;
+    }
+    // Recordings hold everything the agent read and wrote: owner only.
+    m_file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QJsonObject header = metadata;
+    header.insert(headerKey, formatVersion);
+    header.insert(QStringLiteral("created_ms"), QDateTime::currentMSecsSinceEpoch());
+    const QByteArray bytes = QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n';
+    if (m_file.write(bytes) != bytes.size()) {
+        m_error = QStringLiteral("cannot write %1: %2").arg(path, m_file.errorString());
+        m_file.close();
+        return false;
+    }
+    return true;
+}
+
+void RunRecorder::close()
+{
+    if (m_file.isOpen())
+        m_file.close();
+}
+
+bool RunRecorder::isOpen() const
+{
+    return m_file.isOpen();
+}
+
+qint64 RunRecorder::record(const QByteArray &rawLine, qint64 arrivalMs)
+{
+    if (!m_file.isOpen()) {
+        if (m_error.isEmpty())
+            m_error = QStringLiteral("the recording is not open");
+        return -1;
+    }
+    const QByteArray line = withoutTerminator(rawLine);
+    const qint64 arrival = std::max(arrivalMs, m_lastArrivalMs);
+    QByteArray entry;
+    entry.reserve(line.size() + line.size() / 8 + 48);
+    entry += "{\"t\":";
+    entry += QByteArray::number(arrival);
+    if (simdjson::validate_utf8(line.constData(), size_t(line.size()))) {
+        entry += ",\"line\":";
+        appendJsonString(entry, line);
+    } else {
+        entry += ",\"line_base64\":\"";
+        entry += line.toBase64();
+        entry += '"';
+    }
+    entry += "}\n";
+    // One write per entry; the file is unbuffered, flush() is for devices that buffer anyway.
+    if (m_file.write(entry) != entry.size() || !m_file.flush()) {
+        m_error = QStringLiteral("cannot write %1: %2").arg(m_path, m_file.errorString());
+        return -1;
+    }
+    m_lastArrivalMs = arrival;
+    ++m_lines;
+    return arrival;
+}
+
+QString RunRecorder::defaultDirectory()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+        + QStringLiteral("/recordings");
+}
+
+QString RunRecorder::newRecordingPath(const QString &directory, const QString &label)
+{
+    QString base = QStringLiteral("run-")
+        + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString suffix = safeLabel(label);
+    if (!suffix.isEmpty())
+        base += QLatin1Char('-') + suffix;
+    QString candidate = directory + QLatin1Char('/') + base + QStringLiteral(".jsonl");
+    for (int n = 2; QFileInfo::exists(candidate); ++n)
+        candidate = directory + QLatin1Char('/') + base + QStringLiteral("-%1.jsonl").arg(n);
+    return candidate;
+}
+
+// ---------------------------------------------------------------------------------------
+// RecordingFeed
+
+RecordingFeed::RecordingFeed(RunParser *parser, RunRecorder *recorder, QObject *parent)
+    : QObject(parent)
+    , m_parser(parser)
+    , m_recorder(recorder)
+{
+}
+
+qint64 RecordingFeed::recordOne(const QByteArray &line, qint64 arrivalMs)
+{
+    if (!m_recorder || !m_recorder->isOpen())
+        return arrivalMs;
+    const qint64 written = m_recorder->record(line, arrivalMs);
+    if (written < 0) {
+        if (!m_failing)
+            emit recordingFailed(m_recorder->errorString());
+        m_failing = true;
+        return arrivalMs;
+    }
+    m_failing = false;
+    return written;
+}
+
+void RecordingFeed::feedLine(const QByteArray &line, qint64 arrivalMs)
+{
+    const qint64 arrival = recordOne(line, arrivalMs);
+    m_parser->feedLine(line, arrival);
+}
+
+void RecordingFeed::feedLines(const QList<QByteArray> &lines, qint64 arrivalMs)
+{
+    qint64 arrival = arrivalMs;
+    for (const QByteArray &line : lines)
+        arrival = std::max(arrival, recordOne(line, arrivalMs));
+    m_parser->feedLines(lines, arrival);
+}
+
+// ---------------------------------------------------------------------------------------
+// RecordingReader
+
+struct RecordingReader::Json {
+    simdjson::dom::parser parser;
+};
+
+RecordingReader::RecordingReader(QObject *parent)
+    : QObject(parent)
+    , m_json(std::make_unique<Json>())
+{
+}
+
+RecordingReader::~RecordingReader() = default;
+
+bool RecordingReader::readRawLine(QByteArray *line)
+{
+    if (m_hasFirstLine) {
+        *line = m_firstLine;
+        m_firstLine.clear();
+        m_hasFirstLine = false;
+        ++m_fileLine;
+        return true;
+    }
+    if (!m_file.isOpen() || m_file.atEnd())
+        return false;
+    const QByteArray bytes = m_file.readLine();
+    if (bytes.isEmpty() && m_file.error() != QFileDevice::NoError) {
+        m_readError
+            = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
+        m_file.close();
+        return false;
+    }
+    m_bytesRead += bytes.size();
+    ++m_fileLine;
+    *line = withoutTerminator(bytes);
+    return true;
+}
+
+bool RecordingReader::open(const QString &path, QString *errorMessage)
+{
+    auto fail = [&](const QString &message) {
+        if (errorMessage)
+            *errorMessage = message;
+        m_file.close();
+        m_format = Format::Unknown;
+        return false;
+    };
+    m_file.setFileName(path);
+    if (!m_file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot read %1: %2").arg(path, m_file.errorString()));
+    m_totalBytes = m_file.size();
+
+    // The first non-blank line tells the format.
+    QByteArray first;
+    bool gotLine = false;
+    while (!gotLine && readRawLine(&first))
+        gotLine = !first.trimmed().isEmpty();
+    if (!m_readError.isEmpty())
+        return fail(m_readError);
+    m_format = Format::StreamJson;
+    simdjson::dom::object object;
+    const QByteArray trimmed = first.trimmed();
+    if (!trimmed.isEmpty()
+        && m_json->parser.parse(trimmed.constData(), size_t(trimmed.size())).get(object)
+            == simdjson::SUCCESS) {
+        auto has = [&](const char *key) {
+            return object[key].error() == simdjson::SUCCESS;
+        };
+        std::string_view type;
+        if (object["type"].get(type) != simdjson::SUCCESS)
+            type = {};
+        if (has("sandscope_recording")) {
+            m_format = Format::Recording;
+            m_header = QJsonDocument::fromJson(trimmed).object();
+            return true; // the header is not a line of the run
+        }
+        if (has("t") && (has("line") || has("line_base64")) && !has("type")) {
+            m_format = Format::Recording; // a recording whose header is missing
+        } else if (has("sessionId") || type == "queue-operation" || type == "attachment"
+            || type == "last-prompt" || type == "summary") {
+            return fail(QStringLiteral("%1 is a Claude Code transcript, not a stream-json capture "
+                                       "or a Sandscope recording")
+                            .arg(path));
+        }
+    }
+    if (gotLine) { // handed out again, with the same line number, by the next read
+        m_firstLine = first;
+        m_hasFirstLine = true;
+        --m_fileLine;
+    }
+    return true;
+}
+
+bool RecordingReader::atEnd() const
+{
+    return !m_hasFirstLine && m_plainQueue.empty() && (!m_file.isOpen() || m_file.atEnd());
+}
+
+bool RecordingReader::decodeRecordingEntry(const QByteArray &line, RecordedLine *out)
+{
+    auto problem = [&](const QString &why) {
+        const QString text = QStringLiteral("line %1: %2").arg(m_fileLine).arg(why);
+        m_problems.append(text);
+        emit problemFound(text);
+        return false;
+    };
+    simdjson::dom::object object;
+    if (m_json->parser.parse(line.constData(), size_t(line.size())).get(object)
+        != simdjson::SUCCESS)
+        return problem(QStringLiteral("not a recording entry (corrupt or cut short)"));
+    if (object["sandscope_recording"].error() == simdjson::SUCCESS)
+        return false; // a header: nothing to replay
+    simdjson::dom::element time;
+    if (object["t"].get(time) != simdjson::SUCCESS || !time.is_number())
+        return problem(QStringLiteral("entry without an arrival time \"t\""));
+    const qint64 arrival
+        = time.is_int64() ? qint64(time.get_int64().value()) : qint64(time.get_double().value());
+    std::string_view text;
+    if (object["line"].get(text) == simdjson::SUCCESS) {
+        out->line = QByteArray(text.data(), qsizetype(text.size()));
+    } else if (object["line_base64"].get(text) == simdjson::SUCCESS) {
+        out->line = QByteArray::fromBase64(QByteArray(text.data(), qsizetype(text.size())));
+    } else {
+        return problem(QStringLiteral("entry without \"line\""));
+    }
+    m_lastArrivalMs = std::max(m_lastArrivalMs, arrival);
+    out->arrivalMs = m_lastArrivalMs;
+    out->fileLine = m_fileLine;
+    return true;
+}
+
+qint64 RecordingReader::timestampOf(const QByteArray &line) const
+{
+    simdjson::dom::object object;
+    std::string_view text;
+    if (m_json->parser.parse(line.constData(), size_t(line.size())).get(object) != simdjson::SUCCESS
+        || object["timestamp"].get(text) != simdjson::SUCCESS)
+        return -1;
+    const QDateTime time = QDateTime::fromString(
+        QString::fromUtf8(text.data(), qsizetype(text.size())), Qt::ISODateWithMs);
+    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
+}
+
+// Plain captures: lines take their own "timestamp"; lines without one (system, result) take
+// the latest time seen, and the head of the file, before any timestamp, takes the first one.
+bool RecordingReader::fillPlainQueue()
+{
+    QByteArray line;
+    qsizetype waiting = 0;
+    while (readRawLine(&line)) {
+        RecordedLine entry {line, -1, m_fileLine};
+        const qint64 stamp = line.trimmed().isEmpty() ? -1 : timestampOf(line);
+        if (stamp >= 0) {
+            const qint64 arrival = std::max(stamp, m_lastArrivalMs);
+            for (RecordedLine &earlier : m_plainQueue) {
+                if (earlier.arrivalMs < 0)
+                    earlier.arrivalMs = m_lastArrivalMs > 0 ? m_lastArrivalMs : arrival;
+            }
+            entry.arrivalMs = arrival;
+            m_lastArrivalMs = arrival;
+            m_plainQueue.push_back(entry);
+            return true;
+        }
+        if (m_lastArrivalMs > 0) {
+            entry.arrivalMs = m_lastArrivalMs;
+            m_plainQueue.push_back(entry);
+            return true;
+        }
+        m_plainQueue.push_back(entry);
+        if (++waiting >= maxLinesWithoutTimestamp)
+            break;
+    }
+    for (RecordedLine &earlier : m_plainQueue) {
+        if (earlier.arrivalMs < 0)
+            earlier.arrivalMs = m_lastArrivalMs;
+    }
+    return !m_plainQueue.empty();
+}
+
+bool RecordingReader::readLine(RecordedLine *out)
+{
+    if (m_format == Format::StreamJson) {
+        if (m_plainQueue.empty() && !fillPlainQueue())
+            return false;
+        *out = m_plainQueue.front();
+        m_plainQueue.pop_front();
+        return true;
+    }
+    if (m_format != Format::Recording)
+        return false;
+    QByteArray line;
+    while (readRawLine(&line)) {
+        if (line.trimmed().isEmpty())
+            continue;
+        if (decodeRecordingEntry(line, out))
+            return true;
+    }
+    return false;
+}
+
+void RecordingReader::start(RunParser *parser, int sliceBudgetMs)
+{
+    m_parser = parser;
+    m_sliceBudgetMs = std::max(1, sliceBudgetMs);
+    m_running = true;
+    QTimer::singleShot(0, this, &RecordingReader::runSlice);
+}
+
+void RecordingReader::cancel()
+{
+    if (m_running)
+        finish(false);
+}
+
+void RecordingReader::runSlice()
+{
+    if (!m_running)
+        return;
+    QElapsedTimer clock;
+    clock.start();
+    RunEventBatch batch;
+    bool done = false;
+    for (int lines = 0; lines < maxLinesPerSlice && clock.elapsed() < m_sliceBudgetMs; ++lines) {
+        RecordedLine line;
+        if (!readLine(&line)) {
+            done = true;
+            break;
+        }
+        batch += m_parser->parseLine(line.line, line.arrivalMs);
+    }
+    if (!batch.isEmpty())
+        emit eventsReady(batch);
+    emit progress(m_bytesRead, m_totalBytes);
+    if (!m_running) // cancelled by a slot connected to eventsReady or progress
+        return;
+    if (done)
+        finish(m_readError.isEmpty());
+    else
+        QTimer::singleShot(0, this, &RecordingReader::runSlice);
+}
+
+void RecordingReader::finish(bool completed)
+{
+    m_running = false;
+    emit finished(completed);
+}
+
+} // namespace sandscope

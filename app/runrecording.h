@@ -1,0 +1,178 @@
+#pragma once
+// Run recordings: every stream-json line a run produced, with its arrival time, written to a
+// local file as it arrives and before the view shows it, so nothing that was seen is lost when
+// the app (or the machine's session) dies. Each line is flushed to the OS on its own; after
+// a crash the file holds every line that was shown, at most the line being written is cut.
+//
+// Format (JSON lines, UTF-8, one object per line):
+//   {"sandscope_recording":1,"created_ms":<ms since epoch>, ...metadata}      header
+//   {"t":<arrival, ms since epoch>,"line":"<the raw line, JSON-escaped>"}      one per line
+//   {"t":<arrival>,"line_base64":"<base64>"}       a raw line that is not valid UTF-8
+// Arrival times never decrease. The raw line has no line terminator.
+//
+// RecordingReader opens a recording or a plain stream-json capture (detected from the first
+// line) and feeds it through RunParser in time-boxed slices on the event loop, so a large file
+// loads with progress and can be cancelled without freezing the UI.
+
+#include "runevents.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <deque>
+#include <memory>
+
+namespace sandscope {
+
+class RunParser;
+
+class RunRecorder {
+public:
+    static constexpr int formatVersion = 1;
+
+    RunRecorder();
+    ~RunRecorder();
+    RunRecorder(const RunRecorder &) = delete;
+    RunRecorder &operator=(const RunRecorder &) = delete;
+
+    // Creates (or truncates) path with owner-only permissions and writes the header.
+    bool open(const QString &path, const QJsonObject &metadata = {});
+    void close();
+    bool isOpen() const;
+    QString path() const { return m_path; }
+    QString errorString() const { return m_error; }
+    qint64 linesRecorded() const { return m_lines; }
+
+    // Appends one line and hands it to the OS before returning. Returns the arrival time
+    // written (arrivalMs, raised to the previous one if the clock went back), or -1 when the
+    // file could not be written (errorString() says why).
+    qint64 record(const QByteArray &line, qint64 arrivalMs);
+
+    // Where the app keeps recordings: <app data>/recordings.
+    static QString defaultDirectory();
+    // A new file name in directory for a run, e.g. "run-20261129-093012-4babb74a.jsonl".
+    static QString newRecordingPath(const QString &directory, const QString &label = {});
+
+private:
+    QFile m_file;
+    QString m_path;
+    QString m_error;
+    qint64 m_lines = 0;
+    qint64 m_lastArrivalMs = 0;
+};
+
+// The one way live lines should reach the parser: each line is recorded first (when a
+// recorder is open), then parsed; the view can only show what is already on disk.
+class RecordingFeed : public QObject {
+    Q_OBJECT
+
+public:
+    RecordingFeed(RunParser *parser, RunRecorder *recorder, QObject *parent = nullptr);
+
+    void setRecorder(RunRecorder *recorder) { m_recorder = recorder; }
+    RunRecorder *recorder() const { return m_recorder; }
+
+    // One complete line (no terminator needed).
+    void feedLine(const QByteArray &line, qint64 arrivalMs);
+    // Several complete lines, parsed as one batch after all of them were recorded.
+    void feedLines(const QList<QByteArray> &lines, qint64 arrivalMs);
+
+signals:
+    // Once per failure streak: the lines are still shown, but no longer recorded.
+    void recordingFailed(const QString &message);
+
+private:
+    qint64 recordOne(const QByteArray &line, qint64 arrivalMs);
+
+    RunParser *m_parser;
+    RunRecorder *m_recorder;
+    bool m_failing = false;
+};
+
+struct RecordedLine {
+    QByteArray line;
+    qint64 arrivalMs = 0;
+    qint64 fileLine = 0; // 1-based line in the file it came from
+};
+
+class RecordingReader : public QObject {
+    Q_OBJECT
+
+public:
+    enum class Format {
+        Unknown, // not opened
+        Recording, // a RunRecorder file
+        StreamJson, // plain `claude -p --output-format stream-json` output
+    };
+    Q_ENUM(Format)
+
+    explicit RecordingReader(QObject *parent = nullptr);
+    ~RecordingReader() override;
+
+    // Opens path and detects its format. Refuses Claude Code transcripts (a different
+    // format) and unreadable files with a message.
+    bool open(const QString &path, QString *errorMessage = nullptr);
+    Format format() const { return m_format; }
+    QString path() const { return m_file.fileName(); }
+    QJsonObject header() const { return m_header; } // recordings only
+
+    // Synchronous reading (CLI, tests). Plain captures have no arrival times: the lines' own
+    // "timestamp" fields are used where present, and lines without one take the nearest.
+    bool readLine(RecordedLine *out);
+    bool atEnd() const;
+    qint64 bytesRead() const { return m_bytesRead; }
+    qint64 totalBytes() const { return m_totalBytes; }
+    // Entries of a recording that could not be read (e.g. the line a crash cut short); they
+    // are skipped and reported, never fatal. Each is "line N: why".
+    QStringList problems() const { return m_problems; }
+    QString readError() const { return m_readError; }
+
+    // Asynchronous: parses the file through `parser` (not owned) in slices of at most
+    // sliceBudgetMs on the event loop and emits eventsReady per slice, then finished().
+    void start(RunParser *parser, int sliceBudgetMs = 8);
+    void cancel();
+    bool isRunning() const { return m_running; }
+    qint64 lastArrivalMs() const { return m_lastArrivalMs; }
+
+signals:
+    void eventsReady(const sandscope::RunEventBatch &events);
+    void progress(qint64 bytesRead, qint64 totalBytes);
+    void problemFound(const QString &problem);
+    // completed is false when cancelled or when reading failed (readError()).
+    void finished(bool completed);
+
+private:
+    bool readRawLine(QByteArray *line);
+    bool decodeRecordingEntry(const QByteArray &line, RecordedLine *out);
+    qint64 timestampOf(const QByteArray &line) const;
+    bool fillPlainQueue();
+    void runSlice();
+    void finish(bool completed);
+
+    struct Json;
+    std::unique_ptr<Json> m_json;
+    QFile m_file;
+    Format m_format = Format::Unknown;
+    QJsonObject m_header;
+    QByteArray m_firstLine; // looked at for detection, not yet returned
+    bool m_hasFirstLine = false;
+    qint64 m_fileLine = 0;
+    qint64 m_bytesRead = 0;
+    qint64 m_totalBytes = 0;
+    qint64 m_lastArrivalMs = 0;
+    QStringList m_problems;
+    QString m_readError;
+    std::deque<RecordedLine> m_plainQueue; // plain lines waiting for a known timestamp
+
+    RunParser *m_parser = nullptr;
+    bool m_running = false;
+    int m_sliceBudgetMs = 8;
+};
+
+} // namespace sandscope

@@ -1,0 +1,796 @@
+// The run view offscreen: every real capture opens (in the background) with the right
+// outcome in the summary bar; sub-agent work is nested and expanded under its Agent call; the
+// detail pane shows Bash command and output, Edit/MultiEdit diffs, highlighted Write content,
+// TodoWrite checklists, Agent prompts and the pretty raw JSON (copyable); F8 / Shift+F8 walk
+// the error nodes in file order; search keeps ancestors and clearing restores; follow mode
+// turns off when scrolled up and on at the bottom; the run controls are disabled
+// placeholders; File › Open Run Recording opens a tab. Expectations come from the capture
+// JSON read with QJsonDocument. Edit/Write/TodoWrite calls are the real Bash tool_use and
+// tool_result lines of stream-basic.jsonl with the tool block swapped.
+
+#include "mainwindow.h"
+#include "rundelegate.h"
+#include "rundetailpane.h"
+#include "runpage.h"
+#include "runsummarybar.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QToolButton>
+#include <QTreeView>
+#include <QtTest>
+
+#include <functional>
+#include <memory>
+
+using namespace sandscope;
+using Kind = RunModel::NodeKind;
+using Status = RunModel::Status;
+
+namespace {
+
+QString capturePath(const QString &name)
+{
+    return QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name;
+}
+
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(capturePath(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+QJsonObject objectOf(const QByteArray &line)
+{
+    return QJsonDocument::fromJson(line).object();
+}
+
+QByteArray compact(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+// The real tool_use line of stream-basic.jsonl with another tool block in it.
+QByteArray toolUseLine(const QString &id, const QString &name, const QJsonObject &input)
+{
+    QJsonObject line = objectOf(captureLines(QStringLiteral("stream-basic.jsonl")).at(2));
+    QJsonObject message = line.value(QLatin1String("message")).toObject();
+    message.insert(QStringLiteral("id"), QString(QStringLiteral("msg_") + id));
+    message.insert(QStringLiteral("content"),
+        QJsonArray {QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_use")},
+            {QStringLiteral("id"), id}, {QStringLiteral("name"), name},
+            {QStringLiteral("input"), input}}});
+    line.insert(QStringLiteral("message"), message);
+    line.insert(QStringLiteral("uuid"), QString(QStringLiteral("uuid-use-") + id));
+    return compact(line);
+}
+
+QByteArray toolResultLine(const QString &id, const QString &content, bool isError = false)
+{
+    QJsonObject line = objectOf(captureLines(QStringLiteral("stream-basic.jsonl")).at(3));
+    QJsonObject message = line.value(QLatin1String("message")).toObject();
+    message.insert(QStringLiteral("content"),
+        QJsonArray {QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_result")},
+            {QStringLiteral("tool_use_id"), id}, {QStringLiteral("content"), content},
+            {QStringLiteral("is_error"), isError}}});
+    line.insert(QStringLiteral("message"), message);
+    line.insert(QStringLiteral("tool_use_result"), content);
+    line.insert(QStringLiteral("uuid"), QString(QStringLiteral("uuid-result-") + id));
+    return compact(line);
+}
+
+void forEachIndex(const QAbstractItemModel *model, const QModelIndex &parent,
+    const std::function<void(const QModelIndex &)> &visit)
+{
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        visit(index);
+        forEachIndex(model, index, visit);
+    }
+}
+
+int countIndexes(const QAbstractItemModel *model)
+{
+    int count = 0;
+    forEachIndex(model, QModelIndex(), [&count](const QModelIndex &) { ++count; });
+    return count;
+}
+
+QModelIndex findIndex(
+    const QAbstractItemModel *model, const std::function<bool(const QModelIndex &)> &match)
+{
+    QModelIndex found;
+    forEachIndex(model, QModelIndex(), [&](const QModelIndex &index) {
+        if (!found.isValid() && match(index))
+            found = index;
+    });
+    return found;
+}
+
+QModelIndex findTool(const QAbstractItemModel *model, const QString &toolUseId)
+{
+    return findIndex(model, [&](const QModelIndex &index) {
+        return index.data(RunModel::ToolUseIdRole).toString() == toolUseId;
+    });
+}
+
+bool loadCapture(RunPage &page, const QString &name)
+{
+    QSignalSpy finished(&page, &RunPage::loadFinished);
+    if (!page.openFile(capturePath(name)))
+        return false;
+    if (!finished.wait(10000))
+        return false;
+    return finished.first().first().toBool();
+}
+
+void select(RunPage &page, const QModelIndex &proxyIndex)
+{
+    page.treeView()->setCurrentIndex(proxyIndex);
+}
+
+// Line numbers (1-based) where the file reports something going wrong, in file order; a
+// failed tool result counts at the line of its tool_use (where the call's node starts).
+QList<qint64> errorLinesOf(const QList<QByteArray> &lines)
+{
+    QHash<QString, qint64> toolUseLine;
+    QList<qint64> errorLines;
+    for (int i = 0; i < lines.size(); ++i) {
+        const QJsonObject json = objectOf(lines[i]);
+        const QString type = json.value(QLatin1String("type")).toString();
+        const QString subtype = json.value(QLatin1String("subtype")).toString();
+        const QJsonArray content = json.value(QLatin1String("message"))
+                                       .toObject()
+                                       .value(QLatin1String("content"))
+                                       .toArray();
+        if (type == QLatin1String("system") && subtype == QLatin1String("api_retry"))
+            errorLines.append(i + 1);
+        if (type == QLatin1String("assistant")
+            && json.value(QLatin1String("is_api_error_message")).toBool())
+            errorLines.append(i + 1);
+        if (type == QLatin1String("result") && json.value(QLatin1String("is_error")).toBool())
+            errorLines.append(i + 1);
+        for (const QJsonValue &block : content) {
+            const QJsonObject object = block.toObject();
+            if (object.value(QLatin1String("type")) == QLatin1String("tool_use"))
+                toolUseLine.insert(object.value(QLatin1String("id")).toString(), i + 1);
+            if (object.value(QLatin1String("type")) == QLatin1String("tool_result")
+                && object.value(QLatin1String("is_error")).toBool())
+                errorLines.append(
+                    toolUseLine.value(object.value(QLatin1String("tool_use_id")).toString()));
+        }
+    }
+    std::sort(errorLines.begin(), errorLines.end());
+    return errorLines;
+}
+
+} // namespace
+
+class TestRunPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void everyCaptureOpensWithItsOutcome_data();
+    void everyCaptureOpensWithItsOutcome();
+    void subAgentWorkIsNestedUnderItsAgentCall();
+    void bashDetailShowsCommandOutputAndRawJson();
+    void agentDetailShowsPromptAndReport();
+    void editAndMultiEditShowAsDiffs();
+    void writeContentIsShownAsCode();
+    void todoWriteIsAChecklist();
+    void f8WalksTheErrorNodes_data();
+    void f8WalksTheErrorNodes();
+    void searchKeepsAncestorsAndClearingRestores();
+    void errorsOnlyKeepsErrorsAndTheirAncestors();
+    void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
+    void earlierTurnsFoldOnlyWhileFollowing();
+    void liveLinesAreRecordedBeforeTheyAreShown();
+    void runControlsAreDisabledPlaceholders();
+    void mainWindowOpensARecordingInAClosableTab();
+    void screenshots_data();
+    void screenshots();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestRunPage::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    qputenv("SANDSCOPE_AUDIT_LOG", m_dir.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+}
+
+void TestRunPage::everyCaptureOpensWithItsOutcome_data()
+{
+    QTest::addColumn<QString>("capture");
+    const QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                     .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    QVERIFY(captures.size() >= 9);
+    for (const QString &capture : captures)
+        QTest::newRow(qPrintable(capture)) << capture;
+}
+
+void TestRunPage::everyCaptureOpensWithItsOutcome()
+{
+    QFETCH(QString, capture);
+    RunPage page;
+    QAbstractItemModelTester tester(
+        page.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    page.resize(1000, 700);
+    page.show();
+    QVERIFY(loadCapture(page, capture));
+    QVERIFY(!page.isLoading());
+    QVERIFY(page.noticeText().isEmpty());
+    // One run per page: a second file is refused rather than mixed in.
+    QString why;
+    QVERIFY(!page.openFile(capturePath(capture), &why));
+    QVERIFY(why.contains(QStringLiteral("already shows a run")));
+
+    // The outcome in the summary bar, from the last result line of the file.
+    const QList<QByteArray> lines = captureLines(capture);
+    QJsonObject lastResult;
+    for (const QByteArray &line : lines) {
+        const QJsonObject json = objectOf(line);
+        if (json.value(QLatin1String("type")) == QLatin1String("result"))
+            lastResult = json;
+    }
+    const QString outcome = page.summaryBar()->outcomeText();
+    if (lastResult.isEmpty())
+        QVERIFY2(outcome.startsWith(QLatin1String("Interrupted")), qPrintable(outcome));
+    else if (lastResult.value(QLatin1String("is_error")).toBool())
+        QVERIFY2(outcome.startsWith(QLatin1String("Failed")), qPrintable(outcome));
+    else
+        QCOMPARE(outcome, QStringLiteral("Succeeded"));
+    if (!lastResult.isEmpty()) {
+        QVERIFY2(page.summaryBar()->text().contains(QStringLiteral("$%1").arg(
+                     lastResult.value(QLatin1String("total_cost_usd")).toDouble(), 0, 'f', 6)),
+            qPrintable(page.summaryBar()->text()));
+    }
+
+    // One run at the top, expanded, with a turn per system/init line.
+    QCOMPARE(page.proxy()->rowCount(), 1);
+    const QModelIndex run = page.proxy()->index(0, 0);
+    QTRY_VERIFY(page.treeView()->isExpanded(run));
+    int inits = 0;
+    for (const QByteArray &line : lines) {
+        const QJsonObject json = objectOf(line);
+        inits += json.value(QLatin1String("subtype")) == QLatin1String("init") ? 1 : 0;
+    }
+    int turns = 0;
+    for (int row = 0; row < page.proxy()->rowCount(run); ++row)
+        turns
+            += Kind(page.proxy()->index(row, 0, run).data(RunModel::KindRole).toInt()) == Kind::Turn
+            ? 1
+            : 0;
+    QCOMPARE(turns, std::max(inits, 1));
+}
+
+void TestRunPage::subAgentWorkIsNestedUnderItsAgentCall()
+{
+    RunPage page;
+    page.resize(1000, 700);
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+
+    QString agentId;
+    QStringList subToolIds;
+    for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl"))) {
+        const QJsonObject json = objectOf(line);
+        const QString parent = json.value(QLatin1String("parent_tool_use_id")).toString();
+        for (const QJsonValue &block : json.value(QLatin1String("message"))
+                                           .toObject()
+                                           .value(QLatin1String("content"))
+                                           .toArray()) {
+            const QJsonObject object = block.toObject();
+            if (object.value(QLatin1String("type")) != QLatin1String("tool_use"))
+                continue;
+            if (object.value(QLatin1String("name")) == QLatin1String("Agent"))
+                agentId = object.value(QLatin1String("id")).toString();
+            else if (!parent.isEmpty())
+                subToolIds.append(object.value(QLatin1String("id")).toString());
+        }
+    }
+    QVERIFY(!agentId.isEmpty());
+    QCOMPARE(subToolIds.size(), 1);
+
+    const QModelIndex agent = findTool(page.proxy(), agentId);
+    const QModelIndex subTool = findTool(page.proxy(), subToolIds.first());
+    QVERIFY(agent.isValid());
+    QVERIFY(subTool.isValid());
+    QCOMPARE(subTool.parent(), agent);
+    QTRY_VERIFY(page.treeView()->isExpanded(agent));
+    // The call's row in the view shows the sub-agent's tokens, counted under the Agent call.
+    QVERIFY(!agent.siblingAtColumn(RunModel::TokensColumn).data().toString().isEmpty());
+}
+
+void TestRunPage::bashDetailShowsCommandOutputAndRawJson()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-basic.jsonl")));
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
+    const QJsonObject useBlock = objectOf(lines[2])
+                                     .value(QLatin1String("message"))
+                                     .toObject()
+                                     .value(QLatin1String("content"))
+                                     .toArray()
+                                     .first()
+                                     .toObject();
+    const QString id = useBlock.value(QLatin1String("id")).toString();
+    const QString command = useBlock.value(QLatin1String("input"))
+                                .toObject()
+                                .value(QLatin1String("command"))
+                                .toString();
+
+    const QModelIndex bash = findTool(page.proxy(), id);
+    QVERIFY(bash.isValid());
+    select(page, bash);
+    RunDetailPane *pane = page.detailPane();
+    QCOMPARE(pane->view(), RunDetailPane::View::Text);
+    QVERIFY2(pane->factsText().contains(QStringLiteral("Command: ") + command),
+        qPrintable(pane->factsText()));
+    const QJsonObject resultBlock = objectOf(lines[3])
+                                        .value(QLatin1String("message"))
+                                        .toObject()
+                                        .value(QLatin1String("content"))
+                                        .toArray()
+                                        .first()
+                                        .toObject();
+    QCOMPARE(pane->bodyText(), resultBlock.value(QLatin1String("content")).toString());
+
+    // Raw JSON: pretty (several lines) and the same object as the line in the file.
+    QVERIFY(pane->rawJsonText().count(QLatin1Char('\n')) > 5);
+    QCOMPARE(objectOf(pane->rawJsonText().toUtf8()), objectOf(lines[2]));
+    QCOMPARE(objectOf(pane->resultJsonText().toUtf8()), objectOf(lines[3]));
+    QVERIFY(pane->tabs()->isTabEnabled(2));
+    pane->copyRawJson();
+    QCOMPARE(QApplication::clipboard()->text(), QString::fromUtf8(lines[2]));
+}
+
+void TestRunPage::agentDetailShowsPromptAndReport()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+    const QModelIndex agent = findIndex(page.proxy(), [](const QModelIndex &index) {
+        return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Agent");
+    });
+    QVERIFY(agent.isValid());
+    select(page, agent);
+    RunDetailPane *pane = page.detailPane();
+    QCOMPARE(pane->view(), RunDetailPane::View::Text);
+    QCOMPARE(pane->bodyText(), QStringLiteral("SUBTASK: run echo sub"));
+    QVERIFY(pane->factsText().contains(QStringLiteral("Agent type: general-purpose")));
+    QVERIFY(pane->isResultVisible());
+    QVERIFY(pane->resultText().contains(QStringLiteral("Subagent")));
+}
+
+void TestRunPage::editAndMultiEditShowAsDiffs()
+{
+    RunPage page;
+    page.show();
+    const QString path = QStringLiteral("/home/alice/chat-demo/app.py");
+    page.appendLine(
+        toolUseLine(QStringLiteral("toolu_edit_1"), QStringLiteral("Edit"),
+            {{QStringLiteral("file_path"), path},
+                {QStringLiteral("old_string"), QStringLiteral("a = 1\nb = 2\nc = 3")},
+                {QStringLiteral("new_string"), QStringLiteral("a = 1\nb = 20\nc = 3")}}),
+        1000);
+    page.appendLine(toolResultLine(QStringLiteral("toolu_edit_1"),
+                        QStringLiteral("The file %1 has been updated.").arg(path)),
+        1100);
+    page.flushEvents();
+    const QModelIndex edit = findTool(page.proxy(), QStringLiteral("toolu_edit_1"));
+    QVERIFY(edit.isValid());
+    select(page, edit);
+    RunDetailPane *pane = page.detailPane();
+    QCOMPARE(pane->view(), RunDetailPane::View::Diff);
+    QCOMPARE(pane->bodyText(), QStringLiteral("  a = 1\n- b = 2\n+ b = 20\n  c = 3"));
+    QVERIFY(pane->factsText().contains(QStringLiteral("File: ") + path));
+    QVERIFY(pane->resultText().contains(QStringLiteral("has been updated")));
+    // Removed lines are tinted red, added lines green, context lines not at all.
+    const QTextDocument *document = pane->diffView()->document();
+    const QColor removed = document->findBlockByNumber(1).blockFormat().background().color();
+    const QColor added = document->findBlockByNumber(2).blockFormat().background().color();
+    QVERIFY(removed.red() > removed.green());
+    QVERIFY(added.green() > added.red());
+    QCOMPARE(document->findBlockByNumber(0).blockFormat().background().style(), Qt::NoBrush);
+
+    const QJsonArray edits {
+        QJsonObject {{QStringLiteral("old_string"), QStringLiteral("x")},
+            {QStringLiteral("new_string"), QStringLiteral("y")}},
+        QJsonObject {{QStringLiteral("old_string"), QStringLiteral("p\nq")},
+            {QStringLiteral("new_string"), QStringLiteral("p")},
+            {QStringLiteral("replace_all"), true}},
+    };
+    page.appendLine(toolUseLine(QStringLiteral("toolu_multi_1"), QStringLiteral("MultiEdit"),
+                        {{QStringLiteral("file_path"), path}, {QStringLiteral("edits"), edits}}),
+        1200);
+    page.flushEvents();
+    const QModelIndex multi = findTool(page.proxy(), QStringLiteral("toolu_multi_1"));
+    QVERIFY(multi.isValid());
+    select(page, multi);
+    QCOMPARE(pane->view(), RunDetailPane::View::Diff);
+    QCOMPARE(pane->bodyText(),
+        QStringLiteral(
+            "@@ edit 1 of 2 @@\n- x\n+ y\n@@ edit 2 of 2, every occurrence @@\n  p\n- q"));
+}
+
+void TestRunPage::writeContentIsShownAsCode()
+{
+    RunPage page;
+    page.show();
+    const QString content = QStringLiteral("def main():\n    print(\"hi\")\n");
+    page.appendLine(
+        toolUseLine(QStringLiteral("toolu_write_1"), QStringLiteral("Write"),
+            {{QStringLiteral("file_path"), QStringLiteral("/home/alice/chat-demo/hello.py")},
+                {QStringLiteral("content"), content}}),
+        1000);
+    page.flushEvents();
+    const QModelIndex write = findTool(page.proxy(), QStringLiteral("toolu_write_1"));
+    QVERIFY(write.isValid());
+    select(page, write);
+    RunDetailPane *pane = page.detailPane();
+    QCOMPARE(pane->view(), RunDetailPane::View::Code);
+    QCOMPARE(pane->bodyText(), content);
+#ifdef SANDSCOPE_HAVE_KSYNTAXHIGHLIGHTING
+    QVERIFY(pane->isCodeHighlighted());
+#else
+    QVERIFY(!pane->isCodeHighlighted());
+#endif
+    // Still running: no result section yet; it appears when the result arrives.
+    QVERIFY(!pane->isResultVisible());
+    page.appendLine(toolResultLine(QStringLiteral("toolu_write_1"),
+                        QStringLiteral("File created successfully")),
+        1100);
+    QTRY_VERIFY(pane->isResultVisible());
+    QCOMPARE(pane->resultText(), QStringLiteral("File created successfully"));
+}
+
+void TestRunPage::todoWriteIsAChecklist()
+{
+    RunPage page;
+    page.show();
+    auto todo = [](const char *content, const char *status, const char *active) {
+        return QJsonObject {{QStringLiteral("content"), QLatin1String(content)},
+            {QStringLiteral("status"), QLatin1String(status)},
+            {QStringLiteral("activeForm"), QLatin1String(active)}};
+    };
+    const QJsonArray todos {todo("Write tests", "completed", "Writing tests"),
+        todo("Fix the bug", "in_progress", "Fixing the bug"),
+        todo("Ship it", "pending", "Shipping")};
+    page.appendLine(toolUseLine(QStringLiteral("toolu_todo_1"), QStringLiteral("TodoWrite"),
+                        {{QStringLiteral("todos"), todos}}),
+        1000);
+    page.flushEvents();
+    const QModelIndex node = findTool(page.proxy(), QStringLiteral("toolu_todo_1"));
+    QVERIFY(node.isValid());
+    select(page, node);
+    RunDetailPane *pane = page.detailPane();
+    QCOMPARE(pane->view(), RunDetailPane::View::Checklist);
+    QListWidget *list = pane->checklist();
+    QCOMPARE(list->count(), 3);
+    QCOMPARE(list->item(0)->checkState(), Qt::Checked);
+    QCOMPARE(list->item(1)->checkState(), Qt::PartiallyChecked);
+    QCOMPARE(list->item(2)->checkState(), Qt::Unchecked);
+    QVERIFY(list->item(0)->text().endsWith(QLatin1String("Write tests")));
+    QVERIFY(list->item(1)->text().endsWith(QLatin1String("Fixing the bug")));
+    QVERIFY(!(list->item(0)->flags() & Qt::ItemIsUserCheckable));
+}
+
+void TestRunPage::f8WalksTheErrorNodes_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::newRow("err-401") << QStringLiteral("stream-err-401.jsonl");
+    QTest::newRow("err-529") << QStringLiteral("stream-err-529.jsonl");
+    QTest::newRow("sigterm") << QStringLiteral("stream-sigterm.jsonl");
+}
+
+void TestRunPage::f8WalksTheErrorNodes()
+{
+    QFETCH(QString, capture);
+    const QList<qint64> expected = errorLinesOf(captureLines(capture));
+    QVERIFY(!expected.isEmpty());
+
+    RunPage page;
+    page.resize(900, 600);
+    page.show();
+    QApplication::setActiveWindow(&page);
+    QVERIFY(QTest::qWaitForWindowActive(&page));
+    QVERIFY(loadCapture(page, capture));
+    QTreeView *tree = page.treeView();
+    tree->setFocus();
+
+    QList<qint64> visited;
+    for (int i = 0; i < expected.size(); ++i) {
+        QTest::keyClick(tree, Qt::Key_F8);
+        visited.append(tree->currentIndex().data(RunModel::LineNumberRole).toLongLong());
+    }
+    QCOMPARE(visited, expected);
+    // The current error is visible: its ancestors are expanded.
+    for (QModelIndex parent = tree->currentIndex().parent(); parent.isValid();
+         parent = parent.parent())
+        QVERIFY(tree->isExpanded(parent));
+    // Wraps around to the first, and Shift+F8 goes back to the last.
+    QTest::keyClick(tree, Qt::Key_F8);
+    QCOMPARE(tree->currentIndex().data(RunModel::LineNumberRole).toLongLong(), expected.first());
+    QTest::keyClick(tree, Qt::Key_F8, Qt::ShiftModifier);
+    QCOMPARE(tree->currentIndex().data(RunModel::LineNumberRole).toLongLong(), expected.last());
+    // The detail pane follows the keyboard.
+    QCOMPARE(page.detailPane()->shownIndex(), page.proxy()->mapToSource(tree->currentIndex()));
+}
+
+void TestRunPage::searchKeepsAncestorsAndClearingRestores()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+    const int allNodes = countIndexes(page.model());
+    QCOMPARE(countIndexes(page.proxy()), allNodes);
+
+    QTest::keyClicks(page.searchEdit(), QStringLiteral("ECHO sub"));
+    QTRY_COMPARE(page.proxy()->searchText(), QStringLiteral("ECHO sub"));
+    const QModelIndex bash = findIndex(page.proxy(), [](const QModelIndex &index) {
+        return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash");
+    });
+    QVERIFY(bash.isValid());
+    QCOMPARE(bash.data(RunModel::SummaryRole).toString(), QStringLiteral("echo sub"));
+    QVERIFY(page.treeView()->isExpanded(bash.parent()));
+    // Its ancestors stay: the Agent call, the turn and the run.
+    QCOMPARE(Kind(bash.parent().data(RunModel::KindRole).toInt()), Kind::ToolCall);
+    QCOMPARE(Kind(bash.parent().parent().data(RunModel::KindRole).toInt()), Kind::Turn);
+    QCOMPARE(Kind(bash.parent().parent().parent().data(RunModel::KindRole).toInt()), Kind::Run);
+    // Nodes that do not mention it are gone.
+    QVERIFY(!findIndex(page.proxy(), [](const QModelIndex &index) {
+        return Kind(index.data(RunModel::KindRole).toInt()) == Kind::Result;
+    }).isValid());
+    QVERIFY(countIndexes(page.proxy()) < allNodes);
+
+    page.searchEdit()->clear();
+    QTRY_COMPARE(countIndexes(page.proxy()), allNodes);
+}
+
+void TestRunPage::errorsOnlyKeepsErrorsAndTheirAncestors()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-sigterm.jsonl")));
+    page.errorsOnlyButton()->click();
+    QVERIFY(page.proxy()->errorsOnly());
+    QStringList shown;
+    forEachIndex(page.proxy(), QModelIndex(), [&](const QModelIndex &index) {
+        shown.append(QString::number(index.data(RunModel::KindRole).toInt()) + QLatin1Char('/')
+            + index.data(RunModel::ToolNameRole).toString());
+    });
+    QCOMPARE(shown,
+        QStringList({QString::number(int(Kind::Run)) + QLatin1Char('/'),
+            QString::number(int(Kind::Turn)) + QLatin1Char('/'),
+            QString::number(int(Kind::ToolCall)) + QStringLiteral("/Bash")}));
+    page.errorsOnlyButton()->click();
+    QCOMPARE(countIndexes(page.proxy()), countIndexes(page.model()));
+}
+
+void TestRunPage::followModeTurnsOffWhenScrolledUpAndOnAtTheBottom()
+{
+    RunPage page;
+    page.resize(900, 500);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(page.isFollowing());
+    QVERIFY(page.followButton()->isChecked());
+    QScrollBar *bar = page.treeView()->verticalScrollBar();
+
+    qint64 clock = 1000;
+    auto addCalls = [&](int from, int count) {
+        for (int i = from; i < from + count; ++i) {
+            const QString id = QStringLiteral("toolu_follow_%1").arg(i);
+            page.appendLine(toolUseLine(id, QStringLiteral("Bash"),
+                                {{QStringLiteral("command"), QStringLiteral("echo %1").arg(i)}}),
+                ++clock);
+            page.appendLine(toolResultLine(id, QString::number(i)), ++clock);
+        }
+    };
+    addCalls(0, 120);
+    QTRY_VERIFY(bar->maximum() > 0);
+    QTRY_COMPARE(bar->value(), bar->maximum());
+
+    // The user scrolls up: following stops, new events no longer move the view.
+    QSignalSpy followChanges(&page, &RunPage::followingChanged);
+    bar->setValue(0);
+    QVERIFY(!page.isFollowing());
+    QVERIFY(!page.followButton()->isChecked());
+    QCOMPARE(followChanges.count(), 1);
+    const int maximumBefore = bar->maximum();
+    addCalls(120, 40);
+    QTRY_VERIFY(bar->maximum() > maximumBefore);
+    QTest::qWait(100);
+    QCOMPARE(bar->value(), 0);
+
+    // Back at the bottom: following again.
+    bar->setValue(bar->maximum());
+    QVERIFY(page.isFollowing());
+    QVERIFY(page.followButton()->isChecked());
+    addCalls(160, 40);
+    QTRY_COMPARE(bar->value(), bar->maximum());
+
+    // Esc in the tree stops following; the visible toggle resumes and jumps to the end.
+    page.treeView()->setFocus();
+    QTest::keyClick(page.treeView(), Qt::Key_Escape);
+    QVERIFY(!page.isFollowing());
+    bar->setValue(0);
+    page.followButton()->click();
+    QVERIFY(page.isFollowing());
+    QTRY_COMPARE(bar->value(), bar->maximum());
+}
+
+void TestRunPage::earlierTurnsFoldOnlyWhileFollowing()
+{
+    // Three turns: the basic capture (one system/init each) fed three times.
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
+    RunPage page;
+    page.resize(900, 500);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QTreeView *tree = page.treeView();
+    const QModelIndex run = page.proxy()->index(0, 0);
+    auto feedTurn = [&] {
+        for (const QByteArray &line : lines)
+            page.appendLine(line, 1000);
+        page.flushEvents();
+    };
+    feedTurn();
+    feedTurn();
+    QCOMPARE(page.proxy()->rowCount(run), 2);
+    // Following: the earlier turn folded away, the new one is open.
+    QVERIFY(!tree->isExpanded(page.proxy()->index(0, 0, run)));
+    QVERIFY(tree->isExpanded(page.proxy()->index(1, 0, run)));
+
+    page.setFollowing(false);
+    feedTurn();
+    QCOMPARE(page.proxy()->rowCount(run), 3);
+    // Not following: nothing the user may be reading is folded.
+    QVERIFY(tree->isExpanded(page.proxy()->index(1, 0, run)));
+    QVERIFY(tree->isExpanded(page.proxy()->index(2, 0, run)));
+}
+
+void TestRunPage::liveLinesAreRecordedBeforeTheyAreShown()
+{
+    const QString path = m_dir.filePath(QStringLiteral("live.jsonl"));
+    RunRecorder recorder;
+    QVERIFY2(recorder.open(path), qPrintable(recorder.errorString()));
+    RunPage page;
+    page.setRecorder(&recorder);
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
+    // Whenever the model grows, every line given so far (the one being shown included) is
+    // already in the recording.
+    int checks = 0;
+    qint64 linesGiven = 0;
+    connect(page.model(), &QAbstractItemModel::rowsInserted, this, [&] {
+        RecordingReader reader;
+        QVERIFY(reader.open(path));
+        qint64 recorded = 0;
+        RecordedLine line;
+        while (reader.readLine(&line))
+            ++recorded;
+        QCOMPARE(recorded, linesGiven);
+        ++checks;
+    });
+    qint64 clock = 5000;
+    for (const QByteArray &line : lines) {
+        ++linesGiven;
+        page.appendLine(line, clock += 10);
+        page.flushEvents(); // show each line at once, as a quiet live run does
+    }
+    QVERIFY(checks > 0);
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QList<QByteArray> recorded;
+    RecordedLine line;
+    while (reader.readLine(&line))
+        recorded.append(line.line);
+    QCOMPARE(recorded, lines);
+}
+
+void TestRunPage::runControlsAreDisabledPlaceholders()
+{
+    RunPage page;
+    const QList<QWidget *> controls = page.runControls();
+    QCOMPARE(controls.size(), 4);
+    for (QWidget *control : controls) {
+        QVERIFY2(!control->isEnabled(), qPrintable(control->objectName()));
+        QCOMPARE(control->toolTip(), QStringLiteral("Available for live runs"));
+    }
+}
+
+void TestRunPage::mainWindowOpensARecordingInAClosableTab()
+{
+    MainWindow window(m_dir.filePath(QStringLiteral("profiles.ini")));
+    QAction *openAction = nullptr;
+    for (QAction *action : window.menuBar()->actions().first()->menu()->actions()) {
+        if (action->text() == QStringLiteral("Open &Run Recording…"))
+            openAction = action;
+    }
+    QVERIFY(openAction);
+    const int tabsBefore = window.pages()->count();
+    RunPage *page = window.openRunFile(capturePath(QStringLiteral("stream-basic.jsonl")));
+    QVERIFY(page);
+    QCOMPARE(window.pages()->count(), tabsBefore + 1);
+    QCOMPARE(window.pages()->currentWidget(), page);
+    QCOMPARE(window.pages()->tabText(window.pages()->currentIndex()),
+        QStringLiteral("stream-basic.jsonl"));
+    QTRY_VERIFY(!page->isLoading());
+    QCOMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Succeeded"));
+
+    QVERIFY(!window.openRunFile(m_dir.filePath(QStringLiteral("missing.jsonl"))));
+    QCOMPARE(window.pages()->count(), tabsBefore + 1);
+
+    auto *close = qobject_cast<QToolButton *>(
+        window.pages()->tabBar()->tabButton(window.pages()->indexOf(page), QTabBar::RightSide));
+    QVERIFY(close);
+    QPointer<RunPage> watched(page);
+    close->click();
+    QTRY_VERIFY(watched.isNull());
+    QCOMPARE(window.pages()->count(), tabsBefore);
+}
+
+void TestRunPage::screenshots_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::addColumn<QString>("file");
+    QTest::newRow("sub-agent") << QStringLiteral("stream-subagent.jsonl")
+                               << QStringLiteral("runpage.png");
+    QTest::newRow("api errors") << QStringLiteral("stream-err-401.jsonl")
+                                << QStringLiteral("runpage-err-401.png");
+}
+
+// Screenshots for review (QDir::tempPath()): the sub-agent run with its Agent call selected,
+// the 401 run with its first error selected.
+void TestRunPage::screenshots()
+{
+    QFETCH(QString, capture);
+    QFETCH(QString, file);
+    RunPage page;
+    page.resize(1100, 720);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(loadCapture(page, capture));
+    const QModelIndex agent = findIndex(page.proxy(), [](const QModelIndex &index) {
+        return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Agent");
+    });
+    if (agent.isValid())
+        select(page, agent);
+    else
+        page.nextError();
+    QVERIFY(page.treeView()->currentIndex().isValid());
+    QTest::qWait(150);
+    const QImage image = page.grab().toImage();
+    QVERIFY(!image.isNull());
+    const QString path = QDir::temp().filePath(file);
+    QVERIFY(image.save(path));
+    qInfo("run page screenshot: %s", qPrintable(path));
+}
+
+QTEST_MAIN(TestRunPage)
+#include "tst_runpage.moc"

@@ -1,0 +1,295 @@
+// `sandscope replay FILE --summary --json` run as a process on every real capture: the JSON
+// equals the summary computed here from the capture with QJsonDocument (session, last result,
+// distinct tool calls, failed and unanswered ones, cost, tokens per result from
+// model_usage_since_last_result, turns, duration); the exit code is 0 exactly when the run
+// succeeded; a recording of a capture gives the same summary; the outline and human summary
+// name the calls; usage and file errors have their own exit codes and messages.
+
+#include "runrecording.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+using namespace sandscope;
+
+namespace {
+
+QString capturePath(const QString &name)
+{
+    return QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name;
+}
+
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(capturePath(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+// QJsonValue::toInteger() is Qt 6 only; token counts and durations are exact in a double.
+qint64 integer(const QJsonValue &value)
+{
+    return qint64(value.toDouble());
+}
+
+struct Outcome {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Outcome runSandscope(const QStringList &arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
+    Outcome outcome;
+    if (!process.waitForFinished(30000)) {
+        process.kill();
+        process.waitForFinished();
+        return outcome;
+    }
+    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    outcome.out = process.readAllStandardOutput();
+    outcome.err = process.readAllStandardError();
+    return outcome;
+}
+
+// The summary of a capture, computed from its JSON independently of the app's parser.
+QJsonObject expectedSummary(const QList<QByteArray> &lines)
+{
+    QString sessionId;
+    QJsonObject lastResult;
+    QSet<QString> toolUses, answered, failed;
+    qint64 inputTokens = 0, outputTokens = 0, durationMs = 0;
+    int numTurns = 0;
+    QHash<QString, QPair<qint64, qint64>> messageUsage; // message.id -> max in/out
+    for (const QByteArray &line : lines) {
+        const QJsonObject json = QJsonDocument::fromJson(line).object();
+        if (json.isEmpty())
+            continue;
+        if (sessionId.isEmpty())
+            sessionId = json.value(QLatin1String("session_id")).toString();
+        const QString type = json.value(QLatin1String("type")).toString();
+        const QJsonObject message = json.value(QLatin1String("message")).toObject();
+        if (type == QLatin1String("assistant")) {
+            const QJsonObject usage = message.value(QLatin1String("usage")).toObject();
+            auto &seen = messageUsage[message.value(QLatin1String("id")).toString()];
+            seen.first
+                = std::max<qint64>(seen.first, integer(usage.value(QLatin1String("input_tokens"))));
+            seen.second = std::max<qint64>(
+                seen.second, integer(usage.value(QLatin1String("output_tokens"))));
+        }
+        for (const QJsonValue &value : message.value(QLatin1String("content")).toArray()) {
+            const QJsonObject block = value.toObject();
+            const QString blockType = block.value(QLatin1String("type")).toString();
+            if (blockType == QLatin1String("tool_use"))
+                toolUses.insert(block.value(QLatin1String("id")).toString());
+            if (blockType == QLatin1String("tool_result")) {
+                const QString id = block.value(QLatin1String("tool_use_id")).toString();
+                answered.insert(id);
+                if (block.value(QLatin1String("is_error")).toBool())
+                    failed.insert(id);
+            }
+        }
+        if (type == QLatin1String("result")) {
+            lastResult = json;
+            const QJsonObject sinceLast
+                = json.value(QLatin1String("model_usage_since_last_result")).toObject();
+            if (!sinceLast.isEmpty()) {
+                for (const QJsonValue &model : sinceLast) {
+                    inputTokens += integer(model.toObject().value(QLatin1String("inputTokens")));
+                    outputTokens += integer(model.toObject().value(QLatin1String("outputTokens")));
+                }
+            } else {
+                const QJsonObject usage = json.value(QLatin1String("usage")).toObject();
+                inputTokens += integer(usage.value(QLatin1String("input_tokens")));
+                outputTokens += integer(usage.value(QLatin1String("output_tokens")));
+            }
+            durationMs += std::max<qint64>(0, integer(json.value(QLatin1String("duration_ms"))));
+            numTurns += std::max(0, json.value(QLatin1String("num_turns")).toInt());
+        }
+    }
+    const bool hasResult = !lastResult.isEmpty();
+    if (!hasResult) {
+        for (const auto &usage : messageUsage) {
+            inputTokens += usage.first;
+            outputTokens += usage.second;
+        }
+    }
+    return QJsonObject {
+        {QStringLiteral("type"), QStringLiteral("sandscope_summary")},
+        {QStringLiteral("session_id"), sessionId},
+        {QStringLiteral("result_subtype"),
+            hasResult ? lastResult.value(QLatin1String("subtype")) : QJsonValue()},
+        {QStringLiteral("is_error"),
+            hasResult ? lastResult.value(QLatin1String("is_error")).toBool() : true},
+        {QStringLiteral("tool_calls"), toolUses.size()},
+        {QStringLiteral("tool_errors"), (failed & toolUses).size()},
+        {QStringLiteral("unmatched_tool_calls"), (toolUses - answered).size()},
+        {QStringLiteral("cost_usd"),
+            hasResult ? lastResult.value(QLatin1String("total_cost_usd")).toDouble() : 0.0},
+        {QStringLiteral("input_tokens"), inputTokens},
+        {QStringLiteral("output_tokens"), outputTokens},
+        {QStringLiteral("num_turns"), numTurns},
+        {QStringLiteral("duration_ms"), durationMs},
+    };
+}
+
+} // namespace
+
+class TestReplayVerb : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void jsonSummaryMatchesTheCapture_data();
+    void jsonSummaryMatchesTheCapture();
+    void recordingGivesTheSameSummary();
+    void humanSummaryAndOutline();
+    void usageAndFileErrors();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestReplayVerb::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY(QFile::exists(QStringLiteral(SANDSCOPE_BINARY)));
+}
+
+void TestReplayVerb::jsonSummaryMatchesTheCapture_data()
+{
+    QTest::addColumn<QString>("capture");
+    const QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                     .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    QVERIFY(captures.size() >= 9);
+    for (const QString &capture : captures)
+        QTest::newRow(qPrintable(capture)) << capture;
+}
+
+void TestReplayVerb::jsonSummaryMatchesTheCapture()
+{
+    QFETCH(QString, capture);
+    const Outcome outcome = runSandscope({QStringLiteral("replay"), capturePath(capture),
+        QStringLiteral("--summary"), QStringLiteral("--json")});
+    QVERIFY2(outcome.err.isEmpty(), outcome.err.constData());
+    QVERIFY(outcome.out.endsWith('\n'));
+    QCOMPARE(outcome.out.count('\n'), 1);
+    QJsonParseError error;
+    const QJsonObject actual = QJsonDocument::fromJson(outcome.out, &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+
+    const QJsonObject expected = expectedSummary(captureLines(capture));
+    QCOMPARE(actual.keys(), expected.keys());
+    for (const QString &key : expected.keys()) {
+        if (key == QLatin1String("cost_usd")) // printed from a double: compare as one
+            QVERIFY2(
+                qFuzzyCompare(1 + actual.value(key).toDouble(), 1 + expected.value(key).toDouble()),
+                qPrintable(key));
+        else
+            QVERIFY2(actual.value(key) == expected.value(key),
+                qPrintable(key + QStringLiteral(": ")
+                    + QString::fromUtf8(QJsonDocument(QJsonObject {{key, actual.value(key)}})
+                                            .toJson(QJsonDocument::Compact))));
+    }
+    QCOMPARE(outcome.exitCode, expected.value(QLatin1String("is_error")).toBool() ? 1 : 0);
+}
+
+void TestReplayVerb::recordingGivesTheSameSummary()
+{
+    for (const QString &capture :
+        {QStringLiteral("stream-subagent.jsonl"), QStringLiteral("stream-sigterm.jsonl")}) {
+        const QString path = m_dir.filePath(capture + QStringLiteral(".rec"));
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        qint64 clock = 1000;
+        for (const QByteArray &line : captureLines(capture))
+            QVERIFY(recorder.record(line, clock += 5) > 0);
+        recorder.close();
+        const Outcome fromRecording
+            = runSandscope({QStringLiteral("replay"), path, QStringLiteral("--json")});
+        const Outcome fromCapture = runSandscope(
+            {QStringLiteral("replay"), capturePath(capture), QStringLiteral("--json")});
+        QCOMPARE(fromRecording.out, fromCapture.out);
+        QCOMPARE(fromRecording.exitCode, fromCapture.exitCode);
+        QCOMPARE(QJsonDocument::fromJson(fromRecording.out).object(),
+            expectedSummary(captureLines(capture)));
+    }
+}
+
+void TestReplayVerb::humanSummaryAndOutline()
+{
+    const Outcome summary = runSandscope({QStringLiteral("replay"),
+        capturePath(QStringLiteral("stream-sigterm.jsonl")), QStringLiteral("--summary")});
+    QCOMPARE(summary.exitCode, 1);
+    const QString text = QString::fromUtf8(summary.out);
+    QVERIFY2(text.contains(QStringLiteral("Outcome:")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("no result line")));
+    QVERIFY(text.contains(QStringLiteral("Tool calls:  1 (1 failed, 0 unanswered)")));
+    QVERIFY(!text.contains(QStringLiteral("Bash:"))); // --summary: no outline
+
+    const Outcome outline = runSandscope(
+        {QStringLiteral("replay"), capturePath(QStringLiteral("stream-subagent.jsonl"))});
+    QCOMPARE(outline.exitCode, 0);
+    const QStringList lines = QString::fromUtf8(outline.out).split(QLatin1Char('\n'));
+    // The sub-agent's Bash call is indented one level deeper than its Agent call.
+    int agentIndent = -1;
+    int bashIndent = -1;
+    for (const QString &line : lines) {
+        const int indent = int(line.size() - line.trimmed().size());
+        if (line.trimmed().startsWith(QLatin1String("Agent:")))
+            agentIndent = indent;
+        if (line.trimmed().startsWith(QLatin1String("Bash: echo sub")))
+            bashIndent = indent;
+    }
+    QVERIFY2(agentIndent >= 0 && bashIndent == agentIndent + 2, outline.out.constData());
+    QVERIFY(outline.out.contains("Outcome:     succeeded"));
+}
+
+void TestReplayVerb::usageAndFileErrors()
+{
+    const Outcome noFile = runSandscope({QStringLiteral("replay")});
+    QCOMPARE(noFile.exitCode, 2);
+    QVERIFY(noFile.err.contains("replay needs a FILE"));
+
+    const Outcome twoFiles
+        = runSandscope({QStringLiteral("replay"), QStringLiteral("a"), QStringLiteral("b")});
+    QCOMPARE(twoFiles.exitCode, 2);
+
+    const Outcome badOption = runSandscope({QStringLiteral("replay"), QStringLiteral("--nope"),
+        capturePath(QStringLiteral("stream-basic.jsonl"))});
+    QCOMPARE(badOption.exitCode, 2);
+
+    const QString missing = m_dir.filePath(QStringLiteral("missing.jsonl"));
+    const Outcome unreadable
+        = runSandscope({QStringLiteral("replay"), missing, QStringLiteral("--json")});
+    QCOMPARE(unreadable.exitCode, 1);
+    QVERIFY(unreadable.out.isEmpty());
+    QVERIFY(unreadable.err.contains(missing.toUtf8()));
+
+    const Outcome transcript = runSandscope({QStringLiteral("replay"),
+        capturePath(QStringLiteral("transcript-basic.jsonl")), QStringLiteral("--json")});
+    QCOMPARE(transcript.exitCode, 1);
+    QVERIFY(transcript.err.contains("transcript"));
+
+    const Outcome help = runSandscope({QStringLiteral("replay"), QStringLiteral("--help")});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.startsWith("Usage: sandscope replay FILE"));
+    const Outcome topHelp = runSandscope({QStringLiteral("--help")});
+    QVERIFY(topHelp.out.contains("  replay "));
+}
+
+QTEST_GUILESS_MAIN(TestReplayVerb)
+#include "tst_replayverb.moc"

@@ -1,0 +1,317 @@
+// RunFilterProxy over the RunModel of real captures, under QAbstractItemModelTester: a search
+// keeps the matching nodes and all of their ancestors and nothing else; every word must match;
+// clearing restores the full tree in source order; "errors only" keeps retries, API errors and
+// failed calls (from the capture JSON) with their ancestors; filters stay correct while
+// events keep arriving.
+
+#include "runfilterproxy.h"
+#include "runmodel.h"
+#include "runparser.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QtTest/QTest>
+
+#include <functional>
+#include <memory>
+
+using namespace sandscope;
+using Kind = RunModel::NodeKind;
+
+namespace {
+
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+void load(RunModel &model, const QList<QByteArray> &lines)
+{
+    RunParser parser;
+    qint64 clock = 1000;
+    for (const QByteArray &line : lines)
+        model.addEvents(parser.parseLine(line, clock += 10));
+    model.markRunEnded(clock);
+}
+
+void forEachIndex(const QAbstractItemModel *model, const QModelIndex &parent,
+    const std::function<void(const QModelIndex &)> &visit)
+{
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        visit(index);
+        forEachIndex(model, index, visit);
+    }
+}
+
+// Each visible node as "depth|summary", in view order.
+QStringList outline(const QAbstractItemModel *model)
+{
+    QStringList lines;
+    forEachIndex(model, QModelIndex(), [&lines](const QModelIndex &index) {
+        int depth = 0;
+        for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
+            ++depth;
+        lines.append(QString::number(depth) + QLatin1Char('|') + index.data().toString());
+    });
+    return lines;
+}
+
+// What a user can read about a node: its row text, its full text and every detail value.
+bool nodeMentions(const QModelIndex &index, const QString &word)
+{
+    QStringList texts {index.data().toString(), index.data(RunModel::TextRole).toString()};
+    const QVariantMap detail = index.data(RunModel::DetailRole).toMap();
+    for (auto it = detail.cbegin(); it != detail.cend(); ++it) {
+        if (it.key() != QLatin1String("input_json")
+            && it.key() != QLatin1String("structured_result_json"))
+            texts.append(it.value().toString());
+    }
+    return texts.join(QLatin1Char('\n')).contains(word, Qt::CaseInsensitive);
+}
+
+} // namespace
+
+class TestRunFilterProxy : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void searchKeepsMatchesAndTheirAncestorsOnly_data();
+    void searchKeepsMatchesAndTheirAncestorsOnly();
+    void everyWordMustMatch();
+    void noMatchLeavesNothing();
+    void clearingRestoresTheFullTreeInOrder();
+    void errorsOnlyKeepsTheCapturesErrors_data();
+    void errorsOnlyKeepsTheCapturesErrors();
+    void errorsOnlyAndSearchCombine();
+    void filtersFollowLiveEvents();
+    void filterChangedIsSignalledOncePerChange();
+};
+
+void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::addColumn<QString>("word");
+    QTest::newRow("sub-agent command")
+        << QStringLiteral("stream-subagent.jsonl") << QStringLiteral("echo SUB");
+    QTest::newRow("tool output") << QStringLiteral("stream-basic.jsonl") << QStringLiteral("hi");
+    QTest::newRow("api error text")
+        << QStringLiteral("stream-err-401.jsonl") << QStringLiteral("api key");
+    QTest::newRow("partial capture")
+        << QStringLiteral("stream-partial.jsonl") << QStringLiteral("think");
+}
+
+void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly()
+{
+    QFETCH(QString, capture);
+    QFETCH(QString, word);
+    RunModel model;
+    load(model, captureLines(capture));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setSearchText(word);
+
+    // Expected from the source: a node is visible when it or a descendant mentions the word.
+    QSet<QString> expected;
+    std::function<bool(const QModelIndex &)> collect = [&](const QModelIndex &index) {
+        bool keep = nodeMentions(index, word);
+        for (int row = 0; row < model.rowCount(index); ++row)
+            keep = collect(model.index(row, 0, index)) || keep;
+        if (keep)
+            expected.insert(QString::number(index.data(RunModel::LineNumberRole).toLongLong())
+                + QLatin1Char('|') + index.data().toString());
+        return keep;
+    };
+    collect(model.index(0, 0));
+    QVERIFY(expected.size() > 1);
+
+    QSet<QString> visible;
+    forEachIndex(&proxy, QModelIndex(), [&](const QModelIndex &index) {
+        visible.insert(QString::number(index.data(RunModel::LineNumberRole).toLongLong())
+            + QLatin1Char('|') + index.data().toString());
+        // Ancestors are there: the parent of every visible node is visible.
+        if (index.parent().isValid())
+            QVERIFY(visible.contains(
+                QString::number(index.parent().data(RunModel::LineNumberRole).toLongLong())
+                + QLatin1Char('|') + index.parent().data().toString()));
+    });
+    QCOMPARE(visible, expected);
+    int total = 0;
+    forEachIndex(&model, QModelIndex(), [&total](const QModelIndex &) { ++total; });
+    QVERIFY(visible.size() < total);
+}
+
+void TestRunFilterProxy::everyWordMustMatch()
+{
+    RunModel model;
+    load(model, captureLines(QStringLiteral("stream-subagent.jsonl")));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setSearchText(QStringLiteral("  subtask   echo "));
+    QCOMPARE(proxy.searchText(), QStringLiteral("subtask echo"));
+    QStringList leaves;
+    forEachIndex(&proxy, QModelIndex(), [&](const QModelIndex &index) {
+        if (proxy.rowCount(index) == 0)
+            leaves.append(index.data().toString());
+    });
+    // The sub-agent's prompt line holds both words; the Bash call "echo sub" only one.
+    QCOMPARE(leaves, QStringList {QStringLiteral("Prompt: SUBTASK: run echo sub")});
+}
+
+void TestRunFilterProxy::noMatchLeavesNothing()
+{
+    RunModel model;
+    load(model, captureLines(QStringLiteral("stream-basic.jsonl")));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setSearchText(QStringLiteral("no-such-text-anywhere"));
+    QCOMPARE(proxy.rowCount(), 0);
+}
+
+void TestRunFilterProxy::clearingRestoresTheFullTreeInOrder()
+{
+    RunModel model;
+    load(model, captureLines(QStringLiteral("stream-subagent-forward.jsonl")));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    const QStringList full = outline(&model);
+    QCOMPARE(outline(&proxy), full);
+    proxy.setSearchText(QStringLiteral("sub"));
+    proxy.setErrorsOnly(true);
+    QVERIFY(outline(&proxy) != full);
+    proxy.setErrorsOnly(false);
+    proxy.setSearchText(QString());
+    QVERIFY(!proxy.isFiltering());
+    QCOMPARE(outline(&proxy), full);
+}
+
+void TestRunFilterProxy::errorsOnlyKeepsTheCapturesErrors_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::newRow("err-401") << QStringLiteral("stream-err-401.jsonl");
+    QTest::newRow("err-529") << QStringLiteral("stream-err-529.jsonl");
+    QTest::newRow("sigterm") << QStringLiteral("stream-sigterm.jsonl");
+    QTest::newRow("maxturns") << QStringLiteral("stream-maxturns.jsonl");
+    QTest::newRow("basic (none)") << QStringLiteral("stream-basic.jsonl");
+}
+
+void TestRunFilterProxy::errorsOnlyKeepsTheCapturesErrors()
+{
+    QFETCH(QString, capture);
+    const QList<QByteArray> lines = captureLines(capture);
+    // Lines reporting trouble: api_retry, synthetic API error messages, failed results and
+    // failed tool results (counted at their tool_use line, where the call's node starts).
+    QHash<QString, qint64> toolUseLine;
+    QList<qint64> expected;
+    for (int i = 0; i < lines.size(); ++i) {
+        const QJsonObject json = QJsonDocument::fromJson(lines[i]).object();
+        const QString type = json.value(QLatin1String("type")).toString();
+        if (json.value(QLatin1String("subtype")) == QLatin1String("api_retry"))
+            expected.append(i + 1);
+        if (type == QLatin1String("assistant")
+            && json.value(QLatin1String("is_api_error_message")).toBool())
+            expected.append(i + 1);
+        if (type == QLatin1String("result") && json.value(QLatin1String("is_error")).toBool())
+            expected.append(i + 1);
+        for (const QJsonValue &value : json.value(QLatin1String("message"))
+                                           .toObject()
+                                           .value(QLatin1String("content"))
+                                           .toArray()) {
+            const QJsonObject block = value.toObject();
+            if (block.value(QLatin1String("type")) == QLatin1String("tool_use"))
+                toolUseLine.insert(block.value(QLatin1String("id")).toString(), i + 1);
+            if (block.value(QLatin1String("type")) == QLatin1String("tool_result")
+                && block.value(QLatin1String("is_error")).toBool())
+                expected.append(
+                    toolUseLine.value(block.value(QLatin1String("tool_use_id")).toString()));
+        }
+    }
+    std::sort(expected.begin(), expected.end());
+
+    RunModel model;
+    load(model, lines);
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setErrorsOnly(true);
+    QList<qint64> shownErrors;
+    forEachIndex(&proxy, QModelIndex(), [&](const QModelIndex &index) {
+        const auto kind = Kind(index.data(RunModel::KindRole).toInt());
+        if (kind == Kind::Run || kind == Kind::Turn)
+            return; // the ancestors that keep the errors reachable
+        shownErrors.append(index.data(RunModel::LineNumberRole).toLongLong());
+    });
+    std::sort(shownErrors.begin(), shownErrors.end());
+    QCOMPARE(shownErrors, expected);
+    if (expected.isEmpty())
+        QCOMPARE(proxy.rowCount(), 0);
+}
+
+void TestRunFilterProxy::errorsOnlyAndSearchCombine()
+{
+    RunModel model;
+    load(model, captureLines(QStringLiteral("stream-err-401.jsonl")));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setErrorsOnly(true);
+    proxy.setSearchText(QStringLiteral("retry"));
+    QStringList kinds;
+    forEachIndex(&proxy, QModelIndex(), [&](const QModelIndex &index) {
+        if (proxy.rowCount(index) == 0)
+            kinds.append(QString::number(index.data(RunModel::KindRole).toInt()));
+    });
+    const QString retry = QString::number(int(Kind::ApiRetry));
+    QCOMPARE(kinds, QStringList({retry, retry}));
+}
+
+void TestRunFilterProxy::filtersFollowLiveEvents()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RunModel reference;
+    load(reference, lines);
+    RunFilterProxy referenceProxy;
+    referenceProxy.setSourceModel(&reference);
+    referenceProxy.setSearchText(QStringLiteral("sub"));
+
+    // The same filter set before any event: the proxy follows every insert and change.
+    RunModel model;
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setSearchText(QStringLiteral("sub"));
+    RunParser parser;
+    qint64 clock = 1000;
+    for (const QByteArray &line : lines)
+        model.addEvents(parser.parseLine(line, clock += 10));
+    model.markRunEnded(clock);
+    QCOMPARE(outline(&proxy), outline(&referenceProxy));
+}
+
+void TestRunFilterProxy::filterChangedIsSignalledOncePerChange()
+{
+    RunFilterProxy proxy;
+    QSignalSpy changed(&proxy, &RunFilterProxy::filterChanged);
+    proxy.setSearchText(QStringLiteral("a"));
+    proxy.setSearchText(QStringLiteral(" a "));
+    proxy.setErrorsOnly(true);
+    proxy.setErrorsOnly(true);
+    QCOMPARE(changed.count(), 2);
+}
+
+QTEST_GUILESS_MAIN(TestRunFilterProxy)
+#include "tst_runfilterproxy.moc"

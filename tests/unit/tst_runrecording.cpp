@@ -1,0 +1,437 @@
+// Run recordings: every capture round-trips through RunRecorder and RecordingReader with its
+// lines and arrival times; times never decrease; lines that are not UTF-8 or hold control
+// characters survive; a recording process killed with SIGKILL leaves every line it had
+// shown on disk (the child records each line, then parses it, then acknowledges it);
+// plain stream-json captures are detected and timed from their "timestamp" fields;
+// transcripts are refused; corrupt recording lines are reported and skipped, not fatal; the
+// asynchronous reader parses in several slices with progress and can be cancelled.
+
+#include "runparser.h"
+#include "runrecording.h"
+#include "runsummary.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+using namespace sandscope;
+
+namespace {
+
+const char childVariable[] = "SANDSCOPE_RECORDER_CHILD";
+
+QString capturePath(const QString &name)
+{
+    return QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name;
+}
+
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(capturePath(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
+
+QList<RecordedLine> readAll(RecordingReader &reader)
+{
+    QList<RecordedLine> lines;
+    RecordedLine line;
+    while (reader.readLine(&line))
+        lines.append(line);
+    return lines;
+}
+
+// The child of crashRecordingKeepsEveryShownLine: records each stdin line through
+// RecordingFeed and prints "shown N" when the parser has delivered the line's events.
+int recorderChild(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    RunRecorder recorder;
+    if (!recorder.open(qEnvironmentVariable(childVariable)))
+        return 3;
+    RunParser parser;
+    RecordingFeed feed(&parser, &recorder);
+    qint64 given = 0;
+    QObject::connect(&parser, &RunParser::eventsReady, [&given] {
+        std::printf("shown %lld\n", static_cast<long long>(given));
+        std::fflush(stdout);
+    });
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        ++given;
+        feed.feedLine(QByteArray::fromStdString(line), QDateTime::currentMSecsSinceEpoch());
+    }
+    return 0;
+}
+
+} // namespace
+
+class TestRunRecording : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void everyCaptureRoundTrips_data();
+    void everyCaptureRoundTrips();
+    void unusualBytesRoundTrip();
+    void arrivalTimesNeverDecrease();
+    void crashRecordingKeepsEveryShownLine();
+    void plainStreamJsonIsDetectedAndTimed();
+    void transcriptsAreRefused();
+    void unreadableFileIsAnError();
+    void corruptRecordingLinesAreReportedNotFatal();
+    void asyncReadingUsesSlicesAndMatchesSyncParsing();
+    void asyncReadingCanBeCancelled();
+    void newRecordingPathsAreUnique();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestRunRecording::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
+
+void TestRunRecording::everyCaptureRoundTrips_data()
+{
+    QTest::addColumn<QString>("capture");
+    for (const char *name : {"stream-basic.jsonl", "stream-partial.jsonl", "stream-subagent.jsonl",
+             "stream-err-401.jsonl", "stream-sigterm.jsonl"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestRunRecording::everyCaptureRoundTrips()
+{
+    QFETCH(QString, capture);
+    const QList<QByteArray> lines = captureLines(capture);
+    const QString path = m_dir.filePath(capture + QStringLiteral(".rec"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path, {{QStringLiteral("source"), capture}}));
+        QVERIFY(QFile(path).permissions().testFlag(QFileDevice::ReadOwner));
+        QVERIFY(!QFile(path).permissions().testFlag(QFileDevice::ReadOther));
+        qint64 clock = 1'700'000'000'000;
+        for (const QByteArray &line : lines) {
+            clock += 7;
+            QCOMPARE(recorder.record(line + "\n", clock), clock);
+        }
+        QCOMPARE(recorder.linesRecorded(), qint64(lines.size()));
+    }
+    // Each entry is one JSON object per line.
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> fileLines = file.readAll().trimmed().split('\n');
+    QCOMPARE(fileLines.size(), lines.size() + 1);
+    const QJsonObject header = QJsonDocument::fromJson(fileLines.first()).object();
+    QCOMPARE(header.value(QLatin1String("sandscope_recording")).toInt(), 1);
+    QCOMPARE(header.value(QLatin1String("source")).toString(), capture);
+    const QJsonObject entry = QJsonDocument::fromJson(fileLines.at(1)).object();
+    QCOMPARE(entry.value(QLatin1String("line")).toString().toUtf8(), lines.first());
+
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QCOMPARE(reader.format(), RecordingReader::Format::Recording);
+    QCOMPARE(reader.header().value(QLatin1String("source")).toString(), capture);
+    const QList<RecordedLine> read = readAll(reader);
+    QCOMPARE(read.size(), lines.size());
+    for (int i = 0; i < read.size(); ++i) {
+        QCOMPARE(read[i].line, lines[i]);
+        QCOMPARE(read[i].arrivalMs, 1'700'000'000'000 + 7 * (i + 1));
+        QCOMPARE(read[i].fileLine, qint64(i + 2));
+    }
+    QVERIFY(reader.atEnd());
+    QVERIFY(reader.problems().isEmpty());
+}
+
+void TestRunRecording::unusualBytesRoundTrip()
+{
+    const QList<QByteArray> lines {QByteArray("\xff\xfe not utf-8 \x80"),
+        QByteArray("tab\there \"quoted\" back\\slash \x01\x1f control"), QByteArray("\x1b[?25h"),
+        QStringLiteral("ümlaut ✓ 😀").toUtf8(), QByteArray()};
+    const QString path = m_dir.filePath(QStringLiteral("bytes.rec"));
+    RunRecorder recorder;
+    QVERIFY(recorder.open(path));
+    for (const QByteArray &line : lines)
+        QVERIFY(recorder.record(line, 5) >= 0);
+    recorder.close();
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QList<QByteArray> read;
+    for (const RecordedLine &line : readAll(reader))
+        read.append(line.line);
+    QCOMPARE(read, lines);
+}
+
+void TestRunRecording::arrivalTimesNeverDecrease()
+{
+    const QString path = m_dir.filePath(QStringLiteral("clock.rec"));
+    RunRecorder recorder;
+    QVERIFY(recorder.open(path));
+    QCOMPARE(recorder.record("a", 100), qint64(100));
+    QCOMPARE(recorder.record("b", 50), qint64(100)); // the clock went back: clamped
+    QCOMPARE(recorder.record("c", 120), qint64(120));
+    recorder.close();
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QList<qint64> times;
+    for (const RecordedLine &line : readAll(reader))
+        times.append(line.arrivalMs);
+    QCOMPARE(times, QList<qint64>({100, 100, 120}));
+}
+
+void TestRunRecording::crashRecordingKeepsEveryShownLine()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    const QString path = m_dir.filePath(QStringLiteral("crash.rec"));
+    QProcess child;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QString::fromLatin1(childVariable), path);
+    child.setProcessEnvironment(environment);
+    child.start(QCoreApplication::applicationFilePath(), QStringList());
+    QVERIFY(child.waitForStarted());
+
+    const int shownBeforeKill = 7;
+    for (int i = 0; i < shownBeforeKill; ++i) {
+        child.write(lines[i] + '\n');
+        // Wait until the child says the line is shown.
+        const QByteArray ack = QStringLiteral("shown %1\n").arg(i + 1).toUtf8();
+        QByteArray answer;
+        while (!answer.endsWith('\n')) {
+            QVERIFY2(child.waitForReadyRead(10000), "the child did not acknowledge a line");
+            answer += child.readLine();
+        }
+        QCOMPARE(answer, ack);
+    }
+    child.kill(); // SIGKILL: no destructor, no close, no flush at exit
+    QVERIFY(child.waitForFinished(10000));
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QCOMPARE(reader.format(), RecordingReader::Format::Recording);
+    const QList<RecordedLine> read = readAll(reader);
+    QCOMPARE(read.size(), shownBeforeKill);
+    qint64 previous = 0;
+    for (int i = 0; i < read.size(); ++i) {
+        QCOMPARE(read[i].line, lines[i]);
+        QVERIFY(read[i].arrivalMs >= previous);
+        previous = read[i].arrivalMs;
+    }
+    QVERIFY(reader.problems().isEmpty());
+}
+
+void TestRunRecording::plainStreamJsonIsDetectedAndTimed()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RecordingReader reader;
+    QVERIFY(reader.open(capturePath(QStringLiteral("stream-subagent.jsonl"))));
+    QCOMPARE(reader.format(), RecordingReader::Format::StreamJson);
+    const QList<RecordedLine> read = readAll(reader);
+    QCOMPARE(read.size(), lines.size());
+
+    // Expected times: each line's own timestamp; lines without one take the latest earlier
+    // one; the lines before the first timestamp take that first timestamp.
+    QList<qint64> stamps;
+    for (const QByteArray &line : lines) {
+        const QString text
+            = QJsonDocument::fromJson(line).object().value(QLatin1String("timestamp")).toString();
+        stamps.append(text.isEmpty()
+                ? -1
+                : QDateTime::fromString(text, Qt::ISODateWithMs).toMSecsSinceEpoch());
+    }
+    qint64 first = -1;
+    for (qint64 stamp : stamps) {
+        if (first < 0 && stamp >= 0)
+            first = stamp;
+    }
+    QVERIFY(first > 0);
+    qint64 latest = first;
+    for (int i = 0; i < read.size(); ++i) {
+        QCOMPARE(read[i].line, lines[i]);
+        QCOMPARE(read[i].fileLine, qint64(i + 1));
+        latest = std::max(latest, stamps[i]);
+        QCOMPARE(read[i].arrivalMs, latest);
+    }
+}
+
+void TestRunRecording::transcriptsAreRefused()
+{
+    RecordingReader reader;
+    QString why;
+    QVERIFY(!reader.open(capturePath(QStringLiteral("transcript-basic.jsonl")), &why));
+    QVERIFY2(why.contains(QStringLiteral("transcript")), qPrintable(why));
+    QCOMPARE(reader.format(), RecordingReader::Format::Unknown);
+}
+
+void TestRunRecording::unreadableFileIsAnError()
+{
+    RecordingReader reader;
+    QString why;
+    QVERIFY(!reader.open(m_dir.filePath(QStringLiteral("missing.rec")), &why));
+    QVERIFY(why.contains(QStringLiteral("missing.rec")));
+}
+
+void TestRunRecording::corruptRecordingLinesAreReportedNotFatal()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
+    const QString path = m_dir.filePath(QStringLiteral("corrupt.rec"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        for (int i = 0; i < 3; ++i)
+            recorder.record(lines[i], 10 + i);
+    }
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::Append));
+        // Lines 5 to 7: noise, an entry without a time, an entry cut in the middle.
+        file.write("garbage that is not json\n");
+        file.write("{\"line\":\"no time\"}\n");
+        file.write("{\"t\":20,\"line\":\"" + lines[3].left(30).replace('"', "\\\"") + "\n");
+    }
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("{\"t\":30,\"line\":\"tail\"}\n");
+        file.write("{\"t\":31,\"line\":\"cut sho"); // a crash cut the last entry short
+    }
+    RecordingReader reader;
+    QSignalSpy problems(&reader, &RecordingReader::problemFound);
+    QVERIFY(reader.open(path));
+    const QList<RecordedLine> read = readAll(reader);
+    QCOMPARE(read.size(), 4);
+    QCOMPARE(read[2].line, lines[2]);
+    QCOMPARE(read[3].line, QByteArray("tail"));
+    QCOMPARE(read[3].arrivalMs, qint64(30));
+    QCOMPARE(reader.problems().size(), 4);
+    QCOMPARE(problems.count(), 4);
+    QVERIFY(reader.problems().at(0).startsWith(QLatin1String("line 5:")));
+    QVERIFY(reader.problems().at(1).startsWith(QLatin1String("line 6:")));
+    QVERIFY(reader.problems().at(3).startsWith(QLatin1String("line 9:")));
+    QVERIFY(reader.readError().isEmpty());
+}
+
+void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
+{
+    // A long recording: the captures repeated, with distinct times.
+    const QString path = m_dir.filePath(QStringLiteral("long.rec"));
+    QList<QByteArray> lines;
+    for (int round = 0; round < 300; ++round)
+        lines += captureLines(QStringLiteral("stream-subagent.jsonl"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        qint64 clock = 1000;
+        for (const QByteArray &line : lines)
+            recorder.record(line, ++clock);
+    }
+    RunParser syncParser;
+    RunSummaryBuilder syncSummary;
+    qint64 syncEvents = 0;
+    {
+        RecordingReader reader;
+        QVERIFY(reader.open(path));
+        for (const RecordedLine &line : readAll(reader)) {
+            const RunEventBatch events = syncParser.parseLine(line.line, line.arrivalMs);
+            syncEvents += events.size();
+            syncSummary.add(events);
+        }
+    }
+
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    RunParser parser;
+    RunSummaryBuilder summary;
+    qint64 events = 0;
+    int slices = 0;
+    qint64 lastArrival = 0;
+    bool ordered = true;
+    connect(&reader, &RecordingReader::eventsReady, this, [&](const RunEventBatch &batch) {
+        ++slices;
+        events += batch.size();
+        summary.add(batch);
+        for (const RunEvent &event : batch) {
+            ordered = ordered && event.arrivalMs >= lastArrival;
+            lastArrival = event.arrivalMs;
+        }
+    });
+    QSignalSpy progress(&reader, &RecordingReader::progress);
+    QSignalSpy finished(&reader, &RecordingReader::finished);
+    reader.start(&parser, 1);
+    QVERIFY(reader.isRunning());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QVERIFY2(slices > 1, "the file was parsed in one go");
+    QCOMPARE(events, syncEvents);
+    QVERIFY(ordered);
+    QCOMPARE(summary.summary().toJson(), syncSummary.summary().toJson());
+    QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong());
+    QCOMPARE(reader.lastArrivalMs(), qint64(1000 + lines.size()));
+}
+
+void TestRunRecording::asyncReadingCanBeCancelled()
+{
+    const QString path = m_dir.filePath(QStringLiteral("cancel.rec"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
+        for (int round = 0; round < 500; ++round) {
+            for (const QByteArray &line : lines)
+                recorder.record(line, round);
+        }
+    }
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    RunParser parser;
+    QSignalSpy finished(&reader, &RecordingReader::finished);
+    connect(&reader, &RecordingReader::eventsReady, &reader, &RecordingReader::cancel);
+    reader.start(&parser, 1);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().first().toBool(), false);
+    QVERIFY(!reader.isRunning());
+    QVERIFY(reader.bytesRead() < reader.totalBytes());
+    QTest::qWait(50); // no slice runs after the cancel
+    QCOMPARE(finished.count(), 1);
+}
+
+void TestRunRecording::newRecordingPathsAreUnique()
+{
+    const QString first
+        = RunRecorder::newRecordingPath(m_dir.path(), QStringLiteral("chat/7f3a x"));
+    QVERIFY(first.startsWith(m_dir.path() + QStringLiteral("/run-")));
+    QVERIFY(first.endsWith(QStringLiteral("-chat-7f3a-x.jsonl")));
+    QFile(first).open(QIODevice::WriteOnly);
+    const QString second
+        = RunRecorder::newRecordingPath(m_dir.path(), QStringLiteral("chat/7f3a x"));
+    QVERIFY(second != first);
+    QVERIFY(!RunRecorder::defaultDirectory().isEmpty());
+}
+
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsSet(childVariable))
+        return recorderChild(argc, argv);
+    QCoreApplication app(argc, argv);
+    TestRunRecording test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_runrecording.moc"

@@ -1,0 +1,533 @@
+#include "runpage.h"
+
+#include "rundelegate.h"
+#include "rundetailpane.h"
+#include "runsummarybar.h"
+#include "ui_runpage.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QScrollBar>
+#include <QStyle>
+
+#include <algorithm>
+#include <utility>
+
+namespace sandscope {
+
+namespace {
+
+using Kind = RunModel::NodeKind;
+
+// Enough to coalesce a burst of events into one relayout/scroll, short enough to feel live.
+constexpr int viewUpdateMs = 30;
+constexpr int summaryUpdateMs = 250;
+// Events reach the model in batches: at least this far apart, and further apart when the
+// model update and relayout of a batch get expensive (see flushEvents()), so a flood of
+// events cannot starve the event loop.
+constexpr int minFlushIntervalMs = 40;
+constexpr int maxFlushIntervalMs = 1000;
+constexpr int flushCostFactor = 3; // at most about a third of the time goes to updates
+constexpr int searchDelayMs = 150;
+
+QModelIndex lastDescendant(const QAbstractItemModel *model, QModelIndex index)
+{
+    while (model->rowCount(index) > 0)
+        index = model->index(model->rowCount(index) - 1, 0, index);
+    return index;
+}
+
+// Pre-order neighbours; an invalid index stands for "before the first / after the last".
+QModelIndex nextInOrder(const QAbstractItemModel *model, QModelIndex index)
+{
+    if (!index.isValid())
+        return model->index(0, 0);
+    if (model->rowCount(index) > 0)
+        return model->index(0, 0, index);
+    while (index.isValid()) {
+        const QModelIndex sibling = index.sibling(index.row() + 1, 0);
+        if (sibling.isValid())
+            return sibling;
+        index = index.parent();
+    }
+    return {};
+}
+
+QModelIndex previousInOrder(const QAbstractItemModel *model, const QModelIndex &index)
+{
+    if (!index.isValid())
+        return model->rowCount() > 0 ? lastDescendant(model, QModelIndex()) : QModelIndex();
+    if (index.row() > 0)
+        return lastDescendant(model, index.sibling(index.row() - 1, 0));
+    return index.parent();
+}
+
+} // namespace
+
+RunPage::RunPage(QWidget *parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::RunPage>())
+    , m_model(new RunModel(this))
+    , m_proxy(new RunFilterProxy(this))
+    , m_parser(new RunParser(this))
+    , m_feed(new RecordingFeed(m_parser, nullptr, this))
+{
+    m_ui->setupUi(this);
+    setObjectName(QStringLiteral("runPage"));
+    m_ui->loadPanel->hide();
+    m_ui->noticeLabel->hide();
+    m_proxy->setSourceModel(m_model);
+    connect(m_parser, &RunParser::eventsReady, this, &RunPage::enqueueEvents);
+    connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
+        showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
+    });
+
+    for (QTimer *timer :
+        {&m_flushTimer, &m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
+        timer->setSingleShot(true);
+    connect(&m_flushTimer, &QTimer::timeout, this, &RunPage::flushEvents);
+    m_viewTimer.setInterval(viewUpdateMs);
+    m_summaryTimer.setInterval(summaryUpdateMs);
+    m_detailTimer.setInterval(summaryUpdateMs);
+    m_searchTimer.setInterval(searchDelayMs);
+    connect(&m_viewTimer, &QTimer::timeout, this, &RunPage::applyPendingViewWork);
+    connect(&m_summaryTimer, &QTimer::timeout, this, &RunPage::updateSummary);
+    connect(&m_detailTimer, &QTimer::timeout, m_ui->detailPane, &RunDetailPane::refresh);
+    connect(&m_searchTimer, &QTimer::timeout, this,
+        [this] { m_proxy->setSearchText(m_ui->searchEdit->text()); });
+
+    connect(m_model, &RunModel::summaryChanged, this, [this] {
+        if (!m_summaryTimer.isActive())
+            m_summaryTimer.start();
+    });
+    connect(m_model, &RunModel::dataChanged, this, &RunPage::onSourceDataChanged);
+
+    connect(m_ui->searchEdit, &QLineEdit::textChanged, this, [this] { m_searchTimer.start(); });
+    connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, [this] {
+        m_searchTimer.stop();
+        m_proxy->setSearchText(m_ui->searchEdit->text());
+        m_ui->runTree->setFocus();
+    });
+    m_ui->searchEdit->installEventFilter(this);
+    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, m_proxy, &RunFilterProxy::setErrorsOnly);
+    connect(m_proxy, &RunFilterProxy::filterChanged, this, [this] {
+        // Matches are only useful when they can be seen.
+        if (m_proxy->isFiltering())
+            m_ui->runTree->expandAll();
+    });
+
+    m_ui->errorsOnlyButton->setIcon(RunDelegate::icon(QStringLiteral("error")));
+    m_ui->followButton->setIcon(RunDelegate::icon(QStringLiteral("follow")));
+    m_ui->nextErrorButton->setIcon(style()->standardIcon(QStyle::SP_ArrowDown));
+    m_ui->previousErrorButton->setIcon(style()->standardIcon(QStyle::SP_ArrowUp));
+    m_ui->searchEdit->addAction(
+        RunDelegate::icon(QStringLiteral("search")), QLineEdit::LeadingPosition);
+    connect(m_ui->nextErrorButton, &QToolButton::clicked, this, &RunPage::nextError);
+    connect(m_ui->previousErrorButton, &QToolButton::clicked, this, &RunPage::previousError);
+    connect(m_ui->expandAllButton, &QToolButton::clicked, this, &RunPage::expandAll);
+    connect(m_ui->collapseAllButton, &QToolButton::clicked, this, &RunPage::collapseAll);
+    connect(m_ui->followButton, &QToolButton::toggled, this, &RunPage::setFollowing);
+    connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, &RunPage::cancelLoading);
+
+    setupTree();
+    setupActions();
+    m_ui->splitter->setStretchFactor(0, 3);
+    m_ui->splitter->setStretchFactor(1, 2);
+    m_ui->splitter->setSizes({600, 400});
+    updateSummary();
+}
+
+RunPage::~RunPage() = default;
+
+void RunPage::setupTree()
+{
+    QTreeView *tree = m_ui->runTree;
+    tree->setModel(m_proxy);
+    tree->setItemDelegate(new RunDelegate(tree));
+    tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    tree->setSelectionMode(QAbstractItemView::SingleSelection);
+    tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tree->setIconSize(QSize(16, 16));
+    tree->installEventFilter(this);
+
+    QHeaderView *header = tree->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(RunModel::SummaryColumn, QHeaderView::Stretch);
+    const QFontMetrics metrics(tree->font());
+    const auto widthFor = [&metrics](const char *sample) {
+        return metrics.horizontalAdvance(QLatin1String(sample)) + 28;
+    };
+    header->resizeSection(RunModel::StatusColumn, widthFor("interrupted"));
+    header->resizeSection(RunModel::DurationColumn, widthFor("12 min 59 s"));
+    header->resizeSection(RunModel::TokensColumn, widthFor("123,456 in · 12,345 out"));
+    header->resizeSection(RunModel::CostColumn, widthFor("$0.000000"));
+    for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column)
+        header->setSectionResizeMode(column, QHeaderView::Interactive);
+
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &RunPage::onRowsInserted);
+    connect(tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex &current) { onCurrentChanged(current); });
+    QScrollBar *bar = tree->verticalScrollBar();
+    connect(bar, &QScrollBar::valueChanged, this, &RunPage::onScrollValueChanged);
+    connect(bar, &QScrollBar::rangeChanged, this, [this] {
+        if (m_following)
+            scheduleFollowScroll();
+    });
+    tree->expand(m_proxy->index(0, 0));
+}
+
+void RunPage::setupActions()
+{
+    auto addShortcut = [this](const QKeySequence &keys, void (RunPage::*slot)()) {
+        auto *action = new QAction(this);
+        action->setShortcut(keys);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action);
+    };
+    addShortcut(QKeySequence(Qt::Key_F8), &RunPage::nextError);
+    addShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8), &RunPage::previousError);
+    addShortcut(QKeySequence::Find, &RunPage::focusSearch);
+}
+
+bool RunPage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (watched == m_ui->runTree && key->key() == Qt::Key_Escape
+            && key->modifiers() == Qt::NoModifier) {
+            setFollowing(false);
+            return true;
+        }
+        if (watched == m_ui->searchEdit) {
+            if (key->key() == Qt::Key_Escape && !m_ui->searchEdit->text().isEmpty()) {
+                m_ui->searchEdit->clear();
+                return true;
+            }
+            if (key->key() == Qt::Key_Down) {
+                m_ui->runTree->setFocus();
+                return true;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+bool RunPage::openFile(const QString &path, QString *errorMessage)
+{
+    QString why;
+    if (m_reader || m_model->rowCount(m_model->runIndex()) > 0) {
+        why = tr("this page already shows a run; open %1 in a new page").arg(path);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    auto *reader = new RecordingReader(this);
+    if (!reader->open(path, &why)) {
+        delete reader;
+        showNotice(why, true);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_reader = reader;
+    m_filePath = path;
+    connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);
+    connect(reader, &RecordingReader::progress, this, [this](qint64 done, qint64 total) {
+        m_ui->loadProgress->setValue(total > 0 ? int(done * 1000 / total) : 1000);
+    });
+    connect(reader, &RecordingReader::finished, this, &RunPage::onLoadFinished);
+    m_ui->loadLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+    m_ui->loadProgress->setValue(0);
+    m_ui->loadPanel->show();
+    reader->start(m_parser);
+    return true;
+}
+
+bool RunPage::isLoading() const
+{
+    return m_reader && m_reader->isRunning();
+}
+
+void RunPage::cancelLoading()
+{
+    if (m_reader && m_reader->isRunning())
+        m_reader->cancel();
+}
+
+void RunPage::enqueueEvents(const RunEventBatch &events)
+{
+    m_pendingEvents += events;
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start(m_flushIntervalMs);
+}
+
+void RunPage::flushEvents()
+{
+    m_flushTimer.stop();
+    if (m_pendingEvents.isEmpty())
+        return;
+    QElapsedTimer cost;
+    cost.start();
+    const RunEventBatch events = std::exchange(m_pendingEvents, RunEventBatch());
+    m_model->addEvents(events);
+    if (m_ui->runTree->isVisible())
+        m_ui->runTree->doItemsLayout(); // now, so its cost is measured with the batch
+    m_viewTimer.stop();
+    applyPendingViewWork();
+    m_flushIntervalMs = int(std::clamp<qint64>(
+        cost.elapsed() * flushCostFactor, minFlushIntervalMs, maxFlushIntervalMs));
+}
+
+void RunPage::onLoadFinished(bool completed)
+{
+    flushEvents();
+    RecordingReader *reader = m_reader;
+    m_ui->loadPanel->hide();
+    QStringList notes;
+    if (completed) {
+        m_model->markRunEnded(reader->lastArrivalMs());
+    } else if (!reader->readError().isEmpty()) {
+        notes.append(reader->readError());
+    } else {
+        notes.append(tr("Loading cancelled: showing the first %1 of %2 KB.")
+                         .arg(reader->bytesRead() / 1024)
+                         .arg(reader->totalBytes() / 1024));
+    }
+    const QStringList problems = reader->problems();
+    if (!problems.isEmpty()) {
+        notes.append(tr("%n damaged recording line(s) skipped: %1", nullptr, int(problems.size()))
+                         .arg(problems.mid(0, 3).join(QStringLiteral("; "))));
+    }
+    if (!notes.isEmpty())
+        showNotice(notes.join(QLatin1Char(' ')), !completed || !problems.isEmpty());
+    updateSummary();
+    emit loadFinished(completed);
+}
+
+void RunPage::setRecorder(RunRecorder *recorder)
+{
+    m_feed->setRecorder(recorder);
+}
+
+void RunPage::appendLine(const QByteArray &line, qint64 arrivalMs)
+{
+    m_feed->feedLine(line, arrivalMs);
+}
+
+void RunPage::endRun(qint64 arrivalMs)
+{
+    flushEvents();
+    m_model->markRunEnded(arrivalMs);
+    updateSummary();
+}
+
+QString RunPage::noticeText() const
+{
+    return m_ui->noticeLabel->isHidden() ? QString() : m_ui->noticeLabel->text();
+}
+
+void RunPage::showNotice(const QString &text, bool isError)
+{
+    m_ui->noticeLabel->setText(text);
+    m_ui->noticeLabel->setStyleSheet(isError
+            ? QStringLiteral("QLabel { color: %1; }")
+                  .arg(RunDelegate::statusColor(RunModel::Status::Error, palette()).name())
+            : QString());
+    m_ui->noticeLabel->setVisible(!text.isEmpty());
+}
+
+void RunPage::onRowsInserted(const QModelIndex &parent, int first, int last)
+{
+    if (!parent.isValid()) {
+        for (int row = first; row <= last; ++row)
+            m_pendingExpand.append(m_proxy->index(row, 0));
+    } else if (first == 0) {
+        // The first child of a run, a turn or a sub-agent's call: open it once; what the
+        // user collapses later stays collapsed.
+        const auto kind = Kind(parent.data(RunModel::KindRole).toInt());
+        if (kind == Kind::Run || kind == Kind::Turn || kind == Kind::ToolCall)
+            m_pendingExpand.append(parent);
+    }
+    if (!m_pendingExpand.isEmpty() && !m_viewTimer.isActive())
+        m_viewTimer.start();
+}
+
+void RunPage::scheduleFollowScroll()
+{
+    m_pendingScroll = true;
+    if (!m_viewTimer.isActive())
+        m_viewTimer.start();
+}
+
+void RunPage::applyPendingViewWork()
+{
+    QTreeView *tree = m_ui->runTree;
+    for (const QPersistentModelIndex &index : std::as_const(m_pendingExpand)) {
+        if (!index.isValid())
+            continue;
+        if (Kind(index.data(RunModel::KindRole).toInt()) == Kind::Turn) {
+            // While following, earlier turns fold away when a new one starts (only those
+            // opened here, never one the user opened); the tree stays short and quick.
+            if (m_following) {
+                for (const QPersistentModelIndex &earlier : std::as_const(m_autoExpandedTurns))
+                    tree->collapse(earlier);
+                m_autoExpandedTurns.clear();
+            }
+            m_autoExpandedTurns.append(index);
+        }
+        tree->expand(index);
+    }
+    m_pendingExpand.clear();
+    if (m_following) {
+        m_autoScrolling = true;
+        tree->scrollToBottom();
+        m_autoScrolling = false;
+    }
+    m_pendingScroll = false;
+}
+
+void RunPage::onScrollValueChanged(int value)
+{
+    if (m_autoScrolling)
+        return;
+    // The user scrolled: away from the bottom stops following, back at the bottom resumes.
+    setFollowing(value >= m_ui->runTree->verticalScrollBar()->maximum());
+}
+
+void RunPage::setFollowing(bool following)
+{
+    if (following == m_following) {
+        m_ui->followButton->setChecked(following);
+        return;
+    }
+    m_following = following;
+    m_ui->followButton->setChecked(following);
+    if (following)
+        scheduleFollowScroll();
+    emit followingChanged(following);
+}
+
+void RunPage::onCurrentChanged(const QModelIndex &current)
+{
+    m_ui->detailPane->showIndex(m_proxy->mapToSource(current));
+}
+
+void RunPage::onSourceDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
+{
+    const QModelIndex shown = m_ui->detailPane->shownIndex();
+    if (!shown.isValid() || shown.parent() != topLeft.parent())
+        return;
+    if (shown.row() >= topLeft.row() && shown.row() <= bottomRight.row()
+        && !m_detailTimer.isActive())
+        m_detailTimer.start();
+}
+
+void RunPage::updateSummary()
+{
+    QElapsedTimer cost;
+    cost.start();
+    m_ui->summaryBar->setSummary(m_model->summary(), m_model->runEnded());
+    // The summary walks every tool call: on huge runs, refresh it less often.
+    m_summaryTimer.setInterval(
+        int(std::clamp<qint64>(cost.elapsed() * 10, summaryUpdateMs, maxFlushIntervalMs * 2)));
+}
+
+void RunPage::expandAll()
+{
+    m_ui->runTree->expandAll();
+}
+
+void RunPage::collapseAll()
+{
+    // Down to the turns: the run stays open, or nothing would be left to see.
+    QTreeView *tree = m_ui->runTree;
+    tree->collapseAll();
+    tree->expand(m_proxy->index(0, 0));
+}
+
+void RunPage::focusSearch()
+{
+    m_ui->searchEdit->setFocus(Qt::ShortcutFocusReason);
+    m_ui->searchEdit->selectAll();
+}
+
+void RunPage::nextError()
+{
+    goToError(true);
+}
+
+void RunPage::previousError()
+{
+    goToError(false);
+}
+
+void RunPage::goToError(bool forward)
+{
+    QTreeView *tree = m_ui->runTree;
+    const QModelIndex start = tree->currentIndex().siblingAtColumn(0);
+    QModelIndex index = start;
+    bool wrapped = false;
+    while (true) {
+        index = forward ? nextInOrder(m_proxy, index) : previousInOrder(m_proxy, index);
+        if (!index.isValid()) {
+            if (wrapped)
+                break;
+            wrapped = true;
+            continue;
+        }
+        if (index == start)
+            break;
+        if (RunFilterProxy::isErrorIndex(index)) {
+            for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
+                tree->expand(parent);
+            setFollowing(false);
+            tree->setCurrentIndex(index);
+            tree->scrollTo(index, QAbstractItemView::PositionAtCenter);
+            return;
+        }
+    }
+    if (!start.isValid() || !RunFilterProxy::isErrorIndex(start))
+        showNotice(tr("No errors in this run."));
+}
+
+QTreeView *RunPage::treeView() const
+{
+    return m_ui->runTree;
+}
+
+RunDetailPane *RunPage::detailPane() const
+{
+    return m_ui->detailPane;
+}
+
+RunSummaryBar *RunPage::summaryBar() const
+{
+    return m_ui->summaryBar;
+}
+
+QLineEdit *RunPage::searchEdit() const
+{
+    return m_ui->searchEdit;
+}
+
+QToolButton *RunPage::followButton() const
+{
+    return m_ui->followButton;
+}
+
+QToolButton *RunPage::errorsOnlyButton() const
+{
+    return m_ui->errorsOnlyButton;
+}
+
+QList<QWidget *> RunPage::runControls() const
+{
+    return {m_ui->stopButton, m_ui->followUpEdit, m_ui->resumeButton, m_ui->newChatButton};
+}
+
+} // namespace sandscope

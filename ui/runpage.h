@@ -1,0 +1,125 @@
+#pragma once
+// The run view: the run tree (RunModel behind RunFilterProxy) painted by RunDelegate, the
+// detail pane of the current node, the summary bar, search, "errors only", next/previous
+// error (F8 / Shift+F8), expand/collapse all and follow mode. It shows a recording or a
+// stream-json capture loaded in the background, or live lines (each recorded before it is
+// parsed when a recorder is set). The run controls are placeholders until live runs are wired.
+
+#include "runfilterproxy.h"
+#include "runmodel.h"
+#include "runparser.h"
+#include "runrecording.h"
+
+#include <QList>
+#include <QPersistentModelIndex>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+class QLineEdit;
+class QPushButton;
+class QToolButton;
+class QTreeView;
+
+namespace sandscope {
+
+class RunDetailPane;
+class RunSummaryBar;
+
+namespace Ui {
+class RunPage;
+}
+
+class RunPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunPage(QWidget *parent = nullptr);
+    ~RunPage() override;
+
+    // Reads a recording or a plain stream-json capture in time-boxed slices; loadFinished()
+    // follows. Returns false (with a message, also shown on the page) when it cannot be opened
+    // or the page already shows a run (one run per page).
+    bool openFile(const QString &path, QString *errorMessage = nullptr);
+    bool isLoading() const;
+    QString filePath() const { return m_filePath; }
+
+    // Live lines: recorded first (when a recorder is set and open), then parsed and shown.
+    void setRecorder(RunRecorder *recorder);
+    void appendLine(const QByteArray &line, qint64 arrivalMs);
+    // The process exited: open calls become interrupted.
+    void endRun(qint64 arrivalMs);
+    // Parsed events reach the model in batches (every 40 ms or more while events flood in);
+    // this applies the pending ones now.
+    void flushEvents();
+
+    bool isFollowing() const { return m_following; }
+    QString noticeText() const;
+
+    RunModel *model() const { return m_model; }
+    RunFilterProxy *proxy() const { return m_proxy; }
+    QTreeView *treeView() const;
+    RunDetailPane *detailPane() const;
+    RunSummaryBar *summaryBar() const;
+    QLineEdit *searchEdit() const;
+    QToolButton *followButton() const;
+    QToolButton *errorsOnlyButton() const;
+    // Stop, follow-up prompt, send and new chat: disabled until live runs are wired.
+    QList<QWidget *> runControls() const;
+
+public slots:
+    void setFollowing(bool following);
+    void nextError();
+    void previousError();
+    void expandAll();
+    void collapseAll();
+    void cancelLoading();
+    void focusSearch();
+
+signals:
+    void loadFinished(bool completed);
+    void followingChanged(bool following);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void enqueueEvents(const sandscope::RunEventBatch &events);
+    void setupTree();
+    void setupActions();
+    void onRowsInserted(const QModelIndex &parent, int first, int last);
+    void onCurrentChanged(const QModelIndex &current);
+    void onSourceDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
+    void onScrollValueChanged(int value);
+    void scheduleFollowScroll();
+    void applyPendingViewWork();
+    void updateSummary();
+    void goToError(bool forward);
+    void showNotice(const QString &text, bool isError = false);
+    void onLoadFinished(bool completed);
+
+    std::unique_ptr<Ui::RunPage> m_ui;
+    RunModel *m_model;
+    RunFilterProxy *m_proxy;
+    RunParser *m_parser;
+    RecordingFeed *m_feed;
+    QPointer<RecordingReader> m_reader;
+    QString m_filePath;
+
+    bool m_following = true;
+    bool m_autoScrolling = false;
+    RunEventBatch m_pendingEvents;
+    QTimer m_flushTimer;
+    int m_flushIntervalMs = 40;
+    QTimer m_viewTimer; // coalesces follow scrolling and auto-expansion per batch
+    QTimer m_summaryTimer;
+    QTimer m_detailTimer;
+    QTimer m_searchTimer;
+    QList<QPersistentModelIndex> m_pendingExpand;
+    QList<QPersistentModelIndex> m_autoExpandedTurns;
+    bool m_pendingScroll = false;
+};
+
+} // namespace sandscope

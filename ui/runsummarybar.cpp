@@ -1,0 +1,146 @@
+#include "runsummarybar.h"
+
+#include "rundelegate.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+
+namespace sandscope {
+
+namespace {
+
+QString durationText(qint64 ms)
+{
+    if (ms < 1000)
+        return QStringLiteral("%1 ms").arg(ms);
+    if (ms < 60 * 1000)
+        return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
+    return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
+}
+
+} // namespace
+
+RunSummaryBar::RunSummaryBar(QWidget *parent)
+    : QFrame(parent)
+{
+    setObjectName(QStringLiteral("runSummaryBar"));
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    QPalette shaded = palette();
+    shaded.setColor(QPalette::Window, shaded.color(QPalette::AlternateBase));
+    setPalette(shaded);
+
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 4, 8, 4);
+    layout->setSpacing(18);
+    m_outcome = new QLabel(this);
+    m_outcome->setObjectName(QStringLiteral("outcomeLabel"));
+    m_outcome->setAlignment(Qt::AlignCenter);
+    layout->addWidget(m_outcome);
+    m_turns = addField(tr("Turns"), tr("Model round trips, from the result lines (num_turns)"));
+    m_tools = addField(tr("Tool calls"), tr("Distinct tool calls; failed and unanswered ones"));
+    m_tokens
+        = addField(tr("Tokens"), tr("Input and output tokens of the run, sub-agents included"));
+    m_cost = addField(tr("Cost"), tr("total_cost_usd of the last result line"));
+    m_duration = addField(tr("Duration"), tr("duration_ms of the result lines"));
+    layout->addStretch(1);
+    m_session = addField(tr("Session"), QString());
+    m_session->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    clear();
+}
+
+QLabel *RunSummaryBar::addField(const QString &name, const QString &toolTip)
+{
+    auto *label = new QLabel(this);
+    label->setProperty("fieldName", name);
+    label->setToolTip(toolTip);
+    label->setTextFormat(Qt::RichText);
+    layout()->addWidget(label);
+    return label;
+}
+
+static void setField(QLabel *label, const QString &value)
+{
+    const QString name = label->property("fieldName").toString();
+    const QPalette palette = label->palette();
+    const QColor text = palette.color(QPalette::WindowText);
+    const QColor window = palette.color(QPalette::Window);
+    const QColor muted = QColor::fromRgbF((text.redF() * 3 + window.redF() * 2) / 5,
+        (text.greenF() * 3 + window.greenF() * 2) / 5, (text.blueF() * 3 + window.blueF() * 2) / 5);
+    label->setText(QStringLiteral("<span style=\"color:%1\">%2</span>&nbsp; <b>%3</b>")
+                       .arg(muted.name(), name.toHtmlEscaped(), value.toHtmlEscaped()));
+    label->setAccessibleName(name + QStringLiteral(": ") + value);
+}
+
+void RunSummaryBar::setOutcome(const QString &text, RunModel::Status status)
+{
+    const QColor fg = RunDelegate::statusColor(status, palette());
+    const QColor bg = RunDelegate::statusFill(status, palette());
+    m_outcome->setText(text);
+    m_outcome->setStyleSheet(
+        QStringLiteral("QLabel { color: %1; background: %2; border-radius: 9px; padding: 1px 10px;"
+                       " font-weight: bold; }")
+            .arg(fg.name(), bg.name()));
+}
+
+void RunSummaryBar::clear()
+{
+    setOutcome(tr("No run"), RunModel::Status::None);
+    for (QLabel *label : {m_turns, m_tools, m_tokens, m_cost, m_duration, m_session})
+        setField(label, QStringLiteral("–"));
+}
+
+void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
+{
+    using Status = RunModel::Status;
+    if (!runEnded && !summary.hasResult)
+        setOutcome(tr("Running"), Status::Running);
+    else if (!summary.hasResult)
+        setOutcome(tr("Interrupted · no result"), Status::Interrupted);
+    else if (summary.isError)
+        // "success" with is_error (an API error ended the turn) would read as a contradiction.
+        setOutcome(summary.resultSubtype.startsWith(QLatin1String("error"))
+                ? tr("Failed · %1").arg(summary.resultSubtype)
+                : tr("Failed"),
+            Status::Error);
+    else if (!runEnded)
+        setOutcome(tr("Running"), Status::Running);
+    else
+        setOutcome(tr("Succeeded"), Status::Ok);
+
+    const QLocale locale;
+    setField(m_turns, summary.hasResult ? QString::number(summary.numTurns) : QStringLiteral("–"));
+    QString tools = QString::number(summary.toolCalls);
+    if (summary.toolErrors > 0 || summary.unmatchedToolCalls > 0)
+        tools += tr(" (%1 failed, %2 unanswered)")
+                     .arg(summary.toolErrors)
+                     .arg(summary.unmatchedToolCalls);
+    setField(m_tools, tools);
+    setField(m_tokens,
+        tr("%1 in · %2 out")
+            .arg(locale.toString(summary.inputTokens), locale.toString(summary.outputTokens)));
+    setField(m_cost,
+        summary.hasResult ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6)
+                          : QStringLiteral("–"));
+    setField(
+        m_duration, summary.hasResult ? durationText(summary.durationMs) : QStringLiteral("–"));
+    setField(
+        m_session, summary.sessionId.isEmpty() ? QStringLiteral("–") : summary.sessionId.left(8));
+    m_session->setToolTip(summary.sessionId);
+}
+
+QString RunSummaryBar::outcomeText() const
+{
+    return m_outcome->text();
+}
+
+QString RunSummaryBar::text() const
+{
+    QStringList parts {m_outcome->text()};
+    for (QLabel *label : {m_turns, m_tools, m_tokens, m_cost, m_duration, m_session})
+        parts.append(label->accessibleName());
+    return parts.join(QStringLiteral(" | "));
+}
+
+} // namespace sandscope
