@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "auditlog.h"
+#include "cleanupverb.h"
 #include "connectionoptions.h"
 #include "filesverbs.h"
 #include "openterminalclient.h"
@@ -86,7 +87,7 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
+        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary() + cleanupVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -489,6 +490,8 @@ int run(int argc, char **argv)
         return runSessions(arguments.mid(1));
     if (first == replayVerb)
         return runReplay(arguments.mid(1));
+    if (first == cleanupVerb)
+        return runCleanup(arguments.mid(1));
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
         printError(why);

@@ -1,0 +1,323 @@
+#include "cleanupmodel.h"
+
+#include <QDateTime>
+#include <QLocale>
+
+namespace sandscope {
+
+namespace {
+// internalId of user rows; item rows carry their user's row + 1.
+constexpr quintptr userRowId = 0;
+} // namespace
+
+CleanupModel::CleanupModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+void CleanupModel::clear()
+{
+    beginResetModel();
+    m_users.clear();
+    endResetModel();
+}
+
+void CleanupModel::setPlan(const CleanupPlan &plan)
+{
+    beginResetModel();
+    m_users.clear();
+    endResetModel();
+    for (const CleanupItem &item : plan.items())
+        addItem(item);
+}
+
+void CleanupModel::addItem(const CleanupItem &item)
+{
+    int userRow = 0;
+    while (userRow < m_users.size() && m_users.at(userRow).user != item.user)
+        ++userRow;
+    if (userRow == m_users.size()) {
+        beginInsertRows({}, userRow, userRow);
+        m_users.append(UserGroup {item.user, {}, 0, 0});
+        endInsertRows();
+    }
+    UserGroup &group = m_users[userRow];
+    const int itemRow = int(group.items.size());
+    beginInsertRows(index(userRow, 0), itemRow, itemRow);
+    group.items.append(item);
+    group.bytes += item.bytes;
+    if (item.action == CleanupItem::Action::Delete)
+        group.deleteBytes += item.bytes;
+    endInsertRows();
+    // The totals of the user row changed too.
+    Q_EMIT dataChanged(index(userRow, 0), index(userRow, ColumnCount - 1));
+}
+
+int CleanupModel::itemCount() const
+{
+    int count = 0;
+    for (const UserGroup &group : m_users)
+        count += int(group.items.size());
+    return count;
+}
+
+qint64 CleanupModel::totalBytes() const
+{
+    qint64 total = 0;
+    for (const UserGroup &group : m_users)
+        total += group.bytes;
+    return total;
+}
+
+qint64 CleanupModel::deleteBytes() const
+{
+    qint64 total = 0;
+    for (const UserGroup &group : m_users)
+        total += group.deleteBytes;
+    return total;
+}
+
+const CleanupItem *CleanupModel::itemAt(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.model() != this || index.internalId() == userRowId)
+        return nullptr;
+    return &m_users.at(int(index.internalId() - 1)).items.at(index.row());
+}
+
+QModelIndex CleanupModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!hasIndex(row, column, parent))
+        return {};
+    if (!parent.isValid())
+        return createIndex(row, column, userRowId);
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex CleanupModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == userRowId)
+        return {};
+    return createIndex(int(child.internalId() - 1), 0, userRowId);
+}
+
+int CleanupModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return int(m_users.size());
+    if (parent.column() != 0 || parent.internalId() != userRowId)
+        return 0;
+    return int(m_users.at(parent.row()).items.size());
+}
+
+int CleanupModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QVariant CleanupModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    if (index.internalId() == userRowId)
+        return userData(m_users.at(index.row()), index.column(), role);
+    return itemData(*itemAt(index), index.column(), role);
+}
+
+QVariant CleanupModel::userData(const UserGroup &group, int column, int role) const
+{
+    switch (role) {
+    case IsUserRole:
+        return true;
+    case UserRole:
+        return group.user;
+    case BytesRole:
+        return group.bytes;
+    case DeleteBytesRole:
+        return group.deleteBytes;
+    case ItemCountRole:
+        return int(group.items.size());
+    case Qt::TextAlignmentRole:
+        if (column == SizeColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case SortRole:
+        if (column == SizeColumn)
+            return group.bytes;
+        if (column == NameColumn)
+            return group.user;
+        return {};
+    case Qt::DisplayRole:
+        if (column == NameColumn)
+            return group.user;
+        if (column == SizeColumn)
+            return formatBytes(group.bytes);
+        if (column == ReasonColumn)
+            return tr("%n item(s), %1 to delete", nullptr, int(group.items.size()))
+                .arg(formatBytes(group.deleteBytes));
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant CleanupModel::itemData(const CleanupItem &item, int column, int role) const
+{
+    switch (role) {
+    case IsUserRole:
+        return false;
+    case UserRole:
+        return item.user;
+    case KindRole:
+        return int(item.kind);
+    case BytesRole:
+        return item.bytes;
+    case DeleteBytesRole:
+        return item.action == CleanupItem::Action::Delete ? item.bytes : qint64(0);
+    case AgeDaysRole:
+        return item.ageDays;
+    case Qt::TextAlignmentRole:
+        if (column == SizeColumn || column == AgeColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::ToolTipRole:
+        return item.message.isEmpty() ? item.path : item.path + QLatin1Char('\n') + item.message;
+    case SortRole:
+        switch (column) {
+        case SizeColumn:
+            return item.bytes;
+        case AgeColumn:
+            return item.ageDays;
+        case LastActivityColumn:
+            return item.lastActivityEpoch;
+        default:
+            return itemData(item, column, Qt::DisplayRole);
+        }
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn:
+            return item.path;
+        case KindColumn:
+            return CleanupItem::kindName(item.kind);
+        case ActionColumn:
+            return CleanupItem::actionName(item.action);
+        case SizeColumn:
+            return formatBytes(item.bytes);
+        case AgeColumn:
+            return tr("%n day(s)", nullptr, int(item.ageDays));
+        case LastActivityColumn:
+            return item.lastActivity;
+        case ReasonColumn:
+            return item.reason;
+        case OutcomeColumn:
+            return item.outcome;
+        default:
+            return {};
+        }
+    default:
+        return {};
+    }
+}
+
+QVariant CleanupModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractItemModel::headerData(section, orientation, role);
+    switch (section) {
+    case NameColumn:
+        return tr("User / path");
+    case KindColumn:
+        return tr("Kind");
+    case ActionColumn:
+        return tr("Action");
+    case SizeColumn:
+        return tr("Size");
+    case AgeColumn:
+        return tr("Age");
+    case LastActivityColumn:
+        return tr("Last activity");
+    case ReasonColumn:
+        return tr("Reason");
+    case OutcomeColumn:
+        return tr("Outcome");
+    default:
+        return {};
+    }
+}
+
+QString CleanupModel::formatBytes(qint64 bytes)
+{
+    // Fixed units in English text (not the locale's), so that output is stable in tests/CLI.
+    const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024)
+        return QStringLiteral("%1 B").arg(bytes);
+    double value = double(bytes);
+    int unit = -1;
+    while (value >= 1024.0 && unit < 3) {
+        value /= 1024.0;
+        ++unit;
+    }
+    return QStringLiteral("%1 %2").arg(value, 0, 'f', 1).arg(QLatin1String(units[unit]));
+}
+
+// ---------------------------------------------------------------------------------------
+
+CleanupFilterProxy::CleanupFilterProxy(QObject *parent)
+    : QSortFilterProxyModel(parent)
+{
+    setSortRole(CleanupModel::SortRole);
+    // A user row is shown when one of its items passes.
+    setRecursiveFilteringEnabled(true);
+}
+
+void CleanupFilterProxy::setKinds(const QVector<CleanupItem::Kind> &kinds)
+{
+    m_kinds = kinds;
+    invalidateFilter();
+}
+
+void CleanupFilterProxy::setUserFilter(const QString &text)
+{
+    m_user = text;
+    invalidateFilter();
+}
+
+void CleanupFilterProxy::setMinimumBytes(qint64 bytes)
+{
+    m_minimumBytes = bytes;
+    invalidateFilter();
+}
+
+void CleanupFilterProxy::setMinimumAgeDays(qint64 days)
+{
+    m_minimumAgeDays = days;
+    invalidateFilter();
+}
+
+void CleanupFilterProxy::setDeleteOnly(bool deleteOnly)
+{
+    m_deleteOnly = deleteOnly;
+    invalidateFilter();
+}
+
+bool CleanupFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+    if (index.data(CleanupModel::IsUserRole).toBool())
+        return false; // decided by its items (recursive filtering)
+    if (!m_kinds.isEmpty()
+        && !m_kinds.contains(CleanupItem::Kind(index.data(CleanupModel::KindRole).toInt())))
+        return false;
+    if (!m_user.isEmpty()
+        && !index.data(CleanupModel::UserRole).toString().contains(m_user, Qt::CaseInsensitive))
+        return false;
+    if (index.data(CleanupModel::BytesRole).toLongLong() < m_minimumBytes)
+        return false;
+    if (index.data(CleanupModel::AgeDaysRole).toLongLong() < m_minimumAgeDays)
+        return false;
+    if (m_deleteOnly && index.data(CleanupModel::DeleteBytesRole).toLongLong() == 0
+        && index.data(CleanupModel::BytesRole).toLongLong() != 0)
+        return false;
+    return true;
+}
+
+} // namespace sandscope

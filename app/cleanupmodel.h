@@ -1,0 +1,100 @@
+#pragma once
+// The items of a cleanup run as a tree: one row per user (with totals) and below it that
+// user's chats, sessions and reported items. Items can be added while the run streams in.
+// CleanupFilterProxy narrows it by kind, user, minimum size and age, and sorts numerically.
+
+#include "cleanupplan.h"
+
+#include <QAbstractItemModel>
+#include <QSortFilterProxyModel>
+#include <QVector>
+
+namespace sandscope {
+
+class CleanupModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column {
+        NameColumn,
+        KindColumn,
+        ActionColumn,
+        SizeColumn,
+        AgeColumn,
+        LastActivityColumn,
+        ReasonColumn,
+        OutcomeColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1, // numbers for size/age/time, text otherwise
+        IsUserRole, // true on a user row
+        UserRole, // the user of the row
+        KindRole, // int(CleanupItem::Kind) on item rows
+        BytesRole, // item bytes; on a user row the bytes of all of its items
+        DeleteBytesRole, // bytes of `delete` items (0 or the item's bytes on item rows)
+        AgeDaysRole,
+        ItemCountRole, // items of a user row
+    };
+
+    explicit CleanupModel(QObject *parent = nullptr);
+
+    void clear();
+    void setPlan(const CleanupPlan &plan);
+    void addItem(const CleanupItem &item);
+
+    int userCount() const { return int(m_users.size()); }
+    int itemCount() const;
+    qint64 totalBytes() const;
+    qint64 deleteBytes() const;
+    // The item at a source index of an item row; nullptr for user rows.
+    const CleanupItem *itemAt(const QModelIndex &index) const;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    static QString formatBytes(qint64 bytes);
+
+private:
+    struct UserGroup {
+        QString user;
+        QVector<CleanupItem> items;
+        qint64 bytes = 0;
+        qint64 deleteBytes = 0;
+    };
+    QVariant userData(const UserGroup &group, int column, int role) const;
+    QVariant itemData(const CleanupItem &item, int column, int role) const;
+
+    QVector<UserGroup> m_users;
+};
+
+class CleanupFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit CleanupFilterProxy(QObject *parent = nullptr);
+
+    // Empty set = every kind.
+    void setKinds(const QVector<CleanupItem::Kind> &kinds);
+    // Case-insensitive part of the user name; empty = every user.
+    void setUserFilter(const QString &text);
+    void setMinimumBytes(qint64 bytes);
+    void setMinimumAgeDays(qint64 days);
+    // Only items that would be deleted.
+    void setDeleteOnly(bool deleteOnly);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QVector<CleanupItem::Kind> m_kinds;
+    QString m_user;
+    qint64 m_minimumBytes = 0;
+    qint64 m_minimumAgeDays = 0;
+    bool m_deleteOnly = false;
+};
+
+} // namespace sandscope

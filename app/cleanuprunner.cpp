@@ -1,0 +1,188 @@
+#include "cleanuprunner.h"
+
+#include "auditlog.h"
+#include "processstream.h"
+#include "shellquote.h"
+
+#include <QUuid>
+
+namespace sandscope {
+
+CleanupRunner::CleanupRunner(OpenTerminalClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{
+}
+
+CleanupRunner::~CleanupRunner()
+{
+    if (m_stream)
+        m_stream->detach();
+}
+
+void CleanupRunner::setAuditContext(const QString &profile, const QString &server)
+{
+    m_auditProfile = profile;
+    m_auditServer = server;
+}
+
+QString CleanupRunner::command(const CleanupSettings &settings, const QString &planPath)
+{
+    QStringList assignments {
+        QStringLiteral("CHAT_TTL_DAYS=") + shell::quote(QString::number(settings.chatTtlDays)),
+        QStringLiteral("SESSION_TTL_DAYS=")
+            + shell::quote(QString::number(settings.sessionTtlDays)),
+        QStringLiteral("CLEANUP_FORMAT=json")};
+    if (!settings.homeRoot.isEmpty())
+        assignments << QStringLiteral("HOME_ROOT=") + shell::quote(settings.homeRoot);
+    if (!planPath.isEmpty())
+        assignments << QStringLiteral("CLEANUP_DRY_RUN=false")
+                    << QStringLiteral("CLEANUP_PLAN=") + shell::quote(planPath);
+    // The server account reads every home only as root: otherwise through passwordless sudo
+    // (`env` carries the settings past sudo's environment reset).
+    QString text = QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n; \"$@\" env ")
+        + assignments.join(QLatin1Char(' ')) + QStringLiteral(" bash ")
+        + shell::quote(settings.scriptPath);
+    if (!planPath.isEmpty())
+        text += QStringLiteral("; status=$?; rm -f -- ") + shell::quote(planPath)
+            + QStringLiteral("; exit $status");
+    return text;
+}
+
+QString CleanupRunner::refusalMessage(const ApiError &error)
+{
+    const QString detail = error.detail.isEmpty() ? error.message : error.detail;
+    if (error.kind == ApiError::Kind::BadRequest && detail.contains(QLatin1String("X-User-Id"))) {
+        return tr("The server refuses requests without X-User-Id (\"%1\"): open-terminal 0.14 "
+                  "and newer in multi-user mode allow no access as the server account, so the "
+                  "cleanup cannot run through it. Run /opt/cleanup.sh in the sandbox as root "
+                  "instead (see sandbox/README.md).")
+            .arg(detail);
+    }
+    QString text = error.toString();
+    if (!error.detail.isEmpty() && !text.contains(error.detail))
+        text += QStringLiteral(": ") + error.detail;
+    return text;
+}
+
+void CleanupRunner::startDryRun()
+{
+    m_executing = false;
+    m_auditTarget.clear();
+    run(command(m_settings));
+}
+
+void CleanupRunner::startExecute(const CleanupPlan &reviewedPlan)
+{
+    m_executing = true;
+    m_result = CleanupPlan();
+    m_messages.clear();
+    m_running = true;
+    const QVector<CleanupItem> deletions = reviewedPlan.itemsWith(CleanupItem::Action::Delete);
+    m_auditTarget
+        = tr("%1 with a plan of %n item(s) to delete, %2 bytes", nullptr, int(deletions.size()))
+              .arg(m_settings.scriptPath)
+              .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete));
+    const QString directory = QStringLiteral("/tmp");
+    const QString fileName = QStringLiteral("sandscope-cleanup-plan-")
+        + QUuid::createUuid().toString(QUuid::WithoutBraces) + QStringLiteral(".jsonl");
+    const QString planPath = directory + QLatin1Char('/') + fileName;
+    m_upload = m_client->uploadFile(Identity {}, directory, fileName, reviewedPlan.toBytes(), this,
+        [this, planPath](const Result<WriteResult> &uploaded) {
+            if (!uploaded.ok()) {
+                fail(refusalMessage(uploaded.error));
+                return;
+            }
+            run(command(m_settings, planPath));
+        });
+}
+
+void CleanupRunner::run(const QString &commandText)
+{
+    if (m_stream) {
+        m_stream->detach();
+        m_stream->deleteLater();
+    }
+    if (!m_executing) {
+        m_result = CleanupPlan();
+        m_messages.clear();
+    }
+    m_lines = LineAssembler();
+    m_running = true;
+    m_stream = new ProcessStream(m_client, Identity {}, this);
+    connect(m_stream, &ProcessStream::output, this, [this](const QString &text) {
+        for (const QString &line : m_lines.feed(text))
+            handleLine(line);
+    });
+    connect(m_stream, &ProcessStream::finished, this, [this](int exitCode, ProcessStatus) {
+        const QString rest = m_lines.flush();
+        if (!rest.isEmpty())
+            handleLine(rest);
+        if (!m_stream->hasExitCode()) {
+            fail(tr("the server reported no exit status for the cleanup script"));
+            return;
+        }
+        finish(exitCode);
+    });
+    connect(m_stream, &ProcessStream::failed, this,
+        [this](const ApiError &error) { fail(refusalMessage(error)); });
+    m_stream->start(commandText);
+}
+
+void CleanupRunner::handleLine(const QString &line)
+{
+    if (line.trimmed().isEmpty())
+        return;
+    if (!line.startsWith(QLatin1Char('{'))) {
+        m_messages.append(line);
+        Q_EMIT messageReceived(line);
+        return;
+    }
+    const qsizetype before = m_result.items().size();
+    if (!m_result.addLine(line.toUtf8())) {
+        m_messages.append(line);
+        Q_EMIT messageReceived(line);
+        return;
+    }
+    if (m_result.items().size() > before)
+        Q_EMIT itemReceived(m_result.items().constLast());
+}
+
+void CleanupRunner::finish(int exitCode)
+{
+    m_running = false;
+    if (m_executing) {
+        const QHash<QString, int> outcomes = m_result.outcomeCounts();
+        audit(tr("exit %1: %2 deleted, %3 skipped-changed, %4 refused, %5 failed")
+                  .arg(exitCode)
+                  .arg(outcomes.value(QStringLiteral("deleted")))
+                  .arg(outcomes.value(QStringLiteral("skipped-changed")))
+                  .arg(outcomes.value(QStringLiteral("refused")))
+                  .arg(outcomes.value(QStringLiteral("failed"))));
+    }
+    Q_EMIT finished(exitCode);
+}
+
+void CleanupRunner::fail(const QString &message)
+{
+    m_running = false;
+    if (m_executing)
+        audit(message);
+    Q_EMIT failed(message);
+}
+
+void CleanupRunner::cancel()
+{
+    m_upload.abort();
+    if (m_stream && m_running)
+        m_stream->stop();
+}
+
+void CleanupRunner::audit(const QString &result)
+{
+    AuditLog log;
+    log.append(AuditEntry {m_auditProfile, m_auditServer, QString(),
+        QStringLiteral("cleanup-execute"), m_auditTarget, result});
+}
+
+} // namespace sandscope

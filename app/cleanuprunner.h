@@ -1,0 +1,87 @@
+#pragma once
+// Runs sandbox/cleanup.sh (installed as /opt/cleanup.sh) on the server through open-terminal,
+// as the server account (no X-User-Id: the script reads every home) and through `sudo -n`
+// when that account is not root. A dry run streams its items as they are found; executing
+// uploads the reviewed plan unchanged to a temporary file, runs the script with
+// CLEANUP_DRY_RUN=false CLEANUP_PLAN=<file>, reports each item's outcome, removes the file
+// and writes an audit log entry.
+//
+// open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode; the
+// runner then fails with a message that says so (there is no server-account access).
+
+#include "cleanupplan.h"
+#include "lineassembler.h"
+#include "openterminalclient.h"
+
+#include <QObject>
+#include <QPointer>
+
+namespace sandscope {
+
+class ProcessStream;
+
+struct CleanupSettings {
+    int chatTtlDays = 30;
+    int sessionTtlDays = 90;
+    QString scriptPath = QStringLiteral("/opt/cleanup.sh");
+    QString homeRoot; // empty: the script's default (/home)
+};
+
+class CleanupRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit CleanupRunner(OpenTerminalClient *client, QObject *parent = nullptr);
+    ~CleanupRunner() override;
+
+    void setSettings(const CleanupSettings &settings) { m_settings = settings; }
+    const CleanupSettings &settings() const { return m_settings; }
+    // Names the profile and server in audit log entries.
+    void setAuditContext(const QString &profile, const QString &server);
+
+    void startDryRun();
+    // Deletes the `delete` items of `reviewedPlan` that are unchanged since it was made. The
+    // plan's lines are uploaded exactly as they are.
+    void startExecute(const CleanupPlan &reviewedPlan);
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+    // What the script reported so far (items with outcomes when executing, and the summary).
+    const CleanupPlan &result() const { return m_result; }
+    // Output lines that are not JSON (the script's messages on stderr, sudo's complaints).
+    const QStringList &messages() const { return m_messages; }
+
+    // The shell command for a run; `planPath` empty = dry run.
+    static QString command(const CleanupSettings &settings, const QString &planPath = {});
+    // A message for people when the server refuses to run anything as its own account.
+    static QString refusalMessage(const ApiError &error);
+
+Q_SIGNALS:
+    void itemReceived(const sandscope::CleanupItem &item);
+    void messageReceived(const QString &line);
+    // The script ran to its end; its exit status (0 done, 2 invalid settings or plan, 3 needs
+    // root, 4 some planned item was skipped, refused or failed).
+    void finished(int exitCode);
+    void failed(const QString &message);
+
+private:
+    void run(const QString &command);
+    void handleLine(const QString &line);
+    void finish(int exitCode);
+    void fail(const QString &message);
+    void audit(const QString &result);
+
+    OpenTerminalClient *m_client;
+    CleanupSettings m_settings;
+    QString m_auditProfile;
+    QString m_auditServer;
+    QPointer<ProcessStream> m_stream;
+    CallHandle m_upload;
+    LineAssembler m_lines;
+    CleanupPlan m_result;
+    QStringList m_messages;
+    bool m_running = false;
+    bool m_executing = false;
+    QString m_auditTarget;
+};
+
+} // namespace sandscope

@@ -1,0 +1,249 @@
+#include "cleanupverb.h"
+
+#include "cleanupmodel.h"
+#include "cleanuprunner.h"
+#include "connectionoptions.h"
+#include "secretredactor.h"
+
+#include <QCommandLineParser>
+#include <QEventLoop>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+const QString cleanupVerb = QStringLiteral("cleanup");
+
+namespace {
+
+enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3, ItemsNotDeleted = 4 };
+
+bool writeTo(FILE *stream, const QByteArray &bytes)
+{
+    const bool written
+        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
+    return std::fflush(stream) == 0 && written;
+}
+
+void printError(const QString &message)
+{
+    writeTo(stderr, (QStringLiteral("sandscope: ") + message + QLatin1Char('\n')).toUtf8());
+}
+
+int usageError(const QString &message)
+{
+    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(cleanupVerb));
+    return UsageError;
+}
+
+QString itemText(const CleanupItem &item)
+{
+    QString text = QStringLiteral("%1 %2 %3 %4 %5 %6")
+                       .arg(CleanupItem::actionName(item.action), -6)
+                       .arg(CleanupItem::kindName(item.kind), -7)
+                       .arg(item.user, -16)
+                       .arg(CleanupModel::formatBytes(item.bytes), 10)
+                       .arg(QStringLiteral("%1 d").arg(item.ageDays), 7)
+                       .arg(item.path);
+    if (!item.outcome.isEmpty()) {
+        text += QStringLiteral("\n       -> ") + item.outcome;
+        if (!item.message.isEmpty())
+            text += QStringLiteral(": ") + item.message;
+    } else {
+        text += QStringLiteral("\n       ") + item.reason;
+    }
+    return text + QLatin1Char('\n');
+}
+
+QString totalsText(const CleanupPlan &plan)
+{
+    const int deletions = int(plan.itemsWith(CleanupItem::Action::Delete).size());
+    QString text
+        = QStringLiteral("%1 item(s); %2 to delete, %3\n")
+              .arg(plan.items().size())
+              .arg(deletions)
+              .arg(CleanupModel::formatBytes(plan.totalBytes(CleanupItem::Action::Delete)));
+    const QHash<QString, int> outcomes = plan.outcomeCounts();
+    if (!outcomes.isEmpty()) {
+        QStringList parts;
+        for (const char *outcome :
+            {"deleted", "would-delete", "skipped-changed", "refused", "failed"}) {
+            const int count = outcomes.value(QLatin1String(outcome));
+            if (count > 0)
+                parts << QStringLiteral("%1 %2").arg(count).arg(QLatin1String(outcome));
+        }
+        text += QStringLiteral("Outcomes: ") + parts.join(QStringLiteral(", ")) + QLatin1Char('\n');
+    }
+    return text;
+}
+
+bool parseDays(const QString &text, int *days)
+{
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    if (!ok || value < 0 || value > 999999)
+        return false;
+    *days = value;
+    return true;
+}
+
+} // namespace
+
+QString cleanupVerbSummary()
+{
+    return QStringLiteral(
+        "  cleanup       List stale chats and Claude sessions of every user (dry run), or\n"
+        "                delete the items of a reviewed plan (--execute --plan FILE --yes)\n");
+}
+
+int runCleanup(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Runs the sandbox cleanup script on the server as the server's own account (through\n"
+        "'sudo -n' when that is not root). Without --execute it is a dry run: it lists every\n"
+        "chat folder and Claude session with its size, age and what would happen to it.\n"
+        "Review the plan saved with --save-plan (delete the lines of items to keep), then\n"
+        "run --execute --plan FILE --yes: only items unchanged since the plan are deleted.\n"
+        "Exit codes: 0 ok, 1 error, 2 usage error, 3 server error, 4 some planned items were\n"
+        "skipped (changed since the plan), refused or failed."));
+    const QCommandLineOption chatTtl(QStringLiteral("chat-ttl"),
+        QStringLiteral("Chat folders idle longer than DAYS are deleted (default 30)."),
+        QStringLiteral("DAYS"), QStringLiteral("30"));
+    const QCommandLineOption sessionTtl(QStringLiteral("session-ttl"),
+        QStringLiteral("Claude sessions idle longer than DAYS are deleted (default 90)."),
+        QStringLiteral("DAYS"), QStringLiteral("90"));
+    const QCommandLineOption script(QStringLiteral("script"),
+        QStringLiteral("Path of the cleanup script on the server (default /opt/cleanup.sh)."),
+        QStringLiteral("PATH"), QStringLiteral("/opt/cleanup.sh"));
+    const QCommandLineOption homeRoot(QStringLiteral("home-root"),
+        QStringLiteral("Folder holding the homes on the server (default: the script's, /home)."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption json(
+        QStringLiteral("json"), QStringLiteral("Print the script's JSON lines unchanged."));
+    const QCommandLineOption savePlan(QStringLiteral("save-plan"),
+        QStringLiteral("Save the dry run's JSON lines to FILE for review."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption execute(QStringLiteral("execute"),
+        QStringLiteral("Delete the delete items of the reviewed --plan (needs --yes)."));
+    const QCommandLineOption plan(QStringLiteral("plan"),
+        QStringLiteral("The reviewed plan (JSON lines of a dry run) to execute."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption yes(
+        QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete."));
+    parser.addOptions({chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes});
+
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    const QCommandLineOption help = parser.addHelpOption();
+    ConnectionOptions options;
+    options.addTo(parser);
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();
+        text.replace(0, text.indexOf(QLatin1Char('\n')),
+            QStringLiteral("Usage: sandscope cleanup --server URL [options]"));
+        writeTo(stdout, (text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp()).toUtf8());
+        return Ok;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("cleanup takes no arguments, got \"%1\"")
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))));
+    if (parser.isSet(QStringLiteral("user")))
+        return usageError(QStringLiteral(
+            "cleanup runs as the server's own account (it reads every home); --user is not used"));
+    CleanupSettings settings;
+    if (!parseDays(parser.value(chatTtl), &settings.chatTtlDays))
+        return usageError(QStringLiteral("--chat-ttl needs a whole number of days"));
+    if (!parseDays(parser.value(sessionTtl), &settings.sessionTtlDays))
+        return usageError(QStringLiteral("--session-ttl needs a whole number of days"));
+    settings.scriptPath = parser.value(script);
+    settings.homeRoot = parser.value(homeRoot);
+    const bool executing = parser.isSet(execute);
+    if (executing && !parser.isSet(plan))
+        return usageError(QStringLiteral("--execute needs the reviewed --plan FILE"));
+    if (executing && !parser.isSet(yes))
+        return usageError(QStringLiteral(
+            "--execute deletes files for good: review the plan, then confirm with --yes"));
+    if (!executing && (parser.isSet(plan) || parser.isSet(yes)))
+        return usageError(QStringLiteral("--plan and --yes belong to --execute"));
+    if (executing && parser.isSet(savePlan))
+        return usageError(QStringLiteral("--save-plan is for dry runs"));
+
+    CleanupPlan reviewed;
+    if (executing) {
+        if (!CleanupPlan::load(parser.value(plan), &reviewed, &why)) {
+            printError(why);
+            return Error;
+        }
+        if (!reviewed.problems().isEmpty()) {
+            const CleanupLineProblem &first = reviewed.problems().constFirst();
+            printError(QStringLiteral("%1 is not a valid plan, nothing was deleted: line %2: %3")
+                           .arg(parser.value(plan))
+                           .arg(first.lineNumber)
+                           .arg(first.why));
+            return Error;
+        }
+        if (reviewed.itemsWith(CleanupItem::Action::Delete).isEmpty()) {
+            printError(QStringLiteral("%1 has nothing to delete").arg(parser.value(plan)));
+            return Error;
+        }
+    }
+    if (!options.resolve(parser, &why))
+        return usageError(why);
+
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    OpenTerminalClient client(options.connection);
+    CleanupRunner runner(&client);
+    runner.setSettings(settings);
+    runner.setAuditContext(options.profileName, options.serverText());
+    const bool asJson = parser.isSet(json);
+    QEventLoop loop;
+    int exitCode = Error;
+    QObject::connect(&runner, &CleanupRunner::itemReceived, &loop, [&](const CleanupItem &item) {
+        writeTo(stdout, asJson ? item.line + '\n' : itemText(item).toUtf8());
+    });
+    QObject::connect(&runner, &CleanupRunner::messageReceived, &loop,
+        [&](const QString &line) { printError(redactor.redact(line)); });
+    QObject::connect(&runner, &CleanupRunner::finished, &loop, [&](int scriptExit) {
+        const CleanupPlan &result = runner.result();
+        if (asJson && result.summary().present)
+            writeTo(stdout, result.summary().line + '\n');
+        else if (!asJson)
+            writeTo(stdout, totalsText(result).toUtf8());
+        if (scriptExit == 0)
+            exitCode = Ok;
+        else if (scriptExit == 4)
+            exitCode = ItemsNotDeleted;
+        else {
+            printError(QStringLiteral("the cleanup script exited with status %1").arg(scriptExit));
+            exitCode = Error;
+        }
+        if (exitCode == Ok && parser.isSet(savePlan)) {
+            QString saveError;
+            if (!result.save(parser.value(savePlan), &saveError)) {
+                printError(saveError);
+                exitCode = Error;
+            }
+        }
+        loop.exit();
+    });
+    QObject::connect(&runner, &CleanupRunner::failed, &loop, [&](const QString &message) {
+        printError(options.serverText() + QStringLiteral(": ") + redactor.redact(message));
+        exitCode = ServerError;
+        loop.exit();
+    });
+    if (executing)
+        runner.startExecute(reviewed);
+    else
+        runner.startDryRun();
+    loop.exec();
+    return exitCode;
+}
+
+} // namespace sandscope::cli

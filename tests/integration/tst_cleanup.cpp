@@ -1,0 +1,415 @@
+// The cleanup dry-run viewer core against a REAL multi-user open-terminal 0.11.34 (which runs
+// requests without X-User-Id as its own account, root here) and the repository's
+// sandbox/cleanup.sh: test users with aged chats and sessions (touch -d as each user), the dry
+// run, executing a reviewed plan (a changed item is skipped), the `cleanup` CLI verb, and the
+// clear refusal of 0.14.5, which allows no request without X-User-Id.
+//
+// /home may hold other accounts: every check is limited to this test's account prefix, and
+// every executed plan holds only items of the test accounts.
+
+#include "cleanupmodel.h"
+#include "cleanuprunner.h"
+#include "openterminalclient.h"
+#include "realserver.h"
+#include "serverprobe.h"
+#include "testing.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sandscope;
+using sandscope::test::RealServer;
+
+namespace {
+
+const QString sessionId = QStringLiteral("69d37cd2-7f92-4547-b7cd-d2b4de2e2f3e");
+const QString freshSessionId = QStringLiteral("0b7e5a52-4f7b-4c39-9d1e-0a4d5c6b7e8f");
+
+QString scriptPath()
+{
+    return QFileInfo(QStringLiteral(SANDSCOPE_VERSIONS_FILE)).absolutePath()
+        + QStringLiteral("/cleanup.sh");
+}
+
+struct RunOutcome {
+    bool finished = false;
+    int exitCode = -1;
+    QString failure;
+    int itemsBeforeFinish = 0;
+};
+
+struct CliOutcome {
+    int exitCode = -1;
+    QByteArray out;
+    QString err;
+};
+
+} // namespace
+
+class CleanupIntegration : public QObject {
+    Q_OBJECT
+
+private:
+    QStringList shell(const Identity &who, const QString &command)
+    {
+        bool done = false;
+        Result<CommandOutput> output;
+        runShortCommand(
+            m_client.get(), who, command, m_client.get(), [&](const Result<CommandOutput> &result) {
+                output = result;
+                done = true;
+            });
+        if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
+            qWarning() << "command failed:" << command << output.error.toString();
+            return {};
+        }
+        if (output.value.exitCode != 0)
+            qWarning() << "command exited with" << output.value.exitCode << command
+                       << output.value.lines;
+        return output.value.lines;
+    }
+    bool exists(const QString &path)
+    {
+        return shell(Identity {}, QStringLiteral("test -e '%1' && echo yes || echo no").arg(path))
+            .contains(QStringLiteral("yes"));
+    }
+    RunOutcome runToEnd(CleanupRunner &runner, const std::function<void()> &start)
+    {
+        RunOutcome outcome;
+        QObject::connect(&runner, &CleanupRunner::itemReceived, &runner, [&](const CleanupItem &) {
+            if (!outcome.finished)
+                ++outcome.itemsBeforeFinish;
+        });
+        QObject::connect(&runner, &CleanupRunner::finished, &runner, [&](int exitCode) {
+            outcome.exitCode = exitCode;
+            outcome.finished = true;
+        });
+        QObject::connect(&runner, &CleanupRunner::failed, &runner, [&](const QString &message) {
+            outcome.failure = message;
+            outcome.finished = true;
+        });
+        start();
+        if (!QTest::qWaitFor([&] { return outcome.finished; }, 180000))
+            outcome.failure = QStringLiteral("timed out");
+        runner.disconnect(&runner);
+        return outcome;
+    }
+    CleanupPlan ownItems(const CleanupPlan &plan) const
+    {
+        const QString prefix = m_server->prefix();
+        return plan.filtered([&](const CleanupItem &item) { return item.user.startsWith(prefix); });
+    }
+    CleanupSettings settings() const
+    {
+        CleanupSettings result;
+        result.scriptPath = scriptPath();
+        result.homeRoot = QStringLiteral("/home");
+        return result;
+    }
+    CliOutcome cli(const QStringList &arguments)
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_server->apiKey());
+        env.insert(QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_auditPath);
+        env.remove(QStringLiteral("DISPLAY"));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SANDSCOPE_BINARY),
+            QStringList {
+                QStringLiteral("cleanup"), QStringLiteral("--server"), m_server->url().toString()}
+                + arguments);
+        CliOutcome outcome;
+        if (!process.waitForFinished(180000)) {
+            process.kill();
+            process.waitForFinished();
+            outcome.err = QStringLiteral("did not finish");
+            return outcome;
+        }
+        outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+        outcome.out = process.readAllStandardOutput();
+        outcome.err = QString::fromUtf8(process.readAllStandardError());
+        return outcome;
+    }
+    // Makes an aged chat folder (`days` old) in the home of `who`.
+    void makeChat(const Identity &who, const QString &name, int days)
+    {
+        shell(who,
+            QStringLiteral("h=/home/$(id -un); mkdir -p \"$h/%1/sub\" && printf 'hello' > "
+                           "\"$h/%1/sub/a.txt\" && touch -d '%2 days ago' \"$h/%1/sub/a.txt\" "
+                           "\"$h/%1/sub\" \"$h/%1\"")
+                .arg(name)
+                .arg(days));
+    }
+    QString homeOf(const Identity &who)
+    {
+        const QStringList lines = shell(who, QStringLiteral("echo HOME=/home/$(id -un)"));
+        for (const QString &line : lines) {
+            if (line.startsWith(QLatin1String("HOME=")))
+                return line.mid(5);
+        }
+        return QString();
+    }
+    QList<QJsonObject> auditLines() const
+    {
+        QFile file(m_auditPath);
+        QList<QJsonObject> lines;
+        if (!file.open(QIODevice::ReadOnly))
+            return lines;
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            if (!line.isEmpty())
+                lines << QJsonDocument::fromJson(line).object();
+        }
+        return lines;
+    }
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<OpenTerminalClient> m_client;
+    Identity m_alice;
+    Identity m_bob;
+    QString m_aliceHome;
+    QString m_bobHome;
+    QTemporaryDir m_local;
+    QString m_auditPath;
+    CleanupPlan m_dryRun;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
+        QVERIFY(QFileInfo::exists(scriptPath()));
+        QVERIFY(m_local.isValid());
+        m_auditPath = m_local.filePath(QStringLiteral("audit.jsonl"));
+        qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
+        m_server = std::make_unique<RealServer>(
+            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
+        QString error;
+        QVERIFY2(m_server->start(&error), qPrintable(error));
+        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
+        const QString suffix = test::randomToken(3, true);
+        m_alice.userId = QStringLiteral("alice") + suffix;
+        m_bob.userId = QStringLiteral("bob") + suffix;
+        m_aliceHome = homeOf(m_alice);
+        m_bobHome = homeOf(m_bob);
+        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
+            qPrintable(m_aliceHome));
+        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
+            qPrintable(m_bobHome));
+
+        makeChat(m_alice, QStringLiteral("chat-old"), 100);
+        makeChat(m_alice, QStringLiteral("chat-changing"), 60);
+        makeChat(m_alice, QStringLiteral("chat-new"), 2);
+        // bob: an aged session with its folder, and a recent one.
+        shell(m_bob,
+            QStringLiteral("p=/home/$(id -un)/.claude/projects/-home-x-chat-demo; mkdir -p "
+                           "\"$p/%1/subagents\" && printf '{}\\n' > \"$p/%1.jsonl\" && printf "
+                           "'abc' > \"$p/%1/subagents/a.jsonl\" && touch -d '200 days ago' "
+                           "\"$p/%1.jsonl\" \"$p/%1/subagents/a.jsonl\" \"$p/%1/subagents\" "
+                           "\"$p/%1\" && printf '{}\\n' > \"$p/%2.jsonl\"")
+                .arg(sessionId, freshSessionId));
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.reset();
+    }
+
+    void dryRunListsExactlyTheAgedItemsOfTheTestUsers()
+    {
+        OpenTerminalClient client(m_server->connection());
+        CleanupRunner runner(&client);
+        runner.setSettings(settings());
+        CleanupModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        connect(&runner, &CleanupRunner::itemReceived, &model, &CleanupModel::addItem);
+        const RunOutcome outcome = runToEnd(runner, [&] { runner.startDryRun(); });
+        QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY(outcome.itemsBeforeFinish > 0);
+        for (const CleanupLineProblem &problem : runner.result().problems())
+            QFAIL(qPrintable(problem.why + QStringLiteral(": ") + problem.text));
+        QCOMPARE(runner.result().summary().mode, QStringLiteral("dry-run"));
+        QCOMPARE(model.itemCount(), runner.result().items().size());
+
+        m_dryRun = ownItems(runner.result());
+        QStringList deletions;
+        QStringList kept;
+        for (const CleanupItem &item : m_dryRun.items()) {
+            (item.action == CleanupItem::Action::Delete ? deletions : kept) << item.path;
+        }
+        deletions.sort();
+        kept.sort();
+        const QString projects = m_bobHome + QStringLiteral("/.claude/projects/-home-x-chat-demo/");
+        QCOMPARE(deletions,
+            QStringList({m_aliceHome + QStringLiteral("/chat-changing"),
+                m_aliceHome + QStringLiteral("/chat-old"),
+                projects + sessionId + QStringLiteral(".jsonl")}));
+        QCOMPARE(kept,
+            QStringList({m_aliceHome + QStringLiteral("/chat-new"),
+                projects + freshSessionId + QStringLiteral(".jsonl")}));
+
+        // Sizes and ages measured independently on the server.
+        const QStringList sizes = shell(Identity {},
+            QStringLiteral(
+                "find '%1/chat-old' -printf '%s\\n' | awk '{s+=$1} END {print \"SUM=\" s}'")
+                .arg(m_aliceHome));
+        const CleanupItem old = *std::find_if(
+            m_dryRun.items().cbegin(), m_dryRun.items().cend(), [&](const CleanupItem &item) {
+                return item.path.endsWith(QLatin1String("/chat-old"));
+            });
+        QVERIFY(sizes.contains(QStringLiteral("SUM=%1").arg(old.bytes)));
+        QCOMPARE(old.ageDays, qint64(100));
+        QCOMPARE(old.user, m_aliceHome.mid(6));
+        const CleanupItem session
+            = *std::find_if(m_dryRun.items().cbegin(), m_dryRun.items().cend(),
+                [](const CleanupItem &item) { return item.sessionId == sessionId; });
+        QCOMPARE(session.ageDays, qint64(200));
+        QCOMPARE(session.sessionDir,
+            m_bobHome + QStringLiteral("/.claude/projects/-home-x-chat-demo/") + sessionId);
+
+        // The model groups the test users with their totals.
+        CleanupFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.setUserFilter(m_server->prefix());
+        QCOMPARE(proxy.rowCount(), 2);
+        proxy.setMinimumAgeDays(150);
+        QCOMPARE(proxy.rowCount(), 1);
+        QCOMPARE(proxy.rowCount(proxy.index(0, 0)), 1);
+        QCOMPARE(proxy.index(0, 0, proxy.index(0, 0)).data().toString(), session.path);
+        // Nothing was deleted by the dry run.
+        QVERIFY(exists(old.path));
+    }
+
+    void executingTheReviewedPlanDeletesItAndSkipsAChangedItem()
+    {
+        QVERIFY(!m_dryRun.items().isEmpty());
+        const CleanupPlan reviewed = m_dryRun.filtered(
+            [](const CleanupItem &item) { return item.action == CleanupItem::Action::Delete; });
+        QCOMPARE(reviewed.items().size(), 3);
+        // Alice keeps working in one chat after the review.
+        shell(m_alice, QStringLiteral("printf more >> /home/$(id -un)/chat-changing/sub/a.txt"));
+        const qsizetype auditBefore = auditLines().size();
+
+        OpenTerminalClient client(m_server->connection());
+        CleanupRunner runner(&client);
+        runner.setSettings(settings());
+        runner.setAuditContext(QStringLiteral("test"), m_server->url().toString());
+        const RunOutcome outcome = runToEnd(runner, [&] { runner.startExecute(reviewed); });
+        QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+        QCOMPARE(outcome.exitCode, 4); // some item was skipped
+        QCOMPARE(runner.result().summary().mode, QStringLiteral("execute"));
+        QHash<QString, QString> outcomes;
+        for (const CleanupItem &item : runner.result().items())
+            outcomes.insert(item.path, item.outcome);
+        QCOMPARE(outcomes.size(), 3);
+        QCOMPARE(
+            outcomes.value(m_aliceHome + QStringLiteral("/chat-old")), QStringLiteral("deleted"));
+        QCOMPARE(outcomes.value(m_aliceHome + QStringLiteral("/chat-changing")),
+            QStringLiteral("skipped-changed"));
+        const QString session = m_bobHome + QStringLiteral("/.claude/projects/-home-x-chat-demo/")
+            + sessionId + QStringLiteral(".jsonl");
+        QCOMPARE(outcomes.value(session), QStringLiteral("deleted"));
+
+        QVERIFY(!exists(m_aliceHome + QStringLiteral("/chat-old")));
+        QVERIFY(!exists(session));
+        QVERIFY(!exists(
+            m_bobHome + QStringLiteral("/.claude/projects/-home-x-chat-demo/") + sessionId));
+        QVERIFY(exists(m_aliceHome + QStringLiteral("/chat-changing")));
+        QVERIFY(exists(m_aliceHome + QStringLiteral("/chat-new")));
+        // The uploaded plan was removed again.
+        QCOMPARE(shell(Identity {},
+                     QStringLiteral("ls /tmp | grep -c '^sandscope-cleanup-plan-' || true"))
+                     .value(0)
+                     .trimmed(),
+            QStringLiteral("0"));
+
+        const QList<QJsonObject> audit = auditLines();
+        QCOMPARE(audit.size(), auditBefore + 1);
+        QCOMPARE(audit.constLast().value(QLatin1String("action")).toString(),
+            QStringLiteral("cleanup-execute"));
+        QVERIFY2(audit.constLast()
+                     .value(QLatin1String("result"))
+                     .toString()
+                     .contains(QLatin1String("2 deleted, 1 skipped-changed")),
+            qPrintable(audit.constLast().value(QLatin1String("result")).toString()));
+    }
+
+    void cliListsSavesAndExecutesAReviewedPlan()
+    {
+        makeChat(m_bob, QStringLiteral("chat-cli"), 45);
+        const QString planFile = m_local.filePath(QStringLiteral("plan.jsonl"));
+        const QStringList common {QStringLiteral("--script"), scriptPath(),
+            QStringLiteral("--home-root"), QStringLiteral("/home")};
+        const CliOutcome listed = cli(common
+            + QStringList {QStringLiteral("--json"), QStringLiteral("--save-plan"), planFile});
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QFile saved(planFile);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray savedBytes = saved.readAll();
+        QCOMPARE(savedBytes, listed.out); // --json prints the script's lines unchanged
+        const CleanupPlan plan = ownItems(CleanupPlan::parse(savedBytes));
+        const QString chat = m_bobHome + QStringLiteral("/chat-cli");
+
+        // The review: only this test's chat-cli stays in the plan.
+        const QByteArray ownUser = QByteArray("\"user\":\"") + m_server->prefix().toUtf8();
+        const QByteArray chatPath = QByteArray("\"path\":\"") + chat.toUtf8() + '"';
+        QByteArray reviewed;
+        for (const QByteArray &line : savedBytes.split('\n')) {
+            if (line.contains(ownUser) && line.contains(chatPath))
+                reviewed += line + '\n';
+        }
+        QCOMPARE(reviewed.count('\n'), 1);
+        QVERIFY(reviewed.contains("\"action\":\"delete\""));
+        const QString reviewedFile = m_local.filePath(QStringLiteral("reviewed.jsonl"));
+        QFile out(reviewedFile);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(reviewed);
+        out.close();
+
+        const CliOutcome unconfirmed = cli(common
+            + QStringList {QStringLiteral("--execute"), QStringLiteral("--plan"), reviewedFile});
+        QCOMPARE(unconfirmed.exitCode, 2);
+        QVERIFY2(unconfirmed.err.contains(QLatin1String("--yes")), qPrintable(unconfirmed.err));
+        QVERIFY(exists(chat));
+
+        const CliOutcome executed = cli(common
+            + QStringList {QStringLiteral("--execute"), QStringLiteral("--plan"), reviewedFile,
+                QStringLiteral("--yes")});
+        QVERIFY2(executed.exitCode == 0, qPrintable(executed.err));
+        const QString text = QString::fromUtf8(executed.out);
+        QVERIFY2(text.contains(QLatin1String("-> deleted")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("Outcomes: 1 deleted")), qPrintable(text));
+        QVERIFY(!exists(chat));
+        QVERIFY(exists(m_aliceHome + QStringLiteral("/chat-new")));
+    }
+
+    void newerServerRefusesRequestsWithoutAUserIdClearly()
+    {
+        RealServer newer(
+            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        QString error;
+        QVERIFY2(newer.start(&error), qPrintable(error));
+        OpenTerminalClient client(newer.connection());
+        CleanupRunner runner(&client);
+        runner.setSettings(settings());
+        const RunOutcome outcome = runToEnd(runner, [&] { runner.startDryRun(); });
+        QVERIFY(outcome.finished);
+        QVERIFY2(
+            outcome.failure.contains(QLatin1String("X-User-Id is required in multi-user mode")),
+            qPrintable(outcome.failure));
+        QVERIFY(outcome.failure.contains(QLatin1String("refuses requests without X-User-Id")));
+        QCOMPARE(runner.result().items().size(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(CleanupIntegration)
+#include "tst_cleanup.moc"
