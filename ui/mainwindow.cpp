@@ -1,9 +1,13 @@
 #include "mainwindow.h"
 
+#include "adminoverviewpage.h"
+#include "cleanuppage.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
+#include "filespage.h"
 #include "identitybar.h"
 #include "messagebar.h"
+#include "newrundialog.h"
 #include "openterminalclient.h"
 #include "rundelegate.h"
 #include "runpage.h"
@@ -80,6 +84,11 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
 
     connect(
         m_identityBar, &IdentityBar::switchUserRequested, this, &MainWindow::showSwitchUserDialog);
+    addFilePages();
+    m_cleanup = new CleanupPage(this);
+    m_pages->addTab(m_cleanup,
+        QIcon::fromTheme(QStringLiteral("edit-clear"), style()->standardIcon(QStyle::SP_TrashIcon)),
+        tr("Cleanup"));
 
     createMenus();
     createStatusBar();
@@ -100,6 +109,8 @@ void MainWindow::createMenus()
     QAction *switchAction
         = file->addAction(tr("S&witch User…"), this, &MainWindow::showSwitchUserDialog);
     switchAction->setShortcut(QKeySequence(tr("Ctrl+K")));
+    QAction *newRun = file->addAction(tr("&New Run…"), this, &MainWindow::showNewRunDialog);
+    newRun->setShortcut(QKeySequence(tr("Ctrl+N")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -205,6 +216,8 @@ void MainWindow::connectToServer(
     m_knownMode.clear();
     m_knownModeEvidence.clear();
     m_console->setClient(nullptr);
+    m_cleanup->setClient(nullptr);
+    m_ownUserId = userId;
     m_console->setApiKey(connection.apiKey);
     m_console->setAuditLog(&m_auditLog, profileName);
     m_identityBar->setProfileName(profileName);
@@ -236,6 +249,7 @@ void MainWindow::setIdentity(const QString &userId)
     // A fresh session per identity: X-Session-Id must never carry over between users.
     m_identity = Identity {userId, QUuid::createUuid().toString(QUuid::WithoutBraces)};
     m_console->setIdentity(m_identity);
+    syncFilePages(m_connected);
     m_identityBar->setIdentity(userId);
     audit(QStringLiteral("switch-user"),
         userId.isEmpty() ? QStringLiteral("(server account)") : userId, QStringLiteral("ok"));
@@ -267,6 +281,9 @@ void MainWindow::applyReport(const ServerReport &report)
     m_report = report;
     m_connected = true;
     m_console->setClient(m_client);
+    m_cleanup->setClient(m_client);
+    m_cleanup->setAuditContext(m_profileName, m_report.url);
+    syncFilePages(true);
 
     const QString account
         = m_identity.isServerAccount() ? report.serverAccount : report.observedAccount;
@@ -439,9 +456,14 @@ RunPage *MainWindow::openRunFile(const QString &path)
         m_messageBar->showMessage(tr("Cannot open the run: %1").arg(why), MessageBar::Level::Error);
         return nullptr;
     }
-    const int tab = m_pages->addTab(
-        page, RunDelegate::icon(QStringLiteral("run")), QFileInfo(path).fileName());
-    m_pages->setTabToolTip(tab, path);
+    addRunTab(page, QFileInfo(path).fileName(), path);
+    return page;
+}
+
+int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
+{
+    const int tab = m_pages->addTab(page, RunDelegate::icon(QStringLiteral("run")), title);
+    m_pages->setTabToolTip(tab, toolTip);
     auto *close = new QToolButton(m_pages);
     close->setAutoRaise(true);
     close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
@@ -449,6 +471,44 @@ RunPage *MainWindow::openRunFile(const QString &path)
     connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
     m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
     m_pages->setCurrentWidget(page);
+    return tab;
+}
+
+void MainWindow::showNewRunDialog()
+{
+    showNewRunDialogLike(nullptr);
+}
+
+void MainWindow::showNewRunDialogLike(const LiveRunRequest *like)
+{
+    if (!m_connected || m_identity.userId.isEmpty()) {
+        m_messageBar->showMessage(
+            tr("Connect and act as a sandbox user to start a run."), MessageBar::Level::Error);
+        return;
+    }
+    const SessionScope scope {m_profileName, m_report.url, m_identity.userId};
+    auto *dialog = new NewRunDialog(m_client, m_identity, scope, &m_keys, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (like)
+        dialog->useOptionsOf(*like);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { startLiveRun(dialog->request()); });
+    dialog->open();
+}
+
+RunPage *MainWindow::startLiveRun(const LiveRunRequest &request)
+{
+    auto *page = new RunPage(m_pages);
+    QString why;
+    if (!page->startLiveRun(m_client, request, &why)) {
+        delete page;
+        m_messageBar->showMessage(
+            tr("Cannot start the run: %1").arg(why), MessageBar::Level::Error);
+        return nullptr;
+    }
+    connect(page, &RunPage::newChatRequested, this,
+        [this](const LiveRunRequest &like) { showNewRunDialogLike(&like); });
+    addRunTab(page, request.identity.userId + QStringLiteral(" · ") + request.chatId,
+        tr("Chat %1 as %2").arg(request.chatId, request.identity.userId));
     return page;
 }
 
@@ -473,6 +533,39 @@ void MainWindow::audit(const QString &action, const QString &target, const QStri
     if (!m_auditLog.append(entry))
         m_messageBar->showMessage(tr("The audit log %1 cannot be written.").arg(m_auditLog.path()),
             MessageBar::Level::Warning);
+}
+
+void MainWindow::addFilePages()
+{
+    m_files = new FilesPage(this);
+    m_admin = new AdminOverviewPage(this);
+    m_pages->addTab(m_files,
+        QIcon::fromTheme(QStringLiteral("folder"), style()->standardIcon(QStyle::SP_DirIcon)),
+        tr("Files"));
+    m_pages->addTab(m_admin,
+        QIcon::fromTheme(
+            QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
+        tr("Users"));
+    connect(m_admin, &AdminOverviewPage::actAsUserRequested, this, [this](const QString &userId) {
+        switchUser(userId);
+        if (!userId.isEmpty() && m_identity.userId == userId)
+            m_pages->setCurrentWidget(m_files);
+    });
+}
+
+void MainWindow::syncFilePages(bool connected)
+{
+    if (!m_files)
+        return;
+    OpenTerminalClient *client = connected ? m_client : nullptr;
+    m_files->setAuditContext(m_profileName, m_report.url);
+    m_files->setClient(client);
+    m_files->setIdentity(m_identity,
+        m_identity.userId == m_ownUserId ? FileOperations::Acting::AsSelf
+                                         : FileOperations::Acting::AsOtherUser);
+    m_admin->setClient(client);
+    m_admin->setAccountPrefix(m_report.prefix);
+    m_admin->setIdentity(m_identity);
 }
 
 } // namespace sandscope

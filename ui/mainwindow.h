@@ -19,8 +19,12 @@ class QTabWidget;
 
 namespace sandscope {
 
+class AdminOverviewPage;
+class CleanupPage;
 class ConsolePage;
+class FilesPage;
 class RunPage;
+struct LiveRunRequest;
 class IdentityBar;
 class MessageBar;
 class OpenTerminalClient;
@@ -48,6 +52,9 @@ public:
     IdentityBar *identityBar() const { return m_identityBar; }
     MessageBar *messageBar() const { return m_messageBar; }
     ConsolePage *consolePage() const { return m_console; }
+    FilesPage *filesPage() const { return m_files; }
+    AdminOverviewPage *adminOverviewPage() const { return m_admin; }
+    CleanupPage *cleanupPage() const { return m_cleanup; }
     QTabWidget *pages() const { return m_pages; }
     // The status bar's server facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
     QString serverStatusText() const;
@@ -59,6 +66,10 @@ public Q_SLOTS:
     void showOpenRunDialog();
     // Opens a run recording or stream-json capture in a new, closable run tab.
     RunPage *openRunFile(const QString &path);
+    // Asks for a live run as the current identity (File → New Run…, Ctrl+N).
+    void showNewRunDialog();
+    // Starts a live run in a new closable tab titled "<user> · <chat>"; several stream at once.
+    RunPage *startLiveRun(const sandscope::LiveRunRequest &request);
 
 Q_SIGNALS:
     // After every probe, successful or not.
@@ -76,6 +87,11 @@ private:
     void updateStatusLabels();
     void updateTitle();
     void audit(const QString &action, const QString &target, const QString &result);
+    // The Files and Users tabs: created once, then kept in step with client and identity.
+    void addFilePages();
+    void syncFilePages(bool connected);
+    int addRunTab(RunPage *page, const QString &title, const QString &toolTip);
+    void showNewRunDialogLike(const sandscope::LiveRunRequest *like);
 
     ProfileStore m_profiles;
     KeyStore m_keys;
@@ -94,6 +110,11 @@ private:
     MessageBar *m_messageBar;
     QTabWidget *m_pages;
     ConsolePage *m_console;
+    FilesPage *m_files = nullptr;
+    AdminOverviewPage *m_admin = nullptr;
+    CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
+    // The user the profile connects as; any other identity browses files read-only at first.
+    QString m_ownUserId;
     QLabel *m_busyLabel;
     QProgressBar *m_busyIndicator;
     QLabel *m_serverLabel;

@@ -7,10 +7,14 @@
 
 #include <QAction>
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QJsonObject>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QStyle>
 
@@ -82,6 +86,16 @@ RunPage::RunPage(QWidget *parent)
     m_ui->noticeLabel->hide();
     m_proxy->setSourceModel(m_model);
     connect(m_parser, &RunParser::eventsReady, this, &RunPage::enqueueEvents);
+    connect(m_parser, &RunParser::eventsReady, this, &RunPage::onLiveEvents);
+    connect(m_ui->stopButton, &QPushButton::clicked, this, &RunPage::stopRun);
+    connect(m_ui->resumeButton, &QPushButton::clicked, this,
+        [this] { sendFollowUp(m_ui->followUpEdit->text()); });
+    connect(m_ui->followUpEdit, &QLineEdit::returnPressed, this,
+        [this] { sendFollowUp(m_ui->followUpEdit->text()); });
+    connect(m_ui->newChatButton, &QPushButton::clicked, this, [this] {
+        if (m_live)
+            emit newChatRequested(m_live->request());
+    });
     connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
     });
@@ -431,7 +445,9 @@ void RunPage::updateSummary()
 {
     QElapsedTimer cost;
     cost.start();
-    m_ui->summaryBar->setSummary(m_model->summary(), m_model->runEnded());
+    // A live chat's run is over between turns too (a follow-up may add another turn).
+    const bool ended = m_live ? !m_live->isActive() || m_model->runEnded() : m_model->runEnded();
+    m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
     m_summaryTimer.setInterval(
         int(std::clamp<qint64>(cost.elapsed() * 10, summaryUpdateMs, maxFlushIntervalMs * 2)));
@@ -528,6 +544,164 @@ QToolButton *RunPage::errorsOnlyButton() const
 QList<QWidget *> RunPage::runControls() const
 {
     return {m_ui->stopButton, m_ui->followUpEdit, m_ui->resumeButton, m_ui->newChatButton};
+}
+
+// ---------------------------------------------------------------------------------------
+// Live chats
+
+bool RunPage::startLiveRun(
+    OpenTerminalClient *client, const LiveRunRequest &request, QString *errorMessage)
+{
+    QString why;
+    if (m_live || m_reader || m_model->rowCount(m_model->runIndex()) > 0)
+        why = tr("this page already shows a run; start the new run in a new page");
+    else if (!claudecommand::isValidChatId(request.chatId, &why))
+        why = tr("chat \"%1\" refused: %2").arg(request.chatId, why);
+    else if (request.prompt.trimmed().isEmpty())
+        why = tr("the prompt is empty");
+    else if (const QString problem = claudecommand::validate(request.options); !problem.isEmpty())
+        why = problem;
+    if (!why.isEmpty()) {
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_client = client;
+    const QString directory
+        = m_recordingDirectory.isEmpty() ? RunRecorder::defaultDirectory() : m_recordingDirectory;
+    QDir().mkpath(directory);
+    m_liveRecorder = std::make_unique<RunRecorder>();
+    const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope gui")},
+        {QStringLiteral("server"), request.scope.server},
+        {QStringLiteral("user_id"), request.identity.userId},
+        {QStringLiteral("chat_id"), request.chatId},
+        {QStringLiteral("resume_session_id"), request.options.resumeSessionId}};
+    if (m_liveRecorder->open(RunRecorder::newRecordingPath(directory, request.chatId), metadata))
+        setRecorder(m_liveRecorder.get());
+    else
+        showNotice(tr("The run is not recorded: %1").arg(m_liveRecorder->errorString()), true);
+    startTurn(request);
+    return true;
+}
+
+bool RunPage::sendFollowUp(const QString &prompt)
+{
+    if (!m_live || isRunActive() || m_sessionId.isEmpty() || prompt.trimmed().isEmpty())
+        return false;
+    LiveRunRequest request = m_live->request();
+    request.prompt = prompt;
+    request.options.resumeSessionId = m_sessionId;
+    request.options.forkSession = false;
+    m_ui->followUpEdit->clear();
+    startTurn(request);
+    return true;
+}
+
+void RunPage::stopRun()
+{
+    if (isRunActive()) {
+        m_live->stop(m_stopGraceMs);
+        showNotice(
+            tr("Stopping the run (SIGTERM, then SIGKILL after %1 s)…").arg(m_stopGraceMs / 1000.0));
+    }
+}
+
+bool RunPage::isRunActive() const
+{
+    return m_live && m_live->isActive();
+}
+
+QString RunPage::recordingPath() const
+{
+    return m_liveRecorder ? m_liveRecorder->path() : QString();
+}
+
+const LiveRunRequest *RunPage::liveRequest() const
+{
+    return m_live ? &m_live->request() : nullptr;
+}
+
+void RunPage::startTurn(const LiveRunRequest &request)
+{
+    if (m_live)
+        m_live->deleteLater();
+    auto *run = new LiveRun(m_client, request, this);
+    m_live = run;
+    m_turnHadResult = false;
+    connect(run, &LiveRun::lineReady, this, &RunPage::appendLine);
+    connect(run, &LiveRun::notice, this, [this](const QString &text) { showNotice(text); });
+    connect(run, &LiveRun::finished, this,
+        [this](int exitCode) { onTurnEnded(false, QString(), exitCode); });
+    connect(run, &LiveRun::failed, this,
+        [this](const QString &message) { onTurnEnded(true, message, 0); });
+    const QString &resumed = request.options.resumeSessionId;
+    showNotice(resumed.isEmpty()
+            ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
+            : tr("Continuing session %1 of chat %2 as %3…")
+                  .arg(resumed, request.chatId, request.identity.userId));
+    run->start();
+    updateRunControls();
+    emit liveTurnStarted();
+}
+
+void RunPage::onLiveEvents(const RunEventBatch &events)
+{
+    if (!m_live)
+        return;
+    for (const RunEvent &event : events) {
+        if (event.kind == RunEvent::Result)
+            m_turnHadResult = true;
+        // Recorded as soon as it is known, so a stopped run can still be resumed.
+        if (!event.sessionId.isEmpty() && event.sessionId != m_sessionId) {
+            m_sessionId = event.sessionId;
+            m_live->rememberSession(m_sessionId);
+            updateRunControls();
+        }
+    }
+}
+
+void RunPage::onTurnEnded(bool transportFailed, const QString &message, int exitCode)
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    flushEvents();
+    // A turn without a result line was cut short: its open calls become interrupted. A
+    // turn with a result stays open for follow-ups.
+    if (!m_turnHadResult)
+        endRun(now);
+    else
+        updateSummary();
+    const RunSummary summary = m_model->summary();
+    const bool ok = !transportFailed && m_turnHadResult && !summary.isError;
+    if (transportFailed)
+        showNotice(tr("The run failed: %1").arg(message), true);
+    else if (!m_turnHadResult)
+        showNotice(m_live && m_live->wasStopped()
+                ? tr("The run was stopped before it produced a result.")
+                : tr("The run ended without a result (claude exit status %1).").arg(exitCode),
+            true);
+    else if (!m_sessionId.isEmpty())
+        showNotice(tr("Session %1 · send a follow-up to continue it.").arg(m_sessionId));
+    else
+        showNotice(QString());
+    updateRunControls();
+    emit liveTurnFinished(ok);
+}
+
+void RunPage::updateRunControls()
+{
+    const bool live = m_live != nullptr;
+    const bool active = isRunActive();
+    const bool canFollowUp = live && !active && !m_sessionId.isEmpty();
+    m_ui->stopButton->setEnabled(active);
+    m_ui->followUpEdit->setEnabled(canFollowUp);
+    m_ui->resumeButton->setEnabled(canFollowUp);
+    m_ui->newChatButton->setEnabled(live);
+    for (QWidget *control : runControls())
+        control->setToolTip(QString());
+    m_ui->stopButton->setToolTip(tr("Stop the running turn (SIGTERM, then SIGKILL)"));
+    m_ui->resumeButton->setToolTip(
+        tr("Resume session %1 with the follow-up prompt")
+            .arg(m_sessionId.isEmpty() ? tr("(not known yet)") : m_sessionId));
 }
 
 } // namespace sandscope

@@ -3,12 +3,15 @@
 // detail pane of the current node, the summary bar, search, "errors only", next/previous
 // error (F8 / Shift+F8), expand/collapse all and follow mode. It shows a recording or a
 // stream-json capture loaded in the background, or live lines (each recorded before it is
-// parsed when a recorder is set). The run controls are placeholders until live runs are wired.
+// parsed when a recorder is set). A live chat (startLiveRun) is recorded to its own file; Stop
+// ends the running turn (SIGTERM, then SIGKILL), Send resumes the chat's session with a
+// follow-up prompt as a new turn in the same page, New chat asks for another run.
 
 #include "runfilterproxy.h"
 #include "runmodel.h"
 #include "runparser.h"
 #include "runrecording.h"
+#include "runsession.h"
 
 #include <QList>
 #include <QPersistentModelIndex>
@@ -25,6 +28,7 @@ class QTreeView;
 
 namespace sandscope {
 
+class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
 
@@ -66,8 +70,26 @@ public:
     QLineEdit *searchEdit() const;
     QToolButton *followButton() const;
     QToolButton *errorsOnlyButton() const;
-    // Stop, follow-up prompt, send and new chat: disabled until live runs are wired.
+    // Stop, follow-up prompt, send and new chat: enabled as a live chat allows.
     QList<QWidget *> runControls() const;
+
+    // Starts the first turn of a live chat in this page (one chat per page). Its lines are
+    // recorded to a new file in recordingDirectory() (default: RunRecorder's) before they
+    // are shown. False with a message when the page already shows something.
+    bool startLiveRun(OpenTerminalClient *client, const sandscope::LiveRunRequest &request,
+        QString *errorMessage = nullptr);
+    // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
+    // while a turn runs or before the session is known.
+    bool sendFollowUp(const QString &prompt);
+    void stopRun();
+    bool isLive() const { return m_live != nullptr; }
+    bool isRunActive() const;
+    // The chat's Claude session as the stream named it (empty until then).
+    QString sessionId() const { return m_sessionId; }
+    QString recordingPath() const;
+    void setRecordingDirectory(const QString &directory) { m_recordingDirectory = directory; }
+    void setStopGraceMs(int ms) { m_stopGraceMs = ms; }
+    const LiveRunRequest *liveRequest() const;
 
 public slots:
     void setFollowing(bool following);
@@ -81,6 +103,11 @@ public slots:
 signals:
     void loadFinished(bool completed);
     void followingChanged(bool following);
+    // A live turn started, and ended (ok: a successful result).
+    void liveTurnStarted();
+    void liveTurnFinished(bool ok);
+    // New chat was pressed: `like` is this chat's request (user, options, environment).
+    void newChatRequested(const sandscope::LiveRunRequest &like);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -99,6 +126,10 @@ private:
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
+    void startTurn(const LiveRunRequest &request);
+    void onLiveEvents(const sandscope::RunEventBatch &events);
+    void onTurnEnded(bool transportFailed, const QString &message, int exitCode);
+    void updateRunControls();
 
     std::unique_ptr<Ui::RunPage> m_ui;
     RunModel *m_model;
@@ -120,6 +151,14 @@ private:
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
     bool m_pendingScroll = false;
+
+    OpenTerminalClient *m_client = nullptr;
+    QPointer<LiveRun> m_live; // the current (or last) turn
+    std::unique_ptr<RunRecorder> m_liveRecorder;
+    QString m_recordingDirectory;
+    QString m_sessionId;
+    bool m_turnHadResult = false;
+    int m_stopGraceMs = 3000;
 };
 
 } // namespace sandscope

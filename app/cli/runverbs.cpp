@@ -8,6 +8,7 @@
 #include "runmodel.h"
 #include "runparser.h"
 #include "runrecording.h"
+#include "runsession.h"
 #include "secretredactor.h"
 #include "sessionstore.h"
 
@@ -141,42 +142,12 @@ bool readAgentEnvironment(const QString &path, QHash<QString, QString> *environm
                      .arg(path);
         return false;
     }
-    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
-    for (qsizetype index = 0; index < lines.size(); ++index) {
-        QString line = lines.at(index);
-        if (line.endsWith(QLatin1Char('\r')))
-            line.chop(1);
-        const QString trimmed = line.trimmed();
-        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#')))
-            continue;
-        QString assignment = line.trimmed();
-        if (assignment.startsWith(QLatin1String("export ")))
-            assignment = assignment.mid(7).trimmed();
-        const qsizetype equals = assignment.indexOf(QLatin1Char('='));
-        const QString name = equals > 0 ? assignment.left(equals) : QString();
-        if (!claudecommand::isValidEnvName(name)) {
-            *error = QStringLiteral("%1 line %2: expected NAME=VALUE").arg(path).arg(index + 1);
-            return false;
-        }
-        QString value = assignment.mid(equals + 1);
-        if (value.size() >= 2
-            && ((value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"')))
-                || (value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\'')))))
-            value = value.mid(1, value.size() - 2);
-        environment->insert(name, value);
+    QString why;
+    if (!LiveRun::parseEnvironment(QString::fromUtf8(file.readAll()), environment, &why)) {
+        *error = path + QLatin1Char(' ') + why;
+        return false;
     }
     return true;
-}
-
-bool isSecretName(const QString &name)
-{
-    const QString upper = name.toUpper();
-    for (const char *word :
-        {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"}) {
-        if (upper.contains(QLatin1String(word)))
-            return true;
-    }
-    return false;
 }
 
 // "Bash(git add, commit),Read" → {"Bash(git add, commit)", "Read"}: commas inside
@@ -568,7 +539,7 @@ int executeRun(const QStringList &arguments)
     SecretRedactor redactor;
     redactor.addSecret(options.connection.apiKey);
     for (auto it = environment.cbegin(); it != environment.cend(); ++it) {
-        if (isSecretName(it.key()))
+        if (LiveRun::isSecretName(it.key()))
             redactor.addSecret(it.value());
     }
 

@@ -1,0 +1,763 @@
+// The Files and Users pages against a REAL multi-user open-terminal (the pinned
+// OPEN_TERMINAL_VERSION; the admin overview against OPEN_TERMINAL_LEGACY_VERSION, which allows
+// requests without X-User-Id). Dialogs are answered by a scripted prompter; what the page did
+// is checked on the server itself (sha256sum, cat, ls), not through the page.
+
+#include "accountnames.h"
+#include "adminoverviewpage.h"
+#include "breadcrumbbar.h"
+#include "chatindex.h"
+#include "filefilterproxy.h"
+#include "filespage.h"
+#include "mainwindow.h"
+#include "messagebar.h"
+#include "openterminalclient.h"
+#include "previewpane.h"
+#include "previewtext.h"
+#include "realserver.h"
+#include "remotefilemodel.h"
+#include "serverprobe.h"
+#include "testing.h"
+
+#include <QAction>
+#include <QBuffer>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDropEvent>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QUuid>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+using sandscope::test::RealServer;
+
+namespace {
+
+// Answers the page's questions from queues and records every question asked.
+class ScriptedPrompter : public FilesPrompter {
+public:
+    QList<bool> confirmAnswers;
+    QStringList nameAnswers;
+    QStringList editedTexts; // what the "editor" returns, in order
+    QStringList uploadAnswer;
+    QString savePathAnswer;
+    QStringList asked; // every question, in order
+
+    bool confirm(QWidget *, const QString &, const QString &question, const QString &) override
+    {
+        asked << question;
+        return confirmAnswers.isEmpty() ? false : confirmAnswers.takeFirst();
+    }
+    QString askName(QWidget *, const QString &, const QString &label, const QString &) override
+    {
+        asked << label;
+        return nameAnswers.isEmpty() ? QString() : nameAnswers.takeFirst();
+    }
+    bool editText(QWidget *, const QString &title, QString *text) override
+    {
+        asked << title;
+        if (editedTexts.isEmpty())
+            return false;
+        *text = editedTexts.takeFirst();
+        return true;
+    }
+    QStringList askUploadFiles(QWidget *) override
+    {
+        asked << QStringLiteral("upload files");
+        return uploadAnswer;
+    }
+    QString askSavePath(QWidget *, const QString &suggestedName) override
+    {
+        asked << QStringLiteral("save ") + suggestedName;
+        return savePathAnswer;
+    }
+};
+
+QByteArray allByteValues()
+{
+    QByteArray bytes;
+    for (int value = 0; value < 256; ++value)
+        bytes.append(char(value));
+    return bytes;
+}
+
+QByteArray randomBytes(qsizetype size)
+{
+    QByteArray bytes(size, Qt::Uninitialized);
+    for (qsizetype i = 0; i < size; ++i)
+        bytes.data()[i] = char(QRandomGenerator::global()->bounded(256));
+    return bytes;
+}
+
+QString sha256(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+QByteArray pngBytes()
+{
+    QImage image(64, 40, QImage::Format_ARGB32);
+    image.fill(QColor(0x1e, 0x88, 0xe5));
+    QPainter painter(&image);
+    painter.fillRect(8, 8, 30, 20, QColor(0xff, 0xb3, 0x00));
+    painter.end();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return bytes;
+}
+
+} // namespace
+
+class TestFilesPage : public QObject {
+    Q_OBJECT
+
+private:
+    QStringList shell(
+        const Identity &who, const QString &command, OpenTerminalClient *client = nullptr)
+    {
+        OpenTerminalClient *through = client ? client : m_client.get();
+        bool done = false;
+        Result<CommandOutput> output;
+        runShortCommand(through, who, command, through, [&](const Result<CommandOutput> &result) {
+            output = result;
+            done = true;
+        });
+        if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
+            qWarning() << "command failed:" << command << output.error.toString();
+            return {};
+        }
+        QStringList lines = output.value.lines;
+        lines.removeAll(QString());
+        return lines;
+    }
+    QString homeOf(const Identity &who, OpenTerminalClient *client)
+    {
+        const auto cwd = await<CwdInfo>([&](auto done) {
+            return client->cwd(Identity {who.userId, {}}, client, done);
+        });
+        if (!cwd.ok())
+            return QString();
+        return cwd.value.home.isEmpty() ? cwd.value.cwd : cwd.value.home;
+    }
+    // A fresh folder in alice's home, filled by `fill` (run inside it).
+    QString freshFolder(const QString &name, const QString &fill = {})
+    {
+        const QString path = m_aliceHome + QLatin1Char('/') + name;
+        shell(m_alice,
+            QStringLiteral("rm -rf %1 && mkdir -p %1 && cd %1 %2")
+                .arg(path, fill.isEmpty() ? QString() : QStringLiteral("&& ") + fill));
+        return path;
+    }
+    QStringList snapshot(const QString &path)
+    {
+        return shell(
+            m_alice, QStringLiteral("cd %1 && find . -printf '%p|%s|%T@|%y\\n' | sort").arg(path));
+    }
+
+    std::unique_ptr<FilesPage> makePage(
+        FileOperations::Acting acting = FileOperations::Acting::AsSelf)
+    {
+        auto page = std::make_unique<FilesPage>();
+        page->setPrompter(&m_prompter);
+        page->setClient(m_client.get());
+        page->setIdentity(m_alice, acting);
+        page->resize(1100, 650);
+        page->show();
+        if (!QTest::qWaitFor(
+                [&] {
+                    const QModelIndex home
+                        = page->fileModel()->indexForPath(page->fileModel()->homePath());
+                    return home.isValid()
+                        && page->fileModel()->loadState(home) == RemoteFileModel::LoadState::Loaded;
+                },
+                30000))
+            qWarning() << "the home folder was not listed";
+        return page;
+    }
+    // The view index of `path`, listing the folders on the way.
+    static QModelIndex reveal(FilesPage *page, const QString &path)
+    {
+        page->goToPath(path);
+        QModelIndex found;
+        (void)QTest::qWaitFor(
+            [&] {
+                found = page->treeView()->currentIndex();
+                return found.isValid() && found.data(RemoteFileModel::PathRole).toString() == path;
+            },
+            30000);
+        return found.isValid() && found.data(RemoteFileModel::PathRole).toString() == path
+            ? found
+            : QModelIndex();
+    }
+    static QStringList childNames(const QAbstractItemModel *model, const QModelIndex &parent)
+    {
+        QStringList names;
+        for (int row = 0; row < model->rowCount(parent); ++row)
+            names << model->index(row, 0, parent).data(Qt::EditRole).toString();
+        return names;
+    }
+    // The page's operations ended without an error message.
+    [[nodiscard]] static bool settled(FilesPage *page)
+    {
+        const bool ended = QTest::qWaitFor([&] { return page->pendingOperations() == 0; }, 60000);
+        if (!page->messageBar()->text().isEmpty())
+            qWarning() << "message:" << page->messageBar()->text();
+        return ended && page->messageBar()->text().isEmpty();
+    }
+    static bool waitLoaded(FilesPage *page, const QString &path)
+    {
+        return QTest::qWaitFor(
+            [&] {
+                const QModelIndex folder = page->fileModel()->indexForPath(path);
+                return folder.isValid()
+                    && page->fileModel()->loadState(folder) == RemoteFileModel::LoadState::Loaded;
+            },
+            30000);
+    }
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<OpenTerminalClient> m_client;
+    Identity m_alice;
+    Identity m_bob;
+    QString m_aliceHome;
+    QString m_bobHome;
+    QTemporaryDir m_local;
+    ScriptedPrompter m_prompter;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<ApiError>();
+        qRegisterMetaType<FileOperationResult>();
+        QString why;
+        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
+        QVERIFY(m_local.isValid());
+        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+        m_server = std::make_unique<RealServer>(
+            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        QString error;
+        QVERIFY2(m_server->start(&error), qPrintable(error));
+        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
+        const QString suffix = test::randomToken(5, true);
+        m_alice = Identity {
+            QStringLiteral("alice") + suffix, QUuid::createUuid().toString(QUuid::WithoutBraces)};
+        m_bob = Identity {QStringLiteral("bob") + suffix, {}};
+        m_aliceHome = homeOf(m_alice, m_client.get());
+        m_bobHome = homeOf(m_bob, m_client.get());
+        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/")), qPrintable(m_aliceHome));
+        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/")), qPrintable(m_bobHome));
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.reset();
+    }
+
+    void init() { m_prompter = ScriptedPrompter(); }
+
+    void expandingAFolderListsItAndTheBreadcrumbFollowsTheSelection()
+    {
+        const QString folder = freshFolder(QStringLiteral("ui-browse"),
+            QStringLiteral("mkdir -p sub/deeper && printf a > a.txt && printf d > sub/d.txt"));
+        auto page = makePage();
+        FileTreeView *tree = page->treeView();
+        const QModelIndex homeView
+            = page->fileProxy()->mapFromSource(page->fileModel()->indexForPath(m_aliceHome));
+        QVERIFY(tree->isExpanded(homeView)); // the home opens expanded
+
+        QModelIndex folderView;
+        for (int row = 0; row < page->fileProxy()->rowCount(homeView); ++row) {
+            const QModelIndex child = page->fileProxy()->index(row, 0, homeView);
+            if (child.data(Qt::EditRole).toString() == QLatin1String("ui-browse"))
+                folderView = child;
+        }
+        QVERIFY(folderView.isValid());
+        QCOMPARE(page->fileProxy()->rowCount(folderView), 0); // not listed before expanding
+        tree->expand(folderView);
+        QTRY_COMPARE_WITH_TIMEOUT(childNames(page->fileProxy(), folderView),
+            (QStringList {QStringLiteral("sub"), QStringLiteral("a.txt")}), 30000);
+
+        // Folders first, then files; the breadcrumb shows the selection's path.
+        tree->setCurrentIndex(page->fileProxy()->index(1, 0, folderView));
+        const QString file = folder + QStringLiteral("/a.txt");
+        QCOMPARE(page->currentPath(), file);
+        QCOMPARE(page->breadcrumb()->path(), file);
+        const QStringList segments = page->breadcrumb()->segmentPaths();
+        QCOMPARE(segments.first(), QStringLiteral("/"));
+        QCOMPARE(segments.mid(segments.size() - 2), (QStringList {folder, file}));
+
+        // A click on a segment selects that folder.
+        const QList<QToolButton *> buttons = page->breadcrumb()->segmentButtons();
+        QTest::mouseClick(buttons.at(buttons.size() - 2), Qt::LeftButton);
+        QCOMPARE(page->currentPath(), folder);
+
+        // F5 on the folder lists it again; the expanded sub-folder stays expanded.
+        const QModelIndex subView = page->fileProxy()->index(0, 0, folderView);
+        tree->expand(subView);
+        QTRY_COMPARE_WITH_TIMEOUT(page->fileProxy()->rowCount(subView), 2, 30000);
+        shell(m_alice, QStringLiteral("printf n > %1/new.txt").arg(folder));
+        QVERIFY(page->refreshAction()->isEnabled());
+        QCOMPARE(page->refreshAction()->shortcut(), QKeySequence(Qt::Key_F5));
+        page->refreshAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            childNames(page->fileProxy(), folderView).contains(QStringLiteral("new.txt")), 30000);
+        QVERIFY(tree->isExpanded(subView));
+        QVERIFY(tree->isExpanded(folderView));
+
+        // The name filter keeps matches and the folders on the way; dot files need the toggle.
+        shell(m_alice, QStringLiteral("printf h > %1/.hidden-note").arg(folder));
+        page->refreshAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            page->fileModel()->indexForPath(folder + QStringLiteral("/.hidden-note")).isValid(),
+            30000);
+        QVERIFY(
+            !childNames(page->fileProxy(), folderView).contains(QStringLiteral(".hidden-note")));
+        page->hiddenAction()->trigger();
+        QVERIFY(childNames(page->fileProxy(), folderView).contains(QStringLiteral(".hidden-note")));
+        page->hiddenAction()->trigger();
+        page->filterEdit()->setText(QStringLiteral("new*"));
+        QCOMPARE(
+            childNames(page->fileProxy(), folderView), QStringList {QStringLiteral("new.txt")});
+        page->filterEdit()->clear();
+        QCOMPARE(childNames(page->fileProxy(), folderView).size(), 3);
+    }
+
+    void chatSwitcherListsTheChatsAndShowsOneOfThem()
+    {
+        shell(m_alice,
+            QStringLiteral("cd ~ && rm -rf chat-* && mkdir -p chat-uione/out chat-uitwo && "
+                           "head -c 5000 /dev/zero > chat-uione/out/log.txt && "
+                           "printf hi > chat-uitwo/notes.md"));
+        auto page = makePage();
+        QTRY_COMPARE_WITH_TIMEOUT(page->chatModel()->state(), ScanState::Loaded, 60000);
+        QStringList ids;
+        for (const ChatFolder &chat : page->chatModel()->chats())
+            ids << chat.id;
+        ids.sort();
+        QCOMPARE(ids, (QStringList {QStringLiteral("uione"), QStringLiteral("uitwo")}));
+        QTreeView *chats = page->chatView();
+        QCOMPARE(chats->model()->rowCount(), 2);
+
+        // A click on "uione" shows only that chat's files.
+        QModelIndex one;
+        for (int row = 0; row < chats->model()->rowCount(); ++row) {
+            if (chats->model()->index(row, 0).data().toString() == QLatin1String("uione"))
+                one = chats->model()->index(row, 0);
+        }
+        QVERIFY(one.isValid());
+        QVERIFY(!one.siblingAtColumn(ChatIndexModel::SizeColumn).data().toString().isEmpty());
+        QVERIFY(
+            !one.siblingAtColumn(ChatIndexModel::LastActivityColumn).data().toString().isEmpty());
+        QTest::mouseClick(chats->viewport(), Qt::LeftButton, {}, chats->visualRect(one).center());
+        const QString chatPath = m_aliceHome + QStringLiteral("/chat-uione");
+        QTRY_COMPARE_WITH_TIMEOUT(page->rootPath(), chatPath, 30000);
+        const QModelIndex root = page->treeView()->rootIndex();
+        QCOMPARE(root.data(RemoteFileModel::PathRole).toString(), chatPath);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            childNames(page->fileProxy(), root), QStringList {QStringLiteral("out")}, 30000);
+        QCOMPARE(page->breadcrumb()->path(), chatPath);
+
+        page->showHome();
+        QVERIFY(page->rootPath().isEmpty());
+        QCOMPARE(page->currentPath(), m_aliceHome);
+    }
+
+    void previewShowsTextInPartsImagesAndRawBytes()
+    {
+        const QByteArray png = pngBytes();
+        const QString folder = freshFolder(QStringLiteral("ui-preview"),
+            QStringLiteral("seq 1 2500 > long.txt && printf '# Notes\\n\\nSome *text*.\\n' > "
+                           "notes.md && head -c 3000 /dev/urandom > blob.bin"));
+        QVERIFY(await<WriteResult>([&](auto done) {
+            return m_client->uploadFile(
+                m_alice, folder, QStringLiteral("pic.png"), png, m_client.get(), done);
+        }).ok());
+        auto page = makePage();
+        PreviewPane *preview = page->preview();
+
+        // Text: the first 2000 lines, then all of them.
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/long.txt")).isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(preview->offersLoadAll(), 30000);
+        QCOMPARE(preview->kind(), PreviewKind::Text);
+        const QString firstPart = preview->textPage()->editor()->toPlainText();
+        QVERIFY(firstPart.contains(QLatin1String("\n2000")));
+        QVERIFY(!firstPart.contains(QLatin1String("2001")));
+        QVERIFY2(preview->statusText().contains(QStringLiteral("2,500"))
+                || preview->statusText().contains(QStringLiteral("2500")),
+            qPrintable(preview->statusText()));
+        page->loadAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!preview->offersLoadAll() && !page->isPreviewLoading(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!preview->textPage()->isLoading(), 30000);
+        QVERIFY(preview->textPage()->editor()->toPlainText().startsWith(QLatin1String("1\n2\n")));
+        QVERIFY(preview->textPage()->editor()->toPlainText().contains(QLatin1String("\n2500")));
+
+        // An image arrives as bytes.
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/pic.png")).isValid());
+        QTRY_COMPARE_WITH_TIMEOUT(preview->kind(), PreviewKind::Image, 30000);
+        QVERIFY2(preview->errorText().isEmpty(), qPrintable(preview->errorText()));
+
+        // Random bytes: the server refuses them as text (415), the raw bytes are shown instead.
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/blob.bin")).isValid());
+        QTRY_COMPARE_WITH_TIMEOUT(preview->kind(), PreviewKind::Binary, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isPreviewLoading(), 30000);
+        QVERIFY2(preview->errorText().isEmpty(), qPrintable(preview->errorText()));
+        QVERIFY2(preview->statusText().contains(QLatin1String("application/octet-stream")),
+            qPrintable(preview->statusText()));
+
+        // A new selection abandons the previous request: the last one selected is shown.
+        page->goToPath(folder + QStringLiteral("/pic.png"));
+        QTRY_VERIFY_WITH_TIMEOUT(page->isPreviewLoading(), 30000);
+        page->goToPath(folder + QStringLiteral("/notes.md"));
+        QTRY_COMPARE_WITH_TIMEOUT(preview->kind(), PreviewKind::Markdown, 30000);
+        QTest::qWait(300);
+        QCOMPARE(preview->kind(), PreviewKind::Markdown);
+
+        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+            page->goToPath(folder + QStringLiteral("/pic.png"));
+            QTRY_COMPARE_WITH_TIMEOUT(preview->kind(), PreviewKind::Image, 30000);
+            page->treeView()->expand(page->fileProxy()->mapFromSource(
+                page->fileModel()->indexForPath(m_aliceHome + QStringLiteral("/ui-browse"))));
+            QTest::qWait(1500);
+            page->grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+        }
+    }
+
+    void readOnlyModeDisablesEveryChangeAndNothingReachesTheServer()
+    {
+        const QString folder = freshFolder(
+            QStringLiteral("ui-guarded"), QStringLiteral("printf keep > keep.txt && mkdir sub"));
+        const QStringList before = snapshot(folder);
+        QCOMPARE(before.size(), 3);
+        QFile local(m_local.filePath(QStringLiteral("guarded-upload.bin")));
+        QVERIFY(local.open(QIODevice::WriteOnly));
+        local.write("local");
+        local.close();
+
+        auto page = makePage(FileOperations::Acting::AsOtherUser);
+        QVERIFY(page->isReadOnly()); // acting as another user starts read-only
+        QVERIFY(page->readOnlyAction()->isChecked());
+        QVERIFY(page->isReadOnlyBannerShown());
+        QVERIFY2(page->readOnlyBannerText().contains(QLatin1String("READ-ONLY")),
+            qPrintable(page->readOnlyBannerText()));
+        const QModelIndex file = reveal(page.get(), folder + QStringLiteral("/keep.txt"));
+        QVERIFY(file.isValid());
+        for (QAction *action : page->mutatingActions()) {
+            QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
+            QVERIFY2(action->toolTip().contains(QLatin1String("Read-only")),
+                qPrintable(action->toolTip()));
+        }
+        QVERIFY(page->downloadAction()->isEnabled()); // reading stays possible
+
+        // Whatever the dialogs would answer, nothing is asked and nothing is sent.
+        m_prompter.confirmAnswers = {true, true, true};
+        m_prompter.nameAnswers
+            = QStringList {QStringLiteral("x1"), QStringLiteral("x2"), QStringLiteral("x3")};
+        m_prompter.editedTexts = QStringList {QStringLiteral("changed")};
+        m_prompter.uploadAnswer = QStringList {local.fileName()};
+        for (QAction *action : page->mutatingActions())
+            action->trigger();
+        page->deleteSelected();
+        page->renameSelected();
+        page->editSelected();
+        page->newFolder();
+        page->newTextFile();
+        page->upload();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(local.fileName())});
+        page->dropFiles(&mime, file);
+        QTest::qWait(500);
+        QVERIFY2(m_prompter.asked.isEmpty(), qPrintable(m_prompter.asked.join(u'|')));
+        QCOMPARE(page->pendingOperations(), 0);
+        QVERIFY2(page->messageBar()->text().contains(QLatin1String("Read-only")),
+            qPrintable(page->messageBar()->text()));
+        QCOMPARE(snapshot(folder), before);
+
+        // Switching to read-write is explicit and visible.
+        page->readOnlyAction()->trigger();
+        QVERIFY(!page->isReadOnly());
+        for (QAction *action : page->mutatingActions())
+            QVERIFY2(action->isEnabled(), qPrintable(action->text()));
+        QVERIFY2(page->readOnlyBannerText().contains(QLatin1String("READ-WRITE")),
+            qPrintable(page->readOnlyBannerText()));
+    }
+
+    void droppedFilesAreUploadedByteExact()
+    {
+        const QString folder = freshFolder(QStringLiteral("ui-drop"));
+        const QByteArray first = allByteValues() + randomBytes(200 * 1024);
+        const QByteArray second = randomBytes(777) + allByteValues();
+        QStringList locals;
+        for (const auto &file : {qMakePair(QStringLiteral("one.bin"), first),
+                 qMakePair(QStringLiteral("two words.dat"), second)}) {
+            QFile out(m_local.filePath(file.first));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(file.second);
+            locals << out.fileName();
+        }
+        auto page = makePage();
+        QVERIFY(!page->isReadOnly());
+        const QModelIndex target = reveal(page.get(), folder);
+        QVERIFY(target.isValid());
+        FileTreeView *tree = page->treeView();
+        tree->scrollTo(target);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(locals.at(0)), QUrl::fromLocalFile(locals.at(1))});
+        const QPoint where = tree->visualRect(target).center();
+        // As a real drag does: the enter picks the target widget, the drop goes there.
+        QDragEnterEvent enter(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(tree->viewport(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(tree->viewport(), &drop);
+        QVERIFY(drop.isAccepted());
+        QTRY_COMPARE_WITH_TIMEOUT(page->pendingOperations(), 0, 60000);
+        QVERIFY2(page->messageBar()->text().isEmpty(), qPrintable(page->messageBar()->text()));
+
+        const QStringList hashes = shell(
+            m_alice, QStringLiteral("cd %1 && sha256sum one.bin 'two words.dat'").arg(folder));
+        QCOMPARE(hashes.size(), 2);
+        QVERIFY2(hashes.at(0).startsWith(sha256(first)), qPrintable(hashes.at(0)));
+        QVERIFY2(hashes.at(1).startsWith(sha256(second)), qPrintable(hashes.at(1)));
+        // The folder is listed again, so the new files show up.
+        QTRY_COMPARE_WITH_TIMEOUT(childNames(page->fileProxy(), target),
+            (QStringList {QStringLiteral("one.bin"), QStringLiteral("two words.dat")}), 30000);
+    }
+
+    void newFolderRenameWithRefusedReplaceEditDownloadAndDelete()
+    {
+        const QString folder = freshFolder(
+            QStringLiteral("ui-ops"), QStringLiteral("printf A > a.txt && printf B > b.txt"));
+        auto page = makePage();
+        QVERIFY(reveal(page.get(), folder).isValid());
+        QVERIFY(waitLoaded(page.get(), folder));
+
+        // New folder inside the selected folder.
+        m_prompter.nameAnswers = QStringList {QStringLiteral("made")};
+        page->newFolderAction()->trigger();
+        QVERIFY(settled(page.get()));
+        QCOMPARE(shell(m_alice, QStringLiteral("test -d %1/made && echo yes").arg(folder)),
+            QStringList {QStringLiteral("yes")});
+        QTRY_COMPARE_WITH_TIMEOUT(page->currentPath(), folder + QStringLiteral("/made"), 30000);
+
+        // Renaming a.txt onto b.txt: the server reports the conflict, the page asks, "No".
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/a.txt")).isValid());
+        m_prompter.asked.clear();
+        m_prompter.nameAnswers = QStringList {QStringLiteral("b.txt")};
+        m_prompter.confirmAnswers = {false};
+        page->renameAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(m_prompter.asked.size(), 2, 30000);
+        QVERIFY2(m_prompter.asked.at(1).startsWith(QLatin1String("Replace b.txt?")),
+            qPrintable(m_prompter.asked.at(1)));
+        QVERIFY(settled(page.get()));
+        QCOMPARE(shell(m_alice, QStringLiteral("cd %1 && cat a.txt; echo; cat b.txt").arg(folder)),
+            (QStringList {QStringLiteral("A"), QStringLiteral("B")}));
+
+        // A plain rename.
+        m_prompter.nameAnswers = QStringList {QStringLiteral("c.txt")};
+        QCOMPARE(page->currentPath(), folder + QStringLiteral("/a.txt"));
+        page->renameAction()->trigger();
+        QVERIFY(settled(page.get()));
+        QCOMPARE(shell(m_alice, QStringLiteral("cd %1 && ls -1").arg(folder)),
+            (QStringList {
+                QStringLiteral("b.txt"), QStringLiteral("c.txt"), QStringLiteral("made")}));
+
+        // Edit and save.
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/b.txt")).isValid());
+        QVERIFY(page->editAction()->isEnabled());
+        m_prompter.editedTexts = QStringList {QStringLiteral("edited\nsecond line\n")};
+        page->editAction()->trigger();
+        QVERIFY(settled(page.get()));
+        QCOMPARE(shell(m_alice, QStringLiteral("cat %1/b.txt").arg(folder)),
+            (QStringList {QStringLiteral("edited"), QStringLiteral("second line")}));
+
+        // Download, byte for byte.
+        m_prompter.savePathAnswer = m_local.filePath(QStringLiteral("downloaded.txt"));
+        page->downloadAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(m_prompter.savePathAnswer), 30000);
+        QFile saved(m_prompter.savePathAnswer);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QCOMPARE(saved.readAll(), QByteArray("edited\nsecond line\n"));
+
+        // Delete names what goes.
+        m_prompter.asked.clear();
+        m_prompter.confirmAnswers = {true};
+        page->deleteAction()->trigger();
+        QCOMPARE(m_prompter.asked,
+            QStringList {QStringLiteral("Delete the file %1/b.txt?").arg(folder)});
+        QVERIFY(settled(page.get()));
+        QCOMPARE(shell(m_alice, QStringLiteral("cd %1 && ls -1").arg(folder)),
+            (QStringList {QStringLiteral("c.txt"), QStringLiteral("made")}));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !page->fileModel()->indexForPath(folder + QStringLiteral("/b.txt")).isValid(), 30000);
+
+        // A folder's confirmation says that everything in it goes too; "Cancel" keeps it.
+        QVERIFY(reveal(page.get(), folder + QStringLiteral("/made")).isValid());
+        m_prompter.asked.clear();
+        m_prompter.confirmAnswers = {false};
+        page->deleteAction()->trigger();
+        QCOMPARE(m_prompter.asked,
+            QStringList {
+                QStringLiteral("Delete the folder %1/made and everything in it?").arg(folder)});
+        QTest::qWait(300);
+        QCOMPARE(shell(m_alice, QStringLiteral("test -d %1/made && echo yes").arg(folder)),
+            QStringList {QStringLiteral("yes")});
+    }
+
+    void anotherUsersFolderSaysWhoseFilesTheyAre()
+    {
+        auto page = makePage();
+        page->goToPath(m_bobHome);
+        const QString bobAccount = m_bobHome.section(QLatin1Char('/'), 2, 2);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            page->preview()->errorText().contains(QStringLiteral("files of ") + bobAccount), 30000);
+        const QModelIndex bob = page->fileModel()->indexForPath(m_bobHome);
+        QCOMPARE(page->fileModel()->loadState(bob), RemoteFileModel::LoadState::Failed);
+        QCOMPARE(page->currentPath(), m_bobHome);
+        QVERIFY(page->treeView()->isFirstColumnSpanned(
+            page->treeView()->currentIndex().row(), page->treeView()->currentIndex().parent()));
+    }
+
+    void mainWindowBrowsesAsTheUserAndReadOnlyAsAnother()
+    {
+        QTemporaryDir settings;
+        QVERIFY(settings.isValid());
+        MainWindow window(settings.filePath(QStringLiteral("profiles.ini")));
+        QStringList tabs;
+        for (int tab = 0; tab < window.pages()->count(); ++tab)
+            tabs << window.pages()->tabText(tab);
+        QVERIFY2(tabs.contains(QStringLiteral("Files")) && tabs.contains(QStringLiteral("Users")),
+            qPrintable(tabs.join(u',')));
+        QSignalSpy probed(&window, &MainWindow::probeFinished);
+        window.connectToServer(m_server->connection(), m_alice.userId, QStringLiteral("lab"));
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
+        FilesPage *files = window.filesPage();
+        QCOMPARE(files->identity().userId, m_alice.userId);
+        QVERIFY(!files->isReadOnly()); // the profile's own user
+        QTRY_COMPARE_WITH_TIMEOUT(files->fileModel()->homePath(), m_aliceHome, 30000);
+
+        window.switchUser(m_bob.userId);
+        QCOMPARE(files->identity().userId, m_bob.userId);
+        QVERIFY(files->isReadOnly()); // someone else's files: read-only until switched
+        QVERIFY2(files->readOnlyBannerText().contains(m_bob.userId),
+            qPrintable(files->readOnlyBannerText()));
+        QTRY_COMPARE_WITH_TIMEOUT(files->fileModel()->homePath(), m_bobHome, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 2, 60000);
+    }
+
+    void adminOverviewIsRefusedClearlyWhenTheServerRequiresAUser()
+    {
+        AdminOverviewPage page;
+        page.setClient(m_client.get());
+        page.setIdentity(Identity {});
+        page.show();
+        QTRY_COMPARE_WITH_TIMEOUT(page.model()->state(), ScanState::Refused, 30000);
+        QVERIFY2(page.messageBar()->text().contains(QLatin1String("per-user access")),
+            qPrintable(page.messageBar()->text()));
+        QCOMPARE(page.proxy()->rowCount(), 0);
+    }
+
+    void adminOverviewListsTheUsersOfTheLegacyServerAndBrowsesAsOne()
+    {
+        RealServer legacy(
+            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
+        QString error;
+        QVERIFY2(legacy.start(&error), qPrintable(error));
+        OpenTerminalClient client(legacy.connection());
+        const QString suffix = test::randomToken(3, true);
+        const Identity carol {QStringLiteral("carol") + suffix, {}};
+        const Identity dave {QStringLiteral("dave") + suffix, {}};
+        shell(carol,
+            QStringLiteral("cd ~ && mkdir -p chat-a chat-b && head -c 40000 /dev/zero > chat-a/f"),
+            &client);
+        shell(dave, QStringLiteral("cd ~ && mkdir -p chat-c && printf x > chat-c/f"), &client);
+        const QString carolAccount = homeOf(carol, &client).section(QLatin1Char('/'), 2, 2);
+        const QString daveAccount = homeOf(dave, &client).section(QLatin1Char('/'), 2, 2);
+        QVERIFY(!carolAccount.isEmpty() && !daveAccount.isEmpty());
+
+        AdminOverviewPage page;
+        page.setClient(&client);
+        page.setIdentity(Identity {});
+        page.resize(900, 500);
+        page.show(); // the first showing scans
+        QTRY_COMPARE_WITH_TIMEOUT(page.model()->state(), ScanState::Loaded, 120000);
+        const int carolRow = page.model()->rowOfAccount(carolAccount);
+        const int daveRow = page.model()->rowOfAccount(daveAccount);
+        QVERIFY2(carolRow >= 0, qPrintable(carolAccount));
+        QVERIFY2(daveRow >= 0, qPrintable(daveAccount));
+        QCOMPARE(page.model()->accounts().at(carolRow).chats.size(), 2);
+        QCOMPARE(page.model()->accounts().at(daveRow).chats.size(), 1);
+        QVERIFY2(page.stateText().contains(QLatin1String("user")), qPrintable(page.stateText()));
+
+        // Sorted by size, largest first: carol before dave.
+        QTreeView *view = page.accountsView();
+        view->sortByColumn(AdminOverviewModel::SizeColumn, Qt::DescendingOrder);
+        const auto viewRowOf = [&](const QString &account) {
+            for (int row = 0; row < page.proxy()->rowCount(); ++row) {
+                if (page.proxy()->index(row, 0).data(AdminOverviewModel::AccountRole).toString()
+                    == account)
+                    return row;
+            }
+            return -1;
+        };
+        QVERIFY(viewRowOf(carolAccount) < viewRowOf(daveAccount));
+
+        // Selecting a user lists the chats; a double-click asks to act as that user, with an
+        // id the server maps onto the same account.
+        const QModelIndex carolIndex = page.proxy()->index(viewRowOf(carolAccount), 0);
+        view->setCurrentIndex(carolIndex);
+        QCOMPARE(page.chatsView()->topLevelItemCount(), 2);
+        QSignalSpy actAs(&page, &AdminOverviewPage::actAsUserRequested);
+        view->scrollTo(carolIndex);
+        const QPoint carolPoint = view->visualRect(carolIndex).center();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, carolPoint);
+        QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, carolPoint);
+        QCOMPARE(actAs.count(), 1);
+        const QString userId = actAs.first().at(0).toString();
+        QVERIFY(!userId.isEmpty());
+        QCOMPARE(homeOf(Identity {userId, {}}, &client), QStringLiteral("/home/") + carolAccount);
+    }
+
+    void userIdForAccountUndoesTheLegacyNaming_data()
+    {
+        QTest::addColumn<QString>("userId");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("plain") << QStringLiteral("carolxyz") << QString();
+        QTest::newRow("prefixed") << QStringLiteral("davezz") << QStringLiteral("sstab_");
+        QTest::newRow("leading digit") << QStringLiteral("3f2a9c1e") << QString();
+        QTest::newRow("long id") << QStringLiteral("alice@example.com") << QStringLiteral("ot-");
+    }
+
+    void userIdForAccountUndoesTheLegacyNaming()
+    {
+        QFETCH(QString, userId);
+        QFETCH(QString, prefix);
+        const QString account = predictAccountName(userId, AccountRule::FirstEightAlnum, prefix);
+        for (const QString &known : {prefix, QString()}) {
+            const QString found = AdminOverviewPage::userIdForAccount(account, known);
+            QVERIFY2(!found.isEmpty(), qPrintable(account));
+            QCOMPARE(predictAccountName(found, AccountRule::FirstEightAlnum, prefix), account);
+        }
+        QCOMPARE(AdminOverviewPage::userIdForAccount(QStringLiteral("root")), QString());
+    }
+};
+
+QTEST_MAIN(TestFilesPage)
+#include "tst_filespage.moc"

@@ -1,0 +1,441 @@
+// Live agent runs in the GUI, end to end: a REAL multi-user open-terminal (the pinned
+// OPEN_TERMINAL_VERSION) runs the REAL claude CLI as sandbox accounts against the scripted
+// model server, driven through RunPage's live API (the New Run dialog only builds the
+// LiveRunRequest value these tests build directly):
+//  * a run shows its Bash call ok and the summary bar says it succeeded; the session is
+//    recorded in the session store;
+//  * a follow-up resumes the same session as a second turn in the same page;
+//  * Stop ends a running call: no result, the call is no longer running, the run interrupted;
+//  * two users run in two tabs of the main window at once, and both finish;
+//  * the agent's API key never appears in the page's text or in the recording, also when a
+//    tool prints it.
+
+#include "mainwindow.h"
+#include "newrundialog.h"
+#include "openterminalclient.h"
+#include "profilestore.h"
+#include "realserver.h"
+#include "runpage.h"
+#include "runsession.h"
+#include "runsummarybar.h"
+#include "sessionstore.h"
+#include "testing.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+constexpr int runTimeoutMs = 90000;
+
+QList<QModelIndex> allNodes(const QAbstractItemModel *model, const QModelIndex &parent = {})
+{
+    QList<QModelIndex> nodes;
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        nodes << index << allNodes(model, index);
+    }
+    return nodes;
+}
+
+QList<QModelIndex> nodesOfKind(const RunModel *model, RunModel::NodeKind kind)
+{
+    QList<QModelIndex> found;
+    const QList<QModelIndex> nodes = allNodes(model);
+    for (const QModelIndex &index : nodes) {
+        if (RunModel::NodeKind(index.data(RunModel::KindRole).toInt()) == kind)
+            found << index;
+    }
+    return found;
+}
+
+QList<QModelIndex> bashCalls(const RunModel *model)
+{
+    QList<QModelIndex> calls;
+    const QList<QModelIndex> tools = nodesOfKind(model, RunModel::NodeKind::ToolCall);
+    for (const QModelIndex &index : tools) {
+        if (index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash"))
+            calls << index;
+    }
+    return calls;
+}
+
+RunModel::Status statusOf(const QModelIndex &index)
+{
+    return RunModel::Status(index.data(RunModel::StatusRole).toInt());
+}
+
+// Everything the page shows as text: every node's title, text and raw line, the notice and
+// the summary bar.
+QString pageText(RunPage *page)
+{
+    page->flushEvents();
+    QStringList parts {page->noticeText(), page->summaryBar()->text()};
+    const QList<QModelIndex> nodes = allNodes(page->model());
+    for (const QModelIndex &index : nodes) {
+        for (int column = 0; column < page->model()->columnCount(index.parent()); ++column)
+            parts << index.sibling(index.row(), column).data(Qt::DisplayRole).toString();
+        parts << index.data(RunModel::TextRole).toString()
+              << index.data(Qt::ToolTipRole).toString();
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+QString readWholeFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+} // namespace
+
+class LiveRunTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void runShowsItsBashCallOkAndSucceeds();
+    void followUpResumesTheSameSessionAsASecondTurn();
+    void stopEndsTheRunningCall();
+    void twoUsersRunInTwoTabsAtOnce();
+    void agentSecretPrintedByAToolIsMasked();
+    void newRunDialogBuildsTheRequestAndKeepsTheEnvironmentHidden();
+
+private:
+    bool ready() const { return m_server && m_model; }
+    LiveRunRequest request(const Identity &identity, const QString &chat, const QString &prompt);
+    std::unique_ptr<RunPage> newPage();
+    // Starts the page's run (or follow-up) and waits for the turn to end.
+    bool waitForTurn(RunPage *page, QSignalSpy &finished, int count);
+    void verifySecretNotShown(RunPage *page);
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<ScriptedModelServer> m_model;
+    std::unique_ptr<OpenTerminalClient> m_client;
+    QTemporaryDir m_local;
+    QString m_secret;
+    Identity m_alice;
+};
+
+void LiveRunTest::initTestCase()
+{
+    QVERIFY(m_local.isValid());
+    qputenv("SANDSCOPE_SESSION_STORE", m_local.filePath(QStringLiteral("sessions.json")).toUtf8());
+    qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+    QStandardPaths::setTestModeEnabled(true);
+    if (!RealServer::canRunMultiUser()
+        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
+        return; // every test reports the requirement itself
+    m_server = std::make_unique<RealServer>(
+        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    m_model = std::make_unique<ScriptedModelServer>();
+    QVERIFY2(m_model->start(&error), qPrintable(error));
+    m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
+    m_secret = QLatin1String("sk-ant-liverun-") + randomToken(32);
+    m_alice = {QStringLiteral("live") + randomToken(6, true), QString()};
+}
+
+void LiveRunTest::cleanupTestCase()
+{
+    m_client.reset();
+    m_model.reset();
+    m_server.reset();
+}
+
+LiveRunRequest LiveRunTest::request(
+    const Identity &identity, const QString &chat, const QString &prompt)
+{
+    LiveRunRequest request;
+    request.identity = identity;
+    request.scope = {QString(), m_server->url().toString(), identity.userId};
+    request.chatId = chat;
+    request.prompt = prompt;
+    request.options.allowedTools = QStringList {QStringLiteral("Bash")};
+    request.environment = {{QStringLiteral("ANTHROPIC_API_KEY"), m_secret},
+        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
+        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
+        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
+        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    return request;
+}
+
+std::unique_ptr<RunPage> LiveRunTest::newPage()
+{
+    auto page = std::make_unique<RunPage>();
+    page->setRecordingDirectory(m_local.filePath(QStringLiteral("recordings")));
+    page->setStopGraceMs(2000);
+    return page;
+}
+
+bool LiveRunTest::waitForTurn(RunPage *page, QSignalSpy &finished, int count)
+{
+    const bool ended
+        = QTest::qWaitFor([&finished, count] { return finished.count() >= count; }, runTimeoutMs);
+    page->flushEvents();
+    return ended;
+}
+
+void LiveRunTest::verifySecretNotShown(RunPage *page)
+{
+    QVERIFY(!page->recordingPath().isEmpty());
+    const QString recording = readWholeFile(page->recordingPath());
+    QVERIFY2(recording.contains(QLatin1String("\"line\"")), qPrintable(recording.left(2000)));
+    QVERIFY(!recording.contains(m_secret));
+    QVERIFY(!pageText(page).contains(m_secret));
+}
+
+void LiveRunTest::runShowsItsBashCallOkAndSucceeds()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    auto page = newPage();
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    const QString token = randomToken(10, true);
+    const QString chat = QStringLiteral("live-") + randomToken(6, true);
+    QString why;
+    QVERIFY2(page->startLiveRun(m_client.get(),
+                 request(m_alice, chat, QStringLiteral("CMD: echo live-") + token), &why),
+        qPrintable(why));
+    QVERIFY(page->isRunActive());
+    QVERIFY(page->runControls().at(0)->isEnabled()); // Stop
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(pageText(page.get())));
+
+    const QList<QModelIndex> calls = bashCalls(page->model());
+    QCOMPARE(int(calls.size()), 1);
+    QCOMPARE(statusOf(calls.at(0)), RunModel::Status::Ok);
+    QVERIFY(
+        calls.at(0).data(RunModel::TextRole).toString().contains(QStringLiteral("live-") + token));
+    QTRY_COMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Succeeded"));
+
+    QVERIFY(!page->sessionId().isEmpty());
+    const SessionScope scope {QString(), m_server->url().toString(), m_alice.userId};
+    QCOMPARE(SessionStore().latest(scope, chat).sessionId, page->sessionId());
+    QVERIFY(!page->runControls().at(0)->isEnabled()); // nothing to stop
+    QVERIFY(page->runControls().at(2)->isEnabled()); // Send: the session can be resumed
+    verifySecretNotShown(page.get());
+}
+
+void LiveRunTest::followUpResumesTheSameSessionAsASecondTurn()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    auto page = newPage();
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    const QString chat = QStringLiteral("follow-") + randomToken(6, true);
+    QVERIFY(page->startLiveRun(
+        m_client.get(), request(m_alice, chat, QStringLiteral("CMD: echo first"))));
+    QVERIFY(!page->sendFollowUp(QStringLiteral("CMD: echo too-early"))); // still running
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(pageText(page.get())));
+    const QString firstSession = page->sessionId();
+    QVERIFY(!firstSession.isEmpty());
+
+    // Through the controls, as a user does it.
+    auto *followUp = qobject_cast<QLineEdit *>(page->runControls().at(1));
+    QVERIFY(followUp);
+    followUp->setText(QStringLiteral("CMD: echo second"));
+    qobject_cast<QPushButton *>(page->runControls().at(2))->click();
+    QVERIFY(page->isRunActive());
+    QVERIFY2(page->noticeText().contains(firstSession), qPrintable(page->noticeText()));
+    QCOMPARE(page->liveRequest()->options.resumeSessionId, firstSession);
+    QVERIFY(waitForTurn(page.get(), finished, 2));
+    QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(pageText(page.get())));
+
+    QCOMPARE(page->sessionId(), firstSession);
+    QCOMPARE(int(nodesOfKind(page->model(), RunModel::NodeKind::Turn).size()), 2);
+    const QList<QModelIndex> calls = bashCalls(page->model());
+    QCOMPARE(int(calls.size()), 2);
+    QCOMPARE(statusOf(calls.at(1)), RunModel::Status::Ok);
+    QVERIFY(calls.at(1).data(RunModel::TextRole).toString().contains(QLatin1String("second")));
+    QTRY_COMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Succeeded"));
+    verifySecretNotShown(page.get());
+}
+
+void LiveRunTest::stopEndsTheRunningCall()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    auto page = newPage();
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    QVERIFY(page->startLiveRun(m_client.get(),
+        request(m_alice, QStringLiteral("stop-") + randomToken(6, true),
+            QStringLiteral("CMD: sleep 20; echo x"))));
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     page->flushEvents();
+                     return !finished.isEmpty() || !bashCalls(page->model()).isEmpty();
+                 },
+                 runTimeoutMs),
+        qPrintable(pageText(page.get())));
+    QVERIFY(finished.isEmpty());
+    QCOMPARE(statusOf(bashCalls(page->model()).at(0)), RunModel::Status::Running);
+    QElapsedTimer stopping;
+    stopping.start();
+    qobject_cast<QPushButton *>(page->runControls().at(0))->click();
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY(stopping.elapsed() < 15000); // not the 20 s of the command
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+
+    const RunSummary summary = page->model()->summary();
+    QVERIFY(!summary.hasResult);
+    const RunModel::Status callStatus = statusOf(bashCalls(page->model()).at(0));
+    // The call never answered normally: interrupted, or failed by the signal (exit 143/137).
+    QVERIFY2(callStatus == RunModel::Status::Interrupted || callStatus == RunModel::Status::Error,
+        qPrintable(pageText(page.get())));
+    QCOMPARE(statusOf(page->model()->runIndex()), RunModel::Status::Interrupted);
+    QTRY_COMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Interrupted · no result"));
+    QVERIFY(!page->runControls().at(0)->isEnabled());
+    verifySecretNotShown(page.get());
+}
+
+void LiveRunTest::twoUsersRunInTwoTabsAtOnce()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    MainWindow window(m_local.filePath(QStringLiteral("profiles.json")));
+    QSignalSpy probed(&window, &MainWindow::probeFinished);
+    window.connectToServer(m_server->connection(), m_alice.userId);
+    QVERIFY(probed.wait(30000));
+    const Identity bob {QStringLiteral("livebob") + randomToken(5, true), QString()};
+    const int tabsBefore = window.pages()->count();
+
+    RunPage *first = window.startLiveRun(
+        request(m_alice, QStringLiteral("two-a"), QStringLiteral("CMD: sleep 2; echo from-a")));
+    RunPage *second = window.startLiveRun(
+        request(bob, QStringLiteral("two-b"), QStringLiteral("CMD: sleep 2; echo from-b")));
+    QVERIFY(first && second);
+    QCOMPARE(window.pages()->count(), tabsBefore + 2);
+    QCOMPARE(window.pages()->tabText(window.pages()->indexOf(first)),
+        m_alice.userId + QStringLiteral(" · two-a"));
+    QCOMPARE(window.pages()->tabText(window.pages()->indexOf(second)),
+        bob.userId + QStringLiteral(" · two-b"));
+    // Both stream at the same time: each is running while the other has not finished.
+    QVERIFY(first->isRunActive() && second->isRunActive());
+    QSignalSpy firstDone(first, &RunPage::liveTurnFinished);
+    QSignalSpy secondDone(second, &RunPage::liveTurnFinished);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !firstDone.isEmpty() && !secondDone.isEmpty(); }, runTimeoutMs));
+    QVERIFY2(firstDone.at(0).at(0).toBool(), qPrintable(pageText(first)));
+    QVERIFY2(secondDone.at(0).at(0).toBool(), qPrintable(pageText(second)));
+    first->flushEvents();
+    second->flushEvents();
+    const QString firstOutput
+        = bashCalls(first->model()).value(0).data(RunModel::TextRole).toString();
+    const QString secondOutput
+        = bashCalls(second->model()).value(0).data(RunModel::TextRole).toString();
+    QVERIFY2(firstOutput.contains(QLatin1String("from-a")), qPrintable(firstOutput));
+    QVERIFY2(secondOutput.contains(QLatin1String("from-b")), qPrintable(secondOutput));
+    // Each ran in its own account's chat directory (the run node shows claude's cwd).
+    const QString firstCwd = first->model()->runIndex().data(RunModel::TextRole).toString();
+    const QString secondCwd = second->model()->runIndex().data(RunModel::TextRole).toString();
+    QVERIFY2(firstCwd.endsWith(QLatin1String("chat-two-a")), qPrintable(firstCwd));
+    QVERIFY2(secondCwd.endsWith(QLatin1String("chat-two-b")), qPrintable(secondCwd));
+    QVERIFY(QFileInfo(firstCwd).path() != QFileInfo(secondCwd).path()); // two homes
+    QVERIFY(!pageText(first).contains(m_secret));
+    QVERIFY(!pageText(second).contains(m_secret));
+}
+
+void LiveRunTest::agentSecretPrintedByAToolIsMasked()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    auto page = newPage();
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    QVERIFY(page->startLiveRun(m_client.get(),
+        request(m_alice, QStringLiteral("mask-") + randomToken(6, true),
+            QStringLiteral("CMD: echo key=$ANTHROPIC_API_KEY"))));
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    const QString output = bashCalls(page->model()).value(0).data(RunModel::TextRole).toString();
+    // The tool really printed the key, and the page got it masked.
+    QVERIFY2(output.contains(QLatin1String("key=") + QString::fromUtf16(SecretRedactor::mask)),
+        qPrintable(output));
+    verifySecretNotShown(page.get());
+}
+
+// Needs no server: the chat list simply stays at "New chat".
+void LiveRunTest::newRunDialogBuildsTheRequestAndKeepsTheEnvironmentHidden()
+{
+    ServerConnection unreachable;
+    unreachable.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:9"));
+    unreachable.timeoutMs = 2000;
+    OpenTerminalClient client(unreachable);
+    KeyStore keys(m_local.filePath(QStringLiteral("keys")));
+    keys.setKeyringEnabled(false);
+    const SessionScope scope {QStringLiteral("work"), QString(), QStringLiteral("alice")};
+    const QString secret = QLatin1String("sk-ant-dialog-") + randomToken(24);
+
+    NewRunDialog dialog(&client, {QStringLiteral("alice"), QString()}, scope, &keys);
+    dialog.findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
+        ->setPlainText(QStringLiteral("CMD: echo hi"));
+    auto *environment = dialog.findChild<QPlainTextEdit *>(QStringLiteral("environmentEdit"));
+    environment->setPlainText(QStringLiteral("export ANTHROPIC_API_KEY='%1'\n# comment\n"
+                                             "ANTHROPIC_BASE_URL=http://127.0.0.1:1\n")
+                                  .arg(secret));
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    dialog.accept();
+    QCOMPARE(accepted.count(), 1);
+
+    const LiveRunRequest request = dialog.request();
+    QCOMPARE(request.identity.userId, QStringLiteral("alice"));
+    QCOMPARE(request.prompt, QStringLiteral("CMD: echo hi"));
+    QVERIFY2(claudecommand::isValidChatId(request.chatId), qPrintable(request.chatId));
+    QCOMPARE(request.environment.value(QStringLiteral("ANTHROPIC_API_KEY")), secret);
+    QCOMPARE(request.environment.size(), 2);
+    QVERIFY(environment->toPlainText().isEmpty()); // not kept on screen
+
+    // Stored under the profile's name; a new dialog names the variables, never the values.
+    const QString storedFile = keys.fallbackFile(NewRunDialog::environmentKeyName(scope));
+    QTRY_VERIFY(readWholeFile(storedFile).contains(secret));
+    NewRunDialog again(&client, {QStringLiteral("alice"), QString()}, scope, &keys);
+    const auto namesStoredVariable = [&again] {
+        const QList<QLabel *> labels = again.findChildren<QLabel *>();
+        return std::any_of(labels.cbegin(), labels.cend(), [](const QLabel *label) {
+            return label->text().contains(QLatin1String("ANTHROPIC_API_KEY"));
+        });
+    };
+    QTRY_VERIFY(namesStoredVariable());
+    const QList<QWidget *> widgets = again.findChildren<QWidget *>();
+    for (const QWidget *widget : widgets) {
+        QString shown;
+        if (const auto *label = qobject_cast<const QLabel *>(widget))
+            shown = label->text();
+        else if (const auto *edit = qobject_cast<const QPlainTextEdit *>(widget))
+            shown = edit->toPlainText();
+        else if (const auto *line = qobject_cast<const QLineEdit *>(widget))
+            shown = line->text();
+        QVERIFY(!shown.contains(secret));
+    }
+    // Left empty, the stored environment is used.
+    again.findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
+        ->setPlainText(QStringLiteral("again"));
+    again.accept();
+    QCOMPARE(again.request().environment.value(QStringLiteral("ANTHROPIC_API_KEY")), secret);
+
+    // A malformed line is refused without echoing anything of it.
+    NewRunDialog refused(&client, {QStringLiteral("alice"), QString()}, scope, &keys);
+    refused.findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
+        ->setPlainText(QStringLiteral("x"));
+    refused.findChild<QPlainTextEdit *>(QStringLiteral("environmentEdit"))
+        ->setPlainText(QStringLiteral("not an assignment ") + secret);
+    QSignalSpy refusedAccepted(&refused, &QDialog::accepted);
+    refused.accept();
+    QCOMPARE(refusedAccepted.count(), 0);
+}
+
+QTEST_MAIN(LiveRunTest)
+#include "tst_liverun.moc"

@@ -1,0 +1,616 @@
+#include "cleanuppage.h"
+
+#include "cleanupmodel.h"
+#include "openterminalclient.h"
+
+#include <QCheckBox>
+#include <QColor>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace sandscope {
+
+// The filter proxy that also marks the items that are new since the compared plan.
+class CleanupMarkingProxy : public CleanupFilterProxy {
+public:
+    using CleanupFilterProxy::CleanupFilterProxy;
+
+    void setAddedKeys(const QSet<QString> &keys) { m_added = keys; }
+
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (role == CleanupPage::AddedRole || role == Qt::BackgroundRole
+            || (role == Qt::ToolTipRole && index.column() == 0)) {
+            const auto *model = static_cast<const CleanupModel *>(sourceModel());
+            const CleanupItem *item = model->itemAt(mapToSource(index));
+            const bool added = item && m_added.contains(item->key());
+            if (role == CleanupPage::AddedRole)
+                return added;
+            if (added && role == Qt::BackgroundRole)
+                return QColor(255, 236, 179);
+            if (added)
+                return CleanupPage::tr("New since the compared plan: %1").arg(item->path);
+        }
+        return CleanupFilterProxy::data(index, role);
+    }
+
+private:
+    QSet<QString> m_added;
+};
+
+namespace {
+
+QString itemCountText(qsizetype count)
+{
+    return count == 1 ? CleanupPage::tr("1 item") : CleanupPage::tr("%1 items").arg(count);
+}
+
+QString defaultPrompt(QWidget *parent, const QString &question, const QString &)
+{
+    bool ok = false;
+    const QString text = QInputDialog::getText(
+        parent, CleanupPage::tr("Confirm Deletion"), question, QLineEdit::Normal, QString(), &ok);
+    return ok ? text : QString();
+}
+
+bool writeFile(const QString &fileName, const QByteArray &bytes, QString *error)
+{
+    QSaveFile file(fileName);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        if (error)
+            *error = file.errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+CleanupPage::CleanupPage(QWidget *parent)
+    : QWidget(parent)
+    , m_prompter(defaultPrompt)
+    , m_model(new CleanupModel(this))
+    , m_proxy(new CleanupMarkingProxy(this))
+{
+    setObjectName(QStringLiteral("cleanupPage"));
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(CleanupModel::SortRole);
+    buildUi();
+    updateTotals();
+    updateButtons();
+}
+
+CleanupPage::~CleanupPage() = default;
+
+void CleanupPage::buildUi()
+{
+    auto *layout = new QVBoxLayout(this);
+
+    // What to run.
+    auto *runRow = new QHBoxLayout;
+    m_chatTtl = new QSpinBox(this);
+    m_chatTtl->setObjectName(QStringLiteral("chatTtl"));
+    m_sessionTtl = new QSpinBox(this);
+    m_sessionTtl->setObjectName(QStringLiteral("sessionTtl"));
+    const CleanupSettings defaults;
+    for (QSpinBox *box : {m_chatTtl, m_sessionTtl}) {
+        box->setRange(0, 36500);
+        box->setSuffix(tr(" days"));
+    }
+    m_chatTtl->setValue(defaults.chatTtlDays);
+    m_sessionTtl->setValue(defaults.sessionTtlDays);
+    m_scriptPath = new QLineEdit(defaults.scriptPath, this);
+    m_scriptPath->setObjectName(QStringLiteral("scriptPath"));
+    m_runButton = new QPushButton(tr("&Dry Run"), this);
+    m_runButton->setObjectName(QStringLiteral("dryRunButton"));
+    m_runButton->setToolTip(tr("List what would be deleted; nothing is changed"));
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("progress"));
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(120);
+    m_progress->setVisible(false);
+    runRow->addWidget(new QLabel(tr("Chat TTL:"), this));
+    runRow->addWidget(m_chatTtl);
+    runRow->addWidget(new QLabel(tr("Session TTL:"), this));
+    runRow->addWidget(m_sessionTtl);
+    runRow->addWidget(new QLabel(tr("Script:"), this));
+    runRow->addWidget(m_scriptPath, 1);
+    runRow->addWidget(m_runButton);
+    runRow->addWidget(m_progress);
+    runRow->addWidget(m_cancelButton);
+    layout->addLayout(runRow);
+
+    // How to narrow the view (and so the reviewed plan).
+    auto *filterRow = new QHBoxLayout;
+    m_kindFilter = new QComboBox(this);
+    m_kindFilter->setObjectName(QStringLiteral("kindFilter"));
+    m_kindFilter->addItem(tr("All kinds"), -1);
+    m_kindFilter->addItem(tr("Chats"), int(CleanupItem::Kind::Chat));
+    m_kindFilter->addItem(tr("Sessions"), int(CleanupItem::Kind::Session));
+    m_kindFilter->addItem(tr("Other"), int(CleanupItem::Kind::Other));
+    m_userFilter = new QLineEdit(this);
+    m_userFilter->setObjectName(QStringLiteral("userFilter"));
+    m_userFilter->setPlaceholderText(tr("User…"));
+    m_userFilter->setClearButtonEnabled(true);
+    m_minimumKib = new QSpinBox(this);
+    m_minimumKib->setObjectName(QStringLiteral("minimumSize"));
+    m_minimumKib->setRange(0, 100 * 1024 * 1024);
+    m_minimumKib->setSuffix(tr(" KiB"));
+    m_minimumKib->setPrefix(tr("≥ "));
+    m_minimumAge = new QSpinBox(this);
+    m_minimumAge->setObjectName(QStringLiteral("minimumAge"));
+    m_minimumAge->setRange(0, 36500);
+    m_minimumAge->setSuffix(tr(" days"));
+    m_minimumAge->setPrefix(tr("≥ "));
+    m_deleteOnly = new QCheckBox(tr("Only deletions"), this);
+    m_deleteOnly->setObjectName(QStringLiteral("deleteOnly"));
+    filterRow->addWidget(new QLabel(tr("Show:"), this));
+    filterRow->addWidget(m_kindFilter);
+    filterRow->addWidget(m_userFilter, 1);
+    filterRow->addWidget(new QLabel(tr("Size:"), this));
+    filterRow->addWidget(m_minimumKib);
+    filterRow->addWidget(new QLabel(tr("Age:"), this));
+    filterRow->addWidget(m_minimumAge);
+    filterRow->addWidget(m_deleteOnly);
+    layout->addLayout(filterRow);
+
+    m_diffLabel = new QLabel(this);
+    m_diffLabel->setObjectName(QStringLiteral("diffLabel"));
+    m_diffLabel->setWordWrap(true);
+    m_diffLabel->setVisible(false);
+    layout->addWidget(m_diffLabel);
+
+    m_tree = new QTreeView(this);
+    m_tree->setObjectName(QStringLiteral("planTree"));
+    m_tree->setModel(m_proxy);
+    m_tree->setSortingEnabled(true);
+    m_tree->sortByColumn(CleanupModel::SizeColumn, Qt::DescendingOrder);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(CleanupModel::NameColumn, QHeaderView::Interactive);
+    m_tree->header()->resizeSection(CleanupModel::NameColumn, 380);
+    layout->addWidget(m_tree, 1);
+
+    m_totalsLabel = new QLabel(this);
+    m_totalsLabel->setObjectName(QStringLiteral("totalsLabel"));
+    m_statusLabel = new QLabel(this);
+    m_statusLabel->setObjectName(QStringLiteral("statusLabel"));
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_totalsLabel);
+    layout->addWidget(m_statusLabel);
+
+    auto *actionRow = new QHBoxLayout;
+    m_saveButton = new QPushButton(tr("&Save Plan…"), this);
+    m_saveButton->setObjectName(QStringLiteral("saveButton"));
+    m_loadButton = new QPushButton(tr("&Load Plan…"), this);
+    m_loadButton->setObjectName(QStringLiteral("loadButton"));
+    m_exportButton = new QPushButton(tr("Export &CSV…"), this);
+    m_exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_compareButton = new QPushButton(tr("Co&mpare Plans…"), this);
+    m_compareButton->setObjectName(QStringLiteral("compareButton"));
+    m_executeButton = new QPushButton(tr("&Execute Shown Deletions…"), this);
+    m_executeButton->setObjectName(QStringLiteral("executeButton"));
+    m_executeButton->setToolTip(tr("Deletes the shown items marked delete that are unchanged "
+                                   "since the plan was made, after a typed confirmation"));
+    actionRow->addWidget(m_saveButton);
+    actionRow->addWidget(m_loadButton);
+    actionRow->addWidget(m_exportButton);
+    actionRow->addWidget(m_compareButton);
+    actionRow->addStretch(1);
+    actionRow->addWidget(m_executeButton);
+    layout->addLayout(actionRow);
+
+    connect(m_runButton, &QPushButton::clicked, this, &CleanupPage::startDryRun);
+    connect(m_cancelButton, &QPushButton::clicked, this, &CleanupPage::cancel);
+    connect(m_executeButton, &QPushButton::clicked, this, &CleanupPage::executeReviewedPlan);
+    connect(m_saveButton, &QPushButton::clicked, this, &CleanupPage::chooseSaveFile);
+    connect(m_loadButton, &QPushButton::clicked, this, &CleanupPage::chooseLoadFile);
+    connect(m_exportButton, &QPushButton::clicked, this, &CleanupPage::chooseExportFile);
+    connect(m_compareButton, &QPushButton::clicked, this, &CleanupPage::chooseCompareFiles);
+    connect(m_kindFilter, QOverload<int>::of(&QComboBox::currentIndexChanged), this,
+        &CleanupPage::applyFilters);
+    connect(m_userFilter, &QLineEdit::textChanged, this, &CleanupPage::applyFilters);
+    connect(m_minimumKib, QOverload<int>::of(&QSpinBox::valueChanged), this,
+        &CleanupPage::applyFilters);
+    connect(m_minimumAge, QOverload<int>::of(&QSpinBox::valueChanged), this,
+        &CleanupPage::applyFilters);
+    connect(m_deleteOnly, &QCheckBox::toggled, this, &CleanupPage::applyFilters);
+}
+
+void CleanupPage::setClient(OpenTerminalClient *client)
+{
+    if (client != m_client && isRunning())
+        cancel();
+    m_client = client;
+    updateButtons();
+}
+
+void CleanupPage::setAuditContext(const QString &profile, const QString &server)
+{
+    m_auditProfile = profile;
+    m_auditServer = server;
+}
+
+void CleanupPage::setConfirmationPrompter(const ConfirmationPrompter &prompter)
+{
+    m_prompter = prompter ? prompter : ConfirmationPrompter(defaultPrompt);
+}
+
+void CleanupPage::setHomeRoot(const QString &homeRoot)
+{
+    m_homeRoot = homeRoot;
+}
+
+bool CleanupPage::isRunning() const
+{
+    return m_runner && m_runner->isRunning();
+}
+
+CleanupSettings CleanupPage::settings() const
+{
+    CleanupSettings result;
+    result.chatTtlDays = m_chatTtl->value();
+    result.sessionTtlDays = m_sessionTtl->value();
+    result.scriptPath = m_scriptPath->text().trimmed();
+    result.homeRoot = m_homeRoot;
+    return result;
+}
+
+void CleanupPage::applyFilters()
+{
+    QVector<CleanupItem::Kind> kinds;
+    const int kind = m_kindFilter->currentData().toInt();
+    if (kind >= 0)
+        kinds << CleanupItem::Kind(kind);
+    m_proxy->setKinds(kinds);
+    m_proxy->setUserFilter(m_userFilter->text().trimmed());
+    m_proxy->setMinimumBytes(qint64(m_minimumKib->value()) * 1024);
+    m_proxy->setMinimumAgeDays(m_minimumAge->value());
+    m_proxy->setDeleteOnly(m_deleteOnly->isChecked());
+    m_tree->expandAll();
+    updateTotals();
+    updateButtons();
+}
+
+CleanupPlan CleanupPage::reviewedPlan() const
+{
+    QSet<QString> shown;
+    for (int userRow = 0; userRow < m_proxy->rowCount(); ++userRow) {
+        const QModelIndex user = m_proxy->index(userRow, 0);
+        for (int row = 0; row < m_proxy->rowCount(user); ++row) {
+            if (const CleanupItem *item
+                = m_model->itemAt(m_proxy->mapToSource(m_proxy->index(row, 0, user))))
+                shown.insert(item->key());
+        }
+    }
+    return m_plan.filtered([&](const CleanupItem &item) {
+        return item.action == CleanupItem::Action::Delete && shown.contains(item.key());
+    });
+}
+
+void CleanupPage::updateTotals()
+{
+    qsizetype shownItems = 0;
+    qint64 shownBytes = 0;
+    qsizetype deleteItems = 0;
+    qint64 deleteBytes = 0;
+    int users = 0;
+    for (int userRow = 0; userRow < m_proxy->rowCount(); ++userRow) {
+        const QModelIndex user = m_proxy->index(userRow, 0);
+        const int rows = m_proxy->rowCount(user);
+        if (rows > 0)
+            ++users;
+        for (int row = 0; row < rows; ++row) {
+            const CleanupItem *item
+                = m_model->itemAt(m_proxy->mapToSource(m_proxy->index(row, 0, user)));
+            if (!item)
+                continue;
+            ++shownItems;
+            shownBytes += item->bytes;
+            if (item->action == CleanupItem::Action::Delete) {
+                ++deleteItems;
+                deleteBytes += item->bytes;
+            }
+        }
+    }
+    m_totalsLabel->setText(
+        tr("Shown: %1 of %2 users (%3) · to delete: %4 (%5) · whole plan: %6, "
+           "%7 to delete")
+            .arg(itemCountText(shownItems))
+            .arg(users)
+            .arg(CleanupModel::formatBytes(shownBytes), itemCountText(deleteItems),
+                CleanupModel::formatBytes(deleteBytes), itemCountText(m_model->itemCount()),
+                CleanupModel::formatBytes(m_model->deleteBytes())));
+}
+
+void CleanupPage::updateButtons()
+{
+    const bool running = isRunning();
+    const bool hasPlan = !m_plan.isEmpty();
+    // Only a plan made by a dry run (or loaded from one) is a plan to execute.
+    const bool executable = hasPlan && !m_executing
+        && m_plan.summary().mode != QLatin1String("execute")
+        && !m_plan.itemsWith(CleanupItem::Action::Delete).isEmpty();
+    m_runButton->setEnabled(m_client && !running);
+    m_cancelButton->setEnabled(running);
+    m_progress->setVisible(running);
+    m_saveButton->setEnabled(hasPlan && !running);
+    m_exportButton->setEnabled(hasPlan && !running);
+    m_loadButton->setEnabled(!running);
+    m_compareButton->setEnabled(!running);
+    m_executeButton->setEnabled(m_client && !running && executable);
+}
+
+void CleanupPage::setStatus(const QString &text, bool error)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+}
+
+void CleanupPage::showPlan(const CleanupPlan &plan)
+{
+    m_model->setPlan(plan);
+    m_tree->expandAll();
+    updateTotals();
+    updateButtons();
+}
+
+void CleanupPage::showDiff(const CleanupPlan &before, const CleanupPlan &after)
+{
+    const CleanupPlanDiff diff = CleanupPlanDiff::between(before, after);
+    QSet<QString> added;
+    for (const CleanupItem &item : diff.added)
+        added.insert(item.key());
+    m_proxy->setAddedKeys(added);
+    if (diff.isEmpty()) {
+        m_diffLabel->setText(tr("Compared with the previous plan: the same items are deleted."));
+    } else {
+        QStringList removedPaths;
+        for (const CleanupItem &item : diff.removed)
+            removedPaths << item.path;
+        m_diffLabel->setText(
+            tr("Compared with the previous plan: +%1 (+%2) to delete (marked), "
+               "−%3 (−%4) no longer deleted.")
+                .arg(itemCountText(diff.added.size()), CleanupModel::formatBytes(diff.addedBytes),
+                    itemCountText(diff.removed.size()),
+                    CleanupModel::formatBytes(diff.removedBytes)));
+        m_diffLabel->setToolTip(removedPaths.isEmpty()
+                ? QString()
+                : tr("No longer deleted:\n%1").arg(removedPaths.join(QLatin1Char('\n'))));
+    }
+    m_diffLabel->setVisible(true);
+}
+
+void CleanupPage::startDryRun()
+{
+    if (!m_client || isRunning())
+        return;
+    if (m_runner)
+        m_runner->deleteLater();
+    m_runner = new CleanupRunner(m_client, this);
+    m_runner->setSettings(settings());
+    m_executing = false;
+    m_cancelled = false;
+    m_model->clear();
+    connect(m_runner, &CleanupRunner::itemReceived, this, [this](const CleanupItem &item) {
+        m_model->addItem(item);
+        setStatus(tr("Dry run… %1 found").arg(itemCountText(m_model->itemCount())));
+    });
+    connect(m_runner, &CleanupRunner::finished, this, &CleanupPage::runnerFinished);
+    connect(m_runner, &CleanupRunner::failed, this, &CleanupPage::runnerFailed);
+    m_runner->startDryRun();
+    setStatus(tr("Dry run as the server account…"));
+    updateButtons();
+}
+
+void CleanupPage::executeReviewedPlan()
+{
+    if (!m_client || isRunning())
+        return;
+    const CleanupPlan reviewed = reviewedPlan();
+    const qsizetype count = reviewed.items().size();
+    if (count == 0) {
+        setStatus(tr("No shown item is marked for deletion; nothing to execute."), true);
+        return;
+    }
+    const QString bytes
+        = CleanupModel::formatBytes(reviewed.totalBytes(CleanupItem::Action::Delete));
+    const QString expected = QStringLiteral("delete ") + itemCountText(count);
+    const QString question
+        = tr("This permanently deletes %1 (%2) on the server, as shown in the tree. Items "
+             "changed since the plan was made are skipped.\n\nType \"%3\" to confirm:")
+              .arg(itemCountText(count), bytes, expected);
+    const QString typed = m_prompter(this, question, expected).trimmed();
+    if (typed != expected) {
+        setStatus(typed.isEmpty()
+                ? tr("Execution cancelled; nothing was deleted.")
+                : tr("The confirmation did not match \"%1\"; nothing was deleted.").arg(expected),
+            true);
+        return;
+    }
+    if (m_runner)
+        m_runner->deleteLater();
+    m_runner = new CleanupRunner(m_client, this);
+    m_runner->setSettings(settings());
+    m_runner->setAuditContext(m_auditProfile, m_auditServer);
+    m_executing = true;
+    m_cancelled = false;
+    m_proxy->setAddedKeys({});
+    m_diffLabel->setVisible(false);
+    connect(m_runner, &CleanupRunner::finished, this, &CleanupPage::runnerFinished);
+    connect(m_runner, &CleanupRunner::failed, this, &CleanupPage::runnerFailed);
+    m_runner->startExecute(reviewed);
+    setStatus(tr("Executing the reviewed plan (%1, %2)…").arg(itemCountText(count), bytes));
+    updateButtons();
+}
+
+void CleanupPage::cancel()
+{
+    if (!isRunning())
+        return;
+    m_cancelled = true;
+    m_runner->cancel();
+}
+
+void CleanupPage::runnerFinished(int exitCode)
+{
+    const CleanupPlan result = m_runner->result();
+    const QString messages = m_runner->messages().join(QLatin1Char('\n'));
+    if (m_executing) {
+        m_executing = false;
+        m_plan = result;
+        showPlan(result);
+        const QHash<QString, int> outcomes = result.outcomeCounts();
+        setStatus(tr("Executed (exit %1): %2 deleted, %3 skipped because changed, %4 refused, "
+                     "%5 failed.")
+                      .arg(exitCode)
+                      .arg(outcomes.value(QStringLiteral("deleted")))
+                      .arg(outcomes.value(QStringLiteral("skipped-changed")))
+                      .arg(outcomes.value(QStringLiteral("refused")))
+                      .arg(outcomes.value(QStringLiteral("failed")))
+                + (messages.isEmpty() ? QString() : QLatin1Char('\n') + messages),
+            outcomes.value(QStringLiteral("failed")) > 0);
+    } else if (m_cancelled || exitCode != 0) {
+        showPlan(m_plan);
+        setStatus(m_cancelled
+                ? tr("Dry run cancelled; the previous plan is shown.")
+                : tr("The cleanup script failed (exit %1). %2").arg(exitCode).arg(messages),
+            !m_cancelled);
+    } else {
+        const bool compare = !m_plan.isEmpty() && m_plan.summary().mode != QLatin1String("execute");
+        if (compare) {
+            m_previousPlan = m_plan;
+            showDiff(m_previousPlan, result);
+        } else {
+            m_proxy->setAddedKeys({});
+            m_diffLabel->setVisible(false);
+        }
+        m_plan = result;
+        showPlan(result);
+        setStatus(tr("Dry run done: %1 (chat TTL %2 days, session TTL %3 days).")
+                      .arg(itemCountText(result.items().size()))
+                      .arg(result.summary().chatTtlDays)
+                      .arg(result.summary().sessionTtlDays));
+    }
+    updateButtons();
+    Q_EMIT runFinished();
+}
+
+void CleanupPage::runnerFailed(const QString &message)
+{
+    const bool executing = m_executing;
+    m_executing = false;
+    if (executing && !m_runner->result().items().isEmpty()) {
+        // Some items may already be gone: show what was reported.
+        m_plan = m_runner->result();
+    }
+    showPlan(m_plan);
+    setStatus(m_cancelled
+            ? tr("Cancelled: %1").arg(message)
+            : (executing ? tr("Execution failed: %1") : tr("Dry run failed: %1")).arg(message),
+        true);
+    updateButtons();
+    Q_EMIT runFinished();
+}
+
+bool CleanupPage::savePlan(const QString &fileName, QString *error) const
+{
+    return m_plan.save(fileName, error);
+}
+
+bool CleanupPage::loadPlan(const QString &fileName, QString *error)
+{
+    CleanupPlan loaded;
+    if (!CleanupPlan::load(fileName, &loaded, error))
+        return false;
+    m_plan = loaded;
+    m_proxy->setAddedKeys({});
+    m_diffLabel->setVisible(false);
+    showPlan(m_plan);
+    if (loaded.problems().isEmpty())
+        setStatus(tr("Loaded %1 from %2.").arg(itemCountText(loaded.items().size()), fileName));
+    else
+        setStatus(tr("Loaded %1 from %2; %3 lines were not understood.")
+                      .arg(itemCountText(loaded.items().size()), fileName)
+                      .arg(loaded.problems().size()),
+            true);
+    return true;
+}
+
+bool CleanupPage::exportCsv(const QString &fileName, QString *error) const
+{
+    return writeFile(fileName, m_plan.toCsv().toUtf8(), error);
+}
+
+bool CleanupPage::comparePlans(const QString &beforeFile, const QString &afterFile, QString *error)
+{
+    CleanupPlan before;
+    CleanupPlan after;
+    if (!CleanupPlan::load(beforeFile, &before, error)
+        || !CleanupPlan::load(afterFile, &after, error))
+        return false;
+    showDiff(before, after);
+    m_plan = after;
+    showPlan(after);
+    setStatus(tr("Showing %1 compared with %2.").arg(afterFile, beforeFile));
+    return true;
+}
+
+void CleanupPage::chooseSaveFile()
+{
+    const QString fileName = QFileDialog::getSaveFileName(
+        this, tr("Save Cleanup Plan"), QString(), tr("Cleanup plans (*.jsonl)"));
+    QString error;
+    if (!fileName.isEmpty() && !savePlan(fileName, &error))
+        setStatus(tr("Could not save %1: %2").arg(fileName, error), true);
+}
+
+void CleanupPage::chooseLoadFile()
+{
+    const QString fileName = QFileDialog::getOpenFileName(
+        this, tr("Load Cleanup Plan"), QString(), tr("Cleanup plans (*.jsonl);;All files (*)"));
+    QString error;
+    if (!fileName.isEmpty() && !loadPlan(fileName, &error))
+        setStatus(tr("Could not load %1: %2").arg(fileName, error), true);
+}
+
+void CleanupPage::chooseExportFile()
+{
+    const QString fileName = QFileDialog::getSaveFileName(
+        this, tr("Export Cleanup Plan"), QString(), tr("CSV files (*.csv)"));
+    QString error;
+    if (!fileName.isEmpty() && !exportCsv(fileName, &error))
+        setStatus(tr("Could not export %1: %2").arg(fileName, error), true);
+}
+
+void CleanupPage::chooseCompareFiles()
+{
+    const QString filter = tr("Cleanup plans (*.jsonl);;All files (*)");
+    const QString before
+        = QFileDialog::getOpenFileName(this, tr("Earlier Cleanup Plan"), QString(), filter);
+    if (before.isEmpty())
+        return;
+    const QString after
+        = QFileDialog::getOpenFileName(this, tr("Later Cleanup Plan"), QString(), filter);
+    QString error;
+    if (!after.isEmpty() && !comparePlans(before, after, &error))
+        setStatus(tr("Could not compare the plans: %1").arg(error), true);
+}
+
+} // namespace sandscope

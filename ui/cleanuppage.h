@@ -1,0 +1,128 @@
+#pragma once
+// The cleanup dry-run viewer: runs sandbox/cleanup.sh as the server account with the TTLs
+// given here, shows the plan as a tree user → chats/sessions with totals, filters and sorts
+// it, compares it with the previous run (what-if) or with a saved plan, saves/loads/exports
+// plans, and executes the reviewed plan after a typed confirmation.
+//
+// The reviewed plan is what the tree shows: only `delete` items that pass the current filters
+// are executed, so narrowing the view narrows what is deleted.
+
+#include "cleanupplan.h"
+#include "cleanuprunner.h"
+
+#include <QSet>
+#include <QWidget>
+
+#include <functional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTreeView;
+
+namespace sandscope {
+
+class CleanupModel;
+class CleanupMarkingProxy;
+class OpenTerminalClient;
+
+class CleanupPage : public QWidget {
+    Q_OBJECT
+public:
+    // Asks the person to type `expected` after reading `question`; returns what was typed
+    // (empty when cancelled). Replaceable so tests can answer.
+    using ConfirmationPrompter
+        = std::function<QString(QWidget *parent, const QString &question, const QString &expected)>;
+
+    // Data role on item rows of the view: true when the item is new since the compared plan.
+    static constexpr int AddedRole = Qt::UserRole + 64;
+
+    explicit CleanupPage(QWidget *parent = nullptr);
+    ~CleanupPage() override;
+
+    // nullptr = not connected (running is disabled).
+    void setClient(OpenTerminalClient *client);
+    void setAuditContext(const QString &profile, const QString &server);
+    void setConfirmationPrompter(const ConfirmationPrompter &prompter);
+    // Empty = the script's default (/home).
+    void setHomeRoot(const QString &homeRoot);
+
+    const CleanupPlan &plan() const { return m_plan; }
+    // The `delete` items that pass the current filters.
+    CleanupPlan reviewedPlan() const;
+    bool isRunning() const;
+
+    bool savePlan(const QString &fileName, QString *error) const;
+    bool loadPlan(const QString &fileName, QString *error);
+    bool exportCsv(const QString &fileName, QString *error) const;
+    // Shows the difference from the plan in `before` to the one in `after`.
+    bool comparePlans(const QString &beforeFile, const QString &afterFile, QString *error);
+
+public Q_SLOTS:
+    void startDryRun();
+    // Asks for the typed confirmation, then executes reviewedPlan().
+    void executeReviewedPlan();
+    void cancel();
+
+Q_SIGNALS:
+    // A dry run or execution ended (successfully or not).
+    void runFinished();
+
+private:
+    void buildUi();
+    void applyFilters();
+    void showPlan(const CleanupPlan &plan);
+    void showDiff(const CleanupPlan &before, const CleanupPlan &after);
+    void updateTotals();
+    void updateButtons();
+    void setStatus(const QString &text, bool error = false);
+    void runnerFinished(int exitCode);
+    void runnerFailed(const QString &message);
+    CleanupSettings settings() const;
+
+    void chooseSaveFile();
+    void chooseLoadFile();
+    void chooseExportFile();
+    void chooseCompareFiles();
+
+    OpenTerminalClient *m_client = nullptr;
+    CleanupRunner *m_runner = nullptr;
+    QString m_auditProfile;
+    QString m_auditServer;
+    ConfirmationPrompter m_prompter;
+    QString m_homeRoot;
+
+    CleanupPlan m_plan;
+    CleanupPlan m_previousPlan; // the last dry run before the current one
+    bool m_executing = false;
+    bool m_cancelled = false;
+
+    CleanupModel *m_model;
+    CleanupMarkingProxy *m_proxy;
+    QSpinBox *m_chatTtl;
+    QSpinBox *m_sessionTtl;
+    QLineEdit *m_scriptPath;
+    QPushButton *m_runButton;
+    QPushButton *m_cancelButton;
+    QProgressBar *m_progress;
+    QComboBox *m_kindFilter;
+    QLineEdit *m_userFilter;
+    QSpinBox *m_minimumKib;
+    QSpinBox *m_minimumAge;
+    QCheckBox *m_deleteOnly;
+    QTreeView *m_tree;
+    QLabel *m_totalsLabel;
+    QLabel *m_diffLabel;
+    QLabel *m_statusLabel;
+    QPushButton *m_saveButton;
+    QPushButton *m_loadButton;
+    QPushButton *m_exportButton;
+    QPushButton *m_compareButton;
+    QPushButton *m_executeButton;
+};
+
+} // namespace sandscope

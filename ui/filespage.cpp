@@ -1,0 +1,1617 @@
+#include "filespage.h"
+
+#include "auditlog.h"
+#include "breadcrumbbar.h"
+#include "chatindex.h"
+#include "filefilterproxy.h"
+#include "messagebar.h"
+#include "openterminalclient.h"
+#include "previewkind.h"
+#include "previewpage.h"
+#include "previewpane.h"
+#include "remotefilemodel.h"
+#include "ui_filespage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHash>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QMimeDatabase>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace sandscope {
+
+namespace {
+
+QString dialogText(const char *text)
+{
+    return QCoreApplication::translate("sandscope::FilesPage", text);
+}
+
+QString parentPath(const QString &path)
+{
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    if (slash <= 0)
+        return QStringLiteral("/");
+    return path.left(slash);
+}
+
+QString joinPath(const QString &folder, const QString &name)
+{
+    if (folder.endsWith(QLatin1Char('/')))
+        return folder + name;
+    return folder + QLatin1Char('/') + name;
+}
+
+QString normalizedRemotePath(const QString &path)
+{
+    QString cleaned = QDir::cleanPath(path.trimmed());
+    return cleaned.isEmpty() ? QString() : cleaned;
+}
+
+// A name the user typed for a new item: a relative path below the folder, never climbing out.
+bool acceptableName(const QString &name, QString *why)
+{
+    if (name.isEmpty()) {
+        *why = dialogText("The name is empty.");
+        return false;
+    }
+    const QStringList parts = name.split(QLatin1Char('/'));
+    for (const QString &part : parts) {
+        if (part.isEmpty() || part == QLatin1String(".") || part == QLatin1String("..")) {
+            *why = dialogText("\u201c%1\u201d is not a usable name.").arg(name);
+            return false;
+        }
+    }
+    return true;
+}
+
+// A padlock, for themes without "object-locked"/"object-unlocked".
+QIcon paintedLockIcon(bool locked, const QColor &colour)
+{
+    QIcon icon;
+    for (const int size : {16, 22, 32, 48}) {
+        QPixmap pixmap(size, size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        const qreal unit = size / 16.0;
+        QPen pen(colour, 1.6 * unit);
+        pen.setCapStyle(Qt::RoundCap);
+        painter.setPen(pen);
+        painter.setBrush(Qt::NoBrush);
+        // The shackle: closed over the body, or swung open to the right.
+        QPainterPath shackle;
+        const qreal left = 4.5 * unit;
+        const qreal right = 11.5 * unit;
+        const qreal top = 1.8 * unit;
+        const qreal bottom = 7.5 * unit;
+        if (locked) {
+            shackle.moveTo(left, bottom);
+            shackle.lineTo(left, 5 * unit);
+            shackle.arcTo(QRectF(left, top, right - left, 6.4 * unit), 180, -180);
+            shackle.lineTo(right, bottom);
+        } else {
+            shackle.moveTo(right, bottom);
+            shackle.lineTo(right, 5 * unit);
+            shackle.arcTo(QRectF(right, top, right - left, 6.4 * unit), 180, -180);
+        }
+        painter.drawPath(shackle);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(colour);
+        painter.drawRoundedRect(QRectF(2.5 * unit, 7 * unit, 11 * unit, 8 * unit), unit, unit);
+        painter.setBrush(Qt::white);
+        painter.drawEllipse(QPointF(8 * unit, 10.6 * unit), 1.2 * unit, 1.2 * unit);
+        painter.end();
+        icon.addPixmap(pixmap);
+    }
+    return icon;
+}
+
+QIcon themeIcon(const QWidget *widget, const char *name, QStyle::StandardPixmap fallback)
+{
+    return QIcon::fromTheme(QLatin1String(name), widget->style()->standardIcon(fallback));
+}
+
+// Icons by MIME type, the folder's load state shown after its name ("loading…" or why it
+// could not be listed, in the error colour), and a warning icon on a refused folder.
+class FileItemDelegate : public QStyledItemDelegate {
+public:
+    explicit FileItemDelegate(QObject *parent)
+        : QStyledItemDelegate(parent)
+    {
+    }
+
+    static QString stateText(const QModelIndex &index)
+    {
+        if (index.column() != RemoteFileModel::NameColumn)
+            return QString();
+        switch (RemoteFileModel::LoadState(index.data(RemoteFileModel::LoadStateRole).toInt())) {
+        case RemoteFileModel::LoadState::Loading:
+            return dialogText("loading\u2026");
+        case RemoteFileModel::LoadState::Failed:
+            return index.data(RemoteFileModel::ErrorRole).toString();
+        default:
+            return QString();
+        }
+    }
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+        const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem item(option);
+        initStyleOption(&item, index);
+        const QString suffix = stateText(index);
+        const QWidget *widget = option.widget;
+        QStyle *style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &item, painter, widget);
+        if (suffix.isEmpty())
+            return;
+        const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &item, widget);
+        const QFontMetrics metrics(item.font);
+        const int nameWidth = metrics.horizontalAdvance(item.text) + metrics.averageCharWidth() * 2;
+        const QRect suffixRect = textRect.adjusted(nameWidth, 0, 0, 0);
+        if (suffixRect.width() < metrics.averageCharWidth() * 4)
+            return;
+        const bool failed = index.data(RemoteFileModel::LoadStateRole).toInt()
+            == int(RemoteFileModel::LoadState::Failed);
+        painter->save();
+        QFont font = item.font;
+        font.setItalic(true);
+        painter->setFont(font);
+        const bool selected = option.state & QStyle::State_Selected;
+        QColor colour = selected ? option.palette.color(QPalette::HighlightedText)
+                                 : option.palette.color(QPalette::Disabled, QPalette::Text);
+        if (failed && !selected)
+            colour = QColor(0xc6, 0x28, 0x28);
+        painter->setPen(colour);
+        painter->drawText(suffixRect, Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font).elidedText(suffix, Qt::ElideRight, suffixRect.width()));
+        painter->restore();
+    }
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() == RemoteFileModel::SizeColumn) {
+            option->displayAlignment = Qt::AlignRight | Qt::AlignVCenter;
+            return;
+        }
+        if (index.column() == RemoteFileModel::TypeColumn) {
+            // "PNG image" reads better than "image/png"; the MIME name stays in the tooltip.
+            const QMimeType type = m_mimeDatabase.mimeTypeForName(option->text);
+            if (type.isValid() && !type.comment().isEmpty())
+                option->text = type.comment();
+            return;
+        }
+        if (index.column() != RemoteFileModel::NameColumn)
+            return;
+        option->features |= QStyleOptionViewItem::HasDecoration;
+        option->icon = iconFor(index, option->widget);
+        if (option->decorationSize.width() < 16)
+            option->decorationSize = QSize(16, 16);
+    }
+
+private:
+    QIcon iconFor(const QModelIndex &index, const QWidget *widget) const
+    {
+        const QStyle *style = widget ? widget->style() : QApplication::style();
+        if (index.data(RemoteFileModel::IsDirectoryRole).toBool()) {
+            const auto state
+                = RemoteFileModel::LoadState(index.data(RemoteFileModel::LoadStateRole).toInt());
+            if (state == RemoteFileModel::LoadState::Failed)
+                return style->standardIcon(QStyle::SP_MessageBoxWarning);
+            if (index.data(RemoteFileModel::IsLocationRole).toBool())
+                return QIcon::fromTheme(
+                    QStringLiteral("user-home"), style->standardIcon(QStyle::SP_DirHomeIcon));
+            return QIcon::fromTheme(
+                QStringLiteral("folder"), style->standardIcon(QStyle::SP_DirIcon));
+        }
+        const QString mimeName = index.data(RemoteFileModel::MimeTypeRole).toString();
+        auto cached = m_icons.constFind(mimeName);
+        if (cached != m_icons.constEnd())
+            return *cached;
+        const QMimeType type = m_mimeDatabase.mimeTypeForName(mimeName);
+        QIcon icon = QIcon::fromTheme(type.iconName(),
+            QIcon::fromTheme(type.genericIconName(), style->standardIcon(QStyle::SP_FileIcon)));
+        m_icons.insert(mimeName, icon);
+        return icon;
+    }
+
+    QMimeDatabase m_mimeDatabase;
+    mutable QHash<QString, QIcon> m_icons;
+};
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Dialogs
+
+bool DialogPrompter::confirm(
+    QWidget *parent, const QString &title, const QString &question, const QString &acceptText)
+{
+    QMessageBox box(QMessageBox::Question, title, question, QMessageBox::NoButton, parent);
+    QPushButton *accept = box.addButton(acceptText, QMessageBox::AcceptRole);
+    QPushButton *cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(cancel);
+    box.exec();
+    return box.clickedButton() == accept;
+}
+
+QString DialogPrompter::askName(
+    QWidget *parent, const QString &title, const QString &label, const QString &initial)
+{
+    bool ok = false;
+    const QString text
+        = QInputDialog::getText(parent, title, label, QLineEdit::Normal, initial, &ok);
+    return ok ? text.trimmed() : QString();
+}
+
+bool DialogPrompter::editText(QWidget *parent, const QString &title, QString *text)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    auto *layout = new QVBoxLayout(&dialog);
+    auto *editor = new QPlainTextEdit(&dialog);
+    editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    editor->setLineWrapMode(QPlainTextEdit::NoWrap);
+    editor->setPlainText(*text);
+    auto *buttons
+        = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dialog);
+    layout->addWidget(editor);
+    layout->addWidget(buttons);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    dialog.resize(820, 600);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    *text = editor->toPlainText();
+    return true;
+}
+
+QStringList DialogPrompter::askUploadFiles(QWidget *parent)
+{
+    return QFileDialog::getOpenFileNames(parent, dialogText("Upload Files"));
+}
+
+QString DialogPrompter::askSavePath(QWidget *parent, const QString &suggestedName)
+{
+    return QFileDialog::getSaveFileName(
+        parent, dialogText("Save As"), QDir::home().filePath(suggestedName));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tree
+
+FileTreeView::FileTreeView(QWidget *parent)
+    : QTreeView(parent)
+{
+    setAcceptDrops(true);
+    viewport()->setAcceptDrops(true);
+    setDragDropMode(QAbstractItemView::DropOnly);
+    setDropIndicatorShown(true);
+}
+
+QStringList FileTreeView::localFiles(const QMimeData *mime)
+{
+    QStringList paths;
+    if (!mime || !mime->hasUrls())
+        return paths;
+    for (const QUrl &url : mime->urls()) {
+        if (!url.isLocalFile())
+            return {};
+        paths << url.toLocalFile();
+    }
+    return paths;
+}
+
+void FileTreeView::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!m_acceptingFiles || localFiles(event->mimeData()).isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->setDropAction(Qt::CopyAction);
+    event->accept();
+}
+
+void FileTreeView::dragMoveEvent(QDragMoveEvent *event)
+{
+    if (!m_acceptingFiles || localFiles(event->mimeData()).isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->setDropAction(Qt::CopyAction);
+    event->accept();
+}
+
+void FileTreeView::dropEvent(QDropEvent *event)
+{
+    const QStringList paths = localFiles(event->mimeData());
+    if (paths.isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->setDropAction(Qt::CopyAction);
+    event->accept();
+#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
+    const QPoint position = event->position().toPoint();
+#else
+    const QPoint position = event->pos();
+#endif
+    Q_EMIT filesDropped(paths, indexAt(position));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+
+FilesPage::FilesPage(QWidget *parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::FilesPage>())
+{
+    m_ui->setupUi(this);
+    setObjectName(QStringLiteral("filesPage"));
+
+    m_proxy = new FileFilterProxy(this);
+    auto *chatProxy = new QSortFilterProxyModel(this);
+    chatProxy->setObjectName(QStringLiteral("chatProxy"));
+    chatProxy->setSortRole(ChatIndexModel::SortRole);
+
+    FileTreeView *tree = m_ui->treeView;
+    tree->setModel(m_proxy);
+    tree->setItemDelegate(new FileItemDelegate(tree));
+    tree->sortByColumn(RemoteFileModel::NameColumn, Qt::AscendingOrder);
+    tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tree->setAnimated(false);
+    tree->header()->setStretchLastSection(false);
+
+    QTreeView *chats = m_ui->chatView;
+    chats->setModel(chatProxy);
+    chats->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    chats->sortByColumn(ChatIndexModel::LastActivityColumn, Qt::DescendingOrder);
+    chats->header()->setStretchLastSection(false);
+    // Per-column sizing is lost whenever a model resets; applied again each time.
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &FilesPage::applyColumnLayout);
+    connect(chatProxy, &QAbstractItemModel::modelReset, this, &FilesPage::applyColumnLayout);
+    QFont title = m_ui->chatsTitle->font();
+    title.setBold(true);
+    m_ui->chatsTitle->setFont(title);
+    m_ui->homeButton->setIcon(themeIcon(this, "user-home", QStyle::SP_DirHomeIcon));
+    m_ui->reloadChatsButton->setIcon(themeIcon(this, "view-refresh", QStyle::SP_BrowserReload));
+    m_ui->leftSplitter->setStretchFactor(0, 1);
+    m_ui->leftSplitter->setStretchFactor(1, 3);
+    m_ui->leftSplitter->setSizes({150, 450});
+    m_ui->mainSplitter->setStretchFactor(0, 3);
+    m_ui->mainSplitter->setStretchFactor(1, 2);
+    m_ui->mainSplitter->setSizes({680, 420});
+    m_ui->pageLayout->setStretchFactor(m_ui->mainSplitter, 1);
+    m_ui->busyIndicator->hide();
+    m_ui->readOnlyBanner->hide();
+    m_ui->readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
+
+    createActions();
+
+    connect(tree, &FileTreeView::filesDropped, this,
+        [this](const QStringList &paths, const QModelIndex &target) {
+            QMimeData mime;
+            QList<QUrl> urls;
+            for (const QString &path : paths)
+                urls << QUrl::fromLocalFile(path);
+            mime.setUrls(urls);
+            dropFiles(&mime, target);
+        });
+    connect(tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex &current) { currentChanged(current); });
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { currentChanged({}); });
+    connect(chats, &QTreeView::clicked, this, [this, chatProxy](const QModelIndex &index) {
+        showChat(chatProxy->index(index.row(), 0).data(ChatIndexModel::PathRole).toString());
+    });
+    connect(chats, &QTreeView::activated, this, [this, chatProxy](const QModelIndex &index) {
+        showChat(chatProxy->index(index.row(), 0).data(ChatIndexModel::PathRole).toString());
+    });
+    connect(m_ui->homeButton, &QToolButton::clicked, this, &FilesPage::showHome);
+    connect(m_ui->reloadChatsButton, &QToolButton::clicked, this, &FilesPage::reloadChats);
+    connect(m_ui->breadcrumb, &BreadcrumbBar::pathActivated, this, &FilesPage::goToPath);
+    connect(m_ui->preview, &PreviewPane::loadAllRequested, this, &FilesPage::loadAll);
+    connect(m_ui->preview, &PreviewPane::openRunRequested, this, [this] {
+        const Selected item = selected();
+        if (item.isValid() && !item.isDirectory)
+            Q_EMIT openRunRequested(item.path, QString());
+    });
+
+    setClient(nullptr);
+}
+
+FilesPage::~FilesPage()
+{
+    cancelPreview();
+}
+
+void FilesPage::applyColumnLayout()
+{
+    QHeaderView *header = m_ui->treeView->header();
+    if (header->count() == RemoteFileModel::ColumnCount) {
+        header->setSectionResizeMode(RemoteFileModel::NameColumn, QHeaderView::Stretch);
+        header->setSectionResizeMode(RemoteFileModel::SizeColumn, QHeaderView::Interactive);
+        const QFontMetrics metrics(m_ui->treeView->font());
+        const QString sampleTime = QLocale().toString(
+            QDateTime(QDate(2026, 12, 28), QTime(23, 59)), QLocale::ShortFormat);
+        header->resizeSection(
+            RemoteFileModel::SizeColumn, metrics.horizontalAdvance(QStringLiteral("000.00 KiB")));
+        header->resizeSection(
+            RemoteFileModel::ModifiedColumn, metrics.horizontalAdvance(sampleTime) + 10);
+        header->resizeSection(
+            RemoteFileModel::TypeColumn, metrics.horizontalAdvance(QStringLiteral("Markdown doc")));
+    }
+    QHeaderView *chatHeader = m_ui->chatView->header();
+    if (chatHeader->count() == ChatIndexModel::ColumnCount) {
+        chatHeader->setSectionResizeMode(ChatIndexModel::ChatColumn, QHeaderView::Stretch);
+        chatHeader->setSectionResizeMode(ChatIndexModel::SizeColumn, QHeaderView::ResizeToContents);
+        chatHeader->setSectionResizeMode(
+            ChatIndexModel::LastActivityColumn, QHeaderView::ResizeToContents);
+    }
+}
+
+void FilesPage::createActions()
+{
+    m_toolBar = new QToolBar(this);
+    m_toolBar->setObjectName(QStringLiteral("filesToolBar"));
+    m_toolBar->setIconSize(QSize(18, 18));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    m_ui->pageLayout->insertWidget(0, m_toolBar);
+
+    const auto make = [this](const QString &text, const QIcon &icon, const QString &tip,
+                          const QKeySequence &shortcut, void (FilesPage::*slot)()) {
+        auto *action = new QAction(icon, text, this);
+        action->setProperty("baseToolTip", tip);
+        action->setToolTip(tip);
+        if (!shortcut.isEmpty()) {
+            action->setShortcut(shortcut);
+            action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        }
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action);
+        return action;
+    };
+    m_upload = make(tr("Upload…"), themeIcon(this, "document-import", QStyle::SP_ArrowUp),
+        tr("Upload local files into the selected folder (or drop files onto a folder)"),
+        QKeySequence(tr("Ctrl+U")), &FilesPage::upload);
+    m_download = make(tr("Download…"), themeIcon(this, "document-save", QStyle::SP_ArrowDown),
+        tr("Save the selected file, or the selected folder as a ZIP archive"),
+        QKeySequence(tr("Ctrl+S")), &FilesPage::download);
+    m_newFolder
+        = make(tr("New Folder…"), themeIcon(this, "folder-new", QStyle::SP_FileDialogNewFolder),
+            tr("Create a folder in the selected folder"), QKeySequence(tr("Ctrl+Shift+N")),
+            &FilesPage::newFolder);
+    m_newFile = make(tr("New Text File…"), themeIcon(this, "document-new", QStyle::SP_FileIcon),
+        tr("Create a text file in the selected folder"), QKeySequence(tr("Ctrl+N")),
+        &FilesPage::newTextFile);
+    m_edit = make(tr("Edit…"), themeIcon(this, "document-edit", QStyle::SP_FileDialogContentsView),
+        tr("Edit the selected text file and save it to the server"), QKeySequence(tr("Ctrl+E")),
+        &FilesPage::editSelected);
+    m_rename = make(tr("Rename or Move…"),
+        themeIcon(this, "edit-rename", QStyle::SP_FileDialogDetailedView),
+        tr("Rename the selected item; a path moves it"), QKeySequence(Qt::Key_F2),
+        &FilesPage::renameSelected);
+    m_delete = make(tr("Delete…"), themeIcon(this, "edit-delete", QStyle::SP_TrashIcon),
+        tr("Delete the selected file or folder"), QKeySequence(QKeySequence::Delete),
+        &FilesPage::deleteSelected);
+    m_refresh = make(tr("Refresh"), themeIcon(this, "view-refresh", QStyle::SP_BrowserReload),
+        tr("List the selected folder again; other folders stay as they are (F5)"),
+        QKeySequence(Qt::Key_F5), &FilesPage::refreshSelected);
+
+    const QColor lockColour = palette().color(QPalette::WindowText);
+    QIcon lock = QIcon::fromTheme(QStringLiteral("object-locked"));
+    if (lock.isNull())
+        lock = paintedLockIcon(true, lockColour);
+    m_readOnly = new QAction(lock, tr("Read-only"), this);
+    m_readOnly->setObjectName(QStringLiteral("readOnlyAction"));
+    m_readOnly->setCheckable(true);
+    m_readOnly->setToolTip(tr("While on, nothing on the server can be changed from this page. "
+                              "Acting as another user starts read-only."));
+    connect(m_readOnly, &QAction::triggered, this, [this](bool checked) {
+        setReadOnly(checked);
+        // Lifting the guard is a deliberate act on someone's files: keep a record of it.
+        AuditEntry entry;
+        entry.profile = m_profileName;
+        entry.server = m_serverText;
+        entry.userId = m_identity.userId;
+        entry.action = checked ? QStringLiteral("read-only") : QStringLiteral("read-write");
+        entry.target = QStringLiteral("files");
+        entry.result = QStringLiteral("ok");
+        AuditLog().append(entry);
+    });
+
+    m_hidden
+        = new QAction(QIcon::fromTheme(QStringLiteral("view-hidden")), tr("Hidden Files"), this);
+    m_hidden->setCheckable(true);
+    m_hidden->setToolTip(tr("Show files and folders whose names start with a dot"));
+    connect(m_hidden, &QAction::toggled, m_proxy, &FileFilterProxy::setShowHidden);
+
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("nameFilter"));
+    m_filter->setPlaceholderText(tr("Filter names (* and ? allowed)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(240);
+    m_filter->setToolTip(tr("Shows matching names among the folders listed so far (Ctrl+F)"));
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &FileFilterProxy::setNameFilter);
+    auto *focusFilter = new QAction(this);
+    focusFilter->setShortcut(QKeySequence::Find);
+    focusFilter->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(focusFilter, &QAction::triggered, m_filter,
+        [this] { m_filter->setFocus(Qt::ShortcutFocusReason); });
+    addAction(focusFilter);
+
+    m_toolBar->addAction(m_upload);
+    m_toolBar->addAction(m_download);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_newFolder);
+    m_toolBar->addAction(m_newFile);
+    m_toolBar->addAction(m_edit);
+    m_toolBar->addAction(m_rename);
+    m_toolBar->addAction(m_delete);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_refresh);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_readOnly);
+    auto *spacer = new QWidget(m_toolBar);
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_toolBar->addWidget(spacer);
+    m_toolBar->addAction(m_hidden);
+    m_toolBar->addWidget(m_filter);
+    for (QAction *action : {m_upload, m_download, m_readOnly, m_hidden}) {
+        if (auto *button = qobject_cast<QToolButton *>(m_toolBar->widgetForAction(action)))
+            button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    }
+
+    m_ui->treeView->addActions({m_download, m_upload});
+    auto *separator = new QAction(this);
+    separator->setSeparator(true);
+    m_ui->treeView->addActions({separator, m_newFolder, m_newFile, m_edit, m_rename, m_delete});
+    auto *separator2 = new QAction(this);
+    separator2->setSeparator(true);
+    m_ui->treeView->addActions({separator2, m_refresh});
+}
+
+QList<QAction *> FilesPage::mutatingActions() const
+{
+    return {m_upload, m_newFolder, m_newFile, m_edit, m_rename, m_delete};
+}
+
+FileTreeView *FilesPage::treeView() const
+{
+    return m_ui->treeView;
+}
+
+QTreeView *FilesPage::chatView() const
+{
+    return m_ui->chatView;
+}
+
+BreadcrumbBar *FilesPage::breadcrumb() const
+{
+    return m_ui->breadcrumb;
+}
+
+PreviewPane *FilesPage::preview() const
+{
+    return m_ui->preview;
+}
+
+MessageBar *FilesPage::messageBar() const
+{
+    return m_ui->messageBar;
+}
+
+QString FilesPage::readOnlyBannerText() const
+{
+    return m_ui->readOnlyBanner->isHidden() ? QString() : m_ui->readOnlyBanner->text();
+}
+
+bool FilesPage::isReadOnlyBannerShown() const
+{
+    return !m_ui->readOnlyBanner->isHidden();
+}
+
+bool FilesPage::isPreviewLoading() const
+{
+    return m_previewCall.isRunning();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client and identity
+
+void FilesPage::setClient(OpenTerminalClient *client)
+{
+    if (m_model && client == m_client) {
+        if (client && !m_started)
+            start();
+        return;
+    }
+    cancelPreview();
+    const bool readOnly = m_operations ? m_operations->isReadOnly() : false;
+    // The models are bound to one client: a new connection gets new ones.
+    delete m_model;
+    delete m_chats;
+    delete m_operations;
+    m_client = client;
+    m_started = false;
+    m_root = QPersistentModelIndex();
+    m_pendingPath.clear();
+    m_refreshing.clear();
+
+    m_model = new RemoteFileModel(client, this);
+    m_model->setIdentity(m_identity);
+    m_proxy->setSourceModel(m_model);
+    connect(m_model, &RemoteFileModel::homeResolved, this, [this](const QString &home) {
+        m_ui->breadcrumb->setHomePath(home);
+        const QModelIndex homeIndex = m_model->indexForPath(home);
+        m_ui->treeView->expand(viewIndexOf(homeIndex));
+        if (m_pendingPath.isEmpty() && !m_ui->treeView->currentIndex().isValid())
+            m_ui->breadcrumb->setPath(home);
+        continueNavigation();
+        updateActions();
+    });
+    connect(m_model, &RemoteFileModel::homeFailed, this, [this](const ApiError &error) {
+        m_pendingPath.clear();
+        m_ui->messageBar->showMessage(
+            tr("Cannot open the home folder of %1: %2")
+                .arg(m_identity.isServerAccount() ? tr("the server account") : m_identity.userId,
+                    error.toString()),
+            MessageBar::Level::Error);
+    });
+    connect(m_model, &RemoteFileModel::folderLoaded, this, &FilesPage::folderFinished);
+    connect(m_model, &RemoteFileModel::folderFailed, this,
+        [this](const QString &path) { folderFinished(path); });
+
+    m_chats = new ChatIndexModel(client, this);
+    m_chats->setIdentity(m_identity);
+    auto *chatProxy = qobject_cast<QSortFilterProxyModel *>(m_ui->chatView->model());
+    chatProxy->setSourceModel(m_chats);
+    connect(m_chats, &ChatIndexModel::loaded, this, &FilesPage::updateChatsState);
+    connect(m_chats, &ChatIndexModel::failed, this, &FilesPage::updateChatsState);
+    connect(m_chats, &QAbstractItemModel::rowsInserted, this, &FilesPage::updateChatsState);
+    connect(m_chats, &QAbstractItemModel::modelReset, this, &FilesPage::updateChatsState);
+
+    m_operations = new FileOperations(client, this);
+    m_operations->setIdentity(m_identity, m_acting);
+    m_operations->setReadOnly(readOnly || m_acting == FileOperations::Acting::AsOtherUser);
+    m_operations->setAuditContext(m_profileName, m_serverText);
+    connect(m_operations, &FileOperations::readOnlyChanged, this, [this](bool nowReadOnly) {
+        m_readOnly->setChecked(nowReadOnly);
+        updateReadOnlyBanner();
+        updateActions();
+    });
+    connect(
+        m_operations, &FileOperations::finished, this, [this](const FileOperationResult &result) {
+            if (result.status == FileOperationResult::Status::ReadOnly)
+                return;
+            if (result.action == QLatin1String("upload") || result.action == QLatin1String("move"))
+                refreshFolderOf(result.destination.isEmpty() ? result.path : result.destination);
+            if (result.action != QLatin1String("upload"))
+                refreshFolderOf(result.path);
+        });
+    m_readOnly->setChecked(m_operations->isReadOnly());
+
+    m_ui->preview->clear();
+    m_ui->breadcrumb->setHomePath(QString());
+    m_ui->breadcrumb->setPath(QString());
+    if (client)
+        start();
+    else
+        m_ui->preview->messagePage()->setMessage(
+            tr("Not connected. Connect to a server to browse its files."),
+            PreviewPage::Severity::Note);
+    updateChatsState();
+    updateReadOnlyBanner();
+    updateActions();
+}
+
+void FilesPage::setIdentity(const Identity &identity, FileOperations::Acting acting)
+{
+    const bool same = identity == m_identity && acting == m_acting && m_hasIdentity;
+    m_hasIdentity = true;
+    m_identity = identity;
+    m_acting = acting;
+    if (same && m_started) {
+        return;
+    }
+    cancelPreview();
+    m_root = QPersistentModelIndex();
+    m_pendingPath.clear();
+    m_refreshing.clear();
+    m_ui->messageBar->dismiss();
+    m_ui->breadcrumb->setHomePath(QString());
+    m_ui->breadcrumb->setPath(QString());
+    m_ui->preview->clear();
+    m_model->setIdentity(identity);
+    m_chats->setIdentity(identity);
+    m_operations->setIdentity(identity, acting);
+    m_readOnly->setChecked(m_operations->isReadOnly());
+    m_started = false;
+    if (m_client)
+        start();
+    updateReadOnlyBanner();
+    updateActions();
+}
+
+void FilesPage::setAuditContext(const QString &profileName, const QString &serverText)
+{
+    m_profileName = profileName;
+    m_serverText = serverText;
+    if (m_operations)
+        m_operations->setAuditContext(profileName, serverText);
+}
+
+void FilesPage::setPrompter(FilesPrompter *prompter)
+{
+    m_prompter = prompter;
+}
+
+FilesPrompter *FilesPage::prompter() const
+{
+    return m_prompter ? m_prompter : const_cast<DialogPrompter *>(&m_dialogs);
+}
+
+bool FilesPage::isReadOnly() const
+{
+    return m_operations && m_operations->isReadOnly();
+}
+
+void FilesPage::setReadOnly(bool readOnly)
+{
+    if (m_operations)
+        m_operations->setReadOnly(readOnly);
+    m_readOnly->setChecked(isReadOnly());
+}
+
+void FilesPage::start()
+{
+    // Without an identity the requests would go out as the (privileged) server account.
+    if (!m_client || !m_model || !m_hasIdentity)
+        return;
+    m_started = true;
+    m_model->openHome();
+    m_chats->reload();
+    updateChatsState();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection and navigation
+
+QModelIndex FilesPage::viewIndexOf(const QModelIndex &source) const
+{
+    return source.isValid() ? m_proxy->mapFromSource(source) : QModelIndex();
+}
+
+QModelIndex FilesPage::sourceIndexOf(const QModelIndex &viewIndex) const
+{
+    if (!viewIndex.isValid())
+        return QModelIndex();
+    return m_proxy->mapToSource(viewIndex.siblingAtColumn(RemoteFileModel::NameColumn));
+}
+
+FilesPage::Selected FilesPage::selected() const
+{
+    Selected item;
+    if (!m_model)
+        return item;
+    item.source = sourceIndexOf(m_ui->treeView->currentIndex());
+    if (!item.source.isValid())
+        return item;
+    item.path = item.source.data(RemoteFileModel::PathRole).toString();
+    item.name = item.source.data(Qt::EditRole).toString();
+    item.isDirectory = item.source.data(RemoteFileModel::IsDirectoryRole).toBool();
+    item.isLocation = item.source.data(RemoteFileModel::IsLocationRole).toBool();
+    item.size = item.source.data(RemoteFileModel::SizeRole).toLongLong();
+    item.mimeType = item.source.data(RemoteFileModel::MimeTypeRole).toString();
+    if (item.isLocation)
+        item.name = QFileInfo(item.path).fileName();
+    return item;
+}
+
+QString FilesPage::rootPath() const
+{
+    return m_root.isValid() ? m_model->pathOf(m_root) : QString();
+}
+
+QString FilesPage::currentPath() const
+{
+    const Selected item = selected();
+    if (item.isValid())
+        return item.path;
+    const QString root = rootPath();
+    return root.isEmpty() && m_model ? m_model->homePath() : root;
+}
+
+QString FilesPage::targetFolder() const
+{
+    const Selected item = selected();
+    if (item.isValid())
+        return item.isDirectory ? item.path : parentPath(item.path);
+    const QString root = rootPath();
+    return root.isEmpty() && m_model ? m_model->homePath() : root;
+}
+
+void FilesPage::currentChanged(const QModelIndex &)
+{
+    m_ui->breadcrumb->setPath(currentPath());
+    updateActions();
+    previewSelected();
+}
+
+void FilesPage::goToPath(const QString &absolutePath)
+{
+    m_pendingPath = normalizedRemotePath(absolutePath);
+    m_pendingAsRoot = false;
+    m_navigationRefreshed = false;
+    continueNavigation();
+}
+
+void FilesPage::showChat(const QString &chatPath)
+{
+    m_pendingPath = normalizedRemotePath(chatPath);
+    m_pendingAsRoot = true;
+    m_navigationRefreshed = false;
+    continueNavigation();
+}
+
+void FilesPage::showHome()
+{
+    m_pendingPath.clear();
+    setRoot(QModelIndex());
+    m_ui->chatView->clearSelection();
+    if (m_model && !m_model->homePath().isEmpty())
+        goToPath(m_model->homePath());
+}
+
+void FilesPage::continueNavigation()
+{
+    if (m_pendingPath.isEmpty() || !m_model)
+        return;
+    const QModelIndex target = m_model->indexForPath(m_pendingPath);
+    if (target.isValid()) {
+        finishNavigation(target);
+        return;
+    }
+    // The deepest folder on the way that is known; list it and come back.
+    QString ancestorPath = m_pendingPath;
+    QModelIndex ancestor;
+    while (!ancestor.isValid() && ancestorPath.size() > 1) {
+        ancestorPath = parentPath(ancestorPath);
+        ancestor = m_model->indexForPath(ancestorPath);
+    }
+    if (!ancestor.isValid()) {
+        if (m_started && m_model->homePath().isEmpty() && m_model->rowCount() == 0)
+            return; // the home is still being resolved; it may contain the path
+        finishNavigation(m_model->addLocation(m_pendingPath));
+        return;
+    }
+    switch (m_model->loadState(ancestor)) {
+    case RemoteFileModel::LoadState::NotLoaded:
+        m_model->fetchMore(ancestor);
+        return;
+    case RemoteFileModel::LoadState::Loading:
+        return; // folderLoaded/folderFailed come back here
+    case RemoteFileModel::LoadState::Loaded:
+        if (m_refreshing.contains(ancestorPath))
+            return; // being listed again; the path may be new
+        if (!m_navigationRefreshed) {
+            // Listed before the path was made (e.g. by a command): ask once more.
+            m_navigationRefreshed = true;
+            m_refreshing.insert(ancestorPath);
+            m_model->refresh(ancestor);
+            return;
+        }
+        m_ui->messageBar->showMessage(
+            tr("%1 does not exist (any more).").arg(m_pendingPath), MessageBar::Level::Warning);
+        finishNavigation(ancestor);
+        return;
+    case RemoteFileModel::LoadState::Failed:
+        finishNavigation(ancestor);
+        return;
+    }
+}
+
+void FilesPage::finishNavigation(const QModelIndex &source)
+{
+    const bool asRoot = m_pendingAsRoot;
+    m_pendingPath.clear();
+    m_pendingAsRoot = false;
+    if (!source.isValid())
+        return;
+    const bool isDirectory = source.data(RemoteFileModel::IsDirectoryRole).toBool();
+    FileTreeView *tree = m_ui->treeView;
+    if (asRoot && isDirectory) {
+        setRoot(source);
+        if (m_model->canFetchMore(source))
+            m_model->fetchMore(source);
+        tree->setCurrentIndex(QModelIndex());
+        currentChanged(QModelIndex());
+        return;
+    }
+    // The view must show the target: leave a chat view that does not contain it.
+    bool insideRoot = !m_root.isValid();
+    for (QModelIndex up = source.parent(); up.isValid() && !insideRoot; up = up.parent())
+        insideRoot = m_root == up;
+    if (!insideRoot)
+        setRoot(QModelIndex());
+    for (QModelIndex up = source.parent(); up.isValid(); up = up.parent())
+        tree->expand(viewIndexOf(up));
+    const QModelIndex view = viewIndexOf(source);
+    if (!view.isValid()) {
+        m_ui->messageBar->showMessage(
+            tr("%1 is hidden by the name filter or the hidden-files setting.")
+                .arg(source.data(RemoteFileModel::PathRole).toString()),
+            MessageBar::Level::Information);
+        return;
+    }
+    tree->setCurrentIndex(view);
+    tree->scrollTo(view);
+    if (isDirectory) {
+        if (m_model->canFetchMore(source))
+            m_model->fetchMore(source);
+        tree->expand(view);
+    }
+}
+
+void FilesPage::setRoot(const QModelIndex &source)
+{
+    m_root = QPersistentModelIndex(source);
+    m_ui->treeView->setRootIndex(viewIndexOf(source));
+    if (!source.isValid())
+        m_ui->chatView->clearSelection();
+    m_ui->breadcrumb->setPath(currentPath());
+}
+
+void FilesPage::folderFinished(const QString &path)
+{
+    m_refreshing.remove(path);
+    const QModelIndex folder = m_model->indexForPath(path);
+    const QModelIndex view = viewIndexOf(folder);
+    if (view.isValid()) {
+        // A refused folder's reason gets the whole row.
+        const bool failed = m_model->loadState(folder) == RemoteFileModel::LoadState::Failed;
+        m_ui->treeView->setFirstColumnSpanned(view.row(), view.parent(), failed);
+    }
+    const Selected item = selected();
+    if (item.isValid() && item.isDirectory && item.path == path)
+        previewSelected();
+    continueNavigation();
+    updateActions();
+}
+
+void FilesPage::refreshSelected()
+{
+    if (!m_model || !m_client)
+        return;
+    const Selected item = selected();
+    QModelIndex folder;
+    if (item.isValid())
+        folder = item.isDirectory ? item.source : item.source.parent();
+    if (!folder.isValid())
+        folder
+            = m_root.isValid() ? QModelIndex(m_root) : m_model->indexForPath(m_model->homePath());
+    if (!folder.isValid()) {
+        start();
+        return;
+    }
+    m_model->refresh(folder);
+    m_refreshing.insert(m_model->pathOf(folder));
+    if (item.isValid() && !item.isDirectory)
+        previewSelected();
+    if (m_model->pathOf(folder) == m_model->homePath())
+        reloadChats();
+}
+
+void FilesPage::refreshFolderOf(const QString &path)
+{
+    if (!m_model || path.isEmpty())
+        return;
+    const QString folder = parentPath(path);
+    if (m_model->refreshPath(folder))
+        m_refreshing.insert(folder);
+}
+
+QModelIndex FilesPage::childNamed(const QModelIndex &folder, const QString &name) const
+{
+    for (int row = 0; row < m_model->rowCount(folder); ++row) {
+        const QModelIndex child = m_model->index(row, 0, folder);
+        if (child.data(Qt::EditRole).toString() == name)
+            return child;
+    }
+    return QModelIndex();
+}
+
+void FilesPage::reloadChats()
+{
+    if (m_client && m_chats)
+        m_chats->reload();
+    updateChatsState();
+}
+
+void FilesPage::updateChatsState()
+{
+    QLabel *label = m_ui->chatsState;
+    const ScanState state = m_chats ? m_chats->state() : ScanState::Idle;
+    const int count = m_chats ? m_chats->rowCount() : 0;
+    label->setStyleSheet(QString());
+    label->setToolTip(QString());
+    switch (state) {
+    case ScanState::Idle:
+        label->setText(m_client ? QString() : tr("not connected"));
+        break;
+    case ScanState::Loading:
+        label->setText(
+            count > 0 ? tr("%n so far, measuring\u2026", "", count) : tr("measuring\u2026"));
+        break;
+    case ScanState::Loaded:
+        label->setText(count > 0 ? tr("%n in ~", "", count) : tr("none in ~"));
+        break;
+    case ScanState::Failed:
+    case ScanState::Refused:
+        label->setText(tr("could not be listed"));
+        label->setToolTip(m_chats->errorText());
+        label->setStyleSheet(QStringLiteral("color: #c62828;"));
+        break;
+    }
+    m_ui->reloadChatsButton->setEnabled(m_client != nullptr);
+    m_ui->homeButton->setEnabled(m_client != nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions and the read-only guard
+
+void FilesPage::updateReadOnlyBanner()
+{
+    QLabel *banner = m_ui->readOnlyBanner;
+    const QString who = m_identity.isServerAccount()
+        ? tr("the server account")
+        : QStringLiteral("\u201c%1\u201d").arg(m_identity.userId.toHtmlEscaped());
+    if (!m_client) {
+        banner->hide();
+        return;
+    }
+    if (isReadOnly()) {
+        banner->setText(tr("<b>READ-ONLY</b> \u2014 browsing the files of %1. Nothing on the "
+                           "server can be changed from here until you turn off "
+                           "\u201cRead-only\u201d in the toolbar.")
+                            .arg(who));
+        banner->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; color: #5d4037; "
+                                             "border: 1px solid #ffb300; border-radius: 3px; "
+                                             "padding: 4px 8px; }"));
+        banner->show();
+    } else if (m_acting == FileOperations::Acting::AsOtherUser) {
+        banner->setText(tr("<b>READ-WRITE</b> \u2014 changes affect the files of %1, not your "
+                           "own. Every change is recorded in the audit log.")
+                            .arg(who));
+        banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7f1d1d; "
+                                             "border: 1px solid #e53935; border-radius: 3px; "
+                                             "padding: 4px 8px; }"));
+        banner->show();
+    } else {
+        banner->hide();
+    }
+}
+
+void FilesPage::updateActions()
+{
+    const bool connected = m_client && m_model && !m_model->homePath().isEmpty();
+    const Selected item = selected();
+    const bool readOnly = isReadOnly();
+    const bool hasTarget = connected && !targetFolder().isEmpty();
+    const QString readOnlyWhy
+        = tr("Read-only mode is on: turn off \u201cRead-only\u201d (the lock) to change files.");
+    const auto apply = [&](QAction *action, bool mutating, bool possible, const QString &whyNot) {
+        const QString base = action->property("baseToolTip").toString();
+        action->setEnabled(possible && !(mutating && readOnly));
+        if (mutating && readOnly)
+            action->setToolTip(base + QLatin1Char('\n') + readOnlyWhy);
+        else if (!possible && !whyNot.isEmpty())
+            action->setToolTip(base + QLatin1Char('\n') + whyNot);
+        else
+            action->setToolTip(base);
+    };
+    const QString notConnected = tr("Not connected.");
+    const QString selectSomething = connected ? tr("Select a file or folder first.") : notConnected;
+    apply(m_upload, true, hasTarget, notConnected);
+    apply(m_newFolder, true, hasTarget, notConnected);
+    apply(m_newFile, true, hasTarget, notConnected);
+    apply(m_download, false, connected && item.isValid(), selectSomething);
+    apply(m_edit, true,
+        connected && item.isValid() && !item.isDirectory && isEditableText(item.mimeType),
+        connected ? tr("Select a text file first.") : notConnected);
+    apply(m_rename, true, connected && item.isValid() && !item.isLocation,
+        item.isLocation ? tr("A top-level folder cannot be renamed here.") : selectSomething);
+    apply(m_delete, true, connected && item.isValid() && !item.isLocation,
+        item.isLocation ? tr("A top-level folder cannot be deleted here.") : selectSomething);
+    apply(m_refresh, false, m_client != nullptr, notConnected);
+    m_readOnly->setEnabled(m_client != nullptr);
+    m_ui->treeView->setAcceptingFiles(!readOnly);
+}
+
+bool FilesPage::refuseWhenReadOnly(const QString &what)
+{
+    if (!m_client || !m_operations) {
+        m_ui->messageBar->showMessage(
+            tr("Not connected: cannot %1.").arg(what), MessageBar::Level::Warning);
+        return true;
+    }
+    if (!isReadOnly())
+        return false;
+    m_ui->messageBar->showMessage(tr("Read-only mode: cannot %1. Turn off \u201cRead-only\u201d "
+                                     "in the toolbar to change files; nothing was sent.")
+                                      .arg(what),
+        MessageBar::Level::Warning);
+    return true;
+}
+
+void FilesPage::operationStarted(const QString &what)
+{
+    ++m_pendingOperations;
+    m_ui->busyIndicator->show();
+    m_ui->operationLabel->setText(what);
+}
+
+void FilesPage::operationEnded()
+{
+    m_pendingOperations = std::max(0, m_pendingOperations - 1);
+    m_ui->busyIndicator->setVisible(m_pendingOperations > 0);
+    m_ui->operationLabel->clear();
+}
+
+void FilesPage::operationDone(const FileOperationResult &result, const QString &doneText)
+{
+    operationEnded();
+    switch (result.status) {
+    case FileOperationResult::Status::Ok:
+        m_ui->operationLabel->setText(doneText.isEmpty() ? result.message() : doneText);
+        break;
+    case FileOperationResult::Status::ReadOnly:
+        m_ui->operationLabel->clear();
+        m_ui->messageBar->showMessage(result.message(), MessageBar::Level::Warning);
+        break;
+    case FileOperationResult::Status::Conflict:
+    case FileOperationResult::Status::Failed:
+        m_ui->operationLabel->clear();
+        m_ui->messageBar->showMessage(result.message(), MessageBar::Level::Error);
+        break;
+    }
+}
+
+void FilesPage::upload()
+{
+    const QString folder = targetFolder();
+    if (refuseWhenReadOnly(tr("upload")) || folder.isEmpty())
+        return;
+    const QStringList files = prompter()->askUploadFiles(this);
+    if (!files.isEmpty())
+        uploadFiles(files, folder);
+}
+
+void FilesPage::dropFiles(const QMimeData *mime, const QModelIndex &viewIndex)
+{
+    const QStringList paths = FileTreeView::localFiles(mime);
+    if (paths.isEmpty())
+        return;
+    const QModelIndex source = sourceIndexOf(viewIndex);
+    QString folder;
+    if (source.isValid()) {
+        const QString path = m_model->pathOf(source);
+        folder = source.data(RemoteFileModel::IsDirectoryRole).toBool() ? path : parentPath(path);
+    } else {
+        folder = rootPath().isEmpty() && m_model ? m_model->homePath() : rootPath();
+    }
+    if (!folder.isEmpty())
+        uploadFiles(paths, folder);
+}
+
+void FilesPage::uploadFiles(const QStringList &localPaths, const QString &remoteDirectory)
+{
+    if (refuseWhenReadOnly(tr("upload")))
+        return;
+    const QModelIndex folder = m_model->indexForPath(remoteDirectory);
+    QStringList accepted;
+    QStringList skipped;
+    for (const QString &path : localPaths) {
+        const QFileInfo info(path);
+        if (!info.isFile()) {
+            skipped << info.fileName();
+            continue;
+        }
+        if (folder.isValid() && childNamed(folder, info.fileName()).isValid()
+            && !prompter()->confirm(this, tr("Replace File"),
+                tr("Replace %1?\n%2 already has a file of that name; uploading replaces it.")
+                    .arg(info.fileName(), remoteDirectory),
+                tr("Replace"))) {
+            continue;
+        }
+        accepted << path;
+    }
+    if (!skipped.isEmpty())
+        m_ui->messageBar->showMessage(
+            tr("Only files can be uploaded; skipped: %1").arg(skipped.join(QStringLiteral(", "))),
+            MessageBar::Level::Warning);
+    if (accepted.isEmpty())
+        return;
+    const auto count = int(accepted.size());
+    operationStarted(tr("Uploading %n file(s) to %1\u2026", "", count).arg(remoteDirectory));
+    m_operations->uploadFiles(accepted, remoteDirectory, this,
+        [this, count, remoteDirectory](const FileOperationResult &result) {
+            operationDone(result, tr("Uploaded %n file(s) to %1", "", count).arg(remoteDirectory));
+        });
+}
+
+void FilesPage::download()
+{
+    const Selected item = selected();
+    if (!item.isValid() || !m_operations || !m_client)
+        return;
+    const QString suggested = item.isDirectory ? item.name + QStringLiteral(".zip") : item.name;
+    const QString localPath = prompter()->askSavePath(this, suggested);
+    if (localPath.isEmpty())
+        return;
+    operationStarted(tr("Downloading %1\u2026").arg(item.path));
+    const auto done = [this, localPath](const FileOperationResult &result) {
+        if (!result.ok()) {
+            operationDone(result);
+            return;
+        }
+        saveDownload(result, localPath);
+    };
+    if (item.isDirectory)
+        m_operations->downloadFolderAsZip(item.path, this, done);
+    else
+        m_operations->downloadFile(item.path, this, done);
+}
+
+void FilesPage::saveDownload(const FileOperationResult &result, const QString &localPath)
+{
+    QSaveFile file(localPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(result.bytes) != result.bytes.size()
+        || !file.commit()) {
+        FileOperationResult failed = result;
+        failed.status = FileOperationResult::Status::Failed;
+        failed.error.kind = ApiError::Kind::BadRequest;
+        failed.error.message = tr("cannot write %1: %2").arg(localPath, file.errorString());
+        operationDone(failed);
+        return;
+    }
+    operationDone(result,
+        tr("Saved %1 (%2) to %3")
+            .arg(result.path, QLocale().formattedDataSize(result.bytes.size()), localPath));
+}
+
+void FilesPage::newFolder()
+{
+    const QString folder = targetFolder();
+    if (refuseWhenReadOnly(tr("create a folder")) || folder.isEmpty())
+        return;
+    const QString name = prompter()->askName(
+        this, tr("New Folder"), tr("Name of the new folder in %1:").arg(folder), tr("New folder"));
+    if (name.isEmpty())
+        return;
+    QString why;
+    if (!acceptableName(name, &why)) {
+        m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
+        return;
+    }
+    const QString path = joinPath(folder, name);
+    operationStarted(tr("Creating %1\u2026").arg(path));
+    m_operations->makeDirectory(path, this, [this, path](const FileOperationResult &result) {
+        operationDone(result, tr("Created %1").arg(path));
+        if (result.ok())
+            goToPath(path);
+    });
+}
+
+void FilesPage::newTextFile()
+{
+    const QString folder = targetFolder();
+    if (refuseWhenReadOnly(tr("create a file")) || folder.isEmpty())
+        return;
+    const QString name = prompter()->askName(this, tr("New Text File"),
+        tr("Name of the new file in %1:").arg(folder), QStringLiteral("untitled.txt"));
+    if (name.isEmpty())
+        return;
+    QString why;
+    if (!acceptableName(name, &why)) {
+        m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
+        return;
+    }
+    const QString path = joinPath(folder, name);
+    const QModelIndex existing = m_model->indexForPath(path);
+    if (existing.isValid()
+        && !prompter()->confirm(this, tr("Replace File"),
+            tr("Replace %1?\n%2 exists; saving the new file replaces its content.").arg(name, path),
+            tr("Replace"))) {
+        return;
+    }
+    QString text;
+    if (!prompter()->editText(this, tr("New File \u2014 %1").arg(path), &text))
+        return;
+    writeTextFile(path, text);
+}
+
+void FilesPage::editSelected()
+{
+    const Selected item = selected();
+    if (!item.isValid() || item.isDirectory || refuseWhenReadOnly(tr("edit files")))
+        return;
+    constexpr qint64 maxEditableBytes = 16 * 1024 * 1024;
+    if (item.size > maxEditableBytes) {
+        m_ui->messageBar->showMessage(tr("%1 is too large to edit here (%2).")
+                                          .arg(item.path, QLocale().formattedDataSize(item.size)),
+            MessageBar::Level::Warning);
+        return;
+    }
+    operationStarted(tr("Reading %1\u2026").arg(item.path));
+    const QString path = item.path;
+    m_client->readFile(
+        m_identity, path, 0, 0, this, [this, path](const Result<FileContent> &content) {
+            operationEnded();
+            if (!content.ok() || !content.value.isText) {
+                m_ui->messageBar->showMessage(content.ok()
+                        ? tr("%1 is not a text file; it cannot be edited here.").arg(path)
+                        : describePreviewFailure(path, content.error),
+                    MessageBar::Level::Error);
+                return;
+            }
+            QString text = content.value.text;
+            if (!prompter()->editText(this, tr("Edit \u2014 %1").arg(path), &text)
+                || text == content.value.text)
+                return;
+            writeTextFile(path, text);
+        });
+}
+
+void FilesPage::writeTextFile(const QString &path, const QString &text)
+{
+    operationStarted(tr("Saving %1\u2026").arg(path));
+    m_operations->writeText(path, text, this, [this, path](const FileOperationResult &result) {
+        operationDone(result, tr("Saved %1").arg(path));
+        if (!result.ok())
+            return;
+        const Selected item = selected();
+        if (item.isValid() && item.path == path)
+            previewSelected();
+        else
+            goToPath(path);
+    });
+}
+
+void FilesPage::renameSelected()
+{
+    const Selected item = selected();
+    if (!item.isValid() || item.isLocation || refuseWhenReadOnly(tr("rename")))
+        return;
+    const QString answer = prompter()->askName(this, tr("Rename or Move"),
+        tr("New name for %1\n(a path relative to its folder, or an absolute path, moves it):")
+            .arg(item.path),
+        item.name);
+    if (answer.isEmpty() || answer == item.name)
+        return;
+    QString destination;
+    if (answer.startsWith(QLatin1Char('/'))) {
+        destination = normalizedRemotePath(answer);
+    } else {
+        QString why;
+        if (!acceptableName(answer, &why)) {
+            m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
+            return;
+        }
+        destination = joinPath(parentPath(item.path), answer);
+    }
+    if (destination == item.path)
+        return;
+    moveWithConfirmation(item.path, destination);
+}
+
+void FilesPage::moveWithConfirmation(const QString &source, const QString &destination)
+{
+    operationStarted(tr("Moving %1\u2026").arg(source));
+    m_operations->move(source, destination, FileOperations::OnConflict::Report, this,
+        [this, source, destination](const FileOperationResult &result) {
+            if (result.status != FileOperationResult::Status::Conflict) {
+                operationDone(result, tr("Moved %1 to %2").arg(source, destination));
+                return;
+            }
+            operationEnded();
+            const QString name = QFileInfo(destination).fileName();
+            if (!prompter()->confirm(this, tr("Replace"),
+                    tr("Replace %1?\n%2 already exists. Replacing deletes it, then moves %3 "
+                       "there.")
+                        .arg(name, destination, source),
+                    tr("Replace"))) {
+                m_ui->operationLabel->setText(
+                    tr("Nothing was moved: %1 already exists").arg(destination));
+                return;
+            }
+            operationStarted(tr("Replacing %1\u2026").arg(destination));
+            m_operations->move(source, destination, FileOperations::OnConflict::Replace, this,
+                [this, source, destination](const FileOperationResult &replaced) {
+                    operationDone(
+                        replaced, tr("Moved %1 to %2 (replaced)").arg(source, destination));
+                });
+        });
+}
+
+void FilesPage::deleteSelected()
+{
+    const Selected item = selected();
+    if (!item.isValid() || item.isLocation || refuseWhenReadOnly(tr("delete")))
+        return;
+    const QString question = item.isDirectory
+        ? tr("Delete the folder %1 and everything in it?").arg(item.path)
+        : tr("Delete the file %1?").arg(item.path);
+    if (!prompter()->confirm(this, tr("Delete"), question, tr("Delete")))
+        return;
+    const QString path = item.path;
+    operationStarted(tr("Deleting %1\u2026").arg(path));
+    m_operations->remove(path, this, [this, path](const FileOperationResult &result) {
+        operationDone(result, tr("Deleted %1").arg(path));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preview
+
+bool FilesPage::prefersRawBytes(const QString &mimeType)
+{
+    static const QMimeDatabase database;
+    const QMimeType type = database.mimeTypeForName(mimeType);
+    // Unknown names (README, Makefile without a glob, …) are tried as text; a 415 falls back.
+    if (!type.isValid() || type.isDefault())
+        return false;
+    if (type.inherits(QStringLiteral("text/plain"))
+        && !mimeType.startsWith(QLatin1String("image/")))
+        return false;
+    return true;
+}
+
+bool FilesPage::isEditableText(const QString &mimeType)
+{
+    return !prefersRawBytes(mimeType);
+}
+
+void FilesPage::cancelPreview()
+{
+    ++m_previewTicket;
+    m_previewCall.abort();
+    m_previewCall = CallHandle();
+    m_previewPath.clear();
+}
+
+void FilesPage::previewSelected()
+{
+    cancelPreview();
+    PreviewPane *pane = m_ui->preview;
+    const Selected item = selected();
+    if (!item.isValid() || !m_client) {
+        pane->clear();
+        return;
+    }
+    if (item.isDirectory) {
+        const QString error = m_model->errorText(item.source);
+        if (!error.isEmpty()) {
+            pane->showError(error);
+            return;
+        }
+        pane->clear();
+        QString text;
+        switch (m_model->loadState(item.source)) {
+        case RemoteFileModel::LoadState::Loaded:
+            text = tr("Folder %1 \u2014 %n item(s)", "", m_model->rowCount(item.source))
+                       .arg(item.path);
+            break;
+        case RemoteFileModel::LoadState::Loading:
+            text = tr("Listing %1\u2026").arg(item.path);
+            break;
+        default:
+            text = tr("Folder %1 \u2014 expand it to list its content").arg(item.path);
+            break;
+        }
+        pane->messagePage()->setMessage(text, PreviewPage::Severity::Note);
+        return;
+    }
+    if (prefersRawBytes(item.mimeType))
+        fetchRaw(item.path, item.name, item.size);
+    else
+        fetchText(item.path, item.name, item.size, previewLines);
+}
+
+void FilesPage::fetchText(const QString &path, const QString &name, qint64 size, int lastLine)
+{
+    cancelPreview();
+    const quint64 ticket = m_previewTicket;
+    m_previewPath = path;
+    PreviewPane *pane = m_ui->preview;
+    pane->clear();
+    pane->messagePage()->setMessage(tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+    m_previewCall = m_client->readFile(m_identity, path, lastLine > 0 ? 1 : 0, lastLine, this,
+        [this, ticket, path, name, size, lastLine](const Result<FileContent> &result) {
+            if (ticket != m_previewTicket)
+                return; // another file was selected meanwhile
+            m_previewCall = CallHandle();
+            PreviewPane *shown = m_ui->preview;
+            if (!result.ok()) {
+                if (result.error.kind == ApiError::Kind::Cancelled)
+                    return;
+                if (result.error.kind == ApiError::Kind::UnsupportedMediaType) {
+                    fetchRaw(path, name, size); // not text to the server: its bytes will do
+                    return;
+                }
+                shown->showError(describePreviewFailure(path, result.error));
+                return;
+            }
+            if (!result.value.isText) { // raw image bytes from /files/read
+                shown->showContent(name, result.value.bytes,
+                    std::max<qint64>(size, result.value.bytes.size()), false);
+                return;
+            }
+            const bool partial = lastLine > 0 && result.value.totalLines > lastLine;
+            shown->showText(name, result.value.text, result.value.totalLines, partial);
+        });
+}
+
+void FilesPage::fetchRaw(const QString &path, const QString &name, qint64 size)
+{
+    cancelPreview();
+    PreviewPane *pane = m_ui->preview;
+    pane->clear();
+    if (size > maxRawPreviewBytes) {
+        pane->messagePage()->setMessage(tr("%1 is %2, too large to preview. Download it instead.")
+                                            .arg(path, QLocale().formattedDataSize(size)),
+            PreviewPage::Severity::Note);
+        return;
+    }
+    const quint64 ticket = m_previewTicket;
+    m_previewPath = path;
+    pane->messagePage()->setMessage(tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+    m_previewCall = m_client->viewFile(
+        m_identity, path, this, [this, ticket, path, name, size](const Result<RawFile> &result) {
+            if (ticket != m_previewTicket)
+                return;
+            m_previewCall = CallHandle();
+            if (!result.ok()) {
+                if (result.error.kind != ApiError::Kind::Cancelled)
+                    m_ui->preview->showError(describePreviewFailure(path, result.error));
+                return;
+            }
+            m_ui->preview->showContent(
+                name, result.value.bytes, std::max<qint64>(size, result.value.bytes.size()), false);
+        });
+}
+
+void FilesPage::loadAll()
+{
+    const Selected item = selected();
+    if (!item.isValid() || item.isDirectory || !m_client)
+        return;
+    fetchText(item.path, item.name, item.size, 0);
+}
+
+} // namespace sandscope

@@ -1,0 +1,277 @@
+#pragma once
+// The file browser: the acting user's home as a lazy tree (folders are listed when expanded),
+// the user's chat folders to jump into, a breadcrumb of the selection, and a preview of the
+// selected file. It only wires core objects: RemoteFileModel lists, FileFilterProxy sorts and
+// filters, ChatIndexModel measures chats, FileOperations changes files (refusing everything
+// in read-only mode and auditing every attempt) and PreviewPane shows content. All network
+// work is asynchronous; a new selection aborts the previous preview request.
+//
+// Questions to the user (names, confirmations, local files) go through a FilesPrompter, so
+// that tests can answer them without modal dialogs.
+
+#include "connection.h"
+#include "fileoperations.h"
+#include "openterminalclient.h"
+
+#include <QModelIndex>
+#include <QPointer>
+#include <QSet>
+#include <QTreeView>
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QLineEdit;
+class QMimeData;
+class QToolBar;
+
+namespace sandscope {
+
+class BreadcrumbBar;
+class ChatIndexModel;
+class FileFilterProxy;
+class MessageBar;
+class OpenTerminalClient;
+class PreviewPane;
+class RemoteFileModel;
+
+namespace Ui {
+class FilesPage;
+}
+
+// Everything the page asks the user. The default implementation shows dialogs.
+class FilesPrompter {
+public:
+    virtual ~FilesPrompter() = default;
+    // A yes/no question; true = the user chose `acceptText`.
+    virtual bool confirm(
+        QWidget *parent, const QString &title, const QString &question, const QString &acceptText)
+        = 0;
+    // A name (or path); empty = cancelled.
+    virtual QString askName(
+        QWidget *parent, const QString &title, const QString &label, const QString &initial)
+        = 0;
+    // Edits `text` in place; false = cancelled.
+    virtual bool editText(QWidget *parent, const QString &title, QString *text) = 0;
+    // Local files to upload; empty = cancelled.
+    virtual QStringList askUploadFiles(QWidget *parent) = 0;
+    // Where to save a download; empty = cancelled.
+    virtual QString askSavePath(QWidget *parent, const QString &suggestedName) = 0;
+};
+
+class DialogPrompter : public FilesPrompter {
+public:
+    bool confirm(QWidget *parent, const QString &title, const QString &question,
+        const QString &acceptText) override;
+    QString askName(QWidget *parent, const QString &title, const QString &label,
+        const QString &initial) override;
+    bool editText(QWidget *parent, const QString &title, QString *text) override;
+    QStringList askUploadFiles(QWidget *parent) override;
+    QString askSavePath(QWidget *parent, const QString &suggestedName) override;
+};
+
+// The tree of the page; accepts local files dropped onto a folder.
+class FileTreeView : public QTreeView {
+    Q_OBJECT
+public:
+    explicit FileTreeView(QWidget *parent = nullptr);
+
+    // The local files a drag carries (file URLs only), empty if it carries anything else.
+    static QStringList localFiles(const QMimeData *mime);
+    // While false (read-only mode) a drag shows that dropping is not possible.
+    void setAcceptingFiles(bool accepting) { m_acceptingFiles = accepting; }
+
+Q_SIGNALS:
+    // `target` is the (view) index under the drop position, invalid for the empty area.
+    void filesDropped(const QStringList &localPaths, const QModelIndex &target);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    bool m_acceptingFiles = true;
+};
+
+class FilesPage : public QWidget {
+    Q_OBJECT
+public:
+    // Text previews start with this many lines; "Load all" fetches the rest.
+    static constexpr int previewLines = 2000;
+    // Files that only have a raw preview (images, binaries) are fetched up to this size.
+    static constexpr qint64 maxRawPreviewBytes = 48 * 1024 * 1024;
+
+    explicit FilesPage(QWidget *parent = nullptr);
+    ~FilesPage() override;
+
+    // Not owned; nullptr means "not connected". Browsing starts once client and identity are set.
+    void setClient(OpenTerminalClient *client);
+    // Acting as another user starts read-only.
+    void setIdentity(const Identity &identity, FileOperations::Acting acting);
+    Identity identity() const { return m_identity; }
+    void setAuditContext(const QString &profileName, const QString &serverText);
+    // Not owned; nullptr restores the dialogs.
+    void setPrompter(FilesPrompter *prompter);
+
+    bool isReadOnly() const;
+    void setReadOnly(bool readOnly);
+
+    // Selects the path (listing the folders on the way), e.g. "/home/bob" to see why it is
+    // refused. A path outside the home is added as another top-level folder.
+    void goToPath(const QString &absolutePath);
+    // Shows only the chat folder (the tree is re-rooted there).
+    void showChat(const QString &chatPath);
+    // Shows the whole home again.
+    void showHome();
+    // The selected item's path, else the root folder's.
+    QString currentPath() const;
+    // The folder the tree shows (a chat), or empty when it shows the top-level folders.
+    QString rootPath() const;
+    // Where uploads and new items go: the selected folder, the selected file's folder, or the root.
+    QString targetFolder() const;
+
+    // Uploads local files into a remote folder (what a drop does), asking before replacing.
+    void uploadFiles(const QStringList &localPaths, const QString &remoteDirectory);
+    // What dropping `mime` onto `viewIndex` of the tree does.
+    void dropFiles(const QMimeData *mime, const QModelIndex &viewIndex);
+
+    RemoteFileModel *fileModel() const { return m_model; }
+    FileFilterProxy *fileProxy() const { return m_proxy; }
+    ChatIndexModel *chatModel() const { return m_chats; }
+    FileOperations *operations() const { return m_operations; }
+    FileTreeView *treeView() const;
+    QTreeView *chatView() const;
+    BreadcrumbBar *breadcrumb() const;
+    PreviewPane *preview() const;
+    QLineEdit *filterEdit() const { return m_filter; }
+    MessageBar *messageBar() const;
+    QToolBar *toolBar() const { return m_toolBar; }
+    QString readOnlyBannerText() const;
+    bool isReadOnlyBannerShown() const;
+    // True while a preview request is in flight.
+    bool isPreviewLoading() const;
+    // Operations started and not yet finished.
+    int pendingOperations() const { return m_pendingOperations; }
+
+    QAction *uploadAction() const { return m_upload; }
+    QAction *downloadAction() const { return m_download; }
+    QAction *newFolderAction() const { return m_newFolder; }
+    QAction *newFileAction() const { return m_newFile; }
+    QAction *editAction() const { return m_edit; }
+    QAction *renameAction() const { return m_rename; }
+    QAction *deleteAction() const { return m_delete; }
+    QAction *refreshAction() const { return m_refresh; }
+    QAction *readOnlyAction() const { return m_readOnly; }
+    QAction *hiddenAction() const { return m_hidden; }
+    // Every action that changes files on the server.
+    QList<QAction *> mutatingActions() const;
+
+public Q_SLOTS:
+    void upload();
+    void download();
+    void newFolder();
+    void newTextFile();
+    void editSelected();
+    void renameSelected();
+    void deleteSelected();
+    // Lists the selected folder (or the selected file's folder) again; the rest stays expanded.
+    void refreshSelected();
+    void reloadChats();
+    // Fetches the whole of the previewed text file.
+    void loadAll();
+
+Q_SIGNALS:
+    // The previewed file is a Claude stream-json log the user wants in the run view.
+    void openRunRequested(const QString &remotePath, const QString &content);
+
+private:
+    struct Selected {
+        QModelIndex source; // in the RemoteFileModel
+        QString path;
+        QString name;
+        bool isDirectory = false;
+        bool isLocation = false;
+        qint64 size = 0;
+        QString mimeType;
+        bool isValid() const { return source.isValid(); }
+    };
+
+    void createActions();
+    void applyColumnLayout();
+    void start();
+    void clearBrowser();
+    Selected selected() const;
+    QModelIndex viewIndexOf(const QModelIndex &source) const;
+    QModelIndex sourceIndexOf(const QModelIndex &viewIndex) const;
+    void currentChanged(const QModelIndex &viewIndex);
+    void updateActions();
+    void updateReadOnlyBanner();
+    void updateChatsState();
+    void continueNavigation();
+    void finishNavigation(const QModelIndex &source);
+    void setRoot(const QModelIndex &source);
+    void folderFinished(const QString &path);
+
+    // Preview
+    void cancelPreview();
+    void previewSelected();
+    void fetchText(const QString &path, const QString &name, qint64 size, int lastLine);
+    void fetchRaw(const QString &path, const QString &name, qint64 size);
+    static bool prefersRawBytes(const QString &mimeType);
+    static bool isEditableText(const QString &mimeType);
+
+    // Operations
+    bool refuseWhenReadOnly(const QString &what);
+    FilesPrompter *prompter() const;
+    void operationStarted(const QString &what);
+    void operationEnded();
+    void operationDone(const FileOperationResult &result, const QString &doneText = {});
+    void moveWithConfirmation(const QString &source, const QString &destination);
+    void writeTextFile(const QString &path, const QString &text);
+    void saveDownload(const FileOperationResult &result, const QString &localPath);
+    void refreshFolderOf(const QString &path);
+    QModelIndex childNamed(const QModelIndex &folder, const QString &name) const;
+
+    std::unique_ptr<Ui::FilesPage> m_ui;
+    QPointer<OpenTerminalClient> m_client;
+    Identity m_identity;
+    FileOperations::Acting m_acting = FileOperations::Acting::AsSelf;
+    QString m_profileName;
+    QString m_serverText;
+    RemoteFileModel *m_model = nullptr;
+    FileFilterProxy *m_proxy = nullptr;
+    ChatIndexModel *m_chats = nullptr;
+    FileOperations *m_operations = nullptr;
+    DialogPrompter m_dialogs;
+    FilesPrompter *m_prompter = nullptr;
+    bool m_started = false;
+    bool m_hasIdentity = false;
+
+    QToolBar *m_toolBar = nullptr;
+    QLineEdit *m_filter = nullptr;
+    QAction *m_upload = nullptr;
+    QAction *m_download = nullptr;
+    QAction *m_newFolder = nullptr;
+    QAction *m_newFile = nullptr;
+    QAction *m_edit = nullptr;
+    QAction *m_rename = nullptr;
+    QAction *m_delete = nullptr;
+    QAction *m_refresh = nullptr;
+    QAction *m_readOnly = nullptr;
+    QAction *m_hidden = nullptr;
+
+    QString m_pendingPath; // navigation waiting for folders to be listed
+    bool m_pendingAsRoot = false;
+    bool m_navigationRefreshed = false; // the folder on the way was listed again once
+    QSet<QString> m_refreshing; // folders being listed again at our request
+    QPersistentModelIndex m_root; // source index the view is rooted at (a chat), or invalid
+
+    CallHandle m_previewCall;
+    quint64 m_previewTicket = 0;
+    QString m_previewPath;
+    int m_pendingOperations = 0;
+};
+
+} // namespace sandscope
