@@ -9,11 +9,11 @@ namespace sandscope {
 
 struct AuditEntry {
     QString profile;
-    QString server;  // URL without credentials
-    QString userId;  // acting X-User-Id, empty = server account
-    QString action;  // e.g. "switch-user", "exec", "kill", "write"
-    QString target;  // path, command (redacted), process id
-    QString result;  // "ok" or the error message
+    QString server; // URL without credentials
+    QString userId; // acting X-User-Id, empty = server account
+    QString action; // e.g. "switch-user", "exec", "kill", "write"
+    QString target; // path, command (redacted), process id
+    QString result; // "ok" or the error message
 };
 
 class AuditLog {

@@ -7,8 +7,8 @@
 namespace sandscope {
 
 struct ServerConnection {
-    QUrl baseUrl;        // e.g. http://127.0.0.1:8000 (a path prefix behind a proxy is kept)
-    QString apiKey;      // never logged, never shown
+    QUrl baseUrl; // e.g. http://127.0.0.1:8000 (a path prefix behind a proxy is kept)
+    QString apiKey; // never logged, never shown
     int timeoutMs = 30000; // per HTTP transfer; long-poll waits are added on top
 };
 
@@ -20,7 +20,10 @@ struct Identity {
     QString sessionId;
 
     bool isServerAccount() const { return userId.isEmpty(); }
-    bool operator==(const Identity &o) const { return userId == o.userId && sessionId == o.sessionId; }
+    bool operator==(const Identity &o) const
+    {
+        return userId == o.userId && sessionId == o.sessionId;
+    }
 };
 
 // Validates a user id before it can reach X-User-Id. Rejects empty ids, control characters,

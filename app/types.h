@@ -51,7 +51,7 @@ struct ProcessSnapshot {
 
 struct CwdInfo {
     QString cwd;
-    QString home;     // 0.11.35+ only
+    QString home; // 0.11.35+ only
     QString rootPath; // 0.11.35+ only
 };
 
