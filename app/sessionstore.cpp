@@ -288,7 +288,7 @@ QString script()
         "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
         "for f in \"$home\"/.claude/projects/*/*.jsonl; do "
         "[ -f \"$f\" ] || continue; "
-        "info=$(stat -c '%Y %s' -- \"$f\" 2>/dev/null) || continue; "
+        "info=$(stat -c '%.3Y %s' -- \"$f\" 2>/dev/null) || continue; "
         "cwd=$(grep -m 1 -o '\"cwd\":\"[^\"]*\"' -- \"$f\" 2>/dev/null | head -n 1); "
         "printf 'SANDSCOPE-TRANSCRIPT\\t%s\\t%s\\t%s\\n' \"$info\" \"$cwd\" \"$f\"; "
         "done; true");
@@ -319,10 +319,12 @@ bool parse(const QString &output, Listing *listing)
         const QFileInfo info(transcript.path);
         transcript.sessionId = info.completeBaseName();
         transcript.projectDirectory = QFileInfo(info.path()).fileName();
+        // Milliseconds: a resume and a fork within one second must still order correctly.
         bool timeOk = false;
-        const qint64 seconds = numbers.value(0).toLongLong(&timeOk);
+        const double seconds = numbers.value(0).toDouble(&timeOk);
         if (timeOk)
-            transcript.lastActivity = QDateTime::fromSecsSinceEpoch(seconds, Qt::UTC);
+            transcript.lastActivity
+                = QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC);
         transcript.size = numbers.value(1).toLongLong();
         const QString cwdField = fields.at(2);
         const qsizetype colon = cwdField.indexOf(QLatin1Char(':'));

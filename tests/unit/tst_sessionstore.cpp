@@ -150,7 +150,7 @@ void SessionStoreTest::parseReadsTheListingThroughTerminalNoise()
         "SANDSCOPE-HOME=/home/u\r\n"
         "SANDSCOPE-TRANSCRIPT\t1764410000 1234\t\"cwd\":\"/home/u/chat-one\"\t"
         "/home/u/.claude/projects/-home-u-chat-one/11111111-2222-3333-4444-555555555555.jsonl\r\n"
-        "SANDSCOPE-TRANSCRIPT\t1764410500 99\t\t"
+        "SANDSCOPE-TRANSCRIPT\t1764410500.250 99\t\t"
         "/home/u/.claude/projects/-home-u-chat-two/aaaaaaaa-2222-3333-4444-555555555555.jsonl\r\n"
         "SANDSCOPE-TRANSCRIPT\tgarbage\r\n");
     Listing listing;
@@ -166,6 +166,8 @@ void SessionStoreTest::parseReadsTheListingThroughTerminalNoise()
     QVERIFY(first.chatId.isEmpty());
     const DiscoveredSession &second = listing.transcripts.at(1);
     QVERIFY(second.cwd.isEmpty());
+    // stat's %.3Y: milliseconds order a resume and a fork written within one second.
+    QCOMPARE(second.lastActivity, QDateTime::fromMSecsSinceEpoch(1764410500250, Qt::UTC));
     QCOMPARE(second.projectDirectory, QStringLiteral("-home-u-chat-two"));
 }
 
