@@ -654,9 +654,14 @@ void FilesPage::setClient(OpenTerminalClient *client)
     cancelPreview();
     const bool readOnly = m_operations ? m_operations->isReadOnly() : false;
     // The models are bound to one client: a new connection gets new ones.
+    // Null each pointer as it goes: deleting the model makes the proxy emit signals whose
+    // handlers look at these members.
     delete m_model;
+    m_model = nullptr;
     delete m_chats;
+    m_chats = nullptr;
     delete m_operations;
+    m_operations = nullptr;
     m_client = client;
     m_started = false;
     m_root = QPersistentModelIndex();

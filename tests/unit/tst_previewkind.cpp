@@ -12,24 +12,23 @@ Q_DECLARE_METATYPE(sandscope::PreviewKind)
 
 namespace {
 
-QByteArray bytes(const char *data, int size)
+// The whole literal, embedded NULs included, without its terminating NUL.
+template <int N> QByteArray bytes(const char (&data)[N])
 {
-    return QByteArray(data, size);
+    return QByteArray(data, N - 1);
 }
 
-const QByteArray pngHead
-    = bytes("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0", 33);
-const QByteArray jpegHead = bytes("\xff\xd8\xff\xe0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0", 20);
+const QByteArray pngHead = bytes("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0");
+const QByteArray jpegHead = bytes("\xff\xd8\xff\xe0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
 const QByteArray gifHead = QByteArrayLiteral("GIF89a\x10\0\x10\0\x80\0\0");
-const QByteArray webpHead = bytes("RIFF\x24\0\0\0WEBPVP8 \x18\0\0\0", 20);
+const QByteArray webpHead = bytes("RIFF\x24\0\0\0WEBPVP8 \x18\0\0\0");
 const QByteArray pdfHead
     = QByteArrayLiteral("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n");
 const QByteArray svgText = QByteArrayLiteral(
     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><rect/></svg>\n");
 const QByteArray elfHead = bytes("\x7f"
-                                 "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0",
-    20);
-const QByteArray zipHead = bytes("PK\x03\x04\x14\0\0\0\x08\0", 10);
+                                 "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0");
+const QByteArray zipHead = bytes("PK\x03\x04\x14\0\0\0\x08\0");
 const QByteArray streamLines
     = QByteArrayLiteral("{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\"}\n"
                         "{\"type\":\"assistant\",\"message\":{\"content\":[]}}\n"
@@ -62,7 +61,7 @@ private Q_SLOTS:
         QTest::newRow("elf named .txt") << name("tool.txt") << elfHead << PreviewKind::Binary;
         QTest::newRow("zip") << name("a.zip") << zipHead << PreviewKind::Binary;
         QTest::newRow("NUL bytes without suffix")
-            << name("blob") << bytes("\0\x01\x02\x03", 4) << PreviewKind::Binary;
+            << name("blob") << bytes("\0\x01\x02\x03") << PreviewKind::Binary;
         // Text content: the name picks the format.
         QTest::newRow("svg by name") << name("icon.svg") << svgText << PreviewKind::Svg;
         QTest::newRow("markdown") << name("README.md") << QByteArray("# Title\n\ntext\n")
