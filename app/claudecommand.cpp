@@ -253,13 +253,33 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
         + QLatin1String(" && exit \"$s\"; exit 125");
 }
 
-QString livenessScript(const RunPaths &paths, const QString &runId)
+namespace {
+// Succeeds while the run's shell runs, with its pid in $p. The pid alone could have been
+// reused; the run's shell has the run id in its command line.
+QString runShellCheck(const RunPaths &paths, const QString &runId)
 {
-    // The pid alone could have been reused; the run's shell has the run id in its command line.
     return QLatin1String("p=$(cat ") + quote(paths.pidFile)
         + QLatin1String(" 2>/dev/null) && tr '\\000' ' ' < /proc/\"$p\"/cmdline 2>/dev/null | "
                         "grep -qF -- ")
-        + quote(runId) + QLatin1String(" && echo SANDSCOPE-ALIVE || echo SANDSCOPE-GONE");
+        + quote(runId);
+}
+} // namespace
+
+QString livenessScript(const RunPaths &paths, const QString &runId)
+{
+    return runShellCheck(paths, runId)
+        + QLatin1String(" && echo SANDSCOPE-ALIVE || echo SANDSCOPE-GONE");
+}
+
+QString signalScript(const RunPaths &paths, const QString &runId, const QString &signalName)
+{
+    // The group id is field 5 of /proc/<pid>/stat; the fields before it end with ") ", as the
+    // command name in parentheses may itself contain spaces.
+    return runShellCheck(paths, runId)
+        + QLatin1String(" && g=$(sed 's/.*) //' /proc/\"$p\"/stat | cut -d' ' -f3) && "
+                        "[ \"$g\" -gt 1 ] && kill -s ")
+        + quote(signalName)
+        + QLatin1String(" -- \"-$g\" && echo SANDSCOPE-SIGNALLED || echo SANDSCOPE-GONE");
 }
 
 } // namespace claudecommand

@@ -97,5 +97,10 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
 // Prints SANDSCOPE-ALIVE while the run's shell still runs, else SANDSCOPE-GONE.
 QString livenessScript(const RunPaths &paths, const QString &runId);
 
+// Sends `signalName` (TERM, KILL) to the process group of the run's shell (claude, tee and
+// the tools they started) and prints SANDSCOPE-SIGNALLED, or SANDSCOPE-GONE when the run no
+// longer runs. For runs followed by their tee file, whose process id the server forgot.
+QString signalScript(const RunPaths &paths, const QString &runId, const QString &signalName);
+
 } // namespace claudecommand
 } // namespace sandscope

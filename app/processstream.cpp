@@ -14,6 +14,8 @@ constexpr int maxLogRecoveryAttempts = 5;
 constexpr int logRecoveryDelayMs = 1000;
 // A killed record without exit code is polled this long before it is reported as such.
 constexpr int killedWithoutExitCodeGraceMs = 5000;
+// Silence shorter than this many fast intervals is a pause, not idleness.
+constexpr int quietGraceFactor = 8;
 
 bool isTransient(ApiError::Kind kind)
 {
@@ -99,8 +101,13 @@ void ProcessStream::schedulePoll(bool hadOutput)
     // with a big log slows the process itself down.
     const int lastRoundTrip
         = m_pollClock.isValid() ? int(qMin<qint64>(m_pollClock.elapsed(), m_idleMaxMs)) : 0;
-    m_currentDelay
-        = hadOutput ? qMax(m_fastMs, lastRoundTrip) : qMin(m_currentDelay * 2, m_idleMaxMs);
+    if (hadOutput || !m_quietFor.isValid())
+        m_quietFor.start();
+    // Short pauses (an agent between two tool calls) keep the fast pace, so the next line
+    // shows without delay; only a longer silence backs off, doubling up to idleMaxMs.
+    const bool shortPause = m_quietFor.elapsed() < quietGraceFactor * m_fastMs;
+    m_currentDelay = hadOutput || shortPause ? qMax(m_fastMs, lastRoundTrip)
+                                             : qMin(m_currentDelay * 2, m_idleMaxMs);
     m_pollTimer.start(m_currentDelay);
 }
 
@@ -109,6 +116,7 @@ void ProcessStream::poll()
     if (m_state != State::Running && m_state != State::Stopping)
         return;
     m_pollClock.start();
+    ++m_pollCount;
     m_inflight = m_client->processStatus(
         m_identity, m_processId, m_offset, 0, this, [this](const Result<ProcessSnapshot> &result) {
             m_inflight = {};

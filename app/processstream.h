@@ -45,8 +45,18 @@ public:
     int exitCode() const { return m_exitCode; }
     ProcessStatus finalStatus() const { return m_finalStatus; }
 
-    // Polling cadence (tests shorten them).
+    // Polling cadence. The defaults suit a run someone watches: at most 4 status requests
+    // per second while output flows, the same pace through short pauses, then backing off
+    // to one request per idleMaxMs (0.2 requests/s) while the process stays silent. Short
+    // helper commands (scans, stat) use a faster cadence; tests shorten it.
+    static constexpr int defaultFastMs = 250;
+    static constexpr int defaultIdleMaxMs = 5000;
     void setPollIntervals(int fastMs, int idleMaxMs);
+    // For short helper commands whose result is awaited (scripts, listings, stat): they end
+    // within moments, so polling them fast costs few requests and saves the waiting.
+    void useShortCommandCadence() { setPollIntervals(50, 500); }
+    // Status requests sent so far (the benchmark reports the polling rate).
+    int pollCount() const { return m_pollCount; }
 
 Q_SIGNALS:
     void started(const QString &processId);
@@ -84,9 +94,11 @@ private:
     int m_consecutiveErrors = 0;
     QElapsedTimer m_killedSince;
     QElapsedTimer m_pollClock; // round trip of the last status request
-    int m_fastMs = 50;
-    int m_idleMaxMs = 1000;
-    int m_currentDelay = 50;
+    QElapsedTimer m_quietFor; // since the last output
+    int m_fastMs = defaultFastMs;
+    int m_idleMaxMs = defaultIdleMaxMs;
+    int m_currentDelay = defaultFastMs;
+    int m_pollCount = 0;
     QTimer m_pollTimer;
     QTimer m_escalateTimer;
     CallHandle m_inflight;

@@ -113,7 +113,7 @@ void RunLauncher::failLater(const QString &message)
 void RunLauncher::runScript(const QString &script, std::function<void(const ScriptOutcome &)> done)
 {
     auto *stream = new ProcessStream(m_client, m_identity, this);
-    stream->setPollIntervals(m_fastMs, m_idleMaxMs);
+    stream->useShortCommandCadence();
     auto outcome = std::make_shared<ScriptOutcome>();
     connect(stream, &ProcessStream::output, this,
         [outcome](const QString &text) { outcome->output += text; });
@@ -470,7 +470,7 @@ void RunLauncher::followTee()
     if (m_stream)
         m_stream->detach();
     m_assembler = LineAssembler(); // a partial line comes complete from the file
-    m_followDelayMs = m_fastMs;
+    m_followDelayMs = followFastMs();
     m_sinceLivenessCheck.start();
     setState(State::FollowingTee);
     followPoll();
@@ -496,12 +496,12 @@ void RunLauncher::followPoll()
                     return;
                 }
                 if (m_lines.size() > before) {
-                    m_followDelayMs = m_fastMs;
+                    m_followDelayMs = followFastMs();
                     m_sinceLivenessCheck.start();
                 } else {
                     m_followDelayMs = qMin(m_followDelayMs * 2, m_idleMaxMs);
                 }
-                if (m_sinceLivenessCheck.elapsed() >= m_livenessIntervalMs)
+                if (m_livenessDue || m_sinceLivenessCheck.elapsed() >= m_livenessIntervalMs)
                     checkLiveness();
                 else
                     m_followTimer.start(m_followDelayMs);
@@ -511,6 +511,7 @@ void RunLauncher::followPoll()
 
 void RunLauncher::checkLiveness()
 {
+    m_livenessDue = false;
     m_sinceLivenessCheck.start();
     runScript(claudecommand::livenessScript(m_handle.paths(), m_handle.runId),
         [this](const ScriptOutcome &outcome) {
@@ -530,6 +531,10 @@ void RunLauncher::checkLiveness()
                         followPoll();
                         return;
                     }
+                    if (m_signalSent != 0) { // we ended it: killed by that signal
+                        finishWithTee(-m_signalSent);
+                        return;
+                    }
                     fetchTee([this](bool ok, const QList<QByteArray> &teeLines) {
                         if (ok)
                             applyTee(teeLines, true);
@@ -544,14 +549,44 @@ void RunLauncher::checkLiveness()
 
 void RunLauncher::stop(int graceMs)
 {
-    if (m_stream && m_state == State::Streaming)
+    if (m_stream && m_state == State::Streaming) {
         m_stream->stop(graceMs);
+    } else if (m_state == State::FollowingTee) {
+        signalFollowedRun(QStringLiteral("TERM"));
+        QTimer::singleShot(graceMs, this, [this] {
+            if (m_state == State::FollowingTee)
+                signalFollowedRun(QStringLiteral("KILL"));
+        });
+    }
 }
 
 void RunLauncher::kill()
 {
     if (m_stream && m_state == State::Streaming)
         m_stream->kill();
+    else if (m_state == State::FollowingTee)
+        signalFollowedRun(QStringLiteral("KILL"));
+}
+
+void RunLauncher::signalFollowedRun(const QString &signalName)
+{
+    runScript(claudecommand::signalScript(m_handle.paths(), m_handle.runId, signalName),
+        [this, signalName](const ScriptOutcome &outcome) {
+            if (m_state != State::FollowingTee)
+                return;
+            if (!outcome.output.contains(QLatin1String("SANDSCOPE-SIGNALLED"))
+                && !outcome.output.contains(QLatin1String("SANDSCOPE-GONE"))) {
+                Q_EMIT notice(
+                    tr("Could not send SIG%1 to the run: %2").arg(signalName, outcome.error));
+                return;
+            }
+            m_signalSent = signalName == QLatin1String("KILL") ? 9 : 15;
+            // Look again soon: the exit file or the gone shell ends the run.
+            m_livenessDue = true;
+            m_followDelayMs = followFastMs();
+            if (m_followTimer.isActive()) // else a look is under way and schedules the next
+                m_followTimer.start(m_followDelayMs);
+        });
 }
 
 void RunLauncher::detach()

@@ -24,6 +24,7 @@
 #include "connection.h"
 #include "lineassembler.h"
 #include "openterminalclient.h"
+#include "processstream.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -37,8 +38,6 @@
 #include <functional>
 
 namespace sandscope {
-
-class ProcessStream;
 
 struct RunHandle {
     Identity identity; // the same X-User-Id / X-Session-Id pair for the run's whole life
@@ -68,7 +67,8 @@ public:
 
     // Per profile, e.g. "work.env"; default "agent.env" (see claudecommand::isValidEnvFileName).
     void setEnvFileName(const QString &name) { m_envFileName = name; }
-    // Polling of the process (and of the tee file when following it); tests shorten them.
+    // Polling of the process (and of the tee file when following it); the defaults are
+    // ProcessStream's cadence for a watched run, tests shorten them.
     void setPollIntervals(int fastMs, int idleMaxMs);
     // How often a followed run is checked for being alive while its tee file does not grow.
     void setLivenessInterval(int ms) { m_livenessIntervalMs = ms; }
@@ -83,7 +83,9 @@ public:
     // Replaces line `number` (1-based) with the exact line from the tee file.
     void repairLine(qint64 number);
 
-    void stop(int graceMs = 3000); // only while streaming by process id
+    // By process id while streaming; a run followed by its tee file gets the signal through
+    // its shell's process group.
+    void stop(int graceMs = 3000);
     void kill();
     // Forgets the run without touching it (it keeps running in the sandbox).
     void detach();
@@ -140,8 +142,11 @@ private:
     void applyTee(const QList<QByteArray> &teeLines, bool final);
 
     void followTee();
+    // Each look at a followed tee file costs two requests (exit file, tee file).
+    int followFastMs() const { return 2 * m_fastMs; }
     void followPoll();
     void checkLiveness();
+    void signalFollowedRun(const QString &signalName);
     void finishWithTee(int exitCode);
     void complete(int exitCode);
 
@@ -163,11 +168,13 @@ private:
     int m_exitCode = 0;
     QString m_standardError;
 
-    int m_fastMs = 100;
-    int m_idleMaxMs = 1000;
-    int m_followDelayMs = 100;
+    int m_fastMs = ProcessStream::defaultFastMs;
+    int m_idleMaxMs = ProcessStream::defaultIdleMaxMs;
+    int m_followDelayMs = ProcessStream::defaultFastMs;
     int m_livenessIntervalMs = 5000;
     QElapsedTimer m_sinceLivenessCheck;
+    bool m_livenessDue = false; // a signal was sent: check at the next look
+    int m_signalSent = 0; // the last signal sent to a followed run
     QTimer m_followTimer;
     CallHandle m_inflight;
 };

@@ -574,6 +574,14 @@ RunModel::Node *RunModel::currentTurn(qint64 arrivalMs)
 {
     if (m_turn)
         return m_turn;
+    if (m_runEnded) {
+        // A follow-up resumed the session after a stopped turn: the run is live again, so a
+        // later end marks this turn's open calls too.
+        m_runEnded = false;
+        m_run->status = Status::Running;
+        m_run->endedMs = -1;
+        changed(m_run);
+    }
     auto turn = std::make_unique<Node>();
     turn->kind = NodeKind::Turn;
     turn->status = Status::Running;

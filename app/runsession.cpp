@@ -10,7 +10,6 @@ LiveRun::LiveRun(OpenTerminalClient *client, LiveRunRequest request, QObject *pa
     , m_launcher(client, m_request.identity)
 {
     m_launcher.setEnvFileName(m_request.envFileName);
-    m_launcher.setPollIntervals(50, 500); // someone watches: stay responsive
     for (auto it = m_request.environment.cbegin(); it != m_request.environment.cend(); ++it) {
         if (isSecretName(it.key()))
             m_redactor.addSecret(it.value());
@@ -23,6 +22,7 @@ LiveRun::LiveRun(OpenTerminalClient *client, LiveRunRequest request, QObject *pa
         [this](const QString &message) { emit notice(redact(message)); });
     connect(&m_launcher, &RunLauncher::started, this, [this](const RunHandle &handle) {
         m_launched = true;
+        audit(QStringLiteral("run"), QStringLiteral("ok"));
         emit started(handle);
         if (m_stopRequested)
             m_launcher.stop(m_stopGraceMs);
@@ -35,6 +35,8 @@ LiveRun::LiveRun(OpenTerminalClient *client, LiveRunRequest request, QObject *pa
     connect(&m_launcher, &RunLauncher::failed, this, [this](const QString &message) {
         pump(true);
         m_active = false;
+        if (!m_launched)
+            audit(QStringLiteral("run"), redact(message));
         emit failed(redact(message));
     });
 }
@@ -101,8 +103,18 @@ void LiveRun::start()
     m_launcher.launch(m_request.chatId, m_request.prompt, m_request.options, m_request.environment);
 }
 
+void LiveRun::attach(const RunHandle &handle)
+{
+    if (m_active || m_launched)
+        return;
+    m_active = true;
+    m_launched = true;
+    m_launcher.reattach(handle, 0);
+}
+
 void LiveRun::stop(int graceMs)
 {
+    audit(QStringLiteral("stop-run"), QStringLiteral("requested"));
     m_stopRequested = true;
     m_stopGraceMs = graceMs;
     if (m_launched)
@@ -111,6 +123,7 @@ void LiveRun::stop(int graceMs)
 
 void LiveRun::kill()
 {
+    audit(QStringLiteral("kill-run"), QStringLiteral("requested"));
     m_stopRequested = true;
     if (m_launched)
         m_launcher.kill();
@@ -131,6 +144,23 @@ void LiveRun::rememberSession(const QString &sessionId)
     QString error;
     if (!SessionStore().record(m_request.scope, session, &error))
         emit notice(tr("The session was not recorded: %1").arg(error));
+}
+
+void LiveRun::audit(const QString &action, const QString &result)
+{
+    // The target names the chat, the run once it has an id, and a resumed session.
+    QString target = QStringLiteral("chat ") + m_request.chatId;
+    const QString runId = m_launcher.handle().runId;
+    if (!runId.isEmpty())
+        target += QStringLiteral(" run ") + runId;
+    if (!m_request.options.resumeSessionId.isEmpty())
+        target += (m_request.options.forkSession ? QStringLiteral(" fork of ")
+                                                 : QStringLiteral(" resuming "))
+            + m_request.options.resumeSessionId;
+    const AuditEntry entry {m_request.scope.profile, m_request.scope.server,
+        m_request.identity.userId, action, target, result};
+    if (!m_auditLog.append(entry))
+        emit notice(tr("The audit log %1 cannot be written.").arg(m_auditLog.path()));
 }
 
 void LiveRun::pump(bool force)

@@ -3,8 +3,9 @@
 // hands its stream lines on in order with every agent secret masked, and records the chat's
 // Claude session in the SessionStore as soon as it is known (so a stopped run can still be
 // resumed). A line the PTY damaged (U+FFFD) is held back briefly for its repair from the tee
-// file, like the `run` verb does.
+// file, like the `run` verb does. Starting, stopping and killing a run are audited.
 
+#include "auditlog.h"
 #include "claudecommand.h"
 #include "connection.h"
 #include "runlauncher.h"
@@ -54,6 +55,9 @@ public:
     QString redact(const QString &text) const { return m_redactor.redact(text); }
 
     void start();
+    // Continues a run started earlier (its tab or the app was closed), e.g. one found by
+    // rundiscovery, from its first line; the request names its user, scope and chat.
+    void attach(const RunHandle &handle);
     // SIGTERM, then SIGKILL after graceMs; a stop before the run started waits for the start.
     void stop(int graceMs = 3000);
     void kill();
@@ -76,6 +80,7 @@ Q_SIGNALS:
 
 private:
     void pump(bool force);
+    void audit(const QString &action, const QString &result);
 
     LiveRunRequest m_request;
     RunLauncher m_launcher;
@@ -88,6 +93,7 @@ private:
     QElapsedTimer m_heldFor;
     QTimer m_holdTimer;
     QString m_sessionId;
+    AuditLog m_auditLog;
 };
 
 } // namespace sandscope

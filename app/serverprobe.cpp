@@ -52,6 +52,7 @@ void runShortCommand(OpenTerminalClient *client, const Identity &identity, const
     QObject *context, std::function<void(const Result<CommandOutput> &)> done, int timeoutMs)
 {
     auto *stream = new ProcessStream(client, identity, context);
+    stream->useShortCommandCadence();
     auto *timer = new QTimer(stream);
     timer->setSingleShot(true);
     auto assembler = std::make_shared<LineAssembler>();

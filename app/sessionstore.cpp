@@ -380,7 +380,7 @@ SessionDiscovery::SessionDiscovery(OpenTerminalClient *client, Identity identity
 void SessionDiscovery::discover(Callback done)
 {
     auto *stream = new ProcessStream(m_client, m_identity, this);
-    stream->setPollIntervals(50, 500);
+    stream->useShortCommandCadence();
     auto output = std::make_shared<QString>();
     connect(
         stream, &ProcessStream::output, this, [output](const QString &text) { *output += text; });

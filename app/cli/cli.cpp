@@ -343,7 +343,6 @@ int runExec(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
     OpenTerminalClient client(options.connection);
     ProcessStream stream(&client, identity);
-    stream.setPollIntervals(50, 500); // a terminal user watches: stay responsive when idle
     QEventLoop loop;
     int exitCode = ServerError;
     bool started = false;

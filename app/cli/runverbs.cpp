@@ -582,7 +582,6 @@ int executeRun(const QStringList &arguments)
     Identity identity;
     identity.userId = options.userId;
     RunLauncher launcher(&client, identity);
-    launcher.setPollIntervals(50, 500); // someone watches: stay responsive
     RunParser runParser;
     RunModel model;
     RecordingFeed feed(&runParser, recorder.isOpen() ? &recorder : nullptr);

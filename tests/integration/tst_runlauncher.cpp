@@ -6,12 +6,14 @@
 //  * the env file is 0600 and the key appears on no command line the server lists;
 //  * the tee file equals the streamed lines;
 //  * a run survives its launcher: re-attached by process id, and by following the tee file;
+//  * rundiscovery finds a running run of a user, following it works and Stop ends it;
 //  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file.
 
 #include "lineassembler.h"
 #include "openterminalclient.h"
 #include "processstream.h"
 #include "realserver.h"
+#include "rundiscovery.h"
 #include "runlauncher.h"
 #include "testing.h"
 
@@ -178,6 +180,7 @@ private Q_SLOTS:
     void nastyPromptArrivesByteForByte();
     void reattachByProcessIdAfterLauncherDestroyed();
     void reattachByFollowingTeeFile();
+    void discoveredRunIsFollowedAndStopped();
     void splitMultibyteCharactersAreRepairedFromTee();
 
 private:
@@ -455,6 +458,87 @@ void RunLauncherTest::reattachByFollowingTeeFile()
     QVERIFY(hasSuccessResult(second.received.values()));
     const QList<QByteArray> tee = teeLines(handle);
     QCOMPARE(qsizetype(tee.size()), qsizetype(second.received.size()));
+}
+
+void RunLauncherTest::discoveredRunIsFollowedAndStopped()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rldisc"));
+    const QString chatId = QStringLiteral("disc-") + randomToken(4, true);
+    const QString marker = randomToken(8, true);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    RunHandle started;
+    {
+        auto launcher = newLauncher(identity);
+        Recorder first;
+        first.watch(launcher.get());
+        // The command sleeps long; its argument marks the process to look for afterwards.
+        launcher->launch(chatId, QLatin1String("Long task\nCMD: tail -f /dev/null; echo ") + marker,
+            options, environment());
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&first] {
+                    return first.ended()
+                        || std::any_of(first.received.cbegin(), first.received.cend(),
+                            [](const QString &l) { return l.contains(QLatin1String("tool_use")); });
+                },
+                runTimeoutMs),
+            "the Bash call did not start");
+        QVERIFY2(!first.ended(), qPrintable(first.failure));
+        started = first.handle;
+    } // the launcher is gone, the run sleeps on in the sandbox
+
+    const auto listRuns = [&](rundiscovery::Listing *listing) {
+        bool done = false;
+        bool ok = false;
+        QString error;
+        rundiscovery::list(m_client.get(), identity, m_client.get(),
+            [&](bool success, const rundiscovery::Listing &found, const QString &why) {
+                ok = success;
+                *listing = found;
+                error = why;
+                done = true;
+            });
+        if (!QTest::qWaitFor([&done] { return done; }, 60000))
+            return QStringLiteral("the listing did not finish");
+        return ok ? QString() : error;
+    };
+    rundiscovery::Listing listing;
+    QString error = listRuns(&listing);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(listing.home, started.home);
+    QCOMPARE(listing.runs.size(), 1);
+    const DiscoveredRun run = listing.runs.first();
+    QCOMPARE(run.chatId, chatId);
+    QCOMPARE(run.runId, started.runId);
+    QCOMPARE(run.teePath, started.teePath());
+    QCOMPARE(run.state, DiscoveredRun::State::Running);
+    QVERIFY(run.size > 0);
+    QCOMPARE(run.promptStart, QStringLiteral("Long task CMD: tail -f /dev/null; echo ") + marker);
+
+    // Followed by its tee file (no process id), then stopped: SIGTERM to its process group.
+    auto launcher = newLauncher(identity);
+    Recorder second;
+    second.watch(launcher.get());
+    launcher->reattach(rundiscovery::handleFor(identity, listing.home, run), 0);
+    QVERIFY(QTest::qWaitFor([&second] { return !second.received.isEmpty(); }, 30000));
+    QCOMPARE(launcher->state(), RunLauncher::State::FollowingTee);
+    QVERIFY(std::any_of(second.received.cbegin(), second.received.cend(),
+        [](const QString &l) { return l.contains(QLatin1String("tool_use")); }));
+    launcher->stop(2000);
+    QVERIFY2(waitForEnd(second), "the stopped run did not end");
+    QVERIFY2(second.failure.isEmpty(), qPrintable(second.failure));
+    QVERIFY2(second.exitCode != 0, "a stopped run must not look successful");
+    QVERIFY(!hasSuccessResult(second.received.values()));
+
+    // Nothing of the run is left running, and the listing says so.
+    const QString processes = execute(identity, QStringLiteral("ps -eo args || true"));
+    QVERIFY2(!processes.contains(marker), qPrintable(processes));
+    error = listRuns(&listing);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(listing.runs.size(), 1);
+    QVERIFY(listing.runs.first().state != DiscoveredRun::State::Running);
 }
 
 void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()

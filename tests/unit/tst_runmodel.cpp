@@ -520,6 +520,41 @@ private slots:
         QVERIFY(whole.model.summary().isError);
     }
 
+    void aStoppedFollowUpTurnAlsoEndsItsOpenCalls()
+    {
+        // Turn 1 is stopped before its result, a follow-up resumes the session, and that turn
+        // is stopped too: its calls must not stay "running".
+        const QList<QByteArray> full = captureLines(QStringLiteral("stream-sigterm.jsonl"));
+        const QHash<QString, ToolUseInFile> uses = toolUsesIn(full);
+        QCOMPARE(uses.size(), 1);
+        const QList<QByteArray> upToCall = full.mid(0, uses.cbegin()->lineIndex + 1);
+
+        Harness harness;
+        harness.feedLines(upToCall);
+        harness.end(5000);
+        QCOMPARE(statusOf(harness.model.runIndex()), Status::Interrupted);
+
+        // The second turn: the same lines with a fresh tool_use id.
+        const QByteArray firstId = uses.cbegin().key().toUtf8();
+        const QByteArray secondId = firstId + "_followup";
+        for (int i = 0; i < upToCall.size(); ++i) {
+            QByteArray line = upToCall[i];
+            harness.parser.feedLine(line.replace(firstId, secondId), 10000 + qint64(i) * 100);
+        }
+        const QModelIndex second = harness.model.indexForToolUseId(QString::fromUtf8(secondId));
+        QVERIFY(second.isValid());
+        QCOMPARE(statusOf(second), Status::Running);
+        QCOMPARE(statusOf(harness.model.runIndex()), Status::Running);
+        QCOMPARE(harness.model.rowCount(harness.model.runIndex()), 2);
+
+        harness.end(20000);
+        QCOMPARE(statusOf(second), Status::Interrupted);
+        QCOMPARE(
+            statusOf(harness.model.index(1, 0, harness.model.runIndex())), Status::Interrupted);
+        QCOMPARE(statusOf(harness.model.runIndex()), Status::Interrupted);
+        QCOMPARE(harness.model.summary().unmatchedToolCalls, qint64(2));
+    }
+
     void apiErrorsAreVisible_data()
     {
         QTest::addColumn<QString>("capture");

@@ -1,0 +1,215 @@
+#include "rundiscovery.h"
+
+#include "serverprobe.h"
+
+#include <QFileInfo>
+#include <QLocale>
+
+#include <algorithm>
+
+namespace sandscope {
+
+namespace {
+const QString homeMarker = QStringLiteral("SANDSCOPE-HOME=");
+const QString runMarker = QStringLiteral("SANDSCOPE-RUNFILE");
+constexpr int promptStartBytes = 160;
+} // namespace
+
+namespace rundiscovery {
+
+QString script()
+{
+    // Liveness like claudecommand::livenessScript: the pid alone could have been reused, the
+    // run's shell has its run id in its command line.
+    return QStringLiteral(
+        "home=$(cd ~ && pwd -P) || exit 1; "
+        "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
+        "for f in \"$home\"/.sandscope/runs/*/*.jsonl; do "
+        "[ -f \"$f\" ] || continue; "
+        "base=${f%.jsonl}; run=${base##*/}; "
+        "info=$(stat -c '%.3Y %s' -- \"$f\" 2>/dev/null) || continue; "
+        "code=-; [ -f \"$base.exit\" ] && code=$(head -c 16 -- \"$base.exit\" | tr -dc '0-9-'); "
+        "[ -n \"$code\" ] || code=-; "
+        "alive=0; p=$(cat -- \"$base.pid\" 2>/dev/null) && "
+        "tr '\\000' ' ' < /proc/\"$p\"/cmdline 2>/dev/null | grep -qF -- \"$run\" && alive=1; "
+        "prompt=$(head -c %1 -- \"$base.prompt\" 2>/dev/null | tr '\\t\\n\\r' '   '); "
+        "printf 'SANDSCOPE-RUNFILE\\t%s\\t%s\\t%s\\t%s\\t%s\\n' \"$info\" \"$code\" \"$alive\" "
+        "\"$prompt\" \"$f\"; "
+        "done; true")
+        .arg(promptStartBytes);
+}
+
+bool parse(const QString &output, Listing *listing)
+{
+    *listing = Listing();
+    bool sawHome = false;
+    const QStringList lines = output.split(QLatin1Char('\n'));
+    for (QString line : lines) {
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (line.startsWith(homeMarker)) {
+            listing->home = line.mid(homeMarker.size());
+            sawHome = !listing->home.isEmpty();
+            continue;
+        }
+        if (!line.startsWith(runMarker + QLatin1Char('\t')))
+            continue;
+        const QStringList fields = line.split(QLatin1Char('\t'));
+        if (fields.size() < 6)
+            continue;
+        DiscoveredRun run;
+        run.teePath = fields.mid(5).join(QLatin1Char('\t'));
+        const QFileInfo tee(run.teePath);
+        if (tee.suffix() != QLatin1String("jsonl"))
+            continue;
+        run.runId = tee.completeBaseName();
+        run.chatId = QFileInfo(tee.path()).fileName();
+        if (!claudecommand::isValidChatId(run.chatId) || !claudecommand::isValidRunId(run.runId))
+            continue; // not one of ours
+        const QStringList numbers = fields.at(1).split(QLatin1Char(' '));
+        bool timeOk = false;
+        const double seconds = numbers.value(0).toDouble(&timeOk);
+        if (timeOk)
+            run.lastWrite = QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC);
+        run.size = numbers.value(1).toLongLong();
+        bool exited = false;
+        run.exitCode = fields.at(2).toInt(&exited);
+        if (exited)
+            run.state = DiscoveredRun::State::Finished;
+        else if (fields.at(3) == QLatin1String("1"))
+            run.state = DiscoveredRun::State::Running;
+        else
+            run.state = DiscoveredRun::State::Ended;
+        run.promptStart = fields.at(4).trimmed();
+        listing->runs.append(run);
+    }
+    std::stable_sort(listing->runs.begin(), listing->runs.end(),
+        [](const DiscoveredRun &a, const DiscoveredRun &b) { return a.lastWrite > b.lastWrite; });
+    return sawHome;
+}
+
+RunHandle handleFor(const Identity &identity, const QString &home, const DiscoveredRun &run)
+{
+    RunHandle handle;
+    handle.identity = identity;
+    handle.home = home;
+    handle.chatId = run.chatId;
+    handle.runId = run.runId;
+    return handle; // no process id: RunLauncher follows the tee file
+}
+
+QString stateText(const DiscoveredRun &run)
+{
+    switch (run.state) {
+    case DiscoveredRun::State::Running:
+        return QStringLiteral("running");
+    case DiscoveredRun::State::Finished:
+        return QStringLiteral("exited %1").arg(run.exitCode);
+    case DiscoveredRun::State::Ended:
+        break;
+    }
+    return QStringLiteral("ended without exit status");
+}
+
+void list(OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done)
+{
+    runShortCommand(
+        client, identity, script(), context, [done](const Result<CommandOutput> &result) {
+            Listing listing;
+            if (!result.ok()) {
+                done(false, listing, result.error.toString());
+                return;
+            }
+            const QString output = result.value.lines.join(QLatin1Char('\n'));
+            if (result.value.exitCode != 0 || !parse(output, &listing)) {
+                done(false, listing,
+                    QStringLiteral("listing the runs failed (exit status %1): %2")
+                        .arg(result.value.exitCode)
+                        .arg(output.trimmed().left(500)));
+                return;
+            }
+            done(true, listing, QString());
+        });
+}
+
+} // namespace rundiscovery
+
+// --- DiscoveredRunModel ------------------------------------------------------------------------
+
+void DiscoveredRunModel::setListing(const rundiscovery::Listing &listing)
+{
+    // A fresh listing replaces the table; it is small and loaded on request.
+    beginResetModel();
+    m_listing = listing;
+    endResetModel();
+}
+
+int DiscoveredRunModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_listing.runs.size());
+}
+
+int DiscoveredRunModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiscoveredRunModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const DiscoveredRun &run = m_listing.runs.at(index.row());
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case ChatColumn:
+            return run.chatId;
+        case RunColumn:
+            return run.runId;
+        case StateColumn:
+            return rundiscovery::stateText(run);
+        case SizeColumn:
+            return QLocale().formattedDataSize(run.size);
+        case LastWriteColumn:
+            return QLocale().toString(run.lastWrite.toLocalTime(), QLocale::ShortFormat);
+        case PromptColumn:
+            return run.promptStart;
+        }
+    } else if (role == SortRole) {
+        switch (index.column()) {
+        case SizeColumn:
+            return run.size;
+        case LastWriteColumn:
+            return run.lastWrite;
+        case StateColumn:
+            return int(run.state);
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    } else if (role == Qt::ToolTipRole) {
+        return run.teePath;
+    }
+    return {};
+}
+
+QVariant DiscoveredRunModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case ChatColumn:
+        return tr("Chat");
+    case RunColumn:
+        return tr("Run");
+    case StateColumn:
+        return tr("State");
+    case SizeColumn:
+        return tr("Output");
+    case LastWriteColumn:
+        return tr("Last output");
+    case PromptColumn:
+        return tr("Prompt");
+    }
+    return {};
+}
+
+} // namespace sandscope
