@@ -487,6 +487,8 @@ int run(int argc, char **argv)
         return runRun(arguments.mid(1));
     if (first == sessionsVerb)
         return runSessions(arguments.mid(1));
+    if (first == runsVerb)
+        return runRuns(arguments.mid(1));
     if (first == replayVerb)
         return runReplay(arguments.mid(1));
     if (first == cleanupVerb)

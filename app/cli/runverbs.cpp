@@ -4,6 +4,7 @@
 #include "claudecommand.h"
 #include "connectionoptions.h"
 #include "openterminalclient.h"
+#include "rundiscovery.h"
 #include "runlauncher.h"
 #include "runmodel.h"
 #include "runparser.h"
@@ -34,6 +35,7 @@ namespace sandscope::cli {
 
 const QString runVerb = QStringLiteral("run");
 const QString sessionsVerb = QStringLiteral("sessions");
+const QString runsVerb = QStringLiteral("runs");
 
 namespace {
 
@@ -459,6 +461,8 @@ int executeRun(const QStringList &arguments)
         "The prompt is uploaded as a file and the agent environment goes into a 0600 file in\n"
         "the user's home; neither appears on a command line.\n"
         "Ctrl+C stops the run (SIGTERM, then SIGKILL); a second Ctrl+C kills it at once.\n"
+        "--attach RUN shows a run started earlier (see `sandscope runs`) from its first line\n"
+        "and follows it while it runs; Ctrl+C stops it the same way.\n"
         "Exit codes: 0 successful result; 1 error result, no result (killed) or a local file\n"
         "problem; 2 usage error; 3 server or transport failure; 128+N stopped by signal N."));
     const QCommandLineOption chatOption(QStringLiteral("chat"),
@@ -492,8 +496,13 @@ int executeRun(const QStringList &arguments)
         QStringLiteral("FILE"));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
         QStringLiteral("Print the stream-json lines and a summary line instead of the tree."));
-    parser.addOptions({chatOption, promptOption, resumeOption, forkOption, modelOption,
-        permissionOption, toolsOption, maxTurnsOption, envFileOption, recordOption, jsonOption});
+    const QCommandLineOption attachOption(QStringLiteral("attach"),
+        QStringLiteral("Instead of starting a run, show run RUN of the chat (from `sandscope "
+                       "runs`) and follow it while it runs."),
+        QStringLiteral("RUN"));
+    parser.addOptions(
+        {chatOption, promptOption, resumeOption, forkOption, modelOption, permissionOption,
+            toolsOption, maxTurnsOption, envFileOption, recordOption, jsonOption, attachOption});
     ConnectionOptions options;
     const int parsed = parseArguments(parser, runVerb, arguments,
         QStringLiteral("run --server URL --user ID --chat ID --prompt TEXT [options]"), options);
@@ -507,8 +516,22 @@ int executeRun(const QStringList &arguments)
     if (!claudecommand::isValidChatId(chatId, &why))
         return usageError(QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), runVerb);
     const QString prompt = parser.value(promptOption);
-    if (prompt.isEmpty())
+    const QString attachRunId = parser.value(attachOption);
+    if (!attachRunId.isEmpty()) {
+        if (!claudecommand::isValidRunId(attachRunId, &why))
+            return usageError(
+                QStringLiteral("--attach \"%1\" refused: %2").arg(attachRunId, why), runVerb);
+        for (const QCommandLineOption &startOnly : {promptOption, resumeOption, forkOption,
+                 modelOption, permissionOption, toolsOption, maxTurnsOption, envFileOption}) {
+            if (parser.isSet(startOnly))
+                return usageError(QStringLiteral("--%1 starts a run; it cannot be used with "
+                                                 "--attach")
+                                      .arg(startOnly.names().constFirst()),
+                    runVerb);
+        }
+    } else if (prompt.isEmpty()) {
         return usageError(QStringLiteral("run needs a non-empty --prompt TEXT"), runVerb);
+    }
     if (parser.isSet(resumeOption) && parser.isSet(forkOption))
         return usageError(QStringLiteral("--resume and --fork exclude each other"), runVerb);
 
@@ -785,7 +808,37 @@ int executeRun(const QStringList &arguments)
         });
     }
 
-    launcher.launch(chatId, prompt, runOptions, environment);
+    if (attachRunId.isEmpty()) {
+        launcher.launch(chatId, prompt, runOptions, environment);
+    } else {
+        rundiscovery::Listing listing;
+        bool listed = false;
+        rundiscovery::list(&client, identity, &loop,
+            [&](bool ok, const rundiscovery::Listing &found, const QString &error) {
+                listed = ok;
+                listing = found;
+                why = error;
+                loop.exit();
+            });
+        loop.exec();
+        if (!listed) {
+            printError(redactor.redact(serverMessage(why, options)));
+            return ServerError;
+        }
+        const auto run = std::find_if(listing.runs.cbegin(), listing.runs.cend(),
+            [&](const DiscoveredRun &r) { return r.chatId == chatId && r.runId == attachRunId; });
+        if (run == listing.runs.cend()) {
+            printError(QStringLiteral("%1 has no run %2 in chat %3 (see `sandscope runs`)")
+                           .arg(options.userId, attachRunId, chatId));
+            return Error;
+        }
+        if (!json)
+            writeLine(QStringLiteral("Attached to run %1 of chat %2 as %3 (%4; output: %5)")
+                          .arg(run->runId, chatId, options.userId, rundiscovery::stateText(*run),
+                              run->teePath));
+        launched = true; // it runs already: Ctrl+C signals it
+        launcher.reattach(rundiscovery::handleFor(identity, listing.home, *run), 0);
+    }
     loop.exec();
     return exitCode;
 }
@@ -938,7 +991,95 @@ int executeSessions(const QStringList &arguments)
     return Ok;
 }
 
+// ---------------------------------------------------------------------------------------
+// runs
+
+int executeRuns(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Lists the user's runs in the sandbox (~/.sandscope/runs/<chat>/<run>.jsonl), most\n"
+        "recent first: running, exited with a status, or ended without one (killed). Show one\n"
+        "again with `sandscope run --chat CHAT --attach RUN`."));
+    const QCommandLineOption chatOption(
+        QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
+    parser.addOptions({chatOption, jsonOption});
+    ConnectionOptions options;
+    const int parsed = parseArguments(parser, runsVerb, arguments,
+        QStringLiteral("runs --server URL --user ID [--chat ID] [--json]"), options);
+    if (parsed >= 0)
+        return parsed;
+    const QString chatId = parser.value(chatOption);
+
+    OpenTerminalClient client(options.connection);
+    Identity identity;
+    identity.userId = options.userId;
+    QEventLoop loop;
+    bool ok = false;
+    QString why;
+    rundiscovery::Listing listing;
+    rundiscovery::list(&client, identity, &loop,
+        [&](bool success, const rundiscovery::Listing &found, const QString &error) {
+            ok = success;
+            listing = found;
+            why = error;
+            loop.quit();
+        });
+    loop.exec();
+    if (!ok) {
+        SecretRedactor redactor;
+        redactor.addSecret(options.connection.apiKey);
+        printError(redactor.redact(serverMessage(why, options)));
+        return ServerError;
+    }
+    QVector<DiscoveredRun> runs;
+    std::copy_if(listing.runs.cbegin(), listing.runs.cend(), std::back_inserter(runs),
+        [&](const DiscoveredRun &run) { return chatId.isEmpty() || run.chatId == chatId; });
+
+    if (parser.isSet(jsonOption)) {
+        QJsonArray array;
+        for (const DiscoveredRun &run : std::as_const(runs)) {
+            static const char *const states[] = {"running", "exited", "ended"};
+            array.append(QJsonObject {{QStringLiteral("chat"), run.chatId},
+                {QStringLiteral("run_id"), run.runId},
+                {QStringLiteral("state"), QLatin1String(states[int(run.state)])},
+                {QStringLiteral("exit_code"),
+                    run.state == DiscoveredRun::State::Finished ? QJsonValue(run.exitCode)
+                                                                : QJsonValue()},
+                {QStringLiteral("output_path"), run.teePath},
+                {QStringLiteral("output_size"), double(run.size)},
+                {QStringLiteral("last_output"), orNull(isoTime(run.lastWrite))},
+                {QStringLiteral("prompt_start"), run.promptStart}});
+        }
+        const QJsonObject root {{QStringLiteral("user"), options.userId},
+            {QStringLiteral("home"), listing.home}, {QStringLiteral("runs"), array}};
+        writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
+        return Ok;
+    }
+    QString text = QStringLiteral("CHAT").leftJustified(24) + QLatin1Char(' ')
+        + QStringLiteral("RUN").leftJustified(24) + QStringLiteral("  ")
+        + QStringLiteral("STATE").leftJustified(24) + QStringLiteral("  ")
+        + QStringLiteral("LAST OUTPUT (UTC)").leftJustified(20) + QStringLiteral("  PROMPT\n");
+    for (const DiscoveredRun &run : std::as_const(runs)) {
+        text += run.chatId.leftJustified(24) + QLatin1Char(' ') + run.runId.leftJustified(24)
+            + QStringLiteral("  ") + rundiscovery::stateText(run).leftJustified(24)
+            + QStringLiteral("  ") + isoTime(run.lastWrite).leftJustified(20) + QStringLiteral("  ")
+            + firstLine(run.promptStart, 60) + QLatin1Char('\n');
+    }
+    if (runs.isEmpty())
+        text += QStringLiteral("(no runs)\n");
+    writeText(stdout, text);
+    return Ok;
+}
+
 } // namespace
+
+int runRuns(const QStringList &arguments)
+{
+    return executeRuns(arguments);
+}
 
 int runRun(const QStringList &arguments)
 {
@@ -955,7 +1096,8 @@ QString runVerbsSummary()
     return QStringLiteral(
         "  run           Run Claude Code in a chat as a sandbox user and show it live\n"
         "                (--resume / --fork continue the chat's last session)\n"
-        "  sessions      List a user's chats with their Claude sessions and last activity\n");
+        "  sessions      List a user's chats with their Claude sessions and last activity\n"
+        "  runs          List a user's runs in the sandbox (attach with run --attach)\n");
 }
 
 } // namespace sandscope::cli

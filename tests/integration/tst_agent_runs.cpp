@@ -199,6 +199,7 @@ private Q_SLOTS:
     void resumeKeepsTheSessionAndForkMakesANewOne();
     void twoUsersRunAtOnceWithoutMixing();
     void reattachAfterTheClientWasDestroyed();
+    void cliListsRunsAndAttachesToARunningOne();
     void jsonOutputEndsWithSummaryMatchingTheStream();
 
 private:
@@ -703,6 +704,92 @@ void AgentRunsTest::interruptedCliStopsTheRun()
     // The call never answered normally: interrupted, or failed by the signal.
     QVERIFY2(out.contains(QLatin1String("[interrupted]")) || out.contains(QLatin1String("[error]")),
         diagnostics.constData());
+}
+
+void AgentRunsTest::cliListsRunsAndAttachesToARunningOne()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("attach-cli-") + randomToken(4, true);
+    const QString marker = randomToken(10, true);
+    const QProcessEnvironment environment = cliEnvironment();
+    // Wait for a call to run, then waits for output containing `needle` or the end.
+    const auto waitFor = [](QProcess &process, QString &out, const QString &needle) {
+        return QTest::qWaitFor(
+            [&] {
+                out += QString::fromUtf8(process.readAllStandardOutput());
+                return out.contains(needle) || process.state() == QProcess::NotRunning;
+            },
+            runTimeoutMs);
+    };
+
+    // A run whose client dies mid-run (SIGKILL: no chance to stop it); it goes on.
+    QProcess first;
+    first.setProcessEnvironment(environment);
+    first.start(QStringLiteral(SANDSCOPE_BINARY),
+        runArguments(m_alice, chat, QStringLiteral("CMD: tail -f /dev/null; echo ") + marker));
+    QVERIFY(first.waitForStarted(10000));
+    QString firstOut;
+    QVERIFY2(waitFor(first, firstOut, QStringLiteral("[running]")), qPrintable(firstOut));
+    QVERIFY2(first.state() == QProcess::Running, qPrintable(firstOut));
+    first.kill();
+    QVERIFY(first.waitForFinished(10000));
+
+    const QStringList runsArguments {QStringLiteral("runs"), QStringLiteral("--server"),
+        m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+        QStringLiteral("--chat"), chat, QStringLiteral("--json")};
+    const auto listRuns = [&] {
+        const CliResult listed = runCli(runsArguments, environment);
+        const QJsonArray runs
+            = QJsonDocument::fromJson(listed.out.toUtf8()).object().value(u"runs").toArray();
+        return std::make_pair(listed, runs);
+    };
+    auto [listed, runs] = listRuns();
+    QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+    QCOMPARE(runs.size(), 1);
+    const QJsonObject run = runs.at(0).toObject();
+    QCOMPARE(run.value(u"chat").toString(), chat);
+    QCOMPARE(run.value(u"state").toString(), QStringLiteral("running"));
+    QVERIFY(run.value(u"prompt_start").toString().contains(marker));
+    const QString runId = run.value(u"run_id").toString();
+    QVERIFY(!runId.isEmpty());
+
+    // Attached from another client: the whole run so far, then Ctrl+C stops it.
+    QProcess attached;
+    attached.setProcessEnvironment(environment);
+    attached.start(QStringLiteral(SANDSCOPE_BINARY),
+        {QStringLiteral("run"), QStringLiteral("--server"), m_server->url().toString(),
+            QStringLiteral("--user"), m_alice.userId, QStringLiteral("--chat"), chat,
+            QStringLiteral("--attach"), runId});
+    QVERIFY(attached.waitForStarted(10000));
+    QString out;
+    QVERIFY2(waitFor(attached, out, QStringLiteral("[running]")), qPrintable(out));
+    QVERIFY2(attached.state() == QProcess::Running,
+        qPrintable(out + QString::fromUtf8(attached.readAllStandardError())));
+    QVERIFY2(out.contains(QStringLiteral("Attached to run %1 of chat %2").arg(runId, chat)),
+        qPrintable(out));
+    QVERIFY2(out.contains(QLatin1String("tail -f /dev/null")), qPrintable(out));
+    ::kill(pid_t(attached.processId()), SIGINT);
+    QVERIFY(attached.waitForFinished(60000));
+    out += QString::fromUtf8(attached.readAllStandardOutput());
+    const QString err = QString::fromUtf8(attached.readAllStandardError());
+    const QByteArray diagnostics = (out + QStringLiteral("\n--- stderr:\n") + err).toUtf8();
+    QVERIFY2(attached.exitCode() == 128 + SIGINT, diagnostics.constData());
+    QVERIFY2(err.contains(QLatin1String("stopping the run")), diagnostics.constData());
+    QVERIFY2(out.contains(QLatin1String("Summary: no result")), diagnostics.constData());
+
+    std::tie(listed, runs) = listRuns();
+    QCOMPARE(runs.size(), 1);
+    QVERIFY2(runs.at(0).toObject().value(u"state").toString() != QLatin1String("running"),
+        qPrintable(listed.out));
+
+    // Usage: --attach does not start anything, so start options are refused.
+    const CliResult refused = runCli(
+        {QStringLiteral("run"), QStringLiteral("--server"), m_server->url().toString(),
+            QStringLiteral("--user"), m_alice.userId, QStringLiteral("--chat"), chat,
+            QStringLiteral("--attach"), runId, QStringLiteral("--prompt"), QStringLiteral("x")},
+        environment);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(QLatin1String("--prompt")), qPrintable(refused.err));
 }
 
 void AgentRunsTest::resumeKeepsTheSessionAndForkMakesANewOne()
