@@ -113,23 +113,8 @@ QString stateText(const DiscoveredRun &run)
 
 void list(OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done)
 {
-    runShortCommand(
-        client, identity, script(), context, [done](const Result<CommandOutput> &result) {
-            Listing listing;
-            if (!result.ok()) {
-                done(false, listing, result.error.toString());
-                return;
-            }
-            const QString output = result.value.lines.join(QLatin1Char('\n'));
-            if (result.value.exitCode != 0 || !parse(output, &listing)) {
-                done(false, listing,
-                    QStringLiteral("listing the runs failed (exit status %1): %2")
-                        .arg(result.value.exitCode)
-                        .arg(output.trimmed().left(500)));
-                return;
-            }
-            done(true, listing, QString());
-        });
+    runListingScript<Listing>(
+        client, identity, script(), QStringLiteral("the runs"), &parse, context, done);
 }
 
 } // namespace rundiscovery

@@ -74,6 +74,34 @@ struct CommandOutput {
 void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
     QObject *context, std::function<void(const Result<CommandOutput> &)> done,
     int timeoutMs = 60000);
+
+// Runs a script that lists something (runs, session transcripts) as `identity` and parses its
+// output with `parse`. `done` gets ok=false and a message naming `what` when the command
+// fails, exits non-zero or prints something `parse` rejects.
+template <typename Listing>
+void runListingScript(OpenTerminalClient *client, const Identity &identity, const QString &script,
+    const QString &what, bool (*parse)(const QString &, Listing *), QObject *context,
+    std::function<void(bool ok, const Listing &listing, const QString &error)> done)
+{
+    runShortCommand(client, identity, script, context,
+        [what, parse, done](const Result<CommandOutput> &result) {
+            Listing listing;
+            if (!result.ok()) {
+                done(false, listing, result.error.toString());
+                return;
+            }
+            const QString output = result.value.lines.join(QLatin1Char('\n'));
+            if (result.value.exitCode != 0 || !parse(output, &listing)) {
+                done(false, listing,
+                    QStringLiteral("listing %1 failed (exit status %2): %3")
+                        .arg(what)
+                        .arg(result.value.exitCode)
+                        .arg(output.trimmed().left(500)));
+                return;
+            }
+            done(true, listing, QString());
+        });
+}
 } // namespace sandscope
 
 Q_DECLARE_METATYPE(sandscope::ServerReport)

@@ -2,7 +2,7 @@
 
 #include "claudecommand.h"
 #include "openterminalclient.h"
-#include "processstream.h"
+#include "serverprobe.h"
 #include "shellquote.h"
 
 #include <QDir>
@@ -366,43 +366,12 @@ QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &c
     return found;
 }
 
+void discover(OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done)
+{
+    runListingScript<Listing>(client, identity, script(), QStringLiteral("the session transcripts"),
+        &parse, context, done);
+}
+
 } // namespace sessiondiscovery
-
-// --- SessionDiscovery ------------------------------------------------------------------------
-
-SessionDiscovery::SessionDiscovery(OpenTerminalClient *client, Identity identity, QObject *parent)
-    : QObject(parent)
-    , m_client(client)
-    , m_identity(std::move(identity))
-{
-}
-
-void SessionDiscovery::discover(Callback done)
-{
-    auto *stream = new ProcessStream(m_client, m_identity, this);
-    stream->useShortCommandCadence();
-    auto output = std::make_shared<QString>();
-    connect(
-        stream, &ProcessStream::output, this, [output](const QString &text) { *output += text; });
-    connect(stream, &ProcessStream::finished, this,
-        [stream, output, done](int exitCode, ProcessStatus) {
-            stream->deleteLater();
-            sessiondiscovery::Listing listing;
-            if (exitCode != 0 || !sessiondiscovery::parse(*output, &listing)) {
-                done(false, listing,
-                    QStringLiteral("listing the session transcripts failed (exit status %1): %2")
-                        .arg(exitCode)
-                        .arg(output->trimmed().left(500)));
-                return;
-            }
-            done(true, listing, QString());
-        });
-    connect(stream, &ProcessStream::failed, this, [stream, done](const ApiError &error) {
-        stream->deleteLater();
-        done(false, {}, error.toString());
-    });
-    // ProcessStream reports asynchronously, so `done` never runs inside discover().
-    stream->start(sessiondiscovery::script());
-}
 
 } // namespace sandscope

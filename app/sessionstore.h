@@ -8,7 +8,7 @@
 //
 // On the server: the CLI keeps its transcripts in ~/.claude/projects/<escaped cwd>/<session>.jsonl
 // (claude-stream-json.md, sections 9-10). sessiondiscovery lists them for the chat working
-// directories (~/chat-<chat>) with one command, and SessionDiscovery runs that command as a
+// directories (~/chat-<chat>) with one command, and sessiondiscovery::discover runs it as a
 // user. A chat's directory is located with the CLI's escaping rule; because that rule maps
 // chats such as "a_b" and "a-b" onto the same directory, each transcript's recorded cwd
 // decides which chat it belongs to.
@@ -103,22 +103,12 @@ bool parse(const QString &output, Listing *listing);
 // chatId filled in.
 QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &chatId = {});
 
+using Callback = std::function<void(bool ok, const Listing &listing, const QString &error)>;
+// Runs script() as `identity`; `done` runs once, never from inside discover(), and not at all
+// when `context` is destroyed first.
+void discover(
+    OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done);
+
 } // namespace sessiondiscovery
-
-// Runs sessiondiscovery::script() as `identity` and hands the parsed listing to `done`.
-class SessionDiscovery : public QObject {
-    Q_OBJECT
-public:
-    using Callback = std::function<void(
-        bool ok, const sessiondiscovery::Listing &listing, const QString &error)>;
-
-    SessionDiscovery(OpenTerminalClient *client, Identity identity, QObject *parent = nullptr);
-    // Calls `done` exactly once, never from inside discover().
-    void discover(Callback done);
-
-private:
-    OpenTerminalClient *m_client;
-    Identity m_identity;
-};
 
 } // namespace sandscope

@@ -419,11 +419,10 @@ bool findSessionToResume(OpenTerminalClient &client, const ConnectionOptions &op
     }
     Identity identity;
     identity.userId = options.userId;
-    SessionDiscovery discovery(&client, identity);
     QEventLoop loop;
     bool ok = false;
     sessiondiscovery::Listing listing;
-    discovery.discover(
+    sessiondiscovery::discover(&client, identity, &loop,
         [&](bool success, const sessiondiscovery::Listing &found, const QString &why) {
             ok = success;
             listing = found;
@@ -889,11 +888,10 @@ int executeSessions(const QStringList &arguments)
     OpenTerminalClient client(options.connection);
     Identity identity;
     identity.userId = options.userId;
-    SessionDiscovery discovery(&client, identity);
     QEventLoop loop;
     bool ok = false;
     sessiondiscovery::Listing listing;
-    discovery.discover(
+    sessiondiscovery::discover(&client, identity, &loop,
         [&](bool success, const sessiondiscovery::Listing &found, const QString &error) {
             ok = success;
             listing = found;
