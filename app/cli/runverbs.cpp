@@ -42,7 +42,6 @@ namespace {
 enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3 };
 
 // A line the PTY damaged (U+FFFD) is held back this long for its repair from the tee file.
-constexpr int repairHoldMs = 4000;
 constexpr int stopGraceMs = 3000;
 constexpr int resultSnippetLength = 120;
 
@@ -601,9 +600,17 @@ int executeRun(const QStringList &arguments)
         }
     }
 
-    Identity identity;
-    identity.userId = options.userId;
-    RunLauncher launcher(&client, identity);
+    LiveRunRequest request;
+    request.identity.userId = options.userId;
+    request.scope = scope;
+    request.chatId = chatId;
+    request.prompt = prompt;
+    request.options = runOptions;
+    request.environment = environment;
+    // LiveRun masks the agent's secrets, holds PTY-damaged lines for their repair, records
+    // the session and audits starting and stopping, as it does for the GUI.
+    LiveRun live(&client, request);
+    RunLauncher &launcher = *live.launcher();
     RunParser runParser;
     RunModel model;
     RecordingFeed feed(&runParser, recorder.isOpen() ? &recorder : nullptr);
@@ -611,40 +618,15 @@ int executeRun(const QStringList &arguments)
     int exitCode = Error;
     bool launched = false;
     bool ended = false;
-    bool stopWhenStarted = false;
     int stopRequests = 0;
     int stopSignal = 0;
     ResultNote lastResult;
-    QString recordedSession;
     QString failure;
 
     const auto writeLine = [&](const QString &line) -> bool {
         return writeText(stdout, redactor.redact(line) + QLatin1Char('\n'));
     };
     TreePrinter printer(&model, [&](const QString &line) { writeLine(line); });
-
-    const auto audit = [&](const QString &result) {
-        AuditLog log;
-        const AuditEntry entry {options.profileName, options.serverText(), options.userId, runVerb,
-            chatId, redactor.redact(result)};
-        if (!log.append(entry))
-            printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
-    };
-    const auto rememberSession = [&](const QString &sessionId) {
-        if (sessionId.isEmpty())
-            return;
-        SessionRecord session;
-        session.chatId = chatId;
-        session.sessionId = sessionId;
-        session.lastActivity = QDateTime::currentDateTimeUtc();
-        session.runId = launcher.handle().runId;
-        if (fork && sessionId != runOptions.resumeSessionId)
-            session.forkedFrom = runOptions.resumeSessionId;
-        QString error;
-        if (!SessionStore().record(scope, session, &error))
-            printError(QStringLiteral("warning: the session was not recorded: ") + error);
-        recordedSession = sessionId;
-    };
 
     QObject::connect(&feed, &RecordingFeed::recordingFailed, &loop, [&](const QString &message) {
         printError(QStringLiteral("warning: recording stopped: ") + message);
@@ -664,65 +646,38 @@ int executeRun(const QStringList &arguments)
         if (!json)
             printer.flush();
         // Recorded as soon as it is known, so a run killed midway can still be resumed.
-        const QString sessionId = model.summary().sessionId;
-        if (!sessionId.isEmpty() && recordedSession.isEmpty())
-            rememberSession(sessionId);
+        live.rememberSession(model.summary().sessionId);
     });
 
-    // Lines reach the output in order; a line the PTY damaged waits (briefly) for its repair.
-    qint64 nextLine = 1;
-    QElapsedTimer heldFor;
-    QTimer holdTimer;
-    holdTimer.setSingleShot(true);
-    const auto deliver = [&](const QString &line) {
-        const qint64 arrival = QDateTime::currentMSecsSinceEpoch();
-        if (json) {
-            const QString trimmed = line.trimmed();
-            if (trimmed.startsWith(QLatin1Char('{'))
-                && QJsonDocument::fromJson(trimmed.toUtf8()).isObject()) {
-                if (!writeLine(trimmed) && stopRequests == 0)
-                    printError(QStringLiteral("cannot write to stdout"));
-            } else if (!trimmed.isEmpty()) {
-                printError(QStringLiteral("skipped a line that is not JSON: ")
-                    + redactor.redact(firstLine(trimmed, 200)));
-            }
-        }
-        feed.feedLine(redactor.redact(line).toUtf8(), arrival); // the recording too
-    };
-    const auto pump = [&](bool force) {
-        const QStringList &lines = launcher.lines();
-        while (nextLine <= lines.size()) {
-            const QString &line = lines.at(nextLine - 1);
-            if (!force && line.contains(QChar(0xFFFD))) {
-                if (!heldFor.isValid())
-                    heldFor.start();
-                if (heldFor.elapsed() < repairHoldMs) {
-                    holdTimer.start(200);
-                    return;
+    // Lines arrive in order, masked; a line the PTY damaged was held briefly for its repair.
+    QObject::connect(
+        &live, &LiveRun::lineReady, &loop, [&](const QByteArray &bytes, qint64 arrival) {
+            const QString line = QString::fromUtf8(bytes);
+            if (json) {
+                const QString trimmed = line.trimmed();
+                if (trimmed.startsWith(QLatin1Char('{'))
+                    && QJsonDocument::fromJson(trimmed.toUtf8()).isObject()) {
+                    if (!writeLine(trimmed) && stopRequests == 0)
+                        printError(QStringLiteral("cannot write to stdout"));
+                } else if (!trimmed.isEmpty()) {
+                    printError(QStringLiteral("skipped a line that is not JSON: ")
+                        + redactor.redact(firstLine(trimmed, 200)));
                 }
             }
-            heldFor.invalidate();
-            deliver(line);
-            ++nextLine;
-        }
-    };
-    QObject::connect(&holdTimer, &QTimer::timeout, &loop, [&] { pump(false); });
-    QObject::connect(&launcher, &RunLauncher::lineReceived, &loop, [&] { pump(false); });
-    QObject::connect(&launcher, &RunLauncher::lineRepaired, &loop, [&] { pump(false); });
-    QObject::connect(&launcher, &RunLauncher::notice, &loop,
+            feed.feedLine(redactor.redact(line).toUtf8(), arrival); // the recording too
+        });
+    QObject::connect(&live, &LiveRun::notice, &loop,
         [&](const QString &message) { printError(redactor.redact(message)); });
 
     const auto finishRun = [&](bool transportFailed) {
         if (ended)
             return;
         ended = true;
-        pump(true);
         model.markRunEnded(QDateTime::currentMSecsSinceEpoch());
         if (!json)
             printer.flush();
         const RunSummary summary = model.summary();
-        if (!summary.sessionId.isEmpty())
-            rememberSession(summary.sessionId); // its last activity
+        live.rememberSession(summary.sessionId);
         if (json)
             writeLine(
                 QString::fromUtf8(QJsonDocument(summary.toJson()).toJson(QJsonDocument::Compact)));
@@ -757,19 +712,14 @@ int executeRun(const QStringList &arguments)
         loop.exit();
     };
 
-    QObject::connect(&launcher, &RunLauncher::started, &loop, [&](const RunHandle &handle) {
+    QObject::connect(&live, &LiveRun::started, &loop, [&](const RunHandle &handle) {
         launched = true;
-        audit(QStringLiteral("ok"));
         if (!json)
             writeLine(QStringLiteral("Run %1 of chat %2 as %3 started (tee copy: %4)")
                           .arg(handle.runId, chatId, options.userId, handle.teePath()));
-        if (stopWhenStarted)
-            launcher.stop(stopGraceMs);
     });
-    QObject::connect(&launcher, &RunLauncher::finished, &loop, [&] { finishRun(false); });
-    QObject::connect(&launcher, &RunLauncher::failed, &loop, [&](const QString &message) {
-        if (!launched)
-            audit(message);
+    QObject::connect(&live, &LiveRun::finished, &loop, [&] { finishRun(false); });
+    QObject::connect(&live, &LiveRun::failed, &loop, [&](const QString &message) {
         failure = message;
         finishRun(true);
     });
@@ -781,13 +731,10 @@ int executeRun(const QStringList &arguments)
         stopSignal = signalNumber;
         if (stopRequests == 1) {
             printError(QStringLiteral("stopping the run (SIGTERM, then SIGKILL)"));
-            if (launched)
-                launcher.stop(stopGraceMs);
-            else
-                stopWhenStarted = true;
+            live.stop(stopGraceMs); // waits for the start when it is still being prepared
         } else if (stopRequests == 2 && launched) {
             printError(QStringLiteral("killing the run (SIGKILL)"));
-            launcher.kill();
+            live.kill();
         } else {
             printError(QStringLiteral("giving up; run %1 may still be running on the server")
                            .arg(launcher.handle().runId));
@@ -808,11 +755,11 @@ int executeRun(const QStringList &arguments)
     }
 
     if (attachRunId.isEmpty()) {
-        launcher.launch(chatId, prompt, runOptions, environment);
+        live.start();
     } else {
         rundiscovery::Listing listing;
         bool listed = false;
-        rundiscovery::list(&client, identity, &loop,
+        rundiscovery::list(&client, request.identity, &loop,
             [&](bool ok, const rundiscovery::Listing &found, const QString &error) {
                 listed = ok;
                 listing = found;
@@ -836,7 +783,7 @@ int executeRun(const QStringList &arguments)
                           .arg(run->runId, chatId, options.userId, rundiscovery::stateText(*run),
                               run->teePath));
         launched = true; // it runs already: Ctrl+C signals it
-        launcher.reattach(rundiscovery::handleFor(identity, listing.home, *run), 0);
+        live.attach(rundiscovery::handleFor(request.identity, listing.home, *run));
     }
     loop.exec();
     return exitCode;

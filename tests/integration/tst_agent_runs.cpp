@@ -1073,7 +1073,9 @@ void AgentRunsTest::jsonOutputEndsWithSummaryMatchingTheStream()
         const QJsonObject entry = parse(line);
         entryFound = entryFound
             || (entry.value(QLatin1String("action")).toString() == QLatin1String("run")
-                && entry.value(QLatin1String("target")).toString() == QLatin1String("json-1")
+                && entry.value(QLatin1String("target"))
+                       .toString()
+                       .startsWith(QLatin1String("chat json-1 run "))
                 && entry.value(QLatin1String("user")).toString() == m_alice.userId);
     }
     QVERIFY2(entryFound, qPrintable(audit));
