@@ -5,6 +5,7 @@
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, ui and the
 #         integration suites against the primary server version
 #   fuzz  clang + libFuzzer: the stream-json parser and the shell quoting, for a bounded time
+# The qt5 flavour also runs the benchmarks once and prints their figures (scripts/bench.sh).
 # SANDSCOPE_FLAVOURS="qt6" limits the run; extra arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,5 +28,9 @@ for flavour in $flavours; do
     filter=(-E "integration_openterminal_${OPEN_TERMINAL_LEGACY_VERSION}_")
   fi
   ctest --preset "$flavour" -j "$jobs" "${filter[@]}" "$@"
+  if [ "$flavour" = qt5 ]; then
+    echo "=== $flavour: benchmarks (figures, not pass/fail)"
+    ./scripts/bench.sh "build/$flavour"
+  fi
 done
 echo "=== all flavours passed: $flavours"

@@ -704,6 +704,16 @@ void AgentRunsTest::interruptedCliStopsTheRun()
     // The call never answered normally: interrupted, or failed by the signal.
     QVERIFY2(out.contains(QLatin1String("[interrupted]")) || out.contains(QLatin1String("[error]")),
         diagnostics.constData());
+    // Starting and stopping the run are in the audit log, naming the chat and the run.
+    const QString audit = readWholeFile(m_local.filePath(QStringLiteral("audit.jsonl")));
+    QStringList actions;
+    for (const QString &line : audit.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QJsonObject entry = parse(line);
+        if (entry.value(u"target").toString().startsWith(QLatin1String("chat sigint-1 run ")))
+            actions << entry.value(u"action").toString();
+    }
+    QVERIFY2(actions.contains(QLatin1String("run")), qPrintable(audit));
+    QVERIFY2(actions.contains(QLatin1String("stop-run")), qPrintable(audit));
 }
 
 void AgentRunsTest::cliListsRunsAndAttachesToARunningOne()

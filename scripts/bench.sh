@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every benchmark of a build once with short settings and prints their figures. Targets
+# are reported ("met" / "NOT MET"), never enforced: speed belongs here, not in timed tests.
+#   scripts/bench.sh [build-dir]   (default build/qt5)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$here/build/qt5}
+export QT_QPA_PLATFORM=offscreen
+
+status=0
+run() {
+  local name=$1; shift
+  local program="$build/bench/$name"
+  if [ ! -x "$program" ]; then
+    echo "--- $name: not built"
+    return
+  fi
+  echo "--- $name $*"
+  "$program" "$@" 2>&1 | grep -v -e 'propagateSizeHints' -e 'XDG_RUNTIME_DIR'
+  local code=${PIPESTATUS[0]}
+  if [ "$code" -ge 128 ]; then
+    echo "--- $name crashed (exit $code)"
+    status=1
+  elif [ "$code" -ne 0 ]; then
+    echo "--- $name could not measure (exit $code)"
+  fi
+}
+
+run bench_streamjson 50
+run bench_runview 3
+run bench_runlag 15 30
+run bench_filebrowser
+exit $status
