@@ -4,6 +4,7 @@
 #include "processstream.h"
 #include "shellquote.h"
 
+#include <QElapsedTimer>
 #include <QLocale>
 
 #include <algorithm>
@@ -29,13 +30,19 @@ const QString sizeChats
 
 QString framed(const QString &body)
 {
+    return framedRecords(beginMarker, body, endMarker);
+}
+
+} // namespace
+
+QString framedRecords(const QString &begin, const QString &body, const QString &end)
+{
     return QStringLiteral(
         "printf '%1\\n'; { %2; } 2>/dev/null | LC_ALL=C sed -z -n 'l 0' | tr '\\000' "
         "'\\n'; printf '%3\\n'")
-        .arg(beginMarker, body, endMarker);
+        .arg(begin, body, end);
 }
 
-// One line of `sed -n 'l 0'` without its final "$" back to the bytes it stands for.
 QByteArray unescapeSedLine(QStringView line)
 {
     QByteArray bytes;
@@ -82,6 +89,8 @@ QByteArray unescapeSedLine(QStringView line)
     }
     return bytes;
 }
+
+namespace {
 
 QString baseName(const QByteArray &path)
 {
@@ -158,26 +167,45 @@ bool parseRecord(const QByteArray &record, ChatScanRecord *parsed)
     return true;
 }
 
-QVector<ChatScanRecord> Parser::feedLine(const QString &line)
+FramedRecordReader::FramedRecordReader(QString begin, QString end)
+    : m_begin(std::move(begin))
+    , m_end(std::move(end))
+{
+}
+
+bool FramedRecordReader::feedLine(const QString &line, QByteArray *record)
 {
     switch (m_state) {
     case State::BeforeBegin:
-        if (line.trimmed() == beginMarker)
+        if (line.trimmed() == m_begin)
             m_state = State::Inside;
-        return {};
+        return false;
     case State::Ended:
-        return {};
+        return false;
     case State::Inside:
         break;
     }
-    if (line.trimmed() == endMarker) {
+    if (line.trimmed() == m_end) {
         m_state = State::Ended;
-        return {};
+        return false;
     }
     // Every record line ends in "$"; anything else is a stray message on the terminal.
+    if (!line.endsWith(QLatin1Char('$')))
+        return false;
+    *record = unescapeSedLine(QStringView(line).chopped(1));
+    return true;
+}
+
+Parser::Parser()
+    : m_records(beginMarker, endMarker)
+{
+}
+
+QVector<ChatScanRecord> Parser::feedLine(const QString &line)
+{
+    QByteArray bytes;
     ChatScanRecord record;
-    if (!line.endsWith(QLatin1Char('$'))
-        || !parseRecord(unescapeSedLine(QStringView(line).chopped(1)), &record))
+    if (!m_records.feedLine(line, &bytes) || !parseRecord(bytes, &record))
         return {};
     return {record};
 }
@@ -192,6 +220,9 @@ ChatScan::ChatScan(OpenTerminalClient *client, const Identity &identity, QObject
     , m_client(client)
     , m_identity(identity)
 {
+    m_sliceTimer.setSingleShot(true);
+    m_sliceTimer.setInterval(0);
+    connect(&m_sliceTimer, &QTimer::timeout, this, &ChatScan::parseSlice);
 }
 
 ChatScan::~ChatScan()
@@ -212,6 +243,9 @@ void ChatScan::abandon()
 {
     disconnect(this, nullptr, nullptr, nullptr);
     m_abandoned = true;
+    m_sliceTimer.stop();
+    m_queued.clear();
+    m_nextQueued = 0;
     if (!isRunning()) {
         deleteLater();
         return;
@@ -230,33 +264,66 @@ void ChatScan::start(const QString &script)
             m_stream->kill();
     });
     connect(m_stream, &ProcessStream::output, this,
-        [this](const QString &text) { consume(m_lines.feed(text)); });
+        [this](const QString &text) { queue(m_lines.feed(text)); });
     connect(m_stream, &ProcessStream::finished, this, [this] {
         const QString rest = m_lines.flush();
         if (!rest.isEmpty())
-            consume({rest});
-        if (!m_parser.sawEnd()) {
-            ApiError error;
-            error.kind = ApiError::Kind::BadResponse;
-            error.message = tr("The chat scan ended early (is GNU find, du and od installed?)");
-            Q_EMIT failed(error);
-            return;
-        }
-        Q_EMIT finished();
+            queue({rest});
+        m_streamEnded = true;
+        if (!hasQueuedLines())
+            endScan();
     });
-    connect(m_stream, &ProcessStream::failed, this, &ChatScan::failed);
+    connect(m_stream, &ProcessStream::failed, this, [this](const ApiError &error) {
+        m_sliceTimer.stop();
+        Q_EMIT failed(error);
+    });
     m_stream->start(script);
 }
 
-void ChatScan::consume(const QStringList &lines)
+void ChatScan::queue(const QStringList &lines)
 {
-    if (m_abandoned)
+    if (m_abandoned || lines.isEmpty())
         return;
+    m_queued += lines;
+    if (!m_sliceTimer.isActive())
+        m_sliceTimer.start();
+}
+
+void ChatScan::parseSlice()
+{
+    QElapsedTimer clock;
+    clock.start();
     QVector<ChatScanRecord> batch;
-    for (const QString &line : lines)
-        batch += m_parser.feedLine(line);
+    while (hasQueuedLines() && batch.size() < maxRecordsPerSlice
+        && !clock.hasExpired(sliceMilliseconds))
+        batch += m_parser.feedLine(m_queued.at(m_nextQueued++));
+    if (!hasQueuedLines()) {
+        m_queued.clear();
+        m_nextQueued = 0;
+    } else if (m_nextQueued > m_queued.size() / 2) {
+        m_queued.erase(m_queued.begin(), m_queued.begin() + m_nextQueued);
+        m_nextQueued = 0;
+    }
     if (!batch.isEmpty())
         Q_EMIT records(batch);
+    if (m_abandoned) // by a receiver of the batch
+        return;
+    if (hasQueuedLines())
+        m_sliceTimer.start();
+    else if (m_streamEnded)
+        endScan();
+}
+
+void ChatScan::endScan()
+{
+    if (!m_parser.sawEnd()) {
+        ApiError error;
+        error.kind = ApiError::Kind::BadResponse;
+        error.message = tr("The chat scan ended early (are GNU find, du and sed installed?)");
+        Q_EMIT failed(error);
+        return;
+    }
+    Q_EMIT finished();
 }
 
 namespace {
@@ -267,33 +334,98 @@ QString formatTime(const QDateTime &time)
                           : QString();
 }
 
-// The previous scan is abandoned (its process killed) before the next one starts.
-void replaceScan(QPointer<ChatScan> &current, ChatScan *next)
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// ChatScanTableModel
+
+ChatScanTableModel::ChatScanTableModel(
+    OpenTerminalClient *client, QStringList headers, int sizeColumn, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_client(client)
+    , m_headers(std::move(headers))
+    , m_sizeColumn(sizeColumn)
 {
-    if (current)
-        current->abandon();
-    current = next;
 }
 
-} // namespace
+void ChatScanTableModel::stopScan()
+{
+    if (m_scan)
+        m_scan->abandon();
+    m_scan = nullptr;
+}
+
+void ChatScanTableModel::startScan(const Identity &identity, const QString &script)
+{
+    stopScan();
+    setScanState(ScanState::Loading);
+    auto *scan = new ChatScan(m_client, identity, this);
+    m_scan = scan;
+    connect(scan, &ChatScan::records, this, &ChatScanTableModel::addRecords);
+    connect(scan, &ChatScan::finished, this, [this] {
+        setScanState(ScanState::Loaded);
+        Q_EMIT loaded();
+    });
+    connect(scan, &ChatScan::failed, this, &ChatScanTableModel::scanFailed);
+    scan->start(script);
+}
+
+void ChatScanTableModel::setScanState(ScanState state, const QString &error)
+{
+    m_state = state;
+    m_error = error;
+}
+
+void ChatScanTableModel::scanFailed(const ApiError &error)
+{
+    setScanState(ScanState::Failed, failureText(error));
+    Q_EMIT failed(error);
+}
+
+int ChatScanTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_headers.size());
+}
+
+QVariant ChatScanTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return QVariant();
+    if (role == sortRole)
+        return cellValue(index.row(), index.column());
+    if (role != Qt::DisplayRole)
+        return rowValue(index.row(), role);
+    const QVariant value = cellValue(index.row(), index.column());
+    if (index.column() == m_sizeColumn)
+        return QLocale().formattedDataSize(value.toLongLong());
+    if (value.userType() == QMetaType::QDateTime)
+        return formatTime(value.toDateTime());
+    return value;
+}
+
+QVariant ChatScanTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0
+        || section >= m_headers.size())
+        return QVariant();
+    return m_headers.at(section);
+}
 
 // ---------------------------------------------------------------------------------------
 // ChatIndexModel
 
 ChatIndexModel::ChatIndexModel(OpenTerminalClient *client, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_client(client)
+    : ChatScanTableModel(client, {tr("Chat"), tr("Size"), tr("Last activity")}, SizeColumn, parent)
 {
 }
 
 void ChatIndexModel::setIdentity(const Identity &identity)
 {
-    replaceScan(m_scan, nullptr);
+    stopScan();
     beginResetModel();
     m_identity = identity;
     m_chats.clear();
-    m_state = ScanState::Idle;
-    m_error.clear();
+    setScanState(ScanState::Idle);
     endResetModel();
 }
 
@@ -301,20 +433,12 @@ void ChatIndexModel::reload()
 {
     // A new scan: the old rows go, the new ones stream in.
     setIdentity(m_identity);
-    m_state = ScanState::Loading;
-    auto *scan = new ChatScan(m_client, m_identity, this);
-    replaceScan(m_scan, scan);
-    connect(scan, &ChatScan::records, this, &ChatIndexModel::addRecords);
-    connect(scan, &ChatScan::finished, this, [this] {
-        m_state = ScanState::Loaded;
-        Q_EMIT loaded();
-    });
-    connect(scan, &ChatScan::failed, this, [this](const ApiError &error) {
-        m_state = ScanState::Failed;
-        m_error = tr("Could not list the chats: %1").arg(error.toString());
-        Q_EMIT failed(error);
-    });
-    scan->start(chatscan::userScript());
+    startScan(m_identity, chatscan::userScript());
+}
+
+QString ChatIndexModel::failureText(const ApiError &error) const
+{
+    return tr("Could not list the chats: %1").arg(error.toString());
 }
 
 void ChatIndexModel::addRecords(const QVector<ChatScanRecord> &batch)
@@ -336,45 +460,30 @@ int ChatIndexModel::rowCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : int(m_chats.size());
 }
 
-int ChatIndexModel::columnCount(const QModelIndex &parent) const
+QVariant ChatIndexModel::cellValue(int row, int column) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    const ChatFolder &chat = m_chats.at(row);
+    switch (column) {
+    case ChatColumn:
+        return chat.id;
+    case SizeColumn:
+        return chat.size;
+    case LastActivityColumn:
+        return chat.lastActivity;
+    default:
+        return QVariant();
+    }
 }
 
-QVariant ChatIndexModel::data(const QModelIndex &index, int role) const
+QVariant ChatIndexModel::rowValue(int row, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return QVariant();
-    const ChatFolder &chat = m_chats.at(index.row());
+    const ChatFolder &chat = m_chats.at(row);
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case ChatColumn:
-            return chat.id;
-        case SizeColumn:
-            return QLocale().formattedDataSize(chat.size);
-        case LastActivityColumn:
-            return formatTime(chat.lastActivity);
-        default:
-            return QVariant();
-        }
     case Qt::ToolTipRole:
-        return chat.path;
-    case SortRole:
-        switch (index.column()) {
-        case ChatColumn:
-            return chat.id;
-        case SizeColumn:
-            return chat.size;
-        case LastActivityColumn:
-            return chat.lastActivity;
-        default:
-            return QVariant();
-        }
-    case ChatIdRole:
-        return chat.id;
     case PathRole:
         return chat.path;
+    case ChatIdRole:
+        return chat.id;
     case SizeRole:
         return chat.size;
     case LastActivityRole:
@@ -384,28 +493,12 @@ QVariant ChatIndexModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant ChatIndexModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case ChatColumn:
-        return tr("Chat");
-    case SizeColumn:
-        return tr("Size");
-    case LastActivityColumn:
-        return tr("Last activity");
-    default:
-        return QVariant();
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // AdminOverviewModel
 
 AdminOverviewModel::AdminOverviewModel(OpenTerminalClient *client, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_client(client)
+    : ChatScanTableModel(
+        client, {tr("User"), tr("Chats"), tr("Size"), tr("Last activity")}, SizeColumn, parent)
 {
 }
 
@@ -418,36 +511,31 @@ bool AdminOverviewModel::isServerAccountRefusal(const ApiError &error)
 
 void AdminOverviewModel::reload()
 {
-    replaceScan(m_scan, nullptr);
+    stopScan();
     beginResetModel();
     m_accounts.clear();
     m_rowOfAccount.clear();
-    m_error.clear();
     endResetModel();
-    m_state = ScanState::Loading;
-
     // The server's own account: no X-User-Id, so every home is readable.
-    auto *scan = new ChatScan(m_client, Identity(), this);
-    replaceScan(m_scan, scan);
-    connect(scan, &ChatScan::records, this, &AdminOverviewModel::addRecords);
-    connect(scan, &ChatScan::finished, this, [this] {
-        m_state = ScanState::Loaded;
-        Q_EMIT loaded();
-    });
-    connect(scan, &ChatScan::failed, this, [this](const ApiError &error) {
-        if (isServerAccountRefusal(error)) {
-            m_state = ScanState::Refused;
-            m_error = tr("This server only allows per-user access: in multi-user mode it refuses "
-                         "every request without a user id (X-User-Id), so there is no overview "
-                         "of all users. Open one user's chats instead.");
-            Q_EMIT refused(m_error);
-            return;
-        }
-        m_state = ScanState::Failed;
-        m_error = tr("Could not scan the users' chats: %1").arg(error.toString());
-        Q_EMIT failed(error);
-    });
-    scan->start(chatscan::allUsersScript(m_homesRoot));
+    startScan(Identity(), chatscan::allUsersScript(m_homesRoot));
+}
+
+QString AdminOverviewModel::failureText(const ApiError &error) const
+{
+    return tr("Could not scan the users' chats: %1").arg(error.toString());
+}
+
+void AdminOverviewModel::scanFailed(const ApiError &error)
+{
+    if (!isServerAccountRefusal(error)) {
+        ChatScanTableModel::scanFailed(error);
+        return;
+    }
+    setScanState(ScanState::Refused,
+        tr("This server only allows per-user access: in multi-user mode it refuses every request "
+           "without a user id (X-User-Id), so there is no overview of all users. Open one "
+           "user's chats instead."));
+    Q_EMIT refused(errorText());
 }
 
 int AdminOverviewModel::ensureAccount(const QString &home, QVector<AccountChats> &added)
@@ -507,67 +595,32 @@ int AdminOverviewModel::rowCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : int(m_accounts.size());
 }
 
-int AdminOverviewModel::columnCount(const QModelIndex &parent) const
+QVariant AdminOverviewModel::cellValue(int row, int column) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant AdminOverviewModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return QVariant();
-    const AccountChats &account = m_accounts.at(index.row());
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case AccountColumn:
-            return account.account;
-        case ChatCountColumn:
-            return int(account.chats.size());
-        case SizeColumn:
-            return QLocale().formattedDataSize(account.totalSize);
-        case LastActivityColumn:
-            return formatTime(account.lastActivity);
-        default:
-            return QVariant();
-        }
-    case Qt::ToolTipRole:
-        return account.home;
-    case SortRole:
-        switch (index.column()) {
-        case AccountColumn:
-            return account.account;
-        case ChatCountColumn:
-            return int(account.chats.size());
-        case SizeColumn:
-            return account.totalSize;
-        case LastActivityColumn:
-            return account.lastActivity;
-        default:
-            return QVariant();
-        }
-    case AccountRole:
+    const AccountChats &account = m_accounts.at(row);
+    switch (column) {
+    case AccountColumn:
         return account.account;
-    case HomeRole:
-        return account.home;
+    case ChatCountColumn:
+        return int(account.chats.size());
+    case SizeColumn:
+        return account.totalSize;
+    case LastActivityColumn:
+        return account.lastActivity;
     default:
         return QVariant();
     }
 }
 
-QVariant AdminOverviewModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant AdminOverviewModel::rowValue(int row, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case AccountColumn:
-        return tr("User");
-    case ChatCountColumn:
-        return tr("Chats");
-    case SizeColumn:
-        return tr("Size");
-    case LastActivityColumn:
-        return tr("Last activity");
+    const AccountChats &account = m_accounts.at(row);
+    switch (role) {
+    case Qt::ToolTipRole:
+    case HomeRole:
+        return account.home;
+    case AccountRole:
+        return account.account;
     default:
         return QVariant();
     }

@@ -378,22 +378,41 @@ int filesCat(OpenTerminalClient &client, const FilesContext &context, const QStr
     return Ok;
 }
 
+bool isRemoteFolder(OpenTerminalClient &client, const FilesContext &context, const QString &path)
+{
+    return waitFor<Result<DirectoryListing>>([&](auto done) {
+        client.listDirectory(context.identity, path, &client, done);
+    }).ok();
+}
+
+// A file is written as its bytes, a folder as the ZIP archive the server makes of it.
 int filesGet(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
 {
     if (args.size() != 2)
         return usageError(QStringLiteral("get needs REMOTE and LOCAL"), filesVerb);
     const QString remote = resolveRemote(context, args.at(0));
-    QString local = args.at(1);
-    if (local != QLatin1String("-") && QFileInfo(local).isDir())
-        local = local + QLatin1Char('/') + remoteBaseName(remote);
     FileOperations operations(&client);
     operations.setIdentity(context.identity, FileOperations::Acting::AsSelf);
-    const FileOperationResult result = runOperation(
+    FileOperationResult result = runOperation(
         [&](QObject *owner, auto done) { operations.downloadFile(remote, owner, done); });
+    // /files/view answers 404 for a folder: only then is it worth asking what REMOTE is.
+    const bool isFolder = !result.ok() && result.error.kind == ApiError::Kind::NotFound
+        && isRemoteFolder(client, context, remote);
+    if (isFolder)
+        result = runOperation([&](QObject *owner, auto done) {
+            operations.downloadFolderAsZip(remote, owner, done);
+        });
     if (!result.ok())
         return reportOperation(context, result);
+    QString local = args.at(1);
     if (local == QLatin1String("-"))
         return writeBytes(stdout, result.bytes) ? Ok : LocalError;
+    if (QFileInfo(local).isDir()) {
+        const QString name = !isFolder  ? remoteBaseName(remote)
+            : result.fileName.isEmpty() ? remoteBaseName(remote) + QStringLiteral(".zip")
+                                        : QFileInfo(result.fileName).fileName();
+        local = local + QLatin1Char('/') + name;
+    }
     // Written next to the target and renamed at the end: no half-written file on failure.
     QSaveFile file(local);
     if (!file.open(QIODevice::WriteOnly) || file.write(result.bytes) != result.bytes.size()
@@ -404,7 +423,8 @@ int filesGet(OpenTerminalClient &client, const FilesContext &context, const QStr
     if (context.json)
         printJson(QJsonObject {{QStringLiteral("ok"), true}, {QStringLiteral("path"), remote},
             {QStringLiteral("local"), QFileInfo(local).absoluteFilePath()},
-            {QStringLiteral("size"), double(result.bytes.size())}});
+            {QStringLiteral("size"), double(result.bytes.size())},
+            {QStringLiteral("format"), isFolder ? QStringLiteral("zip") : QStringLiteral("file")}});
     return Ok;
 }
 
@@ -453,7 +473,8 @@ QString filesHelpOperations()
         "relative to ~/chat-<ID>, which is created when missing):\n"
         "  ls [PATH]            list a folder\n"
         "  cat PATH             write the file's exact bytes to standard output\n"
-        "  get REMOTE LOCAL     download a file (LOCAL may be a folder, or - for stdout)\n"
+        "  get REMOTE LOCAL     download a file, or a folder as a ZIP archive (LOCAL may\n"
+        "                       be a local folder, or - for stdout)\n"
         "  put LOCAL REMOTE     upload a file byte for byte (REMOTE ending in / is a folder)\n"
         "  rm PATH              delete a file or, recursively, a folder\n"
         "  mkdir PATH           create a folder and its parents\n"
