@@ -3,19 +3,12 @@
 #include "chatindex.h"
 #include "claudecommand.h"
 #include "profilestore.h"
+#include "promptattachments.h"
+#include "ui_newrundialog.h"
 
-#include <QCheckBox>
-#include <QComboBox>
-#include <QDialogButtonBox>
-#include <QFormLayout>
-#include <QLabel>
-#include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QRandomGenerator>
-#include <QSpinBox>
-#include <QVBoxLayout>
 
 namespace sandscope {
 
@@ -49,75 +42,41 @@ NewRunDialog::NewRunDialog(OpenTerminalClient *client, const Identity &identity,
     , m_keys(keys)
     , m_chats(new ChatIndexModel(client, this))
     , m_newChatId(newChatId())
+    , m_ui(std::make_unique<Ui::NewRunDialog>())
 {
+    m_ui->setupUi(this);
     setWindowTitle(tr("New Run as %1").arg(identity.userId));
     setObjectName(QStringLiteral("newRunDialog"));
-    auto *form = new QFormLayout;
 
-    m_chatCombo = new QComboBox(this);
-    m_chatCombo->setObjectName(QStringLiteral("chatCombo"));
-    m_chatCombo->addItem(tr("New chat (%1)").arg(m_newChatId), m_newChatId);
-    form->addRow(tr("&Chat:"), m_chatCombo);
+    m_ui->chatCombo->addItem(tr("New chat (%1)").arg(m_newChatId), m_newChatId);
     connect(m_chats, &ChatIndexModel::loaded, this, [this] {
         for (const ChatFolder &chat : m_chats->chats()) {
-            if (claudecommand::isValidChatId(chat.id) && m_chatCombo->findData(chat.id) < 0)
-                m_chatCombo->addItem(chat.id, chat.id);
+            if (claudecommand::isValidChatId(chat.id) && m_ui->chatCombo->findData(chat.id) < 0)
+                m_ui->chatCombo->addItem(chat.id, chat.id);
         }
     });
     m_chats->setIdentity(identity);
     m_chats->reload();
 
-    m_promptEdit = new QPlainTextEdit(this);
-    m_promptEdit->setObjectName(QStringLiteral("promptEdit"));
-    form->addRow(tr("&Prompt:"), m_promptEdit);
-    m_modelEdit = new QLineEdit(this);
-    m_modelEdit->setPlaceholderText(tr("the CLI's default"));
-    form->addRow(tr("&Model:"), m_modelEdit);
-    m_permissionCombo = new QComboBox(this);
-    m_permissionCombo->addItem(tr("(default)"), QString());
+    m_ui->permissionCombo->addItem(tr("(default)"), QString());
     for (const QString &mode : claudecommand::permissionModes())
-        m_permissionCombo->addItem(mode, mode);
-    form->addRow(tr("P&ermission mode:"), m_permissionCombo);
-    m_allowedEdit = new QLineEdit(this);
-    m_allowedEdit->setPlaceholderText(tr("rules separated by ';', e.g. Bash(git *); Read"));
-    form->addRow(tr("&Allowed tools:"), m_allowedEdit);
-    m_disallowedEdit = new QLineEdit(this);
-    form->addRow(tr("&Disallowed tools:"), m_disallowedEdit);
-    m_maxTurnsSpin = new QSpinBox(this);
-    m_maxTurnsSpin->setRange(0, 10000);
-    m_maxTurnsSpin->setSpecialValueText(tr("unlimited"));
-    form->addRow(tr("Max &turns:"), m_maxTurnsSpin);
-    m_systemPromptEdit = new QLineEdit(this);
-    form->addRow(tr("Append s&ystem prompt:"), m_systemPromptEdit);
-    m_addDirsEdit = new QLineEdit(this);
-    m_addDirsEdit->setPlaceholderText(tr("extra directories, separated by spaces"));
-    form->addRow(tr("Add d&irectories:"), m_addDirsEdit);
-    m_partialCheck = new QCheckBox(tr("Include partial messages"), this);
-    m_subagentCheck = new QCheckBox(tr("Forward sub-agent text"), this);
-    form->addRow(QString(), m_partialCheck);
-    form->addRow(QString(), m_subagentCheck);
+        m_ui->permissionCombo->addItem(mode, mode);
 
-    m_environmentEdit = new QPlainTextEdit(this);
-    m_environmentEdit->setObjectName(QStringLiteral("environmentEdit"));
-    m_environmentEdit->setPlaceholderText(
-        tr("NAME=VALUE per line, e.g. ANTHROPIC_BASE_URL=… and ANTHROPIC_API_KEY=…\n"
-           "Stored like the API key and not shown again; leave empty to use the stored values."));
-    m_environmentEdit->setMaximumHeight(90);
-    form->addRow(tr("Agent &environment:"), m_environmentEdit);
-    m_storedLabel = new QLabel(this);
-    form->addRow(QString(), m_storedLabel);
+    m_ui->attachmentList->takeDropsFrom(m_ui->promptEdit);
+    connect(m_ui->attachButton, &QPushButton::clicked, m_ui->attachmentList,
+        &AttachmentList::chooseFiles);
+    connect(m_ui->removeAttachmentButton, &QPushButton::clicked, m_ui->attachmentList,
+        &AttachmentList::removeSelected);
+    const auto updateRemove = [this] {
+        m_ui->removeAttachmentButton->setEnabled(!m_ui->attachmentList->selectedItems().isEmpty());
+    };
+    connect(m_ui->attachmentList, &QListWidget::itemSelectionChanged, this, updateRemove);
+    updateRemove();
 
-    m_errorLabel = new QLabel(this);
-    m_errorLabel->setWordWrap(true);
-    m_errorLabel->hide();
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &NewRunDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_errorLabel);
-    layout->addWidget(buttons);
+    m_ui->errorLabel->hide();
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
+    connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
+    connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &NewRunDialog::reject);
 
     showStoredEnvironment();
     if (m_keys) {
@@ -135,6 +94,18 @@ NewRunDialog::NewRunDialog(OpenTerminalClient *client, const Identity &identity,
     }
 }
 
+NewRunDialog::~NewRunDialog() = default;
+
+QStringList NewRunDialog::attachments() const
+{
+    return m_ui->attachmentList->localPaths();
+}
+
+void NewRunDialog::addAttachments(const QStringList &localPaths)
+{
+    m_ui->attachmentList->addLocalPaths(localPaths);
+}
+
 QString NewRunDialog::environmentKeyName(const SessionScope &scope)
 {
     return (scope.profile.isEmpty() ? scope.server : scope.profile) + QStringLiteral(".agent-env");
@@ -148,18 +119,18 @@ QString NewRunDialog::newChatId()
 
 void NewRunDialog::useOptionsOf(const LiveRunRequest &like)
 {
-    m_chatCombo->setCurrentIndex(0); // a new chat
+    m_ui->chatCombo->setCurrentIndex(0); // a new chat
     const ClaudeRunOptions &options = like.options;
-    m_modelEdit->setText(options.model);
-    m_permissionCombo->setCurrentIndex(
-        qMax(0, m_permissionCombo->findData(options.permissionMode)));
-    m_allowedEdit->setText(options.allowedTools.join(QStringLiteral("; ")));
-    m_disallowedEdit->setText(options.disallowedTools.join(QStringLiteral("; ")));
-    m_maxTurnsSpin->setValue(options.maxTurns);
-    m_systemPromptEdit->setText(options.appendSystemPrompt);
-    m_addDirsEdit->setText(options.extraDirectories.join(QLatin1Char(' ')));
-    m_partialCheck->setChecked(options.includePartialMessages);
-    m_subagentCheck->setChecked(options.forwardSubagentText);
+    m_ui->modelEdit->setText(options.model);
+    m_ui->permissionCombo->setCurrentIndex(
+        qMax(0, m_ui->permissionCombo->findData(options.permissionMode)));
+    m_ui->allowedEdit->setText(options.allowedTools.join(QStringLiteral("; ")));
+    m_ui->disallowedEdit->setText(options.disallowedTools.join(QStringLiteral("; ")));
+    m_ui->maxTurnsSpin->setValue(options.maxTurns);
+    m_ui->systemPromptEdit->setText(options.appendSystemPrompt);
+    m_ui->addDirsEdit->setText(options.extraDirectories.join(QLatin1Char(' ')));
+    m_ui->partialCheck->setChecked(options.includePartialMessages);
+    m_ui->subagentCheck->setChecked(options.forwardSubagentText);
     if (!like.environment.isEmpty())
         m_storedEnvironment = like.environment;
     showStoredEnvironment();
@@ -169,7 +140,7 @@ void NewRunDialog::showStoredEnvironment()
 {
     QStringList names = m_storedEnvironment.keys();
     names.sort();
-    m_storedLabel->setText(names.isEmpty()
+    m_ui->storedLabel->setText(names.isEmpty()
             ? tr("No agent environment stored.")
             : tr("Stored (values hidden): %1").arg(names.join(QStringLiteral(", "))));
 }
@@ -179,22 +150,22 @@ void NewRunDialog::accept()
     LiveRunRequest request;
     request.identity = m_identity;
     request.scope = m_scope;
-    request.chatId = m_chatCombo->currentData().toString();
-    request.prompt = m_promptEdit->toPlainText();
+    request.chatId = m_ui->chatCombo->currentData().toString();
+    request.prompt = m_ui->promptEdit->toPlainText();
     ClaudeRunOptions &options = request.options;
-    options.model = m_modelEdit->text().trimmed();
-    options.permissionMode = m_permissionCombo->currentData().toString();
-    options.allowedTools = splitRules(m_allowedEdit->text());
-    options.disallowedTools = splitRules(m_disallowedEdit->text());
-    options.maxTurns = m_maxTurnsSpin->value();
-    options.appendSystemPrompt = m_systemPromptEdit->text();
-    options.extraDirectories = splitList(m_addDirsEdit->text());
-    options.includePartialMessages = m_partialCheck->isChecked();
-    options.forwardSubagentText = m_subagentCheck->isChecked();
+    options.model = m_ui->modelEdit->text().trimmed();
+    options.permissionMode = m_ui->permissionCombo->currentData().toString();
+    options.allowedTools = splitRules(m_ui->allowedEdit->text());
+    options.disallowedTools = splitRules(m_ui->disallowedEdit->text());
+    options.maxTurns = m_ui->maxTurnsSpin->value();
+    options.appendSystemPrompt = m_ui->systemPromptEdit->text();
+    options.extraDirectories = splitList(m_ui->addDirsEdit->text());
+    options.includePartialMessages = m_ui->partialCheck->isChecked();
+    options.forwardSubagentText = m_ui->subagentCheck->isChecked();
 
     QString why;
     request.environment = m_storedEnvironment;
-    const QString entered = m_environmentEdit->toPlainText();
+    const QString entered = m_ui->environmentEdit->toPlainText();
     QHash<QString, QString> environment;
     if (!entered.trimmed().isEmpty() && !LiveRun::parseEnvironment(entered, &environment, &why))
         why = tr("Agent environment, %1").arg(why);
@@ -202,14 +173,17 @@ void NewRunDialog::accept()
         why = tr("The prompt is empty.");
     else if (const QString problem = claudecommand::validate(options); !problem.isEmpty())
         why = problem;
+    else if (const QString unusable = promptattachments::checkLocalFiles(attachments());
+             !unusable.isEmpty())
+        why = tr("Attachment: %1.").arg(unusable);
     if (!why.isEmpty()) {
-        m_errorLabel->setText(why);
-        m_errorLabel->show();
+        m_ui->errorLabel->setText(why);
+        m_ui->errorLabel->show();
         return;
     }
     if (!entered.trimmed().isEmpty()) {
         request.environment = environment;
-        m_environmentEdit->clear(); // never kept on screen
+        m_ui->environmentEdit->clear(); // never kept on screen
         if (m_keys)
             m_keys->storeKey(environmentKeyName(m_scope), LiveRun::environmentText(environment),
                 [](KeyStorage, const QString &) {});

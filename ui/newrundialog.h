@@ -3,7 +3,9 @@
 // id), the prompt, claude's per-run options and the agent environment (NAME=VALUE lines such
 // as ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY). The environment is kept in the KeyStore under a
 // profile-scoped name, like the API key, and is never shown again: the dialog only names the
-// stored variables. The result is a LiveRunRequest value (tests build one directly).
+// stored variables. The result is a LiveRunRequest value (tests build one directly), plus the
+// local files attached to the prompt, which the run page uploads before the turn starts.
+// The form is ui/newrundialog.ui.
 
 #include "connection.h"
 #include "runsession.h"
@@ -11,13 +13,9 @@
 
 #include <QDialog>
 #include <QHash>
+#include <QStringList>
 
-class QCheckBox;
-class QComboBox;
-class QLabel;
-class QLineEdit;
-class QPlainTextEdit;
-class QSpinBox;
+#include <memory>
 
 namespace sandscope {
 
@@ -25,12 +23,17 @@ class ChatIndexModel;
 class KeyStore;
 class OpenTerminalClient;
 
+namespace Ui {
+class NewRunDialog;
+}
+
 class NewRunDialog : public QDialog {
     Q_OBJECT
 public:
     // keys may be null (then the environment is used for this run only).
     NewRunDialog(OpenTerminalClient *client, const Identity &identity, const SessionScope &scope,
         KeyStore *keys, QWidget *parent = nullptr);
+    ~NewRunDialog() override;
 
     // The KeyStore entry of a scope's agent environment ("<profile or server>.agent-env").
     static QString environmentKeyName(const SessionScope &scope);
@@ -41,6 +44,9 @@ public:
     void useOptionsOf(const LiveRunRequest &like);
     // Valid once accepted.
     LiveRunRequest request() const { return m_request; }
+    // Local files to upload into the chat folder and name in the prompt (RunPage::addAttachments).
+    QStringList attachments() const;
+    void addAttachments(const QStringList &localPaths);
 
 public Q_SLOTS:
     void accept() override;
@@ -56,21 +62,7 @@ private:
     QHash<QString, QString> m_storedEnvironment;
     LiveRunRequest m_request;
     QString m_newChatId;
-
-    QComboBox *m_chatCombo;
-    QPlainTextEdit *m_promptEdit;
-    QLineEdit *m_modelEdit;
-    QComboBox *m_permissionCombo;
-    QLineEdit *m_allowedEdit;
-    QLineEdit *m_disallowedEdit;
-    QSpinBox *m_maxTurnsSpin;
-    QLineEdit *m_systemPromptEdit;
-    QLineEdit *m_addDirsEdit;
-    QCheckBox *m_partialCheck;
-    QCheckBox *m_subagentCheck;
-    QPlainTextEdit *m_environmentEdit;
-    QLabel *m_storedLabel;
-    QLabel *m_errorLabel;
+    std::unique_ptr<Ui::NewRunDialog> m_ui;
 };
 
 } // namespace sandscope

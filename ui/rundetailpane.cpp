@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -183,8 +184,23 @@ RunDetailPane::RunDetailPane(QWidget *parent)
     m_title->setMinimumWidth(50);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("detailStatus"));
+    m_openFileButton = new QToolButton(this);
+    m_openFileButton->setObjectName(QStringLiteral("openFileButton"));
+    m_openFileButton->setText(tr("Open File"));
+    m_openFileButton->setToolTip(
+        tr("Open the file this call read or wrote in the Files tab, as the run's user "
+           "(Ctrl+Shift+O)"));
+    m_openFileButton->setIcon(style()->standardIcon(QStyle::SP_FileLinkIcon));
+    m_openFileButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_openFileButton->setAutoRaise(true);
+    m_openFileButton->hide();
+    connect(m_openFileButton, &QToolButton::clicked, this, [this] {
+        if (!linkedFilePath().isEmpty())
+            Q_EMIT openFileRequested(linkedFilePath());
+    });
     header->addWidget(m_icon);
     header->addWidget(m_title, 1);
+    header->addWidget(m_openFileButton);
     header->addWidget(m_status);
     layout->addLayout(header);
 
@@ -301,6 +317,7 @@ void RunDetailPane::clear()
 {
     m_index = QPersistentModelIndex();
     m_icon->clear();
+    m_openFileButton->hide();
     m_title->setText(tr("No node selected"));
     m_status->clear();
     m_status->setStyleSheet(QString());
@@ -562,6 +579,25 @@ void RunDetailPane::showResult(const QString &text, bool isError)
     m_resultBox->show();
 }
 
+QString RunDetailPane::linkedFilePath() const
+{
+    if (!m_index.isValid())
+        return {};
+    return m_fileLinkResolver ? m_fileLinkResolver(m_index)
+                              : m_index.data(RunModel::FilePathRole).toString();
+}
+
+void RunDetailPane::setFileLinkResolver(std::function<QString(const QModelIndex &)> resolver)
+{
+    m_fileLinkResolver = std::move(resolver);
+    refresh();
+}
+
+bool RunDetailPane::offersOpenFile() const
+{
+    return !m_openFileButton->isHidden();
+}
+
 void RunDetailPane::showIndex(const QModelIndex &sourceIndex)
 {
     m_index = sourceIndex.isValid() ? sourceIndex.siblingAtColumn(RunModel::SummaryColumn)
@@ -682,6 +718,7 @@ void RunDetailPane::refresh()
     const QVariantMap detail = index.data(RunModel::DetailRole).toMap();
 
     m_icon->setPixmap(RunDelegate::iconFor(index).pixmap(16, 16));
+    m_openFileButton->setVisible(!linkedFilePath().isEmpty());
     m_title->setText(index.data(Qt::DisplayRole).toString());
     m_title->setToolTip(m_title->text());
     const QString label = RunDelegate::statusLabel(status);

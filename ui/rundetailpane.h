@@ -3,13 +3,15 @@
 // MultiEdit as a diff, Write content highlighted (KSyntaxHighlighting when available),
 // Read/Grep/Glob arguments and output, a TodoWrite checklist, an Agent's prompt and report,
 // texts and errors; and on a second tab the node's raw JSON line, pretty and copyable (the
-// tool_result line on a third for tool calls).
+// tool_result line on a third for tool calls). A Read/Write/Edit/MultiEdit/NotebookEdit call
+// offers to open its file (openFileRequested with the path as the call named it).
 
 #include "runmodel.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -50,6 +52,15 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     QListWidget *checklist() const { return m_checklist; }
     QPlainTextEdit *diffView() const { return m_diff; }
+    // The file of the shown Read/Write/Edit/NotebookEdit call, else empty: as the call named
+    // it, or as the resolver (e.g. making it absolute) says.
+    QString linkedFilePath() const;
+    void setFileLinkResolver(std::function<QString(const QModelIndex &)> resolver);
+    bool offersOpenFile() const;
+
+signals:
+    // The Open File button, with linkedFilePath().
+    void openFileRequested(const QString &filePath);
 
 public slots:
     // Re-reads the shown node (its result or status may have arrived).
@@ -97,6 +108,8 @@ private:
     QPlainTextEdit *m_raw;
     QPlainTextEdit *m_resultRaw;
     QToolButton *m_copyButton;
+    QToolButton *m_openFileButton;
+    std::function<QString(const QModelIndex &)> m_fileLinkResolver;
 
     struct Highlighting;
     std::unique_ptr<Highlighting> m_highlighting;

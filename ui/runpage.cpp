@@ -1,5 +1,9 @@
 #include "runpage.h"
 
+#include "artifactscanner.h"
+#include "artifactspanel.h"
+#include "attachmentlist.h"
+#include "promptattachments.h"
 #include "rundelegate.h"
 #include "rundetailpane.h"
 #include "runsummarybar.h"
@@ -14,6 +18,8 @@
 #include <QJsonObject>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QMenu>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QStyle>
@@ -37,6 +43,8 @@ constexpr int minFlushIntervalMs = 40;
 constexpr int maxFlushIntervalMs = 1000;
 constexpr int flushCostFactor = 3; // at most about a third of the time goes to updates
 constexpr int searchDelayMs = 150;
+// The artifacts are listed again this often while a turn runs (each listing is one command).
+constexpr int artifactsRefreshMs = 30000;
 
 QModelIndex lastDescendant(const QAbstractItemModel *model, QModelIndex index)
 {
@@ -147,6 +155,28 @@ RunPage::RunPage(QWidget *parent)
     connect(m_ui->followButton, &QToolButton::toggled, this, &RunPage::setFollowing);
     connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, &RunPage::cancelLoading);
 
+    connect(m_ui->attachButton, &QToolButton::clicked, m_ui->attachmentList,
+        &AttachmentList::chooseFiles);
+    m_ui->attachmentList->takeDropsFrom(m_ui->followUpEdit);
+    connect(
+        m_ui->attachmentList, &AttachmentList::pathsChanged, this, &RunPage::updateAttachmentPanel);
+    updateAttachmentPanel();
+
+    m_artifactsTimer.setInterval(artifactsRefreshMs);
+    connect(&m_artifactsTimer, &QTimer::timeout, this, &RunPage::refreshArtifacts);
+    connect(
+        m_ui->artifactsPanel, &ArtifactsPanel::refreshRequested, this, &RunPage::refreshArtifacts);
+    connect(m_ui->artifactsPanel, &ArtifactsPanel::openRequested, this,
+        [this](const QString &path) { emit openFileRequested(userId(), path); });
+    connect(m_ui->artifactsPanel, &ArtifactsPanel::countChanged, this, [this](int count) {
+        m_ui->bottomTabs->setTabText(
+            m_ui->bottomTabs->indexOf(m_ui->artifactsTab), tr("Artifacts (%1)").arg(count));
+    });
+    m_ui->detailPane->setFileLinkResolver(
+        [this](const QModelIndex &index) { return linkedFilePath(index); });
+    connect(m_ui->detailPane, &RunDetailPane::openFileRequested, this,
+        [this](const QString &path) { emit openFileRequested(userId(), path); });
+
     setupTree();
     setupActions();
     m_ui->splitter->setStretchFactor(0, 3);
@@ -155,7 +185,18 @@ RunPage::RunPage(QWidget *parent)
     updateSummary();
 }
 
-RunPage::~RunPage() = default;
+RunPage::~RunPage()
+{
+    // The children below die after m_ui: whatever they still report on their way out (an
+    // aborted request) must not reach this page's widgets.
+    for (QObject *child : {static_cast<QObject *>(m_scanner), static_cast<QObject *>(m_upload),
+             static_cast<QObject *>(m_live)}) {
+        if (child)
+            QObject::disconnect(child, nullptr, this, nullptr);
+    }
+    if (m_scanner)
+        QObject::disconnect(m_scanner, nullptr, m_ui->artifactsPanel, nullptr);
+}
 
 void RunPage::setupTree()
 {
@@ -206,6 +247,62 @@ void RunPage::setupActions()
     addShortcut(QKeySequence(Qt::Key_F8), &RunPage::nextError);
     addShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8), &RunPage::previousError);
     addShortcut(QKeySequence::Find, &RunPage::focusSearch);
+
+    m_openFileAction = new QAction(tr("Open File in Files"), this);
+    m_openFileAction->setObjectName(QStringLiteral("openFileAction"));
+    m_openFileAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_openFileAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_openFileAction->setToolTip(tr("Open the file of this Read/Write/Edit call in the Files "
+                                    "tab, as the run's user"));
+    m_openFileAction->setEnabled(false);
+    connect(m_openFileAction, &QAction::triggered, this, &RunPage::openFileOfCurrentNode);
+    addAction(m_openFileAction);
+    m_ui->runTree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_ui->runTree, &QWidget::customContextMenuRequested, this, &RunPage::showTreeMenu);
+}
+
+void RunPage::showTreeMenu(const QPoint &position)
+{
+    const QModelIndex index = m_ui->runTree->indexAt(position);
+    if (index.isValid())
+        m_ui->runTree->setCurrentIndex(index);
+    QMenu menu(this);
+    menu.addAction(m_openFileAction);
+    menu.addSeparator();
+    menu.addAction(tr("Expand All"), this, &RunPage::expandAll);
+    menu.addAction(tr("Collapse All"), this, &RunPage::collapseAll);
+    menu.exec(m_ui->runTree->viewport()->mapToGlobal(position));
+}
+
+QString RunPage::linkedFilePath(const QModelIndex &sourceIndex) const
+{
+    const QString path = sourceIndex.isValid()
+        ? sourceIndex.siblingAtColumn(0).data(RunModel::FilePathRole).toString()
+        : QString();
+    if (path.isEmpty())
+        return {};
+    if (path.startsWith(QLatin1Char('/')))
+        return QDir::cleanPath(path);
+    if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+        return m_home.isEmpty() ? QString() : QDir::cleanPath(m_home + path.mid(1));
+    // Claude resolves a relative path against its cwd, which the init line names.
+    QString base = m_model->runIndex().data(RunModel::TextRole).toString();
+    if (!base.startsWith(QLatin1Char('/')))
+        base = m_workDirectory;
+    if (base.isEmpty())
+        return {};
+    return QDir::cleanPath(base + QLatin1Char('/') + path);
+}
+
+void RunPage::openFileOfCurrentNode()
+{
+    const QString path = linkedFilePath(m_proxy->mapToSource(m_ui->runTree->currentIndex()));
+    if (path.isEmpty()) {
+        showNotice(tr("The selected node names no file (Read, Write, Edit or NotebookEdit calls "
+                      "do)."));
+        return;
+    }
+    emit openFileRequested(userId(), path);
 }
 
 bool RunPage::eventFilter(QObject *watched, QEvent *event)
@@ -250,6 +347,8 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     }
     m_reader = reader;
     m_filePath = path;
+    m_ui->artifactsPanel->setUnavailable(
+        tr("Artifacts are listed for live runs: a recording does not say which files changed."));
     connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);
     connect(reader, &RecordingReader::progress, this, [this](qint64 done, qint64 total) {
         m_ui->loadProgress->setValue(total > 0 ? int(done * 1000 / total) : 1000);
@@ -428,7 +527,9 @@ void RunPage::setFollowing(bool following)
 
 void RunPage::onCurrentChanged(const QModelIndex &current)
 {
-    m_ui->detailPane->showIndex(m_proxy->mapToSource(current));
+    const QModelIndex source = m_proxy->mapToSource(current);
+    m_ui->detailPane->showIndex(source);
+    m_openFileAction->setEnabled(!linkedFilePath(source).isEmpty());
 }
 
 void RunPage::onSourceDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
@@ -553,7 +654,8 @@ bool RunPage::startLiveRun(
     OpenTerminalClient *client, const LiveRunRequest &request, QString *errorMessage)
 {
     QString why;
-    if (m_live || m_reader || m_model->rowCount(m_model->runIndex()) > 0)
+    if (m_live || m_reader || m_uploadingTurn || m_unstartedFirstTurn
+        || m_model->rowCount(m_model->runIndex()) > 0)
         why = tr("this page already shows a run; start the new run in a new page");
     else if (!claudecommand::isValidChatId(request.chatId, &why))
         why = tr("chat \"%1\" refused: %2").arg(request.chatId, why);
@@ -580,21 +682,187 @@ bool RunPage::startLiveRun(
         setRecorder(m_liveRecorder.get());
     else
         showNotice(tr("The run is not recorded: %1").arg(m_liveRecorder->errorString()), true);
-    startTurn(request);
+    beginTurn(request);
     return true;
 }
 
 bool RunPage::sendFollowUp(const QString &prompt)
 {
+    if (isUploading())
+        return false;
+    if (!m_live && m_unstartedFirstTurn) {
+        // The first turn's upload failed: try again, with a new prompt if one was typed.
+        LiveRunRequest request = *m_unstartedFirstTurn;
+        if (!prompt.trimmed().isEmpty())
+            request.prompt = prompt;
+        m_unstartedFirstTurn.reset();
+        beginTurn(request);
+        return true;
+    }
     if (!m_live || isRunActive() || m_sessionId.isEmpty() || prompt.trimmed().isEmpty())
         return false;
     LiveRunRequest request = m_live->request();
     request.prompt = prompt;
     request.options.resumeSessionId = m_sessionId;
     request.options.forkSession = false;
-    m_ui->followUpEdit->clear();
-    startTurn(request);
+    beginTurn(request);
     return true;
+}
+
+void RunPage::beginTurn(const LiveRunRequest &request)
+{
+    const QStringList files = m_ui->attachmentList->localPaths();
+    if (files.isEmpty()) {
+        if (m_live)
+            m_ui->followUpEdit->clear();
+        startTurn(request);
+        return;
+    }
+    ensureFileOperations(request.identity);
+    m_uploadingTurn = std::make_unique<LiveRunRequest>(request);
+    auto *upload = new AttachmentUpload(m_client, m_fileOperations, this);
+    m_upload = upload;
+    connect(upload, &AttachmentUpload::progress, this,
+        [this](int uploaded, int total, const QString &current) {
+            m_ui->uploadProgress->setRange(0, total);
+            m_ui->uploadProgress->setValue(uploaded);
+            m_ui->uploadLabel->setStyleSheet(QString());
+            m_ui->uploadLabel->setText(current.isEmpty()
+                    ? tr("Uploaded %1 of %2 attachment(s)").arg(uploaded).arg(total)
+                    : tr("Uploading %1 (%2 of %3)…").arg(current).arg(uploaded + 1).arg(total));
+        });
+    connect(upload, &AttachmentUpload::finished, this, &RunPage::onUploadFinished);
+    connect(upload, &AttachmentUpload::failed, this, &RunPage::onUploadFailed);
+    showNotice(tr("Uploading %n attachment(s) into chat %1 before the turn starts…", nullptr,
+        int(files.size()))
+                   .arg(request.chatId));
+    upload->start(m_home, request.chatId, files);
+    updateAttachmentPanel();
+    updateRunControls();
+}
+
+void RunPage::onUploadFinished(const QStringList &relativePaths)
+{
+    if (m_upload)
+        m_upload->deleteLater();
+    LiveRunRequest request = *std::exchange(m_uploadingTurn, nullptr);
+    request.prompt = promptattachments::promptWithReferences(request.prompt, relativePaths);
+    m_ui->attachmentList->clearPaths();
+    if (m_live)
+        m_ui->followUpEdit->clear();
+    updateAttachmentPanel();
+    startTurn(request);
+}
+
+void RunPage::onUploadFailed(const QString &message)
+{
+    if (m_upload)
+        m_upload->deleteLater();
+    std::unique_ptr<LiveRunRequest> request = std::exchange(m_uploadingTurn, nullptr);
+    // Nothing typed is lost: the follow-up text and the attachments stay; a first turn is
+    // kept whole and Send tries it again.
+    if (!m_live)
+        m_unstartedFirstTurn = std::move(request);
+    const QString text = m_live
+        ? tr("The attachments were not uploaded, so the turn did not start: %1").arg(message)
+        : tr("The attachments were not uploaded, so the run did not start: %1. Fix or remove "
+             "them and press Send to try again (the prompt is kept).")
+              .arg(message);
+    showNotice(text, true);
+    m_ui->uploadLabel->setText(message);
+    m_ui->uploadLabel->setStyleSheet(
+        QStringLiteral("QLabel { color: %1; }")
+            .arg(RunDelegate::statusColor(RunModel::Status::Error, palette()).name()));
+    updateAttachmentPanel();
+    updateRunControls();
+    emit attachmentUploadFailed(message);
+}
+
+void RunPage::updateAttachmentPanel()
+{
+    const bool uploading = isUploading();
+    const bool hasFiles = m_ui->attachmentList->count() > 0;
+    m_ui->attachmentPanel->setVisible(hasFiles || uploading);
+    m_ui->uploadProgress->setVisible(uploading);
+    m_ui->attachmentList->setEnabled(!uploading);
+    if (!hasFiles && !uploading)
+        m_ui->uploadLabel->clear();
+    else if (!uploading && m_ui->uploadLabel->styleSheet().isEmpty())
+        m_ui->uploadLabel->setText(tr("%n file(s) will be uploaded and named in the next prompt.",
+            nullptr, m_ui->attachmentList->count()));
+}
+
+void RunPage::addAttachments(const QStringList &localPaths)
+{
+    m_ui->attachmentList->addLocalPaths(localPaths);
+}
+
+QStringList RunPage::attachments() const
+{
+    return m_ui->attachmentList->localPaths();
+}
+
+AttachmentList *RunPage::attachmentList() const
+{
+    return m_ui->attachmentList;
+}
+
+bool RunPage::isUploading() const
+{
+    return m_upload && m_upload->isRunning();
+}
+
+void RunPage::setFileAccess(
+    FileOperations::Acting acting, const QString &profileName, const QString &serverText)
+{
+    m_fileActing = acting;
+    m_auditProfile = profileName;
+    m_auditServer = serverText;
+    if (m_fileOperations) {
+        m_fileOperations->setIdentity(m_fileOperations->identity(), acting);
+        m_fileOperations->setAuditContext(profileName, serverText);
+    }
+}
+
+void RunPage::ensureFileOperations(const Identity &identity)
+{
+    if (m_fileOperations)
+        return;
+    m_fileOperations = new FileOperations(m_client, this);
+    m_fileOperations->setIdentity(identity, m_fileActing);
+    m_fileOperations->setAuditContext(m_auditProfile, m_auditServer);
+}
+
+QString RunPage::userId() const
+{
+    if (m_live)
+        return m_live->request().identity.userId;
+    if (m_uploadingTurn)
+        return m_uploadingTurn->identity.userId;
+    return m_unstartedFirstTurn ? m_unstartedFirstTurn->identity.userId : QString();
+}
+
+ArtifactsPanel *RunPage::artifactsPanel() const
+{
+    return m_ui->artifactsPanel;
+}
+
+void RunPage::refreshArtifacts()
+{
+    if (!m_client || !m_live || m_artifactsReference.isEmpty())
+        return;
+    if (!m_scanner) {
+        m_scanner = new ArtifactScanner(m_client, this);
+        connect(m_scanner, &ArtifactScanner::finished, this,
+            [this](const QVector<ArtifactFile> &files, bool truncated) {
+                m_ui->artifactsPanel->setFiles(files, truncated);
+                emit artifactsListed(int(files.size()));
+            });
+        connect(
+            m_scanner, &ArtifactScanner::failed, m_ui->artifactsPanel, &ArtifactsPanel::setError);
+    }
+    m_ui->artifactsPanel->setScanning();
+    m_scanner->scan(m_live->request().identity, m_workDirectory, m_artifactsReference);
 }
 
 void RunPage::stopRun()
@@ -629,6 +897,15 @@ void RunPage::startTurn(const LiveRunRequest &request)
     m_live = run;
     m_turnHadResult = false;
     connect(run, &LiveRun::lineReady, this, &RunPage::appendLine);
+    connect(run, &LiveRun::started, this, [this](const RunHandle &handle) {
+        const RunPaths paths = handle.paths();
+        m_home = handle.home;
+        m_workDirectory = paths.workDirectory;
+        if (m_artifactsReference.isEmpty())
+            m_artifactsReference = paths.promptFile; // written right before claude started
+        refreshArtifacts();
+        m_artifactsTimer.start();
+    });
     connect(run, &LiveRun::notice, this, [this](const QString &text) { showNotice(text); });
     connect(run, &LiveRun::finished, this,
         [this](int exitCode) { onTurnEnded(false, QString(), exitCode); });
@@ -683,6 +960,8 @@ void RunPage::onTurnEnded(bool transportFailed, const QString &message, int exit
         showNotice(tr("Session %1 · send a follow-up to continue it.").arg(m_sessionId));
     else
         showNotice(QString());
+    m_artifactsTimer.stop();
+    refreshArtifacts();
     updateRunControls();
     emit liveTurnFinished(ok);
 }
@@ -691,10 +970,14 @@ void RunPage::updateRunControls()
 {
     const bool live = m_live != nullptr;
     const bool active = isRunActive();
-    const bool canFollowUp = live && !active && !m_sessionId.isEmpty();
+    const bool uploading = isUploading();
+    const bool retryFirst = !live && m_unstartedFirstTurn;
+    const bool canFollowUp
+        = !uploading && ((live && !active && !m_sessionId.isEmpty()) || retryFirst);
     m_ui->stopButton->setEnabled(active);
     m_ui->followUpEdit->setEnabled(canFollowUp);
     m_ui->resumeButton->setEnabled(canFollowUp);
+    m_ui->attachButton->setEnabled(!uploading && (live || retryFirst));
     m_ui->newChatButton->setEnabled(live);
     for (QWidget *control : runControls())
         control->setToolTip(QString());

@@ -6,7 +6,14 @@
 // parsed when a recorder is set). A live chat (startLiveRun) is recorded to its own file; Stop
 // ends the running turn (SIGTERM, then SIGKILL), Send resumes the chat's session with a
 // follow-up prompt as a new turn in the same page, New chat asks for another run.
+// Local files can be attached to a turn (the first one too): they are uploaded into the chat
+// folder before the turn starts and named in its prompt; a failed upload starts nothing and
+// keeps the prompt and the attachments. The Artifacts tab lists the files of the chat folder
+// created or changed since the run started (when a turn starts and ends, every 30 s while it
+// runs, and on request). The file of a Read/Write/Edit/NotebookEdit node, or an artifact, opens
+// through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O).
 
+#include "fileoperations.h"
 #include "runfilterproxy.h"
 #include "runmodel.h"
 #include "runparser.h"
@@ -21,6 +28,7 @@
 
 #include <memory>
 
+class QAction;
 class QLineEdit;
 class QPushButton;
 class QToolButton;
@@ -28,6 +36,10 @@ class QTreeView;
 
 namespace sandscope {
 
+class ArtifactScanner;
+class ArtifactsPanel;
+class AttachmentList;
+class AttachmentUpload;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -90,6 +102,29 @@ public:
     void setRecordingDirectory(const QString &directory) { m_recordingDirectory = directory; }
     void setStopGraceMs(int ms) { m_stopGraceMs = ms; }
     const LiveRunRequest *liveRequest() const;
+    // The sandbox user the page's run acts as (empty for recordings).
+    QString userId() const;
+
+    // Local files for the next turn; for the first one, call before startLiveRun.
+    void addAttachments(const QStringList &localPaths);
+    QStringList attachments() const;
+    AttachmentList *attachmentList() const;
+    bool isUploading() const;
+    // Attachment uploads are mutating file actions (FileOperations): acting as another user
+    // they are refused (and audited as refused) until read-only mode is lifted through
+    // fileOperations(). Until this is called the page acts as if for another user.
+    void setFileAccess(
+        FileOperations::Acting acting, const QString &profileName, const QString &serverText);
+    FileOperations *fileOperations() const { return m_fileOperations; } // null before a run
+
+    ArtifactsPanel *artifactsPanel() const;
+    // Lists the artifacts again (live chats whose first turn has started).
+    void refreshArtifacts();
+    // The file of a Read/Write/Edit/MultiEdit/NotebookEdit node (a RunModel index) as an
+    // absolute path: relative paths resolve against claude's working directory (the chat
+    // folder), "~/" against the home. Empty for other nodes.
+    QString linkedFilePath(const QModelIndex &sourceIndex) const;
+    QAction *openFileAction() const { return m_openFileAction; }
 
 public slots:
     void setFollowing(bool following);
@@ -99,6 +134,8 @@ public slots:
     void collapseAll();
     void cancelLoading();
     void focusSearch();
+    // Emits openFileRequested for the current node's file (see linkedFilePath).
+    void openFileOfCurrentNode();
 
 signals:
     void loadFinished(bool completed);
@@ -108,6 +145,13 @@ signals:
     void liveTurnFinished(bool ok);
     // New chat was pressed: `like` is this chat's request (user, options, environment).
     void newChatRequested(const sandscope::LiveRunRequest &like);
+    // Open this file (absolute) in the Files tab's browser and preview, acting as userId
+    // (empty: the page shows a recording; use the current user).
+    void openFileRequested(const QString &userId, const QString &absolutePath);
+    // The Artifacts tab was refreshed with `count` files.
+    void artifactsListed(int count);
+    // The attachments of a turn could not be uploaded; the turn did not start.
+    void attachmentUploadFailed(const QString &message);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -126,7 +170,14 @@ private:
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
+    // Uploads the attachments (if any), then starts the turn.
+    void beginTurn(const LiveRunRequest &request);
     void startTurn(const LiveRunRequest &request);
+    void ensureFileOperations(const Identity &identity);
+    void onUploadFinished(const QStringList &relativePaths);
+    void onUploadFailed(const QString &message);
+    void updateAttachmentPanel();
+    void showTreeMenu(const QPoint &position);
     void onLiveEvents(const sandscope::RunEventBatch &events);
     void onTurnEnded(bool transportFailed, const QString &message, int exitCode);
     void updateRunControls();
@@ -159,6 +210,22 @@ private:
     QString m_sessionId;
     bool m_turnHadResult = false;
     int m_stopGraceMs = 3000;
+
+    // A turn waiting for its attachments, and a first turn whose upload failed (Send retries).
+    std::unique_ptr<LiveRunRequest> m_uploadingTurn;
+    std::unique_ptr<LiveRunRequest> m_unstartedFirstTurn;
+    QPointer<AttachmentUpload> m_upload;
+    FileOperations *m_fileOperations = nullptr;
+    FileOperations::Acting m_fileActing = FileOperations::Acting::AsOtherUser;
+    QString m_auditProfile;
+    QString m_auditServer;
+
+    QString m_home; // of the run's account, once the first turn started
+    QString m_workDirectory;
+    QString m_artifactsReference; // the first turn's prompt file: "since the run started"
+    ArtifactScanner *m_scanner = nullptr;
+    QTimer m_artifactsTimer;
+    QAction *m_openFileAction = nullptr;
 };
 
 } // namespace sandscope

@@ -4,8 +4,10 @@
 
 #include "apierror.h"
 #include "openterminalclient.h"
+#include "serverprobe.h"
 
 #include <QByteArray>
+#include <QDebug>
 #include <QEventLoop>
 #include <QPointer>
 #include <QString>
@@ -82,6 +84,24 @@ Result<T> await(
         return Result<T>::failure(error);
     }
     return outcome->result;
+}
+
+// Runs a short command as `who` to completion and returns its output lines; empty, with a
+// warning naming the command, when it could not run.
+inline QStringList shellLines(
+    OpenTerminalClient *client, const Identity &who, const QString &command, int timeoutMs = 90000)
+{
+    bool done = false;
+    Result<CommandOutput> output;
+    runShortCommand(client, who, command, client, [&](const Result<CommandOutput> &result) {
+        output = result;
+        done = true;
+    });
+    if (!QTest::qWaitFor([&] { return done; }, timeoutMs) || !output.ok()) {
+        qWarning() << "command failed:" << command << output.error.toString();
+        return {};
+    }
+    return output.value.lines;
 }
 
 } // namespace sandscope

@@ -8,30 +8,54 @@
 //  * Stop ends a running call: no result, the call is no longer running, the run interrupted;
 //  * two users run in two tabs of the main window at once, and both finish;
 //  * the agent's API key never appears in the page's text or in the recording, also when a
-//    tool prints it.
+//    tool prints it;
+//  * the Artifacts tab lists what a run wrote in its chat folder (not the older files), again
+//    after a follow-up modified an old one; the Write node and the artifact open their file
+//    by absolute path as the run's user;
+//  * attachments are uploaded byte for byte under names that overwrite nothing (sha256sum on
+//    the server) and named in the prompt the model receives; in read-only mode they are
+//    refused and audited, the turn does not start, and Send retries with nothing lost;
+//  * the New Run dialog (ui/newrundialog.ui) takes dropped files as attachments and refuses
+//    missing ones.
 
+#include "artifactscanner.h"
+#include "artifactspanel.h"
+#include "attachmentlist.h"
 #include "mainwindow.h"
 #include "newrundialog.h"
 #include "openterminalclient.h"
 #include "profilestore.h"
 #include "realserver.h"
+#include "rundetailpane.h"
 #include "runpage.h"
 #include "runsession.h"
 #include "runsummarybar.h"
+#include "serverprobe.h"
 #include "sessionstore.h"
 #include "testing.h"
 
+#include <QApplication>
 #include <QComboBox>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
+#include <QTreeView>
 #include <QtTest>
 
 #include <memory>
@@ -117,6 +141,10 @@ private Q_SLOTS:
     void twoUsersRunInTwoTabsAtOnce();
     void agentSecretPrintedByAToolIsMasked();
     void newRunDialogBuildsTheRequestAndKeepsTheEnvironmentHidden();
+    void newRunDialogTakesDroppedFilesAsAttachments();
+    void artifactsListWhatTheRunWroteAndLinkToIt();
+    void attachmentsAreUploadedExactlyAndNamedInThePrompt();
+    void readOnlyRefusesAttachmentsAndSendRetriesWithNothingLost();
 
 private:
     bool ready() const { return m_server && m_model; }
@@ -125,6 +153,10 @@ private:
     // Starts the page's run (or follow-up) and waits for the turn to end.
     bool waitForTurn(RunPage *page, QSignalSpy &finished, int count);
     void verifySecretNotShown(RunPage *page);
+    // Output lines of a short command run as `who`.
+    QStringList shell(const Identity &who, const QString &command);
+    QString homeOf(const Identity &who);
+    QString localFile(const QString &name, const QByteArray &bytes);
 
     std::unique_ptr<RealServer> m_server;
     std::unique_ptr<ScriptedModelServer> m_model;
@@ -147,7 +179,8 @@ void LiveRunTest::initTestCase()
         RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
     QString error;
     QVERIFY2(m_server->start(&error), qPrintable(error));
-    m_model = std::make_unique<ScriptedModelServer>();
+    m_model = std::make_unique<ScriptedModelServer>(
+        QStringList {QStringLiteral("--log-prompt-blocks")});
     QVERIFY2(m_model->start(&error), qPrintable(error));
     m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
     m_secret = QLatin1String("sk-ant-liverun-") + randomToken(32);
@@ -435,6 +468,290 @@ void LiveRunTest::newRunDialogBuildsTheRequestAndKeepsTheEnvironmentHidden()
     QSignalSpy refusedAccepted(&refused, &QDialog::accepted);
     refused.accept();
     QCOMPARE(refusedAccepted.count(), 0);
+}
+
+QStringList LiveRunTest::shell(const Identity &who, const QString &command)
+{
+    return shellLines(m_client.get(), who, command);
+}
+
+QString LiveRunTest::homeOf(const Identity &who)
+{
+    const auto cwd = await<CwdInfo>([&](auto done) {
+        return m_client->cwd(Identity {who.userId, {}}, m_client.get(), done);
+    });
+    return !cwd.ok() ? QString() : cwd.value.home.isEmpty() ? cwd.value.cwd : cwd.value.home;
+}
+
+QString LiveRunTest::localFile(const QString &name, const QByteArray &bytes)
+{
+    QDir().mkpath(m_local.filePath(QStringLiteral("attach")));
+    const QString path = m_local.filePath(QStringLiteral("attach/") + name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return {};
+    return path;
+}
+
+void LiveRunTest::newRunDialogTakesDroppedFilesAsAttachments()
+{
+    ServerConnection unreachable;
+    unreachable.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:9"));
+    unreachable.timeoutMs = 2000;
+    OpenTerminalClient client(unreachable);
+    const SessionScope scope {QStringLiteral("work"), QString(), QStringLiteral("alice")};
+    NewRunDialog dialog(&client, {QStringLiteral("alice"), QString()}, scope, nullptr);
+    // The form comes from ui/newrundialog.ui: labels lead to their fields.
+    auto *chatLabel = dialog.findChild<QLabel *>(QStringLiteral("chatLabel"));
+    QVERIFY(chatLabel);
+    QCOMPARE(chatLabel->buddy(), dialog.findChild<QComboBox *>(QStringLiteral("chatCombo")));
+    auto *prompt = dialog.findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"));
+    prompt->setPlainText(QStringLiteral("Look at the files"));
+
+    const QString first = localFile(QStringLiteral("dropped.bin"), QByteArray("\x00\x01", 2));
+    const QString second = localFile(QStringLiteral("second.txt"), "two");
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(first), QUrl::fromLocalFile(second),
+        QUrl::fromLocalFile(m_local.path())}); // a folder is not attached
+    // As a drag does it: the drop goes to the widget that accepted the drag.
+    QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(prompt->viewport(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(prompt->viewport(), &drop);
+    QVERIFY(drop.isAccepted());
+    QCOMPARE(dialog.attachments(), QStringList({first, second}));
+    QCOMPARE(prompt->toPlainText(), QStringLiteral("Look at the files")); // no URL text added
+    dialog.addAttachments({first}); // already listed
+    QCOMPARE(dialog.attachments().size(), 2);
+
+    // Delete removes the selected one.
+    auto *list = dialog.findChild<AttachmentList *>(QStringLiteral("attachmentList"));
+    list->setCurrentRow(0);
+    QTest::keyClick(list, Qt::Key_Delete);
+    QCOMPARE(dialog.attachments(), QStringList({second}));
+
+    // A file gone before Start is refused by name; the dialog stays open.
+    QVERIFY(QFile::remove(second));
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    dialog.accept();
+    QCOMPARE(accepted.count(), 0);
+    auto *error = dialog.findChild<QLabel *>(QStringLiteral("errorLabel"));
+    QVERIFY2(error->text().contains(second), qPrintable(error->text()));
+    list->setCurrentRow(0);
+    dialog.findChild<QPushButton *>(QStringLiteral("removeAttachmentButton"))->click();
+    QVERIFY(dialog.attachments().isEmpty());
+    dialog.accept();
+    QCOMPARE(accepted.count(), 1);
+    QCOMPARE(dialog.request().prompt, QStringLiteral("Look at the files"));
+}
+
+void LiveRunTest::artifactsListWhatTheRunWroteAndLinkToIt()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("art-") + randomToken(6, true);
+    const QString home = homeOf(m_alice);
+    QVERIFY(home.startsWith(QLatin1Char('/')));
+    const QString folder = home + QStringLiteral("/chat-") + chat;
+    // Made before the run: never an artifact of it, until the run changes it.
+    QVERIFY(shell(m_alice,
+        QStringLiteral("mkdir -p %1/old && printf old > %1/old/untouched.txt && printf old > "
+                       "%1/later.txt && echo made")
+            .arg(folder))
+                .contains(QStringLiteral("made")));
+
+    auto page = newPage();
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    QSignalSpy listed(page.get(), &RunPage::artifactsListed);
+    LiveRunRequest first = request(
+        m_alice, chat, QStringLiteral("WRITE: %1/made/result.txt hello artifacts").arg(folder));
+    first.options.allowedTools << QStringLiteral("Write");
+    QVERIFY(page->startLiveRun(m_client.get(), first));
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(pageText(page.get())));
+
+    ArtifactListModel *artifacts = page->artifactsPanel()->model();
+    const QString written = folder + QStringLiteral("/made/result.txt");
+    QVERIFY2(QTest::qWaitFor([&] { return artifacts->rowOfPath(written) >= 0; }, 30000),
+        qPrintable(page->artifactsPanel()->statusText()));
+    QVERIFY(!listed.isEmpty());
+    const int row = artifacts->rowOfPath(written);
+    QCOMPARE(artifacts->files().at(row).relativePath, QStringLiteral("made/result.txt"));
+    QCOMPARE(artifacts->files().at(row).size, qint64(qstrlen("hello artifacts")));
+    QCOMPARE(artifacts->rowOfPath(folder + QStringLiteral("/old/untouched.txt")), -1);
+    QCOMPARE(artifacts->rowOfPath(folder + QStringLiteral("/later.txt")), -1);
+
+    // The Write node links to the same absolute file, as alice.
+    QSignalSpy opened(page.get(), &RunPage::openFileRequested);
+    const QList<QModelIndex> tools = nodesOfKind(page->model(), RunModel::NodeKind::ToolCall);
+    const auto write = std::find_if(tools.cbegin(), tools.cend(), [](const QModelIndex &index) {
+        return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Write");
+    });
+    QVERIFY(write != tools.cend());
+    QCOMPARE(statusOf(*write), RunModel::Status::Ok);
+    page->treeView()->setCurrentIndex(page->proxy()->mapFromSource(*write));
+    page->detailPane()->findChild<QToolButton *>(QStringLiteral("openFileButton"))->click();
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(opened.takeFirst(), QVariantList({m_alice.userId, written}));
+    // … and so does the artifact.
+    QTreeView *view = page->artifactsPanel()->view();
+    const QModelIndexList hits = view->model()->match(view->model()->index(0, 0),
+        ArtifactListModel::AbsolutePathRole, written, 1, Qt::MatchExactly);
+    QCOMPARE(hits.size(), 1);
+    view->setCurrentIndex(hits.first());
+    page->artifactsPanel()
+        ->findChild<QToolButton *>(QStringLiteral("artifactsOpenButton"))
+        ->click();
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(opened.takeFirst(), QVariantList({m_alice.userId, written}));
+
+    // A follow-up that changes an old file: listed after that turn, the untouched one still not.
+    const int listingsBefore = int(listed.count());
+    QVERIFY(page->sendFollowUp(QStringLiteral("CMD: printf more >> later.txt && echo appended")));
+    QVERIFY(waitForTurn(page.get(), finished, 2));
+    QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(pageText(page.get())));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return artifacts->rowOfPath(folder + QStringLiteral("/later.txt")) >= 0; }, 30000));
+    QVERIFY(listed.count() > listingsBefore);
+    QVERIFY(artifacts->rowOfPath(written) >= 0);
+    QCOMPARE(artifacts->rowOfPath(folder + QStringLiteral("/old/untouched.txt")), -1);
+    verifySecretNotShown(page.get());
+}
+
+void LiveRunTest::attachmentsAreUploadedExactlyAndNamedInThePrompt()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("att-") + randomToken(6, true);
+    const QString home = homeOf(m_alice);
+    const QString folder = home + QStringLiteral("/chat-") + chat + QStringLiteral("/attachments");
+    // Someone's photo.png is already there: it must survive.
+    QVERIFY(shell(m_alice,
+        QStringLiteral("mkdir -p %1 && printf theirs > %1/photo.png && echo ok").arg(folder))
+                .contains(QStringLiteral("ok")));
+    QByteArray binary;
+    for (int i = 0; i < 70000; ++i)
+        binary.append(char((i * 7 + i / 256) & 0xff)); // every byte value, NULs and CRs too
+    QByteArray image("\x89PNG\r\n\x1a\n", 8);
+    image += QByteArray(3000, '\0') + "IEND";
+    const QString binaryPath = localFile(QStringLiteral("data.bin"), binary);
+    const QString imagePath = localFile(QStringLiteral("photo.png"), image);
+
+    auto page = newPage();
+    page->setFileAccess(
+        FileOperations::Acting::AsSelf, QStringLiteral("live-test"), m_server->url().toString());
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    QSignalSpy started(page.get(), &RunPage::liveTurnStarted);
+    page->addAttachments({binaryPath, imagePath});
+    const QString token = randomToken(8, true);
+    QVERIFY(page->startLiveRun(m_client.get(),
+        request(m_alice, chat, QStringLiteral("Please describe the attachments ") + token)));
+    QVERIFY(page->isUploading() || !started.isEmpty());
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(pageText(page.get())));
+    QVERIFY(page->attachments().isEmpty()); // used up by the turn
+
+    const auto hashOf = [](const QByteArray &bytes) {
+        return QString::fromLatin1(
+            QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    };
+    const QStringList sums = shell(m_alice,
+        QStringLiteral("cd %1 && sha256sum data.bin photo-2.png && cat photo.png; echo")
+            .arg(folder));
+    QVERIFY2(
+        sums.contains(hashOf(binary) + QStringLiteral("  data.bin")), qPrintable(sums.join(u'\n')));
+    QVERIFY2(sums.contains(hashOf(image) + QStringLiteral("  photo-2.png")),
+        qPrintable(sums.join(u'\n')));
+    QVERIFY2(sums.contains(QStringLiteral("theirs")), qPrintable(sums.join(u'\n')));
+
+    // The model got the prompt with both references, exactly.
+    const QString expectedPrompt = QStringLiteral("Please describe the attachments ") + token
+        + QStringLiteral("\n\nAttached file: attachments/data.bin\nAttached file: "
+                         "attachments/photo-2.png");
+    bool seen = false;
+    const QStringList requests = m_model->requestLog().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (const QString &line : requests) {
+        const QJsonArray blocks = QJsonDocument::fromJson(line.toUtf8())
+                                      .object()
+                                      .value(QLatin1String("prompt_blocks"))
+                                      .toArray();
+        for (const QJsonValue &block : blocks)
+            seen = seen || block.toString() == expectedPrompt;
+    }
+    QVERIFY2(seen, qPrintable(m_model->requestLog().right(3000)));
+    QCOMPARE(page->liveRequest()->prompt, expectedPrompt);
+
+    // Both uploads are in the audit log.
+    const QString audit = readWholeFile(m_local.filePath(QStringLiteral("audit.jsonl")));
+    QVERIFY(audit.contains(folder + QStringLiteral("/data.bin")));
+    QVERIFY(audit.contains(folder + QStringLiteral("/photo-2.png")));
+
+    // A follow-up with another data.bin, dropped on the prompt: data-2.bin, the first one kept.
+    const QByteArray second = binary.left(1000) + "second";
+    QVERIFY(QFile::remove(binaryPath));
+    QCOMPARE(localFile(QStringLiteral("data.bin"), second), binaryPath);
+    auto *followUp = qobject_cast<QLineEdit *>(page->runControls().at(1));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(binaryPath)});
+    QDragEnterEvent enter(QPoint(3, 3), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(followUp, &enter);
+    QDropEvent drop(QPointF(3, 3), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(followUp, &drop);
+    QCOMPARE(page->attachments(), QStringList({binaryPath}));
+    followUp->setText(QStringLiteral("And this one"));
+    qobject_cast<QPushButton *>(page->runControls().at(2))->click();
+    QVERIFY(waitForTurn(page.get(), finished, 2));
+    QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(pageText(page.get())));
+    QCOMPARE(page->liveRequest()->prompt,
+        QStringLiteral("And this one\n\nAttached file: attachments/data-2.bin"));
+    QVERIFY(followUp->text().isEmpty());
+    const QStringList again
+        = shell(m_alice, QStringLiteral("cd %1 && sha256sum data.bin data-2.bin").arg(folder));
+    QVERIFY2(again.contains(hashOf(binary) + QStringLiteral("  data.bin")),
+        qPrintable(again.join(u'\n')));
+    QVERIFY2(again.contains(hashOf(second) + QStringLiteral("  data-2.bin")),
+        qPrintable(again.join(u'\n')));
+    verifySecretNotShown(page.get());
+}
+
+void LiveRunTest::readOnlyRefusesAttachmentsAndSendRetriesWithNothingLost()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("ro-") + randomToken(6, true);
+    const QString file
+        = localFile(QStringLiteral("notes-") + chat + QStringLiteral(".txt"), "read-only test\n");
+    auto page = newPage(); // no setFileAccess: acting as if for another user, read-only
+    QSignalSpy finished(page.get(), &RunPage::liveTurnFinished);
+    QSignalSpy started(page.get(), &RunPage::liveTurnStarted);
+    QSignalSpy refused(page.get(), &RunPage::attachmentUploadFailed);
+    page->addAttachments({file});
+    const QString prompt = QStringLiteral("Summarise the notes\nplease, keep \"quotes\"");
+    QVERIFY(page->startLiveRun(m_client.get(), request(m_alice, chat, prompt)));
+    QVERIFY(refused.wait(30000));
+    QVERIFY2(refused.at(0).at(0).toString().contains(QLatin1String("read-only")),
+        qPrintable(refused.at(0).at(0).toString()));
+    QVERIFY(page->noticeText().contains(QLatin1String("did not start")));
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(page->attachments(), QStringList({file}));
+    QVERIFY(!page->isLive());
+    const QString home = homeOf(m_alice);
+    const QStringList listing = shell(m_alice,
+        QStringLiteral("ls -A %1/chat-%2/attachments 2>/dev/null; echo listed").arg(home, chat));
+    QCOMPARE(listing.filter(QStringLiteral("notes-")).size(), 0); // nothing was uploaded
+    QVERIFY(readWholeFile(m_local.filePath(QStringLiteral("audit.jsonl")))
+                .contains(QLatin1String("refused: read-only mode")));
+
+    // Lifting read-only mode, Send retries the first turn with the kept prompt.
+    QVERIFY(page->fileOperations());
+    page->fileOperations()->setReadOnly(false);
+    auto *send = qobject_cast<QPushButton *>(page->runControls().at(2));
+    QVERIFY(send->isEnabled());
+    send->click();
+    QVERIFY(waitForTurn(page.get(), finished, 1));
+    QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(pageText(page.get())));
+    QCOMPARE(page->liveRequest()->prompt,
+        prompt + QStringLiteral("\n\nAttached file: attachments/notes-") + chat
+            + QStringLiteral(".txt"));
+    QVERIFY(page->attachments().isEmpty());
 }
 
 QTEST_MAIN(LiveRunTest)

@@ -4,10 +4,13 @@
 // TodoWrite checklists, Agent prompts and the pretty raw JSON (copyable); F8 / Shift+F8 walk
 // the error nodes in file order; search keeps ancestors and clearing restores; follow mode
 // turns off when scrolled up and on at the bottom; the run controls are disabled
-// placeholders; File › Open Run Recording opens a tab. Expectations come from the capture
-// JSON read with QJsonDocument. Edit/Write/TodoWrite calls are the real Bash tool_use and
-// tool_result lines of stream-basic.jsonl with the tool block swapped.
+// placeholders; File › Open Run Recording opens a tab; Read/Write/Edit/NotebookEdit nodes link
+// to their file as an absolute path (detail pane button, Ctrl+Shift+O, context action).
+// Expectations come from the capture JSON read with QJsonDocument. Edit/Write/TodoWrite calls are
+// the real Bash tool_use and tool_result lines of stream-basic.jsonl with the tool block swapped.
 
+#include "artifactscanner.h"
+#include "artifactspanel.h"
 #include "mainwindow.h"
 #include "rundelegate.h"
 #include "rundetailpane.h"
@@ -208,6 +211,8 @@ private Q_SLOTS:
     void earlierTurnsFoldOnlyWhileFollowing();
     void liveLinesAreRecordedBeforeTheyAreShown();
     void runControlsAreDisabledPlaceholders();
+    void fileNodesLinkToTheirAbsolutePath();
+    void recordingPagesListNoArtifacts();
     void mainWindowOpensARecordingInAClosableTab();
     void screenshots_data();
     void screenshots();
@@ -722,6 +727,88 @@ void TestRunPage::runControlsAreDisabledPlaceholders()
         QVERIFY2(!control->isEnabled(), qPrintable(control->objectName()));
         QCOMPARE(control->toolTip(), QStringLiteral("Available for live runs"));
     }
+}
+
+void TestRunPage::fileNodesLinkToTheirAbsolutePath()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    // The init line names claude's cwd (/home/alice/chat-demo): relative paths resolve there.
+    page.appendLine(captureLines(QStringLiteral("stream-basic.jsonl")).at(0), 900);
+    const auto fileCall
+        = [&page](const char *id, const char *tool, const char *key, const char *path, qint64 at) {
+              page.appendLine(toolUseLine(QLatin1String(id), QLatin1String(tool),
+                                  {{QLatin1String(key), QLatin1String(path)},
+                                      {QStringLiteral("content"), QStringLiteral("x")}}),
+                  at);
+          };
+    fileCall("toolu_w", "Write", "file_path", "/home/alice/chat-demo/out/../hello.py", 1000);
+    fileCall("toolu_r", "Read", "file_path", "notes/today.md", 1100);
+    fileCall("toolu_n", "NotebookEdit", "notebook_path", "lab/analysis.ipynb", 1200);
+    fileCall("toolu_m", "MultiEdit", "file_path", "/etc/../tmp/a.txt", 1300);
+    fileCall("toolu_home", "Edit", "file_path", "~/x.txt", 1400); // the home is not known
+    page.appendLine(toolUseLine(QStringLiteral("toolu_b"), QStringLiteral("Bash"),
+                        {{QStringLiteral("command"), QStringLiteral("cat notes/today.md")}}),
+        1500);
+    page.flushEvents();
+
+    QSignalSpy opened(&page, &RunPage::openFileRequested);
+    const struct {
+        const char *id;
+        const char *expected;
+    } cases[] = {{"toolu_w", "/home/alice/chat-demo/hello.py"},
+        {"toolu_r", "/home/alice/chat-demo/notes/today.md"},
+        {"toolu_n", "/home/alice/chat-demo/lab/analysis.ipynb"}, {"toolu_m", "/tmp/a.txt"}};
+    for (const auto &expected : cases) {
+        const QModelIndex node = findTool(page.proxy(), QLatin1String(expected.id));
+        QVERIFY2(node.isValid(), expected.id);
+        QCOMPARE(
+            page.linkedFilePath(page.proxy()->mapToSource(node)), QLatin1String(expected.expected));
+        select(page, node);
+        QVERIFY(page.detailPane()->offersOpenFile());
+        QVERIFY(page.openFileAction()->isEnabled());
+        auto *button
+            = page.detailPane()->findChild<QToolButton *>(QStringLiteral("openFileButton"));
+        QVERIFY(button && button->isVisible());
+        button->click();
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(opened.takeFirst(),
+            QVariantList({QString(), QString(QLatin1String(expected.expected))}));
+    }
+
+    // The keyboard: Ctrl+Shift+O on the tree opens the current node's file.
+    select(page, findTool(page.proxy(), QStringLiteral("toolu_r")));
+    page.activateWindow();
+    page.treeView()->setFocus();
+    QVERIFY(QTest::qWaitForWindowActive(&page));
+    QTest::keyClick(page.treeView(), Qt::Key_O, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(opened.takeFirst().at(1).toString(),
+        QStringLiteral("/home/alice/chat-demo/notes/today.md"));
+
+    // Nodes without a resolvable file offer nothing and emit nothing.
+    for (const char *id : {"toolu_b", "toolu_home"}) {
+        const QModelIndex node = findTool(page.proxy(), QLatin1String(id));
+        QVERIFY2(node.isValid(), id);
+        select(page, node);
+        QVERIFY2(!page.detailPane()->offersOpenFile(), id);
+        QVERIFY(!page.openFileAction()->isEnabled());
+        page.openFileOfCurrentNode();
+        QCOMPARE(opened.count(), 0);
+    }
+    QVERIFY(page.noticeText().contains(QLatin1String("names no file")));
+}
+
+void TestRunPage::recordingPagesListNoArtifacts()
+{
+    RunPage page;
+    QVERIFY(loadCapture(page, QStringLiteral("stream-basic.jsonl")));
+    QVERIFY(page.artifactsPanel()->statusText().contains(QLatin1String("live runs")));
+    QCOMPARE(page.artifactsPanel()->model()->rowCount(), 0);
+    page.refreshArtifacts(); // nothing to scan: no client, no run start
+    QCOMPARE(page.artifactsPanel()->model()->rowCount(), 0);
+    QVERIFY(page.userId().isEmpty());
 }
 
 void TestRunPage::mainWindowOpensARecordingInAClosableTab()
