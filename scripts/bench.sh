@@ -29,5 +29,5 @@ run() {
 run bench_streamjson 50
 run bench_runview 3
 run bench_runlag 15 30
-run bench_filebrowser
+run bench_filebrowser 3
 exit $status
