@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "adminoverviewpage.h"
+#include "attachrundialog.h"
 #include "cleanuppage.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
@@ -16,6 +17,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
@@ -23,7 +25,10 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
+#include <QSaveFile>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabBar>
@@ -99,7 +104,12 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     resize(1100, 700);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The pages' streams, scans and runs use the client: they go first (the client is an
+    // older child and would otherwise be destroyed before them).
+    delete m_pages;
+}
 
 void MainWindow::createMenus()
 {
@@ -111,6 +121,9 @@ void MainWindow::createMenus()
     switchAction->setShortcut(QKeySequence(tr("Ctrl+K")));
     QAction *newRun = file->addAction(tr("&New Run…"), this, &MainWindow::showNewRunDialog);
     newRun->setShortcut(QKeySequence(tr("Ctrl+N")));
+    QAction *attachRun
+        = file->addAction(tr("&Attach to Run…"), this, &MainWindow::showAttachRunDialog);
+    attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -456,6 +469,7 @@ RunPage *MainWindow::openRunFile(const QString &path)
         m_messageBar->showMessage(tr("Cannot open the run: %1").arg(why), MessageBar::Level::Error);
         return nullptr;
     }
+    connectRunPage(page);
     addRunTab(page, QFileInfo(path).fileName(), path);
     return page;
 }
@@ -479,25 +493,33 @@ void MainWindow::showNewRunDialog()
     showNewRunDialogLike(nullptr);
 }
 
+bool MainWindow::canActOnRuns(const QString &what)
+{
+    if (m_connected && !m_identity.userId.isEmpty())
+        return true;
+    m_messageBar->showMessage(
+        tr("Connect and act as a sandbox user to %1.").arg(what), MessageBar::Level::Error);
+    return false;
+}
+
 void MainWindow::showNewRunDialogLike(const LiveRunRequest *like)
 {
-    if (!m_connected || m_identity.userId.isEmpty()) {
-        m_messageBar->showMessage(
-            tr("Connect and act as a sandbox user to start a run."), MessageBar::Level::Error);
+    if (!canActOnRuns(tr("start a run")))
         return;
-    }
     const SessionScope scope {m_profileName, m_report.url, m_identity.userId};
     auto *dialog = new NewRunDialog(m_client, m_identity, scope, &m_keys, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     if (like)
         dialog->useOptionsOf(*like);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] { startLiveRun(dialog->request()); });
+    connect(dialog, &QDialog::accepted, this,
+        [this, dialog] { startLiveRun(dialog->request(), dialog->attachments()); });
     dialog->open();
 }
 
-RunPage *MainWindow::startLiveRun(const LiveRunRequest &request)
+RunPage *MainWindow::startLiveRun(const LiveRunRequest &request, const QStringList &attachments)
 {
-    auto *page = new RunPage(m_pages);
+    RunPage *page = newLiveRunPage();
+    page->addAttachments(attachments);
     QString why;
     if (!page->startLiveRun(m_client, request, &why)) {
         delete page;
@@ -505,11 +527,129 @@ RunPage *MainWindow::startLiveRun(const LiveRunRequest &request)
             tr("Cannot start the run: %1").arg(why), MessageBar::Level::Error);
         return nullptr;
     }
-    connect(page, &RunPage::newChatRequested, this,
-        [this](const LiveRunRequest &like) { showNewRunDialogLike(&like); });
+    connectRunPage(page);
     addRunTab(page, request.identity.userId + QStringLiteral(" · ") + request.chatId,
         tr("Chat %1 as %2").arg(request.chatId, request.identity.userId));
     return page;
+}
+
+RunPage *MainWindow::newLiveRunPage()
+{
+    auto *page = new RunPage(m_pages);
+    // Attachments are uploaded as the acting user: read-only when acting as someone else.
+    page->setFileAccess(m_identity.userId == m_ownUserId ? FileOperations::Acting::AsSelf
+                                                         : FileOperations::Acting::AsOtherUser,
+        m_profileName, m_report.url);
+    return page;
+}
+
+void MainWindow::connectRunPage(RunPage *page)
+{
+    connect(page, &RunPage::newChatRequested, this,
+        [this](const LiveRunRequest &like) { showNewRunDialogLike(&like); });
+    connect(page, &RunPage::openFileRequested, this, &MainWindow::showRemoteFile);
+}
+
+void MainWindow::showAttachRunDialog()
+{
+    if (!canActOnRuns(tr("attach to one of its runs")))
+        return;
+    auto *dialog = new AttachRunDialog(m_client, m_identity, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const RunHandle handle = dialog->selectedHandle();
+        if (handle.runId.isEmpty())
+            return;
+        // Follow-ups need the agent environment; the one saved for New Run is used.
+        const SessionScope scope {m_profileName, m_report.url, handle.identity.userId};
+        QPointer<MainWindow> self(this);
+        m_keys.readKey(NewRunDialog::environmentKeyName(scope),
+            [self, handle](const QString &text, KeyStorage, const QString &) {
+                if (!self)
+                    return;
+                QHash<QString, QString> environment;
+                QString why;
+                if (!LiveRun::parseEnvironment(text, &environment, &why))
+                    environment.clear();
+                self->attachLiveRun(handle, environment);
+            });
+    });
+    dialog->open();
+}
+
+RunPage *MainWindow::attachLiveRun(
+    const RunHandle &handle, const QHash<QString, QString> &environment)
+{
+    LiveRunRequest request;
+    request.identity = handle.identity;
+    request.scope = {m_profileName, m_report.url, handle.identity.userId};
+    request.chatId = handle.chatId;
+    request.envFileName = handle.envFileName;
+    request.environment = environment;
+    RunPage *page = newLiveRunPage();
+    QString why;
+    if (!page->attachLiveRun(m_client, request, handle, &why)) {
+        delete page;
+        m_messageBar->showMessage(
+            tr("Cannot attach to the run: %1").arg(why), MessageBar::Level::Error);
+        return nullptr;
+    }
+    connectRunPage(page);
+    addRunTab(page, handle.identity.userId + QStringLiteral(" · ") + handle.chatId,
+        tr("Run %1 of chat %2 as %3 (attached; output from %4)")
+            .arg(handle.runId, handle.chatId, handle.identity.userId, handle.teePath()));
+    return page;
+}
+
+void MainWindow::openRemoteRun(const QString &remotePath)
+{
+    if (!m_connected)
+        return;
+    const Identity identity = m_identity;
+    m_messageBar->showMessage(
+        tr("Downloading %1 to show it as a run…").arg(remotePath), MessageBar::Level::Information);
+    m_client->viewFile(
+        identity, remotePath, this, [this, identity, remotePath](const Result<RawFile> &result) {
+            if (!result.ok()) {
+                m_messageBar->showMessage(
+                    tr("Cannot open %1 as a run: %2").arg(remotePath, result.error.toString()),
+                    MessageBar::Level::Error);
+                return;
+            }
+            // A local copy: the run view reads files in the background, like recordings.
+            const QString directory
+                = QStandardPaths::writableLocation(QStandardPaths::CacheLocation)
+                + QStringLiteral("/remote-runs/")
+                + (identity.userId.isEmpty() ? QStringLiteral("server") : identity.userId);
+            QDir().mkpath(directory);
+            QSaveFile file(directory + QLatin1Char('/') + QFileInfo(remotePath).fileName());
+            if (!file.open(QIODevice::WriteOnly) || file.write(result.value.bytes) < 0
+                || !file.commit()) {
+                m_messageBar->showMessage(
+                    tr("Cannot keep a local copy of %1: %2").arg(remotePath, file.errorString()),
+                    MessageBar::Level::Error);
+                return;
+            }
+            m_messageBar->dismiss();
+            if (RunPage *page = openRunFile(file.fileName())) {
+                m_pages->setTabToolTip(m_pages->indexOf(page),
+                    tr("%1 of %2 (local copy: %3)")
+                        .arg(remotePath, identity.userId, file.fileName()));
+            }
+        });
+}
+
+void MainWindow::showRemoteFile(const QString &userId, const QString &absolutePath)
+{
+    if (!m_connected || !m_files)
+        return;
+    if (userId != m_identity.userId)
+        switchUser(userId);
+    if (userId != m_identity.userId)
+        return; // refused; the message bar says why
+    m_files->showHome();
+    m_files->goToPath(absolutePath);
+    m_pages->setCurrentWidget(m_files);
 }
 
 void MainWindow::showAbout()
@@ -542,6 +682,8 @@ void MainWindow::addFilePages()
     m_pages->addTab(m_files,
         QIcon::fromTheme(QStringLiteral("folder"), style()->standardIcon(QStyle::SP_DirIcon)),
         tr("Files"));
+    connect(m_files, &FilesPage::openRunRequested, this,
+        [this](const QString &remotePath) { openRemoteRun(remotePath); });
     m_pages->addTab(m_admin,
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),

@@ -8,6 +8,7 @@
 #include "profilestore.h"
 #include "serverprobe.h"
 
+#include <QHash>
 #include <QList>
 #include <QMainWindow>
 #include <QPointer>
@@ -25,6 +26,7 @@ class ConsolePage;
 class FilesPage;
 class RunPage;
 struct LiveRunRequest;
+struct RunHandle;
 class IdentityBar;
 class MessageBar;
 class OpenTerminalClient;
@@ -48,6 +50,7 @@ public:
     bool isProbing() const { return !m_probe.isNull(); }
     const ServerReport &serverReport() const { return m_report; }
     Identity identity() const { return m_identity; }
+    OpenTerminalClient *client() const { return m_client; }
 
     IdentityBar *identityBar() const { return m_identityBar; }
     MessageBar *messageBar() const { return m_messageBar; }
@@ -69,7 +72,21 @@ public Q_SLOTS:
     // Asks for a live run as the current identity (File → New Run…, Ctrl+N).
     void showNewRunDialog();
     // Starts a live run in a new closable tab titled "<user> · <chat>"; several stream at once.
-    RunPage *startLiveRun(const sandscope::LiveRunRequest &request);
+    // `attachments` are local files uploaded into the chat and named in the prompt.
+    RunPage *startLiveRun(
+        const sandscope::LiveRunRequest &request, const QStringList &attachments = {});
+    // Lists the acting user's runs in the sandbox to show one again (File → Attach to Run…).
+    void showAttachRunDialog();
+    // Follows a run started earlier (its tab or the app was closed) in a new tab, from its
+    // first line; Stop and follow-ups work as for a run started here.
+    // `environment` is written for follow-ups (every turn rewrites the 0600 env file).
+    RunPage *attachLiveRun(
+        const sandscope::RunHandle &handle, const QHash<QString, QString> &environment = {});
+    // Downloads a stream-json file of the acting user and shows it in a run tab.
+    void openRemoteRun(const QString &remotePath);
+    // Shows a file in the Files tab and its preview as `userId` (switching to that user, which
+    // is visible and audited, when another user acts now).
+    void showRemoteFile(const QString &userId, const QString &absolutePath);
 
 Q_SIGNALS:
     // After every probe, successful or not.
@@ -92,6 +109,10 @@ private:
     void syncFilePages(bool connected);
     int addRunTab(RunPage *page, const QString &title, const QString &toolTip);
     void showNewRunDialogLike(const sandscope::LiveRunRequest *like);
+    // Connected and acting as a sandbox user; otherwise says what `what` needs.
+    bool canActOnRuns(const QString &what);
+    RunPage *newLiveRunPage();
+    void connectRunPage(RunPage *page);
 
     ProfileStore m_profiles;
     KeyStore m_keys;

@@ -653,11 +653,10 @@ QList<QWidget *> RunPage::runControls() const
 bool RunPage::startLiveRun(
     OpenTerminalClient *client, const LiveRunRequest &request, QString *errorMessage)
 {
+    if (refuseSecondRun(errorMessage))
+        return false;
     QString why;
-    if (m_live || m_reader || m_uploadingTurn || m_unstartedFirstTurn
-        || m_model->rowCount(m_model->runIndex()) > 0)
-        why = tr("this page already shows a run; start the new run in a new page");
-    else if (!claudecommand::isValidChatId(request.chatId, &why))
+    if (!claudecommand::isValidChatId(request.chatId, &why))
         why = tr("chat \"%1\" refused: %2").arg(request.chatId, why);
     else if (request.prompt.trimmed().isEmpty())
         why = tr("the prompt is empty");
@@ -669,6 +668,40 @@ bool RunPage::startLiveRun(
         return false;
     }
     m_client = client;
+    openLiveRecording(request);
+    beginTurn(request);
+    return true;
+}
+
+bool RunPage::attachLiveRun(OpenTerminalClient *client, const LiveRunRequest &request,
+    const RunHandle &handle, QString *errorMessage)
+{
+    if (refuseSecondRun(errorMessage))
+        return false;
+    QString why;
+    if (!handle.isValid(&why)) {
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_client = client;
+    openLiveRecording(request);
+    startTurn(request, &handle);
+    return true;
+}
+
+bool RunPage::refuseSecondRun(QString *errorMessage)
+{
+    if (!m_live && !m_reader && !m_uploadingTurn && !m_unstartedFirstTurn
+        && m_model->rowCount(m_model->runIndex()) == 0)
+        return false;
+    if (errorMessage)
+        *errorMessage = tr("this page already shows a run; start the new run in a new page");
+    return true;
+}
+
+void RunPage::openLiveRecording(const LiveRunRequest &request)
+{
     const QString directory
         = m_recordingDirectory.isEmpty() ? RunRecorder::defaultDirectory() : m_recordingDirectory;
     QDir().mkpath(directory);
@@ -682,8 +715,6 @@ bool RunPage::startLiveRun(
         setRecorder(m_liveRecorder.get());
     else
         showNotice(tr("The run is not recorded: %1").arg(m_liveRecorder->errorString()), true);
-    beginTurn(request);
-    return true;
 }
 
 bool RunPage::sendFollowUp(const QString &prompt)
@@ -889,7 +920,7 @@ const LiveRunRequest *RunPage::liveRequest() const
     return m_live ? &m_live->request() : nullptr;
 }
 
-void RunPage::startTurn(const LiveRunRequest &request)
+void RunPage::startTurn(const LiveRunRequest &request, const RunHandle *attachTo)
 {
     if (m_live)
         m_live->deleteLater();
@@ -897,7 +928,7 @@ void RunPage::startTurn(const LiveRunRequest &request)
     m_live = run;
     m_turnHadResult = false;
     connect(run, &LiveRun::lineReady, this, &RunPage::appendLine);
-    connect(run, &LiveRun::started, this, [this](const RunHandle &handle) {
+    const auto runKnown = [this](const RunHandle &handle) {
         const RunPaths paths = handle.paths();
         m_home = handle.home;
         m_workDirectory = paths.workDirectory;
@@ -905,18 +936,27 @@ void RunPage::startTurn(const LiveRunRequest &request)
             m_artifactsReference = paths.promptFile; // written right before claude started
         refreshArtifacts();
         m_artifactsTimer.start();
-    });
+    };
+    connect(run, &LiveRun::started, this, runKnown);
     connect(run, &LiveRun::notice, this, [this](const QString &text) { showNotice(text); });
     connect(run, &LiveRun::finished, this,
         [this](int exitCode) { onTurnEnded(false, QString(), exitCode); });
     connect(run, &LiveRun::failed, this,
         [this](const QString &message) { onTurnEnded(true, message, 0); });
     const QString &resumed = request.options.resumeSessionId;
-    showNotice(resumed.isEmpty()
-            ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
-            : tr("Continuing session %1 of chat %2 as %3…")
-                  .arg(resumed, request.chatId, request.identity.userId));
-    run->start();
+    if (attachTo) {
+        showNotice(tr("Attached to run %1 of chat %2 as %3 (reading %4)…")
+                       .arg(attachTo->runId, request.chatId, request.identity.userId,
+                           attachTo->teePath()));
+        run->attach(*attachTo);
+        runKnown(*attachTo);
+    } else {
+        showNotice(resumed.isEmpty()
+                ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
+                : tr("Continuing session %1 of chat %2 as %3…")
+                      .arg(resumed, request.chatId, request.identity.userId));
+        run->start();
+    }
     updateRunControls();
     emit liveTurnStarted();
 }

@@ -90,6 +90,11 @@ public:
     // are shown. False with a message when the page already shows something.
     bool startLiveRun(OpenTerminalClient *client, const sandscope::LiveRunRequest &request,
         QString *errorMessage = nullptr);
+    // Shows a run started earlier (its page or the app was closed; see rundiscovery) from its
+    // first line and follows it while it runs; Stop and follow-ups work as for a run started
+    // here. `request` names the user, scope and chat (and the environment for follow-ups).
+    bool attachLiveRun(OpenTerminalClient *client, const sandscope::LiveRunRequest &request,
+        const sandscope::RunHandle &handle, QString *errorMessage = nullptr);
     // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
     // while a turn runs or before the session is known.
     bool sendFollowUp(const QString &prompt);
@@ -172,7 +177,10 @@ private:
     void onLoadFinished(bool completed);
     // Uploads the attachments (if any), then starts the turn.
     void beginTurn(const LiveRunRequest &request);
-    void startTurn(const LiveRunRequest &request);
+    // Starts the turn, or with `attachTo` follows that run instead of starting one.
+    void startTurn(const LiveRunRequest &request, const RunHandle *attachTo = nullptr);
+    bool refuseSecondRun(QString *errorMessage);
+    void openLiveRecording(const LiveRunRequest &request);
     void ensureFileOperations(const Identity &identity);
     void onUploadFinished(const QStringList &relativePaths);
     void onUploadFailed(const QString &message);

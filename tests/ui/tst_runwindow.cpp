@@ -1,0 +1,253 @@
+// The main window around runs, end to end with a REAL multi-user open-terminal (the pinned
+// OPEN_TERMINAL_VERSION), the REAL claude CLI and the scripted model server:
+//  * a run whose tab was closed goes on in the sandbox; File → Attach to Run lists it as
+//    running, attaching shows it again from its first line, and Stop ends it (audited);
+//  * a run node's file opens in the Files tab (as the run's user);
+//  * a stream-json file in the user's home opens in a run tab (the Files preview's
+//    "Open as run").
+
+#include "attachrundialog.h"
+#include "filespage.h"
+#include "mainwindow.h"
+#include "openterminalclient.h"
+#include "realserver.h"
+#include "rundiscovery.h"
+#include "runpage.h"
+#include "runsession.h"
+#include "testing.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+constexpr int runTimeoutMs = 90000;
+
+QList<QModelIndex> allNodes(const QAbstractItemModel *model, const QModelIndex &parent = {})
+{
+    QList<QModelIndex> nodes;
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        nodes << index << allNodes(model, index);
+    }
+    return nodes;
+}
+
+// The Bash calls of the page's run.
+QList<QModelIndex> bashCalls(RunPage *page)
+{
+    page->flushEvents();
+    QList<QModelIndex> calls;
+    const QList<QModelIndex> nodes = allNodes(page->model());
+    for (const QModelIndex &index : nodes) {
+        if (index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash"))
+            calls << index;
+    }
+    return calls;
+}
+
+RunModel::Status statusOf(const QModelIndex &index)
+{
+    return RunModel::Status(index.data(RunModel::StatusRole).toInt());
+}
+
+QByteArray readWholeFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class RunWindowTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void closedRunIsListedReattachedAndStopped();
+    void runNodeFileOpensInTheFilesTab();
+    void streamJsonFileOpensAsARun();
+
+private:
+    bool ready() const { return m_server && m_model; }
+    LiveRunRequest request(const QString &chat, const QString &prompt) const;
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<ScriptedModelServer> m_model;
+    std::unique_ptr<MainWindow> m_window;
+    QTemporaryDir m_local;
+    QString m_alice;
+};
+
+void RunWindowTest::initTestCase()
+{
+    QVERIFY(m_local.isValid());
+    qputenv("SANDSCOPE_SESSION_STORE", m_local.filePath(QStringLiteral("sessions.json")).toUtf8());
+    qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+    QStandardPaths::setTestModeEnabled(true);
+    if (!RealServer::canRunMultiUser()
+        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
+        return; // every test reports the requirement itself
+    m_server = std::make_unique<RealServer>(
+        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    m_model = std::make_unique<ScriptedModelServer>();
+    QVERIFY2(m_model->start(&error), qPrintable(error));
+    m_alice = QStringLiteral("rw") + randomToken(6, true);
+
+    m_window = std::make_unique<MainWindow>(m_local.filePath(QStringLiteral("profiles.ini")));
+    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    m_window->connectToServer(m_server->connection(), m_alice);
+    QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
+    QVERIFY(m_window->isConnected());
+}
+
+void RunWindowTest::cleanupTestCase()
+{
+    m_window.reset();
+    m_model.reset();
+    m_server.reset();
+}
+
+LiveRunRequest RunWindowTest::request(const QString &chat, const QString &prompt) const
+{
+    LiveRunRequest request;
+    request.identity = m_window->identity();
+    request.scope = {QString(), m_server->url().toString(), m_alice};
+    request.chatId = chat;
+    request.prompt = prompt;
+    request.options.allowedTools = QStringList {QStringLiteral("Bash")};
+    request.environment = {{QStringLiteral("ANTHROPIC_API_KEY"), QStringLiteral("sk-ant-rw")},
+        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
+        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
+        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
+        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    return request;
+}
+
+void RunWindowTest::closedRunIsListedReattachedAndStopped()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("rw-") + randomToken(4, true);
+    const QString marker = randomToken(10, true);
+    QPointer<RunPage> first = m_window->startLiveRun(
+        request(chat, QStringLiteral("CMD: tail -f /dev/null; echo ") + marker));
+    QVERIFY(first);
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     const QList<QModelIndex> calls = bashCalls(first);
+                     return !calls.isEmpty()
+                         && statusOf(calls.first()) == RunModel::Status::Running;
+                 },
+                 runTimeoutMs),
+        qPrintable(first->noticeText()));
+
+    // Closing the tab (what its close button does) leaves the run going in the sandbox.
+    const int tabs = m_window->pages()->count();
+    first->deleteLater();
+    QTRY_VERIFY(first.isNull());
+    QCOMPARE(m_window->pages()->count(), tabs - 1);
+
+    AttachRunDialog dialog(m_window->client(), m_window->identity());
+    QSignalSpy listed(&dialog, &AttachRunDialog::listingFinished);
+    QVERIFY(listed.wait(60000));
+    QCOMPARE(listed.at(0).at(0).toBool(), true);
+    const DiscoveredRunModel *runs = dialog.model();
+    int row = -1;
+    for (int i = 0; i < runs->rowCount(); ++i) {
+        if (runs->run(i).chatId == chat)
+            row = i;
+    }
+    QVERIFY(row >= 0);
+    QCOMPARE(runs->run(row).state, DiscoveredRun::State::Running);
+    QVERIFY(runs->run(row).promptStart.contains(marker));
+    QCOMPARE(dialog.selectedHandle().chatId, chat); // the newest run is preselected
+
+    RunPage *attached = m_window->attachLiveRun(dialog.selectedHandle());
+    QVERIFY(attached);
+    QCOMPARE(m_window->pages()->currentWidget(), attached);
+    QVERIFY2(QTest::qWaitFor([&] { return !bashCalls(attached).isEmpty(); }, runTimeoutMs),
+        qPrintable(attached->noticeText()));
+    QVERIFY(attached->isRunActive());
+    const QModelIndex call = bashCalls(attached).first();
+    QVERIFY(call.data(RunModel::SummaryRole).toString().contains(marker));
+    QCOMPARE(statusOf(call), RunModel::Status::Running);
+
+    QSignalSpy turnFinished(attached, &RunPage::liveTurnFinished);
+    attached->stopRun();
+    QVERIFY(turnFinished.wait(runTimeoutMs));
+    QCOMPARE(turnFinished.at(0).at(0).toBool(), false);
+    QVERIFY(statusOf(bashCalls(attached).first()) != RunModel::Status::Running);
+    QVERIFY(!attached->isRunActive());
+    const QByteArray audit = readWholeFile(m_local.filePath(QStringLiteral("audit.jsonl")));
+    QVERIFY2(audit.contains("\"stop-run\"") && audit.contains(chat.toUtf8()), audit.constData());
+}
+
+void RunWindowTest::runNodeFileOpensInTheFilesTab()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    FilesPage *files = m_window->filesPage();
+    QVERIFY(files);
+    const QString home = QStringLiteral("/home/") + m_server->prefix() + m_alice;
+    // A file the agent could have written, made through the API as the user.
+    OpenTerminalClient *client = m_window->client();
+    const QString path
+        = home + QStringLiteral("/notes-") + randomToken(6, true) + QStringLiteral(".txt");
+    const auto written = await<WriteResult>([&](auto done) {
+        return client->writeFile(
+            m_window->identity(), path, QStringLiteral("hello\n"), client, done);
+    });
+    QVERIFY2(written.ok(), qPrintable(written.error.toString()));
+
+    // A run tab's link (its detail pane, context menu or Ctrl+Shift+O) asks for the file.
+    RunPage *page
+        = m_window->openRunFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+    QVERIFY(page);
+    emit page->openFileRequested(m_alice, path);
+    QCOMPARE(m_window->pages()->currentWidget(), files);
+    QTRY_COMPARE_WITH_TIMEOUT(files->currentPath(), path, 30000);
+    QCOMPARE(m_window->identity().userId, m_alice);
+    delete page;
+}
+
+void RunWindowTest::streamJsonFileOpensAsARun()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QByteArray capture
+        = readWholeFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+    QVERIFY(!capture.isEmpty());
+    auto *client = m_window->client();
+    const QString home = QStringLiteral("/home/") + m_server->prefix() + m_alice;
+    const auto uploaded = await<WriteResult>([&](auto done) {
+        return client->uploadFile(
+            m_window->identity(), home, QStringLiteral("saved-run.jsonl"), capture, client, done);
+    });
+    QVERIFY2(uploaded.ok(), qPrintable(uploaded.error.toString()));
+
+    const int tabs = m_window->pages()->count();
+    emit m_window->filesPage()->openRunRequested(home + QStringLiteral("/saved-run.jsonl"), {});
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->pages()->count(), tabs + 1, 30000);
+    auto *page = qobject_cast<RunPage *>(m_window->pages()->currentWidget());
+    QVERIFY(page);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isLoading(), 30000);
+    page->flushEvents();
+    QVERIFY(!bashCalls(page).isEmpty());
+    QCOMPARE(readWholeFile(page->filePath()), capture); // the local copy is exact
+    QVERIFY(m_window->pages()->tabToolTip(m_window->pages()->currentIndex()).contains(m_alice));
+    delete page;
+}
+
+QTEST_MAIN(RunWindowTest)
+#include "tst_runwindow.moc"
