@@ -5,6 +5,7 @@
 #include "connectionoptions.h"
 #include "filesverbs.h"
 #include "openterminalclient.h"
+#include "probeverb.h"
 #include "processstream.h"
 #include "replayverb.h"
 #include "runverbs.h"
@@ -88,6 +89,7 @@ QString topLevelHelp()
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
         + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary() + cleanupVerbSummary()
+        + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -493,6 +495,8 @@ int run(int argc, char **argv)
         return runReplay(arguments.mid(1));
     if (first == cleanupVerb)
         return runCleanup(arguments.mid(1));
+    if (first == probeVerb)
+        return runProbe(arguments.mid(1));
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
         printError(why);

@@ -24,6 +24,11 @@ public:
     RealServer(const RealServer &) = delete;
     RealServer &operator=(const RealServer &) = delete;
 
+    // Multi-user mode, before start(): replaces the random account prefix. An empty prefix
+    // is the server's default, under which ids such as "root" name existing accounts; the
+    // accounts such a server creates are NOT removed afterwards, so use only ids that map
+    // onto existing accounts with it.
+    void setAccountPrefix(const QString &prefix) { m_prefix = prefix; }
     // Starts the server and waits until GET /health answers (at most 30 s). On failure
     // `error` gets the reason including the server log.
     bool start(QString *error);

@@ -1,0 +1,179 @@
+#include "probeverb.h"
+
+#include "auditlog.h"
+#include "connectionoptions.h"
+#include "isolationprobe.h"
+
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+const QString probeVerb = QStringLiteral("probe");
+
+namespace {
+
+enum ExitCode { Clean = 0, Failed = 1, NotProven = 2, UsageError = 2 };
+
+bool writeTo(FILE *stream, const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    const bool written
+        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
+    return std::fflush(stream) == 0 && written;
+}
+
+void printError(const QString &message)
+{
+    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
+}
+
+int usageError(const QString &message)
+{
+    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(probeVerb));
+    return UsageError;
+}
+
+QString resultLine(const CheckResult &result)
+{
+    return QStringLiteral("%1 %2 %3 %4\n")
+        .arg(verdictName(result.verdict), -5)
+        .arg(checkInfo(result.check).key, -18)
+        .arg(result.subject(), -24)
+        .arg(result.explanation);
+}
+
+bool saveReport(const ProbeReport &report, const QString &path, QString *error)
+{
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = file.errorString();
+        return false;
+    }
+    file.write(json ? QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)
+                    : report.toMarkdown().toUtf8());
+    if (!file.commit()) {
+        *error = file.errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+QString probeVerbSummary()
+{
+    return QStringLiteral(
+        "  probe         Show what each of several users can reach of the others' files,\n"
+        "                processes and sessions (isolation probe; exit 1 on FAIL, 2 on ERROR)\n");
+}
+
+int runProbe(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Probes the isolation of a multi-user open-terminal server. For every ordered pair\n"
+        "of the given user ids, the first user creates fresh random markers (files in its\n"
+        "home and a chat folder, a running process, a session) and the second user tries\n"
+        "to reach them through the API and its shell; then the account mapping is checked\n"
+        "(ids sharing their first eight letters and digits, reserved ids such as root, and\n"
+        "requests without a user id). Everything the probe created is removed afterwards;\n"
+        "the accounts the server provisions for the ids stay.\n"
+        "PASS: denied as expected. FAIL: reachable. INFO: an observation. ERROR: the check\n"
+        "could not run (never counted as PASS).\n"
+        "Exit codes: 0 no FAIL and no ERROR; 1 at least one FAIL; 2 no FAIL but at least\n"
+        "one ERROR, or a usage error."));
+    const QCommandLineOption usersOption(QStringLiteral("users"),
+        QStringLiteral("Comma-separated user ids to probe (at least two)."),
+        QStringLiteral("A,B[,C...]"));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print the report as one JSON object."));
+    const QCommandLineOption reportOption(QStringLiteral("report"),
+        QStringLiteral("Also save the report to FILE (JSON when it ends in .json, else "
+                       "Markdown)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({usersOption, jsonOption, reportOption});
+
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    ConnectionOptions options;
+    options.addTo(parser);
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(helpOption)) {
+        QString help = parser.helpText();
+        help.replace(0, help.indexOf(QLatin1Char('\n')),
+            QStringLiteral("Usage: sandscope probe --server URL --users A,B[,C...] [options]"));
+        writeTo(stdout, help + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp());
+        return Clean;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("probe takes no arguments, got \"%1\"")
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))));
+    if (parser.isSet(QStringLiteral("user")))
+        return usageError(QStringLiteral("probe acts as each of --users; --user is not used"));
+    if (!parser.isSet(usersOption))
+        return usageError(QStringLiteral("probe needs --users A,B"));
+    if (!options.resolve(parser, &why))
+        return usageError(why);
+
+    ProbeOptions probeOptions;
+    for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))
+        probeOptions.users << user.trimmed();
+
+    OpenTerminalClient client(options.connection);
+    IsolationProbe probe(&client);
+    const bool json = parser.isSet(jsonOption);
+    QEventLoop loop;
+    ProbeReport report;
+    QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
+        if (!json)
+            writeTo(stdout, resultLine(r));
+    });
+    QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
+        report = finished;
+        loop.exit();
+    });
+    if (!probe.start(probeOptions, &why))
+        return usageError(why);
+
+    // Acting as many user ids (and reserved ones) is privileged: keep a record.
+    AuditLog log;
+    if (!log.append(AuditEntry {options.profileName, options.serverText(),
+            probeOptions.users.join(QLatin1Char(',')), probeVerb, QString(),
+            QStringLiteral("started")}))
+        printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
+
+    loop.exec();
+
+    if (json) {
+        writeTo(stdout,
+            QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)));
+    } else {
+        writeTo(stdout,
+            QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
+                .arg(report.count(Verdict::Pass))
+                .arg(report.count(Verdict::Fail))
+                .arg(report.count(Verdict::Info))
+                .arg(report.count(Verdict::Error))
+                .arg(report.server,
+                    report.serverVersion.isEmpty() ? QStringLiteral("unknown")
+                                                   : report.serverVersion));
+    }
+    if (parser.isSet(reportOption) && !saveReport(report, parser.value(reportOption), &why))
+        printError(QStringLiteral("could not save the report to %1: %2")
+                       .arg(parser.value(reportOption), why));
+    return report.exitCode();
+}
+
+} // namespace sandscope::cli

@@ -1,0 +1,503 @@
+#include "probejudgement.h"
+
+#include <QRegularExpression>
+
+namespace sandscope::probe {
+
+namespace {
+
+enum class Answer {
+    Success, // 2xx
+    Denied, // 403, or 400 naming the denial
+    Hidden, // 404 for something that exists
+    Unusable, // transport failure, 401, 5xx, other statuses
+};
+
+struct Classified {
+    Answer answer;
+    QString text; // for explanations
+};
+
+Classified classify(const protocol::HttpResponse &response)
+{
+    const QString detail = protocol::serverDetail(response.body);
+    const QString quoted = detail.isEmpty() ? QString() : QStringLiteral(" (\"%1\")").arg(detail);
+    if (response.status == 0) {
+        const QString why = response.timedOut       ? QStringLiteral("timed out")
+            : response.networkErrorString.isEmpty() ? QStringLiteral("no answer")
+                                                    : response.networkErrorString;
+        return {Answer::Unusable, QStringLiteral("the request got no HTTP answer: %1").arg(why)};
+    }
+    const int status = response.status;
+    if (status >= 200 && status < 300)
+        return {Answer::Success, QStringLiteral("HTTP %1").arg(status)};
+    if (status == 401)
+        return {Answer::Unusable, QStringLiteral("the server refused the API key (HTTP 401)")};
+    if (status == 403)
+        return {Answer::Denied, QStringLiteral("HTTP 403") + quoted};
+    if (status == 400
+        && (detail.contains(QLatin1String("Access denied"))
+            || detail.contains(QLatin1String("X-User-Id is required"))))
+        return {Answer::Denied, QStringLiteral("HTTP 400") + quoted};
+    if (status == 404)
+        return {Answer::Hidden, QStringLiteral("HTTP 404") + quoted};
+    if (status >= 500)
+        return {Answer::Unusable, QStringLiteral("server error HTTP %1").arg(status) + quoted};
+    return {Answer::Unusable, QStringLiteral("unexpected HTTP %1").arg(status) + quoted};
+}
+
+Judgement verdict(Verdict v, const QString &explanation)
+{
+    return Judgement {v, explanation};
+}
+
+Judgement preconditionFailed(const Precondition &precondition)
+{
+    return verdict(Verdict::Error,
+        QStringLiteral("Precondition not met, so nothing was judged: %1").arg(precondition.why));
+}
+
+bool deniedByPermissions(const QString &output)
+{
+    return output.contains(QLatin1String("Permission denied"))
+        || output.contains(QLatin1String("Operation not permitted"));
+}
+
+const QString sectionStart = QStringLiteral("@@sandscope-begin ");
+const QString sectionEnd = QStringLiteral("@@sandscope-end ");
+
+const QString accountKey = QStringLiteral("sandscope-account=");
+const QString uidKey = QStringLiteral("sandscope-uid=");
+const QString homeKey = QStringLiteral("sandscope-home=");
+
+QString valueAfter(const QStringList &lines, const QString &key)
+{
+    for (const QString &line : lines) {
+        const qsizetype at = line.indexOf(key);
+        if (at >= 0)
+            return line.mid(at + key.size()).trimmed();
+    }
+    return {};
+}
+
+QString revealedText(const protocol::HttpResponse &response, Disclosure kind, bool *parsed)
+{
+    QStringList parts;
+    *parsed = true;
+    switch (kind) {
+    case Disclosure::Raw:
+        return QString::fromLatin1(response.body);
+    case Disclosure::Listing: {
+        const Result<DirectoryListing> listing = protocol::parseListing(response.body);
+        *parsed = listing.ok();
+        for (const FileEntry &entry : listing.value.entries)
+            parts << entry.name;
+        break;
+    }
+    case Disclosure::FileText: {
+        const Result<FileContent> content = protocol::parseFileRead(response);
+        *parsed = content.ok();
+        return content.value.isText ? content.value.text : QString::fromLatin1(content.value.bytes);
+    }
+    case Disclosure::GrepMatches: {
+        const Result<GrepResult> grep = protocol::parseGrep(response.body);
+        *parsed = grep.ok();
+        for (const GrepMatch &match : grep.value.matches)
+            parts << match.file + QLatin1Char(':') + match.content;
+        break;
+    }
+    case Disclosure::GlobMatches: {
+        const Result<GlobResult> glob = protocol::parseGlob(response.body);
+        *parsed = glob.ok();
+        for (const GlobMatch &match : glob.value.matches)
+            parts << match.path;
+        break;
+    }
+    case Disclosure::ProcessOutput: {
+        const Result<ProcessSnapshot> snapshot = protocol::parseProcess(response.body);
+        *parsed = snapshot.ok();
+        for (const OutputChunk &chunk : snapshot.value.output)
+            parts << chunk.data;
+        break;
+    }
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+Judgement judgeDisclosure(const protocol::HttpResponse &response, Disclosure kind,
+    const QString &marker, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    const Classified c = classify(response);
+    switch (c.answer) {
+    case Answer::Denied:
+        return verdict(Verdict::Pass, QStringLiteral("Denied: %1.").arg(c.text));
+    case Answer::Hidden:
+        return verdict(Verdict::Pass,
+            QStringLiteral("Hidden: %1 for something A has (A's own request found it).")
+                .arg(c.text));
+    case Answer::Unusable:
+        return verdict(Verdict::Error, QStringLiteral("Inconclusive: %1.").arg(c.text));
+    case Answer::Success:
+        break;
+    }
+    bool parsed = false;
+    const QString revealed = revealedText(response, kind, &parsed);
+    if (!parsed)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: %1 but the body is not what the endpoint returns "
+                           "(a proxy page?).")
+                .arg(c.text));
+    if (revealed.contains(marker))
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: the answer (%1) contains A's marker \"%2\".")
+                .arg(c.text, marker));
+    return verdict(Verdict::Pass,
+        QStringLiteral("Filtered: %1 without any of A's data (A's own request found it).")
+            .arg(c.text));
+}
+
+Judgement judgeMutation(
+    const protocol::HttpResponse &response, Effect effect, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    const Classified c = classify(response);
+    if (effect == Effect::Observed)
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: the change happened (the server answered %1).").arg(c.text));
+    if (c.answer == Answer::Success)
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: the server accepted the request (%1).").arg(c.text));
+    if (effect == Effect::Unknown)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: the server answered %1, but A could not verify that "
+                           "nothing changed.")
+                .arg(c.text));
+    switch (c.answer) {
+    case Answer::Denied:
+        return verdict(
+            Verdict::Pass, QStringLiteral("Denied: %1, and nothing changed for A.").arg(c.text));
+    case Answer::Hidden:
+        return verdict(Verdict::Pass,
+            QStringLiteral("Hidden: %1 for something A has, and nothing changed for A.")
+                .arg(c.text));
+    default:
+        return verdict(Verdict::Error, QStringLiteral("Inconclusive: %1.").arg(c.text));
+    }
+}
+
+ProcessListJudgement judgeProcessList(const protocol::HttpResponse &response,
+    const QString &processId, const QString &commandMarker, const Precondition &precondition)
+{
+    if (!precondition.met) {
+        const Judgement failed = preconditionFailed(precondition);
+        return {failed, failed};
+    }
+    const Classified c = classify(response);
+    if (c.answer == Answer::Denied || c.answer == Answer::Hidden) {
+        const Judgement denied = verdict(
+            Verdict::Pass, QStringLiteral("Denied: the list itself was refused (%1).").arg(c.text));
+        return {denied, denied};
+    }
+    const Result<QVector<ProcessInfo>> parsed = c.answer == Answer::Success
+        ? protocol::parseProcessList(response.body)
+        : Result<QVector<ProcessInfo>>::failure(ApiError {});
+    if (c.answer != Answer::Success || !parsed.ok()) {
+        const Judgement error = verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: %1%2.")
+                .arg(c.text,
+                    c.answer == Answer::Success ? QStringLiteral(" but no process list")
+                                                : QString()));
+        return {error, error};
+    }
+    bool listed = false;
+    bool commandSeen = false;
+    for (const ProcessInfo &info : parsed.value) {
+        listed = listed || info.id == processId;
+        commandSeen = commandSeen || info.command.contains(commandMarker);
+    }
+    ProcessListJudgement judgement;
+    judgement.listed = listed
+        ? verdict(Verdict::Fail,
+            QStringLiteral("Reachable: B's list of %1 processes includes A's process %2.")
+                .arg(parsed.value.size())
+                .arg(processId))
+        : verdict(Verdict::Pass,
+            QStringLiteral("Scoped: B's list of %1 processes does not include A's process.")
+                .arg(parsed.value.size()));
+    judgement.commandLine = commandSeen
+        ? verdict(Verdict::Fail,
+            QStringLiteral("Reachable: B's list shows A's command line (marker \"%1\").")
+                .arg(commandMarker))
+        : verdict(Verdict::Pass, QStringLiteral("Scoped: no command line of A's in B's list."));
+    return judgement;
+}
+
+Judgement judgeSessionReuse(const protocol::HttpResponse &cwdResponse,
+    const protocol::HttpResponse &listResponse, const QString &targetHome, const QString &processId,
+    const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    QVector<Judgement> parts;
+    const Classified cwd = classify(cwdResponse);
+    if (cwd.answer == Answer::Success) {
+        const Result<CwdInfo> info = protocol::parseCwd(cwdResponse.body);
+        if (!info.ok())
+            parts << verdict(Verdict::Error,
+                QStringLiteral("Inconclusive: GET /files/cwd answered without a cwd."));
+        else if (info.value.cwd == targetHome
+            || info.value.cwd.startsWith(targetHome + QLatin1Char('/')))
+            parts << verdict(Verdict::Fail,
+                QStringLiteral("Reachable: with A's session id B's working directory is A's "
+                               "\"%1\".")
+                    .arg(info.value.cwd));
+        else
+            parts << verdict(Verdict::Pass,
+                QStringLiteral("Scoped: with A's session id B's working directory stays \"%1\".")
+                    .arg(info.value.cwd));
+    } else {
+        parts << (cwd.answer == Answer::Unusable
+                ? verdict(Verdict::Error, QStringLiteral("Inconclusive: %1.").arg(cwd.text))
+                : verdict(Verdict::Pass, QStringLiteral("Denied: %1.").arg(cwd.text)));
+    }
+    const ProcessListJudgement list
+        = judgeProcessList(listResponse, processId, processId, Precondition::ok());
+    Judgement listed = list.listed;
+    if (listed.verdict == Verdict::Fail)
+        listed.explanation = QStringLiteral("Reachable: with A's session id B's process list "
+                                            "includes A's process.");
+    parts << listed;
+    return combine(parts);
+}
+
+QString shellSection(const QString &tag, const QString &command)
+{
+    // The markers are assembled by printf, so the script's own text never matches them.
+    return QStringLiteral("printf '@@sandscope-%s %s\\n' begin %1; { %2 ; } 2>&1; "
+                          "printf '@@sandscope-%s %s %s\\n' end %1 \"$?\"; ")
+        .arg(tag, command);
+}
+
+QHash<QString, ShellOutcome> parseShellSections(const QStringList &lines)
+{
+    QHash<QString, ShellOutcome> sections;
+    QString current;
+    QStringList output;
+    for (QString line : lines) {
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (line.startsWith(sectionStart)) {
+            current = line.mid(sectionStart.size()).trimmed();
+            output.clear();
+            continue;
+        }
+        if (line.startsWith(sectionEnd) && !current.isEmpty()) {
+            const QStringList fields = line.mid(sectionEnd.size()).split(QLatin1Char(' '));
+            bool numeric = false;
+            const int exitCode = fields.size() == 2 ? fields.at(1).toInt(&numeric) : -1;
+            if (fields.size() == 2 && fields.at(0) == current && numeric) {
+                ShellOutcome outcome;
+                outcome.ran = true;
+                outcome.exitCode = exitCode;
+                outcome.output = output.join(QLatin1Char('\n'));
+                sections.insert(current, outcome);
+            }
+            current.clear();
+            continue;
+        }
+        if (!current.isEmpty())
+            output << line;
+    }
+    return sections;
+}
+
+Judgement judgeShell(const ShellOutcome &outcome, ShellAccess access, const QString &marker,
+    const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (!outcome.ran)
+        return verdict(
+            Verdict::Error, QStringLiteral("Inconclusive: the command's result was not seen."));
+    if (access == ShellAccess::Read && outcome.output.contains(marker))
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: B's command printed A's marker \"%1\".").arg(marker));
+    if (access == ShellAccess::Modify && outcome.exitCode == 0)
+        return verdict(Verdict::Fail, QStringLiteral("Reachable: B's command succeeded."));
+    if (outcome.exitCode != 0 && deniedByPermissions(outcome.output))
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied by file permissions (exit status %1).").arg(outcome.exitCode));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: exit status %1 without a permission error or A's data.")
+            .arg(outcome.exitCode));
+}
+
+Judgement judgeProcessTable(
+    const ShellOutcome &outcome, const QString &commandMarker, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (!outcome.ran)
+        return verdict(Verdict::Error, QStringLiteral("Inconclusive: ps did not run."));
+    if (outcome.output.contains(commandMarker))
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: ps in B's shell shows A's command line (marker \"%1\").")
+                .arg(commandMarker));
+    if (outcome.exitCode != 0)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: ps exited with status %1.").arg(outcome.exitCode));
+    return verdict(
+        Verdict::Pass, QStringLiteral("Scoped: ps in B's shell does not show A's process."));
+}
+
+Judgement combine(const QVector<Judgement> &judgements)
+{
+    if (judgements.isEmpty())
+        return verdict(Verdict::Error, QStringLiteral("Nothing was judged."));
+    Verdict overall = Verdict::Pass;
+    const auto rank = [](Verdict v) {
+        switch (v) {
+        case Verdict::Fail:
+            return 3;
+        case Verdict::Error:
+            return 2;
+        case Verdict::Info:
+            return 1;
+        case Verdict::Pass:
+            return 0;
+        }
+        return 2;
+    };
+    QStringList explanations;
+    for (const Judgement &judgement : judgements) {
+        if (rank(judgement.verdict) > rank(overall))
+            overall = judgement.verdict;
+        explanations << judgement.explanation;
+    }
+    return verdict(overall, explanations.join(QLatin1Char(' ')));
+}
+
+Judgement judgeAccountTwin(const AccountObservation &first, const AccountObservation &twin)
+{
+    if (first.account.isEmpty())
+        return verdict(Verdict::Error,
+            QStringLiteral("Precondition not met: the account of \"%1\" is unknown (%2).")
+                .arg(first.userId, first.error));
+    if (twin.account.isEmpty())
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: the account of \"%1\" is unknown (%2).")
+                .arg(twin.userId, twin.error));
+    if (first.account == twin.account)
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: \"%1\" and \"%2\" both run as account \"%3\".")
+                .arg(first.userId, twin.userId, first.account));
+    return verdict(Verdict::Pass,
+        QStringLiteral("Separate: \"%1\" runs as \"%2\", \"%3\" as \"%4\".")
+            .arg(first.userId, first.account, twin.userId, twin.account));
+}
+
+Judgement judgeReservedId(
+    const AccountObservation &observation, const QString &serverAccount, bool ordinaryIdsWork)
+{
+    const QString &id = observation.userId;
+    if (observation.account.isEmpty()) {
+        const bool refused
+            = (observation.status >= 400 && observation.status < 500 && observation.status != 401)
+            || (observation.status == 500 && ordinaryIdsWork);
+        if (refused)
+            return verdict(Verdict::Pass,
+                QStringLiteral("\"%1\" was refused (HTTP %2%3).")
+                    .arg(id)
+                    .arg(observation.status)
+                    .arg(observation.error.isEmpty() ? QString()
+                                                     : QStringLiteral(": ") + observation.error));
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: what \"%1\" runs as is unknown (%2).")
+                .arg(id,
+                    observation.error.isEmpty() ? QStringLiteral("no answer") : observation.error));
+    }
+    if (observation.uid == 0)
+        return verdict(Verdict::Fail, QStringLiteral("\"%1\" runs as root (uid 0).").arg(id));
+    if (!serverAccount.isEmpty() && observation.account == serverAccount)
+        return verdict(Verdict::Fail,
+            QStringLiteral("\"%1\" runs as the server's own account \"%2\".")
+                .arg(id, observation.account));
+    if (observation.uid < 0)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: \"%1\" runs as \"%2\" with an unknown uid.")
+                .arg(id, observation.account));
+    if (observation.uid < 1000)
+        return verdict(Verdict::Fail,
+            QStringLiteral("\"%1\" runs as the system account \"%2\" (uid %3).")
+                .arg(id, observation.account)
+                .arg(observation.uid));
+    return verdict(Verdict::Pass,
+        QStringLiteral("\"%1\" got an ordinary account of its own, \"%2\" (uid %3).")
+            .arg(id, observation.account)
+            .arg(observation.uid));
+}
+
+Judgement judgeNetwork(
+    const ShellOutcome &outcome, const QString &marker, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (!outcome.ran)
+        return verdict(Verdict::Error, QStringLiteral("Inconclusive: B's attempt did not run."));
+    if (outcome.output.contains(marker))
+        return verdict(Verdict::Info,
+            QStringLiteral("B reached the port A listens on and read A's marker: users share "
+                           "the network."));
+    return verdict(Verdict::Info,
+        QStringLiteral("B could not read from the port A listens on (exit status %1).")
+            .arg(outcome.exitCode));
+}
+
+QString twinUserId(const QString &userId, const QString &suffix)
+{
+    // Same first eight alphanumerics (the server lower-cases them), a different id.
+    QString alnum;
+    for (const QChar c : userId) {
+        if (c.isLetterOrNumber() && c.unicode() < 128)
+            alnum.append(c.toLower());
+    }
+    if (alnum.size() < 4) // such ids are hashed: no twin can be constructed
+        return {};
+    QString twin = alnum.left(8).toUpper() + QLatin1Char('-');
+    if (alnum.size() >= 8) // a longer tail changes nothing in the account name
+        twin += suffix;
+    if (twin == userId)
+        twin.append(QLatin1Char('-'));
+    return twin;
+}
+
+QString whoAmICommand()
+{
+    return QStringLiteral("printf 'sandscope-account=%s\\nsandscope-uid=%s\\nsandscope-home=%s\\n' "
+                          "\"$(id -un)\" \"$(id -u)\" \"$HOME\"");
+}
+
+AccountObservation parseWhoAmI(const QString &userId, const QStringList &lines)
+{
+    AccountObservation observation;
+    observation.userId = userId;
+    observation.account = valueAfter(lines, accountKey);
+    bool ok = false;
+    const int uid = valueAfter(lines, uidKey).toInt(&ok);
+    observation.uid = ok ? uid : -1;
+    if (observation.account.isEmpty())
+        observation.error = QStringLiteral("the command did not report an account");
+    return observation;
+}
+
+QString homeFromWhoAmI(const QStringList &lines)
+{
+    return valueAfter(lines, homeKey);
+}
+
+} // namespace sandscope::probe

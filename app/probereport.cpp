@@ -1,0 +1,462 @@
+#include "probereport.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+
+namespace sandscope {
+
+namespace {
+
+const QString formatName = QStringLiteral("sandscope-isolation-probe");
+constexpr int formatVersion = 1;
+
+CheckInfo pairCheck(
+    CheckId id, const char *key, const char *title, Severity severity, const char *failMeaning)
+{
+    return CheckInfo {
+        id, QLatin1String(key), QLatin1String(title), severity, QLatin1String(failMeaning), false};
+}
+
+CheckInfo serverCheck(
+    CheckId id, const char *key, const char *title, Severity severity, const char *failMeaning)
+{
+    CheckInfo info = pairCheck(id, key, title, severity, failMeaning);
+    info.serverWide = true;
+    return info;
+}
+
+QVector<CheckInfo> buildChecks()
+{
+    using S = Severity;
+    return {
+        pairCheck(CheckId::FilesList, "files.list", "B lists A's home (API)", S::Medium,
+            "Users see the names and sizes of each other's files."),
+        pairCheck(CheckId::FilesRead, "files.read", "B reads A's file (API)", S::Critical,
+            "Any user reads every other user's files, including credentials and chats."),
+        pairCheck(CheckId::FilesWrite, "files.write", "B writes into A's home (API)", S::Critical,
+            "Any user plants files in another user's home (e.g. shell start-up files) and "
+            "runs code as them."),
+        pairCheck(CheckId::FilesMove, "files.move", "B moves A's file (API)", S::High,
+            "Any user renames or hides another user's files."),
+        pairCheck(CheckId::FilesDelete, "files.delete", "B deletes A's file (API)", S::High,
+            "Any user destroys another user's work."),
+        pairCheck(CheckId::FilesGrep, "files.grep", "B greps A's files (API)", S::Critical,
+            "Any user searches the contents of everyone's files."),
+        pairCheck(CheckId::FilesGlob, "files.glob", "B globs A's files (API)", S::Medium,
+            "Users see the names and sizes of each other's files."),
+        pairCheck(CheckId::FilesArchive, "files.archive", "B archives A's home (API)", S::Critical,
+            "Any user downloads another user's whole home as a ZIP."),
+        pairCheck(CheckId::ShellRead, "shell.read", "B's shell reads A's files (cat)", S::Critical,
+            "Commands of one user read every other user's files and chats."),
+        pairCheck(CheckId::ShellList, "shell.list", "B's shell lists A's folders (ls)", S::Medium,
+            "Commands of one user see the names of another user's files and chats."),
+        pairCheck(CheckId::ShellWrite, "shell.write", "B's shell creates files at A's (touch)",
+            S::Critical, "Commands of one user plant files in another user's home or chats."),
+        pairCheck(CheckId::ShellDelete, "shell.delete", "B's shell deletes A's file (rm)", S::High,
+            "Commands of one user destroy another user's files."),
+        pairCheck(CheckId::ProcessList, "process.list", "B sees A's process (GET /execute)",
+            S::Medium, "Users learn what others are running and when."),
+        pairCheck(CheckId::ProcessCommandLine, "process.command",
+            "B sees A's command line (GET /execute)", S::High,
+            "Command lines of other users leak, with any secret passed on them."),
+        pairCheck(CheckId::ProcessShellList, "process.ps", "B's shell sees A's command line (ps)",
+            S::Medium,
+            "Users share one process table: command lines (and secrets on them) leak through ps."),
+        pairCheck(CheckId::ProcessOutput, "process.output",
+            "B reads A's process output (/execute/{id}/status)", S::Critical,
+            "Any user reads another user's command output, e.g. a whole Claude Code run."),
+        pairCheck(CheckId::ProcessLog, "process.log", "B's shell reads A's process log",
+            S::Critical, "The server's process logs expose every user's command output."),
+        pairCheck(CheckId::ProcessInput, "process.input", "B types into A's process", S::Critical,
+            "Any user injects input into another user's running programs."),
+        pairCheck(CheckId::ProcessKill, "process.kill", "B kills A's process", S::High,
+            "Any user stops another user's runs."),
+        pairCheck(CheckId::SessionReuse, "session.reuse", "B uses A's X-Session-Id", S::High,
+            "Knowing a session id is enough to see another user's session state."),
+        serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",
+            S::Critical,
+            "Different people who share the start of their id share one Linux account and "
+            "all its files."),
+        serverCheck(CheckId::ReservedIds, "account.reserved",
+            "Reserved ids (root, the server's account, user)", S::Critical,
+            "Whoever holds the key becomes root or the server's own account by choosing "
+            "the user id."),
+        serverCheck(CheckId::MissingUserId, "account.missing-id",
+            "Request without X-User-Id reaches A's files", S::High,
+            "Whoever holds the key can omit the user id and act as the server account, "
+            "which reaches every home."),
+        pairCheck(CheckId::NetworkPort, "network.port", "B connects to a port A listens on",
+            S::Info,
+            "Users share the network: services one user starts on loopback are open to all."),
+    };
+}
+
+QJsonObject evidenceToJson(const Evidence &evidence)
+{
+    return QJsonObject {{QStringLiteral("request"), evidence.request},
+        {QStringLiteral("status"), evidence.status},
+        {QStringLiteral("response"), evidence.response}, {QStringLiteral("note"), evidence.note}};
+}
+
+Evidence evidenceFromJson(const QJsonObject &json)
+{
+    Evidence evidence;
+    evidence.request = json.value(QLatin1String("request")).toString();
+    evidence.status = json.value(QLatin1String("status")).toInt();
+    evidence.response = json.value(QLatin1String("response")).toString();
+    evidence.note = json.value(QLatin1String("note")).toString();
+    return evidence;
+}
+
+QString markdownCell(const QString &text)
+{
+    QString cell = text;
+    cell.replace(QLatin1Char('|'), QLatin1String("\\|"));
+    cell.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return cell;
+}
+
+QString fencedBlock(const QString &text)
+{
+    // A fence longer than any backtick run inside keeps the block closed.
+    int longestRun = 0;
+    int run = 0;
+    for (const QChar c : text) {
+        run = c == QLatin1Char('`') ? run + 1 : 0;
+        longestRun = std::max(longestRun, run);
+    }
+    const QString fence(std::max(3, longestRun + 1), QLatin1Char('`'));
+    const QString newline = text.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n");
+    return fence + QLatin1Char('\n') + text + newline + fence + QLatin1Char('\n');
+}
+
+QStringList subjectsOf(const ProbeReport &report)
+{
+    QStringList subjects = matrixSubjects(report.users);
+    for (const CheckResult &result : report.results) {
+        const QString subject = result.subject();
+        if (!subjects.contains(subject))
+            subjects << subject;
+    }
+    return subjects;
+}
+
+} // namespace
+
+const QVector<CheckInfo> &allChecks()
+{
+    static const QVector<CheckInfo> checks = buildChecks();
+    return checks;
+}
+
+const CheckInfo &checkInfo(CheckId id)
+{
+    const QVector<CheckInfo> &checks = allChecks();
+    const auto found = std::find_if(
+        checks.cbegin(), checks.cend(), [id](const CheckInfo &info) { return info.id == id; });
+    Q_ASSERT(found != checks.cend());
+    return *found;
+}
+
+bool checkFromKey(const QString &key, CheckId *id)
+{
+    for (const CheckInfo &info : allChecks()) {
+        if (info.key == key) {
+            *id = info.id;
+            return true;
+        }
+    }
+    return false;
+}
+
+namespace {
+
+// Names by value, in one table per enum, so that names and parsing cannot disagree.
+template <typename Enum> struct Named {
+    Enum value;
+    const char *name;
+};
+
+const Named<Verdict> verdictNames[] = {{Verdict::Pass, "PASS"}, {Verdict::Fail, "FAIL"},
+    {Verdict::Info, "INFO"}, {Verdict::Error, "ERROR"}};
+const Named<Severity> severityNames[] = {{Severity::Info, "info"}, {Severity::Low, "low"},
+    {Severity::Medium, "medium"}, {Severity::High, "high"}, {Severity::Critical, "critical"}};
+
+template <typename Enum, size_t N> QString nameOf(const Named<Enum> (&table)[N], Enum value)
+{
+    for (const Named<Enum> &entry : table) {
+        if (entry.value == value)
+            return QLatin1String(entry.name);
+    }
+    return {};
+}
+
+template <typename Enum, size_t N>
+bool valueOf(const Named<Enum> (&table)[N], const QString &name, Enum *value)
+{
+    for (const Named<Enum> &entry : table) {
+        if (name == QLatin1String(entry.name)) {
+            *value = entry.value;
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+QString verdictName(Verdict verdict)
+{
+    return nameOf(verdictNames, verdict);
+}
+
+bool verdictFromName(const QString &name, Verdict *verdict)
+{
+    return valueOf(verdictNames, name, verdict);
+}
+
+QString severityName(Severity severity)
+{
+    return nameOf(severityNames, severity);
+}
+
+bool severityFromName(const QString &name, Severity *severity)
+{
+    return valueOf(severityNames, name, severity);
+}
+
+QString pairSubject(const QString &target, const QString &actor)
+{
+    return target + QStringLiteral(" → ") + actor;
+}
+
+QString serverSubject()
+{
+    return QStringLiteral("server");
+}
+
+QVector<QPair<QString, QString>> userPairs(const QStringList &users)
+{
+    QVector<QPair<QString, QString>> pairs;
+    for (const QString &target : users) {
+        for (const QString &actor : users) {
+            if (target != actor)
+                pairs.append({target, actor});
+        }
+    }
+    return pairs;
+}
+
+QStringList matrixSubjects(const QStringList &users)
+{
+    QStringList subjects;
+    for (const auto &pair : userPairs(users))
+        subjects << pairSubject(pair.first, pair.second);
+    return subjects << serverSubject();
+}
+
+QString CheckResult::subject() const
+{
+    return checkInfo(check).serverWide ? serverSubject() : pairSubject(target, actor);
+}
+
+QString ReportDifference::describe() const
+{
+    const QString from = inBefore ? verdictName(before) : QStringLiteral("(not run)");
+    const QString to = inAfter ? verdictName(after) : QStringLiteral("(not run)");
+    return checkInfo(check).key + QLatin1Char(' ') + subject + QStringLiteral(": ") + from
+        + QStringLiteral(" → ") + to;
+}
+
+int ProbeReport::count(Verdict verdict) const
+{
+    return int(std::count_if(results.cbegin(), results.cend(),
+        [verdict](const CheckResult &result) { return result.verdict == verdict; }));
+}
+
+int ProbeReport::exitCode() const
+{
+    if (count(Verdict::Fail) > 0)
+        return 1;
+    return count(Verdict::Error) > 0 ? 2 : 0;
+}
+
+const CheckResult *ProbeReport::find(CheckId check, const QString &subject) const
+{
+    for (const CheckResult &result : results) {
+        if (result.check == check && result.subject() == subject)
+            return &result;
+    }
+    return nullptr;
+}
+
+QJsonObject ProbeReport::toJson() const
+{
+    QJsonArray resultArray;
+    for (const CheckResult &result : results) {
+        const CheckInfo &info = checkInfo(result.check);
+        QJsonArray evidenceArray;
+        for (const Evidence &evidence : result.evidence)
+            evidenceArray.append(evidenceToJson(evidence));
+        resultArray.append(
+            QJsonObject {{QStringLiteral("check"), info.key}, {QStringLiteral("title"), info.title},
+                {QStringLiteral("severity"), severityName(info.severity)},
+                {QStringLiteral("subject"), result.subject()},
+                {QStringLiteral("actor"), result.actor}, {QStringLiteral("target"), result.target},
+                {QStringLiteral("verdict"), verdictName(result.verdict)},
+                {QStringLiteral("explanation"), result.explanation},
+                {QStringLiteral("fail_means"), info.failMeaning},
+                {QStringLiteral("evidence"), evidenceArray}});
+    }
+    return QJsonObject {{QStringLiteral("format"), formatName},
+        {QStringLiteral("format_version"), formatVersion}, {QStringLiteral("server"), server},
+        {QStringLiteral("server_version"), serverVersion},
+        {QStringLiteral("users"), QJsonArray::fromStringList(users)},
+        {QStringLiteral("started_at"), startedAt.toUTC().toString(Qt::ISODateWithMs)},
+        {QStringLiteral("finished_at"), finishedAt.toUTC().toString(Qt::ISODateWithMs)},
+        {QStringLiteral("cancelled"), cancelled},
+        {QStringLiteral("summary"),
+            QJsonObject {{QStringLiteral("pass"), count(Verdict::Pass)},
+                {QStringLiteral("fail"), count(Verdict::Fail)},
+                {QStringLiteral("info"), count(Verdict::Info)},
+                {QStringLiteral("error"), count(Verdict::Error)}}},
+        {QStringLiteral("results"), resultArray}};
+}
+
+bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString *error)
+{
+    const auto refuse = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (json.value(QLatin1String("format")).toString() != formatName)
+        return refuse(QStringLiteral("not an isolation probe report"));
+    if (json.value(QLatin1String("format_version")).toInt() != formatVersion)
+        return refuse(QStringLiteral("unsupported probe report version %1")
+                          .arg(json.value(QLatin1String("format_version")).toInt()));
+    ProbeReport parsed;
+    parsed.server = json.value(QLatin1String("server")).toString();
+    parsed.serverVersion = json.value(QLatin1String("server_version")).toString();
+    const QJsonArray users = json.value(QLatin1String("users")).toArray();
+    for (const QJsonValue &user : users)
+        parsed.users << user.toString();
+    parsed.startedAt = QDateTime::fromString(
+        json.value(QLatin1String("started_at")).toString(), Qt::ISODateWithMs);
+    parsed.finishedAt = QDateTime::fromString(
+        json.value(QLatin1String("finished_at")).toString(), Qt::ISODateWithMs);
+    parsed.cancelled = json.value(QLatin1String("cancelled")).toBool();
+    const QJsonArray results = json.value(QLatin1String("results")).toArray();
+    for (const QJsonValue &value : results) {
+        const QJsonObject object = value.toObject();
+        CheckResult result;
+        const QString key = object.value(QLatin1String("check")).toString();
+        if (!checkFromKey(key, &result.check))
+            return refuse(QStringLiteral("unknown check \"%1\"").arg(key));
+        const QString verdict = object.value(QLatin1String("verdict")).toString();
+        if (!verdictFromName(verdict, &result.verdict))
+            return refuse(QStringLiteral("unknown verdict \"%1\"").arg(verdict));
+        result.actor = object.value(QLatin1String("actor")).toString();
+        result.target = object.value(QLatin1String("target")).toString();
+        result.explanation = object.value(QLatin1String("explanation")).toString();
+        const QJsonArray evidence = object.value(QLatin1String("evidence")).toArray();
+        for (const QJsonValue &item : evidence)
+            result.evidence.append(evidenceFromJson(item.toObject()));
+        parsed.results.append(result);
+    }
+    *report = parsed;
+    return true;
+}
+
+QString ProbeReport::toMarkdown() const
+{
+    QString text = QStringLiteral("# Isolation probe: %1\n\n").arg(server);
+    text += QStringLiteral("- Server version: %1\n- Users: %2\n- Run: %3 to %4%5\n")
+                .arg(serverVersion.isEmpty() ? QStringLiteral("unknown") : serverVersion,
+                    users.join(QStringLiteral(", ")), startedAt.toUTC().toString(Qt::ISODate),
+                    finishedAt.toUTC().toString(Qt::ISODate),
+                    cancelled ? QStringLiteral(" (cancelled)") : QString());
+    text += QStringLiteral("- Result: %1 PASS, %2 FAIL, %3 INFO, %4 ERROR\n\n")
+                .arg(count(Verdict::Pass))
+                .arg(count(Verdict::Fail))
+                .arg(count(Verdict::Info))
+                .arg(count(Verdict::Error));
+
+    // The matrix: checks × subjects ("A → B" means B acts on A's resources).
+    const QStringList subjects = subjectsOf(*this);
+    text += QStringLiteral("## Matrix\n\nA column \"A → B\" shows what B can do to A's "
+                           "resources.\n\n| Check | Severity |");
+    for (const QString &subject : subjects)
+        text += QLatin1Char(' ') + markdownCell(subject) + QStringLiteral(" |");
+    text += QStringLiteral("\n|---|---|") + QStringLiteral("---|").repeated(subjects.size())
+        + QLatin1Char('\n');
+    for (const CheckInfo &info : allChecks()) {
+        QString row = QStringLiteral("| ") + markdownCell(info.title) + QStringLiteral(" | ")
+            + severityName(info.severity) + QStringLiteral(" |");
+        bool any = false;
+        for (const QString &subject : subjects) {
+            const CheckResult *result = find(info.id, subject);
+            any = any || result;
+            row += QLatin1Char(' ') + (result ? verdictName(result->verdict) : QString())
+                + QStringLiteral(" |");
+        }
+        if (any)
+            text += row + QLatin1Char('\n');
+    }
+
+    text += QStringLiteral("\n## Details\n");
+    for (const CheckResult &result : results) {
+        const CheckInfo &info = checkInfo(result.check);
+        text += QStringLiteral("\n### %1 — %2 — %3\n\n")
+                    .arg(verdictName(result.verdict), info.title, result.subject());
+        text += QStringLiteral("%1\n\n").arg(result.explanation);
+        if (result.verdict == Verdict::Fail)
+            text += QStringLiteral("**Severity %1.** %2\n\n")
+                        .arg(severityName(info.severity), info.failMeaning);
+        for (const Evidence &evidence : result.evidence) {
+            text += QStringLiteral("- %1`%2`%3\n")
+                        .arg(evidence.note.isEmpty() ? QString()
+                                                     : evidence.note + QStringLiteral(": "),
+                            evidence.request,
+                            evidence.status > 0 ? QStringLiteral(" → HTTP %1").arg(evidence.status)
+                                                : QString());
+            if (!evidence.response.isEmpty())
+                text += QLatin1Char('\n') + fencedBlock(evidence.response);
+        }
+    }
+    return text;
+}
+
+QVector<ReportDifference> ProbeReport::compare(const ProbeReport &before, const ProbeReport &after)
+{
+    QStringList subjects = subjectsOf(before);
+    for (const QString &subject : subjectsOf(after)) {
+        if (!subjects.contains(subject))
+            subjects << subject;
+    }
+    QVector<ReportDifference> differences;
+    for (const CheckInfo &info : allChecks()) {
+        for (const QString &subject : subjects) {
+            const CheckResult *old = before.find(info.id, subject);
+            const CheckResult *now = after.find(info.id, subject);
+            if (!old && !now)
+                continue;
+            if (old && now && old->verdict == now->verdict)
+                continue;
+            ReportDifference difference;
+            difference.check = info.id;
+            difference.subject = subject;
+            difference.inBefore = old != nullptr;
+            difference.inAfter = now != nullptr;
+            if (old)
+                difference.before = old->verdict;
+            if (now)
+                difference.after = now->verdict;
+            differences.append(difference);
+        }
+    }
+    return differences;
+}
+
+} // namespace sandscope

@@ -1,0 +1,151 @@
+#pragma once
+// Value types of the isolation probe: which checks exist (with their severity and what a
+// FAIL means for a deployment), one check's result with the raw evidence behind it, and
+// the whole report with JSON/Markdown export and a comparison of two reports.
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QMetaType>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace sandscope {
+
+enum class CheckId {
+    // Files through the API, B acting on A's home
+    FilesList,
+    FilesRead,
+    FilesWrite,
+    FilesMove,
+    FilesDelete,
+    FilesGrep,
+    FilesGlob,
+    FilesArchive,
+    // Files through B's shell, on A's home and A's chat folder
+    ShellRead,
+    ShellList,
+    ShellWrite,
+    ShellDelete,
+    // Processes
+    ProcessList,
+    ProcessCommandLine,
+    ProcessShellList, // ps in B's shell
+    ProcessOutput,
+    ProcessLog, // A's process log file read through B's shell
+    ProcessInput,
+    ProcessKill,
+    // Sessions
+    SessionReuse,
+    // Account mapping (server-wide)
+    AccountTwin,
+    ReservedIds,
+    MissingUserId,
+    // Network (informational)
+    NetworkPort,
+};
+
+enum class Severity { Info, Low, Medium, High, Critical };
+
+// Pass: the check ran and B was denied. Fail: B reached A's resource. Info: an observation
+// that is neither. Error: the check could not run or its answer is not conclusive; never
+// counted as Pass.
+enum class Verdict { Pass, Fail, Info, Error };
+
+struct CheckInfo {
+    CheckId id;
+    QString key; // stable, used in JSON ("files.read")
+    QString title;
+    Severity severity;
+    QString failMeaning; // what a FAIL means for a deployment
+    bool serverWide; // one result for the server rather than one per user pair
+};
+
+// Every check in the order the probe runs and shows them.
+const QVector<CheckInfo> &allChecks();
+const CheckInfo &checkInfo(CheckId id);
+bool checkFromKey(const QString &key, CheckId *id);
+
+QString verdictName(Verdict verdict); // "PASS", "FAIL", "INFO", "ERROR"
+bool verdictFromName(const QString &name, Verdict *verdict);
+QString severityName(Severity severity); // "info" ... "critical"
+bool severityFromName(const QString &name, Severity *severity);
+
+// One request (or command) and what came back. The API key is never part of it: requests
+// are recorded without headers other than X-User-Id / X-Session-Id, and every text passes
+// through SecretRedactor before it is stored.
+struct Evidence {
+    QString request; // e.g. "GET /files/read?path=/home/a/m.txt  (X-User-Id: bob)"
+    int status = 0; // HTTP status; 0 = no HTTP answer (transport failure, command output)
+    QString response; // excerpt of the body or command output
+    QString note; // what this step was for ("precondition: A reads its own marker")
+
+    bool operator==(const Evidence &o) const
+    {
+        return request == o.request && status == o.status && response == o.response
+            && note == o.note;
+    }
+};
+
+struct CheckResult {
+    CheckId check = CheckId::FilesList;
+    QString actor; // the user id acting (B); empty for server-wide checks
+    QString target; // the user id whose resources are probed (A)
+    Verdict verdict = Verdict::Error;
+    QString explanation; // one or two sentences for people
+    QVector<Evidence> evidence;
+
+    // The matrix column: "A→B" for a pair, "server" for server-wide checks.
+    QString subject() const;
+    bool operator==(const CheckResult &o) const
+    {
+        return check == o.check && actor == o.actor && target == o.target && verdict == o.verdict
+            && explanation == o.explanation && evidence == o.evidence;
+    }
+};
+
+QString pairSubject(const QString &target, const QString &actor); // "A → B"
+QString serverSubject(); // "server"
+// Ordered (target A, actor B) pairs of distinct users, in matrix column order.
+QVector<QPair<QString, QString>> userPairs(const QStringList &users);
+// The matrix columns for these users: every pair, then "server".
+QStringList matrixSubjects(const QStringList &users);
+
+struct ReportDifference {
+    CheckId check;
+    QString subject;
+    bool inBefore = false;
+    bool inAfter = false;
+    Verdict before = Verdict::Error;
+    Verdict after = Verdict::Error;
+    QString describe() const; // "process.list A→B: FAIL → PASS"
+};
+
+struct ProbeReport {
+    QString server; // URL without credentials
+    QString serverVersion;
+    QStringList users;
+    QDateTime startedAt;
+    QDateTime finishedAt;
+    bool cancelled = false;
+    QVector<CheckResult> results;
+
+    int count(Verdict verdict) const;
+    // 1 when anything FAILs (a proven gap outweighs checks that could not run), else 2 when
+    // anything is ERROR (the clean result is not proven), else 0.
+    int exitCode() const;
+    const CheckResult *find(CheckId check, const QString &subject) const;
+
+    QJsonObject toJson() const;
+    // False (with a reason) on a document that is not a probe report.
+    static bool fromJson(const QJsonObject &json, ProbeReport *report, QString *error = nullptr);
+    QString toMarkdown() const;
+
+    // Cells whose verdict changed, appeared or disappeared, in the order of allChecks().
+    static QVector<ReportDifference> compare(const ProbeReport &before, const ProbeReport &after);
+};
+
+} // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::CheckResult)

@@ -1,0 +1,367 @@
+// The isolation probe against both pinned open-terminal releases in multi-user mode, as the
+// real users. 0.11.34 must show its known gaps (global processes, ids sharing their first
+// eight alphanumerics share an account, "root" runs as root); 0.14.5 is asserted as
+// measured, and the difference between the two reports is shown with compare(). The
+// `sandscope probe` verb runs once end to end.
+
+#include "isolationprobe.h"
+#include "openterminalclient.h"
+#include "probereport.h"
+#include "realserver.h"
+#include "testing.h"
+
+#include <QDir>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest/QTest>
+
+#include <memory>
+
+using namespace sandscope;
+using sandscope::test::RealServer;
+
+namespace {
+
+struct ProbeRun {
+    ProbeReport report;
+    int resultsEmitted = 0;
+    bool finished = false;
+};
+
+// Runs the probe to its end (at most 120 s). `cancelAfterResults` > 0 cancels once that many
+// results have arrived.
+ProbeRun runProbe(const RealServer &server, const ProbeOptions &options, int cancelAfterResults = 0)
+{
+    OpenTerminalClient client(server.connection());
+    IsolationProbe probe(&client);
+    ProbeRun run;
+    QEventLoop loop;
+    QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [&](const CheckResult &) {
+        ++run.resultsEmitted;
+        if (cancelAfterResults > 0 && run.resultsEmitted == cancelAfterResults)
+            probe.cancel();
+    });
+    QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &report) {
+        run.report = report;
+        run.finished = true;
+        loop.quit();
+    });
+    QString why;
+    if (!probe.start(options, &why)) {
+        qWarning("probe refused to start: %s", qPrintable(why));
+        return run;
+    }
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    return run;
+}
+
+QString verdictOf(const ProbeReport &report, CheckId check, const QString &subject)
+{
+    const CheckResult *result = report.find(check, subject);
+    return result ? verdictName(result->verdict) : QStringLiteral("(missing)");
+}
+
+QString errorsOf(const ProbeReport &report)
+{
+    QStringList lines;
+    for (const CheckResult &result : report.results) {
+        if (result.verdict == Verdict::Error)
+            lines << checkInfo(result.check).key + QLatin1Char(' ') + result.subject()
+                    + QStringLiteral(": ") + result.explanation;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+// Whatever the probe created and left behind: marker folders in the homes of this server's
+// accounts, and processes carrying one of its markers.
+QStringList leftovers(const RealServer &server)
+{
+    QStringList found;
+    const QStringList homes
+        = QDir(QStringLiteral("/home")).entryList({server.prefix() + QLatin1Char('*')}, QDir::Dirs);
+    for (const QString &home : homes) {
+        const QStringList entries = QDir(QStringLiteral("/home/") + home)
+                                        .entryList({QStringLiteral("*sandscope-probe-*")},
+                                            QDir::AllEntries | QDir::Hidden);
+        for (const QString &entry : entries)
+            found << home + QLatin1Char('/') + entry;
+    }
+    const QStringList processes = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &pid : processes) {
+        QFile cmdline(QStringLiteral("/proc/") + pid + QStringLiteral("/cmdline"));
+        if (cmdline.open(QIODevice::ReadOnly)) {
+            const QByteArray text = cmdline.readAll();
+            if (text.contains("sandscope-command-") || text.contains("sandscope-net-"))
+                found << QStringLiteral("process %1: %2")
+                             .arg(pid, QString::fromUtf8(text).replace(QChar(0), u' '));
+        }
+    }
+    return found;
+}
+
+// A killed process may take a moment to disappear from /proc.
+bool nothingLeft(const RealServer &server)
+{
+    return QTest::qWaitFor([&] { return leftovers(server).isEmpty(); }, 5000);
+}
+
+} // namespace
+
+class TestProbe : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<RealServer> m_legacy;
+    std::unique_ptr<RealServer> m_current;
+    QString m_alice;
+    QString m_bob;
+    ProbeReport m_legacyReport;
+    ProbeReport m_currentReport;
+    QTemporaryDir m_local;
+
+    ProbeOptions options() const
+    {
+        ProbeOptions probeOptions;
+        probeOptions.users = QStringList {m_alice, m_bob};
+        return probeOptions;
+    }
+    QString aliceToBob() const { return pairSubject(m_alice, m_bob); }
+    QString bobToAlice() const { return pairSubject(m_bob, m_alice); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
+        // The same ids on both servers, so their reports compare cell by cell.
+        const QString suffix = sandscope::test::randomToken(6);
+        m_alice = QStringLiteral("probe-alice-") + suffix;
+        m_bob = QStringLiteral("probe-bob-") + suffix;
+        m_legacy = std::make_unique<RealServer>(
+            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
+        m_current = std::make_unique<RealServer>(
+            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        QVERIFY2(m_legacy->start(&why), qPrintable(why));
+        QVERIFY2(m_current->start(&why), qPrintable(why));
+        QVERIFY(m_local.isValid());
+    }
+
+    void legacyServerShowsItsKnownGaps()
+    {
+        const ProbeRun run = runProbe(*m_legacy, options());
+        QVERIFY(run.finished);
+        const ProbeReport &report = run.report;
+        m_legacyReport = report;
+        QCOMPARE(report.serverVersion, m_legacy->version());
+        // Every check ran and was judged; results arrived one by one.
+        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
+        QCOMPARE(run.resultsEmitted, int(report.results.size()));
+        QCOMPARE(report.results.size(), (allChecks().size() - 3) * 2 + 3);
+
+        for (const QString &subject : {aliceToBob(), bobToAlice()}) {
+            // Processes are global: listed with their command line, readable, typed into,
+            // killed by anyone.
+            for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
+                     CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill})
+                QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
+            // Session cwds are keyed by the session id alone.
+            QCOMPARE(verdictOf(report, CheckId::SessionReuse, subject), QStringLiteral("FAIL"));
+            // The API's and the kernel's file isolation hold.
+            for (const CheckId check : {CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite,
+                     CheckId::FilesMove, CheckId::FilesDelete, CheckId::FilesGrep,
+                     CheckId::FilesArchive, CheckId::ShellRead, CheckId::ShellList,
+                     CheckId::ShellWrite, CheckId::ShellDelete})
+                QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
+            QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+        }
+        // Ids sharing their first eight alphanumerics land in one account.
+        QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // Without X-User-Id the request runs as the server's account and reads A's files.
+        QCOMPARE(
+            verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("FAIL"));
+        // With the tests' account prefix "root" becomes an ordinary account; see
+        // legacyServerRunsRootAsRoot for the default (no prefix).
+        QCOMPARE(verdictOf(report, CheckId::ReservedIds, serverSubject()), QStringLiteral("PASS"));
+        QCOMPARE(report.exitCode(), 1);
+
+        const QByteArray json = QJsonDocument(report.toJson()).toJson();
+        QVERIFY(!json.contains(m_legacy->apiKey().toUtf8()));
+        QVERIFY(!report.toMarkdown().contains(m_legacy->apiKey()));
+        QVERIFY2(nothingLeft(*m_legacy), qPrintable(leftovers(*m_legacy).join(u',')));
+    }
+
+    void legacyServerRunsRootAsRoot()
+    {
+        // The servers' default: no account prefix. Only reserved ids run (and only `id`), so
+        // the server creates no account that would outlive the test.
+        RealServer server(
+            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
+        server.setAccountPrefix(QString());
+        QString why;
+        QVERIFY2(server.start(&why), qPrintable(why));
+        ProbeOptions probeOptions;
+        probeOptions.onlyChecks = {CheckId::ReservedIds};
+        probeOptions.reservedIds = QStringList {QStringLiteral("root")};
+        const ProbeRun run = runProbe(server, probeOptions);
+        QVERIFY(run.finished);
+        QCOMPARE(run.report.results.size(), 1);
+        const CheckResult &reserved = run.report.results.at(0);
+        QCOMPARE(reserved.check, CheckId::ReservedIds);
+        QCOMPARE(verdictName(reserved.verdict), QStringLiteral("FAIL"));
+        QVERIFY2(reserved.explanation.contains(QLatin1String("\"root\" runs as root (uid 0)")),
+            qPrintable(reserved.explanation));
+        QVERIFY(reserved.evidence.size() >= 2); // the server account, then "root"
+    }
+
+    void currentServerAsMeasured()
+    {
+        const ProbeRun run = runProbe(*m_current, options());
+        QVERIFY(run.finished);
+        const ProbeReport &report = run.report;
+        m_currentReport = report;
+        QCOMPARE(report.serverVersion, m_current->version());
+        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
+        QCOMPARE(run.resultsEmitted, int(report.results.size()));
+
+        for (const QString &subject : {aliceToBob(), bobToAlice()}) {
+            // Processes and session cwds are scoped by (X-User-Id, X-Session-Id).
+            for (const CheckId check :
+                {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
+                    CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
+                    CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
+                    CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
+                    CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
+                    CheckId::ShellDelete, CheckId::ProcessLog})
+                QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
+            // Still open (measured): glob names files in another user's home, and the
+            // shared process table shows command lines through ps.
+            QCOMPARE(verdictOf(report, CheckId::FilesGlob, subject), QStringLiteral("FAIL"));
+            QCOMPARE(verdictOf(report, CheckId::ProcessShellList, subject), QStringLiteral("FAIL"));
+            QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+        }
+        // 0.14.5 still uses the first-eight-alphanumerics rule (see SERVER-BEHAVIOUR.md).
+        QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // Requests without X-User-Id are refused with 400.
+        QCOMPARE(
+            verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("PASS"));
+        QCOMPARE(verdictOf(report, CheckId::ReservedIds, serverSubject()), QStringLiteral("PASS"));
+        QVERIFY(!QJsonDocument(report.toJson()).toJson().contains(m_current->apiKey().toUtf8()));
+        QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
+    }
+
+    void comparisonShowsWhatTheUpgradeChanged()
+    {
+        SANDSCOPE_REQUIRE(!m_legacyReport.results.isEmpty() && !m_currentReport.results.isEmpty(),
+            "needs the reports of both servers");
+        const QVector<ReportDifference> differences
+            = ProbeReport::compare(m_legacyReport, m_currentReport);
+        QStringList described;
+        for (const ReportDifference &difference : differences)
+            described << difference.describe();
+        qInfo("0.11.34 -> 0.14.5:\n%s", qPrintable(described.join(u'\n')));
+
+        QStringList expected;
+        for (const CheckId check :
+            {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
+                CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse}) {
+            for (const QString &subject : {aliceToBob(), bobToAlice()})
+                expected << checkInfo(check).key + QLatin1Char(' ') + subject
+                        + QStringLiteral(": FAIL → PASS");
+        }
+        expected << checkInfo(CheckId::MissingUserId).key + QLatin1Char(' ') + serverSubject()
+                + QStringLiteral(": FAIL → PASS");
+        described.sort();
+        expected.sort();
+        QCOMPARE(described, expected);
+    }
+
+    void cancelRemovesWhatWasCreated()
+    {
+        // Cancelled in the middle of the first pair: its marker files and process exist.
+        // Cancelled from inside a batch of shell results, once A's process runs: nothing is
+        // reported after the cancel, and A's markers and process are removed.
+        const ProbeRun run = runProbe(*m_current, options(), 10);
+        QVERIFY(run.finished);
+        QVERIFY(run.report.cancelled);
+        QCOMPARE(run.report.results.size(), 10);
+        QCOMPARE(run.resultsEmitted, 10);
+        QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
+    }
+
+    void rerunOfASingleCell()
+    {
+        ProbeOptions probeOptions = options();
+        probeOptions.onlyChecks = {CheckId::FilesGlob};
+        probeOptions.onlyPairs = {qMakePair(m_alice, m_bob)};
+        const ProbeRun run = runProbe(*m_current, probeOptions);
+        QVERIFY(run.finished);
+        QCOMPARE(run.report.results.size(), 1);
+        QCOMPARE(run.report.results.at(0).subject(), aliceToBob());
+        QCOMPARE(verdictOf(run.report, CheckId::FilesGlob, aliceToBob()), QStringLiteral("FAIL"));
+        QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
+    }
+
+    void cliProbeExitCodeAndJson()
+    {
+        const QString reportPath = m_local.filePath(QStringLiteral("probe.md"));
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_current->apiKey());
+        env.insert(
+            QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit")));
+        env.remove(QStringLiteral("DISPLAY"));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SANDSCOPE_BINARY),
+            {QStringLiteral("probe"), QStringLiteral("--server"), m_current->url().toString(),
+                QStringLiteral("--users"), m_alice + QLatin1Char(',') + m_bob,
+                QStringLiteral("--json"), QStringLiteral("--report"), reportPath});
+        QVERIFY(process.waitForFinished(120000));
+        const QByteArray out = process.readAllStandardOutput();
+        const QByteArray err = process.readAllStandardError();
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        // 0.14.5 has FAILs (glob, ps, twin ids): exit code 1.
+        QCOMPARE(process.exitCode(), 1);
+        QJsonParseError parseError {};
+        const QJsonDocument json = QJsonDocument::fromJson(out, &parseError);
+        QVERIFY2(parseError.error == QJsonParseError::NoError, out.constData());
+        ProbeReport report;
+        QString why;
+        QVERIFY2(ProbeReport::fromJson(json.object(), &report, &why), qPrintable(why));
+        QCOMPARE(report.serverVersion, m_current->version());
+        QCOMPARE(report.users, (QStringList {m_alice, m_bob}));
+        QVERIFY(report.count(Verdict::Fail) > 0);
+        QCOMPARE(report.count(Verdict::Error), 0);
+        QCOMPARE(report.exitCode(), process.exitCode());
+        QVERIFY(!out.contains(m_current->apiKey().toUtf8()));
+        QVERIFY(!err.contains(m_current->apiKey().toUtf8()));
+
+        QFile markdown(reportPath);
+        QVERIFY(markdown.open(QIODevice::ReadOnly));
+        const QByteArray text = markdown.readAll();
+        QVERIFY(text.startsWith("# Isolation probe: "));
+        QVERIFY(!text.contains(m_current->apiKey().toUtf8()));
+        QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
+    }
+
+    void cliRefusesASingleUser()
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_current->apiKey());
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SANDSCOPE_BINARY),
+            {QStringLiteral("probe"), QStringLiteral("--server"), m_current->url().toString(),
+                QStringLiteral("--users"), m_alice});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY(process.readAllStandardError().contains("at least two user ids"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProbe)
+#include "tst_probe.moc"

@@ -1,0 +1,517 @@
+// The isolation probe's verdicts from recorded server answers (bodies as 0.11.34 and 0.14.5
+// sent them), including every way a check must end in ERROR rather than PASS.
+
+#include "accountnames.h"
+#include "probejudgement.h"
+
+#include <QtTest/QTest>
+
+using namespace sandscope;
+using namespace sandscope::probe;
+using protocol::HttpResponse;
+
+Q_DECLARE_METATYPE(sandscope::Verdict)
+Q_DECLARE_METATYPE(sandscope::probe::Disclosure)
+Q_DECLARE_METATYPE(sandscope::probe::Effect)
+Q_DECLARE_METATYPE(sandscope::probe::ShellAccess)
+Q_DECLARE_METATYPE(sandscope::protocol::HttpResponse)
+
+namespace {
+
+const QString marker = QStringLiteral("sandscope-marker-k3j9x0q2");
+
+HttpResponse answer(int status, const QByteArray &body,
+    const QByteArray &contentType = QByteArrayLiteral("application/json"))
+{
+    HttpResponse response;
+    response.status = status;
+    response.body = body;
+    response.contentType = contentType;
+    return response;
+}
+
+HttpResponse dropped()
+{
+    HttpResponse response;
+    response.networkError = QNetworkReply::RemoteHostClosedError;
+    response.networkErrorString = QStringLiteral("Connection closed");
+    return response;
+}
+
+const QByteArray accessDenied
+    = "{\"detail\":\"Access denied: /home/sst_alice/m.txt belongs to another user\"}";
+
+ShellOutcome shellOutcome(int exitCode, const QString &output)
+{
+    ShellOutcome outcome;
+    outcome.ran = true;
+    outcome.exitCode = exitCode;
+    outcome.output = output;
+    return outcome;
+}
+
+} // namespace
+
+class TestProbeJudgement : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void disclosureVerdicts_data();
+    void disclosureVerdicts();
+    void disclosureNeverPassesWithoutPrecondition();
+    void mutationVerdicts_data();
+    void mutationVerdicts();
+    void processListSeparatesListingFromCommandLine();
+    void processListErrorsOnAnythingButAList();
+    void sessionReuseFailsWhenTheCwdLeaks();
+    void sessionReusePassesWhenScoped();
+    void shellSectionsRoundTripThroughTheirScriptText();
+    void shellSectionsIgnoreAnUnfinishedSection();
+    void shellVerdicts_data();
+    void shellVerdicts();
+    void processTableVerdicts();
+    void combineTakesTheWorstVerdict();
+    void accountTwinVerdicts();
+    void twinIdSharesTheLegacyAccountButNotTheHashedOne_data();
+    void twinIdSharesTheLegacyAccountButNotTheHashedOne();
+    void twinIdIsEmptyForHashedShortIds();
+    void reservedIdVerdicts_data();
+    void reservedIdVerdicts();
+    void networkIsInformational();
+    void whoAmIParsesAccountUidAndHome();
+};
+
+void TestProbeJudgement::disclosureVerdicts_data()
+{
+    QTest::addColumn<HttpResponse>("response");
+    QTest::addColumn<Disclosure>("kind");
+    QTest::addColumn<Verdict>("expected");
+
+    QTest::newRow("403 access denied (0.11.34)")
+        << answer(403, accessDenied) << Disclosure::FileText << Verdict::Pass;
+    QTest::newRow("400 access denied (0.14.5)")
+        << answer(400, accessDenied) << Disclosure::FileText << Verdict::Pass;
+    QTest::newRow("400 X-User-Id required (0.14.5, no user id)")
+        << answer(400, "{\"detail\":\"X-User-Id is required in multi-user mode\"}")
+        << Disclosure::FileText << Verdict::Pass;
+    QTest::newRow("404 process hidden (0.14.5)")
+        << answer(404, "{\"detail\":\"Process not found\"}") << Disclosure::ProcessOutput
+        << Verdict::Pass;
+    QTest::newRow("200 file content with marker") << answer(200,
+        "{\"path\":\"/home/sst_alice/m.txt\",\"total_lines\":1,\"content\":\"" + marker.toUtf8()
+            + "\"}") << Disclosure::FileText << Verdict::Fail;
+    QTest::newRow("200 grep match with marker") << answer(200,
+        "{\"query\":\"q\",\"path\":\"/home/a\",\"matches\":[{\"file\":\"/home/a/m.txt\","
+        "\"line\":1,\"content\":\""
+            + marker.toUtf8() + "\"}],\"truncated\":false}")
+                                                << Disclosure::GrepMatches << Verdict::Fail;
+    // The server echoes the query: an empty result that repeats the marker is no leak.
+    QTest::newRow("200 grep filtered, query echoed") << answer(200,
+        "{\"query\":\"" + marker.toUtf8()
+            + "\",\"path\":\"/home/a\",\"matches\":[],\"truncated\":false}")
+                                                     << Disclosure::GrepMatches << Verdict::Pass;
+    QTest::newRow("200 glob names A's file (both versions)") << answer(200,
+        "{\"pattern\":\"x\",\"path\":\"/home/a\",\"matches\":[{\"path\":\"" + marker.toUtf8()
+            + "\",\"type\":\"file\",\"size\":9,\"modified\":1795970134.28}],"
+              "\"truncated\":false}") << Disclosure::GlobMatches
+                                                             << Verdict::Fail;
+    QTest::newRow("200 listing names A's folder") << answer(200,
+        "{\"dir\":\"/home/a\",\"entries\":[{\"name\":\"" + marker.toUtf8()
+            + "\",\"type\":\"directory\",\"size\":4096,\"modified\":1.0}]}")
+                                                  << Disclosure::Listing << Verdict::Fail;
+    // The command echoes the marker's parts; only the output counts.
+    QTest::newRow("200 process output with marker") << answer(200,
+        "{\"id\":\"p1\",\"command\":\"printf x\",\"status\":\"running\",\"exit_code\":null,"
+        "\"output\":[{\"type\":\"output\",\"data\":\""
+            + marker.toUtf8() + "\\r\\n\"}],\"truncated\":false,\"next_offset\":1}")
+                                                    << Disclosure::ProcessOutput << Verdict::Fail;
+    QTest::newRow("200 process command names the marker, output does not") << answer(200,
+        "{\"id\":\"p1\",\"command\":\"echo " + marker.toUtf8()
+            + "\",\"status\":\"running\",\"exit_code\":null,\"output\":[],"
+              "\"truncated\":false,\"next_offset\":0}") << Disclosure::ProcessOutput
+                                                                           << Verdict::Pass;
+    QTest::newRow("200 zip naming the marker")
+        << answer(200, "PK\x03\x04...." + marker.toUtf8() + "....", "application/zip")
+        << Disclosure::Raw << Verdict::Fail;
+    QTest::newRow("200 HTML page from a proxy") << answer(200, "<html><body>Welcome</body></html>",
+        "text/html") << Disclosure::Listing << Verdict::Error;
+    QTest::newRow("500 server error") << answer(500, "Internal Server Error", "text/plain")
+                                      << Disclosure::FileText << Verdict::Error;
+    QTest::newRow("502 proxy page") << answer(502, "<html>Bad Gateway</html>", "text/html")
+                                    << Disclosure::FileText << Verdict::Error;
+    QTest::newRow("401 key refused") << answer(401, "{\"detail\":\"Invalid API key\"}")
+                                     << Disclosure::FileText << Verdict::Error;
+    QTest::newRow("400 without a denial") << answer(400, "{\"detail\":\"Invalid regex\"}")
+                                          << Disclosure::GrepMatches << Verdict::Error;
+    QTest::newRow("422 validation")
+        << answer(422, "{\"detail\":[]}") << Disclosure::FileText << Verdict::Error;
+    QTest::newRow("dropped connection") << dropped() << Disclosure::FileText << Verdict::Error;
+}
+
+void TestProbeJudgement::disclosureVerdicts()
+{
+    QFETCH(HttpResponse, response);
+    QFETCH(Disclosure, kind);
+    QFETCH(Verdict, expected);
+    const Judgement judgement = judgeDisclosure(response, kind, marker, Precondition::ok());
+    QCOMPARE(verdictName(judgement.verdict), verdictName(expected));
+    QVERIFY(!judgement.explanation.isEmpty());
+}
+
+void TestProbeJudgement::disclosureNeverPassesWithoutPrecondition()
+{
+    const Precondition missing = Precondition::missing(QStringLiteral("A cannot read its marker"));
+    for (const HttpResponse &response : {answer(403, accessDenied), answer(404, "{}")}) {
+        const Judgement judgement
+            = judgeDisclosure(response, Disclosure::FileText, marker, missing);
+        QCOMPARE(judgement.verdict, Verdict::Error);
+        QVERIFY(judgement.explanation.contains(QLatin1String("A cannot read its marker")));
+    }
+}
+
+void TestProbeJudgement::mutationVerdicts_data()
+{
+    QTest::addColumn<HttpResponse>("response");
+    QTest::addColumn<Effect>("effect");
+    QTest::addColumn<bool>("preconditionMet");
+    QTest::addColumn<Verdict>("expected");
+
+    QTest::newRow("denied, unchanged")
+        << answer(403, accessDenied) << Effect::NotObserved << true << Verdict::Pass;
+    QTest::newRow("400 denied write (both versions), unchanged")
+        << answer(400, accessDenied) << Effect::NotObserved << true << Verdict::Pass;
+    QTest::newRow("404 kill of a hidden process, still running")
+        << answer(404, "{\"detail\":\"Process not found\"}") << Effect::NotObserved << true
+        << Verdict::Pass;
+    QTest::newRow("200 kill (0.11.34)")
+        << answer(200, "{\"status\":\"killed\"}") << Effect::Observed << true << Verdict::Fail;
+    QTest::newRow("200 input, not seen by A")
+        << answer(200, "{\"status\":\"ok\"}") << Effect::NotObserved << true << Verdict::Fail;
+    QTest::newRow("denied but the file is gone")
+        << answer(403, accessDenied) << Effect::Observed << true << Verdict::Fail;
+    QTest::newRow("denied, A could not verify")
+        << answer(403, accessDenied) << Effect::Unknown << true << Verdict::Error;
+    QTest::newRow("denied, precondition not met")
+        << answer(403, accessDenied) << Effect::NotObserved << false << Verdict::Error;
+    QTest::newRow("5xx") << answer(503, "<html>down</html>", "text/html") << Effect::NotObserved
+                         << true << Verdict::Error;
+    QTest::newRow("dropped") << dropped() << Effect::NotObserved << true << Verdict::Error;
+    QTest::newRow("409 conflict") << answer(409, "{\"detail\":\"Destination exists\"}")
+                                  << Effect::NotObserved << true << Verdict::Error;
+}
+
+void TestProbeJudgement::mutationVerdicts()
+{
+    QFETCH(HttpResponse, response);
+    QFETCH(Effect, effect);
+    QFETCH(bool, preconditionMet);
+    QFETCH(Verdict, expected);
+    const Precondition precondition = preconditionMet
+        ? Precondition::ok()
+        : Precondition::missing(QStringLiteral("A's files are missing"));
+    QCOMPARE(
+        verdictName(judgeMutation(response, effect, precondition).verdict), verdictName(expected));
+}
+
+void TestProbeJudgement::processListSeparatesListingFromCommandLine()
+{
+    const QByteArray list = "[{\"id\":\"p-a\",\"command\":\"sleep 120 # sandscope-command-77\","
+                            "\"status\":\"running\",\"exit_code\":null,\"log_path\":\"/l\"},"
+                            "{\"id\":\"p-b\",\"command\":\"id\",\"status\":\"done\","
+                            "\"exit_code\":0,\"log_path\":\"/m\"}]";
+    const ProcessListJudgement global = judgeProcessList(answer(200, list), QStringLiteral("p-a"),
+        QStringLiteral("sandscope-command-77"), Precondition::ok());
+    QCOMPARE(global.listed.verdict, Verdict::Fail);
+    QCOMPARE(global.commandLine.verdict, Verdict::Fail);
+
+    // Listed under a different command: the id leaks, the command line does not.
+    const ProcessListJudgement idOnly = judgeProcessList(answer(200, list), QStringLiteral("p-a"),
+        QStringLiteral("sandscope-command-other"), Precondition::ok());
+    QCOMPARE(idOnly.listed.verdict, Verdict::Fail);
+    QCOMPARE(idOnly.commandLine.verdict, Verdict::Pass);
+
+    const ProcessListJudgement scoped = judgeProcessList(answer(200, "[]"), QStringLiteral("p-a"),
+        QStringLiteral("sandscope-command-77"), Precondition::ok());
+    QCOMPARE(scoped.listed.verdict, Verdict::Pass);
+    QCOMPARE(scoped.commandLine.verdict, Verdict::Pass);
+}
+
+void TestProbeJudgement::processListErrorsOnAnythingButAList()
+{
+    for (const HttpResponse &response :
+        {answer(200, "{\"not\":\"a list\"}"), answer(500, "oops", "text/plain"), dropped()}) {
+        const ProcessListJudgement judgement = judgeProcessList(
+            response, QStringLiteral("p"), QStringLiteral("m"), Precondition::ok());
+        QCOMPARE(judgement.listed.verdict, Verdict::Error);
+        QCOMPARE(judgement.commandLine.verdict, Verdict::Error);
+    }
+    const ProcessListJudgement noProcess = judgeProcessList(answer(200, "[]"), QStringLiteral("p"),
+        QStringLiteral("m"), Precondition::missing(QStringLiteral("A's process did not start")));
+    QCOMPARE(noProcess.listed.verdict, Verdict::Error);
+}
+
+void TestProbeJudgement::sessionReuseFailsWhenTheCwdLeaks()
+{
+    // 0.11.34: session cwds are keyed by the session id alone.
+    const Judgement judgement
+        = judgeSessionReuse(answer(200, "{\"cwd\":\"/home/sst_alice/chat-x\"}"), answer(200, "[]"),
+            QStringLiteral("/home/sst_alice"), QStringLiteral("p"), Precondition::ok());
+    QCOMPARE(judgement.verdict, Verdict::Fail);
+    QVERIFY(judgement.explanation.contains(QLatin1String("/home/sst_alice/chat-x")));
+}
+
+void TestProbeJudgement::sessionReusePassesWhenScoped()
+{
+    // 0.14.5: B keeps its own cwd and sees none of A's processes.
+    const Judgement judgement = judgeSessionReuse(
+        answer(200, "{\"cwd\":\"/home/sst_bob\",\"home\":\"/home/sst_bob\"}"), answer(200, "[]"),
+        QStringLiteral("/home/sst_alice"), QStringLiteral("p"), Precondition::ok());
+    QCOMPARE(judgement.verdict, Verdict::Pass);
+    // "/home/sst_alice2" is not inside "/home/sst_alice".
+    QCOMPARE(judgeSessionReuse(answer(200, "{\"cwd\":\"/home/sst_alice2\"}"), answer(200, "[]"),
+                 QStringLiteral("/home/sst_alice"), QStringLiteral("p"), Precondition::ok())
+                 .verdict,
+        Verdict::Pass);
+    QCOMPARE(judgeSessionReuse(answer(200, "{\"cwd\":\"/home/sst_bob\"}"), dropped(),
+                 QStringLiteral("/home/sst_alice"), QStringLiteral("p"), Precondition::ok())
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::shellSectionsRoundTripThroughTheirScriptText()
+{
+    const QString script = shellSection(QStringLiteral("read-home"), QStringLiteral("cat f"));
+    // The script's own text must not look like a section (it shows up in ps and logs).
+    QVERIFY(!script.contains(QLatin1String("@@sandscope-begin")));
+    QVERIFY(script.contains(QLatin1String("cat f")));
+
+    // What bash printed for two sections, through the PTY (CRLF).
+    const QStringList lines {QStringLiteral("@@sandscope-begin read-home\r"),
+        QStringLiteral("cat: /home/a/m.txt: Permission denied\r"),
+        QStringLiteral("@@sandscope-end read-home 1\r"), QStringLiteral("@@sandscope-begin ps\r"),
+        QStringLiteral("USER ARGS\r"), QStringLiteral("alice sleep 120\r"),
+        QStringLiteral("@@sandscope-end ps 0\r")};
+    const QHash<QString, ShellOutcome> sections = parseShellSections(lines);
+    QCOMPARE(sections.size(), 2);
+    QVERIFY(sections.value(QStringLiteral("read-home")).ran);
+    QCOMPARE(sections.value(QStringLiteral("read-home")).exitCode, 1);
+    QCOMPARE(sections.value(QStringLiteral("read-home")).output,
+        QStringLiteral("cat: /home/a/m.txt: Permission denied"));
+    QCOMPARE(
+        sections.value(QStringLiteral("ps")).output, QStringLiteral("USER ARGS\nalice sleep 120"));
+}
+
+void TestProbeJudgement::shellSectionsIgnoreAnUnfinishedSection()
+{
+    const QStringList lines {QStringLiteral("@@sandscope-begin read-home"),
+        QStringLiteral("partial output"), QStringLiteral("@@sandscope-end other 0")};
+    const QHash<QString, ShellOutcome> sections = parseShellSections(lines);
+    QVERIFY(!sections.value(QStringLiteral("read-home")).ran);
+    QCOMPARE(judgeShell(sections.value(QStringLiteral("read-home")), ShellAccess::Read, marker,
+                 Precondition::ok())
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::shellVerdicts_data()
+{
+    QTest::addColumn<ShellAccess>("access");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("output");
+    QTest::addColumn<Verdict>("expected");
+
+    QTest::newRow("cat denied") << ShellAccess::Read << 1
+                                << QStringLiteral("cat: /home/a/m: Permission denied")
+                                << Verdict::Pass;
+    QTest::newRow("cat printed the marker") << ShellAccess::Read << 0 << marker << Verdict::Fail;
+    QTest::newRow("cat: no such file (precondition broken)")
+        << ShellAccess::Read << 1 << QStringLiteral("cat: /home/a/m: No such file or directory")
+        << Verdict::Error;
+    QTest::newRow("cat: exit 0 without the marker")
+        << ShellAccess::Read << 0 << QStringLiteral("something else") << Verdict::Error;
+    QTest::newRow("touch denied") << ShellAccess::Modify << 1
+                                  << QStringLiteral("touch: cannot touch 'x': Permission denied")
+                                  << Verdict::Pass;
+    QTest::newRow("touch succeeded") << ShellAccess::Modify << 0 << QString() << Verdict::Fail;
+    QTest::newRow("rm not permitted") << ShellAccess::Modify << 1
+                                      << QStringLiteral("rm: cannot remove 'x': Operation not "
+                                                        "permitted")
+                                      << Verdict::Pass;
+    QTest::newRow("rm failed otherwise")
+        << ShellAccess::Modify << 1 << QStringLiteral("rm: cannot remove 'x': No such file")
+        << Verdict::Error;
+}
+
+void TestProbeJudgement::shellVerdicts()
+{
+    QFETCH(ShellAccess, access);
+    QFETCH(int, exitCode);
+    QFETCH(QString, output);
+    QFETCH(Verdict, expected);
+    QCOMPARE(
+        verdictName(
+            judgeShell(shellOutcome(exitCode, output), access, marker, Precondition::ok()).verdict),
+        verdictName(expected));
+    QCOMPARE(judgeShell(shellOutcome(exitCode, output), access, marker,
+                 Precondition::missing(QStringLiteral("no marker")))
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::processTableVerdicts()
+{
+    const QString command = QStringLiteral("sandscope-command-abc");
+    QCOMPARE(
+        judgeProcessTable(
+            shellOutcome(0, QStringLiteral("root sudo -u a -- bash -c sleep 120 # ") + command),
+            command, Precondition::ok())
+            .verdict,
+        Verdict::Fail);
+    QCOMPARE(judgeProcessTable(
+                 shellOutcome(0, QStringLiteral("bob ps -eww")), command, Precondition::ok())
+                 .verdict,
+        Verdict::Pass);
+    QCOMPARE(judgeProcessTable(shellOutcome(127, QStringLiteral("ps: command not found")), command,
+                 Precondition::ok())
+                 .verdict,
+        Verdict::Error);
+    QCOMPARE(
+        judgeProcessTable(ShellOutcome(), command, Precondition::ok()).verdict, Verdict::Error);
+}
+
+void TestProbeJudgement::combineTakesTheWorstVerdict()
+{
+    const Judgement pass {Verdict::Pass, QStringLiteral("p")};
+    const Judgement fail {Verdict::Fail, QStringLiteral("f")};
+    const Judgement error {Verdict::Error, QStringLiteral("e")};
+    QCOMPARE(combine({pass, pass}).verdict, Verdict::Pass);
+    QCOMPARE(combine({pass, error}).verdict, Verdict::Error);
+    QCOMPARE(combine({error, fail, pass}).verdict, Verdict::Fail);
+    QCOMPARE(combine({pass, error}).explanation, QStringLiteral("p e"));
+    QCOMPARE(combine({}).verdict, Verdict::Error);
+}
+
+void TestProbeJudgement::accountTwinVerdicts()
+{
+    AccountObservation first;
+    first.userId = QStringLiteral("probealice");
+    first.account = QStringLiteral("sst_probeali");
+    AccountObservation twin;
+    twin.userId = QStringLiteral("PROBEALI-x1");
+    twin.account = QStringLiteral("sst_probeali");
+    QCOMPARE(judgeAccountTwin(first, twin).verdict, Verdict::Fail);
+    twin.account = QStringLiteral("sst_probeali_1234abcd");
+    QCOMPARE(judgeAccountTwin(first, twin).verdict, Verdict::Pass);
+    twin.account.clear();
+    twin.error = QStringLiteral("HTTP 500");
+    QCOMPARE(judgeAccountTwin(first, twin).verdict, Verdict::Error);
+    first.account.clear();
+    QCOMPARE(judgeAccountTwin(first, twin).verdict, Verdict::Error);
+}
+
+void TestProbeJudgement::twinIdSharesTheLegacyAccountButNotTheHashedOne_data()
+{
+    QTest::addColumn<QString>("userId");
+    QTest::newRow("long id") << QStringLiteral("probealice");
+    QTest::newRow("uuid") << QStringLiteral("3f2a9c1e-7b6d-4e5f-8a9b-0c1d2e3f4a5b");
+    QTest::newRow("mail") << QStringLiteral("alice@example.com");
+    QTest::newRow("short id") << QStringLiteral("bob1");
+}
+
+void TestProbeJudgement::twinIdSharesTheLegacyAccountButNotTheHashedOne()
+{
+    QFETCH(QString, userId);
+    const QString twin = twinUserId(userId, QStringLiteral("zz9"));
+    QVERIFY(!twin.isEmpty());
+    QVERIFY(twin != userId);
+    QVERIFY(validateUserId(twin));
+    const QString prefix = QStringLiteral("sst_");
+    QCOMPARE(predictAccountName(twin, AccountRule::FirstEightAlnum, prefix),
+        predictAccountName(userId, AccountRule::FirstEightAlnum, prefix));
+    QVERIFY(predictAccountName(twin, AccountRule::SlugWithHash, prefix)
+        != predictAccountName(userId, AccountRule::SlugWithHash, prefix));
+}
+
+void TestProbeJudgement::twinIdIsEmptyForHashedShortIds()
+{
+    QVERIFY(twinUserId(QStringLiteral("ab"), QStringLiteral("x")).isEmpty());
+}
+
+void TestProbeJudgement::reservedIdVerdicts_data()
+{
+    QTest::addColumn<QString>("account");
+    QTest::addColumn<int>("uid");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<bool>("ordinaryIdsWork");
+    QTest::addColumn<Verdict>("expected");
+
+    QTest::newRow("root runs as root (0.11.34, no prefix)")
+        << QStringLiteral("root") << 0 << 0 << true << Verdict::Fail;
+    QTest::newRow("runs as the server's account")
+        << QStringLiteral("otserver") << 1500 << 0 << true << Verdict::Fail;
+    QTest::newRow("system account") << QStringLiteral("daemon") << 1 << 0 << true << Verdict::Fail;
+    QTest::newRow("own ordinary account (prefix)")
+        << QStringLiteral("sst_root") << 1023 << 0 << true << Verdict::Pass;
+    QTest::newRow("refused with 500 (0.14.5, no prefix)")
+        << QString() << -1 << 500 << true << Verdict::Pass;
+    QTest::newRow("500 while no id works at all")
+        << QString() << -1 << 500 << false << Verdict::Error;
+    QTest::newRow("refused with 400") << QString() << -1 << 400 << true << Verdict::Pass;
+    QTest::newRow("502 from a proxy") << QString() << -1 << 502 << true << Verdict::Error;
+    QTest::newRow("401") << QString() << -1 << 401 << true << Verdict::Error;
+    QTest::newRow("no answer") << QString() << -1 << 0 << true << Verdict::Error;
+    QTest::newRow("account without uid")
+        << QStringLiteral("x") << -1 << 0 << true << Verdict::Error;
+}
+
+void TestProbeJudgement::reservedIdVerdicts()
+{
+    QFETCH(QString, account);
+    QFETCH(int, uid);
+    QFETCH(int, status);
+    QFETCH(bool, ordinaryIdsWork);
+    QFETCH(Verdict, expected);
+    AccountObservation observation;
+    observation.userId = QStringLiteral("root");
+    observation.account = account;
+    observation.uid = uid;
+    observation.status = status;
+    if (account.isEmpty())
+        observation.error = QStringLiteral("Internal Server Error");
+    QCOMPARE(verdictName(
+                 judgeReservedId(observation, QStringLiteral("otserver"), ordinaryIdsWork).verdict),
+        verdictName(expected));
+}
+
+void TestProbeJudgement::networkIsInformational()
+{
+    const QString greeting = QStringLiteral("sandscope-net-1");
+    QCOMPARE(judgeNetwork(shellOutcome(0, greeting), greeting, Precondition::ok()).verdict,
+        Verdict::Info);
+    QCOMPARE(judgeNetwork(shellOutcome(1, QStringLiteral("Connection refused")), greeting,
+                 Precondition::ok())
+                 .verdict,
+        Verdict::Info);
+    QCOMPARE(judgeNetwork(ShellOutcome(), greeting, Precondition::ok()).verdict, Verdict::Error);
+    QCOMPARE(judgeNetwork(shellOutcome(0, greeting), greeting,
+                 Precondition::missing(QStringLiteral("no listener")))
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::whoAmIParsesAccountUidAndHome()
+{
+    const QStringList lines {QStringLiteral("sudo: a warning\r"),
+        QStringLiteral("sandscope-account=sst_alice\r"), QStringLiteral("sandscope-uid=1021\r"),
+        QStringLiteral("sandscope-home=/home/sst_alice\r")};
+    const AccountObservation observation = parseWhoAmI(QStringLiteral("alice"), lines);
+    QCOMPARE(observation.account, QStringLiteral("sst_alice"));
+    QCOMPARE(observation.uid, 1021);
+    QVERIFY(observation.error.isEmpty());
+    QCOMPARE(homeFromWhoAmI(lines), QStringLiteral("/home/sst_alice"));
+    QVERIFY(whoAmICommand().contains(QLatin1String("id -u")));
+    QVERIFY(!parseWhoAmI(QStringLiteral("x"), {QStringLiteral("nothing")}).error.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestProbeJudgement)
+#include "tst_probejudgement.moc"

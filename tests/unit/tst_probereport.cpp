@@ -1,0 +1,334 @@
+// The probe report (JSON round trip, Markdown, comparison, exit code) and the matrix model
+// that shows it, updated cell by cell while a run is in progress.
+
+#include "probematrixmodel.h"
+#include "probereport.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QtTest/QTest>
+
+using namespace sandscope;
+
+namespace {
+
+CheckResult result(CheckId check, const QString &target, const QString &actor, Verdict verdict,
+    const QString &explanation = QStringLiteral("because"))
+{
+    CheckResult r;
+    r.check = check;
+    r.target = target;
+    r.actor = actor;
+    r.verdict = verdict;
+    r.explanation = explanation;
+    r.evidence << Evidence {QStringLiteral("GET /files/read?path=/home/a/m.txt  (X-User-Id: bob)"),
+        403, QStringLiteral("{\"detail\":\"Access denied\"}"),
+        QStringLiteral("B reads A's marker")};
+    return r;
+}
+
+ProbeReport sampleReport()
+{
+    ProbeReport report;
+    report.server = QStringLiteral("http://127.0.0.1:8000");
+    report.serverVersion = QStringLiteral("0.11.34");
+    report.users = QStringList {QStringLiteral("alice"), QStringLiteral("bob")};
+    report.startedAt = QDateTime(QDate(2026, 11, 29), QTime(10, 0, 0, 250), Qt::UTC);
+    report.finishedAt = QDateTime(QDate(2026, 11, 29), QTime(10, 0, 7), Qt::UTC);
+    report.results << result(
+        CheckId::FilesRead, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Pass);
+    report.results << result(CheckId::ProcessKill, QStringLiteral("alice"), QStringLiteral("bob"),
+        Verdict::Fail, QStringLiteral("B killed it | really"));
+    report.results << result(
+        CheckId::ReservedIds, QString(), QStringLiteral("root, user"), Verdict::Fail);
+    report.results << result(
+        CheckId::NetworkPort, QStringLiteral("bob"), QStringLiteral("alice"), Verdict::Info);
+    return report;
+}
+
+} // namespace
+
+class TestProbeReport : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyCheckHasAUniqueKeyAndAnExplanation();
+    void verdictAndSeverityNamesRoundTrip();
+    void jsonRoundTripKeepsEverything();
+    void jsonIsRejectedWhenItIsNoProbeReport();
+    void jsonNamesSeverityAndFailMeaning();
+    void markdownShowsMatrixDetailsAndEvidence();
+    void markdownFencesEvidenceThatContainsBackticks();
+    void compareListsChangedAppearedAndDisappearedCells();
+    void exitCodePrefersFailOverError_data();
+    void exitCodePrefersFailOverError();
+    void modelHasOneRowPerCheckAndOneColumnPerPairPlusServer();
+    void modelUpdatesSingleCellsWithoutReset();
+    void modelMarksCellsThatDoNotApply();
+    void modelAddsAColumnForAnUnknownPair();
+    void modelShowsALoadedReport();
+};
+
+void TestProbeReport::everyCheckHasAUniqueKeyAndAnExplanation()
+{
+    QStringList keys;
+    for (const CheckInfo &info : allChecks()) {
+        QVERIFY2(!keys.contains(info.key), qPrintable(info.key));
+        keys << info.key;
+        QVERIFY(!info.title.isEmpty());
+        QVERIFY(!info.failMeaning.isEmpty());
+        CheckId parsed;
+        QVERIFY(checkFromKey(info.key, &parsed));
+        QCOMPARE(parsed, info.id);
+        QCOMPARE(checkInfo(info.id).key, info.key);
+    }
+    CheckId unused;
+    QVERIFY(!checkFromKey(QStringLiteral("no.such.check"), &unused));
+}
+
+void TestProbeReport::verdictAndSeverityNamesRoundTrip()
+{
+    QStringList names;
+    for (const Verdict verdict : {Verdict::Pass, Verdict::Fail, Verdict::Info, Verdict::Error}) {
+        Verdict parsed = Verdict::Pass;
+        QVERIFY(verdictFromName(verdictName(verdict), &parsed));
+        QCOMPARE(parsed, verdict);
+        names << verdictName(verdict);
+    }
+    QCOMPARE(names,
+        (QStringList {QStringLiteral("PASS"), QStringLiteral("FAIL"), QStringLiteral("INFO"),
+            QStringLiteral("ERROR")}));
+    for (const Severity severity :
+        {Severity::Info, Severity::Low, Severity::Medium, Severity::High, Severity::Critical}) {
+        Severity parsed = Severity::Info;
+        QVERIFY(severityFromName(severityName(severity), &parsed));
+        QCOMPARE(parsed, severity);
+    }
+    Verdict unused = Verdict::Pass;
+    QVERIFY(!verdictFromName(QStringLiteral("pass"), &unused));
+}
+
+void TestProbeReport::jsonRoundTripKeepsEverything()
+{
+    const ProbeReport report = sampleReport();
+    ProbeReport parsed;
+    QString error;
+    QVERIFY2(ProbeReport::fromJson(report.toJson(), &parsed, &error), qPrintable(error));
+    QCOMPARE(parsed.server, report.server);
+    QCOMPARE(parsed.serverVersion, report.serverVersion);
+    QCOMPARE(parsed.users, report.users);
+    QCOMPARE(parsed.startedAt, report.startedAt);
+    QCOMPARE(parsed.finishedAt, report.finishedAt);
+    QCOMPARE(parsed.cancelled, report.cancelled);
+    QCOMPARE(parsed.results.size(), report.results.size());
+    for (int i = 0; i < report.results.size(); ++i)
+        QVERIFY(parsed.results.at(i) == report.results.at(i));
+}
+
+void TestProbeReport::jsonIsRejectedWhenItIsNoProbeReport()
+{
+    ProbeReport parsed;
+    QString error;
+    QVERIFY(!ProbeReport::fromJson(
+        QJsonObject {{QStringLiteral("format"), QStringLiteral("x")}}, &parsed, &error));
+    QVERIFY(!error.isEmpty());
+
+    QJsonObject json = sampleReport().toJson();
+    QJsonArray results = json.value(QLatin1String("results")).toArray();
+    QJsonObject first = results.at(0).toObject();
+    first.insert(QStringLiteral("verdict"), QStringLiteral("MAYBE"));
+    results.replace(0, first);
+    json.insert(QStringLiteral("results"), results);
+    QVERIFY(!ProbeReport::fromJson(json, &parsed, &error));
+    QVERIFY(error.contains(QLatin1String("MAYBE")));
+}
+
+void TestProbeReport::jsonNamesSeverityAndFailMeaning()
+{
+    const QJsonObject json = sampleReport().toJson();
+    const QJsonObject kill = json.value(QLatin1String("results")).toArray().at(1).toObject();
+    QCOMPARE(kill.value(QLatin1String("check")).toString(), QStringLiteral("process.kill"));
+    QCOMPARE(kill.value(QLatin1String("severity")).toString(),
+        severityName(checkInfo(CheckId::ProcessKill).severity));
+    QCOMPARE(kill.value(QLatin1String("fail_means")).toString(),
+        checkInfo(CheckId::ProcessKill).failMeaning);
+    QCOMPARE(kill.value(QLatin1String("subject")).toString(), QStringLiteral("alice → bob"));
+    const QJsonObject summary = json.value(QLatin1String("summary")).toObject();
+    QCOMPARE(summary.value(QLatin1String("fail")).toInt(), 2);
+    QCOMPARE(summary.value(QLatin1String("pass")).toInt(), 1);
+    QCOMPARE(summary.value(QLatin1String("info")).toInt(), 1);
+    QCOMPARE(summary.value(QLatin1String("error")).toInt(), 0);
+}
+
+void TestProbeReport::markdownShowsMatrixDetailsAndEvidence()
+{
+    const QString markdown = sampleReport().toMarkdown();
+    QVERIFY(markdown.contains(
+        QStringLiteral("| Check | Severity | alice → bob | bob → alice | server |")));
+    // The row of the kill check: FAIL in the pair column, nothing in the others.
+    QVERIFY(markdown.contains(QStringLiteral("| B kills A's process | high | FAIL |  |  |")));
+    QVERIFY(markdown.contains(QLatin1String("1 PASS, 2 FAIL, 1 INFO, 0 ERROR")));
+    // A '|' inside an explanation is only in the details, never breaks the table.
+    QVERIFY(markdown.contains(QLatin1String("B killed it | really")));
+    QVERIFY(markdown.contains(checkInfo(CheckId::ProcessKill).failMeaning));
+    QVERIFY(markdown.contains(
+        QStringLiteral("B reads A's marker: `GET /files/read?path=/home/a/m.txt  (X-User-Id: "
+                       "bob)` → HTTP 403")));
+    QVERIFY(markdown.contains(QLatin1String("```\n{\"detail\":\"Access denied\"}\n```")));
+}
+
+void TestProbeReport::markdownFencesEvidenceThatContainsBackticks()
+{
+    ProbeReport report = sampleReport();
+    report.results[0].evidence[0].response = QStringLiteral("a ``` b");
+    const QString markdown = report.toMarkdown();
+    QVERIFY(markdown.contains(QLatin1String("````\na ``` b\n````")));
+}
+
+void TestProbeReport::compareListsChangedAppearedAndDisappearedCells()
+{
+    const ProbeReport before = sampleReport();
+    ProbeReport after = sampleReport();
+    after.serverVersion = QStringLiteral("0.14.5");
+    after.results[1].verdict = Verdict::Pass; // kill: FAIL → PASS
+    after.results[0].explanation = QStringLiteral("other words, same verdict");
+    after.results.removeAt(3); // network: gone
+    after.results << result(CheckId::FilesGlob, QStringLiteral("alice"), QStringLiteral("bob"),
+        Verdict::Fail); // new
+
+    const QVector<ReportDifference> differences = ProbeReport::compare(before, after);
+    QCOMPARE(differences.size(), 3);
+    // In allChecks() order: files.glob, process.kill, network.port.
+    QCOMPARE(differences.at(0).check, CheckId::FilesGlob);
+    QVERIFY(!differences.at(0).inBefore && differences.at(0).inAfter);
+    QCOMPARE(differences.at(1).check, CheckId::ProcessKill);
+    QCOMPARE(differences.at(1).describe(), QStringLiteral("process.kill alice → bob: FAIL → PASS"));
+    QCOMPARE(differences.at(2).check, CheckId::NetworkPort);
+    QCOMPARE(
+        differences.at(2).describe(), QStringLiteral("network.port bob → alice: INFO → (not run)"));
+    QVERIFY(ProbeReport::compare(before, before).isEmpty());
+}
+
+void TestProbeReport::exitCodePrefersFailOverError_data()
+{
+    QTest::addColumn<QVector<int>>("verdicts");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("all pass") << QVector<int> {int(Verdict::Pass), int(Verdict::Info)} << 0;
+    QTest::newRow("error") << QVector<int> {int(Verdict::Pass), int(Verdict::Error)} << 2;
+    QTest::newRow("fail") << QVector<int> {int(Verdict::Fail), int(Verdict::Pass)} << 1;
+    QTest::newRow("fail and error") << QVector<int> {int(Verdict::Error), int(Verdict::Fail)} << 1;
+    QTest::newRow("nothing") << QVector<int> {} << 0;
+}
+
+void TestProbeReport::exitCodePrefersFailOverError()
+{
+    QFETCH(QVector<int>, verdicts);
+    QFETCH(int, exitCode);
+    ProbeReport report;
+    for (const int v : verdicts)
+        report.results << result(
+            CheckId::FilesRead, QStringLiteral("a"), QStringLiteral("b"), Verdict(v));
+    QCOMPARE(report.exitCode(), exitCode);
+}
+
+void TestProbeReport::modelHasOneRowPerCheckAndOneColumnPerPairPlusServer()
+{
+    ProbeMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setUsers({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")});
+    QCOMPARE(model.rowCount(), int(allChecks().size()));
+    QCOMPARE(model.columnCount(), 7); // 3 × 2 ordered pairs + server
+    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("a → b"));
+    QCOMPARE(model.headerData(6, Qt::Horizontal).toString(), QStringLiteral("server"));
+    QCOMPARE(model.headerData(0, Qt::Vertical).toString(), allChecks().at(0).title);
+    QCOMPARE(model.subjectAt(1), QStringLiteral("a → c"));
+    QCOMPARE(model.checkAt(1), allChecks().at(1).id);
+}
+
+void TestProbeReport::modelUpdatesSingleCellsWithoutReset()
+{
+    ProbeMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setUsers({QStringLiteral("alice"), QStringLiteral("bob")});
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+
+    const CheckResult kill = result(
+        CheckId::ProcessKill, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Fail);
+    model.addResult(kill);
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(changes.count(), 1);
+    const QModelIndex cell = model.indexOf(CheckId::ProcessKill, QStringLiteral("alice → bob"));
+    QCOMPARE(changes.at(0).at(0).toModelIndex(), cell);
+    QCOMPARE(changes.at(0).at(1).toModelIndex(), cell);
+    QCOMPARE(cell.data().toString(), QStringLiteral("FAIL"));
+    QCOMPARE(cell.data(ProbeMatrixModel::VerdictRole).toInt(), int(Verdict::Fail));
+    QCOMPARE(cell.data(ProbeMatrixModel::SeverityRole).toString(), QStringLiteral("high"));
+    QCOMPARE(cell.data(ProbeMatrixModel::ExplanationRole).toString(), kill.explanation);
+    QCOMPARE(cell.data(ProbeMatrixModel::CheckKeyRole).toString(), QStringLiteral("process.kill"));
+    QCOMPARE(cell.data(ProbeMatrixModel::FailMeaningRole).toString(),
+        checkInfo(CheckId::ProcessKill).failMeaning);
+    const QString evidence = cell.data(ProbeMatrixModel::EvidenceRole).toString();
+    QVERIFY(evidence.contains(QLatin1String("# B reads A's marker")));
+    QVERIFY(evidence.contains(QLatin1String("HTTP 403")));
+    QVERIFY(model.resultAt(cell) && *model.resultAt(cell) == kill);
+
+    // A rerun of the same check replaces the cell.
+    model.addResult(result(
+        CheckId::ProcessKill, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Pass));
+    QCOMPARE(changes.count(), 2);
+    QCOMPARE(cell.data().toString(), QStringLiteral("PASS"));
+
+    // Cells without results are empty, not a verdict.
+    const QModelIndex other = model.indexOf(CheckId::FilesRead, QStringLiteral("bob → alice"));
+    QCOMPARE(other.data().toString(), QString());
+    QVERIFY(!other.data(ProbeMatrixModel::VerdictRole).isValid());
+    QVERIFY(!model.resultAt(other));
+}
+
+void TestProbeReport::modelMarksCellsThatDoNotApply()
+{
+    ProbeMatrixModel model;
+    model.setUsers({QStringLiteral("alice"), QStringLiteral("bob")});
+    const QModelIndex serverCheckInPair
+        = model.indexOf(CheckId::AccountTwin, QStringLiteral("alice → bob"));
+    QCOMPARE(serverCheckInPair.data().toString(), QStringLiteral("—"));
+    QVERIFY(!serverCheckInPair.data(ProbeMatrixModel::ApplicableRole).toBool());
+    const QModelIndex pairCheckInServer = model.indexOf(CheckId::FilesRead, serverSubject());
+    QVERIFY(!pairCheckInServer.data(ProbeMatrixModel::ApplicableRole).toBool());
+    QVERIFY(model.indexOf(CheckId::AccountTwin, serverSubject())
+                .data(ProbeMatrixModel::ApplicableRole)
+                .toBool());
+}
+
+void TestProbeReport::modelAddsAColumnForAnUnknownPair()
+{
+    ProbeMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setUsers({QStringLiteral("alice"), QStringLiteral("bob")});
+    QSignalSpy inserted(&model, &QAbstractItemModel::columnsInserted);
+    model.addResult(
+        result(CheckId::FilesRead, QStringLiteral("carol"), QStringLiteral("bob"), Verdict::Pass));
+    QCOMPARE(inserted.count(), 1);
+    QCOMPARE(model.columnCount(), 4);
+    QCOMPARE(model.subjectAt(2), QStringLiteral("carol → bob"));
+    QCOMPARE(model.subjectAt(3), serverSubject());
+    QCOMPARE(model.indexOf(CheckId::FilesRead, QStringLiteral("carol → bob")).data().toString(),
+        QStringLiteral("PASS"));
+}
+
+void TestProbeReport::modelShowsALoadedReport()
+{
+    ProbeMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(sampleReport());
+    QCOMPARE(model.columnCount(), 3);
+    QCOMPARE(model.indexOf(CheckId::ReservedIds, serverSubject()).data().toString(),
+        QStringLiteral("FAIL"));
+    QCOMPARE(model.indexOf(CheckId::NetworkPort, QStringLiteral("bob → alice")).data().toString(),
+        QStringLiteral("INFO"));
+}
+
+QTEST_GUILESS_MAIN(TestProbeReport)
+#include "tst_probereport.moc"
