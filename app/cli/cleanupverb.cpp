@@ -2,6 +2,7 @@
 
 #include "cleanupmodel.h"
 #include "cleanuprunner.h"
+#include "clioutput.h"
 #include "connectionoptions.h"
 #include "secretredactor.h"
 
@@ -17,24 +18,6 @@ const QString cleanupVerb = QStringLiteral("cleanup");
 namespace {
 
 enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3, ItemsNotDeleted = 4 };
-
-bool writeTo(FILE *stream, const QByteArray &bytes)
-{
-    const bool written
-        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
-    return std::fflush(stream) == 0 && written;
-}
-
-void printError(const QString &message)
-{
-    writeTo(stderr, (QStringLiteral("sandscope: ") + message + QLatin1Char('\n')).toUtf8());
-}
-
-int usageError(const QString &message)
-{
-    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(cleanupVerb));
-    return UsageError;
-}
 
 QString itemText(const CleanupItem &item)
 {
@@ -142,37 +125,43 @@ int runCleanup(const QStringList &arguments)
     ConnectionOptions options;
     options.addTo(parser);
     if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText());
+        return usageError(parser.errorText(), cleanupVerb);
     if (parser.isSet(help)) {
         QString text = parser.helpText();
         text.replace(0, text.indexOf(QLatin1Char('\n')),
             QStringLiteral("Usage: sandscope cleanup --server URL [options]"));
-        writeTo(stdout, (text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp()).toUtf8());
+        writeBytes(
+            stdout, (text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp()).toUtf8());
         return Ok;
     }
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("cleanup takes no arguments, got \"%1\"")
-                              .arg(parser.positionalArguments().join(QLatin1Char(' '))));
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))),
+            cleanupVerb);
     if (parser.isSet(QStringLiteral("user")))
-        return usageError(QStringLiteral(
-            "cleanup runs as the server's own account (it reads every home); --user is not used"));
+        return usageError(QStringLiteral("cleanup runs as the server's own account (it reads every "
+                                         "home); --user is not used"),
+            cleanupVerb);
     CleanupSettings settings;
     if (!parseDays(parser.value(chatTtl), &settings.chatTtlDays))
-        return usageError(QStringLiteral("--chat-ttl needs a whole number of days"));
+        return usageError(QStringLiteral("--chat-ttl needs a whole number of days"), cleanupVerb);
     if (!parseDays(parser.value(sessionTtl), &settings.sessionTtlDays))
-        return usageError(QStringLiteral("--session-ttl needs a whole number of days"));
+        return usageError(
+            QStringLiteral("--session-ttl needs a whole number of days"), cleanupVerb);
     settings.scriptPath = parser.value(script);
     settings.homeRoot = parser.value(homeRoot);
     const bool executing = parser.isSet(execute);
     if (executing && !parser.isSet(plan))
-        return usageError(QStringLiteral("--execute needs the reviewed --plan FILE"));
+        return usageError(QStringLiteral("--execute needs the reviewed --plan FILE"), cleanupVerb);
     if (executing && !parser.isSet(yes))
-        return usageError(QStringLiteral(
-            "--execute deletes files for good: review the plan, then confirm with --yes"));
+        return usageError(
+            QStringLiteral(
+                "--execute deletes files for good: review the plan, then confirm with --yes"),
+            cleanupVerb);
     if (!executing && (parser.isSet(plan) || parser.isSet(yes)))
-        return usageError(QStringLiteral("--plan and --yes belong to --execute"));
+        return usageError(QStringLiteral("--plan and --yes belong to --execute"), cleanupVerb);
     if (executing && parser.isSet(savePlan))
-        return usageError(QStringLiteral("--save-plan is for dry runs"));
+        return usageError(QStringLiteral("--save-plan is for dry runs"), cleanupVerb);
 
     CleanupPlan reviewed;
     if (executing) {
@@ -194,7 +183,7 @@ int runCleanup(const QStringList &arguments)
         }
     }
     if (!options.resolve(parser, &why))
-        return usageError(why);
+        return usageError(why, cleanupVerb);
 
     SecretRedactor redactor;
     redactor.addSecret(options.connection.apiKey);
@@ -206,16 +195,16 @@ int runCleanup(const QStringList &arguments)
     QEventLoop loop;
     int exitCode = Error;
     QObject::connect(&runner, &CleanupRunner::itemReceived, &loop, [&](const CleanupItem &item) {
-        writeTo(stdout, asJson ? item.line + '\n' : itemText(item).toUtf8());
+        writeBytes(stdout, asJson ? item.line + '\n' : itemText(item).toUtf8());
     });
     QObject::connect(&runner, &CleanupRunner::messageReceived, &loop,
         [&](const QString &line) { printError(redactor.redact(line)); });
     QObject::connect(&runner, &CleanupRunner::finished, &loop, [&](int scriptExit) {
         const CleanupPlan &result = runner.result();
         if (asJson && result.summary().present)
-            writeTo(stdout, result.summary().line + '\n');
+            writeBytes(stdout, result.summary().line + '\n');
         else if (!asJson)
-            writeTo(stdout, totalsText(result).toUtf8());
+            writeBytes(stdout, totalsText(result).toUtf8());
         if (scriptExit == 0)
             exitCode = Ok;
         else if (scriptExit == 4)

@@ -2,6 +2,7 @@
 
 #include "auditlog.h"
 #include "cleanupverb.h"
+#include "clioutput.h"
 #include "connectionoptions.h"
 #include "filesverbs.h"
 #include "openterminalclient.h"
@@ -37,30 +38,6 @@ const QString execVerb = QStringLiteral("exec");
 
 // ---------------------------------------------------------------------------------------
 // Output
-
-bool writeTo(FILE *stream, const QString &text)
-{
-    if (text.isEmpty())
-        return true;
-    const QByteArray bytes = text.toUtf8();
-    const bool written
-        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
-    // Flushed at once: exec output must appear live, also through a pipe.
-    return std::fflush(stream) == 0 && written;
-}
-
-void printError(const QString &message)
-{
-    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
-}
-
-int usageError(const QString &message, const QString &verb = {})
-{
-    const QString helpCommand = verb.isEmpty() ? QStringLiteral("sandscope --help")
-                                               : QStringLiteral("sandscope %1 --help").arg(verb);
-    printError(message + QStringLiteral(" (see '%1')").arg(helpCommand));
-    return UsageError;
-}
 
 // Server and transport failures name the server, and never show the key.
 int serverError(const ApiError &error, const ConnectionOptions &options)
@@ -126,7 +103,7 @@ int parseVerbArguments(QCommandLineParser &parser, const QString &verb,
     if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
         return usageError(parser.errorText(), verb);
     if (parser.isSet(helpOption)) {
-        writeTo(stdout, verbHelp(parser, usage));
+        writeText(stdout, verbHelp(parser, usage));
         return Ok;
     }
     if (!options.resolve(parser, &why))
@@ -262,7 +239,7 @@ int runServerInfo(const QStringList &arguments)
     QEventLoop loop;
     int exitCode = Ok;
     QObject::connect(&probe, &ServerProbe::finished, &loop, [&](const ServerReport &report) {
-        writeTo(stdout, parser.isSet(jsonOption) ? reportAsJson(report) : reportAsText(report));
+        writeText(stdout, parser.isSet(jsonOption) ? reportAsJson(report) : reportAsText(report));
         loop.exit();
     });
     QObject::connect(&probe, &ServerProbe::failed, &loop, [&](const ApiError &error) {
@@ -395,13 +372,13 @@ int runExec(const QStringList &arguments)
             stopRemote();
     });
     QObject::connect(&stream, &ProcessStream::output, &loop, [&](const QString &text) {
-        if (!writeTo(stdout, redactor.feed(text)) && stopRequests == 0)
+        if (!writeText(stdout, redactor.feed(text)) && stopRequests == 0)
             requestStop(SIGPIPE);
     });
     QObject::connect(&stream, &ProcessStream::notice, &loop,
         [&](const QString &message) { printError(redactor.redact(message)); });
     QObject::connect(&stream, &ProcessStream::finished, &loop, [&](int code, ProcessStatus status) {
-        writeTo(stdout, redactor.finish());
+        writeText(stdout, redactor.finish());
         exitCode = shellExitCode(code);
         if (!stream.hasExitCode()) {
             printError(QStringLiteral("the server reported no exit code for the command"));
@@ -410,7 +387,7 @@ int runExec(const QStringList &arguments)
         loop.exit();
     });
     QObject::connect(&stream, &ProcessStream::failed, &loop, [&](const ApiError &error) {
-        writeTo(stdout, redactor.finish());
+        writeText(stdout, redactor.finish());
         if (!started)
             audit(redactor.redact(error.toString()));
         exitCode = serverError(error, options);
@@ -464,17 +441,17 @@ int run(int argc, char **argv)
 
     const QStringList arguments = QCoreApplication::arguments().mid(1);
     if (arguments.isEmpty()) {
-        writeTo(stderr, topLevelHelp());
+        writeText(stderr, topLevelHelp());
         return UsageError;
     }
     const QString &first = arguments.constFirst();
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
-        writeTo(stdout, QStringLiteral("sandscope %1\n").arg(QStringLiteral(SANDSCOPE_VERSION)));
+        writeText(stdout, QStringLiteral("sandscope %1\n").arg(QStringLiteral(SANDSCOPE_VERSION)));
         return Ok;
     }
     if (first == QLatin1String("--help") || first == QLatin1String("-h")
         || first == QLatin1String("--help-all") || first == QLatin1String("help")) {
-        writeTo(stdout, topLevelHelp());
+        writeText(stdout, topLevelHelp());
         return Ok;
     }
     if (first == serverInfoVerb)

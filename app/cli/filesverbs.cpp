@@ -3,6 +3,7 @@
 #include "auditlog.h"
 #include "chatindex.h"
 #include "claudecommand.h"
+#include "clioutput.h"
 #include "connectionoptions.h"
 #include "fileoperations.h"
 #include "openterminalclient.h"
@@ -34,25 +35,6 @@ const QString chatDirectoryMarker = QStringLiteral("SANDSCOPE-CHAT-DIR=");
 
 // ---------------------------------------------------------------------------------------
 // Output and errors
-
-bool writeBytes(FILE *stream, const QByteArray &bytes)
-{
-    if (!bytes.isEmpty()
-        && std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) != size_t(bytes.size()))
-        return false;
-    return std::fflush(stream) == 0;
-}
-
-void printError(const QString &message)
-{
-    writeBytes(stderr, (QStringLiteral("sandscope: ") + message + QLatin1Char('\n')).toUtf8());
-}
-
-int usageError(const QString &message, const QString &verb)
-{
-    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(verb));
-    return UsageError;
-}
 
 // Names the server, never shows the key.
 int serverError(const ApiError &error, const ConnectionOptions &options)

@@ -1,6 +1,7 @@
 #include "probeverb.h"
 
 #include "auditlog.h"
+#include "clioutput.h"
 #include "connectionoptions.h"
 #include "isolationprobe.h"
 
@@ -19,25 +20,6 @@ const QString probeVerb = QStringLiteral("probe");
 namespace {
 
 enum ExitCode { Clean = 0, Failed = 1, NotProven = 2, UsageError = 2 };
-
-bool writeTo(FILE *stream, const QString &text)
-{
-    const QByteArray bytes = text.toUtf8();
-    const bool written
-        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
-    return std::fflush(stream) == 0 && written;
-}
-
-void printError(const QString &message)
-{
-    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
-}
-
-int usageError(const QString &message)
-{
-    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(probeVerb));
-    return UsageError;
-}
 
 QString resultLine(const CheckResult &result)
 {
@@ -109,23 +91,25 @@ int runProbe(const QStringList &arguments)
     ConnectionOptions options;
     options.addTo(parser);
     if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText());
+        return usageError(parser.errorText(), probeVerb);
     if (parser.isSet(helpOption)) {
         QString help = parser.helpText();
         help.replace(0, help.indexOf(QLatin1Char('\n')),
             QStringLiteral("Usage: sandscope probe --server URL --users A,B[,C...] [options]"));
-        writeTo(stdout, help + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp());
+        writeText(stdout, help + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp());
         return Clean;
     }
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("probe takes no arguments, got \"%1\"")
-                              .arg(parser.positionalArguments().join(QLatin1Char(' '))));
+                              .arg(parser.positionalArguments().join(QLatin1Char(' '))),
+            probeVerb);
     if (parser.isSet(QStringLiteral("user")))
-        return usageError(QStringLiteral("probe acts as each of --users; --user is not used"));
+        return usageError(
+            QStringLiteral("probe acts as each of --users; --user is not used"), probeVerb);
     if (!parser.isSet(usersOption))
-        return usageError(QStringLiteral("probe needs --users A,B"));
+        return usageError(QStringLiteral("probe needs --users A,B"), probeVerb);
     if (!options.resolve(parser, &why))
-        return usageError(why);
+        return usageError(why, probeVerb);
 
     ProbeOptions probeOptions;
     for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))
@@ -138,14 +122,14 @@ int runProbe(const QStringList &arguments)
     ProbeReport report;
     QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
         if (!json)
-            writeTo(stdout, resultLine(r));
+            writeText(stdout, resultLine(r));
     });
     QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
         report = finished;
         loop.exit();
     });
     if (!probe.start(probeOptions, &why))
-        return usageError(why);
+        return usageError(why, probeVerb);
 
     // Acting as many user ids (and reserved ones) is privileged: keep a record.
     AuditLog log;
@@ -157,10 +141,10 @@ int runProbe(const QStringList &arguments)
     loop.exec();
 
     if (json) {
-        writeTo(stdout,
+        writeText(stdout,
             QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)));
     } else {
-        writeTo(stdout,
+        writeText(stdout,
             QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
                 .arg(report.count(Verdict::Pass))
                 .arg(report.count(Verdict::Fail))

@@ -1,5 +1,6 @@
 #include "replayverb.h"
 
+#include "clioutput.h"
 #include "runmodel.h"
 #include "runparser.h"
 #include "runrecording.h"
@@ -19,25 +20,6 @@ const QString replayVerb = QStringLiteral("replay");
 namespace {
 
 enum ExitCode { RunSucceeded = 0, RunFailed = 1, UsageError = 2 };
-
-bool writeTo(FILE *stream, const QString &text)
-{
-    const QByteArray bytes = text.toUtf8();
-    const bool written
-        = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) == size_t(bytes.size());
-    return std::fflush(stream) == 0 && written;
-}
-
-void printError(const QString &message)
-{
-    writeTo(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
-}
-
-int usageError(const QString &message)
-{
-    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(replayVerb));
-    return UsageError;
-}
 
 QString durationText(qint64 ms)
 {
@@ -144,15 +126,16 @@ int runReplay(const QStringList &arguments)
     parser.addOptions({helpOption, summaryOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("file"), QString());
     if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText());
+        return usageError(parser.errorText(), replayVerb);
     if (parser.isSet(helpOption)) {
-        writeTo(stdout, help());
+        writeText(stdout, help());
         return RunSucceeded;
     }
     const QStringList files = parser.positionalArguments();
     if (files.size() != 1)
         return usageError(files.isEmpty() ? QStringLiteral("replay needs a FILE")
-                                          : QStringLiteral("replay takes one FILE"));
+                                          : QStringLiteral("replay takes one FILE"),
+            replayVerb);
 
     RecordingReader reader;
     QString why;
@@ -195,7 +178,7 @@ int runReplay(const QStringList &arguments)
         }
         out += humanSummary(summary);
     }
-    if (!writeTo(stdout, out)) {
+    if (!writeText(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }

@@ -2,6 +2,7 @@
 
 #include "auditlog.h"
 #include "claudecommand.h"
+#include "clioutput.h"
 #include "connectionoptions.h"
 #include "openterminalclient.h"
 #include "rundiscovery.h"
@@ -47,30 +48,6 @@ constexpr int resultSnippetLength = 120;
 
 // ---------------------------------------------------------------------------------------
 // Output and errors
-
-bool writeBytes(FILE *stream, const QByteArray &bytes)
-{
-    if (!bytes.isEmpty()
-        && std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) != size_t(bytes.size()))
-        return false;
-    return std::fflush(stream) == 0; // live output, also through a pipe
-}
-
-bool writeText(FILE *stream, const QString &text)
-{
-    return writeBytes(stream, text.toUtf8());
-}
-
-void printError(const QString &message)
-{
-    writeText(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
-}
-
-int usageError(const QString &message, const QString &verb)
-{
-    printError(message + QStringLiteral(" (see 'sandscope %1 --help')").arg(verb));
-    return UsageError;
-}
 
 QString serverMessage(const QString &text, const ConnectionOptions &options)
 {

@@ -1,0 +1,31 @@
+#include "clioutput.h"
+
+namespace sandscope::cli {
+
+bool writeBytes(FILE *stream, const QByteArray &bytes)
+{
+    if (!bytes.isEmpty()
+        && std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stream) != size_t(bytes.size()))
+        return false;
+    return std::fflush(stream) == 0;
+}
+
+bool writeText(FILE *stream, const QString &text)
+{
+    return writeBytes(stream, text.toUtf8());
+}
+
+void printError(const QString &message)
+{
+    writeText(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
+}
+
+int usageError(const QString &message, const QString &verb)
+{
+    const QString helpCommand = verb.isEmpty() ? QStringLiteral("sandscope --help")
+                                               : QStringLiteral("sandscope %1 --help").arg(verb);
+    printError(message + QStringLiteral(" (see '%1')").arg(helpCommand));
+    return usageErrorExitCode;
+}
+
+} // namespace sandscope::cli

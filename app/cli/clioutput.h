@@ -1,0 +1,24 @@
+#pragma once
+// Terminal output shared by every `sandscope <verb>`: writes that are flushed at once (live
+// output must appear also through a pipe), "sandscope: " error lines, and usage errors that
+// point at the verb's --help.
+
+#include <QByteArray>
+#include <QString>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+// Every verb exits with 2 on a usage error.
+constexpr int usageErrorExitCode = 2;
+
+bool writeBytes(FILE *stream, const QByteArray &bytes);
+bool writeText(FILE *stream, const QString &text);
+// "sandscope: <message>" on stderr.
+void printError(const QString &message);
+// Prints the message with a pointer to `sandscope <verb> --help` (or `sandscope --help`) and
+// returns usageErrorExitCode.
+int usageError(const QString &message, const QString &verb = {});
+
+} // namespace sandscope::cli
