@@ -149,3 +149,4 @@ struct ProbeReport {
 } // namespace sandscope
 
 Q_DECLARE_METATYPE(sandscope::CheckResult)
+Q_DECLARE_METATYPE(sandscope::ProbeReport)

@@ -10,6 +10,7 @@
 #include "messagebar.h"
 #include "newrundialog.h"
 #include "openterminalclient.h"
+#include "probepage.h"
 #include "rundelegate.h"
 #include "runpage.h"
 #include "runrecording.h"
@@ -682,6 +683,11 @@ void MainWindow::addFilePages()
     m_pages->addTab(m_files,
         QIcon::fromTheme(QStringLiteral("folder"), style()->standardIcon(QStyle::SP_DirIcon)),
         tr("Files"));
+    m_isolation = new ProbePage(this);
+    m_pages->addTab(m_isolation,
+        QIcon::fromTheme(
+            QStringLiteral("security-high"), style()->standardIcon(QStyle::SP_MessageBoxWarning)),
+        tr("Isolation"));
     connect(m_files, &FilesPage::openRunRequested, this,
         [this](const QString &remotePath) { openRemoteRun(remotePath); });
     m_pages->addTab(m_admin,
@@ -706,6 +712,8 @@ void MainWindow::syncFilePages(bool connected)
         m_identity.userId == m_ownUserId ? FileOperations::Acting::AsSelf
                                          : FileOperations::Acting::AsOtherUser);
     m_admin->setClient(client);
+    m_isolation->setIdentityContext(m_profileName, m_report.url);
+    m_isolation->setClient(client);
     m_admin->setAccountPrefix(m_report.prefix);
     m_admin->setIdentity(m_identity);
 }

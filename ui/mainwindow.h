@@ -24,6 +24,7 @@ class AdminOverviewPage;
 class CleanupPage;
 class ConsolePage;
 class FilesPage;
+class ProbePage;
 class RunPage;
 struct LiveRunRequest;
 struct RunHandle;
@@ -58,6 +59,7 @@ public:
     FilesPage *filesPage() const { return m_files; }
     AdminOverviewPage *adminOverviewPage() const { return m_admin; }
     CleanupPage *cleanupPage() const { return m_cleanup; }
+    ProbePage *isolationPage() const { return m_isolation; }
     QTabWidget *pages() const { return m_pages; }
     // The status bar's server facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
     QString serverStatusText() const;
@@ -134,6 +136,7 @@ private:
     FilesPage *m_files = nullptr;
     AdminOverviewPage *m_admin = nullptr;
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
+    ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     // The user the profile connects as; any other identity browses files read-only at first.
     QString m_ownUserId;
     QLabel *m_busyLabel;

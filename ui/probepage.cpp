@@ -1,0 +1,996 @@
+#include "probepage.h"
+
+#include "auditlog.h"
+#include "connection.h"
+#include "isolationprobe.h"
+#include "messagebar.h"
+#include "openterminalclient.h"
+#include "probedelegate.h"
+#include "probematrixmodel.h"
+#include "ui_probepage.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFontInfo>
+#include <QGuiApplication>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTextDocument>
+
+namespace sandscope {
+
+namespace {
+
+constexpr int differenceCheckRole = Qt::UserRole;
+constexpr int differenceSubjectRole = Qt::UserRole + 1;
+// More users than this are summarised in the Run button ("+2 more"); the tooltip lists all.
+constexpr int usersShownOnButton = 3;
+
+QString cellKey(const QString &checkKey, const QString &subject)
+{
+    return checkKey + QLatin1Char('\n') + subject;
+}
+
+QString serverOf(const OpenTerminalClient *client)
+{
+    return client->connection().baseUrl.adjusted(QUrl::RemoveUserInfo).toString();
+}
+
+bool actsAsOtherIds(const QVector<CheckId> &checks)
+{
+    const auto accountCheck = [](CheckId check) {
+        return check == CheckId::AccountTwin || check == CheckId::ReservedIds
+            || check == CheckId::MissingUserId;
+    };
+    return checks.isEmpty() || std::any_of(checks.cbegin(), checks.cend(), accountCheck);
+}
+
+} // namespace
+
+// --- ProbeDialogPrompter ----------------------------------------------------------------
+
+QString ProbeDialogPrompter::askSavePath(
+    QWidget *parent, const QString &title, const QString &suggestedName, const QString &filter)
+{
+    return QFileDialog::getSaveFileName(parent, title, suggestedName, filter);
+}
+
+QString ProbeDialogPrompter::askOpenPath(
+    QWidget *parent, const QString &title, const QString &filter)
+{
+    return QFileDialog::getOpenFileName(parent, title, QString(), filter);
+}
+
+// --- ProbeMatrixPresentation ------------------------------------------------------------
+
+ProbeMatrixPresentation::ProbeMatrixPresentation(QObject *parent)
+    : QIdentityProxyModel(parent)
+{
+}
+
+void ProbeMatrixPresentation::setDifferences(const QVector<ReportDifference> &differences)
+{
+    m_changed.clear();
+    for (const ReportDifference &difference : differences)
+        m_changed.insert(
+            cellKey(checkInfo(difference.check).key, difference.subject), difference.describe());
+    if (rowCount() > 0 && columnCount() > 0)
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+            {ProbeDelegate::ChangedRole, Qt::ToolTipRole});
+}
+
+QVariant ProbeMatrixPresentation::data(const QModelIndex &index, int role) const
+{
+    if (role != ProbeDelegate::ChangedRole && role != Qt::ToolTipRole)
+        return QIdentityProxyModel::data(index, role);
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const QString changed = m_changed.value(
+        cellKey(QIdentityProxyModel::data(index, ProbeMatrixModel::CheckKeyRole).toString(),
+            QIdentityProxyModel::data(index, ProbeMatrixModel::SubjectRole).toString()));
+    if (role == ProbeDelegate::ChangedRole)
+        return changed;
+    const QString explanation = QIdentityProxyModel::data(index, role).toString();
+    if (changed.isEmpty())
+        return explanation.isEmpty() ? QVariant() : QVariant(explanation);
+    return QString(explanation + QStringLiteral("\n\n")
+        + tr("Changed since the compared report: %1").arg(changed));
+}
+
+QVariant ProbeMatrixPresentation::headerData(
+    int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Vertical || section < 0 || section >= allChecks().size()
+        || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return QIdentityProxyModel::headerData(section, orientation, role);
+    const CheckInfo &info = allChecks().at(section);
+    if (role == Qt::DisplayRole)
+        return QString(info.title + QStringLiteral(" · ") + severityName(info.severity));
+    return tr("%1 (%2), severity %3.\nWhat a FAIL means: %4")
+        .arg(info.title, info.key, severityName(info.severity), info.failMeaning);
+}
+
+// --- ProbePage --------------------------------------------------------------------------
+
+ProbePage::ProbePage(QWidget *parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::ProbePage>())
+    , m_model(new ProbeMatrixModel(this))
+    , m_presentation(new ProbeMatrixPresentation(this))
+{
+    m_ui->setupUi(this);
+    m_presentation->setSourceModel(m_model);
+
+    QTableView *view = m_ui->matrixView;
+    view->setModel(m_presentation);
+    view->setItemDelegate(new ProbeDelegate(view));
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    view->setWordWrap(false);
+
+    m_rerunAction = new QAction(tr("Rerun this check"), view);
+    auto *copyAction = new QAction(tr("Copy evidence"), view);
+    view->addAction(m_rerunAction);
+    view->addAction(copyAction);
+    connect(m_rerunAction, &QAction::triggered, this, &ProbePage::rerunSelectedCheck);
+    connect(copyAction, &QAction::triggered, m_ui->copyEvidenceButton, &QPushButton::click);
+
+    // The platform's fixed font, unless it is not fixed-pitch (offscreen, minimal setups).
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    if (!QFontInfo(mono).fixedPitch()) {
+        mono.setFamily(QStringLiteral("monospace"));
+        mono.setStyleHint(QFont::TypeWriter);
+    }
+    m_ui->evidenceView->setFont(mono);
+    m_ui->detailTitle->setTextFormat(Qt::RichText);
+    m_ui->detailExplanation->setTextFormat(Qt::PlainText);
+    m_ui->detailFailMeaning->setTextFormat(Qt::PlainText);
+    m_ui->busyIndicator->setVisible(false);
+    m_ui->differencesPane->setVisible(false);
+    m_ui->verticalSplitter->setStretchFactor(0, 3);
+    m_ui->verticalSplitter->setStretchFactor(1, 1);
+    // The matrix (long check titles plus a column per pair) gets most of the width.
+    m_ui->horizontalSplitter->setStretchFactor(0, 2);
+    m_ui->horizontalSplitter->setStretchFactor(1, 1);
+    m_ui->horizontalSplitter->setSizes({700, 350});
+    m_ui->differencesView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    buildChecksMenu();
+
+    connect(m_ui->usersEdit, &QLineEdit::textChanged, this, [this] {
+        updateUsersHint();
+        updateControls();
+    });
+    connect(m_ui->usersEdit, &QLineEdit::returnPressed, this, &ProbePage::run);
+    connect(m_ui->runButton, &QPushButton::clicked, this, &ProbePage::run);
+    connect(m_ui->cancelButton, &QPushButton::clicked, this, &ProbePage::cancel);
+    connect(m_ui->rerunButton, &QPushButton::clicked, this, &ProbePage::rerunSelectedCheck);
+    connect(m_ui->openButton, &QPushButton::clicked, this, &ProbePage::chooseOpenReport);
+    connect(m_ui->compareButton, &QPushButton::clicked, this, &ProbePage::chooseCompareReport);
+    connect(
+        m_ui->exportMarkdownButton, &QPushButton::clicked, this, &ProbePage::chooseExportMarkdown);
+    connect(m_ui->exportJsonButton, &QPushButton::clicked, this, &ProbePage::chooseExportJson);
+    connect(m_ui->closeDifferencesButton, &QPushButton::clicked, this, &ProbePage::closeComparison);
+    connect(m_ui->copyEvidenceButton, &QPushButton::clicked, this, [this] {
+        if (QClipboard *clipboard = QGuiApplication::clipboard())
+            clipboard->setText(m_ui->evidenceView->toPlainText());
+    });
+    connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] {
+        showSelectedCell();
+        updateControls();
+    });
+    connect(m_ui->differencesView, &QTreeWidget::currentItemChanged, this,
+        [this](QTreeWidgetItem *item) {
+            if (item)
+                selectCell(CheckId(item->data(0, differenceCheckRole).toInt()),
+                    item->data(0, differenceSubjectRole).toString());
+        });
+
+    updateUsersHint();
+    updateSummary();
+    showSelectedCell();
+    updateControls();
+}
+
+ProbePage::~ProbePage()
+{
+    // The probe before its client; a run ended this way leaves its markers behind.
+    delete m_probe;
+    delete m_runClient;
+}
+
+void ProbePage::buildChecksMenu()
+{
+    m_checksMenu = new QMenu(this);
+    QAction *all = m_checksMenu->addAction(tr("All checks"));
+    m_checksMenu->addSeparator();
+    for (const CheckInfo &info : allChecks()) {
+        QAction *action = m_checksMenu->addAction(info.title);
+        action->setCheckable(true);
+        action->setChecked(true);
+        action->setData(int(info.id));
+        action->setToolTip(info.key);
+        connect(action, &QAction::toggled, this, [this] {
+            const QVector<CheckId> chosen = checks();
+            const qsizetype count = chosen.isEmpty() ? allChecks().size() : chosen.size();
+            const bool any = anyCheckChosen();
+            m_ui->checksButton->setText(!any ? tr("Checks: none")
+                    : chosen.isEmpty()       ? tr("Checks: all")
+                                       : tr("Checks: %1 of %2").arg(count).arg(allChecks().size()));
+            updateUsersHint();
+            updateControls();
+        });
+    }
+    connect(all, &QAction::triggered, this, [this] { setChecks({}); });
+    m_ui->checksButton->setMenu(m_checksMenu);
+}
+
+void ProbePage::setClient(OpenTerminalClient *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    if (isRunning() && !m_cancelRequested) {
+        // The run keeps its own copy of the connection, so its cleanup still reaches the
+        // server it started on.
+        cancel();
+        m_ui->messageBar->showMessage(
+            tr("The connection changed: the probe was cancelled and is removing what it created."),
+            MessageBar::Level::Warning);
+    }
+    updateUsersHint();
+    updateControls();
+}
+
+void ProbePage::setIdentityContext(const QString &profileName, const QString &serverText)
+{
+    m_auditProfile = profileName;
+    m_auditServer = serverText;
+}
+
+void ProbePage::setPrompter(ProbePrompter *prompter)
+{
+    m_prompter = prompter;
+}
+
+void ProbePage::setUsers(const QStringList &users)
+{
+    m_ui->usersEdit->setText(users.join(QStringLiteral(", ")));
+}
+
+QStringList ProbePage::users() const
+{
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    return m_ui->usersEdit->text().split(separators, Qt::SkipEmptyParts);
+}
+
+bool ProbePage::validUsers(QStringList *users, QString *why) const
+{
+    const auto refuse = [why](const QString &reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    const QStringList ids = this->users();
+    QStringList seen;
+    for (const QString &id : ids) {
+        QString invalid;
+        if (!validateUserId(id, &invalid))
+            return refuse(tr("\"%1\" is not a valid user id: %2").arg(id, invalid));
+        if (seen.contains(id))
+            return refuse(tr("\"%1\" is given twice.").arg(id));
+        seen << id;
+    }
+    const QVector<CheckId> chosen = checks();
+    const bool onlyReservedIds = chosen.size() == 1 && chosen.first() == CheckId::ReservedIds;
+    if (!onlyReservedIds && ids.size() < 2)
+        return refuse(tr("Enter at least two user ids: the probe checks what each of them can "
+                         "reach of the others'."));
+    if (users)
+        *users = ids;
+    return true;
+}
+
+void ProbePage::setChecks(const QVector<CheckId> &checks)
+{
+    for (QAction *action : m_checksMenu->actions()) {
+        if (action->isCheckable())
+            action->setChecked(
+                checks.isEmpty() || checks.contains(CheckId(action->data().toInt())));
+    }
+}
+
+bool ProbePage::anyCheckChosen() const
+{
+    const QList<QAction *> actions = m_checksMenu->actions();
+    return std::any_of(actions.cbegin(), actions.cend(),
+        [](const QAction *action) { return action->isCheckable() && action->isChecked(); });
+}
+
+QVector<CheckId> ProbePage::checks() const
+{
+    QVector<CheckId> chosen;
+    bool all = true;
+    for (const QAction *action : m_checksMenu->actions()) {
+        if (!action->isCheckable())
+            continue;
+        if (action->isChecked())
+            chosen << CheckId(action->data().toInt());
+        else
+            all = false;
+    }
+    return all ? QVector<CheckId>() : chosen;
+}
+
+QTableView *ProbePage::matrixView() const
+{
+    return m_ui->matrixView;
+}
+
+QLineEdit *ProbePage::usersEdit() const
+{
+    return m_ui->usersEdit;
+}
+
+QPushButton *ProbePage::runButton() const
+{
+    return m_ui->runButton;
+}
+
+QPushButton *ProbePage::cancelButton() const
+{
+    return m_ui->cancelButton;
+}
+
+QPushButton *ProbePage::rerunButton() const
+{
+    return m_ui->rerunButton;
+}
+
+QPlainTextEdit *ProbePage::evidenceView() const
+{
+    return m_ui->evidenceView;
+}
+
+QTreeWidget *ProbePage::differencesView() const
+{
+    return m_ui->differencesView;
+}
+
+MessageBar *ProbePage::messageBar() const
+{
+    return m_ui->messageBar;
+}
+
+QString ProbePage::summaryText() const
+{
+    return m_ui->summaryLabel->text();
+}
+
+QString ProbePage::progressText() const
+{
+    return m_ui->progressLabel->text();
+}
+
+QString ProbePage::detailText() const
+{
+    QTextDocument title;
+    title.setHtml(m_ui->detailTitle->text());
+    return title.toPlainText() + QLatin1Char('\n') + m_ui->detailExplanation->text()
+        + QLatin1Char('\n') + m_ui->detailFailMeaning->text();
+}
+
+// --- Running ------------------------------------------------------------------------------
+
+void ProbePage::run()
+{
+    if (isRunning())
+        return;
+    QStringList ids;
+    QString why;
+    if (!m_client) {
+        showError(tr("Not connected: connect to a server to run the probe."));
+        return;
+    }
+    if (!validUsers(&ids, &why)) {
+        showError(why);
+        return;
+    }
+    if (!anyCheckChosen()) {
+        showError(tr("Choose at least one check."));
+        return;
+    }
+    startProbe(ids, checks(), {}, RunKind::Full);
+}
+
+void ProbePage::rerunSelectedCheck()
+{
+    const QString blocker = rerunBlocker();
+    if (!blocker.isEmpty()) {
+        showError(blocker);
+        return;
+    }
+    const QModelIndex source = selectedSourceIndex();
+    const CheckInfo &info = allChecks().at(source.row());
+    const QString subject = m_model->subjectAt(source.column());
+    QVector<QPair<QString, QString>> pairs;
+    if (!info.serverWide) {
+        for (const auto &pair : userPairs(m_report.users)) {
+            if (pairSubject(pair.first, pair.second) == subject)
+                pairs << pair;
+        }
+    }
+    startProbe(m_report.users, {info.id}, pairs, RunKind::Rerun);
+}
+
+void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onlyChecks,
+    const QVector<QPair<QString, QString>> &onlyPairs, RunKind kind)
+{
+    ProbeOptions options;
+    options.users = users;
+    options.onlyChecks = onlyChecks;
+    options.onlyPairs = onlyPairs;
+
+    auto *client = new OpenTerminalClient(m_client->connection(), this);
+    auto *probe = new IsolationProbe(client, this);
+    connect(probe, &IsolationProbe::resultReady, this, &ProbePage::handleResult);
+    connect(probe, &IsolationProbe::finished, this, &ProbePage::handleFinished);
+    connect(probe, &IsolationProbe::progress, this, [this](const QString &step) {
+        m_ui->progressLabel->setText(tr("%n result(s) · %1", nullptr, m_resultsThisRun).arg(step));
+    });
+    m_probe = probe;
+    m_runClient = client;
+    m_runKind = kind;
+    m_resultsThisRun = 0;
+    m_cancelRequested = false;
+    m_ui->progressLabel->setText(tr("Starting the probe"));
+    QString why;
+    if (!probe->start(options, &why)) {
+        m_probe = nullptr;
+        m_runClient = nullptr;
+        delete probe;
+        delete client;
+        showError(tr("The probe did not start: %1").arg(why));
+        return;
+    }
+
+    QString what;
+    if (kind == RunKind::Full) {
+        m_report = probe->report(); // server, users and start time; results arrive one by one
+        m_hasReport = true;
+        m_openedFile.clear();
+        m_model->setUsers(m_report.users);
+        closeComparison();
+        QStringList keys;
+        for (CheckId check : onlyChecks)
+            keys << checkInfo(check).key;
+        what = keys.isEmpty() ? tr("all checks") : keys.join(QLatin1Char(','));
+    } else {
+        what = tr("rerun %1").arg(checkInfo(onlyChecks.first()).key);
+        for (const auto &pair : onlyPairs)
+            what += QLatin1Char(' ') + pairSubject(pair.first, pair.second);
+    }
+    m_ui->messageBar->dismiss();
+
+    // Acting as several user ids (and reserved ones) is privileged: keep a record.
+    AuditLog log;
+    const QStringList actingAs = users.isEmpty() ? options.reservedIds : users;
+    if (!log.append(AuditEntry {m_auditProfile, m_auditServer, actingAs.join(QLatin1Char(',')),
+            QStringLiteral("probe"), what, QStringLiteral("started")}))
+        m_ui->messageBar->showMessage(
+            tr("Could not write the audit log %1.").arg(log.path()), MessageBar::Level::Warning);
+
+    updateSummary();
+    showSelectedCell();
+    updateControls();
+    Q_EMIT runningChanged(true);
+}
+
+void ProbePage::cancel()
+{
+    if (!m_probe || m_cancelRequested)
+        return;
+    m_cancelRequested = true;
+    m_ui->progressLabel->setText(tr("Cancelling: removing the probe's markers and processes"));
+    updateControls();
+    m_probe->cancel();
+}
+
+void ProbePage::handleResult(const CheckResult &result)
+{
+    ++m_resultsThisRun;
+    m_model->addResult(result);
+    mergeResult(result);
+    const QModelIndex selected = selectedSourceIndex();
+    if (selected.isValid() && selected == m_model->indexOf(result.check, result.subject()))
+        showSelectedCell();
+    updateSummary();
+    updateControls();
+}
+
+void ProbePage::mergeResult(const CheckResult &result)
+{
+    const QString subject = result.subject();
+    auto existing = std::find_if(m_report.results.begin(), m_report.results.end(),
+        [&](const CheckResult &r) { return r.check == result.check && r.subject() == subject; });
+    if (existing != m_report.results.end())
+        *existing = result;
+    else
+        m_report.results << result;
+    if (!m_comparedFile.isEmpty())
+        showDifferences();
+}
+
+void ProbePage::handleFinished(const ProbeReport &finished)
+{
+    if (m_runKind == RunKind::Full) {
+        m_report = finished;
+        // Normally every result came through resultReady already; this only fills gaps.
+        for (const CheckResult &result : finished.results) {
+            const CheckResult *shown
+                = m_model->resultAt(m_model->indexOf(result.check, result.subject()));
+            if (!shown || !(*shown == result))
+                m_model->addResult(result);
+        }
+    }
+
+    const int failures = m_report.count(Verdict::Fail);
+    const int errors = m_report.count(Verdict::Error);
+    if (m_runKind == RunKind::Rerun && m_resultsThisRun == 0) {
+        m_ui->messageBar->showMessage(
+            tr("The rerun ended without a result; the cell keeps its earlier verdict."),
+            MessageBar::Level::Warning);
+    } else if (finished.cancelled) {
+        m_ui->messageBar->showMessage(tr("Cancelled after %n result(s); the probe removed what "
+                                         "it had created.",
+                                          nullptr, m_resultsThisRun),
+            MessageBar::Level::Information);
+    } else if (failures > 0) {
+        m_ui->messageBar->showMessage(
+            tr("%n check(s) FAIL: a user reached another user's resources. Select a red cell "
+               "for the evidence.",
+                nullptr, failures),
+            MessageBar::Level::Warning);
+    } else if (errors > 0) {
+        m_ui->messageBar->showMessage(
+            tr("%n check(s) could not run (ERROR): isolation there is not proven.", nullptr,
+                errors),
+            MessageBar::Level::Warning);
+    } else {
+        m_ui->messageBar->showMessage(
+            tr("Every check ran and none FAILed."), MessageBar::Level::Information);
+    }
+    m_ui->progressLabel->setText(finished.cancelled ? tr("Cancelled") : tr("Finished"));
+    endRun();
+}
+
+void ProbePage::endRun()
+{
+    // Called from the probe's own signal: delete it once that returns.
+    if (m_probe)
+        m_probe->deleteLater();
+    if (m_runClient)
+        m_runClient->deleteLater();
+    m_probe = nullptr;
+    m_runClient = nullptr;
+    m_cancelRequested = false;
+    updateSummary();
+    showSelectedCell();
+    updateControls();
+    Q_EMIT runningChanged(false);
+    Q_EMIT probeFinished();
+}
+
+// --- Reports ------------------------------------------------------------------------------
+
+bool ProbePage::readReport(const QString &fileName, ProbeReport *report, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    QFile file(fileName);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(tr("Cannot read %1: %2").arg(fileName, file.errorString()));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return fail(tr("%1 is not valid JSON: %2 at byte %3.")
+                        .arg(fileName, parseError.errorString())
+                        .arg(parseError.offset));
+    if (!document.isObject())
+        return fail(tr("%1 is not a probe report: it is not a JSON object.").arg(fileName));
+    QString why;
+    if (!ProbeReport::fromJson(document.object(), report, &why))
+        return fail(tr("%1 is not a probe report: %2").arg(fileName, why));
+    return true;
+}
+
+bool ProbePage::openReport(const QString &fileName, QString *error)
+{
+    if (isRunning()) {
+        if (error)
+            *error = tr("Wait for the probe to finish (or cancel it) before opening a report.");
+        return false;
+    }
+    ProbeReport opened;
+    if (!readReport(fileName, &opened, error))
+        return false;
+    m_report = opened;
+    m_hasReport = true;
+    m_openedFile = fileName;
+    m_model->setReport(opened);
+    closeComparison();
+    updateSummary();
+    showSelectedCell();
+    updateControls();
+    return true;
+}
+
+bool ProbePage::compareWithReport(const QString &fileName, QString *error)
+{
+    if (!m_hasReport) {
+        if (error)
+            *error = tr("Run the probe or open a report first; it is compared with the file.");
+        return false;
+    }
+    ProbeReport before;
+    if (!readReport(fileName, &before, error))
+        return false;
+    m_comparedReport = before;
+    m_comparedFile = fileName;
+    showDifferences();
+    return true;
+}
+
+void ProbePage::showDifferences()
+{
+    m_differences = ProbeReport::compare(m_comparedReport, m_report);
+    m_presentation->setDifferences(m_differences);
+
+    QTreeWidget *list = m_ui->differencesView;
+    list->clear();
+    const QPalette palette = list->palette();
+    const auto verdictItemText = [](bool present, Verdict verdict) {
+        return present ? verdictName(verdict) : tr("(no result)");
+    };
+    for (const ReportDifference &difference : m_differences) {
+        const CheckInfo &info = checkInfo(difference.check);
+        auto *item = new QTreeWidgetItem(list,
+            QStringList {info.title, difference.subject,
+                verdictItemText(difference.inBefore, difference.before),
+                verdictItemText(difference.inAfter, difference.after)});
+        item->setToolTip(0, difference.describe());
+        item->setData(0, differenceCheckRole, int(difference.check));
+        item->setData(0, differenceSubjectRole, difference.subject);
+        if (difference.inBefore)
+            item->setBackground(2, ProbeDelegate::fillColor(difference.before, palette));
+        if (difference.inAfter)
+            item->setBackground(3, ProbeDelegate::fillColor(difference.after, palette));
+    }
+    const QString describedBefore
+        = tr("%1 (server %2, version %3, %4)")
+              .arg(QFileInfo(m_comparedFile).fileName(), m_comparedReport.server,
+                  m_comparedReport.serverVersion.isEmpty() ? tr("unknown")
+                                                           : m_comparedReport.serverVersion,
+                  m_comparedReport.startedAt.toString(Qt::ISODate));
+    m_ui->differencesLabel->setText(m_differences.isEmpty()
+            ? tr("No cell differs from %1.").arg(describedBefore)
+            : tr("%n cell(s) differ from %1 (marked in the matrix):", nullptr,
+                int(m_differences.size()))
+                  .arg(describedBefore));
+    m_ui->differencesPane->setVisible(true);
+}
+
+void ProbePage::closeComparison()
+{
+    m_comparedFile.clear();
+    m_comparedReport = ProbeReport();
+    m_differences.clear();
+    m_presentation->clearDifferences();
+    m_ui->differencesView->clear();
+    m_ui->differencesPane->setVisible(false);
+}
+
+bool ProbePage::writeFile(const QString &fileName, const QByteArray &content, QString *error) const
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!m_hasReport)
+        return fail(tr("There is no report to export yet."));
+    if (isRunning())
+        return fail(tr("Wait for the probe to finish (or cancel it) before exporting."));
+    QSaveFile file(fileName);
+    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
+        return fail(tr("Cannot write %1: %2").arg(fileName, file.errorString()));
+    return true;
+}
+
+bool ProbePage::exportMarkdown(const QString &fileName, QString *error) const
+{
+    return writeFile(fileName, m_report.toMarkdown().toUtf8(), error);
+}
+
+bool ProbePage::exportJson(const QString &fileName, QString *error) const
+{
+    return writeFile(
+        fileName, QJsonDocument(m_report.toJson()).toJson(QJsonDocument::Indented), error);
+}
+
+QString ProbePage::suggestedFileName(const QString &extension) const
+{
+    const QDateTime when
+        = m_report.startedAt.isValid() ? m_report.startedAt : QDateTime::currentDateTimeUtc();
+    return QStringLiteral("probe-") + when.toString(QStringLiteral("yyyyMMdd-HHmmss"))
+        + QLatin1Char('.') + extension;
+}
+
+ProbePrompter *ProbePage::activePrompter()
+{
+    if (m_prompter)
+        return m_prompter;
+    if (!m_dialogPrompter)
+        m_dialogPrompter = std::make_unique<ProbeDialogPrompter>();
+    return m_dialogPrompter.get();
+}
+
+void ProbePage::chooseOpenReport()
+{
+    ProbePrompter *prompter = activePrompter();
+    const QString fileName
+        = prompter->askOpenPath(this, tr("Open probe report"), tr("Probe reports (*.json)"));
+    if (fileName.isEmpty())
+        return;
+    QString error;
+    if (!openReport(fileName, &error))
+        showError(error);
+    else
+        m_ui->messageBar->showMessage(
+            tr("Showing %1 read-only; run the probe for a new report.").arg(fileName),
+            MessageBar::Level::Information);
+}
+
+void ProbePage::chooseCompareReport()
+{
+    ProbePrompter *prompter = activePrompter();
+    const QString fileName = prompter->askOpenPath(
+        this, tr("Compare with an earlier probe report"), tr("Probe reports (*.json)"));
+    if (fileName.isEmpty())
+        return;
+    QString error;
+    if (!compareWithReport(fileName, &error))
+        showError(error);
+}
+
+void ProbePage::chooseExportMarkdown()
+{
+    chooseExport(tr("Export probe report as Markdown"), QStringLiteral("md"), tr("Markdown (*.md)"),
+        &ProbePage::exportMarkdown);
+}
+
+void ProbePage::chooseExportJson()
+{
+    chooseExport(tr("Export probe report as JSON"), QStringLiteral("json"),
+        tr("Probe reports (*.json)"), &ProbePage::exportJson);
+}
+
+void ProbePage::chooseExport(const QString &title, const QString &extension, const QString &filter,
+    bool (ProbePage::*write)(const QString &, QString *) const)
+{
+    const QString fileName
+        = activePrompter()->askSavePath(this, title, suggestedFileName(extension), filter);
+    if (fileName.isEmpty())
+        return;
+    QString error;
+    if ((this->*write)(fileName, &error))
+        m_ui->messageBar->showMessage(
+            tr("Saved %1.").arg(fileName), MessageBar::Level::Information);
+    else
+        showError(error);
+}
+
+// --- Selection and state ------------------------------------------------------------------
+
+bool ProbePage::selectCell(CheckId check, const QString &subject)
+{
+    const QModelIndex source = m_model->indexOf(check, subject);
+    if (!source.isValid())
+        return false;
+    const QModelIndex shown = m_presentation->mapFromSource(source);
+    m_ui->matrixView->setCurrentIndex(shown);
+    m_ui->matrixView->scrollTo(shown);
+    return true;
+}
+
+QModelIndex ProbePage::selectedSourceIndex() const
+{
+    return m_presentation->mapToSource(m_ui->matrixView->currentIndex());
+}
+
+void ProbePage::showSelectedCell()
+{
+    const QModelIndex source = selectedSourceIndex();
+    if (!source.isValid()) {
+        m_ui->detailTitle->setText(m_hasReport ? tr("Select a cell to see its evidence.")
+                                               : tr("No report yet: enter user ids and run "
+                                                    "the probe, or open a saved report."));
+        m_ui->detailExplanation->clear();
+        m_ui->detailFailMeaning->clear();
+        m_ui->evidenceView->clear();
+        return;
+    }
+    const CheckInfo &info = allChecks().at(source.row());
+    const QString subject = m_model->subjectAt(source.column());
+    const CheckResult *result = m_model->resultAt(source);
+    const bool applicable = source.data(ProbeMatrixModel::ApplicableRole).toBool();
+    const QString verdict = result ? verdictName(result->verdict)
+        : applicable               ? tr("no result")
+                                   : tr("does not apply");
+    QString title
+        = QStringLiteral("<b>%1</b> <code>%2</code> — %3<br>")
+              .arg(info.title.toHtmlEscaped(), info.key.toHtmlEscaped(), subject.toHtmlEscaped())
+        + tr("Verdict: <b>%1</b> · Severity: %2")
+              .arg(verdict.toHtmlEscaped(), severityName(info.severity));
+    const QString changed
+        = m_presentation->mapFromSource(source).data(ProbeDelegate::ChangedRole).toString();
+    if (!changed.isEmpty())
+        title += QStringLiteral("<br>")
+            + tr("Changed since the compared report: %1").arg(changed.toHtmlEscaped());
+    m_ui->detailTitle->setText(title);
+
+    QString explanation;
+    if (result)
+        explanation = result->explanation;
+    else if (!applicable)
+        explanation = info.serverWide
+            ? tr("This check runs once for the server: see the \"%1\" column.").arg(serverSubject())
+            : tr("This check runs per user pair: see the pair columns.");
+    else if (isRunning())
+        explanation = tr("Not judged yet.");
+    else
+        explanation = tr("This check did not run for these users.");
+    m_ui->detailExplanation->setText(explanation);
+    m_ui->detailFailMeaning->setText(tr("What a FAIL means: %1").arg(info.failMeaning));
+    m_ui->evidenceView->setPlainText(result ? ProbeMatrixModel::evidenceText(*result) : QString());
+}
+
+QString ProbePage::rerunBlocker() const
+{
+    if (isRunning())
+        return tr("A probe is running.");
+    const QModelIndex source = selectedSourceIndex();
+    if (!m_hasReport || !source.isValid())
+        return tr("Select a cell of the matrix to rerun its check.");
+    if (isReadOnly())
+        return tr("This report was opened from a file; run the probe to rerun checks.");
+    if (!m_client)
+        return tr("Not connected.");
+    if (!source.data(ProbeMatrixModel::ApplicableRole).toBool())
+        return tr("This check does not apply to this column.");
+    if (serverOf(m_client) != m_report.server)
+        return tr("The report is from %1 but the connection is to %2.")
+            .arg(m_report.server, serverOf(m_client));
+    const CheckInfo &info = allChecks().at(source.row());
+    const QString subject = m_model->subjectAt(source.column());
+    if (!info.serverWide) {
+        const auto pairs = userPairs(m_report.users);
+        const bool known = std::any_of(pairs.cbegin(), pairs.cend(),
+            [&](const auto &pair) { return pairSubject(pair.first, pair.second) == subject; });
+        if (!known)
+            return tr("%1 is not a pair of the report's users.").arg(subject);
+    }
+    return {};
+}
+
+void ProbePage::updateUsersHint()
+{
+    QStringList ids;
+    QString why;
+    QString hint;
+    QString runText = tr("Run probe");
+    QString runTip;
+    if (!validUsers(&ids, &why)) {
+        hint = why;
+        runTip = why;
+    } else {
+        const QString reservedIds = ProbeOptions().reservedIds.join(QStringLiteral(" and "));
+        QString label = ids.mid(0, usersShownOnButton).join(QStringLiteral(", "));
+        if (ids.size() > usersShownOnButton)
+            label += tr(" +%1 more").arg(ids.size() - usersShownOnButton);
+        if (ids.isEmpty()) { // only the reserved-ids check
+            runText = tr("Probe as %1").arg(reservedIds);
+            hint = tr("Running only checks which accounts the reserved ids %1 get; as each it "
+                      "runs `id`.")
+                       .arg(reservedIds);
+        } else {
+            runText = tr("Probe as %1").arg(label);
+            hint = tr("Running acts as %1 through the server: it creates, reads and removes "
+                      "marker files and short processes in their homes and tries to reach each "
+                      "other's.")
+                       .arg(ids.join(QStringLiteral(", ")));
+            if (actsAsOtherIds(checks()))
+                hint += QLatin1Char(' ')
+                    + tr("The account-mapping checks also send requests as ids derived from "
+                         "these, as %1 (only running `id`), and without X-User-Id.")
+                          .arg(reservedIds);
+        }
+        runTip = hint;
+    }
+    if (!m_client)
+        hint += QLatin1Char(' ') + tr("Not connected.");
+    m_ui->usersHint->setText(hint);
+    m_ui->runButton->setText(runText);
+    m_ui->runButton->setToolTip(runTip);
+}
+
+void ProbePage::updateControls()
+{
+    const bool running = isRunning();
+    const bool usable = validUsers(nullptr);
+    const bool anyCheck = anyCheckChosen();
+    m_ui->runButton->setEnabled(!running && m_client && usable && anyCheck);
+    m_ui->cancelButton->setEnabled(running && !m_cancelRequested);
+    m_ui->busyIndicator->setVisible(running);
+    m_ui->usersEdit->setReadOnly(running);
+    m_ui->checksButton->setEnabled(!running);
+    m_ui->openButton->setEnabled(!running);
+    m_ui->compareButton->setEnabled(!running && m_hasReport);
+    m_ui->exportMarkdownButton->setEnabled(!running && m_hasReport);
+    m_ui->exportJsonButton->setEnabled(!running && m_hasReport);
+    m_ui->copyEvidenceButton->setEnabled(!m_ui->evidenceView->toPlainText().isEmpty());
+
+    const QString blocker = rerunBlocker();
+    m_ui->rerunButton->setEnabled(blocker.isEmpty());
+    if (blocker.isEmpty()) {
+        const QModelIndex source = selectedSourceIndex();
+        m_ui->rerunButton->setToolTip(
+            tr("Runs \"%1\" again for %2 with fresh markers; the result replaces the cell.")
+                .arg(allChecks().at(source.row()).title, m_model->subjectAt(source.column())));
+    } else {
+        m_ui->rerunButton->setToolTip(blocker);
+    }
+    m_rerunAction->setEnabled(blocker.isEmpty());
+}
+
+void ProbePage::updateSummary()
+{
+    if (!m_hasReport) {
+        m_ui->summaryLabel->setText(tr("No report yet."));
+        return;
+    }
+    QString text = tr("PASS %1 · FAIL %2 · INFO %3 · ERROR %4")
+                       .arg(m_report.count(Verdict::Pass))
+                       .arg(m_report.count(Verdict::Fail))
+                       .arg(m_report.count(Verdict::Info))
+                       .arg(m_report.count(Verdict::Error));
+    text += QStringLiteral(" — ")
+        + tr("%1, version %2, users %3")
+              .arg(m_report.server,
+                  m_report.serverVersion.isEmpty() ? tr("unknown") : m_report.serverVersion,
+                  m_report.users.join(QStringLiteral(", ")));
+    if (m_report.cancelled)
+        text += QStringLiteral(" · ") + tr("cancelled");
+    if (isReadOnly())
+        text += QStringLiteral(" · ")
+            + tr("opened from %1 (read-only)").arg(QFileInfo(m_openedFile).fileName());
+    m_ui->summaryLabel->setText(text);
+    m_ui->summaryLabel->setToolTip(text);
+}
+
+void ProbePage::showError(const QString &text)
+{
+    m_ui->messageBar->showMessage(text, MessageBar::Level::Error);
+}
+
+} // namespace sandscope
