@@ -8,7 +8,9 @@
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QSaveFile>
 
 #include <cstdio>
@@ -56,6 +58,69 @@ QString probeVerbSummary()
         "                processes and sessions (isolation probe; exit 1 on FAIL, 2 on ERROR)\n");
 }
 
+bool loadReport(const QString &path, ProbeReport *report, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    QString why = parseError.error != QJsonParseError::NoError ? parseError.errorString()
+        : document.isObject()                                  ? QString()
+                              : QStringLiteral("not a JSON object");
+    if (why.isEmpty() && ProbeReport::fromJson(document.object(), report, &why))
+        return true;
+    *error = QStringLiteral("%1 is not a probe report: %2").arg(path, why);
+    return false;
+}
+
+// `probe --compare BEFORE AFTER`: the cells whose verdict changed between two saved reports.
+int compareReports(const QStringList &paths, bool json)
+{
+    ProbeReport before;
+    ProbeReport after;
+    QString why;
+    if (!loadReport(paths.at(0), &before, &why) || !loadReport(paths.at(1), &after, &why)) {
+        printError(why);
+        return UsageError;
+    }
+    const QVector<ReportDifference> differences = ProbeReport::compare(before, after);
+    if (json) {
+        QJsonArray cells;
+        for (const ReportDifference &difference : differences) {
+            cells.append(QJsonObject {{QStringLiteral("check"), checkInfo(difference.check).key},
+                {QStringLiteral("subject"), difference.subject},
+                {QStringLiteral("before"),
+                    difference.inBefore ? QJsonValue(verdictName(difference.before))
+                                        : QJsonValue()},
+                {QStringLiteral("after"),
+                    difference.inAfter ? QJsonValue(verdictName(difference.after))
+                                       : QJsonValue()}});
+        }
+        const auto side = [](const ProbeReport &report) {
+            return QJsonObject {{QStringLiteral("server"), report.server},
+                {QStringLiteral("server_version"), report.serverVersion},
+                {QStringLiteral("started_at"), report.startedAt.toString(Qt::ISODate)}};
+        };
+        writeBytes(stdout,
+            QJsonDocument(
+                QJsonObject {{QStringLiteral("before"), side(before)},
+                    {QStringLiteral("after"), side(after)}, {QStringLiteral("differences"), cells}})
+                .toJson(QJsonDocument::Indented));
+    } else {
+        writeText(stdout,
+            QStringLiteral("before: %1 (open-terminal %2)\nafter:  %3 (open-terminal %4)\n")
+                .arg(before.server, before.serverVersion, after.server, after.serverVersion));
+        for (const ReportDifference &difference : differences)
+            writeText(stdout, difference.describe() + QLatin1Char('\n'));
+        if (differences.isEmpty())
+            writeText(stdout, QStringLiteral("no cell changed\n"));
+    }
+    return differences.isEmpty() ? Clean : Failed;
+}
+
 int runProbe(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -70,7 +135,9 @@ int runProbe(const QStringList &arguments)
         "PASS: denied as expected. FAIL: reachable. INFO: an observation. ERROR: the check\n"
         "could not run (never counted as PASS).\n"
         "Exit codes: 0 no FAIL and no ERROR; 1 at least one FAIL; 2 no FAIL but at least\n"
-        "one ERROR, or a usage error."));
+        "one ERROR, or a usage error.\n"
+        "With --compare BEFORE.json AFTER.json no server is contacted: the cells whose\n"
+        "verdict changed between the two saved reports are listed (exit 0: none, 1: some)."));
     const QCommandLineOption usersOption(QStringLiteral("users"),
         QStringLiteral("Comma-separated user ids to probe (at least two)."),
         QStringLiteral("A,B[,C...]"));
@@ -80,7 +147,9 @@ int runProbe(const QStringList &arguments)
         QStringLiteral("Also save the report to FILE (JSON when it ends in .json, else "
                        "Markdown)."),
         QStringLiteral("FILE"));
-    parser.addOptions({usersOption, jsonOption, reportOption});
+    const QCommandLineOption compareOption(QStringLiteral("compare"),
+        QStringLiteral("Compare two saved JSON reports given as arguments instead of probing."));
+    parser.addOptions({usersOption, jsonOption, reportOption, compareOption});
 
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
@@ -98,6 +167,13 @@ int runProbe(const QStringList &arguments)
             QStringLiteral("Usage: sandscope probe --server URL --users A,B[,C...] [options]"));
         writeText(stdout, help + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp());
         return Clean;
+    }
+    if (parser.isSet(compareOption)) {
+        if (parser.positionalArguments().size() != 2)
+            return usageError(
+                QStringLiteral("--compare needs two report files: BEFORE.json AFTER.json"),
+                probeVerb);
+        return compareReports(parser.positionalArguments(), parser.isSet(jsonOption));
     }
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("probe takes no arguments, got \"%1\"")

@@ -12,7 +12,9 @@
 
 #include <QDir>
 #include <QEventLoop>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -278,6 +280,42 @@ private Q_SLOTS:
         described.sort();
         expected.sort();
         QCOMPARE(described, expected);
+
+        // The same comparison from the command line, of the two reports saved as JSON.
+        QStringList paths;
+        for (const ProbeReport *report : {&m_legacyReport, &m_currentReport}) {
+            paths << m_local.filePath(report->serverVersion + QStringLiteral(".json"));
+            QFile file(paths.last());
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QJsonDocument(report->toJson()).toJson());
+        }
+        QProcess process;
+        process.start(QStringLiteral(SANDSCOPE_BINARY),
+            {QStringLiteral("probe"), QStringLiteral("--compare"), paths.at(0), paths.at(1),
+                QStringLiteral("--json")});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 1); // something changed
+        const QJsonArray cells = QJsonDocument::fromJson(process.readAllStandardOutput())
+                                     .object()
+                                     .value(u"differences")
+                                     .toArray();
+        QStringList fromCli;
+        for (const QJsonValue &cell : cells) {
+            const QJsonObject object = cell.toObject();
+            fromCli << object.value(u"check").toString() + QLatin1Char(' ')
+                    + object.value(u"subject").toString() + QStringLiteral(": ")
+                    + object.value(u"before").toString() + QStringLiteral(" → ")
+                    + object.value(u"after").toString();
+        }
+        fromCli.sort();
+        QCOMPARE(fromCli, expected);
+
+        // A report compared with itself: nothing changed, exit 0.
+        process.start(QStringLiteral(SANDSCOPE_BINARY),
+            {QStringLiteral("probe"), QStringLiteral("--compare"), paths.at(1), paths.at(1)});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(process.readAllStandardOutput().contains("no cell changed"));
     }
 
     void cancelRemovesWhatWasCreated()
