@@ -42,47 +42,28 @@ QString script()
 bool parse(const QString &output, Listing *listing)
 {
     *listing = Listing();
-    bool sawHome = false;
-    const QStringList lines = output.split(QLatin1Char('\n'));
-    for (QString line : lines) {
-        if (line.endsWith(QLatin1Char('\r')))
-            line.chop(1);
-        if (line.startsWith(homeMarker)) {
-            listing->home = line.mid(homeMarker.size());
-            sawHome = !listing->home.isEmpty();
-            continue;
-        }
-        if (!line.startsWith(runMarker + QLatin1Char('\t')))
-            continue;
-        const QStringList fields = line.split(QLatin1Char('\t'));
-        if (fields.size() < 6)
-            continue;
-        DiscoveredRun run;
-        run.teePath = fields.mid(5).join(QLatin1Char('\t'));
-        const QFileInfo tee(run.teePath);
-        if (tee.suffix() != QLatin1String("jsonl"))
-            continue;
-        run.runId = tee.completeBaseName();
-        run.chatId = QFileInfo(tee.path()).fileName();
-        if (!claudecommand::isValidChatId(run.chatId) || !claudecommand::isValidRunId(run.runId))
-            continue; // not one of ours
-        const QStringList numbers = fields.at(1).split(QLatin1Char(' '));
-        bool timeOk = false;
-        const double seconds = numbers.value(0).toDouble(&timeOk);
-        if (timeOk)
-            run.lastWrite = QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC);
-        run.size = numbers.value(1).toLongLong();
-        bool exited = false;
-        run.exitCode = fields.at(2).toInt(&exited);
-        if (exited)
-            run.state = DiscoveredRun::State::Finished;
-        else if (fields.at(3) == QLatin1String("1"))
-            run.state = DiscoveredRun::State::Running;
-        else
-            run.state = DiscoveredRun::State::Ended;
-        run.promptStart = fields.at(4).trimmed();
-        listing->runs.append(run);
-    }
+    const bool sawHome = forEachListingRecord(
+        output, homeMarker, runMarker, 6, &listing->home, [listing](const QStringList &fields) {
+            DiscoveredRun run;
+            run.teePath = fields.mid(5).join(QLatin1Char('\t'));
+            const QFileInfo tee(run.teePath);
+            run.runId = tee.completeBaseName();
+            run.chatId = QFileInfo(tee.path()).fileName();
+            if (tee.suffix() != QLatin1String("jsonl") || !claudecommand::isValidChatId(run.chatId)
+                || !claudecommand::isValidRunId(run.runId))
+                return; // not one of ours
+            parseTimeAndSize(fields.at(1), &run.lastWrite, &run.size);
+            bool exited = false;
+            run.exitCode = fields.at(2).toInt(&exited);
+            if (exited)
+                run.state = DiscoveredRun::State::Finished;
+            else if (fields.at(3) == QLatin1String("1"))
+                run.state = DiscoveredRun::State::Running;
+            else
+                run.state = DiscoveredRun::State::Ended;
+            run.promptStart = fields.at(4).trimmed();
+            listing->runs.append(run);
+        });
     std::stable_sort(listing->runs.begin(), listing->runs.end(),
         [](const DiscoveredRun &a, const DiscoveredRun &b) { return a.lastWrite > b.lastWrite; });
     return sawHome;

@@ -48,6 +48,38 @@ ApiError probeError(ApiError::Kind kind, const QString &message)
 
 } // namespace
 
+bool forEachListingRecord(const QString &output, const QString &homeMarker,
+    const QString &recordMarker, int minimumFields, QString *home,
+    const std::function<void(const QStringList &fields)> &record)
+{
+    home->clear();
+    const QString recordPrefix = recordMarker + QLatin1Char('\t');
+    const QStringList lines = output.split(QLatin1Char('\n'));
+    for (QString line : lines) {
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (line.startsWith(homeMarker)) {
+            *home = line.mid(homeMarker.size());
+        } else if (line.startsWith(recordPrefix)) {
+            const QStringList fields = line.split(QLatin1Char('\t'));
+            if (fields.size() >= minimumFields)
+                record(fields);
+        }
+    }
+    return !home->isEmpty();
+}
+
+void parseTimeAndSize(const QString &field, QDateTime *modified, qint64 *size)
+{
+    // Milliseconds: a resume and a fork within one second must still order correctly.
+    const QStringList numbers = field.split(QLatin1Char(' '));
+    bool timeOk = false;
+    const double seconds = numbers.value(0).toDouble(&timeOk);
+    *modified = timeOk ? QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC)
+                       : QDateTime();
+    *size = numbers.value(1).toLongLong();
+}
+
 void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
     QObject *context, std::function<void(const Result<CommandOutput> &)> done, int timeoutMs)
 {

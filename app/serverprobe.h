@@ -9,6 +9,7 @@
 #include "openterminalclient.h"
 #include "types.h"
 
+#include <QDateTime>
 #include <QObject>
 #include <QStringList>
 
@@ -74,6 +75,16 @@ struct CommandOutput {
 void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
     QObject *context, std::function<void(const Result<CommandOutput> &)> done,
     int timeoutMs = 60000);
+
+// Reads a listing script's output (CR LF and noise lines tolerated): the text after
+// `homeMarker` becomes *home, and every line "<recordMarker>\t…" with at least
+// `minimumFields` tab-separated fields (the marker included) goes to `record`. False when
+// there is no non-empty home line.
+bool forEachListingRecord(const QString &output, const QString &homeMarker,
+    const QString &recordMarker, int minimumFields, QString *home,
+    const std::function<void(const QStringList &fields)> &record);
+// "<seconds>[.fraction] <size>" as `stat -c '%.3Y %s'` prints it; time invalid when unreadable.
+void parseTimeAndSize(const QString &field, QDateTime *modified, qint64 *size);
 
 // Runs a script that lists something (runs, session transcripts) as `identity` and parses its
 // output with `parse`. `done` gets ok=false and a message naming `what` when the command

@@ -297,43 +297,22 @@ QString script()
 bool parse(const QString &output, Listing *listing)
 {
     *listing = Listing();
-    bool sawHome = false;
-    const QStringList lines = output.split(QLatin1Char('\n'));
-    for (QString line : lines) {
-        if (line.endsWith(QLatin1Char('\r')))
-            line.chop(1);
-        if (line.startsWith(homeMarker)) {
-            listing->home = line.mid(homeMarker.size());
-            sawHome = !listing->home.isEmpty();
-            continue;
-        }
-        if (!line.startsWith(transcriptMarker + QLatin1Char('\t')))
-            continue;
-        // marker, "mtime size", cwd field, path (last: the only part that could hold a tab)
-        const QStringList fields = line.split(QLatin1Char('\t'));
-        if (fields.size() < 4)
-            continue;
-        const QStringList numbers = fields.at(1).split(QLatin1Char(' '));
-        DiscoveredSession transcript;
-        transcript.path = fields.mid(3).join(QLatin1Char('\t'));
-        const QFileInfo info(transcript.path);
-        transcript.sessionId = info.completeBaseName();
-        transcript.projectDirectory = QFileInfo(info.path()).fileName();
-        // Milliseconds: a resume and a fork within one second must still order correctly.
-        bool timeOk = false;
-        const double seconds = numbers.value(0).toDouble(&timeOk);
-        if (timeOk)
-            transcript.lastActivity
-                = QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC);
-        transcript.size = numbers.value(1).toLongLong();
-        const QString cwdField = fields.at(2);
-        const qsizetype colon = cwdField.indexOf(QLatin1Char(':'));
-        if (colon > 0)
-            transcript.cwd = decodeJsonString(cwdField.mid(colon + 1));
-        if (!transcript.sessionId.isEmpty())
-            listing->transcripts.append(transcript);
-    }
-    return sawHome;
+    // marker, "mtime size", cwd field, path (last: the only part that could hold a tab)
+    return forEachListingRecord(output, homeMarker, transcriptMarker, 4, &listing->home,
+        [listing](const QStringList &fields) {
+            DiscoveredSession transcript;
+            transcript.path = fields.mid(3).join(QLatin1Char('\t'));
+            const QFileInfo info(transcript.path);
+            transcript.sessionId = info.completeBaseName();
+            transcript.projectDirectory = QFileInfo(info.path()).fileName();
+            parseTimeAndSize(fields.at(1), &transcript.lastActivity, &transcript.size);
+            const QString cwdField = fields.at(2);
+            const qsizetype colon = cwdField.indexOf(QLatin1Char(':'));
+            if (colon > 0)
+                transcript.cwd = decodeJsonString(cwdField.mid(colon + 1));
+            if (!transcript.sessionId.isEmpty())
+                listing->transcripts.append(transcript);
+        });
 }
 
 QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &chatId)

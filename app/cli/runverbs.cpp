@@ -55,6 +55,36 @@ QString serverMessage(const QString &text, const ConnectionOptions &options)
                                                : options.serverText() + QStringLiteral(": ") + text;
 }
 
+// Runs a listing (sessiondiscovery::discover, rundiscovery::list) as --user and waits for it.
+// False with the reason (naming the server) when it failed.
+template <typename Listing>
+bool listAsUser(void (*list)(OpenTerminalClient *, const Identity &, QObject *,
+                    std::function<void(bool, const Listing &, const QString &)>),
+    OpenTerminalClient &client, const ConnectionOptions &options, Listing *listing, QString *error)
+{
+    Identity identity;
+    identity.userId = options.userId;
+    QEventLoop loop;
+    bool ok = false;
+    list(&client, identity, &loop, [&](bool success, const Listing &found, const QString &why) {
+        ok = success;
+        *listing = found;
+        *error = serverMessage(why, options);
+        loop.quit();
+    });
+    loop.exec();
+    return ok;
+}
+
+// A listing failure for people, the API key masked.
+int listingFailed(const QString &error, const ConnectionOptions &options)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    printError(redactor.redact(error));
+    return ServerError;
+}
+
 QString verbHelp(const QCommandLineParser &parser, const QString &usage)
 {
     QString text = parser.helpText();
@@ -393,22 +423,9 @@ bool findSessionToResume(OpenTerminalClient &client, const ConnectionOptions &op
         *target = {local.sessionId, QStringLiteral("local")};
         return true;
     }
-    Identity identity;
-    identity.userId = options.userId;
-    QEventLoop loop;
-    bool ok = false;
     sessiondiscovery::Listing listing;
-    sessiondiscovery::discover(&client, identity, &loop,
-        [&](bool success, const sessiondiscovery::Listing &found, const QString &why) {
-            ok = success;
-            listing = found;
-            *error = why;
-            loop.quit();
-        });
-    loop.exec();
-    if (!ok) {
+    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, error)) {
         *serverFailure = true;
-        *error = serverMessage(*error, options);
         return false;
     }
     const QVector<DiscoveredSession> sessions = sessiondiscovery::chatSessions(listing, chatId);
@@ -810,25 +827,9 @@ int executeSessions(const QStringList &arguments)
             QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), sessionsVerb);
 
     OpenTerminalClient client(options.connection);
-    Identity identity;
-    identity.userId = options.userId;
-    QEventLoop loop;
-    bool ok = false;
     sessiondiscovery::Listing listing;
-    sessiondiscovery::discover(&client, identity, &loop,
-        [&](bool success, const sessiondiscovery::Listing &found, const QString &error) {
-            ok = success;
-            listing = found;
-            why = error;
-            loop.quit();
-        });
-    loop.exec();
-    if (!ok) {
-        SecretRedactor redactor;
-        redactor.addSecret(options.connection.apiKey);
-        printError(redactor.redact(serverMessage(why, options)));
-        return ServerError;
-    }
+    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
+        return listingFailed(why, options);
 
     // chat → sessions, merged from both sources by session id
     QMap<QString, QMap<QString, ChatSession>> chats;
@@ -936,26 +937,10 @@ int executeRuns(const QStringList &arguments)
     const QString chatId = parser.value(chatOption);
 
     OpenTerminalClient client(options.connection);
-    Identity identity;
-    identity.userId = options.userId;
-    QEventLoop loop;
-    bool ok = false;
     QString why;
     rundiscovery::Listing listing;
-    rundiscovery::list(&client, identity, &loop,
-        [&](bool success, const rundiscovery::Listing &found, const QString &error) {
-            ok = success;
-            listing = found;
-            why = error;
-            loop.quit();
-        });
-    loop.exec();
-    if (!ok) {
-        SecretRedactor redactor;
-        redactor.addSecret(options.connection.apiKey);
-        printError(redactor.redact(serverMessage(why, options)));
-        return ServerError;
-    }
+    if (!listAsUser(&rundiscovery::list, client, options, &listing, &why))
+        return listingFailed(why, options);
     QVector<DiscoveredRun> runs;
     std::copy_if(listing.runs.cbegin(), listing.runs.cend(), std::back_inserter(runs),
         [&](const DiscoveredRun &run) { return chatId.isEmpty() || run.chatId == chatId; });
