@@ -260,11 +260,7 @@ Identity AgentRunsTest::newIdentity(const QString &stem) const
 
 QHash<QString, QString> AgentRunsTest::environment(const QUrl &modelUrl) const
 {
-    return {{QStringLiteral("ANTHROPIC_API_KEY"), m_secret},
-        {QStringLiteral("ANTHROPIC_BASE_URL"), modelUrl.toString()},
-        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
-        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
-        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    return ScriptedModelServer::agentEnvironment(modelUrl, m_secret);
 }
 
 QString AgentRunsTest::agentEnvFile(const QString &name, const QUrl &modelUrl) const

@@ -239,11 +239,7 @@ std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(const Identity &identi
 
 QHash<QString, QString> RunLauncherTest::environment() const
 {
-    return {{QStringLiteral("ANTHROPIC_API_KEY"), m_secret},
-        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
-        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
-        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
-        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    return m_model->agentEnvironment(m_secret);
 }
 
 bool RunLauncherTest::waitForEnd(const Recorder &recorder) const

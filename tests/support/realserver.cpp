@@ -445,4 +445,14 @@ QString ScriptedModelServer::serverLog() const
     return readWholeFile(m_dir.filePath(QStringLiteral("stderr.log")));
 }
 
+QHash<QString, QString> ScriptedModelServer::agentEnvironment(
+    const QUrl &url, const QString &apiKey)
+{
+    return {{QStringLiteral("ANTHROPIC_API_KEY"), apiKey},
+        {QStringLiteral("ANTHROPIC_BASE_URL"), url.toString()},
+        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
+        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
+        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+}
+
 } // namespace sandscope::test

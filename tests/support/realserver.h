@@ -5,6 +5,7 @@
 
 #include "connection.h"
 
+#include <QHash>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -96,6 +97,14 @@ public:
     // One JSON object per line for each request the server received.
     QString requestLog() const;
     QString serverLog() const; // stderr of the server
+
+    // The agent environment that points the claude CLI at a model server: its URL, the key
+    // to send, no telemetry or auto-update, and few retries (so API errors end runs quickly).
+    static QHash<QString, QString> agentEnvironment(const QUrl &url, const QString &apiKey);
+    QHash<QString, QString> agentEnvironment(const QString &apiKey) const
+    {
+        return agentEnvironment(url(), apiKey);
+    }
 
 private:
     QStringList m_arguments;

@@ -6,6 +6,7 @@
 #include "openterminalclient.h"
 #include "serverprobe.h"
 
+#include <QAbstractItemModel>
 #include <QByteArray>
 #include <QDebug>
 #include <QEventLoop>
@@ -84,6 +85,18 @@ Result<T> await(
         return Result<T>::failure(error);
     }
     return outcome->result;
+}
+
+// Every index of column 0 below `parent`, depth first.
+inline QList<QModelIndex> allIndexes(
+    const QAbstractItemModel *model, const QModelIndex &parent = QModelIndex())
+{
+    QList<QModelIndex> indexes;
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        indexes << index << allIndexes(model, index);
+    }
+    return indexes;
 }
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a

@@ -67,20 +67,10 @@ namespace {
 
 constexpr int runTimeoutMs = 90000;
 
-QList<QModelIndex> allNodes(const QAbstractItemModel *model, const QModelIndex &parent = {})
-{
-    QList<QModelIndex> nodes;
-    for (int row = 0; row < model->rowCount(parent); ++row) {
-        const QModelIndex index = model->index(row, 0, parent);
-        nodes << index << allNodes(model, index);
-    }
-    return nodes;
-}
-
 QList<QModelIndex> nodesOfKind(const RunModel *model, RunModel::NodeKind kind)
 {
     QList<QModelIndex> found;
-    const QList<QModelIndex> nodes = allNodes(model);
+    const QList<QModelIndex> nodes = allIndexes(model);
     for (const QModelIndex &index : nodes) {
         if (RunModel::NodeKind(index.data(RunModel::KindRole).toInt()) == kind)
             found << index;
@@ -110,7 +100,7 @@ QString pageText(RunPage *page)
 {
     page->flushEvents();
     QStringList parts {page->noticeText(), page->summaryBar()->text()};
-    const QList<QModelIndex> nodes = allNodes(page->model());
+    const QList<QModelIndex> nodes = allIndexes(page->model());
     for (const QModelIndex &index : nodes) {
         for (int column = 0; column < page->model()->columnCount(index.parent()); ++column)
             parts << index.sibling(index.row(), column).data(Qt::DisplayRole).toString();
@@ -203,11 +193,7 @@ LiveRunRequest LiveRunTest::request(
     request.chatId = chat;
     request.prompt = prompt;
     request.options.allowedTools = QStringList {QStringLiteral("Bash")};
-    request.environment = {{QStringLiteral("ANTHROPIC_API_KEY"), m_secret},
-        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
-        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
-        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
-        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    request.environment = m_model->agentEnvironment(m_secret);
     return request;
 }
 

@@ -32,22 +32,12 @@ namespace {
 
 constexpr int runTimeoutMs = 90000;
 
-QList<QModelIndex> allNodes(const QAbstractItemModel *model, const QModelIndex &parent = {})
-{
-    QList<QModelIndex> nodes;
-    for (int row = 0; row < model->rowCount(parent); ++row) {
-        const QModelIndex index = model->index(row, 0, parent);
-        nodes << index << allNodes(model, index);
-    }
-    return nodes;
-}
-
 // The Bash calls of the page's run.
 QList<QModelIndex> bashCalls(RunPage *page)
 {
     page->flushEvents();
     QList<QModelIndex> calls;
-    const QList<QModelIndex> nodes = allNodes(page->model());
+    const QList<QModelIndex> nodes = allIndexes(page->model());
     for (const QModelIndex &index : nodes) {
         if (index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash"))
             calls << index;
@@ -129,11 +119,7 @@ LiveRunRequest RunWindowTest::request(const QString &chat, const QString &prompt
     request.chatId = chat;
     request.prompt = prompt;
     request.options.allowedTools = QStringList {QStringLiteral("Bash")};
-    request.environment = {{QStringLiteral("ANTHROPIC_API_KEY"), QStringLiteral("sk-ant-rw")},
-        {QStringLiteral("ANTHROPIC_BASE_URL"), m_model->url().toString()},
-        {QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1")},
-        {QStringLiteral("DISABLE_AUTOUPDATER"), QStringLiteral("1")},
-        {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
+    request.environment = m_model->agentEnvironment(QStringLiteral("sk-ant-rw"));
     return request;
 }
 
