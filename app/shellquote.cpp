@@ -41,6 +41,11 @@ QString join(const QStringList &arguments)
     return quoted.join(QLatin1Char(' '));
 }
 
+QString commandLine(const QStringList &words)
+{
+    return words.size() == 1 ? words.first() : join(words);
+}
+
 bool isPassable(const QString &argument)
 {
     return !argument.contains(QChar(0));

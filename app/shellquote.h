@@ -18,6 +18,10 @@ QString quote(const QString &argument);
 // Quotes each argument and joins them with single spaces.
 QString join(const QStringList &arguments);
 
+// The command line that runs `words` the way `docker exec` and `kubectl exec` do: one word is
+// a shell command line and stays as it is; several words are one argv, each word quoted.
+QString commandLine(const QStringList &words);
+
 // True when the text can travel as one argv element (it contains no NUL).
 bool isPassable(const QString &argument);
 

@@ -24,6 +24,7 @@ packages=(
   sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
   clang libclang-rt-dev
   qt5-image-formats-plugins qt6-image-formats-plugins
+  fonts-dejavu-core
 )
 missing=()
 for p in "${packages[@]}"; do

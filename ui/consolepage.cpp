@@ -1,6 +1,7 @@
 #include "consolepage.h"
 
 #include "auditlog.h"
+#include "monospacefont.h"
 #include "openterminalclient.h"
 #include "ui_consolepage.h"
 
@@ -47,7 +48,7 @@ ConsolePage::ConsolePage(QWidget *parent)
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("consolePage"));
 
-    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    QFont mono = monospaceFont();
     m_ui->outputView->setFont(mono);
     m_ui->outputView->setMaximumBlockCount(maximumLines);
     m_ui->outputView->setUndoRedoEnabled(false);

@@ -5,6 +5,7 @@
 #include "chatindex.h"
 #include "filefilterproxy.h"
 #include "messagebar.h"
+#include "monospacefont.h"
 #include "openterminalclient.h"
 #include "previewkind.h"
 #include "previewpage.h"
@@ -275,7 +276,7 @@ bool DialogPrompter::editText(QWidget *parent, const QString &title, QString *te
     dialog.setWindowTitle(title);
     auto *layout = new QVBoxLayout(&dialog);
     auto *editor = new QPlainTextEdit(&dialog);
-    editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    editor->setFont(monospaceFont());
     editor->setLineWrapMode(QPlainTextEdit::NoWrap);
     editor->setPlainText(*text);
     auto *buttons

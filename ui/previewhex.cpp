@@ -1,6 +1,7 @@
 #include "previewhex.h"
 
 #include "hexdump.h"
+#include "monospacefont.h"
 
 #include <QFontDatabase>
 #include <QLabel>
@@ -19,7 +20,7 @@ PreviewHex::PreviewHex(QWidget *parent)
     m_summary->setMargin(4);
     m_dump->setReadOnly(true);
     m_dump->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_dump->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_dump->setFont(monospaceFont());
     m_dump->setObjectName(QStringLiteral("hexDump"));
     contentLayout()->addWidget(m_summary);
     contentLayout()->addWidget(m_dump, 1);

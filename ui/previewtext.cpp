@@ -1,5 +1,7 @@
 #include "previewtext.h"
 
+#include "monospacefont.h"
+
 #include <QEvent>
 #include <QFontDatabase>
 #include <QPainter>
@@ -83,7 +85,7 @@ public:
         setReadOnly(true);
         setLineWrapMode(QPlainTextEdit::NoWrap);
         setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-        setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        setFont(monospaceFont());
         document()->setUndoRedoEnabled(false); // appending chunks must not build an undo stack
         connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterWidth(); });
         connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect &rect, int dy) {

@@ -4,6 +4,7 @@
 #include "connection.h"
 #include "isolationprobe.h"
 #include "messagebar.h"
+#include "monospacefont.h"
 #include "openterminalclient.h"
 #include "probedelegate.h"
 #include "probematrixmodel.h"
@@ -143,13 +144,7 @@ ProbePage::ProbePage(QWidget *parent)
     connect(m_rerunAction, &QAction::triggered, this, &ProbePage::rerunSelectedCheck);
     connect(copyAction, &QAction::triggered, m_ui->copyEvidenceButton, &QPushButton::click);
 
-    // The platform's fixed font, unless it is not fixed-pitch (offscreen, minimal setups).
-    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    if (!QFontInfo(mono).fixedPitch()) {
-        mono.setFamily(QStringLiteral("monospace"));
-        mono.setStyleHint(QFont::TypeWriter);
-    }
-    m_ui->evidenceView->setFont(mono);
+    m_ui->evidenceView->setFont(monospaceFont());
     m_ui->detailTitle->setTextFormat(Qt::RichText);
     m_ui->detailExplanation->setTextFormat(Qt::PlainText);
     m_ui->detailFailMeaning->setTextFormat(Qt::PlainText);

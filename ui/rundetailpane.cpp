@@ -1,5 +1,6 @@
 #include "rundetailpane.h"
 
+#include "monospacefont.h"
 #include "rundelegate.h"
 
 #include <QApplication>
@@ -100,11 +101,6 @@ std::vector<DiffLine> lineDiff(const QStringList &before, const QStringList &aft
     for (qsizetype i = before.size() - suffix; i < before.size(); ++i)
         out.push_back({' ', before[i]});
     return out;
-}
-
-QFont monospaceFont()
-{
-    return QFontDatabase::systemFont(QFontDatabase::FixedFont);
 }
 
 QPlainTextEdit *makeTextView(QWidget *parent, const QString &name)

@@ -12,6 +12,7 @@
 #include "runverbs.h"
 #include "secretredactor.h"
 #include "serverprobe.h"
+#include "shellquote.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -22,6 +23,7 @@
 #include <QSocketNotifier>
 #include <QTimer>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
@@ -289,9 +291,11 @@ int runExec(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("Runs COMMAND (a shell command line; its words are joined with spaces)\n"
-                       "on the server, as --user or else as the server's own account, and\n"
-                       "streams its output as it arrives. Exits with the command's exit code.\n"
+        QStringLiteral("Runs COMMAND on the server, as --user or else as the server's own\n"
+                       "account, and streams its output as it arrives. Like docker exec: one\n"
+                       "word after -- is a shell command line ('ls -la \"my dir\" | wc -l');\n"
+                       "several words run exactly that argv, each word passed as it is\n"
+                       "(-- sh -c 'exit 7'). Exits with the command's exit code.\n"
                        "Ctrl+C stops the remote command (SIGTERM, then SIGKILL)."));
     const QCommandLineOption cwdOption(QStringLiteral("cwd"),
         QStringLiteral("Working directory of the command."), QStringLiteral("DIR"));
@@ -308,9 +312,13 @@ int runExec(const QStringList &arguments)
         parser, execVerb, arguments, QStringLiteral("exec [options] -- COMMAND..."), options);
     if (parsed >= 0)
         return parsed;
-    const QString command = parser.positionalArguments().join(QLatin1Char(' '));
+    const QStringList words = parser.positionalArguments();
+    const QString command = shell::commandLine(words);
     if (command.trimmed().isEmpty())
         return usageError(QStringLiteral("exec needs a command after --"), execVerb);
+    if (!std::all_of(words.cbegin(), words.cend(), shell::isPassable))
+        return usageError(
+            QStringLiteral("a command word cannot contain a NUL character"), execVerb);
 
     Identity identity;
     identity.userId = options.userId;

