@@ -14,13 +14,13 @@
 // Each run uses a folder (or selection) of its own, so every listing is a first listing. Also
 // reported: request to painted, which adds the server's own time.
 
-#include "filefilterproxy.h"
-#include "filespage.h"
-#include "openterminalclient.h"
-#include "previewpane.h"
-#include "previewtext.h"
+#include "files/filefilterproxy.h"
+#include "files/filespage.h"
+#include "files/remotefilemodel.h"
+#include "previews/previewpane.h"
+#include "previews/previewtext.h"
 #include "realserver.h"
-#include "remotefilemodel.h"
+#include "server/openterminalclient.h"
 
 #include <QApplication>
 #include <QDir>

@@ -13,13 +13,13 @@
 // shown in a visible tree, offscreen). A node's lag is measured when its row is inserted into
 // the model; both clocks are the machine's wall clock.
 
-#include "lineassembler.h"
-#include "openterminalclient.h"
-#include "processstream.h"
 #include "realserver.h"
-#include "runmodel.h"
-#include "runpage.h"
-#include "shellquote.h"
+#include "runs/runmodel.h"
+#include "runs/runpage.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
+#include "util/shellquote.h"
 
 #include <QApplication>
 #include <QDateTime>

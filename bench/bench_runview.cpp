@@ -10,9 +10,9 @@
 // stream-basic.jsonl lines with fresh ids: each turn is an init, 20 Bash tool calls (or as
 // many as asked) with their results, a text and a result line.
 
-#include "runmodel.h"
-#include "runpage.h"
-#include "runparser.h"
+#include "runs/runmodel.h"
+#include "runs/runpage.h"
+#include "runs/runparser.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,10 +1,11 @@
 #include "cleanupverb.h"
 
-#include "cleanupmodel.h"
-#include "cleanuprunner.h"
-#include "clioutput.h"
-#include "connectionoptions.h"
-#include "secretredactor.h"
+#include "cleanup/cleanupmodel.h"
+#include "cleanup/cleanuprunner.h"
+#include "cli/clioutput.h"
+#include "cli/connectionoptions.h"
+#include "security/secretredactor.h"
+#include "util/format.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -25,7 +26,7 @@ QString itemText(const CleanupItem &item)
                        .arg(CleanupItem::actionName(item.action), -6)
                        .arg(CleanupItem::kindName(item.kind), -7)
                        .arg(item.user, -16)
-                       .arg(CleanupModel::formatBytes(item.bytes), 10)
+                       .arg(format::byteSize(item.bytes), 10)
                        .arg(QStringLiteral("%1 d").arg(item.ageDays), 7)
                        .arg(item.path);
     if (!item.outcome.isEmpty()) {
@@ -41,11 +42,10 @@ QString itemText(const CleanupItem &item)
 QString totalsText(const CleanupPlan &plan)
 {
     const int deletions = int(plan.itemsWith(CleanupItem::Action::Delete).size());
-    QString text
-        = QStringLiteral("%1 item(s); %2 to delete, %3\n")
-              .arg(plan.items().size())
-              .arg(deletions)
-              .arg(CleanupModel::formatBytes(plan.totalBytes(CleanupItem::Action::Delete)));
+    QString text = QStringLiteral("%1 item(s); %2 to delete, %3\n")
+                       .arg(plan.items().size())
+                       .arg(deletions)
+                       .arg(format::byteSize(plan.totalBytes(CleanupItem::Action::Delete)));
     const QHash<QString, int> outcomes = plan.outcomeCounts();
     if (!outcomes.isEmpty()) {
         QStringList parts;

@@ -1,6 +1,6 @@
 #include "connectionoptions.h"
 
-#include "profilestore.h"
+#include "security/profilestore.h"
 
 #include <QCommandLineParser>
 #include <QUrl>

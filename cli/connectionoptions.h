@@ -3,7 +3,7 @@
 // API key comes from. The key is never accepted as an argument: arguments are visible to
 // every user in the process list.
 
-#include "connection.h"
+#include "server/connection.h"
 
 #include <QCommandLineOption>
 #include <QString>

@@ -1,15 +1,15 @@
 #include "filesverbs.h"
 
-#include "auditlog.h"
-#include "chatindex.h"
-#include "claudecommand.h"
-#include "clioutput.h"
-#include "connectionoptions.h"
-#include "fileoperations.h"
-#include "openterminalclient.h"
-#include "secretredactor.h"
-#include "serverprobe.h"
-#include "shellquote.h"
+#include "cli/clioutput.h"
+#include "cli/connectionoptions.h"
+#include "files/chatindex.h"
+#include "files/fileoperations.h"
+#include "runs/claudecommand.h"
+#include "security/auditlog.h"
+#include "security/secretredactor.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
+#include "util/shellquote.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>

@@ -1,9 +1,9 @@
 #include "probeverb.h"
 
-#include "auditlog.h"
-#include "clioutput.h"
-#include "connectionoptions.h"
-#include "isolationprobe.h"
+#include "cli/clioutput.h"
+#include "cli/connectionoptions.h"
+#include "isolation/isolationprobe.h"
+#include "security/auditlog.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>

@@ -1,10 +1,11 @@
 #include "replayverb.h"
 
-#include "clioutput.h"
-#include "runmodel.h"
-#include "runparser.h"
-#include "runrecording.h"
-#include "runsummary.h"
+#include "cli/clioutput.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
+#include "runs/runrecording.h"
+#include "runs/runsummary.h"
+#include "util/format.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
@@ -20,13 +21,6 @@ const QString replayVerb = QStringLiteral("replay");
 namespace {
 
 enum ExitCode { RunSucceeded = 0, RunFailed = 1, UsageError = 2 };
-
-QString durationText(qint64 ms)
-{
-    if (ms < 1000)
-        return QStringLiteral("%1 ms").arg(ms);
-    return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-}
 
 QString humanSummary(const RunSummary &summary)
 {
@@ -55,7 +49,7 @@ QString humanSummary(const RunSummary &summary)
         QStringLiteral("%1 in, %2 out")
             .arg(c.toString(summary.inputTokens), c.toString(summary.outputTokens)));
     row("Cost:", QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6));
-    row("Duration:", durationText(summary.durationMs));
+    row("Duration:", format::duration(summary.durationMs));
     return text;
 }
 

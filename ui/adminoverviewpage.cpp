@@ -1,9 +1,9 @@
 #include "adminoverviewpage.h"
 
-#include "accountnames.h"
-#include "chatindex.h"
+#include "files/chatindex.h"
 #include "messagebar.h"
-#include "openterminalclient.h"
+#include "server/accountnames.h"
+#include "server/openterminalclient.h"
 #include "ui_adminoverviewpage.h"
 
 #include <QHeaderView>

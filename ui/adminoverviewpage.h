@@ -5,7 +5,7 @@
 // window switches identity, which is audited and shown in the identity bar). Servers that
 // require X-User-Id refuse the scan; the page then says so instead of showing an empty table.
 
-#include "connection.h"
+#include "server/connection.h"
 
 #include <QPointer>
 #include <QWidget>

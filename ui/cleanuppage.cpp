@@ -1,7 +1,8 @@
 #include "cleanuppage.h"
 
-#include "cleanupmodel.h"
-#include "openterminalclient.h"
+#include "cleanup/cleanupmodel.h"
+#include "server/openterminalclient.h"
+#include "util/format.h"
 
 #include <QCheckBox>
 #include <QColor>
@@ -334,9 +335,9 @@ void CleanupPage::updateTotals()
            "%7 to delete")
             .arg(itemCountText(shownItems))
             .arg(users)
-            .arg(CleanupModel::formatBytes(shownBytes), itemCountText(deleteItems),
-                CleanupModel::formatBytes(deleteBytes), itemCountText(m_model->itemCount()),
-                CleanupModel::formatBytes(m_model->deleteBytes())));
+            .arg(format::byteSize(shownBytes), itemCountText(deleteItems),
+                format::byteSize(deleteBytes), itemCountText(m_model->itemCount()),
+                format::byteSize(m_model->deleteBytes())));
 }
 
 void CleanupPage::updateButtons()
@@ -387,9 +388,8 @@ void CleanupPage::showDiff(const CleanupPlan &before, const CleanupPlan &after)
         m_diffLabel->setText(
             tr("Compared with the previous plan: +%1 (+%2) to delete (marked), "
                "−%3 (−%4) no longer deleted.")
-                .arg(itemCountText(diff.added.size()), CleanupModel::formatBytes(diff.addedBytes),
-                    itemCountText(diff.removed.size()),
-                    CleanupModel::formatBytes(diff.removedBytes)));
+                .arg(itemCountText(diff.added.size()), format::byteSize(diff.addedBytes),
+                    itemCountText(diff.removed.size()), format::byteSize(diff.removedBytes)));
         m_diffLabel->setToolTip(removedPaths.isEmpty()
                 ? QString()
                 : tr("No longer deleted:\n%1").arg(removedPaths.join(QLatin1Char('\n'))));
@@ -429,8 +429,7 @@ void CleanupPage::executeReviewedPlan()
         setStatus(tr("No shown item is marked for deletion; nothing to execute."), true);
         return;
     }
-    const QString bytes
-        = CleanupModel::formatBytes(reviewed.totalBytes(CleanupItem::Action::Delete));
+    const QString bytes = format::byteSize(reviewed.totalBytes(CleanupItem::Action::Delete));
     const QString expected = QStringLiteral("delete ") + itemCountText(count);
     const QString question
         = tr("This permanently deletes %1 (%2) on the server, as shown in the tree. Items "

@@ -7,8 +7,8 @@
 // The reviewed plan is what the tree shows: only `delete` items that pass the current filters
 // are executed, so narrowing the view narrows what is deleted.
 
-#include "cleanupplan.h"
-#include "cleanuprunner.h"
+#include "cleanup/cleanupplan.h"
+#include "cleanup/cleanuprunner.h"
 
 #include <QSet>
 #include <QWidget>

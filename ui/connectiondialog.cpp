@@ -1,6 +1,6 @@
 #include "connectiondialog.h"
 
-#include "connection.h"
+#include "server/connection.h"
 #include "ui_connectiondialog.h"
 
 #include <QPointer>

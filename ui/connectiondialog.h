@@ -3,7 +3,7 @@
 // read back into it, and stored through KeyStore; the dialog says where a key lives,
 // including the warning when no keyring was available and a file had to be used.
 
-#include "profilestore.h"
+#include "security/profilestore.h"
 
 #include <QDialog>
 

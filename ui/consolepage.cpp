@@ -1,8 +1,8 @@
 #include "consolepage.h"
 
-#include "auditlog.h"
 #include "monospacefont.h"
-#include "openterminalclient.h"
+#include "security/auditlog.h"
+#include "server/openterminalclient.h"
 #include "ui_consolepage.h"
 
 #include <QFontDatabase>

@@ -3,10 +3,10 @@
 // objects: ProcessStream does the polling, TerminalTextFilter strips escape sequences and
 // SecretRedactor masks the API key in every chunk before it reaches the view.
 
-#include "connection.h"
-#include "processstream.h"
-#include "secretredactor.h"
-#include "terminaltext.h"
+#include "security/secretredactor.h"
+#include "server/connection.h"
+#include "server/processstream.h"
+#include "server/terminaltext.h"
 
 #include <QElapsedTimer>
 #include <QPointer>

@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 #include "mainwindow.h"
 #include "messagebar.h"
-#include "profilestore.h"
+#include "security/profilestore.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -3,10 +3,10 @@
 // (the console for now) and the status bar with what the server is. It owns the one
 // OpenTerminalClient and wires probes, dialogs and pages to it; it parses nothing itself.
 
-#include "auditlog.h"
-#include "connection.h"
-#include "profilestore.h"
-#include "serverprobe.h"
+#include "security/auditlog.h"
+#include "security/profilestore.h"
+#include "server/connection.h"
+#include "server/serverprobe.h"
 
 #include <QHash>
 #include <QList>

@@ -1,7 +1,7 @@
 #include "switchuserdialog.h"
 
-#include "accountnames.h"
-#include "connection.h"
+#include "server/accountnames.h"
+#include "server/connection.h"
 #include "ui_switchuserdialog.h"
 
 #include <QPushButton>

@@ -1,5 +1,7 @@
 #include "cleanupmodel.h"
 
+#include "util/format.h"
+
 #include <QDateTime>
 #include <QLocale>
 
@@ -150,10 +152,10 @@ QVariant CleanupModel::userData(const UserGroup &group, int column, int role) co
         if (column == NameColumn)
             return group.user;
         if (column == SizeColumn)
-            return formatBytes(group.bytes);
+            return format::byteSize(group.bytes);
         if (column == ReasonColumn)
             return tr("%n item(s), %1 to delete", nullptr, int(group.items.size()))
-                .arg(formatBytes(group.deleteBytes));
+                .arg(format::byteSize(group.deleteBytes));
         return {};
     default:
         return {};
@@ -201,7 +203,7 @@ QVariant CleanupModel::itemData(const CleanupItem &item, int column, int role) c
         case ActionColumn:
             return CleanupItem::actionName(item.action);
         case SizeColumn:
-            return formatBytes(item.bytes);
+            return format::byteSize(item.bytes);
         case AgeColumn:
             return tr("%n day(s)", nullptr, int(item.ageDays));
         case LastActivityColumn:
@@ -242,21 +244,6 @@ QVariant CleanupModel::headerData(int section, Qt::Orientation orientation, int 
     default:
         return {};
     }
-}
-
-QString CleanupModel::formatBytes(qint64 bytes)
-{
-    // Fixed units in English text (not the locale's), so that output is stable in tests/CLI.
-    const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024)
-        return QStringLiteral("%1 B").arg(bytes);
-    double value = double(bytes);
-    int unit = -1;
-    while (value >= 1024.0 && unit < 3) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', 1).arg(QLatin1String(units[unit]));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // user's chats, sessions and reported items. Items can be added while the run streams in.
 // CleanupFilterProxy narrows it by kind, user, minimum size and age, and sorts numerically.
 
-#include "cleanupplan.h"
+#include "cleanup/cleanupplan.h"
 
 #include <QAbstractItemModel>
 #include <QSortFilterProxyModel>
@@ -56,8 +56,6 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(
         int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-    static QString formatBytes(qint64 bytes);
 
 private:
     struct UserGroup {

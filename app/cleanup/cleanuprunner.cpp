@@ -1,8 +1,8 @@
 #include "cleanuprunner.h"
 
-#include "auditlog.h"
-#include "processstream.h"
-#include "shellquote.h"
+#include "security/auditlog.h"
+#include "server/processstream.h"
+#include "util/shellquote.h"
 
 #include <QUuid>
 

@@ -9,9 +9,9 @@
 // open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode; the
 // runner then fails with a message that says so (there is no server-account access).
 
-#include "cleanupplan.h"
-#include "lineassembler.h"
-#include "openterminalclient.h"
+#include "cleanup/cleanupplan.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
 
 #include <QObject>
 #include <QPointer>

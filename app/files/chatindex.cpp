@@ -1,8 +1,8 @@
 #include "chatindex.h"
 
-#include "openterminalclient.h"
-#include "processstream.h"
-#include "shellquote.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
+#include "util/shellquote.h"
 
 #include <QElapsedTimer>
 #include <QLocale>

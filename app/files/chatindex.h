@@ -12,9 +12,9 @@
 // refuse that in multi-user mode; the overview then says the server allows per-user access
 // only.
 
-#include "apierror.h"
-#include "connection.h"
-#include "lineassembler.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/lineassembler.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>

@@ -1,6 +1,6 @@
 #include "filefilterproxy.h"
 
-#include "remotefilemodel.h"
+#include "files/remotefilemodel.h"
 
 #include <QDateTime>
 

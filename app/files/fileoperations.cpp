@@ -1,6 +1,6 @@
 #include "fileoperations.h"
 
-#include "openterminalclient.h"
+#include "server/openterminalclient.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -6,10 +6,10 @@
 // A move onto an existing path ends in a Conflict result; replacing it (delete, then move)
 // happens only when the caller asks for it, i.e. after the user confirmed.
 
-#include "apierror.h"
-#include "auditlog.h"
-#include "connection.h"
-#include "types.h"
+#include "security/auditlog.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/types.h"
 
 #include <QObject>
 #include <QPointer>

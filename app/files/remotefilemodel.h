@@ -8,10 +8,10 @@
 // folders elsewhere (and below) stay as they are; the model is reset only when the identity
 // or the locations are replaced as a whole.
 
-#include "apierror.h"
-#include "connection.h"
-#include "openterminalclient.h"
-#include "types.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
+#include "server/types.h"
 
 #include <QAbstractItemModel>
 #include <QHash>

@@ -1,7 +1,7 @@
 #include "isolationprobe.h"
 
-#include "serverprobe.h"
-#include "shellquote.h"
+#include "server/serverprobe.h"
+#include "util/shellquote.h"
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>

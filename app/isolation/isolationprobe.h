@@ -11,10 +11,10 @@
 // only created in the homes of the chosen users, under names with a random token, and
 // only what the probe created is deleted.
 
-#include "openterminalclient.h"
-#include "probejudgement.h"
-#include "probereport.h"
-#include "secretredactor.h"
+#include "isolation/probejudgement.h"
+#include "isolation/probereport.h"
+#include "security/secretredactor.h"
+#include "server/openterminalclient.h"
 
 #include <QHash>
 #include <QObject>

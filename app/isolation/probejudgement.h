@@ -4,8 +4,8 @@
 // recorded responses. The rules are strict: PASS needs a verified precondition (A really
 // has the resource) and a clear denial; anything inconclusive is ERROR, never PASS.
 
-#include "openterminalprotocol.h"
-#include "probereport.h"
+#include "isolation/probereport.h"
+#include "server/openterminalprotocol.h"
 
 #include <QHash>
 #include <QString>

@@ -4,7 +4,7 @@
 // server-wide checks. Results arrive one by one during a run and change single cells
 // (dataChanged); the model is only reset when a new run or a loaded report is set.
 
-#include "probereport.h"
+#include "isolation/probereport.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

@@ -2,7 +2,7 @@
 // Table model over a parsed CSV/TSV file. The first row may serve as the header; short rows
 // show empty cells. Columns without a header row are numbered from 1.
 
-#include "csvparser.h"
+#include "previews/csvparser.h"
 
 #include <QAbstractTableModel>
 

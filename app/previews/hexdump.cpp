@@ -39,20 +39,4 @@ QString hexDump(const QByteArray &bytes, qint64 firstOffset, qsizetype maxBytes)
     return QString::fromLatin1(out);
 }
 
-QString formatByteSize(qint64 bytes)
-{
-    if (bytes == 1)
-        return QStringLiteral("1 byte");
-    if (bytes < 1024)
-        return QStringLiteral("%1 bytes").arg(bytes);
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double value = double(bytes) / 1024.0;
-    int unit = 0;
-    while (value >= 1024.0 && unit < 5) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QString::number(value, 'f', 1) + QLatin1Char(' ') + QLatin1String(units[unit]);
-}
-
 } // namespace sandscope

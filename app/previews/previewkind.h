@@ -4,7 +4,7 @@
 // picks among text formats. Also the text checks the previews need: UTF-8 validity and the
 // Claude stream-json signature of a run log.
 
-#include "apierror.h"
+#include "server/apierror.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,9 +1,9 @@
 #include "artifactscanner.h"
 
-#include "chatindex.h"
-#include "openterminalclient.h"
-#include "processstream.h"
-#include "shellquote.h"
+#include "files/chatindex.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
+#include "util/shellquote.h"
 
 #include <QHash>
 #include <QLocale>

@@ -8,10 +8,10 @@
 // (chatscan::framedRecords), so any file name survives the text-only terminal.
 // Newest first, at most `limit` entries (the rest is only counted as "more").
 
-#include "chatindex.h"
-#include "connection.h"
-#include "lineassembler.h"
-#include "processstream.h"
+#include "files/chatindex.h"
+#include "server/connection.h"
+#include "server/lineassembler.h"
+#include "server/processstream.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

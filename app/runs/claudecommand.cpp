@@ -1,6 +1,6 @@
 #include "claudecommand.h"
 
-#include "shellquote.h"
+#include "util/shellquote.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>

@@ -1,7 +1,7 @@
 #include "promptattachments.h"
 
-#include "fileoperations.h"
-#include "openterminalclient.h"
+#include "files/fileoperations.h"
+#include "server/openterminalclient.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,6 +1,6 @@
 #include "rundiscovery.h"
 
-#include "serverprobe.h"
+#include "server/serverprobe.h"
 
 #include <QFileInfo>
 #include <QLocale>

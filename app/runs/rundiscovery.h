@@ -4,8 +4,8 @@
 // re-attached after its tab, or the app, was closed: by following its tee file (RunLauncher::
 // reattach with a handle without process id) until the exit file appears or its shell is gone.
 
-#include "connection.h"
-#include "runlauncher.h"
+#include "runs/runlauncher.h"
+#include "server/connection.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

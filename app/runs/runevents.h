@@ -1,7 +1,8 @@
 #pragma once
 // Plain value types that RunParser produces from Claude Code stream-json lines
-// (claude-stream-json.md, section 3). No JSON DOM leaks out of the parser: content is copied
-// into these structs; the original line is kept as bytes for a raw/pretty-printed view.
+// (docs/stream-json.md, "Line types and the events they become"). No JSON DOM leaks out of the
+// parser: content is copied into these structs; the original line is kept as bytes for a
+// raw/pretty-printed view.
 
 #include <QByteArray>
 #include <QMetaType>

@@ -87,7 +87,7 @@ void RunFilterProxy::setSearchText(const QString &text)
     m_searchText = simplified;
     m_words = simplified.isEmpty() ? QStringList() : simplified.split(QLatin1Char(' '));
     invalidateFilter();
-    emit filterChanged();
+    Q_EMIT filterChanged();
 }
 
 void RunFilterProxy::setErrorsOnly(bool errorsOnly)
@@ -96,7 +96,7 @@ void RunFilterProxy::setErrorsOnly(bool errorsOnly)
         return;
     m_errorsOnly = errorsOnly;
     invalidateFilter();
-    emit filterChanged();
+    Q_EMIT filterChanged();
 }
 
 bool RunFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const

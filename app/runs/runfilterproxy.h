@@ -4,7 +4,7 @@
 // Filtering is recursive: a match keeps all of its ancestors, so the path from the run to a
 // hit stays visible. The source order is kept (no sorting).
 
-#include "runmodel.h"
+#include "runs/runmodel.h"
 
 #include <QSortFilterProxyModel>
 #include <QString>
@@ -35,7 +35,7 @@ public slots:
     void setSearchText(const QString &text);
     void setErrorsOnly(bool errorsOnly);
 
-signals:
+Q_SIGNALS:
     void filterChanged();
 
 protected:

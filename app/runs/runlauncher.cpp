@@ -1,6 +1,6 @@
 #include "runlauncher.h"
 
-#include "processstream.h"
+#include "server/processstream.h"
 
 #include <QJsonValue>
 #include <QRegularExpression>

@@ -20,11 +20,11 @@
 // process id while the server still knows it (or has its process log), otherwise by
 // following the tee file until the exit file appears or the run's shell is gone.
 
-#include "claudecommand.h"
-#include "connection.h"
-#include "lineassembler.h"
-#include "openterminalclient.h"
-#include "processstream.h"
+#include "runs/claudecommand.h"
+#include "server/connection.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
 
 #include <QElapsedTimer>
 #include <QHash>

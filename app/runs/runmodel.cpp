@@ -1,5 +1,7 @@
 #include "runmodel.h"
 
+#include "util/format.h"
+
 #include <QLocale>
 #include <QVariantList>
 #include <QVariantMap>
@@ -113,15 +115,6 @@ QString statusText(RunModel::Status status)
         return QStringLiteral("background");
     }
     return {};
-}
-
-QString durationText(qint64 ms)
-{
-    if (ms < 1000)
-        return QStringLiteral("%1 ms").arg(ms);
-    if (ms < 60 * 1000)
-        return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
 }
 
 // Re-indents JSON text without building a DOM: keeps the CLI's key order and duplicate keys
@@ -395,7 +388,7 @@ QVariant RunModel::displayData(const Node *node, int column) const
         return statusText(node->status);
     case DurationColumn: {
         const qint64 ms = node->durationMs();
-        return ms >= 0 ? durationText(ms) : QString();
+        return ms >= 0 ? format::duration(ms) : QString();
     }
     case TokensColumn:
         if (!node->tokens.present)
@@ -559,7 +552,7 @@ RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 
 void RunModel::changed(Node *node, int firstColumn, int lastColumn)
 {
-    emit dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
+    Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 
 void RunModel::setStatus(Node *node, Status status)
@@ -896,13 +889,13 @@ void RunModel::addEvents(const RunEventBatch &events)
 {
     for (const RunEvent &event : events)
         apply(event);
-    emit summaryChanged();
+    Q_EMIT summaryChanged();
 }
 
 void RunModel::addEvent(const RunEvent &event)
 {
     apply(event);
-    emit summaryChanged();
+    Q_EMIT summaryChanged();
 }
 
 void RunModel::apply(const RunEvent &event)
@@ -1026,7 +1019,7 @@ void RunModel::markRunEnded(qint64 arrivalMs)
     else
         m_run->status = m_run->isError ? Status::Error : Status::Ok;
     changed(m_run);
-    emit summaryChanged();
+    Q_EMIT summaryChanged();
 }
 
 } // namespace sandscope

@@ -1,12 +1,12 @@
 #pragma once
-// The live run tree (claude-stream-json.md, sections 4-5): run → turns → text, thinking and
+// The live run tree (docs/stream-json.md, "The run tree"): run → turns → text, thinking and
 // tool calls; sub-agent work nested under its Agent/Task call; results matched by
 // tool_use_id. Updated incrementally from RunEvent batches: rows are only ever appended
 // (beginInsertRows/endInsertRows) and changed in place (dataChanged); the model never resets
 // while events arrive.
 
-#include "runevents.h"
-#include "runsummary.h"
+#include "runs/runevents.h"
+#include "runs/runsummary.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
@@ -117,7 +117,7 @@ public:
     RunSummary summary() const;
     bool runEnded() const { return m_runEnded; }
 
-signals:
+Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
     void summaryChanged();
 

@@ -1,6 +1,6 @@
 #include "runparser.h"
 
-#include "streamjson.h"
+#include "runs/streamjson.h"
 
 #include <QHash>
 
@@ -613,7 +613,7 @@ RunEventBatch RunParser::parseLine(const QByteArray &line, qint64 arrivalMs)
 void RunParser::emitIfAny(const RunEventBatch &events)
 {
     if (!events.isEmpty())
-        emit eventsReady(events);
+        Q_EMIT eventsReady(events);
 }
 
 void RunParser::feedLine(const QByteArray &line, qint64 arrivalMs)

@@ -1,9 +1,9 @@
 #pragma once
-// Turns Claude Code stream-json output into RunEvent values (claude-stream-json.md, sections
-// 2-3). Every line yields events: unknown types become Unknown, noise and corrupt JSON become
-// NotJson, so nothing a stream contains can stop a run from being shown.
+// Turns Claude Code stream-json output into RunEvent values (docs/stream-json.md, "Line
+// types and the events they become"). Every line yields events: unknown types become Unknown, noise
+// and corrupt JSON become NotJson, so nothing a stream contains can stop a run from being shown.
 
-#include "runevents.h"
+#include "runs/runevents.h"
 
 #include <QByteArray>
 #include <QList>
@@ -39,7 +39,7 @@ public:
 
     qint64 linesParsed() const { return m_lineNumber; }
 
-signals:
+Q_SIGNALS:
     void eventsReady(const sandscope::RunEventBatch &events);
 
 private:

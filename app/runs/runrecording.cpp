@@ -1,6 +1,6 @@
 #include "runrecording.h"
 
-#include "runparser.h"
+#include "runs/runparser.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -198,7 +198,7 @@ qint64 RecordingFeed::recordOne(const QByteArray &line, qint64 arrivalMs)
     const qint64 written = m_recorder->record(line, arrivalMs);
     if (written < 0) {
         if (!m_failing)
-            emit recordingFailed(m_recorder->errorString());
+            Q_EMIT recordingFailed(m_recorder->errorString());
         m_failing = true;
         return arrivalMs;
     }
@@ -324,7 +324,7 @@ bool RecordingReader::decodeRecordingEntry(const QByteArray &line, RecordedLine 
     auto problem = [&](const QString &why) {
         const QString text = QStringLiteral("line %1: %2").arg(m_fileLine).arg(why);
         m_problems.append(text);
-        emit problemFound(text);
+        Q_EMIT problemFound(text);
         return false;
     };
     simdjson::dom::object object;
@@ -452,8 +452,8 @@ void RecordingReader::runSlice()
         batch += m_parser->parseLine(line.line, line.arrivalMs);
     }
     if (!batch.isEmpty())
-        emit eventsReady(batch);
-    emit progress(m_bytesRead, m_totalBytes);
+        Q_EMIT eventsReady(batch);
+    Q_EMIT progress(m_bytesRead, m_totalBytes);
     if (!m_running) // cancelled by a slot connected to eventsReady or progress
         return;
     if (done)
@@ -465,7 +465,7 @@ void RecordingReader::runSlice()
 void RecordingReader::finish(bool completed)
 {
     m_running = false;
-    emit finished(completed);
+    Q_EMIT finished(completed);
 }
 
 } // namespace sandscope

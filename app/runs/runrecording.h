@@ -14,7 +14,7 @@
 // line) and feeds it through RunParser in time-boxed slices on the event loop, so a large file
 // loads with progress and can be cancelled without freezing the UI.
 
-#include "runevents.h"
+#include "runs/runevents.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -83,7 +83,7 @@ public:
     // Several complete lines, parsed as one batch after all of them were recorded.
     void feedLines(const QList<QByteArray> &lines, qint64 arrivalMs);
 
-signals:
+Q_SIGNALS:
     // Once per failure streak: the lines are still shown, but no longer recorded.
     void recordingFailed(const QString &message);
 
@@ -140,7 +140,7 @@ public:
     bool isRunning() const { return m_running; }
     qint64 lastArrivalMs() const { return m_lastArrivalMs; }
 
-signals:
+Q_SIGNALS:
     void eventsReady(const sandscope::RunEventBatch &events);
     void progress(qint64 bytesRead, qint64 totalBytes);
     void problemFound(const QString &problem);

@@ -19,25 +19,25 @@ LiveRun::LiveRun(OpenTerminalClient *client, LiveRunRequest request, QObject *pa
     connect(&m_launcher, &RunLauncher::lineReceived, this, [this] { pump(false); });
     connect(&m_launcher, &RunLauncher::lineRepaired, this, [this] { pump(false); });
     connect(&m_launcher, &RunLauncher::notice, this,
-        [this](const QString &message) { emit notice(redact(message)); });
+        [this](const QString &message) { Q_EMIT notice(redact(message)); });
     connect(&m_launcher, &RunLauncher::started, this, [this](const RunHandle &handle) {
         m_launched = true;
         audit(QStringLiteral("run"), QStringLiteral("ok"));
-        emit started(handle);
+        Q_EMIT started(handle);
         if (m_stopRequested)
             m_launcher.stop(m_stopGraceMs);
     });
     connect(&m_launcher, &RunLauncher::finished, this, [this](int exitCode) {
         pump(true);
         m_active = false;
-        emit finished(exitCode);
+        Q_EMIT finished(exitCode);
     });
     connect(&m_launcher, &RunLauncher::failed, this, [this](const QString &message) {
         pump(true);
         m_active = false;
         if (!m_launched)
             audit(QStringLiteral("run"), redact(message));
-        emit failed(redact(message));
+        Q_EMIT failed(redact(message));
     });
 }
 
@@ -143,7 +143,7 @@ void LiveRun::rememberSession(const QString &sessionId)
         session.forkedFrom = m_request.options.resumeSessionId;
     QString error;
     if (!SessionStore().record(m_request.scope, session, &error))
-        emit notice(tr("The session was not recorded: %1").arg(error));
+        Q_EMIT notice(tr("The session was not recorded: %1").arg(error));
 }
 
 void LiveRun::audit(const QString &action, const QString &result)
@@ -160,7 +160,7 @@ void LiveRun::audit(const QString &action, const QString &result)
     const AuditEntry entry {m_request.scope.profile, m_request.scope.server,
         m_request.identity.userId, action, target, result};
     if (!m_auditLog.append(entry))
-        emit notice(tr("The audit log %1 cannot be written.").arg(m_auditLog.path()));
+        Q_EMIT notice(tr("The audit log %1 cannot be written.").arg(m_auditLog.path()));
 }
 
 void LiveRun::pump(bool force)
@@ -178,7 +178,7 @@ void LiveRun::pump(bool force)
         }
         m_heldFor.invalidate();
         ++m_nextLine;
-        emit lineReady(redact(line).toUtf8(), QDateTime::currentMSecsSinceEpoch());
+        Q_EMIT lineReady(redact(line).toUtf8(), QDateTime::currentMSecsSinceEpoch());
     }
 }
 

@@ -1,6 +1,6 @@
 #include "runsummary.h"
 
-#include "runparser.h"
+#include "runs/runparser.h"
 
 #include <QFile>
 #include <QJsonValue>

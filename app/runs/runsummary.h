@@ -3,7 +3,7 @@
 // view's summary bar shows. Computed from RunEvents, so a file can be summarised while it is
 // streamed through RunParser without building a tree.
 
-#include "runevents.h"
+#include "runs/runevents.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -18,7 +18,7 @@ struct RunSummary {
     bool hasResult = false;
     int resultCount = 0;
     // The last result's is_error; true as well when the run ended without any result line
-    // (killed or crashed CLI: claude-stream-json.md, gotcha 6).
+    // (killed or crashed CLI: docs/stream-json.md, "Errors and endings").
     bool isError = false;
     qint64 toolCalls = 0; // distinct tool_use ids
     qint64 toolErrors = 0; // distinct tool_use ids whose tool_result had is_error

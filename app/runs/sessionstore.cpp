@@ -1,9 +1,9 @@
 #include "sessionstore.h"
 
-#include "claudecommand.h"
-#include "openterminalclient.h"
-#include "serverprobe.h"
-#include "shellquote.h"
+#include "runs/claudecommand.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
+#include "util/shellquote.h"
 
 #include <QDir>
 #include <QFile>

@@ -7,13 +7,13 @@
 // replace.
 //
 // On the server: the CLI keeps its transcripts in ~/.claude/projects/<escaped cwd>/<session>.jsonl
-// (claude-stream-json.md, sections 9-10). sessiondiscovery lists them for the chat working
+// (docs/stream-json.md, "Transcripts on disk"). sessiondiscovery lists them for the chat working
 // directories (~/chat-<chat>) with one command, and sessiondiscovery::discover runs it as a
 // user. A chat's directory is located with the CLI's escaping rule; because that rule maps
 // chats such as "a_b" and "a-b" onto the same directory, each transcript's recorded cwd
 // decides which chat it belongs to.
 
-#include "connection.h"
+#include "server/connection.h"
 
 #include <QDateTime>
 #include <QObject>

@@ -1,6 +1,6 @@
 #pragma once
 // Classifies and reads the envelope of one line of `claude -p --output-format stream-json
-// --verbose` output (claude-stream-json.md, sections 2 and 8). simdjson does the parsing; the
+// --verbose` output (docs/stream-json.md, "Reading one line"). simdjson does the parsing; the
 // full line is validated (syntax and UTF-8), only the envelope fields are extracted. Callers
 // that need the content use raw() with a full JSON parser.
 

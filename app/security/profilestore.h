@@ -3,7 +3,7 @@
 // them, in the system keyring through QtKeychain, with an owner-only file as a clearly
 // reported fallback when no keyring is available.
 
-#include "apierror.h"
+#include "server/apierror.h"
 
 #include <QObject>
 #include <QString>

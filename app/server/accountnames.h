@@ -1,6 +1,7 @@
 #pragma once
-// Predicts the Linux account open-terminal provisions for an X-User-Id (section 9.2 of the
-// API doc). The prediction is only a hint; the observed account (whoami) is the truth.
+// Predicts the Linux account open-terminal provisions for an X-User-Id (the two rules in
+// docs/open-terminal.md, "Multi-user rules"). The prediction is only a hint; the observed account
+// (whoami) is the truth.
 
 #include <QString>
 

@@ -4,10 +4,10 @@
 // bounds the callback's lifetime (no callback after it is destroyed), and a callback that
 // receives exactly one Result, always on the thread of the client.
 
-#include "apierror.h"
-#include "connection.h"
-#include "openterminalprotocol.h"
-#include "types.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/openterminalprotocol.h"
+#include "server/types.h"
 
 #include <QHash>
 #include <QObject>

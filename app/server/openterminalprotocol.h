@@ -2,9 +2,9 @@
 // The wire format of open-terminal, free of any I/O: building requests and turning
 // responses into typed results or typed errors. Pure functions, unit-tested data-driven.
 
-#include "apierror.h"
-#include "connection.h"
-#include "types.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/types.h"
 
 #include <QByteArray>
 #include <QList>

@@ -6,9 +6,9 @@
 // 0.11.34 deletes it on kill) recovers the rest from the process log at `log_path`, or
 // reports expiry instead of hanging.
 
-#include "apierror.h"
-#include "connection.h"
-#include "openterminalclient.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
 
 #include <QElapsedTimer>
 #include <QObject>

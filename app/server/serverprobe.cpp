@@ -1,7 +1,7 @@
 #include "serverprobe.h"
 
-#include "lineassembler.h"
-#include "processstream.h"
+#include "server/lineassembler.h"
+#include "server/processstream.h"
 
 #include <QPointer>
 #include <QTimer>

@@ -3,11 +3,11 @@
 // paths from discovery, whether it runs in multi-user mode, and the account a user id gets
 // (predicted under both naming rules and observed with `id -un`), plus the user's home.
 
-#include "accountnames.h"
-#include "apierror.h"
-#include "connection.h"
-#include "openterminalclient.h"
-#include "types.h"
+#include "server/accountnames.h"
+#include "server/apierror.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
+#include "server/types.h"
 
 #include <QDateTime>
 #include <QObject>

@@ -2,8 +2,8 @@
 // RunModel watched by QAbstractItemModelTester (Fatal), then every index and role is read.
 // Finds crashes, sanitizer reports and model-contract violations on hostile streams.
 
-#include "runmodel.h"
-#include "runparser.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>

@@ -6,7 +6,7 @@
 //    to exactly the input bytes;
 //  * for input that is valid UTF-8, the QString overload gives the same bytes.
 
-#include "shellquote.h"
+#include "util/shellquote.h"
 
 #include <QByteArray>
 #include <QString>

@@ -11,11 +11,11 @@
 //  * `run --json`: the stream, then a summary matching it; exit codes; recording; audit log.
 // One open-terminal server and one model server serve the whole suite.
 
-#include "openterminalclient.h"
 #include "realserver.h"
-#include "runlauncher.h"
-#include "runmodel.h"
-#include "runparser.h"
+#include "runs/runlauncher.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>

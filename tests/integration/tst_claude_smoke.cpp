@@ -3,10 +3,10 @@
 // and its stream-json output comes back through /execute, where it is reassembled into lines.
 // The model server's credentials reach the CLI only through a 0600 env file, never argv.
 
-#include "lineassembler.h"
-#include "openterminalclient.h"
-#include "processstream.h"
 #include "realserver.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
 #include "testing.h"
 
 #include <QCryptographicHash>

@@ -7,11 +7,11 @@
 // /home may hold other accounts: every check is limited to this test's account prefix, and
 // every executed plan holds only items of the test accounts.
 
-#include "cleanupmodel.h"
-#include "cleanuprunner.h"
-#include "openterminalclient.h"
+#include "cleanup/cleanupmodel.h"
+#include "cleanup/cleanuprunner.h"
 #include "realserver.h"
-#include "serverprobe.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>

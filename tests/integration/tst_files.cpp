@@ -4,12 +4,12 @@
 // overview, and the `chats` / `files` CLI verbs of the built binary. Expected values are
 // computed independently on the server (stat, sha256sum, known sizes and touch -d times).
 
-#include "chatindex.h"
-#include "fileoperations.h"
-#include "openterminalclient.h"
+#include "files/chatindex.h"
+#include "files/fileoperations.h"
+#include "files/remotefilemodel.h"
 #include "realserver.h"
-#include "remotefilemodel.h"
-#include "serverprobe.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>

@@ -3,8 +3,8 @@
 // accounts vanish afterwards), the scripted model server answers as the CLI expects, and
 // await() really times out.
 
-#include "openterminalclient.h"
 #include "realserver.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QFile>

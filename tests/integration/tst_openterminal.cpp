@@ -2,12 +2,12 @@
 // CTest runs this suite once per pinned server version and mode (SANDSCOPE_OT_VERSION,
 // SANDSCOPE_OT_MODE=single|multi); see tests/CMakeLists.txt.
 
-#include "accountnames.h"
-#include "lineassembler.h"
-#include "openterminalclient.h"
-#include "processstream.h"
 #include "realserver.h"
-#include "serverprobe.h"
+#include "server/accountnames.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
+#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QElapsedTimer>

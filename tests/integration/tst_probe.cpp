@@ -4,10 +4,10 @@
 // measured, and the difference between the two reports is shown with compare(). The
 // `sandscope probe` verb runs once end to end.
 
-#include "isolationprobe.h"
-#include "openterminalclient.h"
-#include "probereport.h"
+#include "isolation/isolationprobe.h"
+#include "isolation/probereport.h"
 #include "realserver.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QDir>
@@ -246,7 +246,7 @@ private Q_SLOTS:
             QCOMPARE(verdictOf(report, CheckId::ProcessShellList, subject), QStringLiteral("FAIL"));
             QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
         }
-        // 0.14.5 still uses the first-eight-alphanumerics rule (see SERVER-BEHAVIOUR.md).
+        // 0.14.5 still uses the first-eight-alphanumerics rule (see docs/server-behaviour.md).
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
         // Requests without X-User-Id are refused with 400.
         QCOMPARE(

@@ -9,12 +9,12 @@
 //  * rundiscovery finds a running run of a user, following it works and Stop ends it;
 //  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file.
 
-#include "lineassembler.h"
-#include "openterminalclient.h"
-#include "processstream.h"
 #include "realserver.h"
-#include "rundiscovery.h"
-#include "runlauncher.h"
+#include "runs/rundiscovery.h"
+#include "runs/runlauncher.h"
+#include "server/lineassembler.h"
+#include "server/openterminalclient.h"
+#include "server/processstream.h"
 #include "testing.h"
 
 #include <QJsonArray>

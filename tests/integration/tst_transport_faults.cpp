@@ -1,7 +1,7 @@
 // The client against a misbehaving HTTP server (tests/support/fault_server.py): every
 // transport failure must end in exactly one typed error, never a hang or a false success.
 
-#include "openterminalclient.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QElapsedTimer>

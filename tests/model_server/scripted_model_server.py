@@ -2,7 +2,7 @@
 """A scripted stand-in for the Anthropic Messages API, for running the real claude CLI offline.
 
 Standard library only. Point the CLI at it with ANTHROPIC_BASE_URL=http://127.0.0.1:<port> and any
-ANTHROPIC_API_KEY (see docs/claude-stream-json.md, section 12). Once bound it prints
+ANTHROPIC_API_KEY (see docs/stream-json.md). Once bound it prints
 "LISTENING <port>" on stdout and nothing else there.
 
 The answer is chosen from the newest prompt (the last user text that is not a tool result or a

@@ -3,7 +3,7 @@
 // multi-user, on a free loopback port with a random key) and our scripted Anthropic model
 // server for the claude CLI. Both are stopped and cleaned up by their destructors.
 
-#include "connection.h"
+#include "server/connection.h"
 
 #include <QHash>
 #include <QProcess>

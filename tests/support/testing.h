@@ -2,9 +2,9 @@
 // Small helpers shared by the Qt Test suites: waiting for one asynchronous client call, and
 // requirements that skip locally but must hold in CI.
 
-#include "apierror.h"
-#include "openterminalclient.h"
-#include "serverprobe.h"
+#include "server/apierror.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 
 #include <QAbstractItemModel>
 #include <QByteArray>

@@ -4,13 +4,14 @@
 // since only shown items are executed, nothing outside the test accounts can be deleted (each
 // executed plan is checked before the confirmation is answered).
 
-#include "cleanupmodel.h"
+#include "cleanup/cleanupmodel.h"
 #include "cleanuppage.h"
 #include "mainwindow.h"
-#include "openterminalclient.h"
 #include "realserver.h"
-#include "serverprobe.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 #include "testing.h"
+#include "util/format.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -221,9 +222,9 @@ private Q_SLOTS:
         const CleanupPlan reviewed = page->reviewedPlan();
         QCOMPARE(paths(reviewed), QStringList({m_oldChat, m_oldSession}));
         const QString totals = page->findChild<QLabel *>(QStringLiteral("totalsLabel"))->text();
-        QVERIFY2(totals.contains(QStringLiteral("to delete: 2 items (%1)")
-                                     .arg(CleanupModel::formatBytes(
-                                         reviewed.totalBytes(CleanupItem::Action::Delete)))),
+        QVERIFY2(totals.contains(
+                     QStringLiteral("to delete: 2 items (%1)")
+                         .arg(format::byteSize(reviewed.totalBytes(CleanupItem::Action::Delete)))),
             qPrintable(totals));
         QVERIFY2(totals.contains(QLatin1String("Shown: 4 items of 2 users")), qPrintable(totals));
         QVERIFY(page->findChild<QPushButton *>(QStringLiteral("executeButton"))->isEnabled());
@@ -312,8 +313,8 @@ private Q_SLOTS:
         QSignalSpy finished(page.get(), &CleanupPage::runFinished);
         page->findChild<QPushButton *>(QStringLiteral("executeButton"))->click();
         QCOMPARE(expected, QStringLiteral("delete 2 items"));
-        QVERIFY(asked.contains(CleanupModel::formatBytes(
-            page->reviewedPlan().totalBytes(CleanupItem::Action::Delete))));
+        QVERIFY(asked.contains(
+            format::byteSize(page->reviewedPlan().totalBytes(CleanupItem::Action::Delete))));
         QVERIFY(!page->isRunning());
         QVERIFY(!finished.wait(500));
         const QString status = page->findChild<QLabel *>(QStringLiteral("statusLabel"))->text();

@@ -3,7 +3,7 @@
 // where it was stored said plainly (here: the owner-only fallback file).
 
 #include "connectiondialog.h"
-#include "profilestore.h"
+#include "security/profilestore.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

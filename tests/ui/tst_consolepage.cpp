@@ -2,11 +2,11 @@
 // output; exit codes and signals; Stop/Kill; the API key masked in the view even when split
 // across chunks; Run disabled while a command runs.
 
-#include "auditlog.h"
 #include "consolepage.h"
-#include "openterminalclient.h"
 #include "realserver.h"
-#include "secretredactor.h"
+#include "security/auditlog.h"
+#include "security/secretredactor.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QDir>

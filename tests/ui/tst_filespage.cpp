@@ -3,20 +3,20 @@
 // requests without X-User-Id). Dialogs are answered by a scripted prompter; what the page did
 // is checked on the server itself (sha256sum, cat, ls), not through the page.
 
-#include "accountnames.h"
 #include "adminoverviewpage.h"
-#include "breadcrumbbar.h"
-#include "chatindex.h"
-#include "filefilterproxy.h"
-#include "filespage.h"
+#include "files/breadcrumbbar.h"
+#include "files/chatindex.h"
+#include "files/filefilterproxy.h"
+#include "files/filespage.h"
+#include "files/remotefilemodel.h"
 #include "mainwindow.h"
 #include "messagebar.h"
-#include "openterminalclient.h"
-#include "previewpane.h"
-#include "previewtext.h"
+#include "previews/previewpane.h"
+#include "previews/previewtext.h"
 #include "realserver.h"
-#include "remotefilemodel.h"
-#include "serverprobe.h"
+#include "server/accountnames.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAction>

@@ -18,20 +18,20 @@
 //  * the New Run dialog (ui/newrundialog.ui) takes dropped files as attachments and refuses
 //    missing ones.
 
-#include "artifactscanner.h"
-#include "artifactspanel.h"
-#include "attachmentlist.h"
 #include "mainwindow.h"
-#include "newrundialog.h"
-#include "openterminalclient.h"
-#include "profilestore.h"
 #include "realserver.h"
-#include "rundetailpane.h"
-#include "runpage.h"
-#include "runsession.h"
-#include "runsummarybar.h"
-#include "serverprobe.h"
-#include "sessionstore.h"
+#include "runs/artifactscanner.h"
+#include "runs/artifactspanel.h"
+#include "runs/attachmentlist.h"
+#include "runs/newrundialog.h"
+#include "runs/rundetailpane.h"
+#include "runs/runpage.h"
+#include "runs/runsession.h"
+#include "runs/runsummarybar.h"
+#include "runs/sessionstore.h"
+#include "security/profilestore.h"
+#include "server/openterminalclient.h"
+#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QApplication>

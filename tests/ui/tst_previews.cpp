@@ -2,16 +2,16 @@
 // input (truncated PNG, garbage PDF, invalid UTF-8, absurdly nested JSON, huge images and texts)
 // shows a clear message instead of crashing or stalling, and partial files offer "Load all".
 
-#include "csvtablemodel.h"
-#include "jsontreemodel.h"
-#include "previewcsv.h"
-#include "previewhex.h"
-#include "previewimage.h"
-#include "previewjson.h"
-#include "previewmarkdown.h"
-#include "previewpane.h"
-#include "previewpdf.h"
-#include "previewtext.h"
+#include "previews/csvtablemodel.h"
+#include "previews/jsontreemodel.h"
+#include "previews/previewcsv.h"
+#include "previews/previewhex.h"
+#include "previews/previewimage.h"
+#include "previews/previewjson.h"
+#include "previews/previewmarkdown.h"
+#include "previews/previewpane.h"
+#include "previews/previewpdf.h"
+#include "previews/previewtext.h"
 
 #include <QAbstractItemModelTester>
 #include <QBuffer>

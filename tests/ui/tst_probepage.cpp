@@ -3,14 +3,14 @@
 // clear message. One test runs the real probe from the page against a REAL multi-user
 // open-terminal (the pinned OPEN_TERMINAL_VERSION) and reruns one of its cells.
 
+#include "isolation/probedelegate.h"
+#include "isolation/probematrixmodel.h"
+#include "isolation/probepage.h"
+#include "isolation/probereport.h"
 #include "messagebar.h"
 #include "monospacefont.h"
-#include "openterminalclient.h"
-#include "probedelegate.h"
-#include "probematrixmodel.h"
-#include "probepage.h"
-#include "probereport.h"
 #include "realserver.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>

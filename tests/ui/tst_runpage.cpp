@@ -9,13 +9,13 @@
 // Expectations come from the capture JSON read with QJsonDocument. Edit/Write/TodoWrite calls are
 // the real Bash tool_use and tool_result lines of stream-basic.jsonl with the tool block swapped.
 
-#include "artifactscanner.h"
-#include "artifactspanel.h"
 #include "mainwindow.h"
-#include "rundelegate.h"
-#include "rundetailpane.h"
-#include "runpage.h"
-#include "runsummarybar.h"
+#include "runs/artifactscanner.h"
+#include "runs/artifactspanel.h"
+#include "runs/rundelegate.h"
+#include "runs/rundetailpane.h"
+#include "runs/runpage.h"
+#include "runs/runsummarybar.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

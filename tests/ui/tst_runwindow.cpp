@@ -6,14 +6,14 @@
 //  * a stream-json file in the user's home opens in a run tab (the Files preview's
 //    "Open as run").
 
-#include "attachrundialog.h"
-#include "filespage.h"
+#include "files/filespage.h"
 #include "mainwindow.h"
-#include "openterminalclient.h"
 #include "realserver.h"
-#include "rundiscovery.h"
-#include "runpage.h"
-#include "runsession.h"
+#include "runs/attachrundialog.h"
+#include "runs/rundiscovery.h"
+#include "runs/runpage.h"
+#include "runs/runsession.h"
+#include "server/openterminalclient.h"
 #include "testing.h"
 
 #include <QFile>
@@ -201,7 +201,7 @@ void RunWindowTest::runNodeFileOpensInTheFilesTab()
     RunPage *page
         = m_window->openRunFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
     QVERIFY(page);
-    emit page->openFileRequested(m_alice, path);
+    Q_EMIT page->openFileRequested(m_alice, path);
     QCOMPARE(m_window->pages()->currentWidget(), files);
     QTRY_COMPARE_WITH_TIMEOUT(files->currentPath(), path, 30000);
     QCOMPARE(m_window->identity().userId, m_alice);
@@ -223,7 +223,7 @@ void RunWindowTest::streamJsonFileOpensAsARun()
     QVERIFY2(uploaded.ok(), qPrintable(uploaded.error.toString()));
 
     const int tabs = m_window->pages()->count();
-    emit m_window->filesPage()->openRunRequested(home + QStringLiteral("/saved-run.jsonl"), {});
+    Q_EMIT m_window->filesPage()->openRunRequested(home + QStringLiteral("/saved-run.jsonl"));
     QTRY_COMPARE_WITH_TIMEOUT(m_window->pages()->count(), tabs + 1, 30000);
     auto *page = qobject_cast<RunPage *>(m_window->pages()->currentWidget());
     QVERIFY(page);

@@ -1,8 +1,8 @@
 // The user switcher: live validation with the reason shown, both predicted account names as
 // a hint, and the server account only through its explicit checkbox.
 
-#include "accountnames.h"
-#include "connection.h"
+#include "server/accountnames.h"
+#include "server/connection.h"
 #include "switchuserdialog.h"
 
 #include <QCheckBox>

@@ -1,8 +1,8 @@
-// Account-name prediction for X-User-Id (open-terminal-api.md section 9.2). The expected names
-// are the doc's two tables (observed on the servers) plus names worked out by hand from the
+// Account-name prediction for X-User-Id (docs/open-terminal.md, "Multi-user rules"). The expected
+// names are the doc's two tables (observed on the servers) plus names worked out by hand from the
 // doc's rules, with the SHA-256 prefixes computed independently (Python hashlib).
 
-#include "accountnames.h"
+#include "server/accountnames.h"
 
 #include <QtTest/QTest>
 

@@ -4,8 +4,8 @@
 // back exactly; files moved in with an old mtime count (status change); the list model merges
 // a new scan without a reset (QAbstractItemModelTester).
 
-#include "artifactscanner.h"
-#include "promptattachments.h"
+#include "runs/artifactscanner.h"
+#include "runs/promptattachments.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

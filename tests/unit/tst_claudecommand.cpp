@@ -5,8 +5,8 @@
 // claude's exit code (not tee's) comes out, and the liveness probe tells a running run from
 // a finished one.
 
-#include "claudecommand.h"
-#include "shellquote.h"
+#include "runs/claudecommand.h"
+#include "util/shellquote.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -2,9 +2,9 @@
 // CleanupModel under QAbstractItemModelTester and CleanupFilterProxy. The round trip runs the
 // real script locally on a temporary home tree: a saved plan must be accepted by it again.
 
-#include "cleanupmodel.h"
-#include "cleanupplan.h"
-#include "cleanuprunner.h"
+#include "cleanup/cleanupmodel.h"
+#include "cleanup/cleanupplan.h"
+#include "cleanup/cleanuprunner.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>

@@ -3,7 +3,7 @@
 // the key.
 
 #include "cli/cli.h"
-#include "profilestore.h"
+#include "security/profilestore.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // CsvParser: RFC 4180 quoting (separators, line breaks and doubled quotes inside quotes), CRLF,
 // TSV, ragged rows, an unterminated quote, the row limit and the separator guess.
 
-#include "csvparser.h"
+#include "previews/csvparser.h"
 #include "testing.h"
 
 #include <QtTest/QTest>

@@ -1,7 +1,6 @@
-// hexDump: offsets, the split byte columns, the printable-ASCII column and the byte limit;
-// formatByteSize in binary units.
+// hexDump: offsets, the split byte columns, the printable-ASCII column and the byte limit.
 
-#include "hexdump.h"
+#include "previews/hexdump.h"
 
 #include <QtTest/QTest>
 
@@ -33,25 +32,6 @@ private Q_SLOTS:
     }
 
     void emptyInputGivesEmptyDump() { QVERIFY(sandscope::hexDump(QByteArray()).isEmpty()); }
-
-    void formatsSizes_data()
-    {
-        QTest::addColumn<qint64>("bytes");
-        QTest::addColumn<QString>("text");
-        QTest::newRow("zero") << qint64(0) << QStringLiteral("0 bytes");
-        QTest::newRow("one") << qint64(1) << QStringLiteral("1 byte");
-        QTest::newRow("below a KiB") << qint64(1023) << QStringLiteral("1023 bytes");
-        QTest::newRow("1.5 KiB") << qint64(1536) << QStringLiteral("1.5 KiB");
-        QTest::newRow("100 MiB") << qint64(100) * 1024 * 1024 << QStringLiteral("100.0 MiB");
-        QTest::newRow("2 GiB") << qint64(2) * 1024 * 1024 * 1024 << QStringLiteral("2.0 GiB");
-    }
-
-    void formatsSizes()
-    {
-        QFETCH(qint64, bytes);
-        QFETCH(QString, text);
-        QCOMPARE(sandscope::formatByteSize(bytes), text);
-    }
 };
 
 QTEST_GUILESS_MAIN(TestHexDump)

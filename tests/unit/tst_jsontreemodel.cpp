@@ -2,7 +2,7 @@
 // QAbstractItemModelTester across loads and clears, invalid and deeply nested JSON, the node
 // budget for huge documents and the display cut of long strings.
 
-#include "jsontreemodel.h"
+#include "previews/jsontreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest/QTest>

@@ -2,8 +2,8 @@
 // answers, --api-key-file refuses unsafe files, and audit lines carry their fields but
 // never a credential.
 
-#include "auditlog.h"
-#include "profilestore.h"
+#include "security/auditlog.h"
+#include "security/profilestore.h"
 
 #include <QDateTime>
 #include <QFile>

@@ -1,7 +1,7 @@
 // LineAssembler: PTY chunks split at arbitrary positions must give the same lines as the
 // unsplit stream, CRLF handling, and linear behaviour on very long lines.
 
-#include "lineassembler.h"
+#include "server/lineassembler.h"
 #include "testing.h"
 
 #include <QtTest/QTest>

@@ -2,7 +2,7 @@
 // picks among text formats, Claude stream-json logs are recognised, and the UTF-8 checks the
 // text preview relies on accept exactly valid UTF-8.
 
-#include "previewkind.h"
+#include "previews/previewkind.h"
 
 #include <QtTest/QTest>
 

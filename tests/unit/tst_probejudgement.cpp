@@ -1,8 +1,8 @@
 // The isolation probe's verdicts from recorded server answers (bodies as 0.11.34 and 0.14.5
 // sent them), including every way a check must end in ERROR rather than PASS.
 
-#include "accountnames.h"
-#include "probejudgement.h"
+#include "isolation/probejudgement.h"
+#include "server/accountnames.h"
 
 #include <QtTest/QTest>
 

@@ -1,7 +1,7 @@
 // The open-terminal wire format without any I/O: URLs, headers, typed errors and parsers.
 
-#include "apierror.h"
-#include "openterminalprotocol.h"
+#include "server/apierror.h"
+#include "server/openterminalprotocol.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -3,9 +3,9 @@
 // batching and proxy rules can be checked exactly. The server round trips are in
 // tests/integration/tst_files.cpp.
 
-#include "chatindex.h"
-#include "filefilterproxy.h"
-#include "remotefilemodel.h"
+#include "files/chatindex.h"
+#include "files/filefilterproxy.h"
+#include "files/remotefilemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>

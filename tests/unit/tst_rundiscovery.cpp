@@ -1,7 +1,7 @@
 // rundiscovery: the listing script run by the local sh against a fake home (finished, running
 // and killed runs, an odd prompt), and the parser on hostile output.
 
-#include "rundiscovery.h"
+#include "runs/rundiscovery.h"
 
 #include <QDir>
 #include <QFile>

@@ -4,9 +4,9 @@
 // failed calls (from the capture JSON) with their ancestors; filters stay correct while
 // events keep arriving.
 
-#include "runfilterproxy.h"
-#include "runmodel.h"
-#include "runparser.h"
+#include "runs/runfilterproxy.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>

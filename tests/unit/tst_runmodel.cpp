@@ -4,8 +4,8 @@
 // any order, counts usage once per message.id, and shows retries, API errors, denials,
 // interrupted calls and several results as such. Expectations come from the capture JSON.
 
-#include "runmodel.h"
-#include "runparser.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -653,8 +653,8 @@ private slots:
 
     void backgroundAgentAndHeldBackResults()
     {
-        // Doc section 4: the first turn's result is held back until the background agent
-        // finished and arrives after the second turn's init.
+        // docs/stream-json.md, "The run tree": the first turn's result is held back until the
+        // background agent finished and arrives after the second turn's init.
         const QList<QByteArray> lines = {
             R"({"type":"system","subtype":"init","session_id":"s"})",
             R"({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"AG","name":"Agent","input":{"description":"Sub job","prompt":"SUBTASK","run_in_background":true}}]},"parent_tool_use_id":null})",

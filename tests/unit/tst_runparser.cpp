@@ -3,8 +3,8 @@
 // UTF-8 and huge lines never break parsing; byte chunks split anywhere give the same events
 // as whole lines; the summary of a file matches what the capture says.
 
-#include "runparser.h"
-#include "runsummary.h"
+#include "runs/runparser.h"
+#include "runs/runsummary.h"
 
 #include <QDir>
 #include <QFile>

@@ -6,9 +6,9 @@
 // transcripts are refused; corrupt recording lines are reported and skipped, not fatal; the
 // asynchronous reader parses in several slices with progress and can be cancelled.
 
-#include "runparser.h"
-#include "runrecording.h"
-#include "runsummary.h"
+#include "runs/runparser.h"
+#include "runs/runrecording.h"
+#include "runs/runsummary.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -1,7 +1,7 @@
 // SecretRedactor: every occurrence of every secret is masked, in whole texts and in streams
 // split at any position; held-back text stays below the longest secret's length.
 
-#include "secretredactor.h"
+#include "security/secretredactor.h"
 
 #include <QtTest/QTest>
 

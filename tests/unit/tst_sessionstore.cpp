@@ -3,7 +3,7 @@
 // >200-character hash rule, the listing script run for real by dash and bash against a
 // fabricated ~/.claude tree, and assigning transcripts to chats by directory and cwd.
 
-#include "sessionstore.h"
+#include "runs/sessionstore.h"
 #include "testing.h"
 
 #include <QDir>
@@ -128,7 +128,7 @@ void SessionStoreTest::longNamesAreCutAt200AndGetAHashOfTheOriginalPath()
     const QString path = deepPath();
     QCOMPARE(int(path.size()), 285);
     const QString name = projectDirectoryName(path);
-    // The documented directory of this path (claude-stream-json.md, section 10.1).
+    // The documented directory of this path (docs/stream-json.md, "Transcripts on disk").
     QVERIFY(name.startsWith(QLatin1String("-home-alice-chat-deep-segment-number-00-dir-")));
     QVERIFY(name.endsWith(QLatin1String("-dir-se-ytcead")));
     QCOMPARE(int(name.size()), 200 + 7);

@@ -2,7 +2,7 @@
 // and seeded random strings are quoted, run through `bash -c 'printf %s <quoted>'` (and dash),
 // nested twice the way open-terminal wraps a command, and compared with the original bytes.
 
-#include "shellquote.h"
+#include "util/shellquote.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

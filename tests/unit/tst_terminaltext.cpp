@@ -1,7 +1,7 @@
 // TerminalTextFilter: escape sequences are removed (also when split across chunks), text,
 // tabs and line ends survive, "\r" and backspace follow the documented rules.
 
-#include "terminaltext.h"
+#include "server/terminaltext.h"
 
 #include <QtTest/QTest>
 

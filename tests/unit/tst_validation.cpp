@@ -1,6 +1,6 @@
 // validateUserId: which ids may reach X-User-Id, and why the others may not.
 
-#include "connection.h"
+#include "server/connection.h"
 
 #include <QtTest/QTest>
 

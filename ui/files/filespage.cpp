@@ -1,16 +1,16 @@
 #include "filespage.h"
 
-#include "auditlog.h"
-#include "breadcrumbbar.h"
-#include "chatindex.h"
-#include "filefilterproxy.h"
+#include "files/breadcrumbbar.h"
+#include "files/chatindex.h"
+#include "files/filefilterproxy.h"
+#include "files/remotefilemodel.h"
 #include "messagebar.h"
 #include "monospacefont.h"
-#include "openterminalclient.h"
-#include "previewkind.h"
-#include "previewpage.h"
-#include "previewpane.h"
-#include "remotefilemodel.h"
+#include "previews/previewkind.h"
+#include "previews/previewpage.h"
+#include "previews/previewpane.h"
+#include "security/auditlog.h"
+#include "server/openterminalclient.h"
 #include "ui_filespage.h"
 
 #include <QAction>
@@ -440,7 +440,7 @@ FilesPage::FilesPage(QWidget *parent)
     connect(m_ui->preview, &PreviewPane::openRunRequested, this, [this] {
         const Selected item = selected();
         if (item.isValid() && !item.isDirectory)
-            Q_EMIT openRunRequested(item.path, QString());
+            Q_EMIT openRunRequested(item.path);
     });
 
     setClient(nullptr);

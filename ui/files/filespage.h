@@ -9,9 +9,9 @@
 // Questions to the user (names, confirmations, local files) go through a FilesPrompter, so
 // that tests can answer them without modal dialogs.
 
-#include "connection.h"
-#include "fileoperations.h"
-#include "openterminalclient.h"
+#include "files/fileoperations.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
 
 #include <QModelIndex>
 #include <QPointer>
@@ -184,7 +184,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     // The previewed file is a Claude stream-json log the user wants in the run view.
-    void openRunRequested(const QString &remotePath, const QString &content);
+    void openRunRequested(const QString &remotePath);
 
 private:
     struct Selected {
@@ -201,7 +201,6 @@ private:
     void createActions();
     void applyColumnLayout();
     void start();
-    void clearBrowser();
     Selected selected() const;
     QModelIndex viewIndexOf(const QModelIndex &source) const;
     QModelIndex sourceIndexOf(const QModelIndex &viewIndex) const;

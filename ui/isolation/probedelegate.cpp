@@ -1,6 +1,6 @@
 #include "probedelegate.h"
 
-#include "probematrixmodel.h"
+#include "isolation/probematrixmodel.h"
 
 #include <QPainter>
 #include <QPainterPath>

@@ -1,13 +1,13 @@
 #include "probepage.h"
 
-#include "auditlog.h"
-#include "connection.h"
-#include "isolationprobe.h"
+#include "isolation/isolationprobe.h"
+#include "isolation/probedelegate.h"
+#include "isolation/probematrixmodel.h"
 #include "messagebar.h"
 #include "monospacefont.h"
-#include "openterminalclient.h"
-#include "probedelegate.h"
-#include "probematrixmodel.h"
+#include "security/auditlog.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
 #include "ui_probepage.h"
 
 #include <QAction>

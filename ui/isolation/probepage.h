@@ -10,7 +10,7 @@
 // probe (or its cleanup) to another server. File names are asked through a ProbePrompter,
 // so that tests can answer without modal dialogs.
 
-#include "probereport.h"
+#include "isolation/probereport.h"
 
 #include <QHash>
 #include <QIdentityProxyModel>

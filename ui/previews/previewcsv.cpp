@@ -1,6 +1,6 @@
 #include "previewcsv.h"
 
-#include "csvtablemodel.h"
+#include "previews/csvtablemodel.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

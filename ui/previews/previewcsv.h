@@ -2,7 +2,7 @@
 // CSV and TSV as a table (RFC 4180 quoting), with the first row as header by default. At most
 // maxRows records are parsed, so a huge file opens at once.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 class QCheckBox;
 class QLabel;

@@ -1,7 +1,8 @@
 #include "previewhex.h"
 
-#include "hexdump.h"
 #include "monospacefont.h"
+#include "previews/hexdump.h"
+#include "util/format.h"
 
 #include <QFontDatabase>
 #include <QLabel>
@@ -31,9 +32,9 @@ void PreviewHex::setBytes(const QByteArray &bytes, qint64 totalSize, const QStri
     clearMessage();
     const qint64 size = totalSize >= 0 ? totalSize : bytes.size();
     const qsizetype dumped = std::min<qsizetype>(bytes.size(), maxDumpedBytes);
-    QString summary = tr("%1 (%L2 bytes), %3").arg(formatByteSize(size)).arg(size).arg(mimeType);
+    QString summary = tr("%1 (%L2 bytes), %3").arg(format::byteSize(size)).arg(size).arg(mimeType);
     if (dumped < size)
-        summary += tr(" — showing the first %1").arg(formatByteSize(dumped));
+        summary += tr(" — showing the first %1").arg(format::byteSize(dumped));
     m_summary->setText(summary);
     m_dump->setPlainText(hexDump(bytes, 0, dumped));
 }

@@ -2,7 +2,7 @@
 // Anything without a better preview: size and type, and a hex dump of the first maxDumpedBytes
 // (a 2 GB file is never dumped whole; the caller passes only a prefix anyway).
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 class QLabel;
 class QPlainTextEdit;

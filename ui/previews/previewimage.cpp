@@ -1,6 +1,7 @@
 #include "previewimage.h"
 
-#include "hexdump.h"
+#include "previews/hexdump.h"
+#include "util/format.h"
 
 #include <QBuffer>
 #include <QHBoxLayout>
@@ -108,7 +109,7 @@ void PreviewImage::setImage(const QByteArray &bytes, const QString &mimeType, bo
         if (!known && mimeType.startsWith(QLatin1String("image/"))) {
             showFailure(tr("This Qt installation cannot decode %1 images (no image format "
                            "plugin for it). %2 file.")
-                            .arg(format, formatByteSize(bytes.size())));
+                            .arg(format, format::byteSize(bytes.size())));
         } else {
             showFailure(
                 tr("Not a readable %1 image: %2.").arg(format, reader.errorString()) + partialHint);
@@ -136,7 +137,7 @@ void PreviewImage::setImage(const QByteArray &bytes, const QString &mimeType, bo
                           .arg(format)
                           .arg(image.width())
                           .arg(image.height())
-                          .arg(formatByteSize(bytes.size()));
+                          .arg(format::byteSize(bytes.size()));
     if (frames > 1)
         summary += tr(", first of %1 frames").arg(frames);
     m_summary->setText(summary);
@@ -159,7 +160,7 @@ void PreviewImage::setSvg(const QByteArray &bytes, bool isPartial)
     m_summary->setText(tr("SVG, %1 × %2, %3")
                            .arg(size.width())
                            .arg(size.height())
-                           .arg(formatByteSize(bytes.size())));
+                           .arg(format::byteSize(bytes.size())));
     render();
 }
 

@@ -3,7 +3,7 @@
 // zoomed. Decoding is bounded: images whose header promises more than maxPixels are refused
 // before any pixel memory is allocated, and unreadable data shows a message naming the format.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 #include <QImage>
 

@@ -1,9 +1,10 @@
 #include "previewjson.h"
 
-#include "hexdump.h"
-#include "jsontreemodel.h"
-#include "previewkind.h"
-#include "previewtext.h"
+#include "previews/hexdump.h"
+#include "previews/jsontreemodel.h"
+#include "previews/previewkind.h"
+#include "previews/previewtext.h"
+#include "util/format.h"
 
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -51,7 +52,7 @@ void PreviewJson::setJson(const QString &fileName, const QByteArray &json, bool 
     }
     if (json.size() > maxParsedBytes) {
         showRaw(tr("This JSON file (%1) is too large for the tree view; showing it as text.")
-                    .arg(formatByteSize(json.size())),
+                    .arg(format::byteSize(json.size())),
             Severity::Note);
         return;
     }

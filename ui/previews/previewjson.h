@@ -2,7 +2,7 @@
 // JSON as a collapsible tree and as pretty-printed text. Invalid or partial JSON, and JSON too
 // large to parse on the UI thread, shows as plain text with a message saying why.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 class QTabWidget;
 class QTreeView;

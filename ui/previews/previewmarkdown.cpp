@@ -1,6 +1,6 @@
 #include "previewmarkdown.h"
 
-#include "previewtext.h"
+#include "previews/previewtext.h"
 
 #include <QHBoxLayout>
 #include <QStackedWidget>

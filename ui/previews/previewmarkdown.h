@@ -3,7 +3,7 @@
 // Rendering never fetches anything: images and links in the document are not loaded. Texts over
 // maxRenderedBytes open as source, since the Markdown parser runs on the UI thread.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 class QStackedWidget;
 class QTextBrowser;

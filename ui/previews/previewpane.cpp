@@ -1,14 +1,15 @@
 #include "previewpane.h"
 
-#include "csvparser.h"
-#include "hexdump.h"
-#include "previewcsv.h"
-#include "previewhex.h"
-#include "previewimage.h"
-#include "previewjson.h"
-#include "previewmarkdown.h"
-#include "previewpdf.h"
-#include "previewtext.h"
+#include "previews/csvparser.h"
+#include "previews/hexdump.h"
+#include "previews/previewcsv.h"
+#include "previews/previewhex.h"
+#include "previews/previewimage.h"
+#include "previews/previewjson.h"
+#include "previews/previewmarkdown.h"
+#include "previews/previewpdf.h"
+#include "previews/previewtext.h"
+#include "util/format.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -120,9 +121,9 @@ void PreviewPane::showContent(
 {
     const qint64 size = std::max<qint64>(totalSize, bytes.size());
     const PreviewChoice choice = choosePreview(fileName, bytes.left(sniffBytes));
-    QString status = QStringLiteral("%1 · %2").arg(choice.mimeType, formatByteSize(size));
+    QString status = QStringLiteral("%1 · %2").arg(choice.mimeType, format::byteSize(size));
     if (isPartial)
-        status += tr(" · first %1 loaded").arg(formatByteSize(bytes.size()));
+        status += tr(" · first %1 loaded").arg(format::byteSize(bytes.size()));
 
     switch (choice.kind) {
     case PreviewKind::Image:
@@ -159,7 +160,7 @@ void PreviewPane::showContent(
         const qsizetype decoded = prefix ? completeUtf8Length(slice) : slice.size();
         const QString text = QString::fromUtf8(slice.constData(), int(decoded));
         if (capped)
-            status += tr(" · showing the first %1").arg(formatByteSize(maxTextBytes));
+            status += tr(" · showing the first %1").arg(format::byteSize(maxTextBytes));
         showDecodedText(fileName, choice, text, prefix);
         if (invalidAt >= 0) {
             const QString warning = tr("Not valid UTF-8 (first invalid byte at offset %L1); "

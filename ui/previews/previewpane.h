@@ -4,7 +4,7 @@
 // "Load all"; for a Claude stream-json log it offers to open it in the run view. Input of any
 // size or quality shows something or a clear message; nothing here blocks for long.
 
-#include "previewkind.h"
+#include "previews/previewkind.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "previewpdf.h"
 
-#include "hexdump.h"
+#include "previews/hexdump.h"
 
 #include <QBuffer>
 #include <QHBoxLayout>

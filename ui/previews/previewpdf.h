@@ -2,7 +2,7 @@
 // PDF pages with QtPdf: page navigation and zoom (fit width, or a zoom factor). A file QtPdf
 // cannot open (corrupt, truncated, password-protected) shows a message instead.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 #include <QByteArray>
 

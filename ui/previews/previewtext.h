@@ -6,7 +6,7 @@
 // over maxHighlightedLines; lines over maxLineLength are shortened for display, since one
 // multi-megabyte line makes any text layout crawl.
 
-#include "previewpage.h"
+#include "previews/previewpage.h"
 
 class QPlainTextEdit;
 

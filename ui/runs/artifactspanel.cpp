@@ -1,7 +1,7 @@
 #include "artifactspanel.h"
 
-#include "artifactscanner.h"
-#include "rundelegate.h"
+#include "runs/artifactscanner.h"
+#include "runs/rundelegate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -65,7 +65,7 @@ void AttachRunDialog::refresh()
             m_ui->refreshButton->setEnabled(true);
             if (!ok) {
                 m_ui->statusLabel->setText(tr("The runs could not be listed: %1").arg(error));
-                emit listingFinished(false);
+                Q_EMIT listingFinished(false);
                 return;
             }
             m_model->setListing(listing);
@@ -75,7 +75,7 @@ void AttachRunDialog::refresh()
                           .arg(listing.home + QStringLiteral("/.sandscope/runs")));
             if (m_proxy->rowCount() > 0)
                 m_ui->runView->selectRow(0);
-            emit listingFinished(true);
+            Q_EMIT listingFinished(true);
         });
 }
 

@@ -3,8 +3,8 @@
 // be shown again after its tab or the app was closed: a running run is followed live, a
 // finished one is read to its end. The list loads in the background; refresh reloads it.
 
-#include "connection.h"
-#include "rundiscovery.h"
+#include "runs/rundiscovery.h"
+#include "server/connection.h"
 
 #include <QDialog>
 
@@ -35,7 +35,7 @@ public:
 public slots:
     void refresh();
 
-signals:
+Q_SIGNALS:
     void listingFinished(bool ok);
 
 private:

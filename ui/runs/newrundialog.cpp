@@ -1,9 +1,9 @@
 #include "newrundialog.h"
 
-#include "chatindex.h"
-#include "claudecommand.h"
-#include "profilestore.h"
-#include "promptattachments.h"
+#include "files/chatindex.h"
+#include "runs/claudecommand.h"
+#include "runs/promptattachments.h"
+#include "security/profilestore.h"
 #include "ui_newrundialog.h"
 
 #include <QPointer>

@@ -7,9 +7,9 @@
 // local files attached to the prompt, which the run page uploads before the turn starts.
 // The form is ui/newrundialog.ui.
 
-#include "connection.h"
-#include "runsession.h"
-#include "sessionstore.h"
+#include "runs/runsession.h"
+#include "runs/sessionstore.h"
+#include "server/connection.h"
 
 #include <QDialog>
 #include <QHash>

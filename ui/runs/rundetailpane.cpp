@@ -1,7 +1,7 @@
 #include "rundetailpane.h"
 
 #include "monospacefont.h"
-#include "rundelegate.h"
+#include "runs/rundelegate.h"
 
 #include <QApplication>
 #include <QClipboard>

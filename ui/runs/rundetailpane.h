@@ -6,7 +6,7 @@
 // tool_result line on a third for tool calls). A Read/Write/Edit/MultiEdit/NotebookEdit call
 // offers to open its file (openFileRequested with the path as the call named it).
 
-#include "runmodel.h"
+#include "runs/runmodel.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
@@ -58,7 +58,7 @@ public:
     void setFileLinkResolver(std::function<QString(const QModelIndex &)> resolver);
     bool offersOpenFile() const;
 
-signals:
+Q_SIGNALS:
     // The Open File button, with linkedFilePath().
     void openFileRequested(const QString &filePath);
 

@@ -1,12 +1,12 @@
 #include "runpage.h"
 
-#include "artifactscanner.h"
-#include "artifactspanel.h"
-#include "attachmentlist.h"
-#include "promptattachments.h"
-#include "rundelegate.h"
-#include "rundetailpane.h"
-#include "runsummarybar.h"
+#include "runs/artifactscanner.h"
+#include "runs/artifactspanel.h"
+#include "runs/attachmentlist.h"
+#include "runs/promptattachments.h"
+#include "runs/rundelegate.h"
+#include "runs/rundetailpane.h"
+#include "runs/runsummarybar.h"
 #include "ui_runpage.h"
 
 #include <QAction>
@@ -102,7 +102,7 @@ RunPage::RunPage(QWidget *parent)
         [this] { sendFollowUp(m_ui->followUpEdit->text()); });
     connect(m_ui->newChatButton, &QPushButton::clicked, this, [this] {
         if (m_live)
-            emit newChatRequested(m_live->request());
+            Q_EMIT newChatRequested(m_live->request());
     });
     connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
@@ -167,7 +167,7 @@ RunPage::RunPage(QWidget *parent)
     connect(
         m_ui->artifactsPanel, &ArtifactsPanel::refreshRequested, this, &RunPage::refreshArtifacts);
     connect(m_ui->artifactsPanel, &ArtifactsPanel::openRequested, this,
-        [this](const QString &path) { emit openFileRequested(userId(), path); });
+        [this](const QString &path) { Q_EMIT openFileRequested(userId(), path); });
     connect(m_ui->artifactsPanel, &ArtifactsPanel::countChanged, this, [this](int count) {
         m_ui->bottomTabs->setTabText(
             m_ui->bottomTabs->indexOf(m_ui->artifactsTab), tr("Artifacts (%1)").arg(count));
@@ -175,7 +175,7 @@ RunPage::RunPage(QWidget *parent)
     m_ui->detailPane->setFileLinkResolver(
         [this](const QModelIndex &index) { return linkedFilePath(index); });
     connect(m_ui->detailPane, &RunDetailPane::openFileRequested, this,
-        [this](const QString &path) { emit openFileRequested(userId(), path); });
+        [this](const QString &path) { Q_EMIT openFileRequested(userId(), path); });
 
     setupTree();
     setupActions();
@@ -302,7 +302,7 @@ void RunPage::openFileOfCurrentNode()
                       "do)."));
         return;
     }
-    emit openFileRequested(userId(), path);
+    Q_EMIT openFileRequested(userId(), path);
 }
 
 bool RunPage::eventFilter(QObject *watched, QEvent *event)
@@ -419,7 +419,7 @@ void RunPage::onLoadFinished(bool completed)
     if (!notes.isEmpty())
         showNotice(notes.join(QLatin1Char(' ')), !completed || !problems.isEmpty());
     updateSummary();
-    emit loadFinished(completed);
+    Q_EMIT loadFinished(completed);
 }
 
 void RunPage::setRecorder(RunRecorder *recorder)
@@ -522,7 +522,7 @@ void RunPage::setFollowing(bool following)
     m_ui->followButton->setChecked(following);
     if (following)
         scheduleFollowScroll();
-    emit followingChanged(following);
+    Q_EMIT followingChanged(following);
 }
 
 void RunPage::onCurrentChanged(const QModelIndex &current)
@@ -806,7 +806,7 @@ void RunPage::onUploadFailed(const QString &message)
             .arg(RunDelegate::statusColor(RunModel::Status::Error, palette()).name()));
     updateAttachmentPanel();
     updateRunControls();
-    emit attachmentUploadFailed(message);
+    Q_EMIT attachmentUploadFailed(message);
 }
 
 void RunPage::updateAttachmentPanel()
@@ -887,7 +887,7 @@ void RunPage::refreshArtifacts()
         connect(m_scanner, &ArtifactScanner::finished, this,
             [this](const QVector<ArtifactFile> &files, bool truncated) {
                 m_ui->artifactsPanel->setFiles(files, truncated);
-                emit artifactsListed(int(files.size()));
+                Q_EMIT artifactsListed(int(files.size()));
             });
         connect(
             m_scanner, &ArtifactScanner::failed, m_ui->artifactsPanel, &ArtifactsPanel::setError);
@@ -958,7 +958,7 @@ void RunPage::startTurn(const LiveRunRequest &request, const RunHandle *attachTo
         run->start();
     }
     updateRunControls();
-    emit liveTurnStarted();
+    Q_EMIT liveTurnStarted();
 }
 
 void RunPage::onLiveEvents(const RunEventBatch &events)
@@ -1003,7 +1003,7 @@ void RunPage::onTurnEnded(bool transportFailed, const QString &message, int exit
     m_artifactsTimer.stop();
     refreshArtifacts();
     updateRunControls();
-    emit liveTurnFinished(ok);
+    Q_EMIT liveTurnFinished(ok);
 }
 
 void RunPage::updateRunControls()

@@ -13,12 +13,12 @@
 // runs, and on request). The file of a Read/Write/Edit/NotebookEdit node, or an artifact, opens
 // through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O).
 
-#include "fileoperations.h"
-#include "runfilterproxy.h"
-#include "runmodel.h"
-#include "runparser.h"
-#include "runrecording.h"
-#include "runsession.h"
+#include "files/fileoperations.h"
+#include "runs/runfilterproxy.h"
+#include "runs/runmodel.h"
+#include "runs/runparser.h"
+#include "runs/runrecording.h"
+#include "runs/runsession.h"
 
 #include <QList>
 #include <QPersistentModelIndex>
@@ -142,7 +142,7 @@ public slots:
     // Emits openFileRequested for the current node's file (see linkedFilePath).
     void openFileOfCurrentNode();
 
-signals:
+Q_SIGNALS:
     void loadFinished(bool completed);
     void followingChanged(bool following);
     // A live turn started, and ended (ok: a successful result).

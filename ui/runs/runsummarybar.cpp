@@ -1,6 +1,7 @@
 #include "runsummarybar.h"
 
-#include "rundelegate.h"
+#include "runs/rundelegate.h"
+#include "util/format.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -9,15 +10,6 @@
 namespace sandscope {
 
 namespace {
-
-QString durationText(qint64 ms)
-{
-    if (ms < 1000)
-        return QStringLiteral("%1 ms").arg(ms);
-    if (ms < 60 * 1000)
-        return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
-}
 
 } // namespace
 
@@ -124,7 +116,7 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
         summary.hasResult ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6)
                           : QStringLiteral("–"));
     setField(
-        m_duration, summary.hasResult ? durationText(summary.durationMs) : QStringLiteral("–"));
+        m_duration, summary.hasResult ? format::duration(summary.durationMs) : QStringLiteral("–"));
     setField(
         m_session, summary.sessionId.isEmpty() ? QStringLiteral("–") : summary.sessionId.left(8));
     m_session->setToolTip(summary.sessionId);

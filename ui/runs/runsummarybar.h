@@ -2,8 +2,8 @@
 // The run in one line under the tree: outcome, turns, tool calls, tokens, cost and duration
 // (the result line's figures, RunSummary), plus the session.
 
-#include "runmodel.h"
-#include "runsummary.h"
+#include "runs/runmodel.h"
+#include "runs/runsummary.h"
 
 #include <QFrame>
 
