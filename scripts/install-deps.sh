@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 / Ubuntu 24.04 machine needs to build, run and
 # test Sandscope. Idempotent: re-running only installs what is missing.
-#   - distribution packages (Qt 5 + KF5 SyntaxHighlighting, Qt 6, QtKeychain, simdjson, ...)
+#   - distribution packages (Qt 5 + KF5 SyntaxHighlighting, Qt 6, QtKeychain, simdjson, ...,
+#     and for the .deb: help2man, rsvg-convert, dpkg-shlibdeps, lintian and the validators)
 #   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
 #     ${SANDSCOPE_CACHE:-~/.cache/sandscope}/ot-<version>
 #   - the pinned Claude Code CLI from npm, installed under /usr so that `claude` is on the
@@ -25,6 +26,7 @@ packages=(
   clang libclang-rt-dev
   qt5-image-formats-plugins qt6-image-formats-plugins
   fonts-dejavu-core
+  help2man librsvg2-bin dpkg-dev lintian desktop-file-utils appstream
 )
 missing=()
 for p in "${packages[@]}"; do

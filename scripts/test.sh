@@ -5,7 +5,8 @@
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, ui and the
 #         integration suites against the primary server version
 #   fuzz  clang + libFuzzer: the stream-json parser and the shell quoting, for a bounded time
-# The qt5 flavour also runs the benchmarks once and prints their figures (scripts/bench.sh).
+# The qt5 flavour also runs the benchmarks once and prints their figures (scripts/bench.sh),
+# then builds the .deb and checks it (scripts/package.sh: lintian clean, installs, runs, purges).
 # SANDSCOPE_FLAVOURS="qt6" limits the run; extra arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +32,8 @@ for flavour in $flavours; do
   if [ "$flavour" = qt5 ]; then
     echo "=== $flavour: benchmarks (figures, not pass/fail)"
     ./scripts/bench.sh "build/$flavour"
+    echo "=== $flavour: package"
+    ./scripts/package.sh "build/$flavour"
   fi
 done
 echo "=== all flavours passed: $flavours"

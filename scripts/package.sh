@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds the .deb from a configured build tree (default build/qt5) and proves it:
+#   1. desktop-file-validate and appstreamcli validate --no-net on packaging/ (warnings fail);
+#   2. cpack -G DEB, then lintian on the package: any error or warning fails;
+#   3. dpkg -i, then the installed /usr/bin/sandscope runs --version and a replay;
+#   4. dpkg --purge, and nothing of the package is left behind.
+# Steps 3-4 change the system (root or sudo); SANDSCOPE_PACKAGE_INSTALL_TEST=0 skips them.
+# Usage: scripts/package.sh [BUILD_DIR]      (scripts/test.sh runs it for the qt5 flavour)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+build=${1:-build/qt5}
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+for tool in cpack lintian desktop-file-validate appstreamcli dpkg-deb dpkg-shlibdeps help2man rsvg-convert; do
+  command -v "$tool" >/dev/null || { echo "package: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
+done
+[ -f "$build/CMakeCache.txt" ] || { echo "package: $build is not a configured build tree" >&2; exit 1; }
+
+echo "=== package: desktop file and AppStream metadata"
+desktop-file-validate packaging/sandscope.desktop
+appstreamcli validate --no-net packaging/*.metainfo.xml
+
+echo "=== package: build the .deb from $build"
+# Reconfigured so that tools installed since the first configure are found; then the
+# executable, the private library and the generated man page, icons and changelog.
+cmake -S . -B "$build" >/dev/null
+cmake --build "$build" --target sandscope sandscope_package_data
+rm -f "$build"/sandscope_*.deb
+(cd "$build" && cpack -G DEB)
+debs=("$build"/sandscope_*.deb)
+if [ ${#debs[@]} -ne 1 ] || [ ! -f "${debs[0]}" ]; then
+  echo "package: cpack made no single .deb" >&2
+  exit 1
+fi
+deb=${debs[0]}
+version=$(dpkg-deb -f "$deb" Version)
+dpkg-deb -c "$deb" | awk '{print $1, $6, $7, $8}'
+
+echo "=== package: lintian $deb"
+lintian --fail-on error,warning "$deb"
+echo "package: lintian reports no errors or warnings"
+
+if [ "${SANDSCOPE_PACKAGE_INSTALL_TEST:-1}" = 0 ]; then
+  echo "=== package: install test skipped (SANDSCOPE_PACKAGE_INSTALL_TEST=0)"
+  exit 0
+fi
+if dpkg-query -W -f='${Status}' sandscope 2>/dev/null | grep -q 'install ok installed'; then
+  echo "package: sandscope is already installed here; remove it (dpkg --purge sandscope) or set" \
+       "SANDSCOPE_PACKAGE_INSTALL_TEST=0" >&2
+  exit 1
+fi
+
+echo "=== package: dpkg -i, run the installed copy, dpkg --purge"
+purge() { as_root dpkg --purge sandscope >/dev/null; }
+trap purge EXIT
+as_root dpkg -i "$deb"
+(
+  # From outside the source and build trees, so nothing but the installed files can be used.
+  cd /
+  installed=$(env -u LD_LIBRARY_PATH /usr/bin/sandscope --version)
+  echo "$installed"
+  [ "$installed" = "sandscope $version" ] \
+    || { echo "package: the installed sandscope is not version $version" >&2; exit 1; }
+  ldd /usr/bin/sandscope | grep -q "libsandscope_core.so.0 => /usr/bin/../lib/sandscope/" \
+    || { echo "package: /usr/bin/sandscope does not load its private libsandscope_core" >&2; exit 1; }
+  env -u LD_LIBRARY_PATH /usr/bin/sandscope replay "$here/tests/data/stream-basic.jsonl" --summary
+)
+trap - EXIT
+as_root dpkg --purge sandscope
+if dpkg-query -W sandscope >/dev/null 2>&1 || [ -e /usr/bin/sandscope ] || [ -e /usr/lib/sandscope ]; then
+  echo "package: dpkg --purge sandscope left files or package state behind" >&2
+  exit 1
+fi
+echo "=== package: $deb passed (lintian clean, installs, runs, purges)"
