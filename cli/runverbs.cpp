@@ -3,6 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "runs/claudecommand.h"
+#include "runs/runcontroller.h"
 #include "runs/rundiscovery.h"
 #include "runs/runlauncher.h"
 #include "runs/runmodel.h"
@@ -380,28 +381,63 @@ QString summaryText(const RunSummary &summary)
 }
 
 // What the last result line said, for the error message.
-struct ResultNote {
-    bool seen = false;
-    QString subtype;
-    QString text;
-    QStringList errors;
-    int apiErrorStatus = 0;
-    QString apiErrorType;
-};
-
-QString resultFailureMessage(const ResultNote &note)
+// The one place a turn's outcome becomes an exit code: 0 successful result; 1 error result or
+// no result; 3 server or transport failure; 128+N stopped by signal N.
+int exitCodeOf(const RunOutcome &outcome, int stopSignal)
 {
-    QString message = QStringLiteral("the run ended with an error result (%1").arg(note.subtype);
-    if (note.apiErrorStatus)
-        message += QStringLiteral(", API status %1").arg(note.apiErrorStatus);
-    if (!note.apiErrorType.isEmpty())
-        message += QStringLiteral(" ") + note.apiErrorType;
-    message += QLatin1Char(')');
-    const QString detail
-        = !note.text.isEmpty() ? note.text : note.errors.join(QStringLiteral("; "));
-    if (!detail.isEmpty())
-        message += QStringLiteral(": ") + firstLine(detail, 300);
-    return message;
+    switch (outcome.kind) {
+    case RunOutcome::Kind::Ok:
+        return Ok;
+    case RunOutcome::Kind::TransportFailed:
+        return ServerError;
+    case RunOutcome::Kind::Stopped:
+        return stopSignal != 0 ? 128 + stopSignal : Error;
+    case RunOutcome::Kind::ErrorResult:
+    case RunOutcome::Kind::NoResult:
+        return Error;
+    }
+    return Error;
+}
+
+// Why the turn did not succeed, for stderr (empty when it did).
+QString outcomeMessage(const RunOutcome &outcome, const ConnectionOptions &options)
+{
+    switch (outcome.kind) {
+    case RunOutcome::Kind::Ok:
+        return {};
+    case RunOutcome::Kind::TransportFailed:
+        return serverMessage(QStringLiteral("the run failed: ") + outcome.failure, options);
+    case RunOutcome::Kind::Stopped:
+        return outcome.detached ? QString()
+                                : QStringLiteral("the run was stopped before it produced a result");
+    case RunOutcome::Kind::NoResult: {
+        const int code = outcome.exitCode;
+        QString message = QStringLiteral("the run ended without a result (claude %1)")
+                              .arg(code < 0 ? QStringLiteral("was killed by signal %1").arg(-code)
+                                            : QStringLiteral("exited with status %1").arg(code));
+        const QString standardError = outcome.standardError.trimmed();
+        if (!standardError.isEmpty())
+            message += QStringLiteral("; its stderr: ") + firstLine(standardError, 500);
+        return message;
+    }
+    case RunOutcome::Kind::ErrorResult: {
+        const ResultInfo &result = outcome.result;
+        QString message
+            = QStringLiteral("the run ended with an error result (%1").arg(result.subtype);
+        if (result.apiErrorStatus)
+            message += QStringLiteral(", API status %1").arg(result.apiErrorStatus);
+        if (!result.apiErrorType.isEmpty())
+            message += QStringLiteral(" ") + result.apiErrorType;
+        message += QLatin1Char(')');
+        const QString detail = !result.resultText.isEmpty()
+            ? result.resultText
+            : result.errors.join(QStringLiteral("; "));
+        if (!detail.isEmpty())
+            message += QStringLiteral(": ") + firstLine(detail, 300);
+        return message;
+    }
+    }
+    return {};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -580,20 +616,6 @@ int executeRun(const QStringList &arguments)
                             : QStringLiteral("found on the server")));
     }
 
-    RunRecorder recorder;
-    if (parser.isSet(recordOption)) {
-        const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope run")},
-            {QStringLiteral("server"), options.serverText()},
-            {QStringLiteral("user_id"), options.userId}, {QStringLiteral("chat_id"), chatId},
-            {QStringLiteral("resume_session_id"), runOptions.resumeSessionId},
-            {QStringLiteral("fork"), fork}};
-        if (!recorder.open(parser.value(recordOption), metadata)) {
-            printError(QStringLiteral("cannot record to %1: %2")
-                           .arg(parser.value(recordOption), recorder.errorString()));
-            return Error;
-        }
-    }
-
     LiveRunRequest request;
     request.identity.userId = options.userId;
     request.scope = scope;
@@ -601,141 +623,101 @@ int executeRun(const QStringList &arguments)
     request.prompt = prompt;
     request.options = runOptions;
     request.environment = environment;
-    // LiveRun masks the agent's secrets, holds PTY-damaged lines for their repair, records
-    // the session and audits starting and stopping, as it does for the GUI.
-    LiveRun live(&client, request);
-    RunLauncher &launcher = *live.launcher();
-    RunParser runParser;
+    // The controller masks the secrets, holds PTY-damaged lines for their repair, records
+    // every line and the session, audits starting and stopping, as it does for the GUI.
+    RunController controller(&client);
+    if (parser.isSet(recordOption)) {
+        const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope run")},
+            {QStringLiteral("server"), options.serverText()},
+            {QStringLiteral("user_id"), options.userId}, {QStringLiteral("chat_id"), chatId},
+            {QStringLiteral("resume_session_id"), runOptions.resumeSessionId},
+            {QStringLiteral("fork"), fork}};
+        if (!controller.openRecording(parser.value(recordOption), metadata, &why)) {
+            printError(
+                QStringLiteral("cannot record to %1: %2").arg(parser.value(recordOption), why));
+            return Error;
+        }
+    }
     RunModel model;
-    RecordingFeed feed(&runParser, recorder.isOpen() ? &recorder : nullptr);
     QEventLoop loop;
     int exitCode = Error;
-    bool launched = false;
-    bool ended = false;
-    int stopRequests = 0;
     int stopSignal = 0;
-    ResultNote lastResult;
-    QString failure;
 
     const auto writeLine = [&](const QString &line) -> bool {
         return writeText(stdout, redactor.redact(line) + QLatin1Char('\n'));
     };
     TreePrinter printer(&model, [&](const QString &line) { writeLine(line); });
 
-    QObject::connect(&feed, &RecordingFeed::recordingFailed, &loop, [&](const QString &message) {
-        printError(QStringLiteral("warning: recording stopped: ") + message);
-    });
-    QObject::connect(&runParser, &RunParser::eventsReady, &loop, [&](const RunEventBatch &events) {
-        for (const RunEvent &event : events) {
-            if (event.kind == RunEvent::Result) {
-                lastResult.seen = true;
-                lastResult.subtype = event.result.subtype;
-                lastResult.text = event.result.resultText;
-                lastResult.errors = event.result.errors;
-                lastResult.apiErrorStatus = event.result.apiErrorStatus;
-                lastResult.apiErrorType = event.result.apiErrorType;
-            }
-        }
-        model.addEvents(events);
-        if (!json)
-            printer.flush();
-        // Recorded as soon as it is known, so a run killed midway can still be resumed.
-        live.rememberSession(model.summary().sessionId);
-    });
-
-    // Lines arrive in order, masked; a line the PTY damaged was held briefly for its repair.
     QObject::connect(
-        &live, &LiveRun::lineReady, &loop, [&](const QByteArray &bytes, qint64 arrival) {
-            const QString line = QString::fromUtf8(bytes);
-            if (json) {
-                const QString trimmed = line.trimmed();
+        &controller, &RunController::recordingFailed, &loop, [&](const QString &message) {
+            printError(QStringLiteral("warning: recording stopped: ") + message);
+        });
+    QObject::connect(
+        &controller, &RunController::eventsReady, &loop, [&](const RunEventBatch &events) {
+            model.addEvents(events);
+            if (!json)
+                printer.flush();
+        });
+    if (json) {
+        QObject::connect(
+            &controller, &RunController::lineReady, &loop, [&](const QByteArray &bytes) {
+                const QString trimmed = QString::fromUtf8(bytes).trimmed();
                 if (trimmed.startsWith(QLatin1Char('{'))
                     && QJsonDocument::fromJson(trimmed.toUtf8()).isObject()) {
-                    if (!writeLine(trimmed) && stopRequests == 0)
+                    if (!writeLine(trimmed) && stopSignal == 0)
                         printError(QStringLiteral("cannot write to stdout"));
                 } else if (!trimmed.isEmpty()) {
                     printError(QStringLiteral("skipped a line that is not JSON: ")
                         + redactor.redact(firstLine(trimmed, 200)));
                 }
-            }
-            feed.feedLine(redactor.redact(line).toUtf8(), arrival); // the recording too
-        });
-    QObject::connect(&live, &LiveRun::notice, &loop,
+            });
+    }
+    QObject::connect(&controller, &RunController::notice, &loop,
         [&](const QString &message) { printError(redactor.redact(message)); });
-
-    const auto finishRun = [&](bool transportFailed) {
-        if (ended)
-            return;
-        ended = true;
+    QObject::connect(&controller, &RunController::turnStarted, &loop,
+        [&](const RunHandle &handle, bool attached) {
+            if (!json && !attached)
+                writeLine(QStringLiteral("Run %1 of chat %2 as %3 started (tee copy: %4)")
+                              .arg(handle.runId, chatId, options.userId, handle.teePath()));
+        });
+    QObject::connect(&controller, &RunController::turnEnded, &loop, [&](const RunOutcome &outcome) {
         model.markRunEnded(QDateTime::currentMSecsSinceEpoch());
         if (!json)
             printer.flush();
         const RunSummary summary = model.summary();
-        live.rememberSession(summary.sessionId);
         if (json)
             writeLine(
                 QString::fromUtf8(QJsonDocument(summary.toJson()).toJson(QJsonDocument::Compact)));
         else
             writeLine(summaryText(summary));
-        recorder.close();
-
-        if (transportFailed) {
-            printError(redactor.redact(
-                serverMessage(QStringLiteral("the run failed: ") + failure, options)));
-            exitCode = ServerError;
-        } else if (stopSignal != 0 && !summary.hasResult) {
-            printError(QStringLiteral("the run was stopped before it produced a result"));
-            exitCode = 128 + stopSignal;
-        } else if (!summary.hasResult) {
-            const int code = launcher.exitCode();
-            QString message
-                = QStringLiteral("the run ended without a result (claude %1)")
-                      .arg(code < 0 ? QStringLiteral("was killed by signal %1").arg(-code)
-                                    : QStringLiteral("exited with status %1").arg(code));
-            const QString standardError = launcher.standardError().trimmed();
-            if (!standardError.isEmpty())
-                message += QStringLiteral("; its stderr: ") + firstLine(standardError, 500);
+        controller.closeRecording();
+        exitCode = exitCodeOf(outcome, stopSignal);
+        const QString message = outcomeMessage(outcome, options);
+        if (!message.isEmpty())
             printError(redactor.redact(message));
-            exitCode = Error;
-        } else if (summary.isError) {
-            printError(redactor.redact(resultFailureMessage(lastResult)));
-            exitCode = Error;
-        } else {
-            exitCode = Ok;
-        }
         loop.exit();
-    };
-
-    QObject::connect(&live, &LiveRun::started, &loop, [&](const RunHandle &handle) {
-        launched = true;
-        if (!json)
-            writeLine(QStringLiteral("Run %1 of chat %2 as %3 started (tee copy: %4)")
-                          .arg(handle.runId, chatId, options.userId, handle.teePath()));
-    });
-    QObject::connect(&live, &LiveRun::finished, &loop, [&] { finishRun(false); });
-    QObject::connect(&live, &LiveRun::failed, &loop, [&](const QString &message) {
-        failure = message;
-        finishRun(true);
     });
 
-    // First request: SIGTERM (SIGKILL after a grace period); second: SIGKILL now; third: stop
+    // Ctrl+C: SIGTERM (SIGKILL after a grace period); again: SIGKILL now; a third time: stop
     // waiting (the run may go on in the sandbox).
     const auto requestStop = [&](int signalNumber) {
-        ++stopRequests;
         stopSignal = signalNumber;
-        if (stopRequests == 1) {
+        const RunHandle handle = controller.handle();
+        switch (controller.requestStop(stopGraceMs)) {
+        case RunController::StopStep::Terminating:
             printError(QStringLiteral("stopping the run (SIGTERM, then SIGKILL)"));
-            live.stop(stopGraceMs); // waits for the start when it is still being prepared
-        } else if (stopRequests == 2 && launched) {
+            break;
+        case RunController::StopStep::Killing:
             printError(QStringLiteral("killing the run (SIGKILL)"));
-            live.kill();
-        } else {
+            break;
+        case RunController::StopStep::Detached:
             printError(QStringLiteral("giving up; run %1 may still be running on the server")
-                           .arg(launcher.handle().runId));
-            launcher.detach();
-            ended = true;
+                           .arg(handle.runId));
+            break;
+        case RunController::StopStep::None: // nothing runs yet (e.g. while listing runs)
             exitCode = 128 + signalNumber;
             loop.exit();
+            break;
         }
     };
     std::unique_ptr<QSocketNotifier> signalNotifier;
@@ -749,7 +731,7 @@ int executeRun(const QStringList &arguments)
     }
 
     if (attachRunId.isEmpty()) {
-        live.start();
+        controller.startTurn(request);
     } else {
         rundiscovery::Listing listing;
         bool listed = false;
@@ -761,6 +743,8 @@ int executeRun(const QStringList &arguments)
                 loop.exit();
             });
         loop.exec();
+        if (stopSignal != 0)
+            return exitCode;
         if (!listed) {
             printError(redactor.redact(serverMessage(why, options)));
             return ServerError;
@@ -776,8 +760,8 @@ int executeRun(const QStringList &arguments)
             writeLine(QStringLiteral("Attached to run %1 of chat %2 as %3 (%4; output: %5)")
                           .arg(run->runId, chatId, options.userId, rundiscovery::stateText(*run),
                               run->teePath));
-        launched = true; // it runs already: Ctrl+C signals it
-        live.attach(rundiscovery::handleFor(request.identity, listing.home, *run));
+        controller.attachTurn(
+            request, rundiscovery::handleFor(request.identity, listing.home, *run));
     }
     loop.exec();
     return exitCode;

@@ -62,6 +62,8 @@ public:
     void stop(int graceMs = 3000);
     void kill();
     bool isActive() const { return m_active; }
+    // The claude process exists: started here, or attached to.
+    bool isLaunched() const { return m_launched; }
     bool wasStopped() const { return m_stopRequested; }
 
     // Records the session in the store (once per distinct id); the page calls it as soon as

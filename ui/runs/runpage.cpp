@@ -94,15 +94,14 @@ RunPage::RunPage(QWidget *parent)
     m_ui->noticeLabel->hide();
     m_proxy->setSourceModel(m_model);
     connect(m_parser, &RunParser::eventsReady, this, &RunPage::enqueueEvents);
-    connect(m_parser, &RunParser::eventsReady, this, &RunPage::onLiveEvents);
     connect(m_ui->stopButton, &QPushButton::clicked, this, &RunPage::stopRun);
     connect(m_ui->resumeButton, &QPushButton::clicked, this,
         [this] { sendFollowUp(m_ui->followUpEdit->text()); });
     connect(m_ui->followUpEdit, &QLineEdit::returnPressed, this,
         [this] { sendFollowUp(m_ui->followUpEdit->text()); });
     connect(m_ui->newChatButton, &QPushButton::clicked, this, [this] {
-        if (m_live)
-            Q_EMIT newChatRequested(m_live->request());
+        if (const LiveRunRequest *request = liveRequest())
+            Q_EMIT newChatRequested(*request);
     });
     connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
@@ -190,7 +189,7 @@ RunPage::~RunPage()
     // The children below die after m_ui: whatever they still report on their way out (an
     // aborted request) must not reach this page's widgets.
     for (QObject *child : {static_cast<QObject *>(m_scanner), static_cast<QObject *>(m_upload),
-             static_cast<QObject *>(m_live)}) {
+             static_cast<QObject *>(m_controller)}) {
         if (child)
             QObject::disconnect(child, nullptr, this, nullptr);
     }
@@ -547,7 +546,7 @@ void RunPage::updateSummary()
     QElapsedTimer cost;
     cost.start();
     // A live chat's run is over between turns too (a follow-up may add another turn).
-    const bool ended = m_live ? !m_live->isActive() || m_model->runEnded() : m_model->runEnded();
+    const bool ended = isLive() ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
     m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
     m_summaryTimer.setInterval(
@@ -692,7 +691,7 @@ bool RunPage::attachLiveRun(OpenTerminalClient *client, const LiveRunRequest &re
 
 bool RunPage::refuseSecondRun(QString *errorMessage)
 {
-    if (!m_live && !m_reader && !m_uploadingTurn && !m_unstartedFirstTurn
+    if (!isLive() && !m_reader && !m_uploadingTurn && !m_unstartedFirstTurn
         && m_model->rowCount(m_model->runIndex()) == 0)
         return false;
     if (errorMessage)
@@ -702,26 +701,50 @@ bool RunPage::refuseSecondRun(QString *errorMessage)
 
 void RunPage::openLiveRecording(const LiveRunRequest &request)
 {
+    ensureController();
     const QString directory
         = m_recordingDirectory.isEmpty() ? RunRecorder::defaultDirectory() : m_recordingDirectory;
     QDir().mkpath(directory);
-    m_liveRecorder = std::make_unique<RunRecorder>();
     const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope gui")},
         {QStringLiteral("server"), request.scope.server},
         {QStringLiteral("user_id"), request.identity.userId},
         {QStringLiteral("chat_id"), request.chatId},
         {QStringLiteral("resume_session_id"), request.options.resumeSessionId}};
-    if (m_liveRecorder->open(RunRecorder::newRecordingPath(directory, request.chatId), metadata))
-        setRecorder(m_liveRecorder.get());
-    else
-        showNotice(tr("The run is not recorded: %1").arg(m_liveRecorder->errorString()), true);
+    QString error;
+    if (!m_controller->openRecording(
+            RunRecorder::newRecordingPath(directory, request.chatId), metadata, &error))
+        showNotice(tr("The run is not recorded: %1").arg(error), true);
+}
+
+void RunPage::ensureController()
+{
+    if (m_controller)
+        return;
+    m_controller = new RunController(m_client, this);
+    connect(m_controller, &RunController::eventsReady, this, &RunPage::enqueueEvents);
+    connect(m_controller, &RunController::sessionKnown, this, &RunPage::updateRunControls);
+    connect(m_controller, &RunController::recordingFailed, this, [this](const QString &message) {
+        showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
+    });
+    connect(m_controller, &RunController::notice, this,
+        [this](const QString &text) { showNotice(text); });
+    connect(m_controller, &RunController::turnStarted, this, [this](const RunHandle &handle) {
+        const RunPaths paths = handle.paths();
+        m_home = handle.home;
+        m_workDirectory = paths.workDirectory;
+        if (m_artifactsReference.isEmpty())
+            m_artifactsReference = paths.promptFile; // written right before claude started
+        refreshArtifacts();
+        m_artifactsTimer.start();
+    });
+    connect(m_controller, &RunController::turnEnded, this, &RunPage::onTurnEnded);
 }
 
 bool RunPage::sendFollowUp(const QString &prompt)
 {
     if (isUploading())
         return false;
-    if (!m_live && m_unstartedFirstTurn) {
+    if (!isLive() && m_unstartedFirstTurn) {
         // The first turn's upload failed: try again, with a new prompt if one was typed.
         LiveRunRequest request = *m_unstartedFirstTurn;
         if (!prompt.trimmed().isEmpty())
@@ -730,13 +753,9 @@ bool RunPage::sendFollowUp(const QString &prompt)
         beginTurn(request);
         return true;
     }
-    if (!m_live || isRunActive() || m_sessionId.isEmpty() || prompt.trimmed().isEmpty())
+    if (!m_controller || !m_controller->canFollowUp() || prompt.trimmed().isEmpty())
         return false;
-    LiveRunRequest request = m_live->request();
-    request.prompt = prompt;
-    request.options.resumeSessionId = m_sessionId;
-    request.options.forkSession = false;
-    beginTurn(request);
+    beginTurn(m_controller->followUpRequest(prompt));
     return true;
 }
 
@@ -744,7 +763,7 @@ void RunPage::beginTurn(const LiveRunRequest &request)
 {
     const QStringList files = m_ui->attachmentList->localPaths();
     if (files.isEmpty()) {
-        if (m_live)
+        if (isLive())
             m_ui->followUpEdit->clear();
         startTurn(request);
         return;
@@ -779,7 +798,7 @@ void RunPage::onUploadFinished(const QStringList &relativePaths)
     LiveRunRequest request = *std::exchange(m_uploadingTurn, nullptr);
     request.prompt = promptattachments::promptWithReferences(request.prompt, relativePaths);
     m_ui->attachmentList->clearPaths();
-    if (m_live)
+    if (isLive())
         m_ui->followUpEdit->clear();
     updateAttachmentPanel();
     startTurn(request);
@@ -792,9 +811,9 @@ void RunPage::onUploadFailed(const QString &message)
     std::unique_ptr<LiveRunRequest> request = std::exchange(m_uploadingTurn, nullptr);
     // Nothing typed is lost: the follow-up text and the attachments stay; a first turn is
     // kept whole and Send tries it again.
-    if (!m_live)
+    if (!isLive())
         m_unstartedFirstTurn = std::move(request);
-    const QString text = m_live
+    const QString text = isLive()
         ? tr("The attachments were not uploaded, so the turn did not start: %1").arg(message)
         : tr("The attachments were not uploaded, so the run did not start: %1. Fix or remove "
              "them and press Send to try again (the prompt is kept).")
@@ -866,8 +885,8 @@ void RunPage::ensureFileOperations(const Identity &identity)
 
 QString RunPage::userId() const
 {
-    if (m_live)
-        return m_live->request().identity.userId;
+    if (const LiveRunRequest *request = liveRequest())
+        return request->identity.userId;
     if (m_uploadingTurn)
         return m_uploadingTurn->identity.userId;
     return m_unstartedFirstTurn ? m_unstartedFirstTurn->identity.userId : QString();
@@ -880,7 +899,7 @@ ArtifactsPanel *RunPage::artifactsPanel() const
 
 void RunPage::refreshArtifacts()
 {
-    if (!m_client || !m_live || m_artifactsReference.isEmpty())
+    if (!m_client || !isLive() || m_artifactsReference.isEmpty())
         return;
     if (!m_scanner) {
         m_scanner = new ArtifactScanner(m_client, this);
@@ -893,127 +912,108 @@ void RunPage::refreshArtifacts()
             m_scanner, &ArtifactScanner::failed, m_ui->artifactsPanel, &ArtifactsPanel::setError);
     }
     m_ui->artifactsPanel->setScanning();
-    m_scanner->scan(m_live->request().identity, m_workDirectory, m_artifactsReference);
+    m_scanner->scan(liveRequest()->identity, m_workDirectory, m_artifactsReference);
 }
 
 void RunPage::stopRun()
 {
-    if (isRunActive()) {
-        m_live->stop(m_stopGraceMs);
+    if (!isRunActive())
+        return;
+    switch (m_controller->requestStop(m_stopGraceMs)) {
+    case RunController::StopStep::Terminating:
         showNotice(
             tr("Stopping the run (SIGTERM, then SIGKILL after %1 s)…").arg(m_stopGraceMs / 1000.0));
+        break;
+    case RunController::StopStep::Killing:
+        showNotice(tr("Killing the run (SIGKILL)…"));
+        break;
+    case RunController::StopStep::Detached:
+    case RunController::StopStep::None:
+        break; // the turn's end says what happened
     }
 }
 
 bool RunPage::isRunActive() const
 {
-    return m_live && m_live->isActive();
+    return m_controller && m_controller->isActive();
 }
 
 QString RunPage::recordingPath() const
 {
-    return m_liveRecorder ? m_liveRecorder->path() : QString();
+    return m_controller ? m_controller->recordingPath() : QString();
 }
 
 const LiveRunRequest *RunPage::liveRequest() const
 {
-    return m_live ? &m_live->request() : nullptr;
+    return m_controller ? m_controller->request() : nullptr;
 }
 
 void RunPage::startTurn(const LiveRunRequest &request, const RunHandle *attachTo)
 {
-    if (m_live)
-        m_live->deleteLater();
-    auto *run = new LiveRun(m_client, request, this);
-    m_live = run;
-    m_turnHadResult = false;
-    connect(run, &LiveRun::lineReady, this, &RunPage::appendLine);
-    const auto runKnown = [this](const RunHandle &handle) {
-        const RunPaths paths = handle.paths();
-        m_home = handle.home;
-        m_workDirectory = paths.workDirectory;
-        if (m_artifactsReference.isEmpty())
-            m_artifactsReference = paths.promptFile; // written right before claude started
-        refreshArtifacts();
-        m_artifactsTimer.start();
-    };
-    connect(run, &LiveRun::started, this, runKnown);
-    connect(run, &LiveRun::notice, this, [this](const QString &text) { showNotice(text); });
-    connect(run, &LiveRun::finished, this,
-        [this](int exitCode) { onTurnEnded(false, QString(), exitCode); });
-    connect(run, &LiveRun::failed, this,
-        [this](const QString &message) { onTurnEnded(true, message, 0); });
+    ensureController();
     const QString &resumed = request.options.resumeSessionId;
     if (attachTo) {
         showNotice(tr("Attached to run %1 of chat %2 as %3 (reading %4)…")
                        .arg(attachTo->runId, request.chatId, request.identity.userId,
                            attachTo->teePath()));
-        run->attach(*attachTo);
-        runKnown(*attachTo);
+        m_controller->attachTurn(request, *attachTo);
     } else {
         showNotice(resumed.isEmpty()
                 ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
                 : tr("Continuing session %1 of chat %2 as %3…")
                       .arg(resumed, request.chatId, request.identity.userId));
-        run->start();
+        m_controller->startTurn(request);
     }
     updateRunControls();
     Q_EMIT liveTurnStarted();
 }
 
-void RunPage::onLiveEvents(const RunEventBatch &events)
-{
-    if (!m_live)
-        return;
-    for (const RunEvent &event : events) {
-        if (event.kind == RunEvent::Result)
-            m_turnHadResult = true;
-        // Recorded as soon as it is known, so a stopped run can still be resumed.
-        if (!event.sessionId.isEmpty() && event.sessionId != m_sessionId) {
-            m_sessionId = event.sessionId;
-            m_live->rememberSession(m_sessionId);
-            updateRunControls();
-        }
-    }
-}
-
-void RunPage::onTurnEnded(bool transportFailed, const QString &message, int exitCode)
+void RunPage::onTurnEnded(const RunOutcome &outcome)
 {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     flushEvents();
     // A turn without a result line was cut short: its open calls become interrupted. A
     // turn with a result stays open for follow-ups.
-    if (!m_turnHadResult)
+    if (!outcome.hasResult)
         endRun(now);
     else
         updateSummary();
-    const RunSummary summary = m_model->summary();
-    const bool ok = !transportFailed && m_turnHadResult && !summary.isError;
-    if (transportFailed)
-        showNotice(tr("The run failed: %1").arg(message), true);
-    else if (!m_turnHadResult)
-        showNotice(m_live && m_live->wasStopped()
-                ? tr("The run was stopped before it produced a result.")
-                : tr("The run ended without a result (claude exit status %1).").arg(exitCode),
+    switch (outcome.kind) {
+    case RunOutcome::Kind::TransportFailed:
+        showNotice(tr("The run failed: %1").arg(outcome.failure), true);
+        break;
+    case RunOutcome::Kind::Stopped:
+        showNotice(outcome.detached
+                ? tr("Stopped waiting for the run; it may still be running in the sandbox "
+                     "(File → Attach to Run).")
+                : tr("The run was stopped before it produced a result."),
             true);
-    else if (!m_sessionId.isEmpty())
-        showNotice(tr("Session %1 · send a follow-up to continue it.").arg(m_sessionId));
-    else
-        showNotice(QString());
+        break;
+    case RunOutcome::Kind::NoResult:
+        showNotice(
+            tr("The run ended without a result (claude exit status %1).").arg(outcome.exitCode),
+            true);
+        break;
+    case RunOutcome::Kind::Ok:
+    case RunOutcome::Kind::ErrorResult:
+        showNotice(outcome.sessionId.isEmpty()
+                ? QString()
+                : tr("Session %1 · send a follow-up to continue it.").arg(outcome.sessionId));
+        break;
+    }
     m_artifactsTimer.stop();
     refreshArtifacts();
     updateRunControls();
-    Q_EMIT liveTurnFinished(ok);
+    Q_EMIT liveTurnFinished(outcome.ok());
 }
 
 void RunPage::updateRunControls()
 {
-    const bool live = m_live != nullptr;
+    const bool live = isLive();
     const bool active = isRunActive();
     const bool uploading = isUploading();
     const bool retryFirst = !live && m_unstartedFirstTurn;
-    const bool canFollowUp
-        = !uploading && ((live && !active && !m_sessionId.isEmpty()) || retryFirst);
+    const bool canFollowUp = !uploading && ((live && m_controller->canFollowUp()) || retryFirst);
     m_ui->stopButton->setEnabled(active);
     m_ui->followUpEdit->setEnabled(canFollowUp);
     m_ui->resumeButton->setEnabled(canFollowUp);
@@ -1024,7 +1024,7 @@ void RunPage::updateRunControls()
     m_ui->stopButton->setToolTip(tr("Stop the running turn (SIGTERM, then SIGKILL)"));
     m_ui->resumeButton->setToolTip(
         tr("Resume session %1 with the follow-up prompt")
-            .arg(m_sessionId.isEmpty() ? tr("(not known yet)") : m_sessionId));
+            .arg(sessionId().isEmpty() ? tr("(not known yet)") : sessionId()));
 }
 
 } // namespace sandscope

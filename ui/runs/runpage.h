@@ -14,6 +14,7 @@
 // through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O).
 
 #include "files/fileoperations.h"
+#include "runs/runcontroller.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
@@ -99,10 +100,10 @@ public:
     // while a turn runs or before the session is known.
     bool sendFollowUp(const QString &prompt);
     void stopRun();
-    bool isLive() const { return m_live != nullptr; }
+    bool isLive() const { return m_controller && m_controller->hasTurn(); }
     bool isRunActive() const;
     // The chat's Claude session as the stream named it (empty until then).
-    QString sessionId() const { return m_sessionId; }
+    QString sessionId() const { return m_controller ? m_controller->sessionId() : QString(); }
     QString recordingPath() const;
     void setRecordingDirectory(const QString &directory) { m_recordingDirectory = directory; }
     void setStopGraceMs(int ms) { m_stopGraceMs = ms; }
@@ -186,8 +187,8 @@ private:
     void onUploadFailed(const QString &message);
     void updateAttachmentPanel();
     void showTreeMenu(const QPoint &position);
-    void onLiveEvents(const sandscope::RunEventBatch &events);
-    void onTurnEnded(bool transportFailed, const QString &message, int exitCode);
+    void ensureController();
+    void onTurnEnded(const sandscope::RunOutcome &outcome);
     void updateRunControls();
 
     std::unique_ptr<Ui::RunPage> m_ui;
@@ -212,11 +213,8 @@ private:
     bool m_pendingScroll = false;
 
     OpenTerminalClient *m_client = nullptr;
-    QPointer<LiveRun> m_live; // the current (or last) turn
-    std::unique_ptr<RunRecorder> m_liveRecorder;
+    RunController *m_controller = nullptr; // the live chat, once one started
     QString m_recordingDirectory;
-    QString m_sessionId;
-    bool m_turnHadResult = false;
     int m_stopGraceMs = 3000;
 
     // A turn waiting for its attachments, and a first turn whose upload failed (Send retries).

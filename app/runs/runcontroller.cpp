@@ -1,0 +1,187 @@
+#include "runcontroller.h"
+
+#include "server/openterminalclient.h"
+
+namespace sandscope {
+
+RunController::RunController(OpenTerminalClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_parser(new RunParser(this))
+    , m_feed(new RecordingFeed(m_parser, nullptr, this))
+{
+    m_redactor.addSecret(client->connection().apiKey);
+    connect(m_parser, &RunParser::eventsReady, this, &RunController::onEvents);
+    connect(m_feed, &RecordingFeed::recordingFailed, this, &RunController::recordingFailed);
+}
+
+RunController::~RunController()
+{
+    // The turns below die after the signals' receivers may have: nothing more to report.
+    if (m_live)
+        QObject::disconnect(m_live, nullptr, this, nullptr);
+}
+
+bool RunController::openRecording(const QString &path, const QJsonObject &metadata, QString *error)
+{
+    if (!m_recorder.open(path, metadata)) {
+        if (error)
+            *error = m_recorder.errorString();
+        m_feed->setRecorder(nullptr);
+        return false;
+    }
+    m_feed->setRecorder(&m_recorder);
+    return true;
+}
+
+void RunController::closeRecording()
+{
+    m_feed->setRecorder(nullptr);
+    m_recorder.close();
+}
+
+QString RunController::recordingPath() const
+{
+    return m_recorder.isOpen() ? m_recorder.path() : QString();
+}
+
+LiveRun *RunController::newTurn(const LiveRunRequest &request)
+{
+    if (m_live) {
+        QObject::disconnect(m_live, nullptr, this, nullptr);
+        m_live->deleteLater();
+    }
+    auto *run = new LiveRun(m_client, request, this);
+    m_live = run;
+    m_turnEnded = false;
+    m_hasResult = false;
+    m_result = ResultInfo();
+    m_stopRequests = 0;
+    for (auto it = request.environment.cbegin(); it != request.environment.cend(); ++it) {
+        if (LiveRun::isSecretName(it.key()))
+            m_redactor.addSecret(it.value());
+    }
+
+    connect(run, &LiveRun::lineReady, this, [this](const QByteArray &line, qint64 arrivalMs) {
+        // LiveRun masked the agent's secrets; the server's key is masked here.
+        const QByteArray masked = m_redactor.redact(QString::fromUtf8(line)).toUtf8();
+        Q_EMIT lineReady(masked, arrivalMs);
+        m_feed->feedLine(masked, arrivalMs);
+    });
+    connect(run, &LiveRun::started, this,
+        [this](const RunHandle &handle) { Q_EMIT turnStarted(handle, false); });
+    connect(run, &LiveRun::notice, this,
+        [this](const QString &message) { Q_EMIT notice(redact(message)); });
+    connect(run, &LiveRun::finished, this,
+        [this](int exitCode) { endTurn(false, exitCode, QString()); });
+    connect(run, &LiveRun::failed, this,
+        [this](const QString &message) { endTurn(true, 0, redact(message)); });
+    return run;
+}
+
+void RunController::startTurn(const LiveRunRequest &request)
+{
+    newTurn(request)->start();
+}
+
+void RunController::attachTurn(const LiveRunRequest &request, const RunHandle &handle)
+{
+    newTurn(request)->attach(handle);
+    Q_EMIT turnStarted(handle, true);
+}
+
+LiveRunRequest RunController::followUpRequest(const QString &prompt) const
+{
+    LiveRunRequest next = m_live ? m_live->request() : LiveRunRequest();
+    next.prompt = prompt;
+    next.options.resumeSessionId = m_sessionId;
+    next.options.forkSession = false;
+    return next;
+}
+
+bool RunController::canFollowUp() const
+{
+    return m_live && !isActive() && !m_sessionId.isEmpty();
+}
+
+RunController::StopStep RunController::requestStop(int graceMs)
+{
+    if (!isActive())
+        return StopStep::None;
+    ++m_stopRequests;
+    if (m_stopRequests == 1) {
+        m_live->stop(graceMs); // waits for the start when it is still being prepared
+        return StopStep::Terminating;
+    }
+    if (m_stopRequests == 2 && m_live->isLaunched()) {
+        m_live->kill();
+        return StopStep::Killing;
+    }
+    m_live->launcher()->detach();
+    endTurn(false, 0, QString(), true);
+    return StopStep::Detached;
+}
+
+bool RunController::isActive() const
+{
+    return m_live && m_live->isActive() && !m_turnEnded;
+}
+
+bool RunController::isLaunched() const
+{
+    return m_live && m_live->isLaunched();
+}
+
+const LiveRunRequest *RunController::request() const
+{
+    return m_live ? &m_live->request() : nullptr;
+}
+
+RunHandle RunController::handle() const
+{
+    return m_live ? m_live->launcher()->handle() : RunHandle();
+}
+
+QString RunController::redact(const QString &text) const
+{
+    return m_redactor.redact(text);
+}
+
+void RunController::onEvents(const RunEventBatch &events)
+{
+    for (const RunEvent &event : events) {
+        if (event.kind == RunEvent::Result) {
+            m_hasResult = true;
+            m_result = event.result;
+        }
+        // Recorded as soon as it is known, so a stopped run can still be resumed.
+        if (!event.sessionId.isEmpty() && event.sessionId != m_sessionId) {
+            m_sessionId = event.sessionId;
+            if (m_live)
+                m_live->rememberSession(m_sessionId);
+            Q_EMIT sessionKnown(m_sessionId);
+        }
+    }
+    Q_EMIT eventsReady(events);
+}
+
+void RunController::endTurn(
+    bool transportFailed, int exitCode, const QString &failure, bool detached)
+{
+    if (m_turnEnded || !m_live)
+        return;
+    m_turnEnded = true;
+    RunOutcome outcome;
+    outcome.kind = RunOutcome::classify(
+        transportFailed, m_live->wasStopped() || detached, m_hasResult, m_result.isError);
+    outcome.hasResult = m_hasResult;
+    outcome.result = m_result;
+    outcome.exitCode = exitCode;
+    outcome.detached = detached;
+    outcome.failure = failure;
+    outcome.standardError = redact(m_live->redact(m_live->launcher()->standardError()));
+    outcome.sessionId = m_sessionId;
+    Q_EMIT turnEnded(outcome);
+}
+
+} // namespace sandscope
