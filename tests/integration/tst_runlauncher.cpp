@@ -201,17 +201,12 @@ private:
 
 void RunLauncherTest::initTestCase()
 {
-    QString why;
-    if (!RealServer::canRunMultiUser(&why)
-        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
-        return; // every test reports the requirement itself
-    m_server = std::make_unique<RealServer>(
-        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
     QString error;
-    QVERIFY2(m_server->start(&error), qPrintable(error));
-    m_model = std::make_unique<ScriptedModelServer>(
-        QStringList {QStringLiteral("--log-prompt-blocks")});
-    QVERIFY2(m_model->start(&error), qPrintable(error));
+    QVERIFY2(
+        startAgentSandbox(&m_server, &m_model, &error, {QStringLiteral("--log-prompt-blocks")}),
+        qPrintable(error));
+    if (!ready())
+        return; // every test reports the requirement itself
     m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
     m_secret = QLatin1String("sk-ant-runlauncher-") + randomToken(32);
 }

@@ -455,4 +455,29 @@ QHash<QString, QString> ScriptedModelServer::agentEnvironment(
         {QStringLiteral("CLAUDE_CODE_MAX_RETRIES"), QStringLiteral("2")}};
 }
 
+bool startAgentSandbox(std::unique_ptr<RealServer> *server,
+    std::unique_ptr<ScriptedModelServer> *model, QString *error, const QStringList &modelArguments)
+{
+    if (!RealServer::canRunMultiUser()
+        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
+        return true;
+    *server = std::make_unique<RealServer>(
+        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    *model = std::make_unique<ScriptedModelServer>(modelArguments);
+    if ((*server)->start(error) && (*model)->start(error))
+        return true;
+    model->reset();
+    server->reset();
+    return false;
+}
+
+void isolateLocalState(const QString &directory)
+{
+    qputenv("SANDSCOPE_SESSION_STORE",
+        QDir(directory).filePath(QStringLiteral("sessions.json")).toUtf8());
+    qputenv(
+        "SANDSCOPE_AUDIT_LOG", QDir(directory).filePath(QStringLiteral("audit.jsonl")).toUtf8());
+    QStandardPaths::setTestModeEnabled(true);
+}
+
 } // namespace sandscope::test

@@ -116,4 +116,16 @@ private:
 // Random text of [a-z0-9], e.g. for tokens and user id suffixes.
 QString randomToken(int length, bool lettersOnly = false);
 
+// For suites that run the real claude CLI: the pinned multi-user server and a scripted model
+// server. Returns false with `error` when one of them failed to start. When the machine cannot
+// run them (no root, sudo, useradd or claude) both stay null and it returns true: every test
+// then reports the requirement itself (SANDSCOPE_REQUIRE), which fails in CI.
+bool startAgentSandbox(std::unique_ptr<RealServer> *server,
+    std::unique_ptr<ScriptedModelServer> *model, QString *error,
+    const QStringList &modelArguments = {});
+
+// Keeps the session store and the audit log in `directory` and puts QStandardPaths in test
+// mode, so a suite never touches the user's own files.
+void isolateLocalState(const QString &directory);
+
 } // namespace sandscope::test

@@ -83,18 +83,11 @@ private:
 void RunWindowTest::initTestCase()
 {
     QVERIFY(m_local.isValid());
-    qputenv("SANDSCOPE_SESSION_STORE", m_local.filePath(QStringLiteral("sessions.json")).toUtf8());
-    qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
-    QStandardPaths::setTestModeEnabled(true);
-    if (!RealServer::canRunMultiUser()
-        || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
-        return; // every test reports the requirement itself
-    m_server = std::make_unique<RealServer>(
-        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    isolateLocalState(m_local.path());
     QString error;
-    QVERIFY2(m_server->start(&error), qPrintable(error));
-    m_model = std::make_unique<ScriptedModelServer>();
-    QVERIFY2(m_model->start(&error), qPrintable(error));
+    QVERIFY2(startAgentSandbox(&m_server, &m_model, &error), qPrintable(error));
+    if (!ready())
+        return; // every test reports the requirement itself
     m_alice = QStringLiteral("rw") + randomToken(6, true);
 
     m_window = std::make_unique<MainWindow>(m_local.filePath(QStringLiteral("profiles.ini")));
