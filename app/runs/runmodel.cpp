@@ -1,8 +1,9 @@
 #include "runmodel.h"
 
+#include "runs/runnodetext.h"
 #include "util/format.h"
+#include "util/jsonindent.h"
 
-#include <QLocale>
 #include <QVariantList>
 #include <QVariantMap>
 
@@ -11,20 +12,6 @@
 namespace sandscope {
 
 namespace {
-
-constexpr int titleLimit = 200;
-
-QString oneLine(const QString &text)
-{
-    const QString trimmed = text.trimmed();
-    qsizetype end = trimmed.indexOf(QLatin1Char('\n'));
-    if (end < 0)
-        end = trimmed.size();
-    QString line = trimmed.left(std::min<qsizetype>(end, titleLimit));
-    if (line.size() < trimmed.size())
-        line += QStringLiteral("…");
-    return line;
-}
 
 RunModel::ToolKind toolKindOf(const QString &name)
 {
@@ -55,141 +42,6 @@ RunModel::ToolKind toolKindOf(const QString &name)
     if (name.startsWith(QLatin1String("mcp__")))
         return Kind::Mcp;
     return kinds.value(name, Kind::Other);
-}
-
-QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
-{
-    using Kind = RunModel::ToolKind;
-    switch (kind) {
-    case Kind::Shell:
-        return oneLine(input.command.isEmpty() ? input.description : input.command);
-    case Kind::Read:
-    case Kind::Write:
-    case Kind::Edit:
-    case Kind::Notebook:
-        return input.filePath;
-    case Kind::Search:
-        return input.path.isEmpty() ? oneLine(input.pattern)
-                                    : oneLine(input.pattern) + QStringLiteral(" in ") + input.path;
-    case Kind::Web:
-        return oneLine(input.url.isEmpty() ? input.query : input.url);
-    case Kind::Agent:
-        return input.subagentType.isEmpty() ? oneLine(input.description)
-                                            : oneLine(input.description) + QStringLiteral(" (")
-                + input.subagentType + QLatin1Char(')');
-    case Kind::Todo:
-        return QStringLiteral("%1 todo(s)").arg(input.todos.size());
-    case Kind::None:
-    case Kind::Mcp:
-    case Kind::Other:
-        break;
-    }
-    for (const QString *candidate :
-        {&input.skill, &input.description, &input.command, &input.filePath, &input.query,
-            &input.url, &input.pattern, &input.path, &input.prompt}) {
-        if (!candidate->isEmpty())
-            return oneLine(*candidate);
-    }
-    return inputJson == "{}" ? QString() : oneLine(QString::fromUtf8(inputJson));
-}
-
-QString statusText(RunModel::Status status)
-{
-    using Status = RunModel::Status;
-    switch (status) {
-    case Status::None:
-        return {};
-    case Status::Running:
-        return QStringLiteral("running");
-    case Status::Ok:
-        return QStringLiteral("ok");
-    case Status::Error:
-        return QStringLiteral("error");
-    case Status::Interrupted:
-        return QStringLiteral("interrupted");
-    case Status::Denied:
-        return QStringLiteral("denied");
-    case Status::Retrying:
-        return QStringLiteral("retrying");
-    case Status::Background:
-        return QStringLiteral("background");
-    }
-    return {};
-}
-
-// Re-indents JSON text without building a DOM: keeps the CLI's key order and duplicate keys
-// (QJsonDocument sorts and drops them) and stays linear on multi-megabyte lines.
-QString indentedJson(const QByteArray &json)
-{
-    constexpr int maxIndentLevels = 32; // deeper levels stay flat; output stays O(size)
-    QByteArray out;
-    out.reserve(json.size() + json.size() / 2);
-    int depth = 0;
-    bool inString = false;
-    bool escaped = false;
-    auto newline = [&] {
-        out += '\n';
-        out.append(2 * std::min(depth, maxIndentLevels), ' ');
-    };
-    auto isSpace = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-    };
-    for (qsizetype i = 0; i < json.size(); ++i) {
-        const char c = json.at(i);
-        if (inString) {
-            out += c;
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            inString = true;
-            out += c;
-            break;
-        case '{':
-        case '[': {
-            qsizetype next = i + 1;
-            while (next < json.size() && isSpace(json.at(next)))
-                ++next;
-            if (next < json.size() && (json.at(next) == '}' || json.at(next) == ']')) {
-                out += c; // empty container: keep "{}" / "[]" on one line
-                out += json.at(next);
-                i = next;
-                break;
-            }
-            out += c;
-            ++depth;
-            newline();
-            break;
-        }
-        case '}':
-        case ']':
-            depth = std::max(0, depth - 1);
-            newline();
-            out += c;
-            break;
-        case ',':
-            out += c;
-            newline();
-            break;
-        case ':':
-            out += ": ";
-            break;
-        case ' ':
-        case '\t':
-        case '\n':
-        case '\r':
-            break;
-        default:
-            out += c;
-        }
-    }
-    return QString::fromUtf8(out);
 }
 
 } // namespace
@@ -385,19 +237,15 @@ QVariant RunModel::displayData(const Node *node, int column) const
         }
         return node->title;
     case StatusColumn:
-        return statusText(node->status);
+        return runtext::statusText(node->status);
     case DurationColumn: {
         const qint64 ms = node->durationMs();
         return ms >= 0 ? format::duration(ms) : QString();
     }
     case TokensColumn:
-        if (!node->tokens.present)
-            return QString();
-        return QStringLiteral("%1 in · %2 out")
-            .arg(QLocale().toString(node->tokens.inputTokens),
-                QLocale().toString(node->tokens.outputTokens));
+        return runtext::tokenText(node->tokens);
     case CostColumn:
-        return node->hasCost ? QStringLiteral("$%1").arg(node->costUsd, 0, 'f', 6) : QString();
+        return node->hasCost ? runtext::costText(node->costUsd) : QString();
     default:
         return {};
     }
@@ -698,7 +546,7 @@ void RunModel::onToolUse(const RunEvent &event)
     node->toolKind = toolKindOf(event.toolName);
     node->input = event.input;
     node->inputJson = event.inputJson;
-    node->title = toolSummary(node->toolKind, event.input, event.inputJson);
+    node->title = runtext::toolSummary(node->toolKind, event.input, event.inputJson);
     if (node->status == Status::None) {
         node->status = Status::Running;
         m_openTools.insert(node);
@@ -772,7 +620,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
         parent = tool;
     }
     addLeaf(NodeKind::PermissionDenied, parent, event,
-        QStringLiteral("Permission denied: ") + oneLine(event.text), Status::Denied);
+        QStringLiteral("Permission denied: ") + runtext::oneLine(event.text), Status::Denied);
 }
 
 void RunModel::onTask(const RunEvent &event)
@@ -843,7 +691,7 @@ void RunModel::onResult(const RunEvent &event)
 
     QString title = QStringLiteral("Result: ") + result.subtype;
     if (!event.text.isEmpty())
-        title += QStringLiteral(" · ") + oneLine(event.text);
+        title += QStringLiteral(" · ") + runtext::oneLine(event.text);
     Node *leaf = addLeaf(
         NodeKind::Result, turn, event, title, result.isError ? Status::Error : Status::Ok);
     leaf->reportedDurationMs = result.durationMs;
@@ -911,11 +759,11 @@ void RunModel::apply(const RunEvent &event)
         startTurn(event);
         break;
     case RunEvent::AssistantText:
-        addLeaf(NodeKind::AssistantText, contextFor(event), event, oneLine(event.text));
+        addLeaf(NodeKind::AssistantText, contextFor(event), event, runtext::oneLine(event.text));
         break;
     case RunEvent::Thinking:
         addLeaf(NodeKind::Thinking, contextFor(event), event,
-            QStringLiteral("Thinking: ") + oneLine(event.text));
+            QStringLiteral("Thinking: ") + runtext::oneLine(event.text));
         break;
     case RunEvent::ToolUse:
         onToolUse(event);
@@ -927,7 +775,7 @@ void RunModel::apply(const RunEvent &event)
         addLeaf(NodeKind::UserText, contextFor(event), event,
             (event.parentToolUseId.isEmpty() ? QStringLiteral("User: ")
                                              : QStringLiteral("Prompt: "))
-                + oneLine(event.text));
+                + runtext::oneLine(event.text));
         break;
     case RunEvent::MessageUsage:
         onMessageUsage(event);
@@ -945,7 +793,7 @@ void RunModel::apply(const RunEvent &event)
         break;
     case RunEvent::ApiError:
         addLeaf(NodeKind::ApiError, contextFor(event), event,
-            QStringLiteral("API error: ") + oneLine(event.text)
+            QStringLiteral("API error: ") + runtext::oneLine(event.text)
                 + (event.errorCode.isEmpty()
                         ? QString()
                         : QStringLiteral(" (") + event.errorCode + QLatin1Char(')')),
@@ -965,7 +813,8 @@ void RunModel::apply(const RunEvent &event)
     case RunEvent::SystemNotice:
         addLeaf(NodeKind::SystemNotice, currentTurn(event.arrivalMs), event,
             (event.subtype.isEmpty() ? event.type : event.subtype)
-                + (event.text.isEmpty() ? QString() : QStringLiteral(": ") + oneLine(event.text)),
+                + (event.text.isEmpty() ? QString()
+                                        : QStringLiteral(": ") + runtext::oneLine(event.text)),
             event.isError ? Status::Error : Status::None);
         break;
     case RunEvent::Result:
@@ -988,7 +837,7 @@ void RunModel::apply(const RunEvent &event)
     case RunEvent::NotJson:
         addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
             (event.corrupt ? QStringLiteral("Corrupt JSON: ") : QStringLiteral("Not JSON: "))
-                + oneLine(QString::fromUtf8(event.raw.left(titleLimit * 4))),
+                + runtext::oneLine(QString::fromUtf8(event.raw.left(runtext::titleLimit * 4))),
             event.corrupt ? Status::Error : Status::None);
         break;
     }
