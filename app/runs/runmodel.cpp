@@ -4,9 +4,6 @@
 #include "util/format.h"
 #include "util/jsonindent.h"
 
-#include <QVariantList>
-#include <QVariantMap>
-
 #include <vector>
 
 namespace sandscope {
@@ -75,8 +72,7 @@ struct RunModel::Node {
     TokenUsage tokens;
     bool hasCost = false;
     double costUsd = 0;
-    bool hasTask = false;
-    TaskInfo task;
+    TaskInfo task; // merged from system/task_* events
     bool hasInit = false; // turns: adopted by a system/init line
     bool ended = false; // turns: a result line arrived
     QString model;
@@ -103,6 +99,26 @@ struct RunModel::Node {
         if (startedMs >= 0 && endedMs >= startedMs)
             return endedMs - startedMs;
         return -1;
+    }
+
+    // DetailRole: the tool call fields stay empty on other kinds of node.
+    RunNodeDetails details() const
+    {
+        RunNodeDetails details;
+        details.text = text;
+        details.model = model;
+        details.errorCode = errorCode;
+        if (kind != NodeKind::ToolCall)
+            return details;
+        details.toolName = toolName;
+        details.toolUseId = toolUseId;
+        details.input = input;
+        details.inputJson = inputJson;
+        details.output = resultText;
+        details.structuredResultJson = structuredResultJson;
+        details.isError = isError;
+        details.task = task;
+        return details;
     }
 };
 
@@ -251,72 +267,6 @@ QVariant RunModel::displayData(const Node *node, int column) const
     }
 }
 
-// DetailRole keys (only the ones that apply are present): text, tool_name, tool_use_id,
-// input_json, command, description, file_path, old_string, new_string, replace_all, content,
-// pattern, path, url, query, prompt, subagent_type, run_in_background, todos (list of
-// {content, status, activeForm}), output (tool_result content as text), is_error,
-// structured_result_json (tool_use_result), task_id, task_status, task_summary,
-// task_output_file, task_total_tokens, task_tool_uses, model, error_code.
-static QVariantMap detailsOf(const RunModel::NodeKind kind, const QString &text,
-    const QString &toolName, const QString &toolUseId, const ToolInput &input,
-    const QByteArray &inputJson, const QString &resultText, const QByteArray &structured,
-    bool isError, bool hasTask, const TaskInfo &task, const QString &model,
-    const QString &errorCode)
-{
-    QVariantMap map;
-    auto put = [&map](const char *key, const QString &value) {
-        if (!value.isEmpty())
-            map.insert(QLatin1String(key), value);
-    };
-    put("text", text);
-    put("model", model);
-    put("error_code", errorCode);
-    if (kind != RunModel::NodeKind::ToolCall)
-        return map;
-    put("tool_name", toolName);
-    put("tool_use_id", toolUseId);
-    put("input_json", QString::fromUtf8(inputJson));
-    put("command", input.command);
-    put("description", input.description);
-    put("file_path", input.filePath);
-    put("old_string", input.oldString);
-    put("new_string", input.newString);
-    put("content", input.content);
-    put("pattern", input.pattern);
-    put("path", input.path);
-    put("url", input.url);
-    put("query", input.query);
-    put("prompt", input.prompt);
-    put("subagent_type", input.subagentType);
-    put("output", resultText);
-    put("structured_result_json", QString::fromUtf8(structured));
-    if (input.replaceAll)
-        map.insert(QStringLiteral("replace_all"), true);
-    if (input.runInBackground)
-        map.insert(QStringLiteral("run_in_background"), true);
-    if (!input.todos.isEmpty()) {
-        QVariantList todos;
-        for (const TodoItem &item : input.todos) {
-            todos.append(QVariantMap {{QStringLiteral("content"), item.content},
-                {QStringLiteral("status"), item.status},
-                {QStringLiteral("activeForm"), item.activeForm}});
-        }
-        map.insert(QStringLiteral("todos"), todos);
-    }
-    map.insert(QStringLiteral("is_error"), isError);
-    if (hasTask) {
-        put("task_id", task.taskId);
-        put("task_status", task.status);
-        put("task_summary", task.summary);
-        put("task_output_file", task.outputFile);
-        if (task.totalTokens >= 0)
-            map.insert(QStringLiteral("task_total_tokens"), task.totalTokens);
-        if (task.toolUses >= 0)
-            map.insert(QStringLiteral("task_tool_uses"), task.toolUses);
-    }
-    return map;
-}
-
 QVariant RunModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
@@ -352,9 +302,7 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case ResultRawJsonRole:
         return node->resultRaw.isEmpty() ? QVariant() : indentedJson(node->resultRaw);
     case DetailRole:
-        return detailsOf(node->kind, node->text, node->toolName, node->toolUseId, node->input,
-            node->inputJson, node->resultText, node->structuredResultJson, node->isError,
-            node->hasTask, node->task, node->model, node->errorCode);
+        return QVariant::fromValue(node->details());
     case IsErrorRole:
         return node->isError;
     case FilePathRole:
@@ -660,7 +608,6 @@ void RunModel::onTask(const RunEvent &event)
     if (update.durationMs >= 0)
         task.durationMs = update.durationMs;
     task.backgrounded = task.backgrounded || update.backgrounded;
-    node->hasTask = true;
 
     // A background agent's tool call returned at launch; its task reports the real outcome.
     if (node->status == Status::Background) {
