@@ -1,20 +1,8 @@
 #include "runfilterproxy.h"
 
-#include <QVariantList>
-#include <QVariantMap>
+#include "runs/runnodedetails.h"
 
 namespace sandscope {
-
-namespace {
-
-// JSON blobs would make every search for a key name ("command", "error") match everything;
-// their meaningful values are searched through the dedicated detail keys.
-bool isJsonBlobKey(const QString &key)
-{
-    return key == QLatin1String("input_json") || key == QLatin1String("structured_result_json");
-}
-
-} // namespace
 
 RunFilterProxy::RunFilterProxy(QObject *parent)
     : QSortFilterProxyModel(parent)
@@ -55,17 +43,7 @@ QString RunFilterProxy::searchableText(const QModelIndex &sourceIndex)
     const QModelIndex first = sourceIndex.siblingAtColumn(RunModel::SummaryColumn);
     QStringList parts {first.data(Qt::DisplayRole).toString(),
         first.data(RunModel::ToolNameRole).toString(), first.data(RunModel::TextRole).toString()};
-    const QVariantMap details = first.data(RunModel::DetailRole).toMap();
-    for (auto it = details.cbegin(); it != details.cend(); ++it) {
-        if (isJsonBlobKey(it.key()))
-            continue;
-        if (it.value().userType() == QMetaType::QString) {
-            parts.append(it.value().toString());
-        } else if (it.value().userType() == QMetaType::QVariantList) {
-            for (const QVariant &item : it.value().toList())
-                parts.append(item.toMap().value(QStringLiteral("content")).toString());
-        }
-    }
+    parts += first.data(RunModel::DetailRole).value<RunNodeDetails>().searchTexts();
     return parts.join(QLatin1Char('\n'));
 }
 

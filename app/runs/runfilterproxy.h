@@ -24,7 +24,8 @@ public:
     // What "next error" (F8) stops at and "errors only" keeps: failed or interrupted tool
     // calls, API retries and errors, permission denials, error results, corrupt lines.
     static bool isErrorIndex(const QModelIndex &index);
-    // The text a search looks at for one node (summary, tool name and every detail value).
+    // The text a search looks at for one node: summary, tool name, text and
+    // RunNodeDetails::searchTexts().
     static QString searchableText(const QModelIndex &sourceIndex);
 
     // Number columns are right-aligned, their headers too.

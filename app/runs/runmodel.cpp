@@ -1,30 +1,14 @@
 #include "runmodel.h"
 
+#include "runs/runnodetext.h"
 #include "util/format.h"
-
-#include <QLocale>
-#include <QVariantList>
-#include <QVariantMap>
+#include "util/jsonindent.h"
 
 #include <vector>
 
 namespace sandscope {
 
 namespace {
-
-constexpr int titleLimit = 200;
-
-QString oneLine(const QString &text)
-{
-    const QString trimmed = text.trimmed();
-    qsizetype end = trimmed.indexOf(QLatin1Char('\n'));
-    if (end < 0)
-        end = trimmed.size();
-    QString line = trimmed.left(std::min<qsizetype>(end, titleLimit));
-    if (line.size() < trimmed.size())
-        line += QStringLiteral("…");
-    return line;
-}
 
 RunModel::ToolKind toolKindOf(const QString &name)
 {
@@ -55,141 +39,6 @@ RunModel::ToolKind toolKindOf(const QString &name)
     if (name.startsWith(QLatin1String("mcp__")))
         return Kind::Mcp;
     return kinds.value(name, Kind::Other);
-}
-
-QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
-{
-    using Kind = RunModel::ToolKind;
-    switch (kind) {
-    case Kind::Shell:
-        return oneLine(input.command.isEmpty() ? input.description : input.command);
-    case Kind::Read:
-    case Kind::Write:
-    case Kind::Edit:
-    case Kind::Notebook:
-        return input.filePath;
-    case Kind::Search:
-        return input.path.isEmpty() ? oneLine(input.pattern)
-                                    : oneLine(input.pattern) + QStringLiteral(" in ") + input.path;
-    case Kind::Web:
-        return oneLine(input.url.isEmpty() ? input.query : input.url);
-    case Kind::Agent:
-        return input.subagentType.isEmpty() ? oneLine(input.description)
-                                            : oneLine(input.description) + QStringLiteral(" (")
-                + input.subagentType + QLatin1Char(')');
-    case Kind::Todo:
-        return QStringLiteral("%1 todo(s)").arg(input.todos.size());
-    case Kind::None:
-    case Kind::Mcp:
-    case Kind::Other:
-        break;
-    }
-    for (const QString *candidate :
-        {&input.skill, &input.description, &input.command, &input.filePath, &input.query,
-            &input.url, &input.pattern, &input.path, &input.prompt}) {
-        if (!candidate->isEmpty())
-            return oneLine(*candidate);
-    }
-    return inputJson == "{}" ? QString() : oneLine(QString::fromUtf8(inputJson));
-}
-
-QString statusText(RunModel::Status status)
-{
-    using Status = RunModel::Status;
-    switch (status) {
-    case Status::None:
-        return {};
-    case Status::Running:
-        return QStringLiteral("running");
-    case Status::Ok:
-        return QStringLiteral("ok");
-    case Status::Error:
-        return QStringLiteral("error");
-    case Status::Interrupted:
-        return QStringLiteral("interrupted");
-    case Status::Denied:
-        return QStringLiteral("denied");
-    case Status::Retrying:
-        return QStringLiteral("retrying");
-    case Status::Background:
-        return QStringLiteral("background");
-    }
-    return {};
-}
-
-// Re-indents JSON text without building a DOM: keeps the CLI's key order and duplicate keys
-// (QJsonDocument sorts and drops them) and stays linear on multi-megabyte lines.
-QString indentedJson(const QByteArray &json)
-{
-    constexpr int maxIndentLevels = 32; // deeper levels stay flat; output stays O(size)
-    QByteArray out;
-    out.reserve(json.size() + json.size() / 2);
-    int depth = 0;
-    bool inString = false;
-    bool escaped = false;
-    auto newline = [&] {
-        out += '\n';
-        out.append(2 * std::min(depth, maxIndentLevels), ' ');
-    };
-    auto isSpace = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-    };
-    for (qsizetype i = 0; i < json.size(); ++i) {
-        const char c = json.at(i);
-        if (inString) {
-            out += c;
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            inString = true;
-            out += c;
-            break;
-        case '{':
-        case '[': {
-            qsizetype next = i + 1;
-            while (next < json.size() && isSpace(json.at(next)))
-                ++next;
-            if (next < json.size() && (json.at(next) == '}' || json.at(next) == ']')) {
-                out += c; // empty container: keep "{}" / "[]" on one line
-                out += json.at(next);
-                i = next;
-                break;
-            }
-            out += c;
-            ++depth;
-            newline();
-            break;
-        }
-        case '}':
-        case ']':
-            depth = std::max(0, depth - 1);
-            newline();
-            out += c;
-            break;
-        case ',':
-            out += c;
-            newline();
-            break;
-        case ':':
-            out += ": ";
-            break;
-        case ' ':
-        case '\t':
-        case '\n':
-        case '\r':
-            break;
-        default:
-            out += c;
-        }
-    }
-    return QString::fromUtf8(out);
 }
 
 } // namespace
@@ -223,8 +72,7 @@ struct RunModel::Node {
     TokenUsage tokens;
     bool hasCost = false;
     double costUsd = 0;
-    bool hasTask = false;
-    TaskInfo task;
+    TaskInfo task; // merged from system/task_* events
     bool hasInit = false; // turns: adopted by a system/init line
     bool ended = false; // turns: a result line arrived
     QString model;
@@ -251,6 +99,26 @@ struct RunModel::Node {
         if (startedMs >= 0 && endedMs >= startedMs)
             return endedMs - startedMs;
         return -1;
+    }
+
+    // DetailRole: the tool call fields stay empty on other kinds of node.
+    RunNodeDetails details() const
+    {
+        RunNodeDetails details;
+        details.text = text;
+        details.model = model;
+        details.errorCode = errorCode;
+        if (kind != NodeKind::ToolCall)
+            return details;
+        details.toolName = toolName;
+        details.toolUseId = toolUseId;
+        details.input = input;
+        details.inputJson = inputJson;
+        details.output = resultText;
+        details.structuredResultJson = structuredResultJson;
+        details.isError = isError;
+        details.task = task;
+        return details;
     }
 };
 
@@ -385,88 +253,18 @@ QVariant RunModel::displayData(const Node *node, int column) const
         }
         return node->title;
     case StatusColumn:
-        return statusText(node->status);
+        return runtext::statusText(node->status);
     case DurationColumn: {
         const qint64 ms = node->durationMs();
         return ms >= 0 ? format::duration(ms) : QString();
     }
     case TokensColumn:
-        if (!node->tokens.present)
-            return QString();
-        return QStringLiteral("%1 in · %2 out")
-            .arg(QLocale().toString(node->tokens.inputTokens),
-                QLocale().toString(node->tokens.outputTokens));
+        return runtext::tokenText(node->tokens);
     case CostColumn:
-        return node->hasCost ? QStringLiteral("$%1").arg(node->costUsd, 0, 'f', 6) : QString();
+        return node->hasCost ? runtext::costText(node->costUsd) : QString();
     default:
         return {};
     }
-}
-
-// DetailRole keys (only the ones that apply are present): text, tool_name, tool_use_id,
-// input_json, command, description, file_path, old_string, new_string, replace_all, content,
-// pattern, path, url, query, prompt, subagent_type, run_in_background, todos (list of
-// {content, status, activeForm}), output (tool_result content as text), is_error,
-// structured_result_json (tool_use_result), task_id, task_status, task_summary,
-// task_output_file, task_total_tokens, task_tool_uses, model, error_code.
-static QVariantMap detailsOf(const RunModel::NodeKind kind, const QString &text,
-    const QString &toolName, const QString &toolUseId, const ToolInput &input,
-    const QByteArray &inputJson, const QString &resultText, const QByteArray &structured,
-    bool isError, bool hasTask, const TaskInfo &task, const QString &model,
-    const QString &errorCode)
-{
-    QVariantMap map;
-    auto put = [&map](const char *key, const QString &value) {
-        if (!value.isEmpty())
-            map.insert(QLatin1String(key), value);
-    };
-    put("text", text);
-    put("model", model);
-    put("error_code", errorCode);
-    if (kind != RunModel::NodeKind::ToolCall)
-        return map;
-    put("tool_name", toolName);
-    put("tool_use_id", toolUseId);
-    put("input_json", QString::fromUtf8(inputJson));
-    put("command", input.command);
-    put("description", input.description);
-    put("file_path", input.filePath);
-    put("old_string", input.oldString);
-    put("new_string", input.newString);
-    put("content", input.content);
-    put("pattern", input.pattern);
-    put("path", input.path);
-    put("url", input.url);
-    put("query", input.query);
-    put("prompt", input.prompt);
-    put("subagent_type", input.subagentType);
-    put("output", resultText);
-    put("structured_result_json", QString::fromUtf8(structured));
-    if (input.replaceAll)
-        map.insert(QStringLiteral("replace_all"), true);
-    if (input.runInBackground)
-        map.insert(QStringLiteral("run_in_background"), true);
-    if (!input.todos.isEmpty()) {
-        QVariantList todos;
-        for (const TodoItem &item : input.todos) {
-            todos.append(QVariantMap {{QStringLiteral("content"), item.content},
-                {QStringLiteral("status"), item.status},
-                {QStringLiteral("activeForm"), item.activeForm}});
-        }
-        map.insert(QStringLiteral("todos"), todos);
-    }
-    map.insert(QStringLiteral("is_error"), isError);
-    if (hasTask) {
-        put("task_id", task.taskId);
-        put("task_status", task.status);
-        put("task_summary", task.summary);
-        put("task_output_file", task.outputFile);
-        if (task.totalTokens >= 0)
-            map.insert(QStringLiteral("task_total_tokens"), task.totalTokens);
-        if (task.toolUses >= 0)
-            map.insert(QStringLiteral("task_tool_uses"), task.toolUses);
-    }
-    return map;
 }
 
 QVariant RunModel::data(const QModelIndex &index, int role) const
@@ -504,9 +302,7 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case ResultRawJsonRole:
         return node->resultRaw.isEmpty() ? QVariant() : indentedJson(node->resultRaw);
     case DetailRole:
-        return detailsOf(node->kind, node->text, node->toolName, node->toolUseId, node->input,
-            node->inputJson, node->resultText, node->structuredResultJson, node->isError,
-            node->hasTask, node->task, node->model, node->errorCode);
+        return QVariant::fromValue(node->details());
     case IsErrorRole:
         return node->isError;
     case FilePathRole:
@@ -698,7 +494,7 @@ void RunModel::onToolUse(const RunEvent &event)
     node->toolKind = toolKindOf(event.toolName);
     node->input = event.input;
     node->inputJson = event.inputJson;
-    node->title = toolSummary(node->toolKind, event.input, event.inputJson);
+    node->title = runtext::toolSummary(node->toolKind, event.input, event.inputJson);
     if (node->status == Status::None) {
         node->status = Status::Running;
         m_openTools.insert(node);
@@ -772,7 +568,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
         parent = tool;
     }
     addLeaf(NodeKind::PermissionDenied, parent, event,
-        QStringLiteral("Permission denied: ") + oneLine(event.text), Status::Denied);
+        QStringLiteral("Permission denied: ") + runtext::oneLine(event.text), Status::Denied);
 }
 
 void RunModel::onTask(const RunEvent &event)
@@ -812,7 +608,6 @@ void RunModel::onTask(const RunEvent &event)
     if (update.durationMs >= 0)
         task.durationMs = update.durationMs;
     task.backgrounded = task.backgrounded || update.backgrounded;
-    node->hasTask = true;
 
     // A background agent's tool call returned at launch; its task reports the real outcome.
     if (node->status == Status::Background) {
@@ -843,7 +638,7 @@ void RunModel::onResult(const RunEvent &event)
 
     QString title = QStringLiteral("Result: ") + result.subtype;
     if (!event.text.isEmpty())
-        title += QStringLiteral(" · ") + oneLine(event.text);
+        title += QStringLiteral(" · ") + runtext::oneLine(event.text);
     Node *leaf = addLeaf(
         NodeKind::Result, turn, event, title, result.isError ? Status::Error : Status::Ok);
     leaf->reportedDurationMs = result.durationMs;
@@ -911,11 +706,11 @@ void RunModel::apply(const RunEvent &event)
         startTurn(event);
         break;
     case RunEvent::AssistantText:
-        addLeaf(NodeKind::AssistantText, contextFor(event), event, oneLine(event.text));
+        addLeaf(NodeKind::AssistantText, contextFor(event), event, runtext::oneLine(event.text));
         break;
     case RunEvent::Thinking:
         addLeaf(NodeKind::Thinking, contextFor(event), event,
-            QStringLiteral("Thinking: ") + oneLine(event.text));
+            QStringLiteral("Thinking: ") + runtext::oneLine(event.text));
         break;
     case RunEvent::ToolUse:
         onToolUse(event);
@@ -927,7 +722,7 @@ void RunModel::apply(const RunEvent &event)
         addLeaf(NodeKind::UserText, contextFor(event), event,
             (event.parentToolUseId.isEmpty() ? QStringLiteral("User: ")
                                              : QStringLiteral("Prompt: "))
-                + oneLine(event.text));
+                + runtext::oneLine(event.text));
         break;
     case RunEvent::MessageUsage:
         onMessageUsage(event);
@@ -945,7 +740,7 @@ void RunModel::apply(const RunEvent &event)
         break;
     case RunEvent::ApiError:
         addLeaf(NodeKind::ApiError, contextFor(event), event,
-            QStringLiteral("API error: ") + oneLine(event.text)
+            QStringLiteral("API error: ") + runtext::oneLine(event.text)
                 + (event.errorCode.isEmpty()
                         ? QString()
                         : QStringLiteral(" (") + event.errorCode + QLatin1Char(')')),
@@ -965,7 +760,8 @@ void RunModel::apply(const RunEvent &event)
     case RunEvent::SystemNotice:
         addLeaf(NodeKind::SystemNotice, currentTurn(event.arrivalMs), event,
             (event.subtype.isEmpty() ? event.type : event.subtype)
-                + (event.text.isEmpty() ? QString() : QStringLiteral(": ") + oneLine(event.text)),
+                + (event.text.isEmpty() ? QString()
+                                        : QStringLiteral(": ") + runtext::oneLine(event.text)),
             event.isError ? Status::Error : Status::None);
         break;
     case RunEvent::Result:
@@ -988,7 +784,7 @@ void RunModel::apply(const RunEvent &event)
     case RunEvent::NotJson:
         addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
             (event.corrupt ? QStringLiteral("Corrupt JSON: ") : QStringLiteral("Not JSON: "))
-                + oneLine(QString::fromUtf8(event.raw.left(titleLimit * 4))),
+                + runtext::oneLine(QString::fromUtf8(event.raw.left(runtext::titleLimit * 4))),
             event.corrupt ? Status::Error : Status::None);
         break;
     }

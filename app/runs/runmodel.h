@@ -6,6 +6,7 @@
 // while events arrive.
 
 #include "runs/runevents.h"
+#include "runs/runnodedetails.h"
 #include "runs/runsummary.h"
 
 #include <QAbstractItemModel>
@@ -89,7 +90,7 @@ public:
         RawJsonRole, // the originating line, pretty-printed when it is JSON
         RawLineRole, // the originating line as bytes
         ResultRawJsonRole, // tool calls: the tool_result line, pretty-printed
-        DetailRole, // QVariantMap, see detailsOf() in runmodel.cpp for the keys
+        DetailRole, // RunNodeDetails (runs/runnodedetails.h), through QVariant::fromValue
         IsErrorRole,
         FilePathRole, // Read/Write/Edit/NotebookEdit
         DurationMsRole, // qint64, invalid while unknown

@@ -2,7 +2,8 @@
 // Classifies and reads the envelope of one line of `claude -p --output-format stream-json
 // --verbose` output (docs/stream-json.md, "Reading one line"). simdjson does the parsing; the
 // full line is validated (syntax and UTF-8), only the envelope fields are extracted. Callers
-// that need the content use raw() with a full JSON parser.
+// that need the content pass a visitor to parse(line, visit), which hands them the parsed
+// top-level object without a second parse; the line itself stays in StreamLine::raw.
 
 #include <QByteArray>
 #include <QString>

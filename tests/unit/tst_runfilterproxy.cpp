@@ -6,6 +6,7 @@
 
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
+#include "runs/runnodedetails.h"
 #include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
@@ -67,16 +68,17 @@ QStringList outline(const QAbstractItemModel *model)
     return lines;
 }
 
-// What a user can read about a node: its row text, its full text and every detail value.
+// What a user can read about a node: its row text, its full text and every detail text.
 bool nodeMentions(const QModelIndex &index, const QString &word)
 {
-    QStringList texts {index.data().toString(), index.data(RunModel::TextRole).toString()};
-    const QVariantMap detail = index.data(RunModel::DetailRole).toMap();
-    for (auto it = detail.cbegin(); it != detail.cend(); ++it) {
-        if (it.key() != QLatin1String("input_json")
-            && it.key() != QLatin1String("structured_result_json"))
-            texts.append(it.value().toString());
-    }
+    const auto details = index.data(RunModel::DetailRole).value<RunNodeDetails>();
+    const ToolInput &input = details.input;
+    const QStringList texts {index.data().toString(), index.data(RunModel::TextRole).toString(),
+        details.text, details.model, details.errorCode, details.toolName, details.toolUseId,
+        details.output, input.command, input.description, input.filePath, input.oldString,
+        input.newString, input.content, input.pattern, input.path, input.url, input.query,
+        input.prompt, input.subagentType, details.task.taskId, details.task.status,
+        details.task.summary, details.task.outputFile};
     return texts.join(QLatin1Char('\n')).contains(word, Qt::CaseInsensitive);
 }
 

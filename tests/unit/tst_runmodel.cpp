@@ -5,6 +5,7 @@
 // interrupted calls and several results as such. Expectations come from the capture JSON.
 
 #include "runs/runmodel.h"
+#include "runs/runnodedetails.h"
 #include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
@@ -23,6 +24,7 @@
 #include <memory>
 
 using sandscope::RunModel;
+using sandscope::RunNodeDetails;
 using sandscope::RunParser;
 using Kind = RunModel::NodeKind;
 using Status = RunModel::Status;
@@ -328,18 +330,11 @@ private slots:
             QCOMPARE(model.rowCount(agent), it.value() - toolResultsUnderAgent);
             const QModelIndex prompt = model.index(0, 0, agent);
             QCOMPARE(prompt.data(RunModel::KindRole).toInt(), int(Kind::UserText));
-            QCOMPARE(prompt.data(RunModel::TextRole).toString(),
-                agent.data(RunModel::DetailRole)
-                    .toMap()
-                    .value(QStringLiteral("prompt"))
-                    .toString());
+            const auto details = agent.data(RunModel::DetailRole).value<RunNodeDetails>();
+            QCOMPARE(prompt.data(RunModel::TextRole).toString(), details.input.prompt);
             // Task events land on the call.
-            const QVariantMap detail = agent.data(RunModel::DetailRole).toMap();
-            QCOMPARE(detail.value(QStringLiteral("task_status")).toString(),
-                QStringLiteral("completed"));
-            QVERIFY(detail.value(QStringLiteral("prompt"))
-                        .toString()
-                        .startsWith(QLatin1String("SUBTASK")));
+            QCOMPARE(details.task.status, QStringLiteral("completed"));
+            QVERIFY(details.input.prompt.startsWith(QLatin1String("SUBTASK")));
         }
     }
 
@@ -365,9 +360,9 @@ private slots:
         QCOMPARE(statusOf(a), Status::Ok);
         QCOMPARE(a.data(RunModel::TextRole).toString(), QStringLiteral("a-out"));
         QCOMPARE(a.data(RunModel::DurationMsRole).toLongLong(), qint64(500 - 100)); // lines 1 → 5
-        const QVariantMap aDetail = a.data(RunModel::DetailRole).toMap();
-        QCOMPARE(aDetail.value(QStringLiteral("command")).toString(), QStringLiteral("echo a"));
-        QCOMPARE(aDetail.value(QStringLiteral("output")).toString(), QStringLiteral("a-out"));
+        const auto aDetails = a.data(RunModel::DetailRole).value<RunNodeDetails>();
+        QCOMPARE(aDetails.input.command, QStringLiteral("echo a"));
+        QCOMPARE(aDetails.output, QStringLiteral("a-out"));
         QCOMPARE(a.data(RunModel::ToolKindRole).toInt(), int(RunModel::ToolKind::Shell));
         QVERIFY(a.data(Qt::DisplayRole).toString().contains(QLatin1String("echo a")));
 

@@ -532,23 +532,19 @@ void RunDetailPane::showMultiEditDiff(const QByteArray &inputJson)
     setView(View::Diff);
 }
 
-void RunDetailPane::showChecklist(const QVariantList &todos)
+void RunDetailPane::showChecklist(const QVector<TodoItem> &todos)
 {
     m_checklist->clear();
-    for (const QVariant &value : todos) {
-        const QVariantMap todo = value.toMap();
-        const QString status = todo.value(QStringLiteral("status")).toString();
+    for (const TodoItem &todo : todos) {
         auto *item = new QListWidgetItem(m_checklist);
-        const bool active = status == QLatin1String("in_progress");
-        const QString activeForm = todo.value(QStringLiteral("activeForm")).toString();
-        item->setText(todoMarker(status) + QLatin1Char(' ')
-            + (active && !activeForm.isEmpty() ? activeForm
-                                               : todo.value(QStringLiteral("content")).toString()));
-        item->setData(Qt::UserRole, status);
+        const bool active = todo.status == QLatin1String("in_progress");
+        item->setText(todoMarker(todo.status) + QLatin1Char(' ')
+            + (active && !todo.activeForm.isEmpty() ? todo.activeForm : todo.content));
+        item->setData(Qt::UserRole, todo.status);
         item->setFlags(Qt::ItemIsEnabled); // shown, not editable: the agent owns the list
-        item->setCheckState(status == QLatin1String("completed") ? Qt::Checked
-                : active                                         ? Qt::PartiallyChecked
-                                                                 : Qt::Unchecked);
+        item->setCheckState(todo.status == QLatin1String("completed") ? Qt::Checked
+                : active                                              ? Qt::PartiallyChecked
+                                                                      : Qt::Unchecked);
         if (active) {
             QFont bold = item->font();
             bold.setBold(true);
@@ -601,15 +597,14 @@ void RunDetailPane::showIndex(const QModelIndex &sourceIndex)
     refresh();
 }
 
-void RunDetailPane::showToolCall(const QModelIndex &index, const QVariantMap &detail)
+void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails &details)
 {
-    auto value = [&detail](const char *key) {
-        return detail.value(QLatin1String(key)).toString();
-    };
+    const ToolInput &input = details.input;
+    const TaskInfo &task = details.task;
     const auto toolKind = ToolKind(index.data(RunModel::ToolKindRole).toInt());
     const QString toolName = index.data(RunModel::ToolNameRole).toString();
-    const QString output = value("output");
-    const bool isError = detail.value(QStringLiteral("is_error")).toBool();
+    const QString &output = details.output;
+    const bool isError = details.isError;
     QVector<Fact> facts;
     auto fact = [&facts](const QString &key, const QString &text, bool code = false) {
         if (!text.isEmpty())
@@ -618,72 +613,72 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const QVariantMap &de
 
     switch (toolKind) {
     case ToolKind::Shell:
-        fact(tr("Command"), value("command"), true);
-        fact(tr("Description"), value("description"));
-        if (detail.value(QStringLiteral("run_in_background")).toBool())
+        fact(tr("Command"), input.command, true);
+        fact(tr("Description"), input.description);
+        if (input.runInBackground)
             fact(tr("Mode"), tr("background"));
         setFacts(facts);
         showText(output.isEmpty() ? tr("(no output yet)") : output, true);
         showResult(QString(), false);
         return;
     case ToolKind::Edit:
-        fact(tr("File"), value("file_path"), true);
-        if (detail.value(QStringLiteral("replace_all")).toBool())
+        fact(tr("File"), input.filePath, true);
+        if (input.replaceAll)
             fact(tr("Replace"), tr("every occurrence"));
         setFacts(facts);
         if (toolName == QLatin1String("MultiEdit"))
-            showMultiEditDiff(value("input_json").toUtf8());
+            showMultiEditDiff(details.inputJson);
         else
-            showDiff(value("old_string"), value("new_string"));
+            showDiff(input.oldString, input.newString);
         showResult(output, isError);
         return;
     case ToolKind::Write:
-        fact(tr("File"), value("file_path"), true);
+        fact(tr("File"), input.filePath, true);
         setFacts(facts);
-        showCode(value("content"), value("file_path"));
+        showCode(input.content, input.filePath);
         showResult(output, isError);
         return;
     case ToolKind::Notebook:
-        fact(tr("Notebook"), value("file_path"), true);
+        fact(tr("Notebook"), input.filePath, true);
         setFacts(facts);
-        showCode(value("new_string"), QStringLiteral("cell.py"));
+        showCode(input.newString, QStringLiteral("cell.py"));
         showResult(output, isError);
         return;
     case ToolKind::Read:
     case ToolKind::Search:
-        fact(tr("File"), value("file_path"), true);
-        fact(tr("Pattern"), value("pattern"), true);
-        fact(tr("In"), value("path"), true);
+        fact(tr("File"), input.filePath, true);
+        fact(tr("Pattern"), input.pattern, true);
+        fact(tr("In"), input.path, true);
         setFacts(facts);
         showText(output.isEmpty() ? tr("(no output yet)") : output, true);
         showResult(QString(), false);
         return;
     case ToolKind::Web:
-        fact(tr("URL"), value("url"), true);
-        fact(tr("Query"), value("query"));
-        fact(tr("Prompt"), value("prompt"));
+        fact(tr("URL"), input.url, true);
+        fact(tr("Query"), input.query);
+        fact(tr("Prompt"), input.prompt);
         setFacts(facts);
         showText(output.isEmpty() ? tr("(no output yet)") : output, false);
         showResult(QString(), false);
         return;
     case ToolKind::Todo:
         setFacts(facts);
-        showChecklist(detail.value(QStringLiteral("todos")).toList());
+        showChecklist(input.todos);
         showResult(output, isError);
         return;
     case ToolKind::Agent: {
-        fact(tr("Task"), value("description"));
-        fact(tr("Agent type"), value("subagent_type"));
-        if (detail.value(QStringLiteral("run_in_background")).toBool())
+        fact(tr("Task"), input.description);
+        fact(tr("Agent type"), input.subagentType);
+        if (input.runInBackground)
             fact(tr("Mode"), tr("background"));
-        fact(tr("Task status"), value("task_status"));
-        if (detail.contains(QStringLiteral("task_tool_uses")))
-            fact(tr("Tool uses"), value("task_tool_uses"));
-        if (detail.contains(QStringLiteral("task_total_tokens")))
-            fact(tr("Tokens"), value("task_total_tokens"));
-        fact(tr("Output file"), value("task_output_file"), true);
+        fact(tr("Task status"), task.status);
+        if (task.toolUses >= 0)
+            fact(tr("Tool uses"), QString::number(task.toolUses));
+        if (task.totalTokens >= 0)
+            fact(tr("Tokens"), QString::number(task.totalTokens));
+        fact(tr("Output file"), task.outputFile, true);
         setFacts(facts);
-        showText(value("prompt"), false);
+        showText(input.prompt, false);
         showResult(output, isError);
         return;
     }
@@ -693,11 +688,11 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const QVariantMap &de
         break;
     }
     fact(tr("Tool"), toolName.isEmpty() ? tr("(not seen yet)") : toolName, true);
-    fact(tr("Tool use id"), value("tool_use_id"), true);
+    fact(tr("Tool use id"), details.toolUseId, true);
     setFacts(facts);
-    const QByteArray input = value("input_json").toUtf8();
-    showCode(
-        input.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument::fromJson(input).toJson()),
+    showCode(details.inputJson.isEmpty()
+            ? QString()
+            : QString::fromUtf8(QJsonDocument::fromJson(details.inputJson).toJson()),
         QStringLiteral("input.json"));
     showResult(output, isError);
 }
@@ -711,7 +706,7 @@ void RunDetailPane::refresh()
     const QModelIndex index = m_index;
     const auto kind = Kind(index.data(RunModel::KindRole).toInt());
     const auto status = Status(index.data(RunModel::StatusRole).toInt());
-    const QVariantMap detail = index.data(RunModel::DetailRole).toMap();
+    const auto details = index.data(RunModel::DetailRole).value<RunNodeDetails>();
 
     m_icon->setPixmap(RunDelegate::iconFor(index).pixmap(16, 16));
     m_openFileButton->setVisible(!linkedFilePath().isEmpty());
@@ -734,7 +729,7 @@ void RunDetailPane::refresh()
         m_tabs->setCurrentIndex(0);
 
     if (kind == Kind::ToolCall) {
-        showToolCall(index, detail);
+        showToolCall(index, details);
         return;
     }
 
@@ -748,7 +743,7 @@ void RunDetailPane::refresh()
     switch (kind) {
     case Kind::Run:
     case Kind::Turn:
-        fact(tr("Model"), detail.value(QStringLiteral("model")));
+        fact(tr("Model"), details.model);
         fact(tr("Directory"), text, true);
         fact(tr("Duration"), index.siblingAtColumn(RunModel::DurationColumn).data());
         fact(tr("Tokens"), index.siblingAtColumn(RunModel::TokensColumn).data());
@@ -767,8 +762,8 @@ void RunDetailPane::refresh()
         break;
     case Kind::ApiRetry:
     case Kind::ApiError:
-        fact(tr("Error"), detail.value(QStringLiteral("error_code")), true);
-        fact(tr("Model"), detail.value(QStringLiteral("model")));
+        fact(tr("Error"), details.errorCode, true);
+        fact(tr("Model"), details.model);
         setFacts(facts);
         showText(text.isEmpty() ? index.data(Qt::DisplayRole).toString() : text, false);
         break;

@@ -6,7 +6,9 @@
 // tool_result line on a third for tool calls). A Read/Write/Edit/MultiEdit/NotebookEdit call
 // offers to open its file (openFileRequested with the path as the call named it).
 
+#include "runs/runevents.h"
 #include "runs/runmodel.h"
+#include "runs/runnodedetails.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
@@ -78,10 +80,10 @@ private:
     void showCode(const QString &text, const QString &fileName);
     void showDiff(const QString &oldText, const QString &newText);
     void showMultiEditDiff(const QByteArray &inputJson);
-    void showChecklist(const QVariantList &todos);
+    void showChecklist(const QVector<TodoItem> &todos);
     void showResult(const QString &text, bool isError);
     void setView(View view);
-    void showToolCall(const QModelIndex &index, const QVariantMap &detail);
+    void showToolCall(const QModelIndex &index, const RunNodeDetails &details);
 
     QPersistentModelIndex m_index;
     View m_view = View::Empty;

@@ -1,0 +1,94 @@
+#include "runnodetext.h"
+
+#include <QLocale>
+
+#include <algorithm>
+
+namespace sandscope::runtext {
+
+QString oneLine(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    qsizetype end = trimmed.indexOf(QLatin1Char('\n'));
+    if (end < 0)
+        end = trimmed.size();
+    QString line = trimmed.left(std::min<qsizetype>(end, titleLimit));
+    if (line.size() < trimmed.size())
+        line += QStringLiteral("…");
+    return line;
+}
+
+QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
+{
+    using Kind = RunModel::ToolKind;
+    switch (kind) {
+    case Kind::Shell:
+        return oneLine(input.command.isEmpty() ? input.description : input.command);
+    case Kind::Read:
+    case Kind::Write:
+    case Kind::Edit:
+    case Kind::Notebook:
+        return input.filePath;
+    case Kind::Search:
+        return input.path.isEmpty() ? oneLine(input.pattern)
+                                    : oneLine(input.pattern) + QStringLiteral(" in ") + input.path;
+    case Kind::Web:
+        return oneLine(input.url.isEmpty() ? input.query : input.url);
+    case Kind::Agent:
+        return input.subagentType.isEmpty() ? oneLine(input.description)
+                                            : oneLine(input.description) + QStringLiteral(" (")
+                + input.subagentType + QLatin1Char(')');
+    case Kind::Todo:
+        return QStringLiteral("%1 todo(s)").arg(input.todos.size());
+    case Kind::None:
+    case Kind::Mcp:
+    case Kind::Other:
+        break;
+    }
+    for (const QString *candidate :
+        {&input.skill, &input.description, &input.command, &input.filePath, &input.query,
+            &input.url, &input.pattern, &input.path, &input.prompt}) {
+        if (!candidate->isEmpty())
+            return oneLine(*candidate);
+    }
+    return inputJson == "{}" ? QString() : oneLine(QString::fromUtf8(inputJson));
+}
+
+QString statusText(RunModel::Status status)
+{
+    using Status = RunModel::Status;
+    switch (status) {
+    case Status::None:
+        return {};
+    case Status::Running:
+        return QStringLiteral("running");
+    case Status::Ok:
+        return QStringLiteral("ok");
+    case Status::Error:
+        return QStringLiteral("error");
+    case Status::Interrupted:
+        return QStringLiteral("interrupted");
+    case Status::Denied:
+        return QStringLiteral("denied");
+    case Status::Retrying:
+        return QStringLiteral("retrying");
+    case Status::Background:
+        return QStringLiteral("background");
+    }
+    return {};
+}
+
+QString tokenText(const TokenUsage &tokens)
+{
+    if (!tokens.present)
+        return QString();
+    return QStringLiteral("%1 in · %2 out")
+        .arg(QLocale().toString(tokens.inputTokens), QLocale().toString(tokens.outputTokens));
+}
+
+QString costText(double usd)
+{
+    return QStringLiteral("$%1").arg(usd, 0, 'f', 6);
+}
+
+} // namespace sandscope::runtext

@@ -1,0 +1,34 @@
+#pragma once
+// The texts RunModel shows for a node: one-line titles, a tool call's summary, and the status,
+// token and cost columns. Fixed English (not the locale's words), like util/format.h, which
+// gives the duration column.
+
+#include "runs/runevents.h"
+#include "runs/runmodel.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace sandscope::runtext {
+
+// Titles are cut to this many characters.
+constexpr int titleLimit = 200;
+
+// The first line of the trimmed text, at most titleLimit characters; "…" marks a cut.
+QString oneLine(const QString &text);
+
+// What a tool call does, without the tool name: the command, the file, "pattern in path", the
+// URL, "description (agent type)", "N todo(s)"; for other tools the first input field that is
+// set, else the input JSON (nothing for "{}").
+QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson);
+
+// "running", "ok", "error", ...; empty for Status::None.
+QString statusText(RunModel::Status status);
+
+// "1,234 in · 56 out" (the locale's digit grouping); empty when the usage is not present.
+QString tokenText(const TokenUsage &tokens);
+
+// "$0.012345".
+QString costText(double usd);
+
+} // namespace sandscope::runtext
