@@ -4,6 +4,7 @@
 #include "cleanup/cleanuprunner.h"
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
+#include "cli/verbsupport.h"
 #include "security/secretredactor.h"
 #include "util/format.h"
 
@@ -116,24 +117,11 @@ int runCleanup(const QStringList &arguments)
         QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete."));
     parser.addOptions({chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes});
 
-    QString why;
-    if (containsRefusedApiKeyOption(arguments, &why)) {
-        printError(why);
-        return UsageError;
-    }
-    const QCommandLineOption help = parser.addHelpOption();
     ConnectionOptions options;
-    options.addTo(parser);
-    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText(), cleanupVerb);
-    if (parser.isSet(help)) {
-        QString text = parser.helpText();
-        text.replace(0, text.indexOf(QLatin1Char('\n')),
-            QStringLiteral("Usage: sandscope cleanup --server URL [options]"));
-        writeBytes(
-            stdout, (text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp()).toUtf8());
-        return Ok;
-    }
+    if (const int parsed = parseVerbArguments(parser, cleanupVerb, arguments,
+            QStringLiteral("cleanup --server URL [options]"), options);
+        parsed >= 0)
+        return parsed;
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("cleanup takes no arguments, got \"%1\"")
                               .arg(parser.positionalArguments().join(QLatin1Char(' '))),
@@ -163,6 +151,7 @@ int runCleanup(const QStringList &arguments)
     if (executing && parser.isSet(savePlan))
         return usageError(QStringLiteral("--save-plan is for dry runs"), cleanupVerb);
 
+    QString why;
     CleanupPlan reviewed;
     if (executing) {
         if (!CleanupPlan::load(parser.value(plan), &reviewed, &why)) {
@@ -182,8 +171,6 @@ int runCleanup(const QStringList &arguments)
             return Error;
         }
     }
-    if (!options.resolve(parser, &why))
-        return usageError(why, cleanupVerb);
 
     SecretRedactor redactor;
     redactor.addSecret(options.connection.apiKey);

@@ -7,6 +7,7 @@
 #include "cli/probeverb.h"
 #include "cli/replayverb.h"
 #include "cli/runverbs.h"
+#include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
@@ -26,8 +27,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace sandscope::cli {
 
@@ -42,19 +41,6 @@ const QString execVerb = QStringLiteral("exec");
 // Output
 
 // Server and transport failures name the server, and never show the key.
-int serverError(const ApiError &error, const ConnectionOptions &options)
-{
-    SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    QString text = error.toString();
-    if (!error.detail.isEmpty() && !text.contains(error.detail))
-        text += QStringLiteral(": ") + error.detail;
-    if (!text.contains(options.serverText()))
-        text = options.serverText() + QStringLiteral(": ") + text;
-    printError(redactor.redact(text));
-    return ServerError;
-}
-
 QString topLevelHelp()
 {
     return QStringLiteral(
@@ -82,37 +68,7 @@ QString topLevelHelp()
             "exec exits with the command's own code (128+N when it died from signal N).\n");
 }
 
-// QCommandLineParser names the executable path in its usage line; ours names the verb.
-QString verbHelp(const QCommandLineParser &parser, const QString &usage)
-{
-    QString text = parser.helpText();
-    const qsizetype firstLineEnd = text.indexOf(QLatin1Char('\n'));
-    text.replace(0, firstLineEnd, QStringLiteral("Usage: sandscope ") + usage);
-    return text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
-}
-
 // Parses one verb's arguments. Returns -1 to go on, otherwise the exit code to return.
-int parseVerbArguments(QCommandLineParser &parser, const QString &verb,
-    const QStringList &arguments, const QString &usage, ConnectionOptions &options)
-{
-    QString why;
-    if (containsRefusedApiKeyOption(arguments, &why)) {
-        printError(why);
-        return UsageError;
-    }
-    const QCommandLineOption helpOption = parser.addHelpOption();
-    options.addTo(parser);
-    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText(), verb);
-    if (parser.isSet(helpOption)) {
-        writeText(stdout, verbHelp(parser, usage));
-        return Ok;
-    }
-    if (!options.resolve(parser, &why))
-        return usageError(why, verb);
-    return -1;
-}
-
 // ---------------------------------------------------------------------------------------
 // server-info
 
@@ -256,31 +212,6 @@ int runServerInfo(const QStringList &arguments)
 // ---------------------------------------------------------------------------------------
 // exec
 
-// SIGINT/SIGTERM arrive through a pipe so that they are handled in the event loop.
-int signalPipe[2] = {-1, -1};
-
-void forwardSignal(int signalNumber)
-{
-    const char byte = char(signalNumber);
-    [[maybe_unused]] const ssize_t ignored = ::write(signalPipe[1], &byte, 1);
-}
-
-bool installStopSignals()
-{
-    if (signalPipe[0] < 0 && ::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        return false;
-    struct sigaction action { };
-    action.sa_handler = forwardSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-    // A closed stdout (e.g. `| head`) is reported by the write instead of killing us
-    // with the remote process still running.
-    std::signal(SIGPIPE, SIG_IGN);
-    return true;
-}
-
 // Exit code of a command: its own, or 128+N when it died from signal N (as shells do).
 int shellExitCode(int exitCode)
 {
@@ -402,15 +333,7 @@ int runExec(const QStringList &arguments)
         loop.exit();
     });
 
-    std::unique_ptr<QSocketNotifier> signalNotifier;
-    if (installStopSignals()) {
-        signalNotifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
-        QObject::connect(signalNotifier.get(), &QSocketNotifier::activated, &loop, [&] {
-            char byte = 0;
-            while (::read(signalPipe[0], &byte, 1) == 1)
-                requestStop(int(byte));
-        });
-    }
+    const auto signalNotifier = onStopSignals(requestStop);
 
     stream.start(command, executeOptions);
     loop.exec();

@@ -28,4 +28,25 @@ int usageError(const QString &message, const QString &verb)
     return usageErrorExitCode;
 }
 
+QString firstLine(const QString &text, int limit)
+{
+    const QString trimmed = text.trimmed();
+    QString line = trimmed.left(trimmed.indexOf(QLatin1Char('\n')));
+    if (line.size() > limit)
+        line = line.left(limit) + QStringLiteral("…");
+    else if (line.size() < trimmed.size())
+        line += QStringLiteral(" …");
+    return line;
+}
+
+QString isoTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODate) : QString();
+}
+
+QJsonValue stringOrNull(const QString &text)
+{
+    return text.isEmpty() ? QJsonValue() : QJsonValue(text);
+}
+
 } // namespace sandscope::cli

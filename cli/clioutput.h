@@ -4,6 +4,8 @@
 // point at the verb's --help.
 
 #include <QByteArray>
+#include <QDateTime>
+#include <QJsonValue>
 #include <QString>
 
 #include <cstdio>
@@ -20,5 +22,12 @@ void printError(const QString &message);
 // Prints the message with a pointer to `sandscope <verb> --help` (or `sandscope --help`) and
 // returns usageErrorExitCode.
 int usageError(const QString &message, const QString &verb = {});
+
+// The first line of `text` (trimmed), cut at `limit` characters; "…" marks what was left out.
+QString firstLine(const QString &text, int limit);
+// ISO 8601 in UTC; empty for an invalid time.
+QString isoTime(const QDateTime &time);
+// JSON null for an empty text.
+QJsonValue stringOrNull(const QString &text);
 
 } // namespace sandscope::cli

@@ -2,6 +2,7 @@
 
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
+#include "cli/verbsupport.h"
 #include "files/chatindex.h"
 #include "files/fileoperations.h"
 #include "runs/claudecommand.h"
@@ -36,30 +37,11 @@ const QString chatDirectoryMarker = QStringLiteral("SANDSCOPE-CHAT-DIR=");
 // ---------------------------------------------------------------------------------------
 // Output and errors
 
-// Names the server, never shows the key.
-int serverError(const ApiError &error, const ConnectionOptions &options)
-{
-    SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    QString text = error.toString();
-    if (!error.detail.isEmpty() && !text.contains(error.detail))
-        text += QStringLiteral(": ") + error.detail;
-    if (!text.contains(options.serverText()))
-        text = options.serverText() + QStringLiteral(": ") + text;
-    printError(redactor.redact(text));
-    return ServerError;
-}
-
 void printJson(const QJsonValue &value)
 {
     const QJsonDocument document
         = value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
     writeBytes(stdout, document.toJson(QJsonDocument::Indented));
-}
-
-QString isoTime(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(Qt::ISODate) : QString();
 }
 
 QJsonValue timeOrNull(const QDateTime &time)
@@ -84,35 +66,6 @@ template <typename T> T waitFor(const std::function<void(std::function<void(cons
 
 // ---------------------------------------------------------------------------------------
 // Arguments
-
-QString verbHelp(const QCommandLineParser &parser, const QString &usage, const QString &more = {})
-{
-    QString text = parser.helpText();
-    text.replace(0, text.indexOf(QLatin1Char('\n')), QStringLiteral("Usage: sandscope ") + usage);
-    return text + more + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
-}
-
-// Returns -1 to go on, otherwise the exit code.
-int parseArguments(QCommandLineParser &parser, const QString &verb, const QStringList &arguments,
-    const QString &usage, const QString &moreHelp, ConnectionOptions &options)
-{
-    QString why;
-    if (containsRefusedApiKeyOption(arguments, &why)) {
-        printError(why);
-        return UsageError;
-    }
-    const QCommandLineOption helpOption = parser.addHelpOption();
-    options.addTo(parser);
-    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText(), verb);
-    if (parser.isSet(helpOption)) {
-        writeBytes(stdout, verbHelp(parser, usage, moreHelp).toUtf8());
-        return Ok;
-    }
-    if (!options.resolve(parser, &why))
-        return usageError(why, verb);
-    return -1;
-}
 
 // ---------------------------------------------------------------------------------------
 // chats
@@ -486,8 +439,8 @@ int runChats(const QStringList &arguments)
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
     parser.addOption(jsonOption);
     ConnectionOptions options;
-    const int parsed = parseArguments(
-        parser, chatsVerb, arguments, QStringLiteral("chats [options]"), QString(), options);
+    const int parsed = parseVerbArguments(
+        parser, chatsVerb, arguments, QStringLiteral("chats [options]"), options, QString());
     if (parsed >= 0)
         return parsed;
     if (!parser.positionalArguments().isEmpty())
@@ -513,8 +466,8 @@ int runFiles(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("operation"),
         QStringLiteral("ls, cat, get, put, rm, mkdir or mv"), QStringLiteral("<op> ARGS..."));
     ConnectionOptions options;
-    const int parsed = parseArguments(parser, filesVerb, arguments,
-        QStringLiteral("files <op> [options] ARGS..."), filesHelpOperations(), options);
+    const int parsed = parseVerbArguments(parser, filesVerb, arguments,
+        QStringLiteral("files <op> [options] ARGS..."), options, filesHelpOperations());
     if (parsed >= 0)
         return parsed;
     QStringList args = parser.positionalArguments();

@@ -1,135 +1,39 @@
-#include "runverbs.h"
-
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
+#include "cli/treeprinter.h"
+#include "cli/verbsupport.h"
 #include "runs/claudecommand.h"
 #include "runs/runcontroller.h"
 #include "runs/rundiscovery.h"
-#include "runs/runlauncher.h"
 #include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
 #include "runs/runsession.h"
 #include "runs/sessionstore.h"
-#include "security/auditlog.h"
+#include "runverbs.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
-#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMap>
 #include <QSocketNotifier>
-#include <QTimer>
 
-#include <csignal>
+#include <algorithm>
 #include <cstdio>
-#include <fcntl.h>
 #include <memory>
-#include <unistd.h>
 
 namespace sandscope::cli {
 
 const QString runVerb = QStringLiteral("run");
-const QString sessionsVerb = QStringLiteral("sessions");
-const QString runsVerb = QStringLiteral("runs");
 
 namespace {
 
 enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3 };
 
-// A line the PTY damaged (U+FFFD) is held back this long for its repair from the tee file.
+// How long Ctrl+C waits after SIGTERM before it sends SIGKILL.
 constexpr int stopGraceMs = 3000;
-constexpr int resultSnippetLength = 120;
-
-// ---------------------------------------------------------------------------------------
-// Output and errors
-
-QString serverMessage(const QString &text, const ConnectionOptions &options)
-{
-    return text.contains(options.serverText()) ? text
-                                               : options.serverText() + QStringLiteral(": ") + text;
-}
-
-// Runs a listing (sessiondiscovery::discover, rundiscovery::list) as --user and waits for it.
-// False with the reason (naming the server) when it failed.
-template <typename Listing>
-bool listAsUser(void (*list)(OpenTerminalClient *, const Identity &, QObject *,
-                    std::function<void(bool, const Listing &, const QString &)>),
-    OpenTerminalClient &client, const ConnectionOptions &options, Listing *listing, QString *error)
-{
-    Identity identity;
-    identity.userId = options.userId;
-    QEventLoop loop;
-    bool ok = false;
-    list(&client, identity, &loop, [&](bool success, const Listing &found, const QString &why) {
-        ok = success;
-        *listing = found;
-        *error = serverMessage(why, options);
-        loop.quit();
-    });
-    loop.exec();
-    return ok;
-}
-
-// A listing failure for people, the API key masked.
-int listingFailed(const QString &error, const ConnectionOptions &options)
-{
-    SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    printError(redactor.redact(error));
-    return ServerError;
-}
-
-QString verbHelp(const QCommandLineParser &parser, const QString &usage)
-{
-    QString text = parser.helpText();
-    text.replace(0, text.indexOf(QLatin1Char('\n')), QStringLiteral("Usage: sandscope ") + usage);
-    return text + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
-}
-
-// Returns -1 to go on, otherwise the exit code.
-int parseArguments(QCommandLineParser &parser, const QString &verb, const QStringList &arguments,
-    const QString &usage, ConnectionOptions &options)
-{
-    QString why;
-    if (containsRefusedApiKeyOption(arguments, &why)) {
-        printError(why);
-        return UsageError;
-    }
-    const QCommandLineOption helpOption = parser.addHelpOption();
-    options.addTo(parser);
-    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
-        return usageError(parser.errorText(), verb);
-    if (parser.isSet(helpOption)) {
-        writeText(stdout, verbHelp(parser, usage));
-        return Ok;
-    }
-    if (!options.resolve(parser, &why))
-        return usageError(why, verb);
-    if (!parser.positionalArguments().isEmpty())
-        return usageError(QStringLiteral("%1 takes no arguments, got \"%2\"")
-                              .arg(verb, parser.positionalArguments().join(QLatin1Char(' '))),
-            verb);
-    if (options.userId.isEmpty())
-        return usageError(QStringLiteral("%1 needs --user ID (the sandbox user)").arg(verb), verb);
-    return -1;
-}
-
-SessionScope scopeOf(const ConnectionOptions &options)
-{
-    return {options.profileName, options.serverText(), options.userId};
-}
-
-QString isoTime(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(Qt::ISODate) : QString();
-}
 
 // ---------------------------------------------------------------------------------------
 // Arguments of `run`
@@ -183,183 +87,6 @@ QStringList splitToolRules(const QString &list)
     return rules;
 }
 
-// ---------------------------------------------------------------------------------------
-// Stop signals: SIGINT/SIGTERM arrive through a pipe and are handled in the event loop.
-
-int signalPipe[2] = {-1, -1};
-
-void forwardSignal(int signalNumber)
-{
-    const char byte = char(signalNumber);
-    [[maybe_unused]] const ssize_t ignored = ::write(signalPipe[1], &byte, 1);
-}
-
-bool installStopSignals()
-{
-    if (signalPipe[0] < 0 && ::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        return false;
-    struct sigaction action { };
-    action.sa_handler = forwardSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-    std::signal(SIGPIPE, SIG_IGN); // a closed stdout is reported by the write instead
-    return true;
-}
-
-// ---------------------------------------------------------------------------------------
-// The live text tree
-
-QString firstLine(const QString &text, int limit)
-{
-    const QString trimmed = text.trimmed();
-    QString line = trimmed.left(trimmed.indexOf(QLatin1Char('\n')));
-    if (line.size() > limit)
-        line = line.left(limit) + QStringLiteral("…");
-    else if (line.size() < trimmed.size())
-        line += QStringLiteral(" …");
-    return line;
-}
-
-// Prints the run tree as it grows: one line per node when it appears, indented by nesting
-// (turn, its text and tool calls, a sub-agent's work under its Agent call), and one more line
-// for a tool call when its status settles (ok, error, interrupted, denied, background).
-class TreePrinter {
-public:
-    TreePrinter(RunModel *model, std::function<void(const QString &)> write)
-        : m_model(model)
-        , m_write(std::move(write))
-    {
-        QObject::connect(model, &QAbstractItemModel::rowsInserted, model,
-            [this](const QModelIndex &parent, int first, int last) {
-                for (int row = first; row <= last; ++row)
-                    m_touched.append(QPersistentModelIndex(m_model->index(row, 0, parent)));
-            });
-        QObject::connect(model, &QAbstractItemModel::dataChanged, model,
-            [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
-                for (int row = topLeft.row(); row <= bottomRight.row(); ++row)
-                    m_touched.append(
-                        QPersistentModelIndex(m_model->index(row, 0, topLeft.parent())));
-            });
-    }
-
-    // Prints what the last events added or settled.
-    void flush()
-    {
-        const QList<QPersistentModelIndex> touched = m_touched;
-        m_touched.clear();
-        for (const QPersistentModelIndex &index : touched) {
-            if (index.isValid())
-                show(index);
-        }
-    }
-
-private:
-    static int depthOf(const QModelIndex &index)
-    {
-        int depth = 0;
-        for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
-            ++depth;
-        return depth;
-    }
-
-    void show(const QModelIndex &index)
-    {
-        using Kind = RunModel::NodeKind;
-        using Status = RunModel::Status;
-        const auto kind = Kind(index.data(RunModel::KindRole).toInt());
-        const auto status = Status(index.data(RunModel::StatusRole).toInt());
-        const int depth = depthOf(index); // the run is 0, turns 1, their content 2, ...
-        if (kind == Kind::Run)
-            return;
-        const QString indent(2 * qMax(0, depth - 1), QLatin1Char(' '));
-        const QString title = index.data(Qt::DisplayRole).toString();
-        const void *node = index.internalPointer();
-        const auto printed = m_printed.constFind(node);
-
-        if (kind == Kind::ToolCall) {
-            // A placeholder (a result or sub-agent line before its call) waits for the call.
-            if (index.data(RunModel::ToolNameRole).toString().isEmpty())
-                return;
-            if (printed == m_printed.constEnd()) {
-                m_printed.insert(node, int(status));
-                m_write(indent + QStringLiteral("▸ ") + title + QStringLiteral("  [")
-                    + statusName(status) + QStringLiteral("]"));
-                if (status == Status::Running)
-                    return;
-            } else if (*printed == int(status) || status == Status::Running) {
-                return;
-            }
-            m_printed.insert(node, int(status));
-            const QString output
-                = firstLine(index.data(RunModel::TextRole).toString(), resultSnippetLength);
-            m_write(indent + marker(status) + title + QStringLiteral("  [") + statusName(status)
-                + QStringLiteral("]")
-                + (output.isEmpty() ? QString() : QStringLiteral(" → ") + output));
-            return;
-        }
-        if (kind == Kind::Turn) {
-            if (printed == m_printed.constEnd()) {
-                m_printed.insert(node, int(status));
-                m_write(indent + title);
-            } else if (status == Status::Interrupted && *printed != int(status)) {
-                m_printed.insert(node, int(status));
-                m_write(indent + title + QStringLiteral("  [interrupted: no result]"));
-            }
-            return;
-        }
-        if (printed != m_printed.constEnd())
-            return;
-        m_printed.insert(node, int(status));
-        m_write(indent + title);
-    }
-
-    static QString statusName(RunModel::Status status)
-    {
-        using Status = RunModel::Status;
-        switch (status) {
-        case Status::None:
-        case Status::Running:
-            return QStringLiteral("running");
-        case Status::Ok:
-            return QStringLiteral("ok");
-        case Status::Error:
-            return QStringLiteral("error");
-        case Status::Interrupted:
-            return QStringLiteral("interrupted");
-        case Status::Denied:
-            return QStringLiteral("denied");
-        case Status::Retrying:
-            return QStringLiteral("retrying");
-        case Status::Background:
-            return QStringLiteral("background");
-        }
-        return {};
-    }
-
-    static QString marker(RunModel::Status status)
-    {
-        using Status = RunModel::Status;
-        switch (status) {
-        case Status::Ok:
-            return QStringLiteral("✓ ");
-        case Status::Error:
-        case Status::Denied:
-            return QStringLiteral("✗ ");
-        case Status::Interrupted:
-            return QStringLiteral("⚠ ");
-        default:
-            return QStringLiteral("· ");
-        }
-    }
-
-    RunModel *m_model;
-    std::function<void(const QString &)> m_write;
-    QList<QPersistentModelIndex> m_touched;
-    QHash<const void *, int> m_printed; // node → status last printed
-};
-
 QString summaryText(const RunSummary &summary)
 {
     QString text = QStringLiteral("Summary: ");
@@ -389,7 +116,7 @@ int exitCodeOf(const RunOutcome &outcome, int stopSignal)
     case RunOutcome::Kind::Ok:
         return Ok;
     case RunOutcome::Kind::TransportFailed:
-        return ServerError;
+        return serverErrorExitCode;
     case RunOutcome::Kind::Stopped:
         return stopSignal != 0 ? 128 + stopSignal : Error;
     case RunOutcome::Kind::ErrorResult:
@@ -454,7 +181,7 @@ bool findSessionToResume(OpenTerminalClient &client, const ConnectionOptions &op
     const QString &chatId, ResumeTarget *target, QString *error, bool *serverFailure)
 {
     *serverFailure = false;
-    const SessionRecord local = SessionStore().latest(scopeOf(options), chatId);
+    const SessionRecord local = SessionStore().latest(sessionScopeOf(options), chatId);
     if (!local.sessionId.isEmpty()) {
         *target = {local.sessionId, QStringLiteral("local")};
         return true;
@@ -532,7 +259,7 @@ int executeRun(const QStringList &arguments)
         {chatOption, promptOption, resumeOption, forkOption, modelOption, permissionOption,
             toolsOption, maxTurnsOption, envFileOption, recordOption, jsonOption, attachOption});
     ConnectionOptions options;
-    const int parsed = parseArguments(parser, runVerb, arguments,
+    const int parsed = parseUserVerbArguments(parser, runVerb, arguments,
         QStringLiteral("run --server URL --user ID --chat ID --prompt TEXT [options]"), options);
     if (parsed >= 0)
         return parsed;
@@ -595,7 +322,7 @@ int executeRun(const QStringList &arguments)
     }
 
     OpenTerminalClient client(options.connection);
-    const SessionScope scope = scopeOf(options);
+    const SessionScope scope = sessionScopeOf(options);
     const bool fork = parser.isSet(forkOption);
     if (parser.isSet(resumeOption) || fork) {
         ResumeTarget target;
@@ -720,15 +447,7 @@ int executeRun(const QStringList &arguments)
             break;
         }
     };
-    std::unique_ptr<QSocketNotifier> signalNotifier;
-    if (installStopSignals()) {
-        signalNotifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
-        QObject::connect(signalNotifier.get(), &QSocketNotifier::activated, &loop, [&] {
-            char byte = 0;
-            while (::read(signalPipe[0], &byte, 1) == 1)
-                requestStop(int(byte));
-        });
-    }
+    const auto signalNotifier = onStopSignals(requestStop);
 
     if (attachRunId.isEmpty()) {
         controller.startTurn(request);
@@ -747,7 +466,7 @@ int executeRun(const QStringList &arguments)
             return exitCode;
         if (!listed) {
             printError(redactor.redact(serverMessage(why, options)));
-            return ServerError;
+            return serverErrorExitCode;
         }
         const auto run = std::find_if(listing.runs.cbegin(), listing.runs.cend(),
             [&](const DiscoveredRun &r) { return r.chatId == chatId && r.runId == attachRunId; });
@@ -767,219 +486,11 @@ int executeRun(const QStringList &arguments)
     return exitCode;
 }
 
-// ---------------------------------------------------------------------------------------
-// sessions
-
-struct ChatSession {
-    QString sessionId;
-    QDateTime lastActivity;
-    bool local = false;
-    bool onServer = false;
-    QString path;
-    qint64 size = -1;
-    QString forkedFrom;
-    QString runId;
-};
-
-QJsonValue orNull(const QString &text)
-{
-    return text.isEmpty() ? QJsonValue() : QJsonValue(text);
-}
-
-int executeSessions(const QStringList &arguments)
-{
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Lists the user's chats with their Claude Code sessions and last activity: the\n"
-        "sessions sandscope recorded on this machine and the transcripts found on the server\n"
-        "(~/.claude/projects/<escaped chat directory>/<session>.jsonl). The first session of a\n"
-        "chat is the one `sandscope run --resume` continues."));
-    const QCommandLineOption chatOption(
-        QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
-    const QCommandLineOption jsonOption(
-        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
-    parser.addOptions({chatOption, jsonOption});
-    ConnectionOptions options;
-    const int parsed = parseArguments(parser, sessionsVerb, arguments,
-        QStringLiteral("sessions --server URL --user ID [--chat ID] [--json]"), options);
-    if (parsed >= 0)
-        return parsed;
-    QString why;
-    const QString chatId = parser.value(chatOption);
-    if (parser.isSet(chatOption) && !claudecommand::isValidChatId(chatId, &why))
-        return usageError(
-            QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), sessionsVerb);
-
-    OpenTerminalClient client(options.connection);
-    sessiondiscovery::Listing listing;
-    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
-        return listingFailed(why, options);
-
-    // chat → sessions, merged from both sources by session id
-    QMap<QString, QMap<QString, ChatSession>> chats;
-    for (const SessionRecord &record : SessionStore().sessions(scopeOf(options), chatId)) {
-        ChatSession &session = chats[record.chatId][record.sessionId];
-        session.sessionId = record.sessionId;
-        session.lastActivity = record.lastActivity;
-        session.local = true;
-        session.forkedFrom = record.forkedFrom;
-        session.runId = record.runId;
-    }
-    for (const DiscoveredSession &found : sessiondiscovery::chatSessions(listing, chatId)) {
-        ChatSession &session = chats[found.chatId][found.sessionId];
-        session.sessionId = found.sessionId;
-        session.onServer = true;
-        session.path = found.path;
-        session.size = found.size;
-        if (!session.lastActivity.isValid() || found.lastActivity > session.lastActivity)
-            session.lastActivity = found.lastActivity;
-    }
-
-    const auto ordered = [](const QMap<QString, ChatSession> &sessions) {
-        QVector<ChatSession> list(sessions.cbegin(), sessions.cend());
-        std::stable_sort(list.begin(), list.end(), [](const ChatSession &a, const ChatSession &b) {
-            return a.lastActivity > b.lastActivity;
-        });
-        return list;
-    };
-
-    if (parser.isSet(jsonOption)) {
-        QJsonArray chatArray;
-        for (auto chat = chats.cbegin(); chat != chats.cend(); ++chat) {
-            QJsonArray sessionArray;
-            const QVector<ChatSession> sessions = ordered(chat.value());
-            for (const ChatSession &session : sessions) {
-                sessionArray.append(QJsonObject {
-                    {QStringLiteral("session_id"), session.sessionId},
-                    {QStringLiteral("last_activity"), orNull(isoTime(session.lastActivity))},
-                    {QStringLiteral("local"), session.local},
-                    {QStringLiteral("on_server"), session.onServer},
-                    {QStringLiteral("path"), orNull(session.path)},
-                    {QStringLiteral("size"),
-                        session.size >= 0 ? QJsonValue(double(session.size)) : QJsonValue()},
-                    {QStringLiteral("forked_from"), orNull(session.forkedFrom)},
-                    {QStringLiteral("run_id"), orNull(session.runId)},
-                });
-            }
-            chatArray.append(QJsonObject {{QStringLiteral("chat"), chat.key()},
-                {QStringLiteral("last_activity"),
-                    orNull(isoTime(sessions.constFirst().lastActivity))},
-                {QStringLiteral("sessions"), sessionArray}});
-        }
-        const QJsonObject root {{QStringLiteral("user"), options.userId},
-            {QStringLiteral("home"), listing.home}, {QStringLiteral("chats"), chatArray}};
-        writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
-        return Ok;
-    }
-
-    QString text = QStringLiteral("CHAT").leftJustified(24) + QLatin1Char(' ')
-        + QStringLiteral("SESSION").leftJustified(36) + QStringLiteral("  ")
-        + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20) + QStringLiteral("  WHERE\n");
-    for (auto chat = chats.cbegin(); chat != chats.cend(); ++chat) {
-        const QVector<ChatSession> sessions = ordered(chat.value());
-        for (const ChatSession &session : sessions) {
-            QStringList where;
-            if (session.local)
-                where << QStringLiteral("local");
-            if (session.onServer)
-                where << QStringLiteral("server");
-            QString line = chat.key().leftJustified(24) + QLatin1Char(' ')
-                + session.sessionId.leftJustified(36) + QStringLiteral("  ")
-                + isoTime(session.lastActivity).leftJustified(20) + QStringLiteral("  ")
-                + where.join(QLatin1Char('+'));
-            if (!session.forkedFrom.isEmpty())
-                line += QStringLiteral(" (fork of %1)").arg(session.forkedFrom);
-            text += line + QLatin1Char('\n');
-        }
-    }
-    if (chats.isEmpty())
-        text += QStringLiteral("(no sessions)\n");
-    writeText(stdout, text);
-    return Ok;
-}
-
-// ---------------------------------------------------------------------------------------
-// runs
-
-int executeRuns(const QStringList &arguments)
-{
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Lists the user's runs in the sandbox (~/.sandscope/runs/<chat>/<run>.jsonl), most\n"
-        "recent first: running, exited with a status, or ended without one (killed). Show one\n"
-        "again with `sandscope run --chat CHAT --attach RUN`."));
-    const QCommandLineOption chatOption(
-        QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
-    const QCommandLineOption jsonOption(
-        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
-    parser.addOptions({chatOption, jsonOption});
-    ConnectionOptions options;
-    const int parsed = parseArguments(parser, runsVerb, arguments,
-        QStringLiteral("runs --server URL --user ID [--chat ID] [--json]"), options);
-    if (parsed >= 0)
-        return parsed;
-    const QString chatId = parser.value(chatOption);
-
-    OpenTerminalClient client(options.connection);
-    QString why;
-    rundiscovery::Listing listing;
-    if (!listAsUser(&rundiscovery::list, client, options, &listing, &why))
-        return listingFailed(why, options);
-    QVector<DiscoveredRun> runs;
-    std::copy_if(listing.runs.cbegin(), listing.runs.cend(), std::back_inserter(runs),
-        [&](const DiscoveredRun &run) { return chatId.isEmpty() || run.chatId == chatId; });
-
-    if (parser.isSet(jsonOption)) {
-        QJsonArray array;
-        for (const DiscoveredRun &run : std::as_const(runs)) {
-            static const char *const states[] = {"running", "exited", "ended"};
-            array.append(QJsonObject {{QStringLiteral("chat"), run.chatId},
-                {QStringLiteral("run_id"), run.runId},
-                {QStringLiteral("state"), QLatin1String(states[int(run.state)])},
-                {QStringLiteral("exit_code"),
-                    run.state == DiscoveredRun::State::Finished ? QJsonValue(run.exitCode)
-                                                                : QJsonValue()},
-                {QStringLiteral("output_path"), run.teePath},
-                {QStringLiteral("output_size"), double(run.size)},
-                {QStringLiteral("last_output"), orNull(isoTime(run.lastWrite))},
-                {QStringLiteral("prompt_start"), run.promptStart}});
-        }
-        const QJsonObject root {{QStringLiteral("user"), options.userId},
-            {QStringLiteral("home"), listing.home}, {QStringLiteral("runs"), array}};
-        writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
-        return Ok;
-    }
-    QString text = QStringLiteral("CHAT").leftJustified(24) + QLatin1Char(' ')
-        + QStringLiteral("RUN").leftJustified(24) + QStringLiteral("  ")
-        + QStringLiteral("STATE").leftJustified(24) + QStringLiteral("  ")
-        + QStringLiteral("LAST OUTPUT (UTC)").leftJustified(20) + QStringLiteral("  PROMPT\n");
-    for (const DiscoveredRun &run : std::as_const(runs)) {
-        text += run.chatId.leftJustified(24) + QLatin1Char(' ') + run.runId.leftJustified(24)
-            + QStringLiteral("  ") + rundiscovery::stateText(run).leftJustified(24)
-            + QStringLiteral("  ") + isoTime(run.lastWrite).leftJustified(20) + QStringLiteral("  ")
-            + firstLine(run.promptStart, 60) + QLatin1Char('\n');
-    }
-    if (runs.isEmpty())
-        text += QStringLiteral("(no runs)\n");
-    writeText(stdout, text);
-    return Ok;
-}
-
 } // namespace
-
-int runRuns(const QStringList &arguments)
-{
-    return executeRuns(arguments);
-}
 
 int runRun(const QStringList &arguments)
 {
     return executeRun(arguments);
-}
-
-int runSessions(const QStringList &arguments)
-{
-    return executeSessions(arguments);
 }
 
 QString runVerbsSummary()

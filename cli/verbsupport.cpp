@@ -1,0 +1,122 @@
+#include "verbsupport.h"
+
+#include "cli/clioutput.h"
+#include "security/secretredactor.h"
+#include "server/apierror.h"
+
+#include <QCommandLineParser>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace sandscope::cli {
+
+namespace {
+
+int signalPipe[2] = {-1, -1};
+
+void forwardSignal(int signalNumber)
+{
+    const char byte = char(signalNumber);
+    [[maybe_unused]] const ssize_t ignored = ::write(signalPipe[1], &byte, 1);
+}
+
+} // namespace
+
+QString verbHelp(const QCommandLineParser &parser, const QString &usage, const QString &more)
+{
+    QString text = parser.helpText();
+    text.replace(0, text.indexOf(QLatin1Char('\n')), QStringLiteral("Usage: sandscope ") + usage);
+    return text + more + QLatin1Char('\n') + ConnectionOptions::keySourcesHelp();
+}
+
+int parseVerbArguments(QCommandLineParser &parser, const QString &verb,
+    const QStringList &arguments, const QString &usage, ConnectionOptions &options,
+    const QString &moreHelp)
+{
+    QString why;
+    if (containsRefusedApiKeyOption(arguments, &why)) {
+        printError(why);
+        return usageErrorExitCode;
+    }
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    options.addTo(parser);
+    if (!parser.parse(QStringList {QStringLiteral("sandscope")} + arguments))
+        return usageError(parser.errorText(), verb);
+    if (parser.isSet(helpOption)) {
+        writeText(stdout, verbHelp(parser, usage, moreHelp));
+        return 0;
+    }
+    if (!options.resolve(parser, &why))
+        return usageError(why, verb);
+    return -1;
+}
+
+int parseUserVerbArguments(QCommandLineParser &parser, const QString &verb,
+    const QStringList &arguments, const QString &usage, ConnectionOptions &options)
+{
+    if (const int parsed = parseVerbArguments(parser, verb, arguments, usage, options); parsed >= 0)
+        return parsed;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("%1 takes no arguments, got \"%2\"")
+                              .arg(verb, parser.positionalArguments().join(QLatin1Char(' '))),
+            verb);
+    if (options.userId.isEmpty())
+        return usageError(QStringLiteral("%1 needs --user ID (the sandbox user)").arg(verb), verb);
+    return -1;
+}
+
+SessionScope sessionScopeOf(const ConnectionOptions &options)
+{
+    return {options.profileName, options.serverText(), options.userId};
+}
+
+int listingFailed(const QString &error, const ConnectionOptions &options)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    printError(redactor.redact(error));
+    return serverErrorExitCode;
+}
+
+QString serverMessage(const QString &text, const ConnectionOptions &options)
+{
+    return text.contains(options.serverText()) ? text
+                                               : options.serverText() + QStringLiteral(": ") + text;
+}
+
+int serverError(const ApiError &error, const ConnectionOptions &options)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    QString text = error.toString();
+    if (!error.detail.isEmpty() && !text.contains(error.detail))
+        text += QStringLiteral(": ") + error.detail;
+    printError(redactor.redact(serverMessage(text, options)));
+    return serverErrorExitCode;
+}
+
+std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler)
+{
+    if (signalPipe[0] < 0 && ::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return nullptr;
+    struct sigaction action { };
+    action.sa_handler = forwardSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    auto notifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(notifier.get(), &QSocketNotifier::activated, notifier.get(),
+        [handler = std::move(handler)] {
+            char byte = 0;
+            while (::read(signalPipe[0], &byte, 1) == 1)
+                handler(int(byte));
+        });
+    return notifier;
+}
+
+} // namespace sandscope::cli

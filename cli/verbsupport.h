@@ -1,0 +1,82 @@
+#pragma once
+// What every `sandscope <verb>` shares besides its own options: parsing with the connection
+// options and --help, server errors as one line that names the server and never the key,
+// and Ctrl+C / SIGTERM delivered as calls in the event loop.
+
+#include "cli/connectionoptions.h"
+#include "runs/sessionstore.h"
+#include "server/openterminalclient.h"
+
+#include <QEventLoop>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+
+class QCommandLineParser;
+class QSocketNotifier;
+
+namespace sandscope {
+struct ApiError;
+}
+
+namespace sandscope::cli {
+
+// Every verb that talks to a server exits with 3 when the server or the transport failed.
+constexpr int serverErrorExitCode = 3;
+
+// The parser's help with "Usage: sandscope USAGE" as its first line, `more` after the
+// options, and where the API key may come from.
+QString verbHelp(const QCommandLineParser &parser, const QString &usage, const QString &more = {});
+
+// Adds --help and the connection options, parses and resolves them. Returns -1 to go on,
+// otherwise the exit code (0 after printing the help, 2 after a usage error).
+int parseVerbArguments(QCommandLineParser &parser, const QString &verb,
+    const QStringList &arguments, const QString &usage, ConnectionOptions &options,
+    const QString &moreHelp = {});
+
+// parseVerbArguments for verbs that act as one sandbox user (run, runs, sessions): no
+// positional arguments, and --user is required.
+int parseUserVerbArguments(QCommandLineParser &parser, const QString &verb,
+    const QStringList &arguments, const QString &usage, ConnectionOptions &options);
+
+// Where the sessions of --user on this server or profile are recorded.
+SessionScope sessionScopeOf(const ConnectionOptions &options);
+
+// `text` prefixed with the server unless it names it already.
+QString serverMessage(const QString &text, const ConnectionOptions &options);
+// Prints the error (server named, key masked) and returns serverErrorExitCode.
+int serverError(const ApiError &error, const ConnectionOptions &options);
+
+// Runs a listing (sessiondiscovery::discover, rundiscovery::list) as --user and waits for it.
+// False with the reason (naming the server) when it failed.
+template <typename Listing>
+bool listAsUser(void (*list)(OpenTerminalClient *, const Identity &, QObject *,
+                    std::function<void(bool, const Listing &, const QString &)>),
+    OpenTerminalClient &client, const ConnectionOptions &options, Listing *listing, QString *error)
+{
+    Identity identity;
+    identity.userId = options.userId;
+    QEventLoop loop;
+    bool ok = false;
+    list(&client, identity, &loop, [&](bool success, const Listing &found, const QString &why) {
+        ok = success;
+        *listing = found;
+        *error = serverMessage(why, options);
+        loop.quit();
+    });
+    loop.exec();
+    return ok;
+}
+
+// Prints a listing failure (key masked) and returns serverErrorExitCode.
+int listingFailed(const QString &error, const ConnectionOptions &options);
+
+// Calls `handler` with the signal number in the event loop for every SIGINT and SIGTERM
+// (the signal handler itself only writes to a pipe); SIGPIPE is ignored, so a closed stdout
+// is reported by the write instead of killing the process with remote work running. Null
+// when the pipe cannot be made.
+std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler);
+
+} // namespace sandscope::cli
