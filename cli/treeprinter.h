@@ -3,6 +3,7 @@
 
 #include "cli/clioutput.h"
 #include "runs/runmodel.h"
+#include "runs/runnodetext.h"
 
 #include <QHash>
 #include <QList>
@@ -35,6 +36,13 @@ public:
                     m_touched.append(
                         QPersistentModelIndex(m_model->index(row, 0, topLeft.parent())));
             });
+    }
+
+    // The model leaves a node that has no status yet blank; a call printed then is running.
+    static QString statusName(RunModel::Status status)
+    {
+        return status == RunModel::Status::None ? runtext::statusText(RunModel::Status::Running)
+                                                : runtext::statusText(status);
     }
 
     // Prints what the last events added or settled.
@@ -106,29 +114,6 @@ private:
             return;
         m_printed.insert(node, int(status));
         m_write(indent + title);
-    }
-
-    static QString statusName(RunModel::Status status)
-    {
-        using Status = RunModel::Status;
-        switch (status) {
-        case Status::None:
-        case Status::Running:
-            return QStringLiteral("running");
-        case Status::Ok:
-            return QStringLiteral("ok");
-        case Status::Error:
-            return QStringLiteral("error");
-        case Status::Interrupted:
-            return QStringLiteral("interrupted");
-        case Status::Denied:
-            return QStringLiteral("denied");
-        case Status::Retrying:
-            return QStringLiteral("retrying");
-        case Status::Background:
-            return QStringLiteral("background");
-        }
-        return {};
     }
 
     static QString marker(RunModel::Status status)
