@@ -4,6 +4,7 @@
 #include "cli/connectionoptions.h"
 #include "isolation/isolationprobe.h"
 #include "security/auditlog.h"
+#include "server/openterminalclient.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
