@@ -3,15 +3,15 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "isolation/isolationprobe.h"
+#include "isolation/probereportfile.h"
 #include "security/auditlog.h"
+#include "server/openterminalclient.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <cstdio>
 
@@ -32,23 +32,6 @@ QString resultLine(const CheckResult &result)
         .arg(result.explanation);
 }
 
-bool saveReport(const ProbeReport &report, const QString &path, QString *error)
-{
-    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = file.errorString();
-        return false;
-    }
-    file.write(json ? QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)
-                    : report.toMarkdown().toUtf8());
-    if (!file.commit()) {
-        *error = file.errorString();
-        return false;
-    }
-    return true;
-}
-
 } // namespace
 
 QString probeVerbSummary()
@@ -58,31 +41,14 @@ QString probeVerbSummary()
         "                processes and sessions (isolation probe; exit 1 on FAIL, 2 on ERROR)\n");
 }
 
-bool loadReport(const QString &path, ProbeReport *report, QString *error)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
-    QString why = parseError.error != QJsonParseError::NoError ? parseError.errorString()
-        : document.isObject()                                  ? QString()
-                              : QStringLiteral("not a JSON object");
-    if (why.isEmpty() && ProbeReport::fromJson(document.object(), report, &why))
-        return true;
-    *error = QStringLiteral("%1 is not a probe report: %2").arg(path, why);
-    return false;
-}
-
 // `probe --compare BEFORE AFTER`: the cells whose verdict changed between two saved reports.
 int compareReports(const QStringList &paths, bool json)
 {
     ProbeReport before;
     ProbeReport after;
     QString why;
-    if (!loadReport(paths.at(0), &before, &why) || !loadReport(paths.at(1), &after, &why)) {
+    if (!ProbeReportFile::read(paths.at(0), &before, &why)
+        || !ProbeReportFile::read(paths.at(1), &after, &why)) {
         printError(why);
         return UsageError;
     }
@@ -218,7 +184,7 @@ int runProbe(const QStringList &arguments)
 
     if (json) {
         writeText(stdout,
-            QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)));
+            QString::fromUtf8(ProbeReportFile::contents(report, ProbeReportFile::Format::Json)));
     } else {
         writeText(stdout,
             QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
@@ -230,9 +196,11 @@ int runProbe(const QStringList &arguments)
                     report.serverVersion.isEmpty() ? QStringLiteral("unknown")
                                                    : report.serverVersion));
     }
-    if (parser.isSet(reportOption) && !saveReport(report, parser.value(reportOption), &why))
-        printError(QStringLiteral("could not save the report to %1: %2")
-                       .arg(parser.value(reportOption), why));
+    if (parser.isSet(reportOption)) {
+        const QString fileName = parser.value(reportOption);
+        if (!ProbeReportFile::write(fileName, report, ProbeReportFile::formatFor(fileName), &why))
+            printError(why);
+    }
     return report.exitCode();
 }
 

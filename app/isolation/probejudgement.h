@@ -26,6 +26,7 @@ struct Precondition {
     QString why;
     static Precondition ok() { return {true, {}}; }
     static Precondition missing(const QString &why) { return {false, why}; }
+    static Precondition expect(bool met, const QString &why) { return met ? ok() : missing(why); }
 };
 
 // Which part of a 2xx answer can carry A's data. Only that part is searched: the server

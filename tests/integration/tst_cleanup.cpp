@@ -9,19 +9,17 @@
 
 #include "cleanup/cleanupmodel.h"
 #include "cleanup/cleanuprunner.h"
+#include "cleanupfixture.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sandscope;
@@ -31,12 +29,6 @@ namespace {
 
 const QString sessionId = QStringLiteral("69d37cd2-7f92-4547-b7cd-d2b4de2e2f3e");
 const QString freshSessionId = QStringLiteral("0b7e5a52-4f7b-4c39-9d1e-0a4d5c6b7e8f");
-
-QString scriptPath()
-{
-    return QFileInfo(QStringLiteral(SANDSCOPE_VERSIONS_FILE)).absolutePath()
-        + QStringLiteral("/cleanup.sh");
-}
 
 struct RunOutcome {
     bool finished = false;
@@ -53,33 +45,10 @@ struct CliOutcome {
 
 } // namespace
 
-class CleanupIntegration : public QObject {
+class CleanupIntegration : public QObject, private test::CleanupFixture {
     Q_OBJECT
 
 private:
-    QStringList shell(const Identity &who, const QString &command)
-    {
-        bool done = false;
-        Result<CommandOutput> output;
-        runShortCommand(
-            m_client.get(), who, command, m_client.get(), [&](const Result<CommandOutput> &result) {
-                output = result;
-                done = true;
-            });
-        if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
-            qWarning() << "command failed:" << command << output.error.toString();
-            return {};
-        }
-        if (output.value.exitCode != 0)
-            qWarning() << "command exited with" << output.value.exitCode << command
-                       << output.value.lines;
-        return output.value.lines;
-    }
-    bool exists(const QString &path)
-    {
-        return shell(Identity {}, QStringLiteral("test -e '%1' && echo yes || echo no").arg(path))
-            .contains(QStringLiteral("yes"));
-    }
     RunOutcome runToEnd(CleanupRunner &runner, const std::function<void()> &start)
     {
         RunOutcome outcome;
@@ -137,46 +106,6 @@ private:
         outcome.err = QString::fromUtf8(process.readAllStandardError());
         return outcome;
     }
-    // Makes an aged chat folder (`days` old) in the home of `who`.
-    void makeChat(const Identity &who, const QString &name, int days)
-    {
-        shell(who,
-            QStringLiteral("h=/home/$(id -un); mkdir -p \"$h/%1/sub\" && printf 'hello' > "
-                           "\"$h/%1/sub/a.txt\" && touch -d '%2 days ago' \"$h/%1/sub/a.txt\" "
-                           "\"$h/%1/sub\" \"$h/%1\"")
-                .arg(name)
-                .arg(days));
-    }
-    QString homeOf(const Identity &who)
-    {
-        const QStringList lines = shell(who, QStringLiteral("echo HOME=/home/$(id -un)"));
-        for (const QString &line : lines) {
-            if (line.startsWith(QLatin1String("HOME=")))
-                return line.mid(5);
-        }
-        return QString();
-    }
-    QList<QJsonObject> auditLines() const
-    {
-        QFile file(m_auditPath);
-        QList<QJsonObject> lines;
-        if (!file.open(QIODevice::ReadOnly))
-            return lines;
-        for (const QByteArray &line : file.readAll().split('\n')) {
-            if (!line.isEmpty())
-                lines << QJsonDocument::fromJson(line).object();
-        }
-        return lines;
-    }
-
-    std::unique_ptr<RealServer> m_server;
-    std::unique_ptr<OpenTerminalClient> m_client;
-    Identity m_alice;
-    Identity m_bob;
-    QString m_aliceHome;
-    QString m_bobHome;
-    QTemporaryDir m_local;
-    QString m_auditPath;
     CleanupPlan m_dryRun;
 
 private Q_SLOTS:
@@ -186,41 +115,17 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         QVERIFY(QFileInfo::exists(scriptPath()));
         QVERIFY(m_local.isValid());
-        m_auditPath = m_local.filePath(QStringLiteral("audit.jsonl"));
-        qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
-        m_server = std::make_unique<RealServer>(
-            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(m_server->start(&error), qPrintable(error));
-        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
-        const QString suffix = test::randomToken(3, true);
-        m_alice.userId = QStringLiteral("alice") + suffix;
-        m_bob.userId = QStringLiteral("bob") + suffix;
-        m_aliceHome = homeOf(m_alice);
-        m_bobHome = homeOf(m_bob);
-        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
-            qPrintable(m_aliceHome));
-        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
-            qPrintable(m_bobHome));
+        QVERIFY2(startServer(&error), qPrintable(error));
 
         makeChat(m_alice, QStringLiteral("chat-old"), 100);
         makeChat(m_alice, QStringLiteral("chat-changing"), 60);
         makeChat(m_alice, QStringLiteral("chat-new"), 2);
         // bob: an aged session with its folder, and a recent one.
-        shell(m_bob,
-            QStringLiteral("p=/home/$(id -un)/.claude/projects/-home-x-chat-demo; mkdir -p "
-                           "\"$p/%1/subagents\" && printf '{}\\n' > \"$p/%1.jsonl\" && printf "
-                           "'abc' > \"$p/%1/subagents/a.jsonl\" && touch -d '200 days ago' "
-                           "\"$p/%1.jsonl\" \"$p/%1/subagents/a.jsonl\" \"$p/%1/subagents\" "
-                           "\"$p/%1\" && printf '{}\\n' > \"$p/%2.jsonl\"")
-                .arg(sessionId, freshSessionId));
+        makeSessions(m_bob, sessionId, 200, freshSessionId);
     }
 
-    void cleanupTestCase()
-    {
-        m_client.reset();
-        m_server.reset();
-    }
+    void cleanupTestCase() { stopServer(); }
 
     void dryRunListsExactlyTheAgedItemsOfTheTestUsers()
     {

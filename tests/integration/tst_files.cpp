@@ -156,18 +156,7 @@ private:
             result.status = FileOperationResult::Status::Failed;
         return result;
     }
-    QList<QJsonObject> auditLines() const
-    {
-        QFile file(m_auditPath);
-        QList<QJsonObject> lines;
-        if (!file.open(QIODevice::ReadOnly))
-            return lines;
-        for (const QByteArray &line : file.readAll().split('\n')) {
-            if (!line.isEmpty())
-                lines << QJsonDocument::fromJson(line).object();
-        }
-        return lines;
-    }
+    QList<QJsonObject> auditLines() const { return test::auditEntries(m_auditPath); }
     CliOutcome cli(const QStringList &arguments, const RealServer &server, const QString &user)
     {
         QProcess process;

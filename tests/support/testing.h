@@ -1,6 +1,7 @@
 #pragma once
-// Small helpers shared by the Qt Test suites: waiting for one asynchronous client call, and
-// requirements that skip locally but must hold in CI.
+// Small helpers shared by the Qt Test suites: waiting for one asynchronous client call,
+// running a short command, reading the audit log, and requirements that skip locally but must
+// hold in CI.
 
 #include "server/apierror.h"
 #include "server/openterminalclient.h"
@@ -11,6 +12,10 @@
 #include <QDebug>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QList>
 #include <QPointer>
 #include <QString>
 #include <QTimer>
@@ -59,6 +64,20 @@ inline double growthRatio(const std::function<void(int)> &work, int smallSize, i
     qInfo("growth %d -> %d: %.2f ms -> %.2f ms (x%.1f)", smallSize, largeSize, small / 1e6,
         large / 1e6, double(large) / double(small));
     return double(large) / double(small);
+}
+
+// The entries of an audit log (one JSON object per line); none when it cannot be read.
+inline QList<QJsonObject> auditEntries(const QString &path)
+{
+    QFile file(path);
+    QList<QJsonObject> entries;
+    if (!file.open(QIODevice::ReadOnly))
+        return entries;
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (!line.isEmpty())
+            entries << QJsonDocument::fromJson(line).object();
+    }
+    return entries;
 }
 
 } // namespace sandscope::test
@@ -126,7 +145,7 @@ inline QList<QModelIndex> allIndexes(
 }
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a
-// warning naming the command, when it could not run.
+// warning naming the command, when it could not run (a warning too when it exits non-zero).
 inline QStringList shellLines(
     OpenTerminalClient *client, const Identity &who, const QString &command, int timeoutMs = 90000)
 {
@@ -140,6 +159,9 @@ inline QStringList shellLines(
         qWarning() << "command failed:" << command << output.error.toString();
         return {};
     }
+    if (output.value.exitCode != 0)
+        qWarning() << "command exited with" << output.value.exitCode << command
+                   << output.value.lines;
     return output.value.lines;
 }
 

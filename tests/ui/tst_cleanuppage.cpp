@@ -5,11 +5,11 @@
 // executed plan is checked before the confirmation is answered).
 
 #include "cleanup/cleanupmodel.h"
+#include "cleanupfixture.h"
 #include "cleanuppage.h"
 #include "mainwindow.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
 #include "testing.h"
 #include "util/format.h"
 
@@ -23,7 +23,6 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
 
@@ -37,55 +36,12 @@ namespace {
 const QString sessionId = QStringLiteral("5f0c8d7e-2a41-4c3b-9e6d-7b1a2c3d4e5f");
 const QString freshSessionId = QStringLiteral("a1b2c3d4-e5f6-4711-8899-aabbccddeeff");
 
-QString scriptPath()
-{
-    return QFileInfo(QStringLiteral(SANDSCOPE_VERSIONS_FILE)).absolutePath()
-        + QStringLiteral("/cleanup.sh");
-}
-
 } // namespace
 
-class TestCleanupPage : public QObject {
+class TestCleanupPage : public QObject, private test::CleanupFixture {
     Q_OBJECT
 
 private:
-    QStringList shell(const Identity &who, const QString &command)
-    {
-        bool done = false;
-        Result<CommandOutput> output;
-        runShortCommand(
-            m_client.get(), who, command, m_client.get(), [&](const Result<CommandOutput> &result) {
-                output = result;
-                done = true;
-            });
-        if (!QTest::qWaitFor([&] { return done; }, 60000) || !output.ok()) {
-            qWarning() << "command failed:" << command << output.error.toString();
-            return {};
-        }
-        return output.value.lines;
-    }
-    bool exists(const QString &path)
-    {
-        return shell(Identity {}, QStringLiteral("test -e '%1' && echo yes || echo no").arg(path))
-            .contains(QStringLiteral("yes"));
-    }
-    QString homeOf(const Identity &who)
-    {
-        for (const QString &line : shell(who, QStringLiteral("echo HOME=/home/$(id -un)"))) {
-            if (line.startsWith(QLatin1String("HOME=")))
-                return line.mid(5);
-        }
-        return QString();
-    }
-    void makeChat(const Identity &who, const QString &name, int days)
-    {
-        shell(who,
-            QStringLiteral("h=/home/$(id -un); mkdir -p \"$h/%1/sub\" && printf 'hello' > "
-                           "\"$h/%1/sub/a.txt\" && touch -d '%2 days ago' \"$h/%1/sub/a.txt\" "
-                           "\"$h/%1/sub\" \"$h/%1\"")
-                .arg(name)
-                .arg(days));
-    }
     // A page connected to the server, showing only this test's accounts.
     std::unique_ptr<CleanupPage> makePage()
     {
@@ -131,11 +87,6 @@ private:
         return {};
     }
 
-    std::unique_ptr<RealServer> m_server;
-    std::unique_ptr<OpenTerminalClient> m_client;
-    QTemporaryDir m_local;
-    QString m_aliceHome;
-    QString m_bobHome;
     QString m_oldChat;
     QString m_newChat;
     QString m_oldSession;
@@ -148,31 +99,13 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         QVERIFY(QFileInfo::exists(scriptPath()));
         QVERIFY(m_local.isValid());
-        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
-        m_server = std::make_unique<RealServer>(
-            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(m_server->start(&error), qPrintable(error));
+        QVERIFY2(startServer(&error), qPrintable(error));
         QVERIFY(!m_server->prefix().isEmpty());
-        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
-        const QString suffix = test::randomToken(3, true);
-        const Identity alice {QStringLiteral("alice") + suffix, {}};
-        const Identity bob {QStringLiteral("bob") + suffix, {}};
-        m_aliceHome = homeOf(alice);
-        m_bobHome = homeOf(bob);
-        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
-            qPrintable(m_aliceHome));
-        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/") + m_server->prefix()),
-            qPrintable(m_bobHome));
-        makeChat(alice, QStringLiteral("chat-old"), 100);
-        makeChat(alice, QStringLiteral("chat-new"), 2);
+        makeChat(m_alice, QStringLiteral("chat-old"), 100);
+        makeChat(m_alice, QStringLiteral("chat-new"), 2);
+        makeSessions(m_bob, sessionId, 200, freshSessionId);
         const QString projects = QStringLiteral("/.claude/projects/-home-x-chat-demo/");
-        shell(bob,
-            QStringLiteral("p=/home/$(id -un)%3; mkdir -p \"$p/%1\" && printf '{}\\n' > "
-                           "\"$p/%1.jsonl\" && printf 'abc' > \"$p/%1/a.jsonl\" && touch -d '200 "
-                           "days ago' \"$p/%1.jsonl\" \"$p/%1/a.jsonl\" \"$p/%1\" && printf "
-                           "'{}\\n' > \"$p/%2.jsonl\"")
-                .arg(sessionId, freshSessionId, projects));
         m_oldChat = m_aliceHome + QStringLiteral("/chat-old");
         m_newChat = m_aliceHome + QStringLiteral("/chat-new");
         m_oldSession = m_bobHome + projects + sessionId + QStringLiteral(".jsonl");
@@ -194,11 +127,7 @@ private Q_SLOTS:
                      ->isEnabled());
     }
 
-    void cleanupTestCase()
-    {
-        m_client.reset();
-        m_server.reset();
-    }
+    void cleanupTestCase() { stopServer(); }
 
     void dryRunShowsTheAgedItemsOfTheTestUsersWithTotals()
     {

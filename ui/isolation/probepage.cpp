@@ -3,6 +3,7 @@
 #include "isolation/isolationprobe.h"
 #include "isolation/probedelegate.h"
 #include "isolation/probematrixmodel.h"
+#include "isolation/probereportfile.h"
 #include "messagebar.h"
 #include "monospacefont.h"
 #include "security/auditlog.h"
@@ -12,18 +13,14 @@
 
 #include <QAction>
 #include <QClipboard>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFontInfo>
 #include <QGuiApplication>
 #include <QHeaderView>
-#include <QJsonDocument>
-#include <QJsonParseError>
 #include <QMenu>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTextDocument>
 
 namespace sandscope {
@@ -585,30 +582,6 @@ void ProbePage::endRun()
 
 // --- Reports ------------------------------------------------------------------------------
 
-bool ProbePage::readReport(const QString &fileName, ProbeReport *report, QString *error)
-{
-    const auto fail = [error](const QString &reason) {
-        if (error)
-            *error = reason;
-        return false;
-    };
-    QFile file(fileName);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(tr("Cannot read %1: %2").arg(fileName, file.errorString()));
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return fail(tr("%1 is not valid JSON: %2 at byte %3.")
-                        .arg(fileName, parseError.errorString())
-                        .arg(parseError.offset));
-    if (!document.isObject())
-        return fail(tr("%1 is not a probe report: it is not a JSON object.").arg(fileName));
-    QString why;
-    if (!ProbeReport::fromJson(document.object(), report, &why))
-        return fail(tr("%1 is not a probe report: %2").arg(fileName, why));
-    return true;
-}
-
 bool ProbePage::openReport(const QString &fileName, QString *error)
 {
     if (isRunning()) {
@@ -617,7 +590,7 @@ bool ProbePage::openReport(const QString &fileName, QString *error)
         return false;
     }
     ProbeReport opened;
-    if (!readReport(fileName, &opened, error))
+    if (!ProbeReportFile::read(fileName, &opened, error))
         return false;
     m_report = opened;
     m_hasReport = true;
@@ -638,7 +611,7 @@ bool ProbePage::compareWithReport(const QString &fileName, QString *error)
         return false;
     }
     ProbeReport before;
-    if (!readReport(fileName, &before, error))
+    if (!ProbeReportFile::read(fileName, &before, error))
         return false;
     m_comparedReport = before;
     m_comparedFile = fileName;
@@ -695,7 +668,8 @@ void ProbePage::closeComparison()
     m_ui->differencesPane->setVisible(false);
 }
 
-bool ProbePage::writeFile(const QString &fileName, const QByteArray &content, QString *error) const
+bool ProbePage::exportReport(
+    const QString &fileName, ProbeReportFile::Format format, QString *error) const
 {
     const auto fail = [error](const QString &reason) {
         if (error)
@@ -706,21 +680,17 @@ bool ProbePage::writeFile(const QString &fileName, const QByteArray &content, QS
         return fail(tr("There is no report to export yet."));
     if (isRunning())
         return fail(tr("Wait for the probe to finish (or cancel it) before exporting."));
-    QSaveFile file(fileName);
-    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return fail(tr("Cannot write %1: %2").arg(fileName, file.errorString()));
-    return true;
+    return ProbeReportFile::write(fileName, m_report, format, error);
 }
 
 bool ProbePage::exportMarkdown(const QString &fileName, QString *error) const
 {
-    return writeFile(fileName, m_report.toMarkdown().toUtf8(), error);
+    return exportReport(fileName, ProbeReportFile::Format::Markdown, error);
 }
 
 bool ProbePage::exportJson(const QString &fileName, QString *error) const
 {
-    return writeFile(
-        fileName, QJsonDocument(m_report.toJson()).toJson(QJsonDocument::Indented), error);
+    return exportReport(fileName, ProbeReportFile::Format::Json, error);
 }
 
 QString ProbePage::suggestedFileName(const QString &extension) const

@@ -11,6 +11,7 @@
 // so that tests can answer without modal dialogs.
 
 #include "isolation/probereport.h"
+#include "isolation/probereportfile.h"
 
 #include <QHash>
 #include <QIdentityProxyModel>
@@ -167,12 +168,12 @@ private:
     void updateSummary();
     void showError(const QString &text);
     void showDifferences();
-    bool writeFile(const QString &fileName, const QByteArray &content, QString *error) const;
+    bool exportReport(
+        const QString &fileName, ProbeReportFile::Format format, QString *error) const;
     QString suggestedFileName(const QString &extension) const;
     ProbePrompter *activePrompter();
     void chooseExport(const QString &title, const QString &extension, const QString &filter,
         bool (ProbePage::*write)(const QString &, QString *) const);
-    static bool readReport(const QString &fileName, ProbeReport *report, QString *error);
 
     std::unique_ptr<Ui::ProbePage> m_ui;
     QPointer<OpenTerminalClient> m_client;
