@@ -33,6 +33,7 @@ private Q_SLOTS:
     void switchingUserIsShownAndAudited();
     void invalidUserIdIsRefused();
     void unreachableServerIsReportedWithoutBlocking();
+    void silentServerLeavesTheWindowResponsiveWhileConnecting();
 
 private:
     QByteArray auditLogContents() const;
@@ -153,13 +154,8 @@ void TestMainWindow::unreachableServerIsReportedWithoutBlocking()
     connection.timeoutMs = 5000;
     QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
     m_window->connectToServer(connection, QStringLiteral("alice"));
-    // Not blocking: the call returns before the answer, and the event loop keeps turning
-    // (a queued call runs) before the refused connection is reported.
-    QCOMPARE(probed.count(), 0);
-    int probesWhenLoopTurned = -1;
-    QTimer::singleShot(0, this, [&] { probesWhenLoopTurned = probed.count(); });
+    QCOMPARE(probed.count(), 0); // reported later, from the event loop
     QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
-    QCOMPARE(probesWhenLoopTurned, 0);
     QCOMPARE(probed.at(0).at(0).toBool(), false);
     QVERIFY(!m_window->isConnected());
     QCOMPARE(m_window->messageBar()->level(), MessageBar::Level::Error);
@@ -168,6 +164,29 @@ void TestMainWindow::unreachableServerIsReportedWithoutBlocking()
     QCOMPARE(m_window->identityBar()->text(), QStringLiteral("Not connected"));
     m_window->consolePage()->commandEdit()->setText(QStringLiteral("true"));
     QVERIFY(!m_window->consolePage()->runButton()->isEnabled());
+}
+
+void TestMainWindow::silentServerLeavesTheWindowResponsiveWhileConnecting()
+{
+    // Accepts connections and never answers: the check stays outstanding until its timeout.
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    ServerConnection connection;
+    connection.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(silent.serverPort()));
+    connection.timeoutMs = 3000;
+    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    m_window->connectToServer(connection, QStringLiteral("alice"));
+    // Not blocking: the call returned while the request is outstanding, and the event loop
+    // keeps turning (queued calls run, the window repaints) until the answer comes.
+    QCOMPARE(probed.count(), 0);
+    int probesWhenLoopTurned = -1;
+    QTimer::singleShot(0, this, [&] { probesWhenLoopTurned = probed.count(); });
+    QTRY_COMPARE_WITH_TIMEOUT(probesWhenLoopTurned, 0, 2000);
+    QVERIFY(!m_window->grab().isNull());
+    QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
+    QCOMPARE(probed.at(0).at(0).toBool(), false);
+    QVERIFY(!m_window->isConnected());
+    QCOMPARE(m_window->messageBar()->level(), MessageBar::Level::Error);
 }
 
 QTEST_MAIN(TestMainWindow)
