@@ -62,7 +62,9 @@ ArtifactsPanel::ArtifactsPanel(QWidget *parent)
     m_view->header()->setStretchLastSection(false);
     layout->addWidget(m_view, 1);
 
-    connect(m_refresh, &QToolButton::clicked, this, &ArtifactsPanel::refreshRequested);
+    connect(m_refresh, &QToolButton::clicked, this, &ArtifactsPanel::refresh);
+    m_refreshTimer.setInterval(refreshMs);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &ArtifactsPanel::refresh);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &index) {
         const QString path = index.data(ArtifactListModel::AbsolutePathRole).toString();
         if (!path.isEmpty())
@@ -99,6 +101,51 @@ void ArtifactsPanel::setStatus(const QString &text, bool isError)
             ? QStringLiteral("QLabel { color: %1; }")
                   .arg(RunDelegate::statusColor(RunModel::Status::Error, palette()).name())
             : QString());
+}
+
+ArtifactsPanel::~ArtifactsPanel()
+{
+    // The scanner (a child) dies after this panel's widgets: what it reports on its way out
+    // (an aborted request) must not reach them.
+    if (m_scanner)
+        QObject::disconnect(m_scanner, nullptr, this, nullptr);
+}
+
+void ArtifactsPanel::watch(OpenTerminalClient *client, const Identity &identity,
+    const QString &workDirectory, const QString &reference)
+{
+    m_client = client;
+    m_identity = identity;
+    m_workDirectory = workDirectory;
+    m_reference = reference;
+    refresh();
+}
+
+void ArtifactsPanel::setTurnRunning(bool running)
+{
+    if (running) {
+        m_refreshTimer.start();
+        return;
+    }
+    m_refreshTimer.stop();
+    refresh();
+}
+
+void ArtifactsPanel::refresh()
+{
+    if (!m_client || m_reference.isEmpty())
+        return;
+    if (!m_scanner) {
+        m_scanner = new ArtifactScanner(m_client, this);
+        connect(m_scanner, &ArtifactScanner::finished, this,
+            [this](const QVector<ArtifactFile> &files, bool truncated) {
+                setFiles(files, truncated);
+                Q_EMIT listed(int(files.size()));
+            });
+        connect(m_scanner, &ArtifactScanner::failed, this, &ArtifactsPanel::setError);
+    }
+    setScanning();
+    m_scanner->scan(m_identity, m_workDirectory, m_reference);
 }
 
 void ArtifactsPanel::setScanning()

@@ -1,8 +1,14 @@
 #pragma once
 // The Artifacts tab of a run page: the files of the chat workdir created or modified since the
-// run started (ArtifactScanner fills it), sortable by path, size and time. Activating one
-// (double-click, Enter, Open) asks to open it in the Files tab's preview as the run's user.
+// run started, sortable by path, size and time. Once watching a run it lists them with an
+// ArtifactScanner as the run's user: at once, every refreshMs while a turn runs, when a turn
+// ends and on Refresh. Activating one (double-click, Enter, Open) asks to open it in the Files
+// tab's preview as the run's user.
 
+#include "server/connection.h"
+
+#include <QPointer>
+#include <QTimer>
 #include <QVector>
 #include <QWidget>
 
@@ -14,12 +20,26 @@ class QTreeView;
 namespace sandscope {
 
 class ArtifactListModel;
+class ArtifactScanner;
+class OpenTerminalClient;
 struct ArtifactFile;
 
 class ArtifactsPanel : public QWidget {
     Q_OBJECT
 public:
+    // Each listing is one command on the server.
+    static constexpr int refreshMs = 30000;
+
     explicit ArtifactsPanel(QWidget *parent = nullptr);
+    ~ArtifactsPanel() override;
+
+    // Lists the files in `workDirectory` changed since `reference` was written, as `identity`.
+    void watch(OpenTerminalClient *client, const Identity &identity, const QString &workDirectory,
+        const QString &reference);
+    // While a turn runs the list is refreshed periodically; when it ends, once more.
+    void setTurnRunning(bool running);
+    // Lists again now (nothing happens before watch()).
+    void refresh();
 
     ArtifactListModel *model() const { return m_model; }
     QTreeView *view() const { return m_view; }
@@ -35,8 +55,9 @@ public:
 
 Q_SIGNALS:
     void openRequested(const QString &absolutePath);
-    void refreshRequested();
     void countChanged(int count);
+    // A listing arrived with `count` files.
+    void listed(int count);
 
 private:
     void setStatus(const QString &text, bool isError);
@@ -47,6 +68,13 @@ private:
     QToolButton *m_refresh;
     QToolButton *m_open;
     QTreeView *m_view;
+
+    OpenTerminalClient *m_client = nullptr;
+    Identity m_identity;
+    QString m_workDirectory;
+    QString m_reference;
+    QPointer<ArtifactScanner> m_scanner;
+    QTimer m_refreshTimer;
 };
 
 } // namespace sandscope

@@ -36,15 +36,7 @@ using Kind = RunModel::NodeKind;
 // Enough to coalesce a burst of events into one relayout/scroll, short enough to feel live.
 constexpr int viewUpdateMs = 30;
 constexpr int summaryUpdateMs = 250;
-// Events reach the model in batches: at least this far apart, and further apart when the
-// model update and relayout of a batch get expensive (see flushEvents()), so a flood of
-// events cannot starve the event loop.
-constexpr int minFlushIntervalMs = 40;
-constexpr int maxFlushIntervalMs = 1000;
-constexpr int flushCostFactor = 3; // at most about a third of the time goes to updates
 constexpr int searchDelayMs = 150;
-// The artifacts are listed again this often while a turn runs (each listing is one command).
-constexpr int artifactsRefreshMs = 30000;
 
 QModelIndex lastDescendant(const QAbstractItemModel *model, QModelIndex index)
 {
@@ -87,6 +79,7 @@ RunPage::RunPage(QWidget *parent)
     , m_proxy(new RunFilterProxy(this))
     , m_parser(new RunParser(this))
     , m_feed(new RecordingFeed(m_parser, nullptr, this))
+    , m_batcher(new RunEventBatcher(m_model, this))
 {
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("runPage"));
@@ -107,10 +100,9 @@ RunPage::RunPage(QWidget *parent)
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
     });
 
-    for (QTimer *timer :
-        {&m_flushTimer, &m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
+    for (QTimer *timer : {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
         timer->setSingleShot(true);
-    connect(&m_flushTimer, &QTimer::timeout, this, &RunPage::flushEvents);
+    connect(m_batcher, &RunEventBatcher::batchApplied, this, &RunPage::onBatchApplied);
     m_viewTimer.setInterval(viewUpdateMs);
     m_summaryTimer.setInterval(summaryUpdateMs);
     m_detailTimer.setInterval(summaryUpdateMs);
@@ -161,10 +153,7 @@ RunPage::RunPage(QWidget *parent)
         m_ui->attachmentList, &AttachmentList::pathsChanged, this, &RunPage::updateAttachmentPanel);
     updateAttachmentPanel();
 
-    m_artifactsTimer.setInterval(artifactsRefreshMs);
-    connect(&m_artifactsTimer, &QTimer::timeout, this, &RunPage::refreshArtifacts);
-    connect(
-        m_ui->artifactsPanel, &ArtifactsPanel::refreshRequested, this, &RunPage::refreshArtifacts);
+    connect(m_ui->artifactsPanel, &ArtifactsPanel::listed, this, &RunPage::artifactsListed);
     connect(m_ui->artifactsPanel, &ArtifactsPanel::openRequested, this,
         [this](const QString &path) { Q_EMIT openFileRequested(userId(), path); });
     connect(m_ui->artifactsPanel, &ArtifactsPanel::countChanged, this, [this](int count) {
@@ -188,13 +177,11 @@ RunPage::~RunPage()
 {
     // The children below die after m_ui: whatever they still report on their way out (an
     // aborted request) must not reach this page's widgets.
-    for (QObject *child : {static_cast<QObject *>(m_scanner), static_cast<QObject *>(m_upload),
-             static_cast<QObject *>(m_controller)}) {
+    for (QObject *child :
+        {static_cast<QObject *>(m_upload), static_cast<QObject *>(m_controller)}) {
         if (child)
             QObject::disconnect(child, nullptr, this, nullptr);
     }
-    if (m_scanner)
-        QObject::disconnect(m_scanner, nullptr, m_ui->artifactsPanel, nullptr);
 }
 
 void RunPage::setupTree()
@@ -373,26 +360,20 @@ void RunPage::cancelLoading()
 
 void RunPage::enqueueEvents(const RunEventBatch &events)
 {
-    m_pendingEvents += events;
-    if (!m_flushTimer.isActive())
-        m_flushTimer.start(m_flushIntervalMs);
+    m_batcher->enqueue(events);
 }
 
 void RunPage::flushEvents()
 {
-    m_flushTimer.stop();
-    if (m_pendingEvents.isEmpty())
-        return;
-    QElapsedTimer cost;
-    cost.start();
-    const RunEventBatch events = std::exchange(m_pendingEvents, RunEventBatch());
-    m_model->addEvents(events);
+    m_batcher->flush();
+}
+
+void RunPage::onBatchApplied()
+{
     if (m_ui->runTree->isVisible())
         m_ui->runTree->doItemsLayout(); // now, so its cost is measured with the batch
     m_viewTimer.stop();
     applyPendingViewWork();
-    m_flushIntervalMs = int(std::clamp<qint64>(
-        cost.elapsed() * flushCostFactor, minFlushIntervalMs, maxFlushIntervalMs));
 }
 
 void RunPage::onLoadFinished(bool completed)
@@ -549,8 +530,8 @@ void RunPage::updateSummary()
     const bool ended = isLive() ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
     m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
-    m_summaryTimer.setInterval(
-        int(std::clamp<qint64>(cost.elapsed() * 10, summaryUpdateMs, maxFlushIntervalMs * 2)));
+    m_summaryTimer.setInterval(int(std::clamp<qint64>(
+        cost.elapsed() * 10, summaryUpdateMs, RunEventBatcher::maxIntervalMs * 2)));
 }
 
 void RunPage::expandAll()
@@ -734,8 +715,9 @@ void RunPage::ensureController()
         m_workDirectory = paths.workDirectory;
         if (m_artifactsReference.isEmpty())
             m_artifactsReference = paths.promptFile; // written right before claude started
-        refreshArtifacts();
-        m_artifactsTimer.start();
+        m_ui->artifactsPanel->watch(
+            m_client, liveRequest()->identity, m_workDirectory, m_artifactsReference);
+        m_ui->artifactsPanel->setTurnRunning(true);
     });
     connect(m_controller, &RunController::turnEnded, this, &RunPage::onTurnEnded);
 }
@@ -899,20 +881,7 @@ ArtifactsPanel *RunPage::artifactsPanel() const
 
 void RunPage::refreshArtifacts()
 {
-    if (!m_client || !isLive() || m_artifactsReference.isEmpty())
-        return;
-    if (!m_scanner) {
-        m_scanner = new ArtifactScanner(m_client, this);
-        connect(m_scanner, &ArtifactScanner::finished, this,
-            [this](const QVector<ArtifactFile> &files, bool truncated) {
-                m_ui->artifactsPanel->setFiles(files, truncated);
-                Q_EMIT artifactsListed(int(files.size()));
-            });
-        connect(
-            m_scanner, &ArtifactScanner::failed, m_ui->artifactsPanel, &ArtifactsPanel::setError);
-    }
-    m_ui->artifactsPanel->setScanning();
-    m_scanner->scan(liveRequest()->identity, m_workDirectory, m_artifactsReference);
+    m_ui->artifactsPanel->refresh();
 }
 
 void RunPage::stopRun()
@@ -1001,8 +970,7 @@ void RunPage::onTurnEnded(const RunOutcome &outcome)
                 : tr("Session %1 · send a follow-up to continue it.").arg(outcome.sessionId));
         break;
     }
-    m_artifactsTimer.stop();
-    refreshArtifacts();
+    m_ui->artifactsPanel->setTurnRunning(false); // and lists them once more
     updateRunControls();
     Q_EMIT liveTurnFinished(outcome.ok());
 }

@@ -15,6 +15,7 @@
 
 #include "files/fileoperations.h"
 #include "runs/runcontroller.h"
+#include "runs/runeventbatcher.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
@@ -37,7 +38,6 @@ class QTreeView;
 
 namespace sandscope {
 
-class ArtifactScanner;
 class ArtifactsPanel;
 class AttachmentList;
 class AttachmentUpload;
@@ -164,6 +164,7 @@ protected:
 
 private:
     void enqueueEvents(const sandscope::RunEventBatch &events);
+    void onBatchApplied();
     void setupTree();
     void setupActions();
     void onRowsInserted(const QModelIndex &parent, int first, int last);
@@ -201,9 +202,7 @@ private:
 
     bool m_following = true;
     bool m_autoScrolling = false;
-    RunEventBatch m_pendingEvents;
-    QTimer m_flushTimer;
-    int m_flushIntervalMs = 40;
+    RunEventBatcher *m_batcher;
     QTimer m_viewTimer; // coalesces follow scrolling and auto-expansion per batch
     QTimer m_summaryTimer;
     QTimer m_detailTimer;
@@ -229,8 +228,6 @@ private:
     QString m_home; // of the run's account, once the first turn started
     QString m_workDirectory;
     QString m_artifactsReference; // the first turn's prompt file: "since the run started"
-    ArtifactScanner *m_scanner = nullptr;
-    QTimer m_artifactsTimer;
     QAction *m_openFileAction = nullptr;
 };
 
