@@ -2,7 +2,7 @@
 
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
-#include "files/chatindex.h"
+#include "files/chatscan.h"
 #include "files/fileoperations.h"
 #include "runs/claudecommand.h"
 #include "security/auditlog.h"

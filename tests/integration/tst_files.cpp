@@ -4,7 +4,7 @@
 // overview, and the `chats` / `files` CLI verbs of the built binary. Expected values are
 // computed independently on the server (stat, sha256sum, known sizes and touch -d times).
 
-#include "files/chatindex.h"
+#include "files/chatscan.h"
 #include "files/fileoperations.h"
 #include "files/remotefilemodel.h"
 #include "realserver.h"

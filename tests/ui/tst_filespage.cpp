@@ -5,7 +5,7 @@
 
 #include "adminoverviewpage.h"
 #include "files/breadcrumbbar.h"
-#include "files/chatindex.h"
+#include "files/chatscan.h"
 #include "files/filefilterproxy.h"
 #include "files/filespage.h"
 #include "files/remotefilemodel.h"

@@ -1,4 +1,4 @@
-#include "chatindex.h"
+#include "chatscan.h"
 
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
