@@ -2,7 +2,8 @@
 
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
-#include "files/chatscan.h"
+#include "files/adminoverviewmodel.h"
+#include "files/chatindexmodel.h"
 #include "files/fileoperations.h"
 #include "runs/claudecommand.h"
 #include "security/auditlog.h"

@@ -4,6 +4,8 @@
 // overview, and the `chats` / `files` CLI verbs of the built binary. Expected values are
 // computed independently on the server (stat, sha256sum, known sizes and touch -d times).
 
+#include "files/adminoverviewmodel.h"
+#include "files/chatindexmodel.h"
 #include "files/chatscan.h"
 #include "files/fileoperations.h"
 #include "files/remotefilemodel.h"

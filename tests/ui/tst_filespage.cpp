@@ -4,8 +4,9 @@
 // is checked on the server itself (sha256sum, cat, ls), not through the page.
 
 #include "adminoverviewpage.h"
+#include "files/adminoverviewmodel.h"
 #include "files/breadcrumbbar.h"
-#include "files/chatscan.h"
+#include "files/chatindexmodel.h"
 #include "files/filefilterproxy.h"
 #include "files/filespage.h"
 #include "files/remotefilemodel.h"

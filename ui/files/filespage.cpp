@@ -1,7 +1,7 @@
 #include "filespage.h"
 
 #include "files/breadcrumbbar.h"
-#include "files/chatscan.h"
+#include "files/chatindexmodel.h"
 #include "files/filefilterproxy.h"
 #include "files/remotefilemodel.h"
 #include "messagebar.h"
