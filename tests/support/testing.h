@@ -126,9 +126,10 @@ inline QList<QModelIndex> allIndexes(
 }
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a
-// warning naming the command, when it could not run.
-inline QStringList shellLines(
-    OpenTerminalClient *client, const Identity &who, const QString &command, int timeoutMs = 90000)
+// warning naming the command, when it could not run. `exitCode`, if given, gets the command's
+// exit code (left as it is when the command could not run).
+inline QStringList shellLines(OpenTerminalClient *client, const Identity &who,
+    const QString &command, int timeoutMs = 90000, int *exitCode = nullptr)
 {
     bool done = false;
     Result<CommandOutput> output;
@@ -140,6 +141,8 @@ inline QStringList shellLines(
         qWarning() << "command failed:" << command << output.error.toString();
         return {};
     }
+    if (exitCode)
+        *exitCode = output.value.exitCode;
     return output.value.lines;
 }
 
