@@ -1,6 +1,6 @@
 #include "adminoverviewpage.h"
 
-#include "files/chatindex.h"
+#include "files/adminoverviewmodel.h"
 #include "messagebar.h"
 #include "server/accountnames.h"
 #include "server/openterminalclient.h"

@@ -1,6 +1,6 @@
 #include "artifactscanner.h"
 
-#include "files/chatindex.h"
+#include "files/framedrecordreader.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
 #include "util/shellquote.h"

@@ -8,7 +8,7 @@
 // (chatscan::framedRecords), so any file name survives the text-only terminal.
 // Newest first, at most `limit` entries (the rest is only counted as "more").
 
-#include "files/chatindex.h"
+#include "files/framedrecordreader.h"
 #include "server/connection.h"
 #include "server/lineassembler.h"
 #include "server/processstream.h"

@@ -4,30 +4,31 @@
 // overview, and the `chats` / `files` CLI verbs of the built binary. Expected values are
 // computed independently on the server (stat, sha256sum, known sizes and touch -d times).
 
-#include "files/chatindex.h"
+#include "files/adminoverviewmodel.h"
+#include "files/chatindexmodel.h"
+#include "files/chatscan.h"
 #include "files/fileoperations.h"
 #include "files/remotefilemodel.h"
+#include "filesfixture.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>
-#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sandscope;
-using sandscope::test::RealServer;
+using namespace sandscope::test;
 
 namespace {
 
@@ -39,27 +40,6 @@ struct CliOutcome {
     QByteArray out;
     QString err;
 };
-
-QByteArray allByteValues()
-{
-    QByteArray bytes;
-    for (int value = 0; value < 256; ++value)
-        bytes.append(char(value));
-    return bytes;
-}
-
-QByteArray randomBytes(qsizetype size)
-{
-    QByteArray bytes(size, Qt::Uninitialized);
-    for (qsizetype i = 0; i < size; ++i)
-        bytes.data()[i] = char(QRandomGenerator::global()->bounded(256));
-    return bytes;
-}
-
-QString sha256(const QByteArray &bytes)
-{
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
 
 QModelIndex childNamed(
     const QAbstractItemModel &model, const QModelIndex &parent, const QString &name)
@@ -90,30 +70,10 @@ bool isLoaded(const QModelIndex &index)
 
 } // namespace
 
-class FilesIntegration : public QObject {
+class FilesIntegration : public QObject, protected FilesFixture {
     Q_OBJECT
 
 private:
-    // Runs a command as `who` and returns its output lines (empty + warning on failure).
-    QStringList shell(
-        const Identity &who, const QString &command, OpenTerminalClient *client = nullptr)
-    {
-        OpenTerminalClient *through = client ? client : m_client.get();
-        bool done = false;
-        Result<CommandOutput> output;
-        runShortCommand(through, who, command, through, [&](const Result<CommandOutput> &result) {
-            output = result;
-            done = true;
-        });
-        if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
-            qWarning() << "command failed:" << command << output.error.toString();
-            return {};
-        }
-        if (output.value.exitCode != 0)
-            qWarning() << "command exited with" << output.value.exitCode << command
-                       << output.value.lines;
-        return output.value.lines;
-    }
     // The value after `marker` in the output of `command`.
     QString shellValue(const Identity &who, const QString &command, const QString &marker,
         OpenTerminalClient *client = nullptr)
@@ -124,24 +84,6 @@ private:
                 return line.mid(at + marker.size()).trimmed();
         }
         return QString();
-    }
-    QString homeOf(const Identity &who, OpenTerminalClient *client = nullptr)
-    {
-        OpenTerminalClient *through = client ? client : m_client.get();
-        const auto cwd = await<CwdInfo>([&](auto done) {
-            return through->cwd(Identity {who.userId, {}}, through, done);
-        });
-        if (!cwd.ok())
-            return QString();
-        return cwd.value.home.isEmpty() ? cwd.value.cwd : cwd.value.home;
-    }
-    // A fingerprint of everything below `path` on the server: names, sizes, times.
-    QStringList snapshot(const QString &path)
-    {
-        QStringList lines = shell(
-            m_alice, QStringLiteral("cd %1 && find . -printf '%p|%s|%T@|%y\\n' | sort").arg(path));
-        lines.removeAll(QString());
-        return lines;
     }
     FileOperationResult perform(const std::function<void(QObject *, FileOperations::Done)> &start)
     {
@@ -156,7 +98,6 @@ private:
             result.status = FileOperationResult::Status::Failed;
         return result;
     }
-    QList<QJsonObject> auditLines() const { return test::auditEntries(m_auditPath); }
     CliOutcome cli(const QStringList &arguments, const RealServer &server, const QString &user)
     {
         QProcess process;
@@ -191,13 +132,6 @@ private:
             return QString();
         return file.fileName();
     }
-    // Folder of this test inside alice's home, created empty.
-    QString freshFolder(const QString &name)
-    {
-        const QString path = m_aliceHome + QLatin1Char('/') + name;
-        shell(m_alice, QStringLiteral("rm -rf %1 && mkdir -p %1").arg(path));
-        return path;
-    }
     [[nodiscard]] bool waitLoaded(const QModelIndex &index)
     {
         return QTest::qWaitFor([&] { return isLoaded(index); }, 30000);
@@ -219,16 +153,8 @@ private:
         return m_legacy.get();
     }
 
-    std::unique_ptr<RealServer> m_server;
-    std::unique_ptr<OpenTerminalClient> m_client;
     std::unique_ptr<RealServer> m_legacy;
     std::unique_ptr<OpenTerminalClient> m_legacyClient;
-    Identity m_alice;
-    Identity m_bob;
-    QString m_aliceHome;
-    QString m_bobHome;
-    QTemporaryDir m_local;
-    QString m_auditPath;
 
 private Q_SLOTS:
     void initTestCase()
@@ -237,21 +163,8 @@ private Q_SLOTS:
         qRegisterMetaType<FileOperationResult>();
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
-        QVERIFY(m_local.isValid());
-        m_auditPath = m_local.filePath(QStringLiteral("audit.jsonl"));
-        qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
-        m_server = std::make_unique<RealServer>(
-            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(m_server->start(&error), qPrintable(error));
-        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
-        const QString suffix = test::randomToken(5, true);
-        m_alice.userId = QStringLiteral("alice") + suffix;
-        m_bob.userId = QStringLiteral("bob") + suffix;
-        m_aliceHome = homeOf(m_alice);
-        m_bobHome = homeOf(m_bob);
-        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/")), qPrintable(m_aliceHome));
-        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/")), qPrintable(m_bobHome));
+        QVERIFY2(startFilesServer(&error), qPrintable(error));
         QVERIFY(m_aliceHome != m_bobHome);
     }
 
@@ -259,8 +172,7 @@ private Q_SLOTS:
     {
         m_legacyClient.reset();
         m_legacy.reset();
-        m_client.reset();
-        m_server.reset();
+        stopFilesServer();
     }
 
     // ---------------------------------------------------------------------------------

@@ -146,8 +146,9 @@ inline QList<QModelIndex> allIndexes(
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a
 // warning naming the command, when it could not run (a warning too when it exits non-zero).
-inline QStringList shellLines(
-    OpenTerminalClient *client, const Identity &who, const QString &command, int timeoutMs = 90000)
+// `exitCode`, if given, gets the command's exit code (left as it is when it could not run).
+inline QStringList shellLines(OpenTerminalClient *client, const Identity &who,
+    const QString &command, int timeoutMs = 90000, int *exitCode = nullptr)
 {
     bool done = false;
     Result<CommandOutput> output;
@@ -162,6 +163,8 @@ inline QStringList shellLines(
     if (output.value.exitCode != 0)
         qWarning() << "command exited with" << output.value.exitCode << command
                    << output.value.lines;
+    if (exitCode)
+        *exitCode = output.value.exitCode;
     return output.value.lines;
 }
 

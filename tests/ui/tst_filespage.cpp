@@ -4,11 +4,13 @@
 // is checked on the server itself (sha256sum, cat, ls), not through the page.
 
 #include "adminoverviewpage.h"
+#include "files/adminoverviewmodel.h"
 #include "files/breadcrumbbar.h"
-#include "files/chatindex.h"
+#include "files/chatindexmodel.h"
 #include "files/filefilterproxy.h"
 #include "files/filespage.h"
 #include "files/remotefilemodel.h"
+#include "filesfixture.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "previews/previewpane.h"
@@ -21,7 +23,6 @@
 
 #include <QAction>
 #include <QBuffer>
-#include <QCryptographicHash>
 #include <QDir>
 #include <QDropEvent>
 #include <QFile>
@@ -30,7 +31,6 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QPlainTextEdit>
-#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -44,7 +44,7 @@
 #include <memory>
 
 using namespace sandscope;
-using sandscope::test::RealServer;
+using namespace sandscope::test;
 
 namespace {
 
@@ -88,27 +88,6 @@ public:
     }
 };
 
-QByteArray allByteValues()
-{
-    QByteArray bytes;
-    for (int value = 0; value < 256; ++value)
-        bytes.append(char(value));
-    return bytes;
-}
-
-QByteArray randomBytes(qsizetype size)
-{
-    QByteArray bytes(size, Qt::Uninitialized);
-    for (qsizetype i = 0; i < size; ++i)
-        bytes.data()[i] = char(QRandomGenerator::global()->bounded(256));
-    return bytes;
-}
-
-QString sha256(const QByteArray &bytes)
-{
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
-
 QByteArray pngBytes()
 {
     QImage image(64, 40, QImage::Format_ARGB32);
@@ -125,50 +104,18 @@ QByteArray pngBytes()
 
 } // namespace
 
-class TestFilesPage : public QObject {
+class TestFilesPage : public QObject, protected FilesFixture {
     Q_OBJECT
 
 private:
+    // Output lines of a command as `who` without empty lines (no warning about the exit code:
+    // some checks expect a command to fail).
     QStringList shell(
         const Identity &who, const QString &command, OpenTerminalClient *client = nullptr)
     {
-        OpenTerminalClient *through = client ? client : m_client.get();
-        bool done = false;
-        Result<CommandOutput> output;
-        runShortCommand(through, who, command, through, [&](const Result<CommandOutput> &result) {
-            output = result;
-            done = true;
-        });
-        if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
-            qWarning() << "command failed:" << command << output.error.toString();
-            return {};
-        }
-        QStringList lines = output.value.lines;
+        QStringList lines = shellLines(client ? client : m_client.get(), who, command);
         lines.removeAll(QString());
         return lines;
-    }
-    QString homeOf(const Identity &who, OpenTerminalClient *client)
-    {
-        const auto cwd = await<CwdInfo>([&](auto done) {
-            return client->cwd(Identity {who.userId, {}}, client, done);
-        });
-        if (!cwd.ok())
-            return QString();
-        return cwd.value.home.isEmpty() ? cwd.value.cwd : cwd.value.home;
-    }
-    // A fresh folder in alice's home, filled by `fill` (run inside it).
-    QString freshFolder(const QString &name, const QString &fill = {})
-    {
-        const QString path = m_aliceHome + QLatin1Char('/') + name;
-        shell(m_alice,
-            QStringLiteral("rm -rf %1 && mkdir -p %1 && cd %1 %2")
-                .arg(path, fill.isEmpty() ? QString() : QStringLiteral("&& ") + fill));
-        return path;
-    }
-    QStringList snapshot(const QString &path)
-    {
-        return shell(
-            m_alice, QStringLiteral("cd %1 && find . -printf '%p|%s|%T@|%y\\n' | sort").arg(path));
     }
 
     std::unique_ptr<FilesPage> makePage(
@@ -232,13 +179,6 @@ private:
             30000);
     }
 
-    std::unique_ptr<RealServer> m_server;
-    std::unique_ptr<OpenTerminalClient> m_client;
-    Identity m_alice;
-    Identity m_bob;
-    QString m_aliceHome;
-    QString m_bobHome;
-    QTemporaryDir m_local;
     ScriptedPrompter m_prompter;
 
 private Q_SLOTS:
@@ -248,28 +188,12 @@ private Q_SLOTS:
         qRegisterMetaType<FileOperationResult>();
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
-        QVERIFY(m_local.isValid());
-        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
-        m_server = std::make_unique<RealServer>(
-            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(m_server->start(&error), qPrintable(error));
-        m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
-        const QString suffix = test::randomToken(5, true);
-        m_alice = Identity {
-            QStringLiteral("alice") + suffix, QUuid::createUuid().toString(QUuid::WithoutBraces)};
-        m_bob = Identity {QStringLiteral("bob") + suffix, {}};
-        m_aliceHome = homeOf(m_alice, m_client.get());
-        m_bobHome = homeOf(m_bob, m_client.get());
-        QVERIFY2(m_aliceHome.startsWith(QLatin1String("/home/")), qPrintable(m_aliceHome));
-        QVERIFY2(m_bobHome.startsWith(QLatin1String("/home/")), qPrintable(m_bobHome));
+        QVERIFY2(startFilesServer(&error), qPrintable(error));
+        m_alice.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     }
 
-    void cleanupTestCase()
-    {
-        m_client.reset();
-        m_server.reset();
-    }
+    void cleanupTestCase() { stopFilesServer(); }
 
     void init() { m_prompter = ScriptedPrompter(); }
 

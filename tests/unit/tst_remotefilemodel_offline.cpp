@@ -3,7 +3,7 @@
 // batching and proxy rules can be checked exactly. The server round trips are in
 // tests/integration/tst_files.cpp.
 
-#include "files/chatindex.h"
+#include "files/chatscan.h"
 #include "files/filefilterproxy.h"
 #include "files/remotefilemodel.h"
 

@@ -1,11 +1,12 @@
 #include "filespage.h"
 
 #include "files/breadcrumbbar.h"
-#include "files/chatindex.h"
+#include "files/chatindexmodel.h"
 #include "files/filefilterproxy.h"
+#include "files/fileitemdelegate.h"
+#include "files/paintedlockicon.h"
 #include "files/remotefilemodel.h"
 #include "messagebar.h"
-#include "monospacefont.h"
 #include "previews/previewkind.h"
 #include "previews/previewpage.h"
 #include "previews/previewpane.h"
@@ -14,32 +15,16 @@
 #include "ui_filespage.h"
 
 #include <QAction>
-#include <QApplication>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
-#include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QHash>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QMimeDatabase>
-#include <QPainter>
-#include <QPainterPath>
-#include <QPlainTextEdit>
-#include <QPushButton>
 #include <QSaveFile>
 #include <QSortFilterProxyModel>
-#include <QStyledItemDelegate>
-#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 namespace sandscope {
 
@@ -88,282 +73,12 @@ bool acceptableName(const QString &name, QString *why)
     return true;
 }
 
-// A padlock, for themes without "object-locked"/"object-unlocked".
-QIcon paintedLockIcon(bool locked, const QColor &colour)
-{
-    QIcon icon;
-    for (const int size : {16, 22, 32, 48}) {
-        QPixmap pixmap(size, size);
-        pixmap.fill(Qt::transparent);
-        QPainter painter(&pixmap);
-        painter.setRenderHint(QPainter::Antialiasing);
-        const qreal unit = size / 16.0;
-        QPen pen(colour, 1.6 * unit);
-        pen.setCapStyle(Qt::RoundCap);
-        painter.setPen(pen);
-        painter.setBrush(Qt::NoBrush);
-        // The shackle: closed over the body, or swung open to the right.
-        QPainterPath shackle;
-        const qreal left = 4.5 * unit;
-        const qreal right = 11.5 * unit;
-        const qreal top = 1.8 * unit;
-        const qreal bottom = 7.5 * unit;
-        if (locked) {
-            shackle.moveTo(left, bottom);
-            shackle.lineTo(left, 5 * unit);
-            shackle.arcTo(QRectF(left, top, right - left, 6.4 * unit), 180, -180);
-            shackle.lineTo(right, bottom);
-        } else {
-            shackle.moveTo(right, bottom);
-            shackle.lineTo(right, 5 * unit);
-            shackle.arcTo(QRectF(right, top, right - left, 6.4 * unit), 180, -180);
-        }
-        painter.drawPath(shackle);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(colour);
-        painter.drawRoundedRect(QRectF(2.5 * unit, 7 * unit, 11 * unit, 8 * unit), unit, unit);
-        painter.setBrush(Qt::white);
-        painter.drawEllipse(QPointF(8 * unit, 10.6 * unit), 1.2 * unit, 1.2 * unit);
-        painter.end();
-        icon.addPixmap(pixmap);
-    }
-    return icon;
-}
-
 QIcon themeIcon(const QWidget *widget, const char *name, QStyle::StandardPixmap fallback)
 {
     return QIcon::fromTheme(QLatin1String(name), widget->style()->standardIcon(fallback));
 }
 
-// Icons by MIME type, the folder's load state shown after its name ("loading…" or why it
-// could not be listed, in the error colour), and a warning icon on a refused folder.
-class FileItemDelegate : public QStyledItemDelegate {
-public:
-    explicit FileItemDelegate(QObject *parent)
-        : QStyledItemDelegate(parent)
-    {
-    }
-
-    static QString stateText(const QModelIndex &index)
-    {
-        if (index.column() != RemoteFileModel::NameColumn)
-            return QString();
-        switch (RemoteFileModel::LoadState(index.data(RemoteFileModel::LoadStateRole).toInt())) {
-        case RemoteFileModel::LoadState::Loading:
-            return dialogText("loading\u2026");
-        case RemoteFileModel::LoadState::Failed:
-            return index.data(RemoteFileModel::ErrorRole).toString();
-        default:
-            return QString();
-        }
-    }
-
-    void paint(QPainter *painter, const QStyleOptionViewItem &option,
-        const QModelIndex &index) const override
-    {
-        QStyleOptionViewItem item(option);
-        initStyleOption(&item, index);
-        const QString suffix = stateText(index);
-        const QWidget *widget = option.widget;
-        QStyle *style = widget ? widget->style() : QApplication::style();
-        style->drawControl(QStyle::CE_ItemViewItem, &item, painter, widget);
-        if (suffix.isEmpty())
-            return;
-        const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &item, widget);
-        const QFontMetrics metrics(item.font);
-        const int nameWidth = metrics.horizontalAdvance(item.text) + metrics.averageCharWidth() * 2;
-        const QRect suffixRect = textRect.adjusted(nameWidth, 0, 0, 0);
-        if (suffixRect.width() < metrics.averageCharWidth() * 4)
-            return;
-        const bool failed = index.data(RemoteFileModel::LoadStateRole).toInt()
-            == int(RemoteFileModel::LoadState::Failed);
-        painter->save();
-        QFont font = item.font;
-        font.setItalic(true);
-        painter->setFont(font);
-        const bool selected = option.state & QStyle::State_Selected;
-        QColor colour = selected ? option.palette.color(QPalette::HighlightedText)
-                                 : option.palette.color(QPalette::Disabled, QPalette::Text);
-        if (failed && !selected)
-            colour = QColor(0xc6, 0x28, 0x28);
-        painter->setPen(colour);
-        painter->drawText(suffixRect, Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font).elidedText(suffix, Qt::ElideRight, suffixRect.width()));
-        painter->restore();
-    }
-
-protected:
-    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        if (index.column() == RemoteFileModel::SizeColumn) {
-            option->displayAlignment = Qt::AlignRight | Qt::AlignVCenter;
-            return;
-        }
-        if (index.column() == RemoteFileModel::TypeColumn) {
-            // "PNG image" reads better than "image/png"; the MIME name stays in the tooltip.
-            const QMimeType type = m_mimeDatabase.mimeTypeForName(option->text);
-            if (type.isValid() && !type.comment().isEmpty())
-                option->text = type.comment();
-            return;
-        }
-        if (index.column() != RemoteFileModel::NameColumn)
-            return;
-        option->features |= QStyleOptionViewItem::HasDecoration;
-        option->icon = iconFor(index, option->widget);
-        if (option->decorationSize.width() < 16)
-            option->decorationSize = QSize(16, 16);
-    }
-
-private:
-    QIcon iconFor(const QModelIndex &index, const QWidget *widget) const
-    {
-        const QStyle *style = widget ? widget->style() : QApplication::style();
-        if (index.data(RemoteFileModel::IsDirectoryRole).toBool()) {
-            const auto state
-                = RemoteFileModel::LoadState(index.data(RemoteFileModel::LoadStateRole).toInt());
-            if (state == RemoteFileModel::LoadState::Failed)
-                return style->standardIcon(QStyle::SP_MessageBoxWarning);
-            if (index.data(RemoteFileModel::IsLocationRole).toBool())
-                return QIcon::fromTheme(
-                    QStringLiteral("user-home"), style->standardIcon(QStyle::SP_DirHomeIcon));
-            return QIcon::fromTheme(
-                QStringLiteral("folder"), style->standardIcon(QStyle::SP_DirIcon));
-        }
-        const QString mimeName = index.data(RemoteFileModel::MimeTypeRole).toString();
-        auto cached = m_icons.constFind(mimeName);
-        if (cached != m_icons.constEnd())
-            return *cached;
-        const QMimeType type = m_mimeDatabase.mimeTypeForName(mimeName);
-        QIcon icon = QIcon::fromTheme(type.iconName(),
-            QIcon::fromTheme(type.genericIconName(), style->standardIcon(QStyle::SP_FileIcon)));
-        m_icons.insert(mimeName, icon);
-        return icon;
-    }
-
-    QMimeDatabase m_mimeDatabase;
-    mutable QHash<QString, QIcon> m_icons;
-};
-
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Dialogs
-
-bool DialogPrompter::confirm(
-    QWidget *parent, const QString &title, const QString &question, const QString &acceptText)
-{
-    QMessageBox box(QMessageBox::Question, title, question, QMessageBox::NoButton, parent);
-    QPushButton *accept = box.addButton(acceptText, QMessageBox::AcceptRole);
-    QPushButton *cancel = box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(cancel);
-    box.exec();
-    return box.clickedButton() == accept;
-}
-
-QString DialogPrompter::askName(
-    QWidget *parent, const QString &title, const QString &label, const QString &initial)
-{
-    bool ok = false;
-    const QString text
-        = QInputDialog::getText(parent, title, label, QLineEdit::Normal, initial, &ok);
-    return ok ? text.trimmed() : QString();
-}
-
-bool DialogPrompter::editText(QWidget *parent, const QString &title, QString *text)
-{
-    QDialog dialog(parent);
-    dialog.setWindowTitle(title);
-    auto *layout = new QVBoxLayout(&dialog);
-    auto *editor = new QPlainTextEdit(&dialog);
-    editor->setFont(monospaceFont());
-    editor->setLineWrapMode(QPlainTextEdit::NoWrap);
-    editor->setPlainText(*text);
-    auto *buttons
-        = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dialog);
-    layout->addWidget(editor);
-    layout->addWidget(buttons);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    dialog.resize(820, 600);
-    if (dialog.exec() != QDialog::Accepted)
-        return false;
-    *text = editor->toPlainText();
-    return true;
-}
-
-QStringList DialogPrompter::askUploadFiles(QWidget *parent)
-{
-    return QFileDialog::getOpenFileNames(parent, dialogText("Upload Files"));
-}
-
-QString DialogPrompter::askSavePath(QWidget *parent, const QString &suggestedName)
-{
-    return QFileDialog::getSaveFileName(
-        parent, dialogText("Save As"), QDir::home().filePath(suggestedName));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The tree
-
-FileTreeView::FileTreeView(QWidget *parent)
-    : QTreeView(parent)
-{
-    setAcceptDrops(true);
-    viewport()->setAcceptDrops(true);
-    setDragDropMode(QAbstractItemView::DropOnly);
-    setDropIndicatorShown(true);
-}
-
-QStringList FileTreeView::localFiles(const QMimeData *mime)
-{
-    QStringList paths;
-    if (!mime || !mime->hasUrls())
-        return paths;
-    for (const QUrl &url : mime->urls()) {
-        if (!url.isLocalFile())
-            return {};
-        paths << url.toLocalFile();
-    }
-    return paths;
-}
-
-void FileTreeView::dragEnterEvent(QDragEnterEvent *event)
-{
-    if (!m_acceptingFiles || localFiles(event->mimeData()).isEmpty()) {
-        event->ignore();
-        return;
-    }
-    event->setDropAction(Qt::CopyAction);
-    event->accept();
-}
-
-void FileTreeView::dragMoveEvent(QDragMoveEvent *event)
-{
-    if (!m_acceptingFiles || localFiles(event->mimeData()).isEmpty()) {
-        event->ignore();
-        return;
-    }
-    event->setDropAction(Qt::CopyAction);
-    event->accept();
-}
-
-void FileTreeView::dropEvent(QDropEvent *event)
-{
-    const QStringList paths = localFiles(event->mimeData());
-    if (paths.isEmpty()) {
-        event->ignore();
-        return;
-    }
-    event->setDropAction(Qt::CopyAction);
-    event->accept();
-#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
-    const QPoint position = event->position().toPoint();
-#else
-    const QPoint position = event->pos();
-#endif
-    Q_EMIT filesDropped(paths, indexAt(position));
-}
 
 // ---------------------------------------------------------------------------------------------
 // The page

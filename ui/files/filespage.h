@@ -7,9 +7,13 @@
 // work is asynchronous; a new selection aborts the previous preview request.
 //
 // Questions to the user (names, confirmations, local files) go through a FilesPrompter, so
-// that tests can answer them without modal dialogs.
+// that tests can answer them without modal dialogs; DialogPrompter is the default. The tree
+// is a FileTreeView (drops of local files) painted by FileItemDelegate.
 
+#include "files/dialogprompter.h"
 #include "files/fileoperations.h"
+#include "files/filesprompter.h"
+#include "files/filetreeview.h"
 #include "server/connection.h"
 #include "server/openterminalclient.h"
 
@@ -39,61 +43,6 @@ class RemoteFileModel;
 namespace Ui {
 class FilesPage;
 }
-
-// Everything the page asks the user. The default implementation shows dialogs.
-class FilesPrompter {
-public:
-    virtual ~FilesPrompter() = default;
-    // A yes/no question; true = the user chose `acceptText`.
-    virtual bool confirm(
-        QWidget *parent, const QString &title, const QString &question, const QString &acceptText)
-        = 0;
-    // A name (or path); empty = cancelled.
-    virtual QString askName(
-        QWidget *parent, const QString &title, const QString &label, const QString &initial)
-        = 0;
-    // Edits `text` in place; false = cancelled.
-    virtual bool editText(QWidget *parent, const QString &title, QString *text) = 0;
-    // Local files to upload; empty = cancelled.
-    virtual QStringList askUploadFiles(QWidget *parent) = 0;
-    // Where to save a download; empty = cancelled.
-    virtual QString askSavePath(QWidget *parent, const QString &suggestedName) = 0;
-};
-
-class DialogPrompter : public FilesPrompter {
-public:
-    bool confirm(QWidget *parent, const QString &title, const QString &question,
-        const QString &acceptText) override;
-    QString askName(QWidget *parent, const QString &title, const QString &label,
-        const QString &initial) override;
-    bool editText(QWidget *parent, const QString &title, QString *text) override;
-    QStringList askUploadFiles(QWidget *parent) override;
-    QString askSavePath(QWidget *parent, const QString &suggestedName) override;
-};
-
-// The tree of the page; accepts local files dropped onto a folder.
-class FileTreeView : public QTreeView {
-    Q_OBJECT
-public:
-    explicit FileTreeView(QWidget *parent = nullptr);
-
-    // The local files a drag carries (file URLs only), empty if it carries anything else.
-    static QStringList localFiles(const QMimeData *mime);
-    // While false (read-only mode) a drag shows that dropping is not possible.
-    void setAcceptingFiles(bool accepting) { m_acceptingFiles = accepting; }
-
-Q_SIGNALS:
-    // `target` is the (view) index under the drop position, invalid for the empty area.
-    void filesDropped(const QStringList &localPaths, const QModelIndex &target);
-
-protected:
-    void dragEnterEvent(QDragEnterEvent *event) override;
-    void dragMoveEvent(QDragMoveEvent *event) override;
-    void dropEvent(QDropEvent *event) override;
-
-private:
-    bool m_acceptingFiles = true;
-};
 
 class FilesPage : public QWidget {
     Q_OBJECT

@@ -1,6 +1,6 @@
 #include "newrundialog.h"
 
-#include "files/chatindex.h"
+#include "files/chatindexmodel.h"
 #include "runs/claudecommand.h"
 #include "runs/promptattachments.h"
 #include "security/profilestore.h"

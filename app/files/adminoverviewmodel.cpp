@@ -1,0 +1,137 @@
+#include "adminoverviewmodel.h"
+
+#include <algorithm>
+
+namespace sandscope {
+
+AdminOverviewModel::AdminOverviewModel(OpenTerminalClient *client, QObject *parent)
+    : ChatScanTableModel(
+        client, {tr("User"), tr("Chats"), tr("Size"), tr("Last activity")}, SizeColumn, parent)
+{
+}
+
+bool AdminOverviewModel::isServerAccountRefusal(const ApiError &error)
+{
+    return error.kind == ApiError::Kind::BadRequest
+        && (error.detail.contains(QLatin1String("X-User-Id"))
+            || error.message.contains(QLatin1String("X-User-Id")));
+}
+
+void AdminOverviewModel::reload()
+{
+    stopScan();
+    beginResetModel();
+    m_accounts.clear();
+    m_rowOfAccount.clear();
+    endResetModel();
+    // The server's own account: no X-User-Id, so every home is readable.
+    startScan(Identity(), chatscan::allUsersScript(m_homesRoot));
+}
+
+QString AdminOverviewModel::failureText(const ApiError &error) const
+{
+    return tr("Could not scan the users' chats: %1").arg(error.toString());
+}
+
+void AdminOverviewModel::scanFailed(const ApiError &error)
+{
+    if (!isServerAccountRefusal(error)) {
+        ChatScanTableModel::scanFailed(error);
+        return;
+    }
+    setScanState(ScanState::Refused,
+        tr("This server only allows per-user access: in multi-user mode it refuses every request "
+           "without a user id (X-User-Id), so there is no overview of all users. Open one "
+           "user's chats instead."));
+    Q_EMIT refused(errorText());
+}
+
+int AdminOverviewModel::ensureAccount(const QString &home, QVector<AccountChats> &added)
+{
+    QString account = home;
+    while (account.size() > 1 && account.endsWith(QLatin1Char('/')))
+        account.chop(1);
+    account = account.mid(account.lastIndexOf(QLatin1Char('/')) + 1);
+    const auto known = m_rowOfAccount.constFind(account);
+    if (known != m_rowOfAccount.constEnd())
+        return *known;
+    const int row = int(m_accounts.size() + added.size());
+    AccountChats entry;
+    entry.account = account;
+    entry.home = home;
+    added.append(entry);
+    m_rowOfAccount.insert(account, row);
+    return row;
+}
+
+// One batch = at most one insertion (new accounts) and one dataChanged (accounts that got
+// chats), however many records it holds.
+void AdminOverviewModel::addRecords(const QVector<ChatScanRecord> &batch)
+{
+    QVector<AccountChats> added;
+    const int existing = int(m_accounts.size());
+    int firstChanged = existing;
+    int lastChanged = -1;
+    for (const ChatScanRecord &record : batch) {
+        const QString home = record.isHome
+            ? record.homePath
+            : record.chat.path.left(record.chat.path.lastIndexOf(QLatin1Char('/')));
+        const int row = ensureAccount(home, added);
+        if (record.isHome)
+            continue;
+        AccountChats &account = row < existing ? m_accounts[row] : added[row - existing];
+        account.chats.append(record.chat);
+        account.totalSize += record.chat.size;
+        if (!account.lastActivity.isValid() || account.lastActivity < record.chat.lastActivity)
+            account.lastActivity = record.chat.lastActivity;
+        if (row < existing) {
+            firstChanged = std::min(firstChanged, row);
+            lastChanged = std::max(lastChanged, row);
+        }
+    }
+    if (!added.isEmpty()) {
+        beginInsertRows(QModelIndex(), existing, existing + int(added.size()) - 1);
+        m_accounts += added;
+        endInsertRows();
+    }
+    if (lastChanged >= 0)
+        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
+}
+
+int AdminOverviewModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_accounts.size());
+}
+
+QVariant AdminOverviewModel::cellValue(int row, int column) const
+{
+    const AccountChats &account = m_accounts.at(row);
+    switch (column) {
+    case AccountColumn:
+        return account.account;
+    case ChatCountColumn:
+        return int(account.chats.size());
+    case SizeColumn:
+        return account.totalSize;
+    case LastActivityColumn:
+        return account.lastActivity;
+    default:
+        return QVariant();
+    }
+}
+
+QVariant AdminOverviewModel::rowValue(int row, int role) const
+{
+    const AccountChats &account = m_accounts.at(row);
+    switch (role) {
+    case Qt::ToolTipRole:
+    case HomeRole:
+        return account.home;
+    case AccountRole:
+        return account.account;
+    default:
+        return QVariant();
+    }
+}
+
+} // namespace sandscope

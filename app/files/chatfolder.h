@@ -1,0 +1,17 @@
+#pragma once
+// One chat folder (~/chat-<id>) as the chat scan measured it.
+
+#include <QDateTime>
+#include <QString>
+
+namespace sandscope {
+
+struct ChatFolder {
+    QString account; // the home folder's name (the Linux account in multi-user mode)
+    QString id; // the name without "chat-"
+    QString path; // absolute
+    qint64 size = 0; // bytes, apparent sizes of everything inside (du -sb)
+    QDateTime lastActivity; // newest modification time inside (du --time)
+};
+
+} // namespace sandscope

@@ -1,0 +1,61 @@
+#pragma once
+// What the file browser's tests share (tst_files for the core and the CLI, tst_filespage for
+// the page): file contents to upload and compare, and a real multi-user open-terminal with two
+// fresh accounts and an audit log.
+
+#include "realserver.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace sandscope::test {
+
+// Every byte value once, from 0 to 255.
+QByteArray allByteValues();
+QByteArray randomBytes(qsizetype size);
+// Lower-case hex, as sha256sum prints it.
+QString sha256(const QByteArray &bytes);
+
+// The pinned OPEN_TERMINAL_VERSION in multi-user mode, a client for it, two fresh accounts
+// (alice and bob, with a random suffix) and their homes, and the audit log
+// (SANDSCOPE_AUDIT_LOG) in a temporary folder. A test class derives from it next to QObject:
+//   class FilesTest : public QObject, protected sandscope::test::FilesFixture
+class FilesFixture {
+protected:
+    // For initTestCase, once the test has required RealServer::canRunMultiUser: starts the
+    // server and resolves the homes (both below /home/); false with `error` otherwise.
+    bool startFilesServer(QString *error);
+    // For cleanupTestCase: the client, then the server.
+    void stopFilesServer();
+
+    // Runs a command as `who` (through `client`, else m_client) and returns its output lines;
+    // empty with a warning when it could not run, with a warning when it exited non-zero.
+    QStringList shell(
+        const Identity &who, const QString &command, OpenTerminalClient *client = nullptr);
+    QString homeOf(const Identity &who, OpenTerminalClient *client = nullptr);
+    // A fresh folder in alice's home, created empty, then filled by `fill` (run inside it).
+    QString freshFolder(const QString &name, const QString &fill = {});
+    // A fingerprint of everything below `path` on the server: names, sizes, times and types.
+    QStringList snapshot(const QString &path);
+    // Every entry of the audit log so far, one object a line.
+    QList<QJsonObject> auditLines() const;
+
+    std::unique_ptr<RealServer> m_server;
+    std::unique_ptr<OpenTerminalClient> m_client;
+    Identity m_alice;
+    Identity m_bob;
+    QString m_aliceHome;
+    QString m_bobHome;
+    QTemporaryDir m_local;
+    QString m_auditPath;
+};
+
+} // namespace sandscope::test
