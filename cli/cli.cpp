@@ -12,17 +12,19 @@
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
-#include "server/serverprobe.h"
+#include "server/servercheck.h"
 #include "util/shellquote.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSocketNotifier>
 #include <QTimer>
+#include <QVector>
 
 #include <algorithm>
 #include <csignal>
@@ -45,9 +47,11 @@ QString topLevelHelp()
 {
     return QStringLiteral(
                "Usage: sandscope [COMMAND] [OPTIONS]\n"
+               "       sandscope [FILE...]\n"
                "\n"
                "Inspect and drive Claude Code sandbox sessions in open-terminal.\n"
-               "Without a command, opens the Sandscope window.\n"
+               "Without a command, opens the Sandscope window; FILEs (run recordings and\n"
+               "stream-json captures) open there, each in its own run tab.\n"
                "\n"
                "Commands:\n"
                "  server-info   Show a server's version, features, accounts and whether it\n"
@@ -193,14 +197,14 @@ int runServerInfo(const QStringList &arguments)
             serverInfoVerb);
 
     OpenTerminalClient client(options.connection);
-    ServerProbe probe(&client);
+    ServerCheck probe(&client);
     QEventLoop loop;
     int exitCode = Ok;
-    QObject::connect(&probe, &ServerProbe::finished, &loop, [&](const ServerReport &report) {
+    QObject::connect(&probe, &ServerCheck::finished, &loop, [&](const ServerReport &report) {
         writeText(stdout, parser.isSet(jsonOption) ? reportAsJson(report) : reportAsText(report));
         loop.exit();
     });
-    QObject::connect(&probe, &ServerProbe::failed, &loop, [&](const ApiError &error) {
+    QObject::connect(&probe, &ServerCheck::failed, &loop, [&](const ApiError &error) {
         exitCode = serverError(error, options);
         loop.exit();
     });
@@ -340,16 +344,38 @@ int runExec(const QStringList &arguments)
     return exitCode;
 }
 
+struct Verb {
+    QString name;
+    int (*run)(const QStringList &arguments);
+};
+
+const QVector<Verb> &verbs()
+{
+    static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
+        {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
+        {sessionsVerb, runSessions}, {runsVerb, runRuns}, {replayVerb, runReplay},
+        {cleanupVerb, runCleanup}, {probeVerb, runProbe}};
+    return all;
+}
+
 } // namespace
 
 bool wantsCommandLine(int argc, char **argv)
 {
     if (argc < 2)
         return false;
-    // A first word that is not an option is a verb (or a mistyped one, which deserves a
-    // usage error rather than a window); Qt's GUI options all start with '-'.
-    if (argv[1][0] != '-')
-        return true;
+    // A first word that is not an option is a verb, or files to open in the window (the
+    // desktop file's `sandscope %F`), or a mistyped verb, which deserves a usage error rather
+    // than a window. Qt's GUI options all start with '-'.
+    if (argv[1][0] != '-') {
+        const QString first = QString::fromLocal8Bit(argv[1]);
+        const auto &known = verbs();
+        if (first == QLatin1String("help")
+            || std::any_of(known.cbegin(), known.cend(),
+                [&first](const Verb &verb) { return verb.name == first; }))
+            return true;
+        return !QFileInfo(first).isFile();
+    }
     for (int i = 1; i < argc; ++i) {
         const QLatin1String argument(argv[i]);
         if (argument == QLatin1String("--help") || argument == QLatin1String("-h")
@@ -385,26 +411,10 @@ int run(int argc, char **argv)
         writeText(stdout, topLevelHelp());
         return Ok;
     }
-    if (first == serverInfoVerb)
-        return runServerInfo(arguments.mid(1));
-    if (first == execVerb)
-        return runExec(arguments.mid(1));
-    if (first == chatsVerb)
-        return runChats(arguments.mid(1));
-    if (first == filesVerb)
-        return runFiles(arguments.mid(1));
-    if (first == runVerb)
-        return runRun(arguments.mid(1));
-    if (first == sessionsVerb)
-        return runSessions(arguments.mid(1));
-    if (first == runsVerb)
-        return runRuns(arguments.mid(1));
-    if (first == replayVerb)
-        return runReplay(arguments.mid(1));
-    if (first == cleanupVerb)
-        return runCleanup(arguments.mid(1));
-    if (first == probeVerb)
-        return runProbe(arguments.mid(1));
+    for (const Verb &verb : verbs()) {
+        if (first == verb.name)
+            return verb.run(arguments.mid(1));
+    }
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
         printError(why);

@@ -10,7 +10,7 @@
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 #include "util/shellquote.h"
 
 #include <QCommandLineParser>

@@ -41,10 +41,16 @@ int main(int argc, char **argv)
     const QCommandLineOption profileOption(QStringLiteral("profile"),
         QStringLiteral("Use this saved connection profile."), QStringLiteral("NAME"));
     parser.addOptions({serverOption, userOption, keyFileOption, profileOption});
+    parser.addPositionalArgument(QStringLiteral("files"),
+        QStringLiteral("Run recordings or stream-json captures to open, each in a run tab."),
+        QStringLiteral("[FILE...]"));
     parser.process(app);
 
     MainWindow window;
     window.show();
+    const QStringList files = parser.positionalArguments();
+    if (!files.isEmpty())
+        QTimer::singleShot(0, &window, [&window, files] { window.openRunFiles(files); });
 
     Profile profile;
     bool haveTarget = false;

@@ -18,7 +18,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
@@ -26,6 +29,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
 #include <QSaveFile>
@@ -35,8 +39,11 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
+#include <QUrl>
 #include <QUuid>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 // The resources live in the static sandscope_gui library, whose initialiser the linker would
 // drop; Q_INIT_RESOURCE must be used outside any namespace.
@@ -59,6 +66,7 @@ QString serverDisplay(const QUrl &url)
 MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     : QMainWindow(parent)
     , m_profiles(settingsPath)
+    , m_windowState(settingsPath)
     , m_client(new OpenTerminalClient(ServerConnection {}, this))
     , m_identityBar(new IdentityBar(this))
     , m_messageBar(new MessageBar(this))
@@ -103,6 +111,46 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     m_messageBar->showMessage(tr("Not connected. Choose File › Connect… to pick a server."),
         MessageBar::Level::Information);
     resize(1100, 700);
+    setAcceptDrops(true);
+    m_windowState.restoreGeometry(this);
+    for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
+             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup)})
+        m_windowState.restoreSplitters(page);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_windowState.saveGeometry(this);
+    for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
+             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup)})
+        m_windowState.saveSplitters(page);
+    // Run pages share one layout: the one in front (or any) is what the user arranged last.
+    auto *run = qobject_cast<RunPage *>(m_pages->currentWidget());
+    if (!run)
+        run = m_pages->findChild<RunPage *>();
+    m_windowState.saveSplitters(run);
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && std::all_of(urls.cbegin(), urls.cend(), [](const QUrl &url) {
+            return url.isLocalFile();
+        }))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    const QList<QUrl> urls = event->mimeData()->urls();
+    for (const QUrl &url : urls) {
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    }
+    if (openRunFiles(paths) > 0 || !paths.isEmpty())
+        event->acceptProposedAction();
 }
 
 MainWindow::~MainWindow()
@@ -126,6 +174,10 @@ void MainWindow::createMenus()
         = file->addAction(tr("&Attach to Run…"), this, &MainWindow::showAttachRunDialog);
     attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
+    QMenu *recent = file->addMenu(tr("Open Rec&ent"));
+    recent->setObjectName(QStringLiteral("recentRunsMenu"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
+    fillRecentMenu(recent);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -240,7 +292,7 @@ void MainWindow::connectToServer(
     m_messageBar->dismiss();
     setIdentity(userId);
     updateStatusBar();
-    runProbe();
+    checkServer();
 }
 
 void MainWindow::switchUser(const QString &userId)
@@ -255,7 +307,7 @@ void MainWindow::switchUser(const QString &userId)
     }
     setIdentity(userId);
     if (m_connected)
-        runProbe();
+        checkServer();
 }
 
 void MainWindow::setIdentity(const QString &userId)
@@ -270,26 +322,26 @@ void MainWindow::setIdentity(const QString &userId)
     updateTitle();
 }
 
-void MainWindow::runProbe()
+void MainWindow::checkServer()
 {
-    if (m_probe) {
-        m_probe->disconnect(this);
-        m_probe->deleteLater();
+    if (m_serverCheck) {
+        m_serverCheck->disconnect(this);
+        m_serverCheck->deleteLater();
     }
-    m_probe = new ServerProbe(m_client, this);
-    connect(m_probe, &ServerProbe::progress, this,
+    m_serverCheck = new ServerCheck(m_client, this);
+    connect(m_serverCheck, &ServerCheck::progress, this,
         [this](const QString &step) { setBusy(true, step); });
-    connect(m_probe, &ServerProbe::finished, this, &MainWindow::applyReport);
-    connect(m_probe, &ServerProbe::failed, this, &MainWindow::probeFailed);
+    connect(m_serverCheck, &ServerCheck::finished, this, &MainWindow::applyReport);
+    connect(m_serverCheck, &ServerCheck::failed, this, &MainWindow::serverCheckFailed);
     setBusy(true, tr("Connecting to %1…").arg(m_report.url));
-    m_probe->run(m_identity.userId);
+    m_serverCheck->run(m_identity.userId);
 }
 
 void MainWindow::applyReport(const ServerReport &report)
 {
-    if (m_probe) {
-        m_probe->deleteLater();
-        m_probe = nullptr;
+    if (m_serverCheck) {
+        m_serverCheck->deleteLater();
+        m_serverCheck = nullptr;
     }
     setBusy(false);
     m_report = report;
@@ -312,14 +364,14 @@ void MainWindow::applyReport(const ServerReport &report)
             MessageBar::Level::Warning);
     updateStatusBar();
     updateTitle();
-    Q_EMIT probeFinished(true);
+    Q_EMIT serverChecked(true);
 }
 
-void MainWindow::probeFailed(const ApiError &error)
+void MainWindow::serverCheckFailed(const ApiError &error)
 {
-    if (m_probe) {
-        m_probe->deleteLater();
-        m_probe = nullptr;
+    if (m_serverCheck) {
+        m_serverCheck->deleteLater();
+        m_serverCheck = nullptr;
     }
     setBusy(false);
     if (m_connected) {
@@ -337,7 +389,7 @@ void MainWindow::probeFailed(const ApiError &error)
             MessageBar::Level::Error);
     }
     updateStatusBar();
-    Q_EMIT probeFinished(false);
+    Q_EMIT serverChecked(false);
 }
 
 void MainWindow::setBusy(bool busy, const QString &step)
@@ -375,7 +427,7 @@ void MainWindow::updateStatusLabels()
     }
     m_serverLabel->setText(tr("server %1").arg(m_report.url));
     if (!m_connected) {
-        m_versionLabel->setText(isProbing() ? tr("connecting…") : tr("not connected"));
+        m_versionLabel->setText(isCheckingServer() ? tr("connecting…") : tr("not connected"));
         m_featuresLabel->clear();
         m_modeLabel->clear();
         return;
@@ -463,16 +515,68 @@ void MainWindow::showOpenRunDialog()
 
 RunPage *MainWindow::openRunFile(const QString &path)
 {
-    auto *page = new RunPage(m_pages);
     QString why;
-    if (!page->openFile(path, &why)) {
-        delete page;
+    RunPage *page = openRunFileReporting(path, &why);
+    if (!page)
         m_messageBar->showMessage(tr("Cannot open the run: %1").arg(why), MessageBar::Level::Error);
+    return page;
+}
+
+RunPage *MainWindow::openRunFileReporting(const QString &path, QString *why)
+{
+    auto *page = new RunPage(m_pages);
+    if (!page->openFile(path, why)) {
+        delete page;
         return nullptr;
     }
     connectRunPage(page);
     addRunTab(page, QFileInfo(path).fileName(), path);
+    m_windowState.addRecentRun(path);
     return page;
+}
+
+int MainWindow::openRunFiles(const QStringList &paths)
+{
+    int opened = 0;
+    QStringList failures;
+    for (const QString &path : paths) {
+        QString why;
+        if (openRunFileReporting(path, &why))
+            ++opened;
+        else
+            failures << why;
+    }
+    if (failures.size() == 1)
+        m_messageBar->showMessage(
+            tr("Cannot open the run: %1").arg(failures.constFirst()), MessageBar::Level::Error);
+    else if (!failures.isEmpty())
+        m_messageBar->showMessage(tr("Cannot open %1 of %2 files: %3")
+                                      .arg(failures.size())
+                                      .arg(paths.size())
+                                      .arg(failures.join(QStringLiteral("; "))),
+            MessageBar::Level::Error);
+    return opened;
+}
+
+void MainWindow::fillRecentMenu(QMenu *menu)
+{
+    menu->clear();
+    const QStringList runs = m_windowState.recentRuns();
+    for (int i = 0; i < runs.size(); ++i) {
+        const QString path = runs.at(i);
+        // &1 … &9, then &0: each entry has its own accelerator.
+        QAction *action = menu->addAction(
+            QStringLiteral("&%1  %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName()), this,
+            [this, path] { openRunFile(path); });
+        action->setToolTip(path);
+        action->setStatusTip(path);
+    }
+    if (runs.isEmpty())
+        menu->addAction(tr("(none)"))->setEnabled(false);
+    menu->addSeparator();
+    QAction *clear
+        = menu->addAction(tr("&Clear List"), this, [this] { m_windowState.clearRecentRuns(); });
+    clear->setEnabled(!runs.isEmpty());
 }
 
 int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
@@ -486,6 +590,7 @@ int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &to
     connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
     m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
     m_pages->setCurrentWidget(page);
+    m_windowState.restoreSplitters(page);
     return tab;
 }
 

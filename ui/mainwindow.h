@@ -1,12 +1,14 @@
 #pragma once
 // The main window: the permanent identity bar on top, a non-modal message bar, the pages
 // (the console for now) and the status bar with what the server is. It owns the one
-// OpenTerminalClient and wires probes, dialogs and pages to it; it parses nothing itself.
+// OpenTerminalClient and wires the server check, dialogs and pages to it; it parses nothing
+// itself.
 
 #include "security/auditlog.h"
 #include "security/profilestore.h"
 #include "server/connection.h"
-#include "server/serverprobe.h"
+#include "server/servercheck.h"
+#include "windowstate.h"
 
 #include <QHash>
 #include <QList>
@@ -14,7 +16,11 @@
 #include <QPointer>
 
 class QFrame;
+class QCloseEvent;
+class QDragEnterEvent;
+class QDropEvent;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QTabWidget;
 
@@ -48,7 +54,7 @@ public:
     void switchUser(const QString &userId);
 
     bool isConnected() const { return m_connected; }
-    bool isProbing() const { return !m_probe.isNull(); }
+    bool isCheckingServer() const { return !m_serverCheck.isNull(); }
     const ServerReport &serverReport() const { return m_report; }
     Identity identity() const { return m_identity; }
     OpenTerminalClient *client() const { return m_client; }
@@ -71,6 +77,10 @@ public Q_SLOTS:
     void showOpenRunDialog();
     // Opens a run recording or stream-json capture in a new, closable run tab.
     RunPage *openRunFile(const QString &path);
+    // Opens each file in its own run tab (command line, drops, Open Recent); one message
+    // names the files that could not be opened. Returns how many opened.
+    int openRunFiles(const QStringList &paths);
+    WindowState *windowState() { return &m_windowState; }
     // Asks for a live run as the current identity (File → New Run…, Ctrl+N).
     void showNewRunDialog();
     // Starts a live run in a new closable tab titled "<user> · <chat>"; several stream at once.
@@ -91,16 +101,23 @@ public Q_SLOTS:
     void showRemoteFile(const QString &userId, const QString &absolutePath);
 
 Q_SIGNALS:
-    // After every probe, successful or not.
-    void probeFinished(bool ok);
+    // After every server check (version, key, accounts), successful or not.
+    void serverChecked(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
     void createMenus();
+    void fillRecentMenu(QMenu *menu);
+    RunPage *openRunFileReporting(const QString &path, QString *why);
     void createStatusBar();
     void setIdentity(const QString &userId);
-    void runProbe();
+    void checkServer();
     void applyReport(const ServerReport &report);
-    void probeFailed(const ApiError &error);
+    void serverCheckFailed(const ApiError &error);
     void setBusy(bool busy, const QString &step = {});
     void updateStatusBar();
     void updateStatusLabels();
@@ -117,10 +134,11 @@ private:
     void connectRunPage(RunPage *page);
 
     ProfileStore m_profiles;
+    WindowState m_windowState;
     KeyStore m_keys;
     AuditLog m_auditLog;
     OpenTerminalClient *m_client;
-    QPointer<ServerProbe> m_probe;
+    QPointer<ServerCheck> m_serverCheck;
     ServerReport m_report;
     QString m_profileName;
     Identity m_identity;

@@ -1,7 +1,7 @@
 #include "probecalls.h"
 
 #include "isolation/probesteps.h"
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 
 #include <QElapsedTimer>
 #include <QTimer>

@@ -2,7 +2,7 @@
 
 #include "isolation/probecontext.h"
 #include "isolation/probepair.h"
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 #include "util/shellquote.h"
 
 namespace sandscope {

@@ -1,6 +1,6 @@
 #include "rundiscovery.h"
 
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 
 #include <QFileInfo>
 #include <QLocale>

@@ -2,7 +2,7 @@
 
 #include "runs/claudecommand.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 #include "util/shellquote.h"
 
 #include <QDir>

@@ -12,7 +12,6 @@
 #include "filesfixture.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAbstractItemModelTester>

@@ -7,7 +7,7 @@
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
-#include "server/serverprobe.h"
+#include "server/servercheck.h"
 #include "testing.h"
 
 #include <QElapsedTimer>
@@ -564,9 +564,9 @@ private Q_SLOTS:
 
     void probeObservesAccountsAndMode()
     {
-        ServerProbe probe(m_client.get());
-        QSignalSpy finished(&probe, &ServerProbe::finished);
-        QSignalSpy failed(&probe, &ServerProbe::failed);
+        ServerCheck probe(m_client.get());
+        QSignalSpy finished(&probe, &ServerCheck::finished);
+        QSignalSpy failed(&probe, &ServerCheck::failed);
         probe.run(m_alice.userId);
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 60000);
         QVERIFY2(

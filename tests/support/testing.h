@@ -5,7 +5,7 @@
 
 #include "server/apierror.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
+#include "server/shortcommand.h"
 
 #include <QAbstractItemModel>
 #include <QByteArray>

@@ -18,7 +18,6 @@
 #include "realserver.h"
 #include "server/accountnames.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QAction>
@@ -569,7 +568,7 @@ private Q_SLOTS:
             tabs << window.pages()->tabText(tab);
         QVERIFY2(tabs.contains(QStringLiteral("Files")) && tabs.contains(QStringLiteral("Users")),
             qPrintable(tabs.join(u',')));
-        QSignalSpy probed(&window, &MainWindow::probeFinished);
+        QSignalSpy probed(&window, &MainWindow::serverChecked);
         window.connectToServer(m_server->connection(), m_alice.userId, QStringLiteral("lab"));
         QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
         FilesPage *files = window.filesPage();

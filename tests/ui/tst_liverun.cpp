@@ -31,7 +31,6 @@
 #include "runs/sessionstore.h"
 #include "security/profilestore.h"
 #include "server/openterminalclient.h"
-#include "server/serverprobe.h"
 #include "testing.h"
 
 #include <QApplication>
@@ -319,7 +318,7 @@ void LiveRunTest::twoUsersRunInTwoTabsAtOnce()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     MainWindow window(m_local.filePath(QStringLiteral("profiles.json")));
-    QSignalSpy probed(&window, &MainWindow::probeFinished);
+    QSignalSpy probed(&window, &MainWindow::serverChecked);
     window.connectToServer(m_server->connection(), m_alice.userId);
     QVERIFY(probed.wait(30000));
     const Identity bob {QStringLiteral("livebob") + randomToken(5, true), QString()};

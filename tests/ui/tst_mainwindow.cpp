@@ -71,10 +71,10 @@ QByteArray TestMainWindow::auditLogContents() const
 
 void TestMainWindow::connectShowsServerAndIdentity()
 {
-    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    QSignalSpy probed(m_window.get(), &MainWindow::serverChecked);
     m_window->connectToServer(
         m_server->connection(), QStringLiteral("alice"), QStringLiteral("lab"));
-    QVERIFY(m_window->isProbing());
+    QVERIFY(m_window->isCheckingServer());
     QVERIFY(!m_window->isConnected());
     QVERIFY(m_window->identityBar()->text().contains(QLatin1String("Not connected")));
 
@@ -106,7 +106,7 @@ void TestMainWindow::connectShowsServerAndIdentity()
 void TestMainWindow::switchingUserIsShownAndAudited()
 {
     QVERIFY(m_window->isConnected());
-    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    QSignalSpy probed(m_window.get(), &MainWindow::serverChecked);
     m_window->switchUser(QStringLiteral("bob"));
     QCOMPARE(m_window->identity().userId, QStringLiteral("bob"));
     QVERIFY2(m_window->identityBar()->text().startsWith(QLatin1String("Acting as bob (")),
@@ -152,7 +152,7 @@ void TestMainWindow::unreachableServerIsReportedWithoutBlocking()
     ServerConnection connection;
     connection.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
     connection.timeoutMs = 5000;
-    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    QSignalSpy probed(m_window.get(), &MainWindow::serverChecked);
     m_window->connectToServer(connection, QStringLiteral("alice"));
     QCOMPARE(probed.count(), 0); // reported later, from the event loop
     QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
@@ -174,7 +174,7 @@ void TestMainWindow::silentServerLeavesTheWindowResponsiveWhileConnecting()
     ServerConnection connection;
     connection.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(silent.serverPort()));
     connection.timeoutMs = 3000;
-    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    QSignalSpy probed(m_window.get(), &MainWindow::serverChecked);
     m_window->connectToServer(connection, QStringLiteral("alice"));
     // Not blocking: the call returned while the request is outstanding, and the event loop
     // keeps turning (queued calls run, the window repaints) until the answer comes.

@@ -91,7 +91,7 @@ void RunWindowTest::initTestCase()
     m_alice = QStringLiteral("rw") + randomToken(6, true);
 
     m_window = std::make_unique<MainWindow>(m_local.filePath(QStringLiteral("profiles.ini")));
-    QSignalSpy probed(m_window.get(), &MainWindow::probeFinished);
+    QSignalSpy probed(m_window.get(), &MainWindow::serverChecked);
     m_window->connectToServer(m_server->connection(), m_alice);
     QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
     QVERIFY(m_window->isConnected());

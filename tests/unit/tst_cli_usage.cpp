@@ -313,6 +313,17 @@ private Q_SLOTS:
         QTest::newRow("plain api key")
             << QStringList {QStringLiteral("--api-key"), QStringLiteral("k")} << true;
         QTest::newRow("api key with =") << QStringList {QStringLiteral("--api-key=k")} << true;
+        // What the desktop file's `sandscope %F` passes: files open in the window.
+        const QString capture = QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl");
+        QTest::newRow("files to open") << QStringList {capture,
+            QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-subagent.jsonl")}
+                                       << false;
+        QTest::newRow("a file then gui options")
+            << QStringList {capture, QStringLiteral("--user"), QStringLiteral("demo")} << false;
+        QTest::newRow("mistyped verb") << QStringList {QStringLiteral("replya")} << true;
+        QTest::newRow("a folder is no file to open")
+            << QStringList {QStringLiteral(SANDSCOPE_TEST_DATA_DIR)} << true;
+        QTest::newRow("help word") << QStringList {QStringLiteral("help")} << true;
     }
 
     void commandLineOrGuiIsDecidedByVerbAndHelpOptions()

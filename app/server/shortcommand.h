@@ -1,13 +1,10 @@
 #pragma once
-// Finds out what a server is and what it does for a given user: version, features and
-// paths from discovery, whether it runs in multi-user mode, and the account a user id gets
-// (predicted under both naming rules and observed with `id -un`), plus the user's home.
+// Short commands run to completion as a user, and the listing scripts built on them (runs,
+// session transcripts, artifacts): their output arrives whole, as lines.
 
-#include "server/accountnames.h"
 #include "server/apierror.h"
 #include "server/connection.h"
 #include "server/openterminalclient.h"
-#include "server/types.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -16,53 +13,6 @@
 #include <functional>
 
 namespace sandscope {
-
-struct ServerReport {
-    QString url;
-    ServerInfo info;
-    bool keyAccepted = false;
-    QString serverAccount; // whoami without X-User-Id
-    // Only when a user id was given:
-    QString userId;
-    QString predictedLegacyAccount; // 0.11.x rule
-    QString predictedHashedAccount; // newer rule
-    QString observedAccount;
-    QString home;
-    QString prefix; // account prefix inferred from the observation, if any
-    bool multiUser = false; // the user's account differs from the server's
-    bool multiUserKnown = false; // false: no user id given and the server did not tell
-    QString multiUserEvidence; // one sentence explaining how multiUser was decided
-    // Newer multi-user servers answer 400 to any request without X-User-Id; serverAccount
-    // then stays empty.
-    bool serverAccountRefused = false;
-    bool ruleKnown = false;
-    AccountRule rule = AccountRule::FirstEightAlnum;
-};
-
-class ServerProbe : public QObject {
-    Q_OBJECT
-public:
-    explicit ServerProbe(OpenTerminalClient *client, QObject *parent = nullptr);
-    // userId may be empty (server-level facts only). Emits finished or failed once.
-    void run(const QString &userId);
-
-Q_SIGNALS:
-    void finished(const sandscope::ServerReport &report);
-    void failed(const sandscope::ApiError &error);
-    void progress(const QString &step);
-
-private:
-    void checkKey();
-    void probeServerAccount();
-    void probeUserAccount();
-    void learnAccountRule();
-    void succeed();
-    void fail(const ApiError &error);
-
-    OpenTerminalClient *m_client;
-    ServerReport m_report;
-    bool m_running = false;
-};
 
 struct CommandOutput {
     QStringList lines; // complete lines, CR stripped
@@ -113,6 +63,5 @@ void runListingScript(OpenTerminalClient *client, const Identity &identity, cons
             done(true, listing, QString());
         });
 }
-} // namespace sandscope
 
-Q_DECLARE_METATYPE(sandscope::ServerReport)
+} // namespace sandscope

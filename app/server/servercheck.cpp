@@ -1,7 +1,8 @@
-#include "serverprobe.h"
+#include "servercheck.h"
 
 #include "server/lineassembler.h"
 #include "server/processstream.h"
+#include "server/shortcommand.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -38,7 +39,7 @@ bool refusesServerAccount(const ApiError &error)
             || error.message.contains(QLatin1String("X-User-Id")));
 }
 
-ApiError probeError(ApiError::Kind kind, const QString &message)
+ApiError checkError(ApiError::Kind kind, const QString &message)
 {
     ApiError error;
     error.kind = kind;
@@ -48,88 +49,13 @@ ApiError probeError(ApiError::Kind kind, const QString &message)
 
 } // namespace
 
-bool forEachListingRecord(const QString &output, const QString &homeMarker,
-    const QString &recordMarker, int minimumFields, QString *home,
-    const std::function<void(const QStringList &fields)> &record)
-{
-    home->clear();
-    const QString recordPrefix = recordMarker + QLatin1Char('\t');
-    const QStringList lines = output.split(QLatin1Char('\n'));
-    for (QString line : lines) {
-        if (line.endsWith(QLatin1Char('\r')))
-            line.chop(1);
-        if (line.startsWith(homeMarker)) {
-            *home = line.mid(homeMarker.size());
-        } else if (line.startsWith(recordPrefix)) {
-            const QStringList fields = line.split(QLatin1Char('\t'));
-            if (fields.size() >= minimumFields)
-                record(fields);
-        }
-    }
-    return !home->isEmpty();
-}
-
-void parseTimeAndSize(const QString &field, QDateTime *modified, qint64 *size)
-{
-    // Milliseconds: a resume and a fork within one second must still order correctly.
-    const QStringList numbers = field.split(QLatin1Char(' '));
-    bool timeOk = false;
-    const double seconds = numbers.value(0).toDouble(&timeOk);
-    *modified = timeOk ? QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000.0 + 0.5), Qt::UTC)
-                       : QDateTime();
-    *size = numbers.value(1).toLongLong();
-}
-
-void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
-    QObject *context, std::function<void(const Result<CommandOutput> &)> done, int timeoutMs)
-{
-    auto *stream = new ProcessStream(client, identity, context);
-    stream->useShortCommandCadence();
-    auto *timer = new QTimer(stream);
-    timer->setSingleShot(true);
-    auto assembler = std::make_shared<LineAssembler>();
-    auto lines = std::make_shared<QStringList>();
-    // Delivers exactly once, then lets the stream go (it may be inside its own signal).
-    auto deliver = [stream, done](const Result<CommandOutput> &result) {
-        QObject::disconnect(stream, nullptr, nullptr, nullptr);
-        stream->detach();
-        stream->deleteLater();
-        done(result);
-    };
-    QObject::connect(stream, &ProcessStream::output, stream,
-        [assembler, lines](const QString &text) { lines->append(assembler->feed(text)); });
-    QObject::connect(stream, &ProcessStream::finished, stream,
-        [assembler, lines, deliver](int exitCode, ProcessStatus) {
-            QString rest = assembler->flush();
-            if (rest.endsWith(QLatin1Char('\r')))
-                rest.chop(1);
-            if (!rest.isEmpty())
-                lines->append(rest);
-            CommandOutput output;
-            output.lines = *lines;
-            output.exitCode = exitCode;
-            deliver(Result<CommandOutput>::success(output));
-        });
-    QObject::connect(stream, &ProcessStream::failed, stream,
-        [deliver](const ApiError &error) { deliver(Result<CommandOutput>::failure(error)); });
-    QObject::connect(timer, &QTimer::timeout, stream, [stream, command, timeoutMs, deliver] {
-        stream->kill();
-        deliver(Result<CommandOutput>::failure(probeError(ApiError::Kind::Timeout,
-            QStringLiteral("\"%1\" did not finish within %2 s")
-                .arg(command)
-                .arg(timeoutMs / 1000))));
-    });
-    timer->start(timeoutMs);
-    stream->start(command);
-}
-
-ServerProbe::ServerProbe(OpenTerminalClient *client, QObject *parent)
+ServerCheck::ServerCheck(OpenTerminalClient *client, QObject *parent)
     : QObject(parent)
     , m_client(client)
 {
 }
 
-void ServerProbe::run(const QString &userId)
+void ServerCheck::run(const QString &userId)
 {
     if (m_running)
         return;
@@ -140,7 +66,7 @@ void ServerProbe::run(const QString &userId)
 
     QString why;
     if (!userId.isEmpty() && !validateUserId(userId, &why)) {
-        fail(probeError(ApiError::Kind::Validation,
+        fail(checkError(ApiError::Kind::Validation,
             QStringLiteral("Invalid user id \"%1\": %2").arg(userId, why)));
         return;
     }
@@ -156,7 +82,7 @@ void ServerProbe::run(const QString &userId)
     });
 }
 
-void ServerProbe::checkKey()
+void ServerCheck::checkKey()
 {
     Q_EMIT progress(tr("Checking the API key"));
     m_client->cwd(Identity(), this, [this](const Result<CwdInfo> &result) {
@@ -175,14 +101,14 @@ void ServerProbe::checkKey()
                      "multi-user mode.")
                       .arg(result.error.detail.isEmpty() ? result.error.message
                                                          : result.error.detail);
-            probeUserAccount();
+            checkUserAccount();
             return;
         }
-        probeServerAccount();
+        checkServerAccount();
     });
 }
 
-void ServerProbe::probeServerAccount()
+void ServerCheck::checkServerAccount()
 {
     Q_EMIT progress(tr("Finding the server's own account"));
     runShortCommand(
@@ -193,17 +119,17 @@ void ServerProbe::probeServerAccount()
             }
             m_report.serverAccount = markedValue(result.value.lines, accountMarker);
             if (m_report.serverAccount.isEmpty()) {
-                fail(probeError(ApiError::Kind::BadResponse,
+                fail(checkError(ApiError::Kind::BadResponse,
                     tr("The server did not report its account name.")));
                 return;
             }
             m_report.multiUserEvidence = tr("Not tested: give a user id to see whether the server "
                                             "switches accounts per user.");
-            probeUserAccount();
+            checkUserAccount();
         });
 }
 
-void ServerProbe::probeUserAccount()
+void ServerCheck::checkUserAccount()
 {
     if (m_report.userId.isEmpty()) {
         succeed();
@@ -221,7 +147,7 @@ void ServerProbe::probeUserAccount()
             m_report.observedAccount = markedValue(result.value.lines, accountMarker);
             m_report.home = markedValue(result.value.lines, homeMarker);
             if (m_report.observedAccount.isEmpty()) {
-                fail(probeError(ApiError::Kind::BadResponse,
+                fail(checkError(ApiError::Kind::BadResponse,
                     tr("The server did not report the account of user id \"%1\".")
                         .arg(m_report.userId)));
                 return;
@@ -231,7 +157,7 @@ void ServerProbe::probeUserAccount()
         });
 }
 
-void ServerProbe::learnAccountRule()
+void ServerCheck::learnAccountRule()
 {
     ServerReport &r = m_report;
     r.predictedLegacyAccount = predictAccountName(r.userId, AccountRule::FirstEightAlnum);
@@ -262,13 +188,13 @@ void ServerProbe::learnAccountRule()
     }
 }
 
-void ServerProbe::succeed()
+void ServerCheck::succeed()
 {
     m_running = false;
     Q_EMIT finished(m_report);
 }
 
-void ServerProbe::fail(const ApiError &error)
+void ServerCheck::fail(const ApiError &error)
 {
     m_running = false;
     Q_EMIT failed(error);

@@ -1,0 +1,198 @@
+// Opening files the way desktop apps do, through the real window (offscreen): several files at
+// once (what `sandscope FILE...` and the desktop file's %F pass), files dropped on the window,
+// File → Open Recent across sessions, and the geometry and run-page splitter a user left.
+
+#include "mainwindow.h"
+#include "messagebar.h"
+#include "runs/runpage.h"
+#include "windowstate.h"
+
+#include <QAction>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QMenu>
+#include <QMimeData>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+
+namespace {
+
+QString capture(const char *name)
+{
+    return QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/") + QLatin1String(name);
+}
+
+int runTabs(MainWindow *window)
+{
+    int count = 0;
+    for (int i = 0; i < window->pages()->count(); ++i)
+        count += qobject_cast<RunPage *>(window->pages()->widget(i)) ? 1 : 0;
+    return count;
+}
+
+QStringList recentMenuTexts(MainWindow *window)
+{
+    auto *menu = window->findChild<QMenu *>(QStringLiteral("recentRunsMenu"));
+    if (!menu)
+        return {};
+    Q_EMIT menu->aboutToShow();
+    QStringList texts;
+    const QList<QAction *> actions = menu->actions();
+    for (const QAction *action : actions) {
+        if (!action->isSeparator())
+            texts << action->text();
+    }
+    return texts;
+}
+
+} // namespace
+
+class TestDesktopIntegration : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+        qputenv("SANDSCOPE_AUDIT_LOG", m_dir->filePath(QStringLiteral("audit.jsonl")).toUtf8());
+    }
+
+    void severalFilesOpenInTabsAndFailuresAreNamed()
+    {
+        const QString folder = m_dir->filePath(QStringLiteral("folder.jsonl"));
+        QVERIFY(QDir().mkpath(folder));
+        MainWindow window(settingsPath());
+        window.show();
+        const int opened = window.openRunFiles({capture("stream-basic.jsonl"),
+            capture("stream-subagent.jsonl"), folder, m_dir->filePath(QStringLiteral("gone"))});
+        QCOMPARE(opened, 2);
+        QCOMPARE(runTabs(&window), 2);
+        QCOMPARE(window.messageBar()->level(), MessageBar::Level::Error);
+        const QString message = window.messageBar()->text();
+        QVERIFY2(message.contains(QLatin1String("2 of 4")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("folder.jsonl")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("gone")), qPrintable(message));
+    }
+
+    void droppedFilesOpenAsRuns()
+    {
+        MainWindow window(settingsPath());
+        window.show();
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(capture("stream-basic.jsonl")),
+            QUrl::fromLocalFile(capture("stream-maxturns.jsonl"))});
+        QDragEnterEvent enter(
+            QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &drop);
+        QVERIFY(drop.isAccepted());
+        QCOMPARE(runTabs(&window), 2);
+
+        // Something that is not a local file is refused at the door.
+        QMimeData remote;
+        remote.setUrls({QUrl(QStringLiteral("https://example.org/run.jsonl"))});
+        QDragEnterEvent refused(
+            QPoint(10, 10), Qt::CopyAction, &remote, Qt::LeftButton, Qt::NoModifier);
+        refused.setAccepted(false);
+        QCoreApplication::sendEvent(&window, &refused);
+        QVERIFY(!refused.isAccepted());
+    }
+
+    void recentRunsAreRememberedAcrossSessionsAndCanBeCleared()
+    {
+        {
+            MainWindow first(settingsPath());
+            QVERIFY(first.openRunFile(capture("stream-basic.jsonl")));
+            QVERIFY(first.openRunFile(capture("stream-subagent.jsonl")));
+            QVERIFY(first.openRunFile(capture("stream-basic.jsonl"))); // moves to the top
+        }
+        MainWindow second(settingsPath());
+        const QStringList texts = recentMenuTexts(&second);
+        QCOMPARE(texts.size(), 3); // two files and "Clear List"
+        QVERIFY2(
+            texts.at(0).endsWith(QLatin1String("stream-basic.jsonl")), qPrintable(texts.at(0)));
+        QVERIFY2(
+            texts.at(1).endsWith(QLatin1String("stream-subagent.jsonl")), qPrintable(texts.at(1)));
+        QVERIFY(texts.at(0).startsWith(QLatin1String("&1")));
+        QVERIFY(texts.at(1).startsWith(QLatin1String("&2")));
+
+        // Choosing an entry opens it.
+        auto *menu = second.findChild<QMenu *>(QStringLiteral("recentRunsMenu"));
+        menu->actions().at(1)->trigger();
+        QCOMPARE(runTabs(&second), 1);
+        QVERIFY(second.pages()
+                    ->tabToolTip(second.pages()->currentIndex())
+                    .endsWith(QLatin1String("stream-subagent.jsonl")));
+
+        // Clear List empties it; the menu then says so and offers nothing to clear.
+        Q_EMIT menu->aboutToShow();
+        menu->actions().constLast()->trigger();
+        QVERIFY(second.windowState()->recentRuns().isEmpty());
+        const QStringList cleared = recentMenuTexts(&second);
+        QCOMPARE(cleared.size(), 2);
+        QVERIFY(!menu->actions().constFirst()->isEnabled());
+        QVERIFY(!menu->actions().constLast()->isEnabled());
+    }
+
+    void aRecentFileThatWasRemovedIsNotOffered()
+    {
+        const QString copy = m_dir->filePath(QStringLiteral("copy.jsonl"));
+        QVERIFY(QFile::copy(capture("stream-basic.jsonl"), copy));
+        {
+            MainWindow first(settingsPath());
+            QVERIFY(first.openRunFile(copy));
+        }
+        QVERIFY(QFile::remove(copy));
+        MainWindow second(settingsPath());
+        QVERIFY(second.windowState()->recentRuns().isEmpty());
+    }
+
+    void geometryAndRunSplitterAreRestored()
+    {
+        QList<int> arranged;
+        {
+            MainWindow first(settingsPath());
+            first.show();
+            first.resize(940, 610);
+            QVERIFY(QTest::qWaitForWindowExposed(&first));
+            RunPage *page = first.openRunFile(capture("stream-basic.jsonl"));
+            QVERIFY(page);
+            auto *splitter = page->findChild<QSplitter *>(QStringLiteral("splitter"));
+            QVERIFY(splitter);
+            const int total = splitter->sizes().at(0) + splitter->sizes().at(1);
+            splitter->setSizes({total / 4, total - total / 4});
+            arranged = splitter->sizes();
+            first.close();
+        }
+        MainWindow second(settingsPath());
+        second.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&second));
+        QCOMPARE(second.size(), QSize(940, 610));
+        RunPage *page = second.openRunFile(capture("stream-subagent.jsonl"));
+        QVERIFY(page);
+        auto *splitter = page->findChild<QSplitter *>(QStringLiteral("splitter"));
+        QTRY_VERIFY2(qAbs(splitter->sizes().at(0) - arranged.at(0)) <= 2,
+            qPrintable(
+                QStringLiteral("%1 vs %2").arg(splitter->sizes().at(0)).arg(arranged.at(0))));
+    }
+
+private:
+    QString settingsPath() const { return m_dir->filePath(QStringLiteral("profiles.ini")); }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_MAIN(TestDesktopIntegration)
+#include "tst_desktopintegration.moc"
