@@ -27,6 +27,7 @@
 #include <QFrame>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -38,6 +39,7 @@
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTime>
 #include <QToolButton>
 #include <QUrl>
 #include <QUuid>
@@ -314,6 +316,8 @@ void MainWindow::setIdentity(const QString &userId)
 {
     // A fresh session per identity: X-Session-Id must never carry over between users.
     m_identity = Identity {userId, QUuid::createUuid().toString(QUuid::WithoutBraces)};
+    // What was said was about the previous user; the identity bar says who acts now.
+    m_messageBar->dismiss();
     m_console->setIdentity(m_identity);
     syncFilePages(m_connected);
     m_identityBar->setIdentity(userId);
@@ -579,6 +583,28 @@ void MainWindow::fillRecentMenu(QMenu *menu)
     clear->setEnabled(!runs.isEmpty());
 }
 
+QString MainWindow::liveRunTitle(const QString &userId, const QString &chatId) const
+{
+    // "alice · demo · 14:05", and " (2)", " (3)" … while that is taken: every tab says whose
+    // run it is and tells itself apart from the chat's other runs.
+    const QString base
+        = QStringLiteral("%1 · %2 · %3")
+              .arg(userId, chatId,
+                  QLocale::c().toString(QTime::currentTime(), QStringLiteral("HH:mm")));
+    QStringList taken;
+    for (int i = 0; i < m_pages->count(); ++i)
+        taken << m_pages->tabText(i);
+    return uniqueTitle(base, taken);
+}
+
+QString MainWindow::uniqueTitle(const QString &base, const QStringList &taken)
+{
+    QString title = base;
+    for (int n = 2; taken.contains(title); ++n)
+        title = QStringLiteral("%1 (%2)").arg(base).arg(n);
+    return title;
+}
+
 int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
 {
     const int tab = m_pages->addTab(page, RunDelegate::icon(QStringLiteral("run")), title);
@@ -634,7 +660,7 @@ RunPage *MainWindow::startLiveRun(const LiveRunRequest &request, const QStringLi
         return nullptr;
     }
     connectRunPage(page);
-    addRunTab(page, request.identity.userId + QStringLiteral(" · ") + request.chatId,
+    addRunTab(page, liveRunTitle(request.identity.userId, request.chatId),
         tr("Chat %1 as %2").arg(request.chatId, request.identity.userId));
     return page;
 }
@@ -701,7 +727,7 @@ RunPage *MainWindow::attachLiveRun(
         return nullptr;
     }
     connectRunPage(page);
-    addRunTab(page, handle.identity.userId + QStringLiteral(" · ") + handle.chatId,
+    addRunTab(page, liveRunTitle(handle.identity.userId, handle.chatId),
         tr("Run %1 of chat %2 as %3 (attached; output from %4)")
             .arg(handle.runId, handle.chatId, handle.identity.userId, handle.teePath()));
     return page;

@@ -67,6 +67,8 @@ public:
     CleanupPage *cleanupPage() const { return m_cleanup; }
     ProbePage *isolationPage() const { return m_isolation; }
     QTabWidget *pages() const { return m_pages; }
+    // `base`, or "base (2)", "base (3)" … whichever is not taken yet.
+    static QString uniqueTitle(const QString &base, const QStringList &taken);
     // The status bar's server facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
     QString serverStatusText() const;
 
@@ -113,6 +115,7 @@ private:
     void createMenus();
     void fillRecentMenu(QMenu *menu);
     RunPage *openRunFileReporting(const QString &path, QString *why);
+    QString liveRunTitle(const QString &userId, const QString &chatId) const;
     void createStatusBar();
     void setIdentity(const QString &userId);
     void checkServer();

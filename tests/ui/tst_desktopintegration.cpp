@@ -188,6 +188,16 @@ private Q_SLOTS:
                 QStringLiteral("%1 vs %2").arg(splitter->sizes().at(0)).arg(arranged.at(0))));
     }
 
+    void tabTitlesAreMadeUnique()
+    {
+        const QString base = QStringLiteral("alice · demo · 14:05");
+        QCOMPARE(MainWindow::uniqueTitle(base, {}), base);
+        QCOMPARE(MainWindow::uniqueTitle(base, {QStringLiteral("Files"), base}),
+            base + QStringLiteral(" (2)"));
+        QCOMPARE(MainWindow::uniqueTitle(base, {base, base + QStringLiteral(" (2)")}),
+            base + QStringLiteral(" (3)"));
+    }
+
 private:
     QString settingsPath() const { return m_dir->filePath(QStringLiteral("profiles.ini")); }
 

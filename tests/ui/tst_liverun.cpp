@@ -49,6 +49,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -330,10 +331,21 @@ void LiveRunTest::twoUsersRunInTwoTabsAtOnce()
         request(bob, QStringLiteral("two-b"), QStringLiteral("CMD: sleep 2; echo from-b")));
     QVERIFY(first && second);
     QCOMPARE(window.pages()->count(), tabsBefore + 2);
-    QCOMPARE(window.pages()->tabText(window.pages()->indexOf(first)),
-        m_alice.userId + QStringLiteral(" · two-a"));
-    QCOMPARE(window.pages()->tabText(window.pages()->indexOf(second)),
-        bob.userId + QStringLiteral(" · two-b"));
+    // Each tab names its user and chat, and the time it started (tabs of one chat differ).
+    const QRegularExpression title(QStringLiteral("^(\\S+) · (\\S+) · \\d\\d:\\d\\d$"));
+    const QRegularExpressionMatch firstTitle
+        = title.match(window.pages()->tabText(window.pages()->indexOf(first)));
+    const QRegularExpressionMatch secondTitle
+        = title.match(window.pages()->tabText(window.pages()->indexOf(second)));
+    QVERIFY(firstTitle.hasMatch() && secondTitle.hasMatch());
+    QCOMPARE(firstTitle.captured(1), m_alice.userId);
+    QCOMPARE(firstTitle.captured(2), QStringLiteral("two-a"));
+    QCOMPARE(secondTitle.captured(1), bob.userId);
+    QCOMPARE(secondTitle.captured(2), QStringLiteral("two-b"));
+    // Where a follow-up is typed, the page says as whom it will run.
+    QVERIFY(qobject_cast<QLineEdit *>(second->runControls().at(1))
+                ->placeholderText()
+                .contains(bob.userId));
     // Both stream at the same time: each is running while the other has not finished.
     QVERIFY(first->isRunActive() && second->isRunActive());
     QSignalSpy firstDone(first, &RunPage::liveTurnFinished);

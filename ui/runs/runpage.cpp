@@ -990,6 +990,10 @@ void RunPage::updateRunControls()
     for (QWidget *control : runControls())
         control->setToolTip(QString());
     m_ui->stopButton->setToolTip(tr("Stop the running turn (SIGTERM, then SIGKILL)"));
+    // A follow-up runs as the run's user, whoever the window acts as now: say so where it is typed.
+    if (live)
+        m_ui->followUpEdit->setPlaceholderText(
+            tr("Follow-up prompt, sent as %1 (resumes the session)").arg(userId()));
     m_ui->resumeButton->setToolTip(
         tr("Resume session %1 with the follow-up prompt")
             .arg(sessionId().isEmpty() ? tr("(not known yet)") : sessionId()));
