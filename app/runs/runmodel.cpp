@@ -4,6 +4,7 @@
 #include "util/format.h"
 #include "util/jsonindent.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace sandscope {
@@ -371,6 +372,12 @@ RunModel::Node *RunModel::currentTurn(qint64 arrivalMs)
         m_run->endedMs = -1;
         changed(m_run);
     }
+    // A new turn makes a settled run live again; its totals so far were the finished turns'.
+    if (m_run->status != Status::Running) {
+        m_run->status = Status::Running;
+        m_run->reportedDurationMs = -1;
+        changed(m_run);
+    }
     auto turn = std::make_unique<Node>();
     turn->kind = NodeKind::Turn;
     turn->status = Status::Running;
@@ -669,6 +676,17 @@ void RunModel::onResult(const RunEvent &event)
     }
     m_run->endedMs = event.arrivalMs;
     m_run->isError = result.isError;
+    // Between turns the run is settled with its last result, and lasted what its turns did
+    // (the time between a result and a follow-up is nobody's work).
+    if (std::all_of(m_turns.cbegin(), m_turns.cend(), [](const Node *t) { return t->ended; })) {
+        m_run->status = result.isError ? Status::Error : Status::Ok;
+        qint64 total = -1;
+        for (const Node *finished : m_turns) {
+            if (finished->reportedDurationMs >= 0)
+                total = std::max<qint64>(0, total) + finished->reportedDurationMs;
+        }
+        m_run->reportedDurationMs = total;
+    }
     changed(m_run);
 
     for (const QString &id : result.deniedToolUseIds) {

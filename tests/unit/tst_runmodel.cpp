@@ -7,6 +7,7 @@
 #include "runs/runmodel.h"
 #include "runs/runnodedetails.h"
 #include "runs/runparser.h"
+#include "util/format.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -475,6 +476,33 @@ private slots:
         // Cost: the run shows the cumulative total of the result line.
         QCOMPARE(run.data(RunModel::CostUsdRole).toDouble(),
             result.value(QLatin1String("total_cost_usd")).toDouble());
+    }
+
+    // A live chat stays open for follow-ups after a result: its run node must not stay
+    // "running" then, and must agree with the summary bar on how long the run took.
+    void aRunBetweenTurnsIsSettledAndLastsWhatItsTurnsDid()
+    {
+        Harness harness;
+        const RunModel &model = harness.model;
+        const QModelIndex run = model.runIndex();
+        const auto durationOf = [](const QModelIndex &index) {
+            return index.siblingAtColumn(RunModel::DurationColumn).data().toString();
+        };
+        harness.feedLines(captureLines(QStringLiteral("stream-basic.jsonl")));
+        QCOMPARE(statusOf(run), Status::Ok);
+        QVERIFY(!model.runEnded());
+        QVERIFY(model.summary().durationMs > 0);
+        QCOMPARE(durationOf(run), durationOf(model.index(0, 0, run))); // its one turn
+
+        // A follow-up turn makes it live again, and settled once more after its result.
+        const QList<QByteArray> followUp = captureLines(QStringLiteral("stream-resume-same.jsonl"));
+        harness.parser.feedLine(followUp.constFirst(), 100000);
+        QCOMPARE(statusOf(run), Status::Running);
+        for (int i = 1; i < followUp.size(); ++i)
+            harness.parser.feedLine(followUp.at(i), 100000 + i);
+        QCOMPARE(statusOf(run), Status::Ok);
+        QCOMPARE(model.rowCount(run), 2);
+        QCOMPARE(durationOf(run), sandscope::format::duration(model.summary().durationMs));
     }
 
     void killedRunShowsInterruptedCalls()

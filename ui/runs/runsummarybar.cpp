@@ -30,7 +30,9 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     m_outcome->setObjectName(QStringLiteral("outcomeLabel"));
     m_outcome->setAlignment(Qt::AlignCenter);
     layout->addWidget(m_outcome);
-    m_turns = addField(tr("Turns"), tr("Model round trips, from the result lines (num_turns)"));
+    m_turns = addField(tr("Round trips"),
+        tr("Model round trips, from the result lines (num_turns); the tree shows the prompts' "
+           "turns"));
     m_tools = addField(tr("Tool calls"), tr("Distinct tool calls; failed and unanswered ones"));
     m_tokens
         = addField(tr("Tokens"), tr("Input and output tokens of the run, sub-agents included"));
