@@ -2,12 +2,14 @@
 
 #include "files/breadcrumbbar.h"
 #include "files/chatindexmodel.h"
+#include "files/fileactions.h"
 #include "files/filefilterproxy.h"
 #include "files/fileitemdelegate.h"
+#include "files/filepreviewloader.h"
 #include "files/paintedlockicon.h"
 #include "files/remotefilemodel.h"
+#include "files/remotepaths.h"
 #include "messagebar.h"
-#include "previews/previewkind.h"
 #include "previews/previewpage.h"
 #include "previews/previewpane.h"
 #include "security/auditlog.h"
@@ -15,63 +17,18 @@
 #include "ui_filespage.h"
 
 #include <QAction>
-#include <QDir>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMimeData>
-#include <QMimeDatabase>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QToolBar>
 #include <QToolButton>
 
 namespace sandscope {
 
+using remotepaths::parentPath;
+
 namespace {
-
-QString dialogText(const char *text)
-{
-    return QCoreApplication::translate("sandscope::FilesPage", text);
-}
-
-QString parentPath(const QString &path)
-{
-    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
-    if (slash <= 0)
-        return QStringLiteral("/");
-    return path.left(slash);
-}
-
-QString joinPath(const QString &folder, const QString &name)
-{
-    if (folder.endsWith(QLatin1Char('/')))
-        return folder + name;
-    return folder + QLatin1Char('/') + name;
-}
-
-QString normalizedRemotePath(const QString &path)
-{
-    QString cleaned = QDir::cleanPath(path.trimmed());
-    return cleaned.isEmpty() ? QString() : cleaned;
-}
-
-// A name the user typed for a new item: a relative path below the folder, never climbing out.
-bool acceptableName(const QString &name, QString *why)
-{
-    if (name.isEmpty()) {
-        *why = dialogText("The name is empty.");
-        return false;
-    }
-    const QStringList parts = name.split(QLatin1Char('/'));
-    for (const QString &part : parts) {
-        if (part.isEmpty() || part == QLatin1String(".") || part == QLatin1String("..")) {
-            *why = dialogText("\u201c%1\u201d is not a usable name.").arg(name);
-            return false;
-        }
-    }
-    return true;
-}
 
 QIcon themeIcon(const QWidget *widget, const char *name, QStyle::StandardPixmap fallback)
 {
@@ -128,6 +85,32 @@ FilesPage::FilesPage(QWidget *parent)
     m_ui->readOnlyBanner->hide();
     m_ui->readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
 
+    m_previewLoader = new FilePreviewLoader(m_ui->preview, this);
+    FileActionsHost host;
+    host.page = this;
+    host.messageBar = m_ui->messageBar;
+    host.operationLabel = m_ui->operationLabel;
+    host.busyIndicator = m_ui->busyIndicator;
+    host.selection = [this] {
+        return selected();
+    };
+    host.targetFolder = [this] {
+        return targetFolder();
+    };
+    host.rootFolder = [this] {
+        return rootFolder();
+    };
+    host.prompter = [this] {
+        return prompter();
+    };
+    host.goToPath = [this](const QString &path) {
+        goToPath(path);
+    };
+    host.previewSelected = [this] {
+        previewSelected();
+    };
+    m_fileActions = new FileActions(std::move(host), this);
+
     createActions();
 
     connect(tree, &FileTreeView::filesDropped, this,
@@ -153,7 +136,7 @@ FilesPage::FilesPage(QWidget *parent)
     connect(m_ui->breadcrumb, &BreadcrumbBar::pathActivated, this, &FilesPage::goToPath);
     connect(m_ui->preview, &PreviewPane::loadAllRequested, this, &FilesPage::loadAll);
     connect(m_ui->preview, &PreviewPane::openRunRequested, this, [this] {
-        const Selected item = selected();
+        const FileSelection item = selected();
         if (item.isValid() && !item.isDirectory)
             Q_EMIT openRunRequested(item.path);
     });
@@ -163,7 +146,7 @@ FilesPage::FilesPage(QWidget *parent)
 
 FilesPage::~FilesPage()
 {
-    cancelPreview();
+    m_previewLoader->cancel();
 }
 
 void FilesPage::applyColumnLayout()
@@ -354,7 +337,7 @@ bool FilesPage::isReadOnlyBannerShown() const
 
 bool FilesPage::isPreviewLoading() const
 {
-    return m_previewCall.isRunning();
+    return m_previewLoader->isLoading();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,7 +350,7 @@ void FilesPage::setClient(OpenTerminalClient *client)
             start();
         return;
     }
-    cancelPreview();
+    m_previewLoader->setClient(client);
     const bool readOnly = m_operations ? m_operations->isReadOnly() : false;
     // The models are bound to one client: a new connection gets new ones.
     // Null each pointer as it goes: deleting the model makes the proxy emit signals whose
@@ -436,6 +419,7 @@ void FilesPage::setClient(OpenTerminalClient *client)
                 refreshFolderOf(result.path);
         });
     m_readOnly->setChecked(m_operations->isReadOnly());
+    m_fileActions->setSession(client, m_model, m_operations);
 
     m_ui->preview->clear();
     m_ui->breadcrumb->setHomePath(QString());
@@ -460,7 +444,7 @@ void FilesPage::setIdentity(const Identity &identity, FileOperations::Acting act
     if (same && m_started) {
         return;
     }
-    cancelPreview();
+    m_previewLoader->setIdentity(identity);
     m_root = QPersistentModelIndex();
     m_pendingPath.clear();
     m_refreshing.clear();
@@ -535,23 +519,11 @@ QModelIndex FilesPage::sourceIndexOf(const QModelIndex &viewIndex) const
     return m_proxy->mapToSource(viewIndex.siblingAtColumn(RemoteFileModel::NameColumn));
 }
 
-FilesPage::Selected FilesPage::selected() const
+FileSelection FilesPage::selected() const
 {
-    Selected item;
     if (!m_model)
-        return item;
-    item.source = sourceIndexOf(m_ui->treeView->currentIndex());
-    if (!item.source.isValid())
-        return item;
-    item.path = item.source.data(RemoteFileModel::PathRole).toString();
-    item.name = item.source.data(Qt::EditRole).toString();
-    item.isDirectory = item.source.data(RemoteFileModel::IsDirectoryRole).toBool();
-    item.isLocation = item.source.data(RemoteFileModel::IsLocationRole).toBool();
-    item.size = item.source.data(RemoteFileModel::SizeRole).toLongLong();
-    item.mimeType = item.source.data(RemoteFileModel::MimeTypeRole).toString();
-    if (item.isLocation)
-        item.name = QFileInfo(item.path).fileName();
-    return item;
+        return {};
+    return FileSelection::of(sourceIndexOf(m_ui->treeView->currentIndex()));
 }
 
 QString FilesPage::rootPath() const
@@ -559,22 +531,26 @@ QString FilesPage::rootPath() const
     return m_root.isValid() ? m_model->pathOf(m_root) : QString();
 }
 
-QString FilesPage::currentPath() const
+QString FilesPage::rootFolder() const
 {
-    const Selected item = selected();
-    if (item.isValid())
-        return item.path;
     const QString root = rootPath();
     return root.isEmpty() && m_model ? m_model->homePath() : root;
 }
 
+QString FilesPage::currentPath() const
+{
+    const FileSelection item = selected();
+    if (item.isValid())
+        return item.path;
+    return rootFolder();
+}
+
 QString FilesPage::targetFolder() const
 {
-    const Selected item = selected();
+    const FileSelection item = selected();
     if (item.isValid())
         return item.isDirectory ? item.path : parentPath(item.path);
-    const QString root = rootPath();
-    return root.isEmpty() && m_model ? m_model->homePath() : root;
+    return rootFolder();
 }
 
 void FilesPage::currentChanged(const QModelIndex &)
@@ -586,7 +562,7 @@ void FilesPage::currentChanged(const QModelIndex &)
 
 void FilesPage::goToPath(const QString &absolutePath)
 {
-    m_pendingPath = normalizedRemotePath(absolutePath);
+    m_pendingPath = remotepaths::normalizedPath(absolutePath);
     m_pendingAsRoot = false;
     m_navigationRefreshed = false;
     continueNavigation();
@@ -594,7 +570,7 @@ void FilesPage::goToPath(const QString &absolutePath)
 
 void FilesPage::showChat(const QString &chatPath)
 {
-    m_pendingPath = normalizedRemotePath(chatPath);
+    m_pendingPath = remotepaths::normalizedPath(chatPath);
     m_pendingAsRoot = true;
     m_navigationRefreshed = false;
     continueNavigation();
@@ -718,7 +694,7 @@ void FilesPage::folderFinished(const QString &path)
         const bool failed = m_model->loadState(folder) == RemoteFileModel::LoadState::Failed;
         m_ui->treeView->setFirstColumnSpanned(view.row(), view.parent(), failed);
     }
-    const Selected item = selected();
+    const FileSelection item = selected();
     if (item.isValid() && item.isDirectory && item.path == path)
         previewSelected();
     continueNavigation();
@@ -729,7 +705,7 @@ void FilesPage::refreshSelected()
 {
     if (!m_model || !m_client)
         return;
-    const Selected item = selected();
+    const FileSelection item = selected();
     QModelIndex folder;
     if (item.isValid())
         folder = item.isDirectory ? item.source : item.source.parent();
@@ -755,16 +731,6 @@ void FilesPage::refreshFolderOf(const QString &path)
     const QString folder = parentPath(path);
     if (m_model->refreshPath(folder))
         m_refreshing.insert(folder);
-}
-
-QModelIndex FilesPage::childNamed(const QModelIndex &folder, const QString &name) const
-{
-    for (int row = 0; row < m_model->rowCount(folder); ++row) {
-        const QModelIndex child = m_model->index(row, 0, folder);
-        if (child.data(Qt::EditRole).toString() == name)
-            return child;
-    }
-    return QModelIndex();
 }
 
 void FilesPage::reloadChats()
@@ -841,7 +807,7 @@ void FilesPage::updateReadOnlyBanner()
 void FilesPage::updateActions()
 {
     const bool connected = m_client && m_model && !m_model->homePath().isEmpty();
-    const Selected item = selected();
+    const FileSelection item = selected();
     const bool readOnly = isReadOnly();
     const bool hasTarget = connected && !targetFolder().isEmpty();
     const QString readOnlyWhy
@@ -863,7 +829,8 @@ void FilesPage::updateActions()
     apply(m_newFile, true, hasTarget, notConnected);
     apply(m_download, false, connected && item.isValid(), selectSomething);
     apply(m_edit, true,
-        connected && item.isValid() && !item.isDirectory && isEditableText(item.mimeType),
+        connected && item.isValid() && !item.isDirectory
+            && FilePreviewLoader::isEditableText(item.mimeType),
         connected ? tr("Select a text file first.") : notConnected);
     apply(m_rename, true, connected && item.isValid() && !item.isLocation,
         item.isLocation ? tr("A top-level folder cannot be renamed here.") : selectSomething);
@@ -874,465 +841,67 @@ void FilesPage::updateActions()
     m_ui->treeView->setAcceptingFiles(!readOnly);
 }
 
-bool FilesPage::refuseWhenReadOnly(const QString &what)
-{
-    if (!m_client || !m_operations) {
-        m_ui->messageBar->showMessage(
-            tr("Not connected: cannot %1.").arg(what), MessageBar::Level::Warning);
-        return true;
-    }
-    if (!isReadOnly())
-        return false;
-    m_ui->messageBar->showMessage(tr("Read-only mode: cannot %1. Turn off \u201cRead-only\u201d "
-                                     "in the toolbar to change files; nothing was sent.")
-                                      .arg(what),
-        MessageBar::Level::Warning);
-    return true;
-}
-
-void FilesPage::operationStarted(const QString &what)
-{
-    ++m_pendingOperations;
-    m_ui->busyIndicator->show();
-    m_ui->operationLabel->setText(what);
-}
-
-void FilesPage::operationEnded()
-{
-    m_pendingOperations = std::max(0, m_pendingOperations - 1);
-    m_ui->busyIndicator->setVisible(m_pendingOperations > 0);
-    m_ui->operationLabel->clear();
-}
-
-void FilesPage::operationDone(const FileOperationResult &result, const QString &doneText)
-{
-    operationEnded();
-    switch (result.status) {
-    case FileOperationResult::Status::Ok:
-        m_ui->operationLabel->setText(doneText.isEmpty() ? result.message() : doneText);
-        break;
-    case FileOperationResult::Status::ReadOnly:
-        m_ui->operationLabel->clear();
-        m_ui->messageBar->showMessage(result.message(), MessageBar::Level::Warning);
-        break;
-    case FileOperationResult::Status::Conflict:
-    case FileOperationResult::Status::Failed:
-        m_ui->operationLabel->clear();
-        m_ui->messageBar->showMessage(result.message(), MessageBar::Level::Error);
-        break;
-    }
-}
-
-void FilesPage::upload()
-{
-    const QString folder = targetFolder();
-    if (refuseWhenReadOnly(tr("upload")) || folder.isEmpty())
-        return;
-    const QStringList files = prompter()->askUploadFiles(this);
-    if (!files.isEmpty())
-        uploadFiles(files, folder);
-}
-
-void FilesPage::dropFiles(const QMimeData *mime, const QModelIndex &viewIndex)
-{
-    const QStringList paths = FileTreeView::localFiles(mime);
-    if (paths.isEmpty())
-        return;
-    const QModelIndex source = sourceIndexOf(viewIndex);
-    QString folder;
-    if (source.isValid()) {
-        const QString path = m_model->pathOf(source);
-        folder = source.data(RemoteFileModel::IsDirectoryRole).toBool() ? path : parentPath(path);
-    } else {
-        folder = rootPath().isEmpty() && m_model ? m_model->homePath() : rootPath();
-    }
-    if (!folder.isEmpty())
-        uploadFiles(paths, folder);
-}
-
-void FilesPage::uploadFiles(const QStringList &localPaths, const QString &remoteDirectory)
-{
-    if (refuseWhenReadOnly(tr("upload")))
-        return;
-    const QModelIndex folder = m_model->indexForPath(remoteDirectory);
-    QStringList accepted;
-    QStringList skipped;
-    for (const QString &path : localPaths) {
-        const QFileInfo info(path);
-        if (!info.isFile()) {
-            skipped << info.fileName();
-            continue;
-        }
-        if (folder.isValid() && childNamed(folder, info.fileName()).isValid()
-            && !prompter()->confirm(this, tr("Replace File"),
-                tr("Replace %1?\n%2 already has a file of that name; uploading replaces it.")
-                    .arg(info.fileName(), remoteDirectory),
-                tr("Replace"))) {
-            continue;
-        }
-        accepted << path;
-    }
-    if (!skipped.isEmpty())
-        m_ui->messageBar->showMessage(
-            tr("Only files can be uploaded; skipped: %1").arg(skipped.join(QStringLiteral(", "))),
-            MessageBar::Level::Warning);
-    if (accepted.isEmpty())
-        return;
-    const auto count = int(accepted.size());
-    operationStarted(tr("Uploading %n file(s) to %1\u2026", "", count).arg(remoteDirectory));
-    m_operations->uploadFiles(accepted, remoteDirectory, this,
-        [this, count, remoteDirectory](const FileOperationResult &result) {
-            operationDone(result, tr("Uploaded %n file(s) to %1", "", count).arg(remoteDirectory));
-        });
-}
-
-void FilesPage::download()
-{
-    const Selected item = selected();
-    if (!item.isValid() || !m_operations || !m_client)
-        return;
-    const QString suggested = item.isDirectory ? item.name + QStringLiteral(".zip") : item.name;
-    const QString localPath = prompter()->askSavePath(this, suggested);
-    if (localPath.isEmpty())
-        return;
-    operationStarted(tr("Downloading %1\u2026").arg(item.path));
-    const auto done = [this, localPath](const FileOperationResult &result) {
-        if (!result.ok()) {
-            operationDone(result);
-            return;
-        }
-        saveDownload(result, localPath);
-    };
-    if (item.isDirectory)
-        m_operations->downloadFolderAsZip(item.path, this, done);
-    else
-        m_operations->downloadFile(item.path, this, done);
-}
-
-void FilesPage::saveDownload(const FileOperationResult &result, const QString &localPath)
-{
-    QSaveFile file(localPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(result.bytes) != result.bytes.size()
-        || !file.commit()) {
-        FileOperationResult failed = result;
-        failed.status = FileOperationResult::Status::Failed;
-        failed.error.kind = ApiError::Kind::BadRequest;
-        failed.error.message = tr("cannot write %1: %2").arg(localPath, file.errorString());
-        operationDone(failed);
-        return;
-    }
-    operationDone(result,
-        tr("Saved %1 (%2) to %3")
-            .arg(result.path, QLocale().formattedDataSize(result.bytes.size()), localPath));
-}
-
-void FilesPage::newFolder()
-{
-    const QString folder = targetFolder();
-    if (refuseWhenReadOnly(tr("create a folder")) || folder.isEmpty())
-        return;
-    const QString name = prompter()->askName(
-        this, tr("New Folder"), tr("Name of the new folder in %1:").arg(folder), tr("New folder"));
-    if (name.isEmpty())
-        return;
-    QString why;
-    if (!acceptableName(name, &why)) {
-        m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
-        return;
-    }
-    const QString path = joinPath(folder, name);
-    operationStarted(tr("Creating %1\u2026").arg(path));
-    m_operations->makeDirectory(path, this, [this, path](const FileOperationResult &result) {
-        operationDone(result, tr("Created %1").arg(path));
-        if (result.ok())
-            goToPath(path);
-    });
-}
-
-void FilesPage::newTextFile()
-{
-    const QString folder = targetFolder();
-    if (refuseWhenReadOnly(tr("create a file")) || folder.isEmpty())
-        return;
-    const QString name = prompter()->askName(this, tr("New Text File"),
-        tr("Name of the new file in %1:").arg(folder), QStringLiteral("untitled.txt"));
-    if (name.isEmpty())
-        return;
-    QString why;
-    if (!acceptableName(name, &why)) {
-        m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
-        return;
-    }
-    const QString path = joinPath(folder, name);
-    const QModelIndex existing = m_model->indexForPath(path);
-    if (existing.isValid()
-        && !prompter()->confirm(this, tr("Replace File"),
-            tr("Replace %1?\n%2 exists; saving the new file replaces its content.").arg(name, path),
-            tr("Replace"))) {
-        return;
-    }
-    QString text;
-    if (!prompter()->editText(this, tr("New File \u2014 %1").arg(path), &text))
-        return;
-    writeTextFile(path, text);
-}
-
-void FilesPage::editSelected()
-{
-    const Selected item = selected();
-    if (!item.isValid() || item.isDirectory || refuseWhenReadOnly(tr("edit files")))
-        return;
-    constexpr qint64 maxEditableBytes = 16 * 1024 * 1024;
-    if (item.size > maxEditableBytes) {
-        m_ui->messageBar->showMessage(tr("%1 is too large to edit here (%2).")
-                                          .arg(item.path, QLocale().formattedDataSize(item.size)),
-            MessageBar::Level::Warning);
-        return;
-    }
-    operationStarted(tr("Reading %1\u2026").arg(item.path));
-    const QString path = item.path;
-    m_client->readFile(
-        m_identity, path, 0, 0, this, [this, path](const Result<FileContent> &content) {
-            operationEnded();
-            if (!content.ok() || !content.value.isText) {
-                m_ui->messageBar->showMessage(content.ok()
-                        ? tr("%1 is not a text file; it cannot be edited here.").arg(path)
-                        : describePreviewFailure(path, content.error),
-                    MessageBar::Level::Error);
-                return;
-            }
-            QString text = content.value.text;
-            if (!prompter()->editText(this, tr("Edit \u2014 %1").arg(path), &text)
-                || text == content.value.text)
-                return;
-            writeTextFile(path, text);
-        });
-}
-
-void FilesPage::writeTextFile(const QString &path, const QString &text)
-{
-    operationStarted(tr("Saving %1\u2026").arg(path));
-    m_operations->writeText(path, text, this, [this, path](const FileOperationResult &result) {
-        operationDone(result, tr("Saved %1").arg(path));
-        if (!result.ok())
-            return;
-        const Selected item = selected();
-        if (item.isValid() && item.path == path)
-            previewSelected();
-        else
-            goToPath(path);
-    });
-}
-
-void FilesPage::renameSelected()
-{
-    const Selected item = selected();
-    if (!item.isValid() || item.isLocation || refuseWhenReadOnly(tr("rename")))
-        return;
-    const QString answer = prompter()->askName(this, tr("Rename or Move"),
-        tr("New name for %1\n(a path relative to its folder, or an absolute path, moves it):")
-            .arg(item.path),
-        item.name);
-    if (answer.isEmpty() || answer == item.name)
-        return;
-    QString destination;
-    if (answer.startsWith(QLatin1Char('/'))) {
-        destination = normalizedRemotePath(answer);
-    } else {
-        QString why;
-        if (!acceptableName(answer, &why)) {
-            m_ui->messageBar->showMessage(why, MessageBar::Level::Warning);
-            return;
-        }
-        destination = joinPath(parentPath(item.path), answer);
-    }
-    if (destination == item.path)
-        return;
-    moveWithConfirmation(item.path, destination);
-}
-
-void FilesPage::moveWithConfirmation(const QString &source, const QString &destination)
-{
-    operationStarted(tr("Moving %1\u2026").arg(source));
-    m_operations->move(source, destination, FileOperations::OnConflict::Report, this,
-        [this, source, destination](const FileOperationResult &result) {
-            if (result.status != FileOperationResult::Status::Conflict) {
-                operationDone(result, tr("Moved %1 to %2").arg(source, destination));
-                return;
-            }
-            operationEnded();
-            const QString name = QFileInfo(destination).fileName();
-            if (!prompter()->confirm(this, tr("Replace"),
-                    tr("Replace %1?\n%2 already exists. Replacing deletes it, then moves %3 "
-                       "there.")
-                        .arg(name, destination, source),
-                    tr("Replace"))) {
-                m_ui->operationLabel->setText(
-                    tr("Nothing was moved: %1 already exists").arg(destination));
-                return;
-            }
-            operationStarted(tr("Replacing %1\u2026").arg(destination));
-            m_operations->move(source, destination, FileOperations::OnConflict::Replace, this,
-                [this, source, destination](const FileOperationResult &replaced) {
-                    operationDone(
-                        replaced, tr("Moved %1 to %2 (replaced)").arg(source, destination));
-                });
-        });
-}
-
-void FilesPage::deleteSelected()
-{
-    const Selected item = selected();
-    if (!item.isValid() || item.isLocation || refuseWhenReadOnly(tr("delete")))
-        return;
-    const QString question = item.isDirectory
-        ? tr("Delete the folder %1 and everything in it?").arg(item.path)
-        : tr("Delete the file %1?").arg(item.path);
-    if (!prompter()->confirm(this, tr("Delete"), question, tr("Delete")))
-        return;
-    const QString path = item.path;
-    operationStarted(tr("Deleting %1\u2026").arg(path));
-    m_operations->remove(path, this, [this, path](const FileOperationResult &result) {
-        operationDone(result, tr("Deleted %1").arg(path));
-    });
-}
-
 // ---------------------------------------------------------------------------------------------
-// Preview
-
-bool FilesPage::prefersRawBytes(const QString &mimeType)
-{
-    static const QMimeDatabase database;
-    const QMimeType type = database.mimeTypeForName(mimeType);
-    // Unknown names (README, Makefile without a glob, …) are tried as text; a 415 falls back.
-    if (!type.isValid() || type.isDefault())
-        return false;
-    if (type.inherits(QStringLiteral("text/plain"))
-        && !mimeType.startsWith(QLatin1String("image/")))
-        return false;
-    return true;
-}
-
-bool FilesPage::isEditableText(const QString &mimeType)
-{
-    return !prefersRawBytes(mimeType);
-}
-
-void FilesPage::cancelPreview()
-{
-    ++m_previewTicket;
-    m_previewCall.abort();
-    m_previewCall = CallHandle();
-    m_previewPath.clear();
-}
+// Preview and file actions, done by FilePreviewLoader and FileActions
 
 void FilesPage::previewSelected()
 {
-    cancelPreview();
-    PreviewPane *pane = m_ui->preview;
-    const Selected item = selected();
-    if (!item.isValid() || !m_client) {
-        pane->clear();
-        return;
-    }
-    if (item.isDirectory) {
-        const QString error = m_model->errorText(item.source);
-        if (!error.isEmpty()) {
-            pane->showError(error);
-            return;
-        }
-        pane->clear();
-        QString text;
-        switch (m_model->loadState(item.source)) {
-        case RemoteFileModel::LoadState::Loaded:
-            text = tr("Folder %1 \u2014 %n item(s)", "", m_model->rowCount(item.source))
-                       .arg(item.path);
-            break;
-        case RemoteFileModel::LoadState::Loading:
-            text = tr("Listing %1\u2026").arg(item.path);
-            break;
-        default:
-            text = tr("Folder %1 \u2014 expand it to list its content").arg(item.path);
-            break;
-        }
-        pane->messagePage()->setMessage(text, PreviewPage::Severity::Note);
-        return;
-    }
-    if (prefersRawBytes(item.mimeType))
-        fetchRaw(item.path, item.name, item.size);
-    else
-        fetchText(item.path, item.name, item.size, previewLines);
-}
-
-void FilesPage::fetchText(const QString &path, const QString &name, qint64 size, int lastLine)
-{
-    cancelPreview();
-    const quint64 ticket = m_previewTicket;
-    m_previewPath = path;
-    PreviewPane *pane = m_ui->preview;
-    pane->clear();
-    pane->messagePage()->setMessage(tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
-    m_previewCall = m_client->readFile(m_identity, path, lastLine > 0 ? 1 : 0, lastLine, this,
-        [this, ticket, path, name, size, lastLine](const Result<FileContent> &result) {
-            if (ticket != m_previewTicket)
-                return; // another file was selected meanwhile
-            m_previewCall = CallHandle();
-            PreviewPane *shown = m_ui->preview;
-            if (!result.ok()) {
-                if (result.error.kind == ApiError::Kind::Cancelled)
-                    return;
-                if (result.error.kind == ApiError::Kind::UnsupportedMediaType) {
-                    fetchRaw(path, name, size); // not text to the server: its bytes will do
-                    return;
-                }
-                shown->showError(describePreviewFailure(path, result.error));
-                return;
-            }
-            if (!result.value.isText) { // raw image bytes from /files/read
-                shown->showContent(name, result.value.bytes,
-                    std::max<qint64>(size, result.value.bytes.size()), false);
-                return;
-            }
-            const bool partial = lastLine > 0 && result.value.totalLines > lastLine;
-            shown->showText(name, result.value.text, result.value.totalLines, partial);
-        });
-}
-
-void FilesPage::fetchRaw(const QString &path, const QString &name, qint64 size)
-{
-    cancelPreview();
-    PreviewPane *pane = m_ui->preview;
-    pane->clear();
-    if (size > maxRawPreviewBytes) {
-        pane->messagePage()->setMessage(tr("%1 is %2, too large to preview. Download it instead.")
-                                            .arg(path, QLocale().formattedDataSize(size)),
-            PreviewPage::Severity::Note);
-        return;
-    }
-    const quint64 ticket = m_previewTicket;
-    m_previewPath = path;
-    pane->messagePage()->setMessage(tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
-    m_previewCall = m_client->viewFile(
-        m_identity, path, this, [this, ticket, path, name, size](const Result<RawFile> &result) {
-            if (ticket != m_previewTicket)
-                return;
-            m_previewCall = CallHandle();
-            if (!result.ok()) {
-                if (result.error.kind != ApiError::Kind::Cancelled)
-                    m_ui->preview->showError(describePreviewFailure(path, result.error));
-                return;
-            }
-            m_ui->preview->showContent(
-                name, result.value.bytes, std::max<qint64>(size, result.value.bytes.size()), false);
-        });
+    m_previewLoader->show(selected(), m_model);
 }
 
 void FilesPage::loadAll()
 {
-    const Selected item = selected();
-    if (!item.isValid() || item.isDirectory || !m_client)
-        return;
-    fetchText(item.path, item.name, item.size, 0);
+    m_previewLoader->loadAll(selected());
+}
+
+int FilesPage::pendingOperations() const
+{
+    return m_fileActions->pendingOperations();
+}
+
+void FilesPage::upload()
+{
+    m_fileActions->upload();
+}
+
+void FilesPage::uploadFiles(const QStringList &localPaths, const QString &remoteDirectory)
+{
+    m_fileActions->uploadFiles(localPaths, remoteDirectory);
+}
+
+void FilesPage::dropFiles(const QMimeData *mime, const QModelIndex &viewIndex)
+{
+    m_fileActions->dropFiles(mime, sourceIndexOf(viewIndex));
+}
+
+void FilesPage::download()
+{
+    m_fileActions->download();
+}
+
+void FilesPage::newFolder()
+{
+    m_fileActions->newFolder();
+}
+
+void FilesPage::newTextFile()
+{
+    m_fileActions->newTextFile();
+}
+
+void FilesPage::editSelected()
+{
+    m_fileActions->editSelected();
+}
+
+void FilesPage::renameSelected()
+{
+    m_fileActions->renameSelected();
+}
+
+void FilesPage::deleteSelected()
+{
+    m_fileActions->deleteSelected();
 }
 
 } // namespace sandscope

@@ -6,12 +6,16 @@
 // in read-only mode and auditing every attempt) and PreviewPane shows content. All network
 // work is asynchronous; a new selection aborts the previous preview request.
 //
-// Questions to the user (names, confirmations, local files) go through a FilesPrompter, so
-// that tests can answer them without modal dialogs; DialogPrompter is the default. The tree
-// is a FileTreeView (drops of local files) painted by FileItemDelegate.
+// The page keeps the widgets, the navigation and the wiring. FilePreviewLoader loads the
+// preview; FileActions does the uploads, downloads and changes its actions trigger, asking its
+// questions (names, confirmations, local files) through a FilesPrompter, so that tests can
+// answer them without modal dialogs; DialogPrompter is the default. The tree is a FileTreeView
+// (drops of local files) painted by FileItemDelegate.
 
 #include "files/dialogprompter.h"
 #include "files/fileoperations.h"
+#include "files/filepreviewloader.h"
+#include "files/fileselection.h"
 #include "files/filesprompter.h"
 #include "files/filetreeview.h"
 #include "server/connection.h"
@@ -34,6 +38,7 @@ namespace sandscope {
 
 class BreadcrumbBar;
 class ChatIndexModel;
+class FileActions;
 class FileFilterProxy;
 class MessageBar;
 class OpenTerminalClient;
@@ -48,9 +53,9 @@ class FilesPage : public QWidget {
     Q_OBJECT
 public:
     // Text previews start with this many lines; "Load all" fetches the rest.
-    static constexpr int previewLines = 2000;
+    static constexpr int previewLines = FilePreviewLoader::previewLines;
     // Files that only have a raw preview (images, binaries) are fetched up to this size.
-    static constexpr qint64 maxRawPreviewBytes = 48 * 1024 * 1024;
+    static constexpr qint64 maxRawPreviewBytes = FilePreviewLoader::maxRawPreviewBytes;
 
     explicit FilesPage(QWidget *parent = nullptr);
     ~FilesPage() override;
@@ -102,7 +107,7 @@ public:
     // True while a preview request is in flight.
     bool isPreviewLoading() const;
     // Operations started and not yet finished.
-    int pendingOperations() const { return m_pendingOperations; }
+    int pendingOperations() const;
 
     QAction *uploadAction() const { return m_upload; }
     QAction *downloadAction() const { return m_download; }
@@ -136,21 +141,12 @@ Q_SIGNALS:
     void openRunRequested(const QString &remotePath);
 
 private:
-    struct Selected {
-        QModelIndex source; // in the RemoteFileModel
-        QString path;
-        QString name;
-        bool isDirectory = false;
-        bool isLocation = false;
-        qint64 size = 0;
-        QString mimeType;
-        bool isValid() const { return source.isValid(); }
-    };
-
     void createActions();
     void applyColumnLayout();
     void start();
-    Selected selected() const;
+    FileSelection selected() const;
+    // The folder the tree shows: the root (a chat), else the home.
+    QString rootFolder() const;
     QModelIndex viewIndexOf(const QModelIndex &source) const;
     QModelIndex sourceIndexOf(const QModelIndex &viewIndex) const;
     void currentChanged(const QModelIndex &viewIndex);
@@ -162,25 +158,9 @@ private:
     void setRoot(const QModelIndex &source);
     void folderFinished(const QString &path);
 
-    // Preview
-    void cancelPreview();
-    void previewSelected();
-    void fetchText(const QString &path, const QString &name, qint64 size, int lastLine);
-    void fetchRaw(const QString &path, const QString &name, qint64 size);
-    static bool prefersRawBytes(const QString &mimeType);
-    static bool isEditableText(const QString &mimeType);
-
-    // Operations
-    bool refuseWhenReadOnly(const QString &what);
     FilesPrompter *prompter() const;
-    void operationStarted(const QString &what);
-    void operationEnded();
-    void operationDone(const FileOperationResult &result, const QString &doneText = {});
-    void moveWithConfirmation(const QString &source, const QString &destination);
-    void writeTextFile(const QString &path, const QString &text);
-    void saveDownload(const FileOperationResult &result, const QString &localPath);
+    void previewSelected();
     void refreshFolderOf(const QString &path);
-    QModelIndex childNamed(const QModelIndex &folder, const QString &name) const;
 
     std::unique_ptr<Ui::FilesPage> m_ui;
     QPointer<OpenTerminalClient> m_client;
@@ -196,6 +176,8 @@ private:
     FilesPrompter *m_prompter = nullptr;
     bool m_started = false;
     bool m_hasIdentity = false;
+    FilePreviewLoader *m_previewLoader = nullptr;
+    FileActions *m_fileActions = nullptr;
 
     QToolBar *m_toolBar = nullptr;
     QLineEdit *m_filter = nullptr;
@@ -215,11 +197,6 @@ private:
     bool m_navigationRefreshed = false; // the folder on the way was listed again once
     QSet<QString> m_refreshing; // folders being listed again at our request
     QPersistentModelIndex m_root; // source index the view is rooted at (a chat), or invalid
-
-    CallHandle m_previewCall;
-    quint64 m_previewTicket = 0;
-    QString m_previewPath;
-    int m_pendingOperations = 0;
 };
 
 } // namespace sandscope

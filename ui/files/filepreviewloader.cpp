@@ -1,0 +1,164 @@
+#include "filepreviewloader.h"
+
+#include "files/remotefilemodel.h"
+#include "previews/previewkind.h"
+#include "previews/previewpage.h"
+#include "previews/previewpane.h"
+
+#include <QLocale>
+#include <QMimeDatabase>
+
+#include <algorithm>
+
+namespace sandscope {
+
+FilePreviewLoader::FilePreviewLoader(PreviewPane *pane, QObject *parent)
+    : QObject(parent)
+    , m_pane(pane)
+{
+}
+
+FilePreviewLoader::~FilePreviewLoader()
+{
+    cancel();
+}
+
+void FilePreviewLoader::setClient(OpenTerminalClient *client)
+{
+    cancel();
+    m_client = client;
+}
+
+void FilePreviewLoader::setIdentity(const Identity &identity)
+{
+    cancel();
+    m_identity = identity;
+}
+
+bool FilePreviewLoader::prefersRawBytes(const QString &mimeType)
+{
+    static const QMimeDatabase database;
+    const QMimeType type = database.mimeTypeForName(mimeType);
+    // Unknown names (README, Makefile without a glob, …) are tried as text; a 415 falls back.
+    if (!type.isValid() || type.isDefault())
+        return false;
+    if (type.inherits(QStringLiteral("text/plain"))
+        && !mimeType.startsWith(QLatin1String("image/")))
+        return false;
+    return true;
+}
+
+void FilePreviewLoader::cancel()
+{
+    ++m_ticket;
+    m_call.abort();
+    m_call = CallHandle();
+}
+
+void FilePreviewLoader::show(const FileSelection &item, const RemoteFileModel *model)
+{
+    cancel();
+    if (!item.isValid() || !m_client || !model) {
+        m_pane->clear();
+        return;
+    }
+    if (item.isDirectory)
+        showFolder(item, model);
+    else if (prefersRawBytes(item.mimeType))
+        fetchRaw(item.path, item.name, item.size);
+    else
+        fetchText(item.path, item.name, item.size, previewLines);
+}
+
+void FilePreviewLoader::loadAll(const FileSelection &item)
+{
+    if (!item.isValid() || item.isDirectory || !m_client)
+        return;
+    fetchText(item.path, item.name, item.size, 0);
+}
+
+void FilePreviewLoader::showFolder(const FileSelection &item, const RemoteFileModel *model)
+{
+    const QString error = model->errorText(item.source);
+    if (!error.isEmpty()) {
+        m_pane->showError(error);
+        return;
+    }
+    m_pane->clear();
+    QString text;
+    switch (model->loadState(item.source)) {
+    case RemoteFileModel::LoadState::Loaded:
+        text = tr("Folder %1 \u2014 %n item(s)", "", model->rowCount(item.source)).arg(item.path);
+        break;
+    case RemoteFileModel::LoadState::Loading:
+        text = tr("Listing %1\u2026").arg(item.path);
+        break;
+    default:
+        text = tr("Folder %1 \u2014 expand it to list its content").arg(item.path);
+        break;
+    }
+    m_pane->messagePage()->setMessage(text, PreviewPage::Severity::Note);
+}
+
+void FilePreviewLoader::fetchText(
+    const QString &path, const QString &name, qint64 size, int lastLine)
+{
+    cancel();
+    const quint64 ticket = m_ticket;
+    m_pane->clear();
+    m_pane->messagePage()->setMessage(
+        tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+    m_call = m_client->readFile(m_identity, path, lastLine > 0 ? 1 : 0, lastLine, this,
+        [this, ticket, path, name, size, lastLine](const Result<FileContent> &result) {
+            if (ticket != m_ticket)
+                return; // another file was selected meanwhile
+            m_call = CallHandle();
+            if (!result.ok()) {
+                if (result.error.kind == ApiError::Kind::Cancelled)
+                    return;
+                if (result.error.kind == ApiError::Kind::UnsupportedMediaType) {
+                    fetchRaw(path, name, size); // not text to the server: its bytes will do
+                    return;
+                }
+                m_pane->showError(describePreviewFailure(path, result.error));
+                return;
+            }
+            if (!result.value.isText) { // raw image bytes from /files/read
+                m_pane->showContent(name, result.value.bytes,
+                    std::max<qint64>(size, result.value.bytes.size()), false);
+                return;
+            }
+            const bool partial = lastLine > 0 && result.value.totalLines > lastLine;
+            m_pane->showText(name, result.value.text, result.value.totalLines, partial);
+        });
+}
+
+void FilePreviewLoader::fetchRaw(const QString &path, const QString &name, qint64 size)
+{
+    cancel();
+    m_pane->clear();
+    if (size > maxRawPreviewBytes) {
+        m_pane->messagePage()->setMessage(tr("%1 is %2, too large to preview. Download it instead.")
+                                              .arg(path, QLocale().formattedDataSize(size)),
+            PreviewPage::Severity::Note);
+        return;
+    }
+    const quint64 ticket = m_ticket;
+    m_pane->messagePage()->setMessage(
+        tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+    m_call = m_client->viewFile(
+        m_identity, path, this, [this, ticket, path, name, size](const Result<RawFile> &result) {
+            if (ticket != m_ticket)
+                return;
+            m_call = CallHandle();
+            if (!result.ok()) {
+                if (result.error.kind != ApiError::Kind::Cancelled)
+                    m_pane->showError(describePreviewFailure(path, result.error));
+                return;
+            }
+            m_pane->showContent(
+                name, result.value.bytes, std::max<qint64>(size, result.value.bytes.size()), false);
+        });
+}
+
+} // namespace sandscope

@@ -1,0 +1,62 @@
+#pragma once
+// Loads what the file browser previews into its PreviewPane: the first previewLines lines of a
+// text file (all of them on "Load all"), the bytes of an image or other binary up to
+// maxRawPreviewBytes, or a line about a folder. One request at a time: a new one, cancel() or a
+// new client or identity aborts the one in flight, and a late answer to it is ignored.
+
+#include "files/fileselection.h"
+#include "server/connection.h"
+#include "server/openterminalclient.h"
+
+#include <QObject>
+#include <QPointer>
+
+namespace sandscope {
+
+class PreviewPane;
+class RemoteFileModel;
+
+class FilePreviewLoader : public QObject {
+    Q_OBJECT
+public:
+    // Text previews start with this many lines; "Load all" fetches the rest.
+    static constexpr int previewLines = 2000;
+    // Files that only have a raw preview (images, binaries) are fetched up to this size.
+    static constexpr qint64 maxRawPreviewBytes = 48 * 1024 * 1024;
+
+    // The pane is not owned and must outlive the loader.
+    explicit FilePreviewLoader(PreviewPane *pane, QObject *parent = nullptr);
+    ~FilePreviewLoader() override;
+
+    // Not owned; nullptr means "not connected" (show() then clears the pane).
+    void setClient(OpenTerminalClient *client);
+    void setIdentity(const Identity &identity);
+
+    // Shows `item`: its content for a file, a summary from `model` for a folder, nothing when
+    // `item` is invalid.
+    void show(const FileSelection &item, const RemoteFileModel *model);
+    // Fetches the whole of the text file `item`.
+    void loadAll(const FileSelection &item);
+    // Aborts the request in flight; the pane keeps what it shows.
+    void cancel();
+    // True while a request is in flight.
+    bool isLoading() const { return m_call.isRunning(); }
+
+    // Whether a file of this type is fetched as bytes rather than as text.
+    static bool prefersRawBytes(const QString &mimeType);
+    // Whether a file of this type can be opened in the text editor.
+    static bool isEditableText(const QString &mimeType) { return !prefersRawBytes(mimeType); }
+
+private:
+    void showFolder(const FileSelection &item, const RemoteFileModel *model);
+    void fetchText(const QString &path, const QString &name, qint64 size, int lastLine);
+    void fetchRaw(const QString &path, const QString &name, qint64 size);
+
+    PreviewPane *m_pane = nullptr;
+    QPointer<OpenTerminalClient> m_client;
+    Identity m_identity;
+    CallHandle m_call;
+    quint64 m_ticket = 0;
+};
+
+} // namespace sandscope
