@@ -3,7 +3,7 @@
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
-#include "runs/promptattachments.h"
+#include "runs/livechat.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
@@ -15,7 +15,6 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHeaderView>
-#include <QJsonObject>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
@@ -87,15 +86,7 @@ RunPage::RunPage(QWidget *parent)
     m_ui->noticeLabel->hide();
     m_proxy->setSourceModel(m_model);
     connect(m_parser, &RunParser::eventsReady, this, &RunPage::enqueueEvents);
-    connect(m_ui->stopButton, &QPushButton::clicked, this, &RunPage::stopRun);
-    connect(m_ui->resumeButton, &QPushButton::clicked, this,
-        [this] { sendFollowUp(m_ui->followUpEdit->text()); });
-    connect(m_ui->followUpEdit, &QLineEdit::returnPressed, this,
-        [this] { sendFollowUp(m_ui->followUpEdit->text()); });
-    connect(m_ui->newChatButton, &QPushButton::clicked, this, [this] {
-        if (const LiveRunRequest *request = liveRequest())
-            Q_EMIT newChatRequested(*request);
-    });
+    setupLiveChat();
     connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
     });
@@ -146,13 +137,6 @@ RunPage::RunPage(QWidget *parent)
     connect(m_ui->followButton, &QToolButton::toggled, this, &RunPage::setFollowing);
     connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, &RunPage::cancelLoading);
 
-    connect(m_ui->attachButton, &QToolButton::clicked, m_ui->attachmentList,
-        &AttachmentList::chooseFiles);
-    m_ui->attachmentList->takeDropsFrom(m_ui->followUpEdit);
-    connect(
-        m_ui->attachmentList, &AttachmentList::pathsChanged, this, &RunPage::updateAttachmentPanel);
-    updateAttachmentPanel();
-
     connect(m_ui->artifactsPanel, &ArtifactsPanel::listed, this, &RunPage::artifactsListed);
     connect(m_ui->artifactsPanel, &ArtifactsPanel::openRequested, this,
         [this](const QString &path) { Q_EMIT openFileRequested(userId(), path); });
@@ -175,13 +159,10 @@ RunPage::RunPage(QWidget *parent)
 
 RunPage::~RunPage()
 {
-    // The children below die after m_ui: whatever they still report on their way out (an
-    // aborted request) must not reach this page's widgets.
-    for (QObject *child :
-        {static_cast<QObject *>(m_upload), static_cast<QObject *>(m_controller)}) {
-        if (child)
-            QObject::disconnect(child, nullptr, this, nullptr);
-    }
+    // The chat dies before the widgets it drives, and whatever its turn or upload still
+    // report on their way out (an aborted request) does not reach this page.
+    QObject::disconnect(m_chat, nullptr, this, nullptr);
+    delete m_chat;
 }
 
 void RunPage::setupTree()
@@ -270,11 +251,11 @@ QString RunPage::linkedFilePath(const QModelIndex &sourceIndex) const
     if (path.startsWith(QLatin1Char('/')))
         return QDir::cleanPath(path);
     if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
-        return m_home.isEmpty() ? QString() : QDir::cleanPath(m_home + path.mid(1));
+        return m_chat->home().isEmpty() ? QString() : QDir::cleanPath(m_chat->home() + path.mid(1));
     // Claude resolves a relative path against its cwd, which the init line names.
     QString base = m_model->runIndex().data(RunModel::TextRole).toString();
     if (!base.startsWith(QLatin1Char('/')))
-        base = m_workDirectory;
+        base = m_chat->workDirectory();
     if (base.isEmpty())
         return {};
     return QDir::cleanPath(base + QLatin1Char('/') + path);
@@ -628,51 +609,60 @@ QList<QWidget *> RunPage::runControls() const
 }
 
 // ---------------------------------------------------------------------------------------
-// Live chats
+// Live chats: LiveChat drives them; the page shows what they report.
+
+void RunPage::setupLiveChat()
+{
+    LiveChatWidgets widgets;
+    widgets.stopButton = m_ui->stopButton;
+    widgets.followUpEdit = m_ui->followUpEdit;
+    widgets.sendButton = m_ui->resumeButton;
+    widgets.attachButton = m_ui->attachButton;
+    widgets.newChatButton = m_ui->newChatButton;
+    widgets.attachmentList = m_ui->attachmentList;
+    widgets.attachmentPanel = m_ui->attachmentPanel;
+    widgets.uploadProgress = m_ui->uploadProgress;
+    widgets.uploadLabel = m_ui->uploadLabel;
+    m_chat = new LiveChat(widgets, this);
+    connect(m_chat, &LiveChat::eventsReady, this, &RunPage::enqueueEvents);
+    connect(m_chat, &LiveChat::noticeRequested, this, &RunPage::showNotice);
+    connect(m_chat, &LiveChat::turnEndedInView, this, [this](bool hasResult) {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        flushEvents();
+        // A turn without a result line was cut short: its open calls become interrupted. A
+        // turn with a result stays open for follow-ups.
+        if (!hasResult)
+            endRun(now);
+        else
+            updateSummary();
+    });
+    connect(m_chat, &LiveChat::turnRunningChanged, this, [this](bool running) {
+        if (running)
+            m_ui->artifactsPanel->watch(m_chat->client(), liveRequest()->identity,
+                m_chat->workDirectory(), m_chat->artifactsReference());
+        m_ui->artifactsPanel->setTurnRunning(running); // when it ends, lists them once more
+    });
+    connect(m_chat, &LiveChat::liveTurnStarted, this, &RunPage::liveTurnStarted);
+    connect(m_chat, &LiveChat::liveTurnFinished, this, &RunPage::liveTurnFinished);
+    connect(m_chat, &LiveChat::newChatRequested, this, &RunPage::newChatRequested);
+    connect(m_chat, &LiveChat::attachmentUploadFailed, this, &RunPage::attachmentUploadFailed);
+}
 
 bool RunPage::startLiveRun(
     OpenTerminalClient *client, const LiveRunRequest &request, QString *errorMessage)
 {
-    if (refuseSecondRun(errorMessage))
-        return false;
-    QString why;
-    if (!claudecommand::isValidChatId(request.chatId, &why))
-        why = tr("chat \"%1\" refused: %2").arg(request.chatId, why);
-    else if (request.prompt.trimmed().isEmpty())
-        why = tr("the prompt is empty");
-    else if (const QString problem = claudecommand::validate(request.options); !problem.isEmpty())
-        why = problem;
-    if (!why.isEmpty()) {
-        if (errorMessage)
-            *errorMessage = why;
-        return false;
-    }
-    m_client = client;
-    openLiveRecording(request);
-    beginTurn(request);
-    return true;
+    return !refuseSecondRun(errorMessage) && m_chat->start(client, request, errorMessage);
 }
 
 bool RunPage::attachLiveRun(OpenTerminalClient *client, const LiveRunRequest &request,
     const RunHandle &handle, QString *errorMessage)
 {
-    if (refuseSecondRun(errorMessage))
-        return false;
-    QString why;
-    if (!handle.isValid(&why)) {
-        if (errorMessage)
-            *errorMessage = why;
-        return false;
-    }
-    m_client = client;
-    openLiveRecording(request);
-    startTurn(request, &handle);
-    return true;
+    return !refuseSecondRun(errorMessage) && m_chat->attach(client, request, handle, errorMessage);
 }
 
 bool RunPage::refuseSecondRun(QString *errorMessage)
 {
-    if (!isLive() && !m_reader && !m_uploadingTurn && !m_unstartedFirstTurn
+    if (!isLive() && !m_reader && !m_chat->hasPendingTurn()
         && m_model->rowCount(m_model->runIndex()) == 0)
         return false;
     if (errorMessage)
@@ -680,148 +670,54 @@ bool RunPage::refuseSecondRun(QString *errorMessage)
     return true;
 }
 
-void RunPage::openLiveRecording(const LiveRunRequest &request)
-{
-    ensureController();
-    const QString directory
-        = m_recordingDirectory.isEmpty() ? RunRecorder::defaultDirectory() : m_recordingDirectory;
-    QDir().mkpath(directory);
-    const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope gui")},
-        {QStringLiteral("server"), request.scope.server},
-        {QStringLiteral("user_id"), request.identity.userId},
-        {QStringLiteral("chat_id"), request.chatId},
-        {QStringLiteral("resume_session_id"), request.options.resumeSessionId}};
-    QString error;
-    if (!m_controller->openRecording(
-            RunRecorder::newRecordingPath(directory, request.chatId), metadata, &error))
-        showNotice(tr("The run is not recorded: %1").arg(error), true);
-}
-
-void RunPage::ensureController()
-{
-    if (m_controller)
-        return;
-    m_controller = new RunController(m_client, this);
-    connect(m_controller, &RunController::eventsReady, this, &RunPage::enqueueEvents);
-    connect(m_controller, &RunController::sessionKnown, this, &RunPage::updateRunControls);
-    connect(m_controller, &RunController::recordingFailed, this, [this](const QString &message) {
-        showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
-    });
-    connect(m_controller, &RunController::notice, this,
-        [this](const QString &text) { showNotice(text); });
-    connect(m_controller, &RunController::turnStarted, this, [this](const RunHandle &handle) {
-        const RunPaths paths = handle.paths();
-        m_home = handle.home;
-        m_workDirectory = paths.workDirectory;
-        if (m_artifactsReference.isEmpty())
-            m_artifactsReference = paths.promptFile; // written right before claude started
-        m_ui->artifactsPanel->watch(
-            m_client, liveRequest()->identity, m_workDirectory, m_artifactsReference);
-        m_ui->artifactsPanel->setTurnRunning(true);
-    });
-    connect(m_controller, &RunController::turnEnded, this, &RunPage::onTurnEnded);
-}
-
 bool RunPage::sendFollowUp(const QString &prompt)
 {
-    if (isUploading())
-        return false;
-    if (!isLive() && m_unstartedFirstTurn) {
-        // The first turn's upload failed: try again, with a new prompt if one was typed.
-        LiveRunRequest request = *m_unstartedFirstTurn;
-        if (!prompt.trimmed().isEmpty())
-            request.prompt = prompt;
-        m_unstartedFirstTurn.reset();
-        beginTurn(request);
-        return true;
-    }
-    if (!m_controller || !m_controller->canFollowUp() || prompt.trimmed().isEmpty())
-        return false;
-    beginTurn(m_controller->followUpRequest(prompt));
-    return true;
+    return m_chat->sendFollowUp(prompt);
 }
 
-void RunPage::beginTurn(const LiveRunRequest &request)
+void RunPage::stopRun()
 {
-    const QStringList files = m_ui->attachmentList->localPaths();
-    if (files.isEmpty()) {
-        if (isLive())
-            m_ui->followUpEdit->clear();
-        startTurn(request);
-        return;
-    }
-    ensureFileOperations(request.identity);
-    m_uploadingTurn = std::make_unique<LiveRunRequest>(request);
-    auto *upload = new AttachmentUpload(m_client, m_fileOperations, this);
-    m_upload = upload;
-    connect(upload, &AttachmentUpload::progress, this,
-        [this](int uploaded, int total, const QString &current) {
-            m_ui->uploadProgress->setRange(0, total);
-            m_ui->uploadProgress->setValue(uploaded);
-            m_ui->uploadLabel->setStyleSheet(QString());
-            m_ui->uploadLabel->setText(current.isEmpty()
-                    ? tr("Uploaded %1 of %2 attachment(s)").arg(uploaded).arg(total)
-                    : tr("Uploading %1 (%2 of %3)…").arg(current).arg(uploaded + 1).arg(total));
-        });
-    connect(upload, &AttachmentUpload::finished, this, &RunPage::onUploadFinished);
-    connect(upload, &AttachmentUpload::failed, this, &RunPage::onUploadFailed);
-    showNotice(tr("Uploading %n attachment(s) into chat %1 before the turn starts…", nullptr,
-        int(files.size()))
-                   .arg(request.chatId));
-    upload->start(m_home, request.chatId, files);
-    updateAttachmentPanel();
-    updateRunControls();
+    m_chat->stop();
 }
 
-void RunPage::onUploadFinished(const QStringList &relativePaths)
+bool RunPage::isLive() const
 {
-    if (m_upload)
-        m_upload->deleteLater();
-    LiveRunRequest request = *std::exchange(m_uploadingTurn, nullptr);
-    request.prompt = promptattachments::promptWithReferences(request.prompt, relativePaths);
-    m_ui->attachmentList->clearPaths();
-    if (isLive())
-        m_ui->followUpEdit->clear();
-    updateAttachmentPanel();
-    startTurn(request);
+    return m_chat->isLive();
 }
 
-void RunPage::onUploadFailed(const QString &message)
+bool RunPage::isRunActive() const
 {
-    if (m_upload)
-        m_upload->deleteLater();
-    std::unique_ptr<LiveRunRequest> request = std::exchange(m_uploadingTurn, nullptr);
-    // Nothing typed is lost: the follow-up text and the attachments stay; a first turn is
-    // kept whole and Send tries it again.
-    if (!isLive())
-        m_unstartedFirstTurn = std::move(request);
-    const QString text = isLive()
-        ? tr("The attachments were not uploaded, so the turn did not start: %1").arg(message)
-        : tr("The attachments were not uploaded, so the run did not start: %1. Fix or remove "
-             "them and press Send to try again (the prompt is kept).")
-              .arg(message);
-    showNotice(text, true);
-    m_ui->uploadLabel->setText(message);
-    m_ui->uploadLabel->setStyleSheet(
-        QStringLiteral("QLabel { color: %1; }")
-            .arg(RunDelegate::statusColor(RunModel::Status::Error, palette()).name()));
-    updateAttachmentPanel();
-    updateRunControls();
-    Q_EMIT attachmentUploadFailed(message);
+    return m_chat->isActive();
 }
 
-void RunPage::updateAttachmentPanel()
+QString RunPage::sessionId() const
 {
-    const bool uploading = isUploading();
-    const bool hasFiles = m_ui->attachmentList->count() > 0;
-    m_ui->attachmentPanel->setVisible(hasFiles || uploading);
-    m_ui->uploadProgress->setVisible(uploading);
-    m_ui->attachmentList->setEnabled(!uploading);
-    if (!hasFiles && !uploading)
-        m_ui->uploadLabel->clear();
-    else if (!uploading && m_ui->uploadLabel->styleSheet().isEmpty())
-        m_ui->uploadLabel->setText(tr("%n file(s) will be uploaded and named in the next prompt.",
-            nullptr, m_ui->attachmentList->count()));
+    return m_chat->sessionId();
+}
+
+QString RunPage::recordingPath() const
+{
+    return m_chat->recordingPath();
+}
+
+void RunPage::setRecordingDirectory(const QString &directory)
+{
+    m_chat->setRecordingDirectory(directory);
+}
+
+void RunPage::setStopGraceMs(int ms)
+{
+    m_chat->setStopGraceMs(ms);
+}
+
+const LiveRunRequest *RunPage::liveRequest() const
+{
+    return m_chat->request();
+}
+
+QString RunPage::userId() const
+{
+    return m_chat->userId();
 }
 
 void RunPage::addAttachments(const QStringList &localPaths)
@@ -841,37 +737,18 @@ AttachmentList *RunPage::attachmentList() const
 
 bool RunPage::isUploading() const
 {
-    return m_upload && m_upload->isRunning();
+    return m_chat->isUploading();
 }
 
 void RunPage::setFileAccess(
     FileOperations::Acting acting, const QString &profileName, const QString &serverText)
 {
-    m_fileActing = acting;
-    m_auditProfile = profileName;
-    m_auditServer = serverText;
-    if (m_fileOperations) {
-        m_fileOperations->setIdentity(m_fileOperations->identity(), acting);
-        m_fileOperations->setAuditContext(profileName, serverText);
-    }
+    m_chat->setFileAccess(acting, profileName, serverText);
 }
 
-void RunPage::ensureFileOperations(const Identity &identity)
+FileOperations *RunPage::fileOperations() const
 {
-    if (m_fileOperations)
-        return;
-    m_fileOperations = new FileOperations(m_client, this);
-    m_fileOperations->setIdentity(identity, m_fileActing);
-    m_fileOperations->setAuditContext(m_auditProfile, m_auditServer);
-}
-
-QString RunPage::userId() const
-{
-    if (const LiveRunRequest *request = liveRequest())
-        return request->identity.userId;
-    if (m_uploadingTurn)
-        return m_uploadingTurn->identity.userId;
-    return m_unstartedFirstTurn ? m_unstartedFirstTurn->identity.userId : QString();
+    return m_chat->fileOperations();
 }
 
 ArtifactsPanel *RunPage::artifactsPanel() const
@@ -882,121 +759,6 @@ ArtifactsPanel *RunPage::artifactsPanel() const
 void RunPage::refreshArtifacts()
 {
     m_ui->artifactsPanel->refresh();
-}
-
-void RunPage::stopRun()
-{
-    if (!isRunActive())
-        return;
-    switch (m_controller->requestStop(m_stopGraceMs)) {
-    case RunController::StopStep::Terminating:
-        showNotice(
-            tr("Stopping the run (SIGTERM, then SIGKILL after %1 s)…").arg(m_stopGraceMs / 1000.0));
-        break;
-    case RunController::StopStep::Killing:
-        showNotice(tr("Killing the run (SIGKILL)…"));
-        break;
-    case RunController::StopStep::Detached:
-    case RunController::StopStep::None:
-        break; // the turn's end says what happened
-    }
-}
-
-bool RunPage::isRunActive() const
-{
-    return m_controller && m_controller->isActive();
-}
-
-QString RunPage::recordingPath() const
-{
-    return m_controller ? m_controller->recordingPath() : QString();
-}
-
-const LiveRunRequest *RunPage::liveRequest() const
-{
-    return m_controller ? m_controller->request() : nullptr;
-}
-
-void RunPage::startTurn(const LiveRunRequest &request, const RunHandle *attachTo)
-{
-    ensureController();
-    const QString &resumed = request.options.resumeSessionId;
-    if (attachTo) {
-        showNotice(tr("Attached to run %1 of chat %2 as %3 (reading %4)…")
-                       .arg(attachTo->runId, request.chatId, request.identity.userId,
-                           attachTo->teePath()));
-        m_controller->attachTurn(request, *attachTo);
-    } else {
-        showNotice(resumed.isEmpty()
-                ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
-                : tr("Continuing session %1 of chat %2 as %3…")
-                      .arg(resumed, request.chatId, request.identity.userId));
-        m_controller->startTurn(request);
-    }
-    updateRunControls();
-    Q_EMIT liveTurnStarted();
-}
-
-void RunPage::onTurnEnded(const RunOutcome &outcome)
-{
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    flushEvents();
-    // A turn without a result line was cut short: its open calls become interrupted. A
-    // turn with a result stays open for follow-ups.
-    if (!outcome.hasResult)
-        endRun(now);
-    else
-        updateSummary();
-    switch (outcome.kind) {
-    case RunOutcome::Kind::TransportFailed:
-        showNotice(tr("The run failed: %1").arg(outcome.failure), true);
-        break;
-    case RunOutcome::Kind::Stopped:
-        showNotice(outcome.detached
-                ? tr("Stopped waiting for the run; it may still be running in the sandbox "
-                     "(File → Attach to Run).")
-                : tr("The run was stopped before it produced a result."),
-            true);
-        break;
-    case RunOutcome::Kind::NoResult:
-        showNotice(
-            tr("The run ended without a result (claude exit status %1).").arg(outcome.exitCode),
-            true);
-        break;
-    case RunOutcome::Kind::Ok:
-    case RunOutcome::Kind::ErrorResult:
-        showNotice(outcome.sessionId.isEmpty()
-                ? QString()
-                : tr("Session %1 · send a follow-up to continue it.").arg(outcome.sessionId));
-        break;
-    }
-    m_ui->artifactsPanel->setTurnRunning(false); // and lists them once more
-    updateRunControls();
-    Q_EMIT liveTurnFinished(outcome.ok());
-}
-
-void RunPage::updateRunControls()
-{
-    const bool live = isLive();
-    const bool active = isRunActive();
-    const bool uploading = isUploading();
-    const bool retryFirst = !live && m_unstartedFirstTurn;
-    const bool canFollowUp = !uploading && ((live && m_controller->canFollowUp()) || retryFirst);
-    m_ui->stopButton->setEnabled(active);
-    m_ui->followUpEdit->setEnabled(canFollowUp);
-    m_ui->resumeButton->setEnabled(canFollowUp);
-    m_ui->attachButton->setEnabled(!uploading && (live || retryFirst));
-    m_ui->newChatButton->setEnabled(live);
-    for (QWidget *control : runControls())
-        control->setToolTip(QString());
-    m_ui->stopButton->setToolTip(tr("Stop the running turn (SIGTERM, then SIGKILL)"));
-    // A follow-up runs as the run's user, whoever the window acts as now: say so where it is typed.
-    if (live)
-        m_ui->followUpEdit->setPlaceholderText(
-            tr("Follow-up prompt, sent as %1 (resumes the session)").arg(userId()));
-    m_ui->resumeButton->setToolTip(
-        tr("Resume session %1 with the follow-up prompt")
-            .arg(sessionId().isEmpty() ? tr("(not known yet)") : sessionId()));
 }
 
 } // namespace sandscope

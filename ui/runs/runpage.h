@@ -3,9 +3,9 @@
 // detail pane of the current node, the summary bar, search, "errors only", next/previous
 // error (F8 / Shift+F8), expand/collapse all and follow mode. It shows a recording or a
 // stream-json capture loaded in the background, or live lines (each recorded before it is
-// parsed when a recorder is set). A live chat (startLiveRun) is recorded to its own file; Stop
-// ends the running turn (SIGTERM, then SIGKILL), Send resumes the chat's session with a
-// follow-up prompt as a new turn in the same page, New chat asks for another run.
+// parsed when a recorder is set). A live chat (startLiveRun; LiveChat drives it) is recorded
+// to its own file; Stop ends the running turn (SIGTERM, then SIGKILL), Send resumes the chat's
+// session with a follow-up prompt as a new turn in the same page, New chat asks for another run.
 // Local files can be attached to a turn (the first one too): they are uploaded into the chat
 // folder before the turn starts and named in its prompt; a failed upload starts nothing and
 // keeps the prompt and the attachments. The Artifacts tab lists the files of the chat folder
@@ -40,7 +40,7 @@ namespace sandscope {
 
 class ArtifactsPanel;
 class AttachmentList;
-class AttachmentUpload;
+class LiveChat;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -100,13 +100,13 @@ public:
     // while a turn runs or before the session is known.
     bool sendFollowUp(const QString &prompt);
     void stopRun();
-    bool isLive() const { return m_controller && m_controller->hasTurn(); }
+    bool isLive() const;
     bool isRunActive() const;
     // The chat's Claude session as the stream named it (empty until then).
-    QString sessionId() const { return m_controller ? m_controller->sessionId() : QString(); }
+    QString sessionId() const;
     QString recordingPath() const;
-    void setRecordingDirectory(const QString &directory) { m_recordingDirectory = directory; }
-    void setStopGraceMs(int ms) { m_stopGraceMs = ms; }
+    void setRecordingDirectory(const QString &directory);
+    void setStopGraceMs(int ms);
     const LiveRunRequest *liveRequest() const;
     // The sandbox user the page's run acts as (empty for recordings).
     QString userId() const;
@@ -121,7 +121,7 @@ public:
     // fileOperations(). Until this is called the page acts as if for another user.
     void setFileAccess(
         FileOperations::Acting acting, const QString &profileName, const QString &serverText);
-    FileOperations *fileOperations() const { return m_fileOperations; } // null before a run
+    FileOperations *fileOperations() const; // null before a run
 
     ArtifactsPanel *artifactsPanel() const;
     // Lists the artifacts again (live chats whose first turn has started).
@@ -177,20 +177,10 @@ private:
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
-    // Uploads the attachments (if any), then starts the turn.
-    void beginTurn(const LiveRunRequest &request);
-    // Starts the turn, or with `attachTo` follows that run instead of starting one.
-    void startTurn(const LiveRunRequest &request, const RunHandle *attachTo = nullptr);
+    // Creates the live chat on the control row's widgets and shows what it reports.
+    void setupLiveChat();
     bool refuseSecondRun(QString *errorMessage);
-    void openLiveRecording(const LiveRunRequest &request);
-    void ensureFileOperations(const Identity &identity);
-    void onUploadFinished(const QStringList &relativePaths);
-    void onUploadFailed(const QString &message);
-    void updateAttachmentPanel();
     void showTreeMenu(const QPoint &position);
-    void ensureController();
-    void onTurnEnded(const sandscope::RunOutcome &outcome);
-    void updateRunControls();
 
     std::unique_ptr<Ui::RunPage> m_ui;
     RunModel *m_model;
@@ -211,23 +201,7 @@ private:
     QList<QPersistentModelIndex> m_autoExpandedTurns;
     bool m_pendingScroll = false;
 
-    OpenTerminalClient *m_client = nullptr;
-    RunController *m_controller = nullptr; // the live chat, once one started
-    QString m_recordingDirectory;
-    int m_stopGraceMs = 3000;
-
-    // A turn waiting for its attachments, and a first turn whose upload failed (Send retries).
-    std::unique_ptr<LiveRunRequest> m_uploadingTurn;
-    std::unique_ptr<LiveRunRequest> m_unstartedFirstTurn;
-    QPointer<AttachmentUpload> m_upload;
-    FileOperations *m_fileOperations = nullptr;
-    FileOperations::Acting m_fileActing = FileOperations::Acting::AsOtherUser;
-    QString m_auditProfile;
-    QString m_auditServer;
-
-    QString m_home; // of the run's account, once the first turn started
-    QString m_workDirectory;
-    QString m_artifactsReference; // the first turn's prompt file: "since the run started"
+    LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
     QAction *m_openFileAction = nullptr;
 };
 
