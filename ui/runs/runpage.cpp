@@ -7,6 +7,7 @@
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
+#include "runs/treeorder.h"
 #include "ui_runpage.h"
 
 #include <QAction>
@@ -36,38 +37,6 @@ using Kind = RunModel::NodeKind;
 constexpr int viewUpdateMs = 30;
 constexpr int summaryUpdateMs = 250;
 constexpr int searchDelayMs = 150;
-
-QModelIndex lastDescendant(const QAbstractItemModel *model, QModelIndex index)
-{
-    while (model->rowCount(index) > 0)
-        index = model->index(model->rowCount(index) - 1, 0, index);
-    return index;
-}
-
-// Pre-order neighbours; an invalid index stands for "before the first / after the last".
-QModelIndex nextInOrder(const QAbstractItemModel *model, QModelIndex index)
-{
-    if (!index.isValid())
-        return model->index(0, 0);
-    if (model->rowCount(index) > 0)
-        return model->index(0, 0, index);
-    while (index.isValid()) {
-        const QModelIndex sibling = index.sibling(index.row() + 1, 0);
-        if (sibling.isValid())
-            return sibling;
-        index = index.parent();
-    }
-    return {};
-}
-
-QModelIndex previousInOrder(const QAbstractItemModel *model, const QModelIndex &index)
-{
-    if (!index.isValid())
-        return model->rowCount() > 0 ? lastDescendant(model, QModelIndex()) : QModelIndex();
-    if (index.row() > 0)
-        return lastDescendant(model, index.sibling(index.row() - 1, 0));
-    return index.parent();
-}
 
 } // namespace
 
@@ -551,7 +520,8 @@ void RunPage::goToError(bool forward)
     QModelIndex index = start;
     bool wrapped = false;
     while (true) {
-        index = forward ? nextInOrder(m_proxy, index) : previousInOrder(m_proxy, index);
+        index = forward ? treeorder::nextInOrder(m_proxy, index)
+                        : treeorder::previousInOrder(m_proxy, index);
         if (!index.isValid()) {
             if (wrapped)
                 break;
