@@ -12,8 +12,10 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
+#include <QHash>
 #include <QMenu>
 #include <QMimeData>
+#include <QSet>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -186,6 +188,47 @@ private Q_SLOTS:
         QTRY_VERIFY2(qAbs(splitter->sizes().at(0) - arranged.at(0)) <= 2,
             qPrintable(
                 QStringLiteral("%1 vs %2").arg(splitter->sizes().at(0)).arg(arranged.at(0))));
+    }
+
+    // Two actions may share keys only when they can never be live at once: each bound to its
+    // own page (WidgetWithChildrenShortcut on different tabs). Ctrl+N used to be both File →
+    // New Run and the Files tab's New Text File, and did nothing there ("Ambiguous shortcut").
+    void shortcutsAreUniqueAcrossTheWindow()
+    {
+        MainWindow window(settingsPath());
+        window.show();
+        QVERIFY(window.openRunFile(capture("stream-basic.jsonl"))); // a run page's actions too
+        const auto pageOf = [&window](const QAction *action) -> QWidget * {
+            for (QObject *owner = action->parent(); owner; owner = owner->parent()) {
+                auto *widget = qobject_cast<QWidget *>(owner);
+                if (widget && window.pages()->indexOf(widget) >= 0)
+                    return widget;
+            }
+            return nullptr;
+        };
+        QHash<QString, QList<QAction *>> byKeys;
+        const QList<QAction *> actions = window.findChildren<QAction *>();
+        for (QAction *action : actions) {
+            for (const QKeySequence &keys : action->shortcuts())
+                byKeys[keys.toString(QKeySequence::PortableText)].append(action);
+        }
+        QVERIFY(byKeys.contains(QStringLiteral("Ctrl+N")));
+        for (auto it = byKeys.cbegin(); it != byKeys.cend(); ++it) {
+            const QList<QAction *> &sharing = it.value();
+            if (sharing.size() < 2)
+                continue;
+            QSet<QWidget *> pages;
+            for (QAction *action : sharing) {
+                QWidget *page = pageOf(action);
+                QVERIFY2(page && action->shortcutContext() == Qt::WidgetWithChildrenShortcut
+                        && !pages.contains(page),
+                    qPrintable(QStringLiteral("%1 is bound %2 times, \"%3\" among them")
+                                   .arg(it.key())
+                                   .arg(sharing.size())
+                                   .arg(action->text())));
+                pages.insert(page);
+            }
+        }
     }
 
     void tabTitlesAreMadeUnique()

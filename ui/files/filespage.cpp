@@ -206,7 +206,7 @@ void FilesPage::createActions()
             tr("Create a folder in the selected folder"), QKeySequence(tr("Ctrl+Shift+N")),
             &FilesPage::newFolder);
     m_newFile = make(tr("New Text File…"), themeIcon(this, "document-new", QStyle::SP_FileIcon),
-        tr("Create a text file in the selected folder"), QKeySequence(tr("Ctrl+N")),
+        tr("Create a text file in the selected folder"), QKeySequence(tr("Ctrl+Alt+N")),
         &FilesPage::newTextFile);
     m_edit = make(tr("Edit…"), themeIcon(this, "document-edit", QStyle::SP_FileDialogContentsView),
         tr("Edit the selected text file and save it to the server"), QKeySequence(tr("Ctrl+E")),
