@@ -22,10 +22,12 @@ namespace {
 
 enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3 };
 
+} // namespace
+
 // ---------------------------------------------------------------------------------------
 // runs
 
-int executeRuns(const QStringList &arguments)
+int runRuns(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -87,13 +89,6 @@ int executeRuns(const QStringList &arguments)
         text += QStringLiteral("(no runs)\n");
     writeText(stdout, text);
     return Ok;
-}
-
-} // namespace
-
-int runRuns(const QStringList &arguments)
-{
-    return executeRuns(arguments);
 }
 
 } // namespace sandscope::cli

@@ -202,10 +202,12 @@ bool findSessionToResume(OpenTerminalClient &client, const ConnectionOptions &op
     return true;
 }
 
+} // namespace
+
 // ---------------------------------------------------------------------------------------
 // run
 
-int executeRun(const QStringList &arguments)
+int runRun(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -484,13 +486,6 @@ int executeRun(const QStringList &arguments)
     }
     loop.exec();
     return exitCode;
-}
-
-} // namespace
-
-int runRun(const QStringList &arguments)
-{
-    return executeRun(arguments);
 }
 
 QString runVerbsSummary()

@@ -37,7 +37,9 @@ struct ChatSession {
     QString runId;
 };
 
-int executeSessions(const QStringList &arguments)
+} // namespace
+
+int runSessions(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -147,13 +149,6 @@ int executeSessions(const QStringList &arguments)
         text += QStringLiteral("(no sessions)\n");
     writeText(stdout, text);
     return Ok;
-}
-
-} // namespace
-
-int runSessions(const QStringList &arguments)
-{
-    return executeSessions(arguments);
 }
 
 } // namespace sandscope::cli
