@@ -57,10 +57,6 @@ LiveRun *RunController::newTurn(const LiveRunRequest &request)
     m_hasResult = false;
     m_result = ResultInfo();
     m_stopRequests = 0;
-    for (auto it = request.environment.cbegin(); it != request.environment.cend(); ++it) {
-        if (LiveRun::isSecretName(it.key()))
-            m_redactor.addSecret(it.value());
-    }
 
     connect(run, &LiveRun::lineReady, this, [this](const QByteArray &line, qint64 arrivalMs) {
         // LiveRun masked the agent's secrets; the server's key is masked here.

@@ -56,8 +56,6 @@ public:
     QString sessionId() const { return m_sessionId; }
     RunHandle handle() const;
     RunParser *parser() const { return m_parser; }
-    // Masks the server's key and the agent's secrets.
-    QString redact(const QString &text) const;
 
 Q_SIGNALS:
     // The turn's claude process is known: started here, or attached to (`attached`).
@@ -72,6 +70,8 @@ Q_SIGNALS:
     void turnEnded(const sandscope::RunOutcome &outcome);
 
 private:
+    // The server's key; what a turn reports has the agent's secrets masked by its LiveRun.
+    QString redact(const QString &text) const;
     LiveRun *newTurn(const LiveRunRequest &request);
     void onEvents(const RunEventBatch &events);
     void endTurn(bool transportFailed, int exitCode, const QString &failure, bool detached = false);
