@@ -18,7 +18,10 @@ The answer is chosen from the newest prompt (the last user text that is not a to
                          call's result comes back first (results out of call order)
   anything else          a plain text answer
 
-Requests without tools (tool-less runs, compaction) always get text.
+Requests without tools (tool-less runs) always get text, and so do compaction requests ("/compact"):
+in 2.1.332 these still offer the tools and append the summarisation instruction ("CRITICAL: Respond
+with TEXT ONLY ... create a detailed summary of the conversation so far ...") as a text block of the
+last user message; they are answered with a fixed "Summary: ..." text whatever the prompt was.
 
 Options:
   --fail-status N   answer every /v1/messages request with HTTP N and an Anthropic error body
@@ -44,6 +47,8 @@ from urllib.parse import urlsplit
 INPUT_TOKENS = 12
 OUTPUT_TOKENS = 7
 SUBTASK_PROMPT = "SUBTASK: run echo sub"
+COMPACT_MARKER = "Respond with TEXT ONLY"
+SUMMARY_TEXT = "Summary: the conversation so far was handled by the scripted model server."
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -120,6 +125,16 @@ def prompt_blocks(messages, index):
             if not t.lstrip().startswith("<system-reminder>")]
 
 
+def is_compaction(messages):
+    """Whether the last user message carries the CLI's summarisation instruction (/compact)."""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        return any(COMPACT_MARKER in t and "summary of the conversation" in t
+                   for t in text_blocks(message.get("content")))
+    return False
+
+
 def results_after(messages, index):
     found = []
     for message in messages[index + 1:]:
@@ -157,9 +172,8 @@ def choose_answer(body):
         blocks.append({"type": "thinking", "thinking": "Let me think about this.",
                        "signature": "fakesig"})
 
-    if not tools_offered:
-        blocks.append(text_block("Summary: the conversation so far was handled by the scripted "
-                                 "model server."))
+    if not tools_offered or is_compaction(messages):
+        blocks.append(text_block(SUMMARY_TEXT))
         return blocks
 
     command = None
