@@ -26,7 +26,11 @@ QString humanSummary(const RunSummary &summary)
 {
     const QLocale c = QLocale::c();
     QString outcome;
-    if (!summary.hasResult)
+    if (!summary.hasResult && summary.isTranscript)
+        outcome = summary.turnOpen
+            ? QStringLiteral("cut short: the last turn did not finish (still running, or killed)")
+            : QStringLiteral("ended (a transcript has no result lines)");
+    else if (!summary.hasResult)
         outcome = QStringLiteral("failed: no result line (the run was cut short)");
     else if (summary.isError)
         outcome = QStringLiteral("failed (%1)").arg(summary.resultSubtype);
@@ -85,8 +89,10 @@ QString help()
         "Usage: sandscope replay FILE [--summary] [--json]\n"
         "\n"
         "Replays a Claude Code stream-json capture (claude -p --output-format stream-json\n"
-        "--verbose) or a Sandscope run recording and prints the run as an outline: turns,\n"
-        "text, tool calls with their status, duration, tokens and cost, then the summary.\n"
+        "--verbose), a Sandscope run recording or a Claude Code session transcript\n"
+        "(~/.claude/projects/<dir>/<session>.jsonl; its <session>/subagents/ folder is read\n"
+        "when present) and prints the run as an outline: turns, text, tool calls with their\n"
+        "status, duration, tokens and cost, then the summary.\n"
         "\n"
         "Options:\n"
         "  --summary   Print only the summary\n"
@@ -97,8 +103,9 @@ QString help()
         "              \"output_tokens\", \"num_turns\", \"duration_ms\"}\n"
         "  -h, --help  Show this help\n"
         "\n"
-        "Exit codes: 0 the run succeeded; 1 the run failed, ended without a result line,\n"
-        "or the file cannot be read; 2 usage error.\n");
+        "Exit codes: 0 the run succeeded; 1 the run failed, ended without a result line\n"
+        "(a transcript: its last turn did not finish), or the file cannot be read; 2 usage\n"
+        "error. A transcript's cost is its last cost-state record's.\n");
 }
 
 } // namespace
@@ -106,8 +113,8 @@ QString help()
 QString replayVerbSummary()
 {
     return QStringLiteral(
-        "  replay        Show a recorded run (stream-json capture or recording) and its\n"
-        "                summary; exits 0 only when the run succeeded\n");
+        "  replay        Show a recorded run (stream-json capture, recording or session\n"
+        "                transcript) and its summary; exits 0 only when the run succeeded\n");
 }
 
 int runReplay(const QStringList &arguments)
@@ -146,12 +153,14 @@ int runReplay(const QStringList &arguments)
     RecordedLine line;
     qint64 lastArrivalMs = 0;
     while (reader.readLine(&line)) {
-        const RunEventBatch events = runParser.parseLine(line.line, line.arrivalMs);
+        const RunEventBatch events = reader.eventsOf(runParser, line);
         builder.add(events);
         if (!summaryOnly)
             model.addEvents(events);
-        lastArrivalMs = line.arrivalMs;
+        if (!events.isEmpty())
+            lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
     }
+    reader.finishReading();
     for (const QString &problem : reader.problems())
         printError(QStringLiteral("warning: %1: %2").arg(files.constFirst(), problem));
     if (!reader.readError().isEmpty()) {

@@ -120,6 +120,7 @@ struct RunEvent {
         CompactBoundary, // system/compact_boundary
         SystemNotice, // other system subtypes (status, hooks, informational, ...)
         Result, // result line
+        SessionCost, // transcript cost-state: the CLI process ended its turn; cumulative cost
         Transient, // no lasting content: stream_event partials, keep_alive, tool_progress, ...
         Unknown, // a JSON object of an unknown or unhandled type
         NotJson, // noise (stderr, warnings, ESC[?25h) or corrupt JSON
@@ -163,7 +164,7 @@ struct RunEvent {
     int errorStatus = 0;
     QString errorCode;
 
-    ResultInfo result; // Result
+    ResultInfo result; // Result; SessionCost fills hasCost and totalCostUsd
     TaskInfo task; // Task
 
     QByteArray raw; // the complete line (shared between the events of one line)

@@ -676,10 +676,23 @@ void RunModel::onResult(const RunEvent &event)
     }
     m_run->endedMs = event.arrivalMs;
     m_run->isError = result.isError;
-    // Between turns the run is settled with its last result, and lasted what its turns did
-    // (the time between a result and a follow-up is nobody's work).
+    settleRunIfAllTurnsEnded(result.isError);
+
+    for (const QString &id : result.deniedToolUseIds) {
+        if (Node *tool = m_toolsById.value(id)) {
+            tool->isError = true;
+            setStatus(tool, Status::Denied);
+            m_openTools.remove(tool);
+        }
+    }
+}
+
+// Between turns the run is settled with its last turn's outcome, and lasted what its turns did
+// (the time between a result and a follow-up is nobody's work).
+void RunModel::settleRunIfAllTurnsEnded(bool isError)
+{
     if (std::all_of(m_turns.cbegin(), m_turns.cend(), [](const Node *t) { return t->ended; })) {
-        m_run->status = result.isError ? Status::Error : Status::Ok;
+        m_run->status = isError ? Status::Error : Status::Ok;
         qint64 total = -1;
         for (const Node *finished : m_turns) {
             if (finished->reportedDurationMs >= 0)
@@ -688,13 +701,53 @@ void RunModel::onResult(const RunEvent &event)
         m_run->reportedDurationMs = total;
     }
     changed(m_run);
+}
 
-    for (const QString &id : result.deniedToolUseIds) {
-        if (Node *tool = m_toolsById.value(id)) {
-            tool->isError = true;
-            setStatus(tool, Status::Denied);
-            m_openTools.remove(tool);
+// A transcript has no result lines: its CLI process writes cost-state when it ends a turn.
+// The turn's outcome is what happened in it (an API error or a failed call marks it).
+void RunModel::onSessionCost(const RunEvent &event)
+{
+    Node *turn = m_turn && !m_turn->ended ? m_turn : nullptr;
+    if (turn) {
+        // A turn that ended on an API error failed (the stream's result would say so).
+        turn->isError = turn->isError
+            || (!turn->children.empty() && turn->children.back()->kind == NodeKind::ApiError);
+        turn->ended = true;
+        turn->status = turn->isError ? Status::Error : Status::Ok;
+        turn->endedMs = event.arrivalMs;
+    }
+    if (event.result.hasCost) {
+        // Cumulative while the process lives; a new process may start again from zero.
+        const double total = event.result.totalCostUsd;
+        const double delta = total >= m_lastTotalCost ? total - m_lastTotalCost : total;
+        m_lastTotalCost = total;
+        if (turn) {
+            turn->costUsd += delta;
+            turn->hasCost = true;
         }
+        m_run->costUsd += delta;
+        m_run->hasCost = true;
+    }
+    if (turn)
+        changed(turn);
+    m_run->endedMs = event.arrivalMs;
+    m_run->isError = turn && turn->isError;
+    settleRunIfAllTurnsEnded(m_run->isError);
+}
+
+// A transcript's turn learns its model from the first answer, not from an init line.
+void RunModel::adoptModel(const QString &model)
+{
+    if (!m_turn || !m_turn->model.isEmpty() || model.isEmpty()
+        || model == QLatin1String("<synthetic>"))
+        return;
+    m_turn->model = model;
+    m_turn->title = QStringLiteral("Turn %1 · %2").arg(m_turnCount).arg(model);
+    changed(m_turn);
+    if (m_run->model.isEmpty()) {
+        m_run->model = model;
+        m_run->title += QStringLiteral(" · ") + model;
+        changed(m_run);
     }
 }
 
@@ -724,6 +777,8 @@ void RunModel::apply(const RunEvent &event)
         startTurn(event);
         break;
     case RunEvent::AssistantText:
+        if (event.parentToolUseId.isEmpty())
+            adoptModel(event.model);
         addLeaf(NodeKind::AssistantText, contextFor(event), event, runtext::oneLine(event.text));
         break;
     case RunEvent::Thinking:
@@ -743,6 +798,8 @@ void RunModel::apply(const RunEvent &event)
                 + runtext::oneLine(event.text));
         break;
     case RunEvent::MessageUsage:
+        if (event.parentToolUseId.isEmpty())
+            adoptModel(event.model);
         onMessageUsage(event);
         break;
     case RunEvent::ApiRetry:
@@ -771,12 +828,16 @@ void RunModel::apply(const RunEvent &event)
         onTask(event);
         break;
     case RunEvent::CompactBoundary:
+        // A transcript writes /compact's boundary before the command's own prompt record:
+        // after a finished turn it opens the next one (which that prompt then adopts).
+        if (m_turn && m_turn->ended)
+            m_turn = nullptr;
         addLeaf(NodeKind::CompactBoundary, currentTurn(event.arrivalMs), event,
             QStringLiteral("Context compacted")
                 + (event.text.isEmpty() ? QString() : QStringLiteral(": ") + event.text));
         break;
     case RunEvent::SystemNotice:
-        addLeaf(NodeKind::SystemNotice, currentTurn(event.arrivalMs), event,
+        addLeaf(NodeKind::SystemNotice, contextFor(event), event,
             (event.subtype.isEmpty() ? event.type : event.subtype)
                 + (event.text.isEmpty() ? QString()
                                         : QStringLiteral(": ") + runtext::oneLine(event.text)),
@@ -784,6 +845,9 @@ void RunModel::apply(const RunEvent &event)
         break;
     case RunEvent::Result:
         onResult(event);
+        break;
+    case RunEvent::SessionCost:
+        onSessionCost(event);
         break;
     case RunEvent::Transient:
         break;

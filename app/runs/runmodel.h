@@ -148,6 +148,9 @@ private:
     void onPermissionDenied(const RunEvent &event);
     void onTask(const RunEvent &event);
     void onResult(const RunEvent &event);
+    void onSessionCost(const RunEvent &event);
+    void adoptModel(const QString &model);
+    void settleRunIfAllTurnsEnded(bool isError);
     Node *addLeaf(NodeKind kind, Node *parent, const RunEvent &event, const QString &title,
         Status status = Status::None);
 

@@ -2,7 +2,11 @@
 
 #include "runs/streamjson.h"
 
+#include <QDate>
+#include <QDateTime>
 #include <QHash>
+#include <QSet>
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -190,6 +194,37 @@ QStringList stringList(const object &o, std::string_view key)
     return result;
 }
 
+// "2026-11-29T09:28:56.815Z" (what the CLI writes) without building a QDateTime per record;
+// other ISO 8601 forms go through QDateTime. -1 when it is not a time.
+qint64 isoTimestampMs(std::string_view text)
+{
+    auto digits = [&](size_t at, size_t count, int *value) {
+        if (at + count > text.size())
+            return false;
+        int result = 0;
+        for (size_t i = at; i < at + count; ++i) {
+            if (text[i] < '0' || text[i] > '9')
+                return false;
+            result = result * 10 + (text[i] - '0');
+        }
+        *value = result;
+        return true;
+    };
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
+    const bool simple = text.size() == 24 && digits(0, 4, &year) && text[4] == '-'
+        && digits(5, 2, &month) && text[7] == '-' && digits(8, 2, &day) && text[10] == 'T'
+        && digits(11, 2, &hour) && text[13] == ':' && digits(14, 2, &minute) && text[16] == ':'
+        && digits(17, 2, &second) && text[19] == '.' && digits(20, 3, &millis) && text[23] == 'Z';
+    if (simple) {
+        const QDate date(year, month, day);
+        if (date.isValid() && hour < 24 && minute < 60 && second < 61)
+            return (date.toJulianDay() - QDate(1970, 1, 1).toJulianDay()) * 86400000LL
+                + ((hour * 60LL + minute) * 60 + second) * 1000 + millis;
+    }
+    const QDateTime time = QDateTime::fromString(toQString(text), Qt::ISODateWithMs);
+    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
+}
+
 } // namespace
 
 struct RunParser::Impl {
@@ -216,12 +251,15 @@ struct RunParser::Impl {
         array content;
         const bool hasContent = message.at_key("content").get(content) == simdjson::SUCCESS;
 
-        if (boolField(line, "is_api_error_message") || model == QLatin1String("<synthetic>")) {
+        if (boolField(line, "is_api_error_message") || boolField(line, "isApiErrorMessage")
+            || model == QLatin1String("<synthetic>")) {
             RunEvent event = makeEvent(RunEvent::ApiError);
             event.model = model;
             event.isError = true;
             event.errorCode = stringField(line, "error");
             event.errorStatus = intField(line, "api_error_status", 0);
+            if (event.errorStatus == 0)
+                event.errorStatus = intField(line, "apiErrorStatus", 0);
             if (hasContent)
                 event.text = flattenedContent(message.at_key("content").value_unsafe());
             out.append(event);
@@ -278,7 +316,9 @@ struct RunParser::Impl {
         }
     }
 
-    void parseUser(const object &line, RunEventBatch &out)
+    // resultKey: "tool_use_result" in stream-json, "toolUseResult" in transcripts.
+    void parseUser(
+        const object &line, RunEventBatch &out, std::string_view resultKey = "tool_use_result")
     {
         object message;
         if (line.at_key("message").get(message) != simdjson::SUCCESS) {
@@ -307,7 +347,7 @@ struct RunParser::Impl {
         QByteArray structured;
         QString structuredStatus;
         element toolUseResult;
-        if (line.at_key("tool_use_result").get(toolUseResult) == simdjson::SUCCESS) {
+        if (line.at_key(resultKey).get(toolUseResult) == simdjson::SUCCESS) {
             structured = toBytes(simdjson::minify(toolUseResult));
             object resultObject;
             if (toolUseResult.get(resultObject) == simdjson::SUCCESS)
@@ -522,9 +562,195 @@ struct RunParser::Impl {
         out.append(makeEvent(RunEvent::Transient));
     }
 
+    // --- transcript records (docs/stream-json.md, "Transcripts on disk") ------------------
+
+    // Time of the record being parsed, ms since the epoch; -1 when it has none.
+    qint64 recordTimestampMs = -1;
+    bool transcriptRecord = false;
+
+    static bool isTranscriptOnlyType(const QString &type)
+    {
+        static const QStringList types {QStringLiteral("queue-operation"),
+            QStringLiteral("attachment"), QStringLiteral("last-prompt"),
+            QStringLiteral("cost-state"), QStringLiteral("file-history-snapshot"),
+            QStringLiteral("summary"), QStringLiteral("api-request"),
+            QStringLiteral("api-request-shape"), QStringLiteral("api-request-blob"),
+            QStringLiteral("tools-used"), QStringLiteral("atis-latch"), QStringLiteral("mode"),
+            QStringLiteral("agent-setting"), QStringLiteral("pr-link"), QStringLiteral("ai-title"),
+            QStringLiteral("custom-title")};
+        return types.contains(type);
+    }
+
+    // A prompt someone typed (or a pipe sent) starts a turn; tool results, harness context
+    // (isMeta), compaction summaries, interrupt notes and a sub-agent's prompt do not.
+    static bool promptText(const object &line, const object &message, QString *text)
+    {
+        if (boolField(line, "isMeta") || boolField(line, "isSidechain")
+            || boolField(line, "isCompactSummary"))
+            return false;
+        element content;
+        if (message.at_key("content").get(content) != simdjson::SUCCESS)
+            return false;
+        std::string_view plain;
+        if (content.get(plain) == simdjson::SUCCESS) {
+            *text = toQString(plain);
+        } else {
+            array blocks;
+            if (content.get(blocks) != simdjson::SUCCESS || blocks.size() == 0)
+                return false;
+            for (element entry : blocks) {
+                object block;
+                if (entry.get(block) != simdjson::SUCCESS)
+                    return false;
+                const QString type = stringField(block, "type");
+                if (type == QLatin1String("text")) {
+                    if (!text->isEmpty())
+                        *text += QLatin1Char('\n');
+                    *text += stringField(block, "text");
+                } else if (type != QLatin1String("image") && type != QLatin1String("document")) {
+                    return false; // tool_result and friends
+                }
+            }
+        }
+        // Interrupt notes and a slash command's output are part of the turn; the slash
+        // command itself (e.g. /compact) is its prompt.
+        if (text->startsWith(QLatin1String("[Request interrupted"))
+            || text->startsWith(QLatin1String("<local-command-")))
+            return false;
+        if (text->startsWith(QLatin1String("<command-name>")))
+            *text = QString(taggedText(*text, QStringLiteral("command-name")) + QLatin1Char(' ')
+                + taggedText(*text, QStringLiteral("command-args")))
+                        .trimmed();
+        return true;
+    }
+
+    static QString taggedText(const QString &text, const QString &tag)
+    {
+        const QString open = QLatin1Char('<') + tag + QLatin1Char('>');
+        const qsizetype start = text.indexOf(open);
+        if (start < 0)
+            return {};
+        const qsizetype from = start + open.size();
+        const qsizetype end = text.indexOf(QStringLiteral("</") + tag + QLatin1Char('>'), from);
+        return text.mid(from, end < 0 ? -1 : end - from);
+    }
+
+    void parseTranscriptUser(const object &line, RunEventBatch &out)
+    {
+        object message;
+        if (line.at_key("message").get(message) != simdjson::SUCCESS) {
+            out.append(makeEvent(RunEvent::Unknown));
+            return;
+        }
+        if (boolField(line, "isMeta")) { // harness context, e.g. skill text or caveats
+            out.append(makeEvent(RunEvent::Transient));
+            return;
+        }
+        QString prompt;
+        if (promptText(line, message, &prompt)) {
+            RunEvent init = makeEvent(RunEvent::SessionInit);
+            init.cwd = stringField(line, "cwd");
+            init.cliVersion = stringField(line, "version");
+            init.permissionMode = stringField(line, "permissionMode");
+            out.append(init);
+            RunEvent text = makeEvent(RunEvent::UserText);
+            text.text = prompt;
+            out.append(text);
+            return;
+        }
+        const qsizetype first = out.size();
+        parseUser(line, out, "toolUseResult");
+        if (boolField(line, "isCompactSummary")) {
+            for (qsizetype i = first; i < out.size(); ++i)
+                out[i].text.prepend(QStringLiteral("(compaction summary) "));
+        }
+    }
+
+    void parseTranscriptSystem(const object &line, const QString &subtype, RunEventBatch &out)
+    {
+        if (subtype == QLatin1String("compact_boundary")) {
+            RunEvent event = makeEvent(RunEvent::CompactBoundary);
+            object metadata;
+            if (line.at_key("compactMetadata").get(metadata) == simdjson::SUCCESS) {
+                event.text = QStringLiteral("%1 compaction: %2 tokens before")
+                                 .arg(stringField(metadata, "trigger"))
+                                 .arg(integerField(metadata, "preTokens", 0));
+            }
+            out.append(event);
+        } else if (subtype == QLatin1String("api_error")) {
+            // One failed API attempt; the CLI retries after retryInMs.
+            RunEvent event = makeEvent(RunEvent::ApiRetry);
+            event.attempt = intField(line, "retryAttempt", 0);
+            event.maxRetries = intField(line, "maxRetries", 0);
+            event.retryDelayMs = integerField(line, "retryInMs", 0);
+            object error;
+            if (line.at_key("error").get(error) == simdjson::SUCCESS) {
+                event.errorStatus = intField(error, "status", 0);
+                event.errorCode = stringField(error, "message");
+            }
+            out.append(event);
+        } else {
+            parseSystem(line, subtype, out);
+        }
+    }
+
+    // A forked session's file starts with a copy of the original's history; only the copied
+    // answers still name the session they were requested in (requestSessionId).
+    QSet<QString> announcedOrigins;
+    void noteCopiedHistory(const object &line, RunEventBatch &out)
+    {
+        const QString origin = stringField(line, "requestSessionId");
+        if (origin.isEmpty() || origin == stringField(line, "sessionId")
+            || announcedOrigins.contains(origin))
+            return;
+        announcedOrigins.insert(origin);
+        RunEvent event = makeEvent(RunEvent::SystemNotice);
+        event.subtype = QStringLiteral("forked");
+        event.text = QStringLiteral("forked from session %1: the history up to here is a copy "
+                                    "of that session's")
+                         .arg(origin);
+        out.append(event);
+    }
+
+    void parseTranscriptRecord(const object &line, const QString &type, RunEventBatch &out)
+    {
+        if (type == QLatin1String("user")) {
+            parseTranscriptUser(line, out);
+        } else if (type == QLatin1String("assistant")) {
+            noteCopiedHistory(line, out);
+            parseAssistant(line, out);
+        } else if (type == QLatin1String("system")) {
+            parseTranscriptSystem(line, stringField(line, "subtype"), out);
+        } else if (type == QLatin1String("cost-state")) {
+            RunEvent event = makeEvent(RunEvent::SessionCost);
+            event.result.hasCost = doubleField(line, "totalCostUSD", &event.result.totalCostUsd);
+            event.result.durationApiMs = integerField(line, "totalAPIDuration", -1);
+            out.append(event);
+        } else if (type == QLatin1String("summary")) {
+            RunEvent event = makeEvent(RunEvent::SystemNotice);
+            event.text = stringField(line, "summary");
+            out.append(event);
+        } else if (isTranscriptOnlyType(type)) {
+            out.append(makeEvent(RunEvent::Transient)); // bookkeeping and harness context
+        } else {
+            out.append(makeEvent(RunEvent::Unknown));
+        }
+    }
+
     void parseObject(const object &line, RunEventBatch &out)
     {
         const QString type = stringField(line, "type");
+        // Transcript records name the session "sessionId" (stream-json: "session_id").
+        transcriptRecord
+            = line.at_key("sessionId").error() == simdjson::SUCCESS || isTranscriptOnlyType(type);
+        recordTimestampMs = -1;
+        if (transcriptRecord) {
+            std::string_view stamp;
+            if (line.at_key("timestamp").get(stamp) == simdjson::SUCCESS)
+                recordTimestampMs = isoTimestampMs(stamp);
+            parseTranscriptRecord(line, type, out);
+            return;
+        }
         if (type == QLatin1String("assistant"))
             parseAssistant(line, out);
         else if (type == QLatin1String("user"))
@@ -587,6 +813,14 @@ void RunParser::appendLine(const QByteArray &line, qint64 arrivalMs, RunEventBat
         out.append(event);
     } else if (out.size() == firstNew) {
         out.append(RunEvent()); // Unknown; parseObject always appends, this keeps it so
+    }
+    // Transcript records carry their own time; records without one (cost-state, bookkeeping)
+    // take the latest time seen, so durations come from the session, not from when it is read.
+    if (envelope.kind == StreamLine::Json && m_impl->transcriptRecord) {
+        if (m_impl->recordTimestampMs >= 0)
+            m_lastRecordMs = std::max(m_lastRecordMs, m_impl->recordTimestampMs);
+        if (m_lastRecordMs >= 0)
+            arrivalMs = m_lastRecordMs;
     }
     for (qsizetype i = firstNew; i < out.size(); ++i) {
         RunEvent &event = out[i];

@@ -1,7 +1,9 @@
 #pragma once
-// Turns Claude Code stream-json output into RunEvent values (docs/stream-json.md, "Line
-// types and the events they become"). Every line yields events: unknown types become Unknown, noise
-// and corrupt JSON become NotJson, so nothing a stream contains can stop a run from being shown.
+// Turns Claude Code stream-json output, and the records of its session transcripts, into
+// RunEvent values (docs/stream-json.md, "Line types and the events they become" and
+// "Transcripts on disk"). Every line yields events: unknown types become Unknown, noise and
+// corrupt JSON become NotJson, so nothing a stream contains can stop a run from being shown.
+// A transcript's turns start at each real prompt, and its events take the records' times.
 
 #include "runs/runevents.h"
 
@@ -50,6 +52,7 @@ private:
     std::unique_ptr<Impl> m_impl;
     QByteArray m_pending; // feedBytes: bytes after the last "\n"
     qint64 m_lineNumber = 0;
+    qint64 m_lastRecordMs = -1; // the newest transcript record time seen
 };
 
 } // namespace sandscope

@@ -255,6 +255,7 @@ bool RecordingReader::readRawLine(QByteArray *line)
     }
     m_bytesRead += bytes.size();
     ++m_fileLine;
+    m_lastLineTerminated = bytes.endsWith('\n');
     *line = withoutTerminator(bytes);
     return true;
 }
@@ -300,10 +301,10 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         if (has("t") && (has("line") || has("line_base64")) && !has("type")) {
             m_format = Format::Recording; // a recording whose header is missing
         } else if (has("sessionId") || type == "queue-operation" || type == "attachment"
-            || type == "last-prompt" || type == "summary") {
-            return fail(QStringLiteral("%1 is a Claude Code transcript, not a stream-json capture "
-                                       "or a Sandscope recording")
-                            .arg(path));
+            || type == "last-prompt" || type == "summary" || type == "file-history-snapshot") {
+            m_format = Format::Transcript;
+            for (const SubagentTranscript &subagent : SubagentSplicer::findLocal(path))
+                m_subagents.add(subagent);
         }
     }
     if (gotLine) { // handed out again, with the same line number, by the next read
@@ -322,9 +323,7 @@ bool RecordingReader::atEnd() const
 bool RecordingReader::decodeRecordingEntry(const QByteArray &line, RecordedLine *out)
 {
     auto problem = [&](const QString &why) {
-        const QString text = QStringLiteral("line %1: %2").arg(m_fileLine).arg(why);
-        m_problems.append(text);
-        Q_EMIT problemFound(text);
+        addProblem(QStringLiteral("line %1: %2").arg(m_fileLine).arg(why));
         return false;
     };
     simdjson::dom::object object;
@@ -350,6 +349,12 @@ bool RecordingReader::decodeRecordingEntry(const QByteArray &line, RecordedLine 
     out->arrivalMs = m_lastArrivalMs;
     out->fileLine = m_fileLine;
     return true;
+}
+
+void RecordingReader::addProblem(const QString &problem)
+{
+    m_problems.append(problem);
+    Q_EMIT problemFound(problem);
 }
 
 qint64 RecordingReader::timestampOf(const QByteArray &line) const
@@ -409,9 +414,28 @@ bool RecordingReader::readLine(RecordedLine *out)
         m_plainQueue.pop_front();
         return true;
     }
+    QByteArray line;
+    if (m_format == Format::Transcript) {
+        // Records carry their own times (RunParser reads them). A last line without its
+        // newline is still being written: it is left for a later read, unless it is whole.
+        while (readRawLine(&line)) {
+            if (line.trimmed().isEmpty())
+                continue;
+            simdjson::dom::element parsed;
+            if (!m_lastLineTerminated && m_file.atEnd()
+                && m_json->parser.parse(line.constData(), size_t(line.size())).get(parsed)
+                    != simdjson::SUCCESS) {
+                addProblem(QStringLiteral("line %1: incomplete, still being written (not shown)")
+                               .arg(m_fileLine));
+                return false;
+            }
+            *out = RecordedLine {line, 0, m_fileLine};
+            return true;
+        }
+        return false;
+    }
     if (m_format != Format::Recording)
         return false;
-    QByteArray line;
     while (readRawLine(&line)) {
         if (line.trimmed().isEmpty())
             continue;
@@ -419,6 +443,23 @@ bool RecordingReader::readLine(RecordedLine *out)
             return true;
     }
     return false;
+}
+
+RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &line)
+{
+    RunEventBatch events = parser.parseLine(line.line, line.arrivalMs);
+    if (m_format == Format::Transcript)
+        m_subagents.splice(events);
+    return events;
+}
+
+void RecordingReader::finishReading()
+{
+    if (m_finishedReading)
+        return;
+    m_finishedReading = true;
+    for (const QString &missing : m_subagents.missingSubagents())
+        addProblem(missing);
 }
 
 void RecordingReader::start(RunParser *parser, int sliceBudgetMs)
@@ -449,16 +490,17 @@ void RecordingReader::runSlice()
             done = true;
             break;
         }
-        batch += m_parser->parseLine(line.line, line.arrivalMs);
+        batch += eventsOf(*m_parser, line);
     }
     if (!batch.isEmpty())
         Q_EMIT eventsReady(batch);
     Q_EMIT progress(m_bytesRead, m_totalBytes);
     if (!m_running) // cancelled by a slot connected to eventsReady or progress
         return;
-    if (done)
+    if (done) {
+        finishReading();
         finish(m_readError.isEmpty());
-    else
+    } else
         QTimer::singleShot(0, this, &RecordingReader::runSlice);
 }
 

@@ -10,11 +10,13 @@
 //   {"t":<arrival>,"line_base64":"<base64>"}       a raw line that is not valid UTF-8
 // Arrival times never decrease. The raw line has no line terminator.
 //
-// RecordingReader opens a recording or a plain stream-json capture (detected from the first
-// line) and feeds it through RunParser in time-boxed slices on the event loop, so a large file
-// loads with progress and can be cancelled without freezing the UI.
+// RecordingReader opens a recording, a plain stream-json capture or a Claude Code session
+// transcript (detected from the first line; a transcript's sub-agent files are spliced in) and
+// feeds it through RunParser in time-boxed slices on the event loop, so a large file loads
+// with progress and can be cancelled without freezing the UI.
 
 #include "runs/runevents.h"
+#include "runs/subagentsplicer.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -109,14 +111,14 @@ public:
         Unknown, // not opened
         Recording, // a RunRecorder file
         StreamJson, // plain `claude -p --output-format stream-json` output
+        Transcript, // ~/.claude/projects/<escaped cwd>/<session>.jsonl
     };
     Q_ENUM(Format)
 
     explicit RecordingReader(QObject *parent = nullptr);
     ~RecordingReader() override;
 
-    // Opens path and detects its format. Refuses Claude Code transcripts (a different
-    // format) and unreadable files with a message.
+    // Opens path and detects its format; unreadable files are refused with a message.
     bool open(const QString &path, QString *errorMessage = nullptr);
     Format format() const { return m_format; }
     QString path() const { return m_file.fileName(); }
@@ -125,6 +127,11 @@ public:
     // Synchronous reading (CLI, tests). Plain captures have no arrival times: the lines' own
     // "timestamp" fields are used where present, and lines without one take the nearest.
     bool readLine(RecordedLine *out);
+    // The events of one line read by readLine, with a transcript's sub-agents spliced in.
+    RunEventBatch eventsOf(RunParser &parser, const RecordedLine &line);
+    // Once all lines are read: what could not be shown, e.g. a sub-agent without its file
+    // (also added to problems()).
+    void finishReading();
     bool atEnd() const;
     qint64 bytesRead() const { return m_bytesRead; }
     qint64 totalBytes() const { return m_totalBytes; }
@@ -152,6 +159,7 @@ private:
     bool decodeRecordingEntry(const QByteArray &line, RecordedLine *out);
     qint64 timestampOf(const QByteArray &line) const;
     bool fillPlainQueue();
+    void addProblem(const QString &problem);
     void runSlice();
     void finish(bool completed);
 
@@ -169,6 +177,9 @@ private:
     QStringList m_problems;
     QString m_readError;
     std::deque<RecordedLine> m_plainQueue; // plain lines waiting for a known timestamp
+    SubagentSplicer m_subagents; // transcripts only
+    bool m_lastLineTerminated = true;
+    bool m_finishedReading = false;
 
     RunParser *m_parser = nullptr;
     bool m_running = false;

@@ -66,6 +66,25 @@ void RunSummaryBuilder::add(const RunEvent &event)
             seen = mergedUsage(seen, event.usage);
         }
         break;
+    case RunEvent::SessionInit:
+        if (event.type == QLatin1String("user")) { // a transcript prompt
+            m_summary.isTranscript = true;
+            m_summary.turnOpen = true;
+            ++m_summary.numTurns;
+            m_turnStartedMs = event.arrivalMs;
+        }
+        break;
+    case RunEvent::SessionCost:
+        m_summary.isTranscript = true;
+        if (m_summary.turnOpen && m_turnStartedMs >= 0)
+            m_summary.durationMs += std::max<qint64>(0, event.arrivalMs - m_turnStartedMs);
+        m_summary.turnOpen = false;
+        if (event.result.hasCost) { // cumulative per process, as in RunModel
+            const double total = event.result.totalCostUsd;
+            m_summary.costUsd += total >= m_lastSessionCost ? total - m_lastSessionCost : total;
+            m_lastSessionCost = total;
+        }
+        break;
     case RunEvent::Result: {
         const ResultInfo &result = event.result;
         m_summary.hasResult = true;
@@ -99,7 +118,7 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     result.toolErrors = failedCalls;
     result.unmatchedToolCalls = result.toolCalls - answeredCalls;
     if (!result.hasResult)
-        result.isError = runEnded;
+        result.isError = runEnded && (!result.isTranscript || result.turnOpen);
     if (result.hasResult) {
         result.inputTokens = m_resultUsage.inputTokens;
         result.outputTokens = m_resultUsage.outputTokens;

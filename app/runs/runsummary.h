@@ -26,8 +26,12 @@ struct RunSummary {
     double costUsd = 0; // the last result's total_cost_usd (cumulative for the process)
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
-    qint64 durationMs = 0; // sum of the results' duration_ms
-    int numTurns = 0; // sum of the results' num_turns
+    qint64 durationMs = 0; // sum of the results' duration_ms (transcripts: of the turns' spans)
+    int numTurns = 0; // sum of the results' num_turns (transcripts: prompts)
+    // Transcripts have no result lines: their turns end with a cost-state record, whose
+    // cumulative cost counts instead.
+    bool isTranscript = false;
+    bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
 
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
@@ -52,6 +56,8 @@ private:
     QSet<QString> m_failed;
     QHash<QString, TokenUsage> m_messageUsage;
     TokenUsage m_resultUsage;
+    qint64 m_turnStartedMs = -1;
+    double m_lastSessionCost = 0;
 };
 
 // Streams the file line by line (a huge capture is never loaded at once). Returns false and

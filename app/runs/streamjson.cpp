@@ -175,6 +175,8 @@ StreamLine StreamLineReader::parse(const QByteArray &line, const ObjectVisitor &
         result.type = stringField(object, "type");
         result.subtype = stringField(object, "subtype");
         result.sessionId = stringField(object, "session_id");
+        if (result.sessionId.isEmpty()) // transcript records (docs/stream-json.md)
+            result.sessionId = stringField(object, "sessionId");
         result.uuid = stringField(object, "uuid");
         result.parentToolUseId = stringField(object, "parent_tool_use_id");
         simdjson::dom::object message;

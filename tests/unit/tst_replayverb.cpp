@@ -158,6 +158,7 @@ private Q_SLOTS:
     void recordingGivesTheSameSummary();
     void humanSummaryAndOutline();
     void usageAndFileErrors();
+    void transcriptReplaysWithItsSubagents();
 
 private:
     QTemporaryDir m_dir;
@@ -279,16 +280,55 @@ void TestReplayVerb::usageAndFileErrors()
     QVERIFY(unreadable.out.isEmpty());
     QVERIFY(unreadable.err.contains(missing.toUtf8()));
 
-    const Outcome transcript = runSandscope({QStringLiteral("replay"),
-        capturePath(QStringLiteral("transcript-basic.jsonl")), QStringLiteral("--json")});
-    QCOMPARE(transcript.exitCode, 1);
-    QVERIFY(transcript.err.contains("transcript"));
-
     const Outcome help = runSandscope({QStringLiteral("replay"), QStringLiteral("--help")});
     QCOMPARE(help.exitCode, 0);
     QVERIFY(help.out.startsWith("Usage: sandscope replay FILE"));
     const Outcome topHelp = runSandscope({QStringLiteral("--help")});
     QVERIFY(topHelp.out.contains("  replay "));
+}
+
+// The transcript of the sub-agent capture: the sub-agent's call counts, the cost is the last
+// cost-state record's, and the outline shows the sub-agent's call under the Agent call.
+void TestReplayVerb::transcriptReplaysWithItsSubagents()
+{
+    const QString transcript = capturePath(
+        QStringLiteral("transcript-subagent/4babb74a-6fa5-4352-a0d3-723caf885db8.jsonl"));
+    double lastCost = -1;
+    for (const QByteArray &line : captureLines(
+             QStringLiteral("transcript-subagent/4babb74a-6fa5-4352-a0d3-723caf885db8.jsonl"))) {
+        const QJsonObject record = QJsonDocument::fromJson(line).object();
+        if (record.value(QStringLiteral("type")).toString() == QLatin1String("cost-state"))
+            lastCost = record.value(QStringLiteral("totalCostUSD")).toDouble();
+    }
+    QVERIFY(lastCost > 0);
+
+    const Outcome json = runSandscope({QStringLiteral("replay"), transcript,
+        QStringLiteral("--summary"), QStringLiteral("--json")});
+    QVERIFY2(json.err.isEmpty(), json.err.constData());
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject summary = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(summary.value(QStringLiteral("type")).toString(), QStringLiteral("sandscope_summary"));
+    QCOMPARE(summary.value(QStringLiteral("session_id")).toString(),
+        QStringLiteral("4babb74a-6fa5-4352-a0d3-723caf885db8"));
+    QCOMPARE(summary.value(QStringLiteral("tool_calls")).toInt(), 2); // Agent + its Bash
+    QCOMPARE(summary.value(QStringLiteral("unmatched_tool_calls")).toInt(), 0);
+    QCOMPARE(summary.value(QStringLiteral("is_error")).toBool(), false);
+    QVERIFY(qFuzzyCompare(summary.value(QStringLiteral("cost_usd")).toDouble(), lastCost));
+
+    const Outcome outline = runSandscope({QStringLiteral("replay"), transcript});
+    QCOMPARE(outline.exitCode, 0);
+    const QList<QByteArray> lines = outline.out.split('\n');
+    qsizetype agentIndent = -1;
+    bool nestedBash = false;
+    for (const QByteArray &line : lines) {
+        const qsizetype indent = line.size() - line.trimmed().size();
+        if (line.trimmed().startsWith("Agent"))
+            agentIndent = indent;
+        else if (agentIndent >= 0 && line.trimmed().startsWith("Bash"))
+            nestedBash = nestedBash || indent > agentIndent;
+    }
+    QVERIFY2(nestedBash, outline.out.constData());
+    QVERIFY(outline.out.contains("ended (a transcript has no result lines)"));
 }
 
 QTEST_GUILESS_MAIN(TestReplayVerb)

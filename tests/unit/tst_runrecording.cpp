@@ -3,8 +3,8 @@
 // characters survive; a recording process killed with SIGKILL leaves every line it had
 // shown on disk (the child records each line, then parses it, then acknowledges it);
 // plain stream-json captures are detected and timed from their "timestamp" fields;
-// transcripts are refused; corrupt recording lines are reported and skipped, not fatal; the
-// asynchronous reader parses in several slices with progress and can be cancelled.
+// transcripts are recognised as such; corrupt recording lines are reported and skipped, not fatal;
+// the asynchronous reader parses in several slices with progress and can be cancelled.
 
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -91,7 +91,7 @@ private Q_SLOTS:
     void arrivalTimesNeverDecrease();
     void crashRecordingKeepsEveryShownLine();
     void plainStreamJsonIsDetectedAndTimed();
-    void transcriptsAreRefused();
+    void transcriptsAreRecognised();
     void unreadableFileIsAnError();
     void corruptRecordingLinesAreReportedNotFatal();
     void asyncReadingUsesSlicesAndMatchesSyncParsing();
@@ -269,13 +269,17 @@ void TestRunRecording::plainStreamJsonIsDetectedAndTimed()
     }
 }
 
-void TestRunRecording::transcriptsAreRefused()
+void TestRunRecording::transcriptsAreRecognised()
 {
     RecordingReader reader;
     QString why;
-    QVERIFY(!reader.open(capturePath(QStringLiteral("transcript-basic.jsonl")), &why));
-    QVERIFY2(why.contains(QStringLiteral("transcript")), qPrintable(why));
-    QCOMPARE(reader.format(), RecordingReader::Format::Unknown);
+    QVERIFY2(
+        reader.open(capturePath(QStringLiteral("transcript-basic.jsonl")), &why), qPrintable(why));
+    QCOMPARE(reader.format(), RecordingReader::Format::Transcript);
+    RecordedLine first;
+    QVERIFY(reader.readLine(&first));
+    QCOMPARE(first.fileLine, 1); // the line looked at for detection is not skipped
+    QVERIFY(first.line.contains("queue-operation"));
 }
 
 void TestRunRecording::unreadableFileIsAnError()

@@ -92,7 +92,11 @@ private slots:
             qtCounts[typeKey(stringValue(object, "type"), stringValue(object, "subtype"))]++;
             QCOMPARE(parsed.type, stringValue(object, "type"));
             QCOMPARE(parsed.subtype, stringValue(object, "subtype"));
-            QCOMPARE(parsed.sessionId, stringValue(object, "session_id"));
+            // Transcript records name it "sessionId".
+            const QString sessionId = object.contains(QLatin1String("session_id"))
+                ? stringValue(object, "session_id")
+                : stringValue(object, "sessionId");
+            QCOMPARE(parsed.sessionId, sessionId);
             QCOMPARE(parsed.uuid, stringValue(object, "uuid"));
             QCOMPARE(parsed.parentToolUseId, stringValue(object, "parent_tool_use_id"));
             QCOMPARE(parsed.messageId,

@@ -1,0 +1,62 @@
+#pragma once
+// A transcript keeps each sub-agent's records in a file of its own,
+// <session>/subagents/agent-<id>.jsonl, linked to the spawning Agent/Task call by
+// agent-<id>.meta.json ("toolUseId") or by the call's result ("agentId"); stream-json instead
+// interleaves them, marked with that call's id (docs/stream-json.md, "Transcripts on disk").
+// SubagentSplicer puts a sub-agent's events under its call, so a transcript gives the same tree
+// as the stream: right after the call (or, matched by the result's agentId, right before the
+// result), nested sub-agents the same way.
+
+#include "runs/runevents.h"
+
+#include <QHash>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace sandscope {
+
+struct SubagentTranscript {
+    QString agentId; // <id> of agent-<id>.jsonl
+    QString toolUseId; // the spawning call, from the meta file; empty without one
+    QString agentType;
+    QString description;
+    QString path; // a local file, read when spliced, or
+    QByteArray content; // the file's bytes, fetched from a server
+    QString readError; // why the content could not be fetched
+};
+
+class SubagentSplicer {
+public:
+    // The sub-agents next to a local transcript: <dir>/<session>/subagents/agent-*.jsonl with
+    // their meta files (older CLIs: agent-*.jsonl beside the transcript, without meta). No
+    // folder is normal (a session without sub-agents).
+    static QVector<SubagentTranscript> findLocal(const QString &transcriptPath);
+    // Fills toolUseId, agentType and description from a meta file's JSON; false when it is
+    // not a JSON object.
+    static bool readMeta(const QByteArray &json, SubagentTranscript *subagent);
+
+    void add(const SubagentTranscript &subagent);
+    bool isEmpty() const { return m_agents.isEmpty(); }
+
+    // Inserts the known sub-agents' events into `events` (one batch of the main transcript),
+    // each time one of their calls appears in it.
+    void splice(RunEventBatch &events);
+    // Agent/Task calls seen whose sub-agent transcript was never found, one message each.
+    QStringList missingSubagents() const;
+
+private:
+    RunEventBatch eventsOf(int agent, const QString &toolUseId, int depth);
+    void spliceInto(const RunEventBatch &events, RunEventBatch &out, int depth);
+    int agentFor(const RunEvent &event) const;
+
+    QVector<SubagentTranscript> m_agents;
+    QHash<QString, int> m_byToolUseId;
+    QHash<QString, int> m_byAgentId;
+    QSet<int> m_spliced;
+    QStringList m_agentCalls; // Agent/Task tool_use ids in order
+    QSet<QString> m_servedCalls;
+};
+
+} // namespace sandscope
