@@ -1,16 +1,23 @@
 #include "replayverb.h"
 
 #include "cli/clioutput.h"
+#include "cli/treeprinter.h"
+#include "cli/verbsupport.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsummary.h"
+#include "runs/sessionstore.h"
+#include "runs/transcriptfollower.h"
+#include "security/secretredactor.h"
 #include "util/format.h"
 
 #include <QCommandLineParser>
+#include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QSocketNotifier>
 
 #include <cstdio>
 
@@ -22,6 +29,9 @@ namespace {
 
 enum ExitCode { RunSucceeded = 0, RunFailed = 1, UsageError = 2 };
 
+// --follow ends this long after the session's last turn ended, when nothing new came.
+constexpr int followSettleMs = 5000;
+
 QString humanSummary(const RunSummary &summary)
 {
     const QLocale c = QLocale::c();
@@ -29,7 +39,8 @@ QString humanSummary(const RunSummary &summary)
     if (!summary.hasResult && summary.isTranscript)
         outcome = summary.turnOpen
             ? QStringLiteral("cut short: the last turn did not finish (still running, or killed)")
-            : QStringLiteral("ended (a transcript has no result lines)");
+            : summary.turnFailed ? QStringLiteral("failed: the last turn ended on an API error")
+                                 : QStringLiteral("ended (a transcript has no result lines)");
     else if (!summary.hasResult)
         outcome = QStringLiteral("failed: no result line (the run was cut short)");
     else if (summary.isError)
@@ -87,6 +98,8 @@ QString help()
 {
     return QStringLiteral(
         "Usage: sandscope replay FILE [--summary] [--json]\n"
+        "       sandscope replay --server URL --user ID --session SID [--follow] [--summary]\n"
+        "                        [--json]\n"
         "\n"
         "Replays a Claude Code stream-json capture (claude -p --output-format stream-json\n"
         "--verbose), a Sandscope run recording or a Claude Code session transcript\n"
@@ -95,12 +108,19 @@ QString help()
         "status, duration, tokens and cost, then the summary.\n"
         "\n"
         "Options:\n"
+        "The second form reads the session's transcript in the sandbox as that user (any\n"
+        "session, also those Open WebUI started; see `sandscope sessions`). With --follow\n"
+        "it prints the run as it grows, until the session's last turn has ended and nothing\n"
+        "new came for 5 s; Ctrl+C ends following, never the run.\n"
+        "\n"
         "  --summary   Print only the summary\n"
         "  --json      Print only the summary, as one JSON object:\n"
         "              {\"type\":\"sandscope_summary\", \"session_id\", \"result_subtype\"\n"
         "              (null without a result), \"is_error\", \"tool_calls\", \"tool_errors\",\n"
         "              \"unmatched_tool_calls\", \"cost_usd\", \"input_tokens\",\n"
         "              \"output_tokens\", \"num_turns\", \"duration_ms\"}\n"
+        "  --session SID  The session to read (with --server/--profile and --user)\n"
+        "  --follow    Keep reading while the session grows\n"
         "  -h, --help  Show this help\n"
         "\n"
         "Exit codes: 0 the run succeeded; 1 the run failed, ended without a result line\n"
@@ -117,8 +137,145 @@ QString replayVerbSummary()
         "                transcript) and its summary; exits 0 only when the run succeeded\n");
 }
 
+namespace {
+
+QString outcomeText(const RunSummary &summary, bool json)
+{
+    return json
+        ? QString::fromUtf8(QJsonDocument(jsonSummary(summary)).toJson(QJsonDocument::Compact))
+            + QLatin1Char('\n')
+        : humanSummary(summary);
+}
+
+// replay --server URL --user ID --session SID [--follow]: the transcript read in the sandbox.
+int replaySession(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption sessionOption(
+        QStringLiteral("session"), QStringLiteral("The session to read."), QStringLiteral("SID"));
+    const QCommandLineOption followOption(
+        QStringLiteral("follow"), QStringLiteral("Keep reading while the session grows."));
+    const QCommandLineOption summaryOption(
+        QStringLiteral("summary"), QStringLiteral("Print only the summary."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print only the summary, as JSON."));
+    parser.addOptions({sessionOption, followOption, summaryOption, jsonOption});
+    ConnectionOptions options;
+    const int parsed = parseUserVerbArguments(parser, replayVerb, arguments,
+        QStringLiteral("replay --server URL --user ID --session SID [--follow] [--summary] "
+                       "[--json]"),
+        options);
+    if (parsed >= 0)
+        return parsed;
+    const QString sessionId = parser.value(sessionOption);
+    if (sessionId.isEmpty())
+        return usageError(QStringLiteral("replay from a server needs --session SID"), replayVerb);
+    const bool json = parser.isSet(jsonOption);
+    const bool summaryOnly = json || parser.isSet(summaryOption);
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+
+    OpenTerminalClient client(options.connection);
+    sessiondiscovery::Listing listing;
+    QString why;
+    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
+        return listingFailed(why, options);
+    QString path;
+    QDateTime newest;
+    for (const DiscoveredSession &session : std::as_const(listing.transcripts)) {
+        if (session.sessionId == sessionId && (path.isEmpty() || session.lastActivity > newest)) {
+            path = session.path;
+            newest = session.lastActivity;
+        }
+    }
+    if (path.isEmpty()) {
+        printError(serverMessage(QStringLiteral("user %1 has no session %2 (no transcript "
+                                                "~/.claude/projects/*/%2.jsonl)")
+                                     .arg(options.userId, sessionId),
+            options));
+        return RunFailed;
+    }
+
+    Identity identity;
+    identity.userId = options.userId;
+    TranscriptFollower follower(&client, identity, path);
+    RunModel model;
+    RunSummaryBuilder summary;
+    const bool follow = parser.isSet(followOption);
+    TreePrinter printer(&model,
+        [&](const QString &line) { writeText(stdout, redactor.redact(line) + QLatin1Char('\n')); });
+    QEventLoop loop;
+    bool completed = false;
+    qint64 lastArrivalMs = 0;
+    QObject::connect(
+        &follower, &TranscriptFollower::eventsReady, &loop, [&](const RunEventBatch &events) {
+            summary.add(events);
+            if (!events.isEmpty())
+                lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
+            if (summaryOnly)
+                return;
+            model.addEvents(events);
+            if (follow)
+                printer.flush();
+        });
+    QObject::connect(&follower, &TranscriptFollower::notice, &loop,
+        [&](const QString &message) { printError(redactor.redact(message)); });
+    QObject::connect(
+        &follower, &TranscriptFollower::finished, &loop, [&](bool ok, const QString &message) {
+            completed = ok;
+            if (!ok)
+                printError(redactor.redact(serverMessage(message, options)));
+            loop.quit();
+        });
+    const auto stopWatcher = onStopSignals([&](int) { follower.stop(); });
+    if (follow && !summaryOnly)
+        printError(QStringLiteral("Following %1 as %2 (Ctrl+C stops following)")
+                       .arg(path, options.userId));
+    follower.start(follow, followSettleMs);
+    loop.exec();
+
+    // Following may end in the middle of a turn: the summary then says so.
+    const RunSummary result = summary.summary(true);
+    QString out;
+    if (!summaryOnly) {
+        model.markRunEnded(lastArrivalMs);
+        if (follow) {
+            printer.flush();
+            out += QLatin1Char('\n');
+        } else {
+            appendOutline(model, QModelIndex(), 0, out);
+            out += QLatin1Char('\n');
+        }
+    }
+    out += outcomeText(result, json);
+    if (!writeText(stdout, redactor.redact(out))) {
+        printError(QStringLiteral("could not write to standard output"));
+        return RunFailed;
+    }
+    if (!completed && follower.bytesRead() == 0)
+        return serverErrorExitCode;
+    return result.isError ? RunFailed : RunSucceeded;
+}
+
+bool namesAServer(const QStringList &arguments)
+{
+    for (const QString &argument : arguments) {
+        for (const char *option : {"--server", "--profile", "--session", "--user"}) {
+            if (argument == QLatin1String(option)
+                || argument.startsWith(QLatin1String(option) + QLatin1Char('=')))
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 int runReplay(const QStringList &arguments)
 {
+    if (namesAServer(arguments))
+        return replaySession(arguments);
+
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption helpOption(QStringList {QStringLiteral("h"), QStringLiteral("help")});
@@ -170,17 +327,12 @@ int runReplay(const QStringList &arguments)
 
     const RunSummary summary = builder.summary(true);
     QString out;
-    if (json) {
-        out = QString::fromUtf8(QJsonDocument(jsonSummary(summary)).toJson(QJsonDocument::Compact))
-            + QLatin1Char('\n');
-    } else {
-        if (!summaryOnly) {
-            model.markRunEnded(lastArrivalMs);
-            appendOutline(model, QModelIndex(), 0, out);
-            out += QLatin1Char('\n');
-        }
-        out += humanSummary(summary);
+    if (!summaryOnly) {
+        model.markRunEnded(lastArrivalMs);
+        appendOutline(model, QModelIndex(), 0, out);
+        out += QLatin1Char('\n');
     }
+    out += outcomeText(summary, json);
     if (!writeText(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;

@@ -53,13 +53,6 @@ void RunSummaryBuilder::add(const RunEvent &event)
         if (!event.toolUseId.isEmpty())
             m_toolUses.insert(event.toolUseId);
         break;
-    case RunEvent::ToolResult:
-        if (!event.toolUseId.isEmpty()) {
-            m_answered.insert(event.toolUseId);
-            if (event.isError)
-                m_failed.insert(event.toolUseId);
-        }
-        break;
     case RunEvent::MessageUsage:
         if (!event.messageId.isEmpty()) {
             TokenUsage &seen = m_messageUsage[event.messageId];
@@ -70,6 +63,7 @@ void RunSummaryBuilder::add(const RunEvent &event)
         if (event.type == QLatin1String("user")) { // a transcript prompt
             m_summary.isTranscript = true;
             m_summary.turnOpen = true;
+            m_summary.turnFailed = false;
             ++m_summary.numTurns;
             m_turnStartedMs = event.arrivalMs;
         }
@@ -83,6 +77,17 @@ void RunSummaryBuilder::add(const RunEvent &event)
             const double total = event.result.totalCostUsd;
             m_summary.costUsd += total >= m_lastSessionCost ? total - m_lastSessionCost : total;
             m_lastSessionCost = total;
+        }
+        break;
+    case RunEvent::ApiError: // what the main thread did last decides a transcript turn
+    case RunEvent::AssistantText:
+    case RunEvent::ToolResult:
+        if (event.parentToolUseId.isEmpty())
+            m_summary.turnFailed = event.kind == RunEvent::ApiError;
+        if (event.kind == RunEvent::ToolResult && !event.toolUseId.isEmpty()) {
+            m_answered.insert(event.toolUseId);
+            if (event.isError)
+                m_failed.insert(event.toolUseId);
         }
         break;
     case RunEvent::Result: {
@@ -118,7 +123,8 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     result.toolErrors = failedCalls;
     result.unmatchedToolCalls = result.toolCalls - answeredCalls;
     if (!result.hasResult)
-        result.isError = runEnded && (!result.isTranscript || result.turnOpen);
+        result.isError
+            = result.isTranscript ? (runEnded && result.turnOpen) || result.turnFailed : runEnded;
     if (result.hasResult) {
         result.inputTokens = m_resultUsage.inputTokens;
         result.outputTokens = m_resultUsage.outputTokens;

@@ -32,6 +32,7 @@ struct RunSummary {
     // cumulative cost counts instead.
     bool isTranscript = false;
     bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
+    bool turnFailed = false; // the last transcript turn ended on an API error
 
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",

@@ -9,6 +9,7 @@
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsummary.h"
+#include "runtreeshape.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -21,6 +22,7 @@
 #include <algorithm>
 
 using namespace sandscope;
+using sandscope::test::toolCallShape;
 
 namespace {
 
@@ -74,32 +76,6 @@ Loaded load(const QString &path, RunModel *model)
     loaded.summary = summary.summary(true);
     loaded.ok = reader.readError().isEmpty();
     return loaded;
-}
-
-// "name id parent=<spawning call id> error|ok", one per tool call, in id order.
-QStringList toolCalls(const RunModel &model)
-{
-    QStringList calls;
-    std::function<void(const QModelIndex &, const QString &)> walk = [&](const QModelIndex &parent,
-                                                                         const QString &spawner) {
-        for (int row = 0; row < model.rowCount(parent); ++row) {
-            const QModelIndex index = model.index(row, 0, parent);
-            QString inner = spawner;
-            if (index.data(RunModel::KindRole).toInt() == int(RunModel::NodeKind::ToolCall)) {
-                const QString id = index.data(RunModel::ToolUseIdRole).toString();
-                calls.append(
-                    QStringLiteral("%1 %2 parent=%3 %4")
-                        .arg(index.data(RunModel::ToolNameRole).toString(), id, spawner,
-                            index.data(RunModel::IsErrorRole).toBool() ? QStringLiteral("error")
-                                                                       : QStringLiteral("ok")));
-                inner = id;
-            }
-            walk(index, inner);
-        }
-    };
-    walk(QModelIndex(), QString());
-    std::sort(calls.begin(), calls.end());
-    return calls;
 }
 
 QList<QModelIndex> nodesOfKind(const RunModel &model, RunModel::NodeKind kind)
@@ -199,9 +175,9 @@ private Q_SLOTS:
         QVERIFY(read.ok);
         QVERIFY2(read.problems.isEmpty(), qPrintable(read.problems.join(u'\n')));
 
-        const QStringList streamCalls = toolCalls(fromStream);
+        const QStringList streamCalls = toolCallShape(fromStream);
         QCOMPARE(streamCalls.size(), expectedCalls);
-        QCOMPARE(toolCalls(fromTranscript), streamCalls);
+        QCOMPARE(toolCallShape(fromTranscript), streamCalls);
         // The session is the file's (a fork's stream starts in the original session).
         const QString session
             = QFileInfo(transcript).completeBaseName().startsWith(QLatin1String("transcript-"))
@@ -327,7 +303,7 @@ private Q_SLOTS:
         RunModel model;
         const Loaded read = load(path, &model);
         QVERIFY(read.ok);
-        QCOMPARE(toolCalls(model), toolCalls([&] {
+        QCOMPARE(toolCallShape(model), toolCallShape([&] {
             static RunModel reference;
             load(transcriptOf(QStringLiteral("bash")), &reference);
             return std::cref(reference);
@@ -358,7 +334,7 @@ private Q_SLOTS:
         RunModel withoutFolder;
         const Loaded missing = load(alone, &withoutFolder);
         QVERIFY(missing.ok);
-        QCOMPARE(toolCalls(withoutFolder).size(), 1);
+        QCOMPARE(toolCallShape(withoutFolder).size(), 1);
         QCOMPARE(missing.problems.size(), 1);
         QVERIFY2(missing.problems.first().contains(QStringLiteral("no sub-agent transcript")),
             qPrintable(missing.problems.first()));
