@@ -23,18 +23,27 @@ const QString missingMarker = QStringLiteral("SANDSCOPE-ARTIFACTS-NO-REFERENCE")
 
 } // namespace
 
-QString script(const QString &workDirectory, const QString &referenceFile, int limit)
+QString script(const QString &workDirectory, const QString &reference, int limit)
 {
-    const QString reference = shell::quote(referenceFile);
+    // "@<seconds since the epoch>": a moment instead of a file (a session found on disk has
+    // no reference file, only its first record's time).
+    bool isMoment = false;
+    if (reference.startsWith(QLatin1Char('@')))
+        reference.mid(1).toLongLong(&isMoment);
+    const QString quoted = shell::quote(reference);
+    const QString newer = isMoment
+        ? QStringLiteral("-newermt %1 -o -newerct %1").arg(quoted)
+        : QStringLiteral("-newer %1 -o -cnewer %1").arg(quoted);
     // Everything but directories (files, links, fifos…): what the run made is shown, whatever
     // it is. %T@ first so that a numeric sort puts the newest first; %P is the path below ".".
     const QString body
-        = QStringLiteral("cd -- %1 && find . -mindepth 1 ! -type d \\( -newer %2 -o -cnewer %2 \\) "
+        = QStringLiteral("cd -- %1 && find . -mindepth 1 ! -type d \\( %2 \\) "
                          "-printf '%T@\\t%s\\t%P\\0' | LC_ALL=C sort -z -r -n | head -z -n %3")
-              .arg(shell::quote(workDirectory), reference)
+              .arg(shell::quote(workDirectory), newer)
               .arg(limit + 1);
-    return QStringLiteral("[ -e %1 ] || printf '%2\\n'; %3")
-        .arg(reference, missingMarker, chatscan::framedRecords(beginMarker, body, endMarker));
+    const QString check
+        = isMoment ? QString() : QStringLiteral("[ -e %1 ] || printf '%2\\n'; ").arg(quoted, missingMarker);
+    return check + chatscan::framedRecords(beginMarker, body, endMarker);
 }
 
 bool parseRecord(const QByteArray &record, const QString &workDirectory, ArtifactFile *parsed)

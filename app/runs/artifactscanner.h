@@ -41,7 +41,8 @@ struct ArtifactFile {
 namespace artifactscan {
 
 // POSIX sh with GNU find, sort, head, sed and tr. At most limit + 1 records, newest first.
-QString script(const QString &workDirectory, const QString &referenceFile, int limit);
+// `reference` is a file (changed since it was written) or "@<seconds since the epoch>".
+QString script(const QString &workDirectory, const QString &reference, int limit);
 
 // Turns the command's output lines into files; lines outside the markers are ignored.
 class Parser {

@@ -80,6 +80,7 @@ private Q_SLOTS:
     void scanKeepsEveryByteOfOddNames();
     void scanIsNewestFirstAndTruncatedAtTheLimit();
     void missingReferenceIsReported();
+    void aMomentCanBeTheReference();
     void parserIgnoresNoiseAndBrokenRecords();
     void modelMergesANewScanWithoutReset();
     void uniqueNameNeverReusesATakenName_data();
@@ -90,6 +91,31 @@ private Q_SLOTS:
 private:
     QTemporaryDir m_dir;
 };
+
+// A session found on disk has no reference file: "@<seconds>" (its first record's time).
+void ArtifactScanTest::aMomentCanBeTheReference()
+{
+    const QString work = m_dir.filePath(QStringLiteral("chat-moment"));
+    QVERIFY(QDir().mkpath(work));
+    QVERIFY(writeFile(work + QStringLiteral("/before.txt"), "old"));
+    QFile before(work + QStringLiteral("/before.txt"));
+    const QDateTime past = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    QVERIFY(before.open(QIODevice::ReadWrite));
+    QVERIFY(before.setFileTime(past, QFileDevice::FileModificationTime));
+    before.close();
+    QVERIFY(writeFile(work + QStringLiteral("/after.txt"), "new"));
+    const QString moment
+        = QLatin1Char('@') + QString::number(QDateTime::currentSecsSinceEpoch() - 60);
+
+    bool missing = true;
+    const QVector<ArtifactFile> files = runScan(work, moment, 10, &missing);
+    QVERIFY(!missing);
+    // before.txt's status changed now (setFileTime), so only its modification time is old:
+    // a moment compares both, as the file reference does.
+    QVERIFY(relativePaths(files).contains(QStringLiteral("after.txt")));
+    const QString future = QLatin1Char('@') + QString::number(QDateTime::currentSecsSinceEpoch() + 3600);
+    QCOMPARE(runScan(work, future, 10).size(), 0);
+}
 
 void ArtifactScanTest::scanListsOnlyFilesChangedAfterTheReference()
 {

@@ -219,8 +219,9 @@ QString RunPage::linkedFilePath(const QModelIndex &sourceIndex) const
         return {};
     if (path.startsWith(QLatin1Char('/')))
         return QDir::cleanPath(path);
+    const QString home = m_session ? m_session->home() : m_chat->home();
     if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
-        return m_chat->home().isEmpty() ? QString() : QDir::cleanPath(m_chat->home() + path.mid(1));
+        return home.isEmpty() ? QString() : QDir::cleanPath(home + path.mid(1));
     // Claude resolves a relative path against its cwd, which the init line names.
     QString base = m_model->runIndex().data(RunModel::TextRole).toString();
     if (!base.startsWith(QLatin1Char('/')))
@@ -297,15 +298,72 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     return true;
 }
 
+QString SessionSource::home() const
+{
+    const qsizetype at = transcriptPath.indexOf(QLatin1String("/.claude/projects/"));
+    return at > 0 ? transcriptPath.left(at) : QString();
+}
+
+bool RunPage::openSession(
+    OpenTerminalClient *client, const SessionSource &source, QString *errorMessage)
+{
+    if (refuseSecondRun(errorMessage))
+        return false;
+    m_session = std::make_unique<SessionSource>(source);
+    auto *follower = new TranscriptFollower(client, source.identity, source.transcriptPath, this);
+    m_follower = follower;
+    connect(follower, &TranscriptFollower::eventsReady, this, &RunPage::enqueueEvents);
+    connect(follower, &TranscriptFollower::progress, this, [this](qint64 done, qint64 total) {
+        m_ui->loadProgress->setValue(total > 0 ? int(done * 1000 / total) : 1000);
+    });
+    connect(follower, &TranscriptFollower::notice, this,
+        [this](const QString &text) { showNotice(text, true); });
+    connect(follower, &TranscriptFollower::stateChanged, this,
+        [this](TranscriptFollower::State state) {
+            if (state != TranscriptFollower::State::Following)
+                return;
+            flushEvents();
+            m_ui->loadPanel->hide();
+            showNotice(tr("Following session %1 as %2: new records appear as they are written.")
+                           .arg(m_session->sessionId, m_session->identity.userId));
+            updateSummary();
+            Q_EMIT loadFinished(true);
+        });
+    connect(follower, &TranscriptFollower::finished, this,
+        [this](bool completed, const QString &message) {
+            flushEvents();
+            m_ui->loadPanel->hide();
+            // Calls still open stay so: the run itself may go on without this page.
+            if (!message.isEmpty())
+                showNotice(message, !completed);
+            updateSummary();
+        });
+    if (!source.cwd.isEmpty() && source.started.isValid())
+        m_ui->artifactsPanel->watch(client, source.identity, source.cwd,
+            QLatin1Char('@') + QString::number(source.started.toSecsSinceEpoch()));
+    else
+        m_ui->artifactsPanel->setUnavailable(
+            tr("The session's working directory or start is not known."));
+    m_ui->loadLabel->setText(tr("Reading session %1 as %2…")
+                                 .arg(source.sessionId, source.identity.userId));
+    m_ui->loadProgress->setValue(0);
+    m_ui->loadPanel->show();
+    follower->start(true);
+    return true;
+}
+
 bool RunPage::isLoading() const
 {
-    return m_reader && m_reader->isRunning();
+    return (m_reader && m_reader->isRunning())
+        || (m_follower && m_follower->state() == TranscriptFollower::State::Reading);
 }
 
 void RunPage::cancelLoading()
 {
     if (m_reader && m_reader->isRunning())
         m_reader->cancel();
+    if (m_follower)
+        m_follower->stop();
 }
 
 void RunPage::enqueueEvents(const RunEventBatch &events)
@@ -632,7 +690,7 @@ bool RunPage::attachLiveRun(OpenTerminalClient *client, const LiveRunRequest &re
 
 bool RunPage::refuseSecondRun(QString *errorMessage)
 {
-    if (!isLive() && !m_reader && !m_chat->hasPendingTurn()
+    if (!isLive() && !m_reader && !m_follower && !m_chat->hasPendingTurn()
         && m_model->rowCount(m_model->runIndex()) == 0)
         return false;
     if (errorMessage)
@@ -687,7 +745,7 @@ const LiveRunRequest *RunPage::liveRequest() const
 
 QString RunPage::userId() const
 {
-    return m_chat->userId();
+    return m_session ? m_session->identity.userId : m_chat->userId();
 }
 
 void RunPage::addAttachments(const QStringList &localPaths)

@@ -21,7 +21,9 @@
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsession.h"
+#include "runs/transcriptfollower.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QPersistentModelIndex>
 #include <QPointer>
@@ -48,6 +50,18 @@ class RunSummaryBar;
 namespace Ui {
 class RunPage;
 }
+
+// A Claude Code session found on the server (any session, also one Open WebUI started).
+struct SessionSource {
+    Identity identity; // who reads it: the sandbox user whose home holds it
+    QString transcriptPath; // absolute, on the server
+    QString sessionId;
+    QString chatId; // empty when its working directory is not a chat folder
+    QString cwd; // its working directory, when known
+    QDateTime started; // its first record's time, when known
+    // <home> of <home>/.claude/projects/<dir>/<session>.jsonl
+    QString home() const;
+};
 
 class RunPage : public QWidget {
     Q_OBJECT
@@ -96,6 +110,14 @@ public:
     // here. `request` names the user, scope and chat (and the environment for follow-ups).
     bool attachLiveRun(OpenTerminalClient *client, const sandscope::LiveRunRequest &request,
         const sandscope::RunHandle &handle, QString *errorMessage = nullptr);
+    // Shows a session's transcript, read in the sandbox as its user, and follows it while
+    // the page is open (a run Open WebUI started can be watched as it happens). The
+    // Artifacts tab lists the files of its working directory changed since it started.
+    bool openSession(OpenTerminalClient *client, const SessionSource &source,
+        QString *errorMessage = nullptr);
+    // The session this page shows (null for other pages).
+    const SessionSource *sessionSource() const { return m_session.get(); }
+    TranscriptFollower *sessionFollower() const { return m_follower; }
     // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
     // while a turn runs or before the session is known.
     bool sendFollowUp(const QString &prompt);
@@ -202,6 +224,8 @@ private:
     bool m_pendingScroll = false;
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
+    std::unique_ptr<SessionSource> m_session;
+    QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
 };
 
