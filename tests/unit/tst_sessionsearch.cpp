@@ -279,11 +279,13 @@ void SessionSearchTest::sinceSkipsOlderFiles()
         + QStringLiteral("/subagents/") + subagentFileName;
     QVERIFY(setModified(agentFile, QDateTime::fromSecsSinceEpoch(1700000000, Qt::UTC)));
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    QCOMPARE(searchIn(home.path(), QStringLiteral("echo sub"), {}, now.addDays(-1)).hits.size(), 2);
-    QCOMPARE(searchIn(home.path(), QStringLiteral("echo sub"), {}, now.addDays(1)).hits.size(), 0);
-    QCOMPARE(searchIn(home.path(), QStringLiteral("echo sub"), {},
+    QCOMPARE(
+        int(searchIn(home.path(), QStringLiteral("echo sub"), {}, now.addDays(-1)).hits.size()), 2);
+    QCOMPARE(
+        int(searchIn(home.path(), QStringLiteral("echo sub"), {}, now.addDays(1)).hits.size()), 0);
+    QCOMPARE(int(searchIn(home.path(), QStringLiteral("echo sub"), {},
                  QDateTime::fromSecsSinceEpoch(1600000000, Qt::UTC))
-                 .hits.size(),
+                     .hits.size()),
         5);
 }
 
