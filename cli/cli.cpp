@@ -7,6 +7,7 @@
 #include "cli/probeverb.h"
 #include "cli/replayverb.h"
 #include "cli/runverbs.h"
+#include "cli/searchverb.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -57,8 +58,8 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary() + cleanupVerbSummary()
-        + probeVerbSummary()
+        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary() + searchVerbSummary()
+        + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -353,8 +354,8 @@ const QVector<Verb> &verbs()
 {
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
-        {sessionsVerb, runSessions}, {runsVerb, runRuns}, {replayVerb, runReplay},
-        {cleanupVerb, runCleanup}, {probeVerb, runProbe}};
+        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
+        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe}};
     return all;
 }
 

@@ -7,6 +7,7 @@
 #include "runs/rundiscovery.h"
 #include "runs/runmodel.h"
 #include "runs/runsession.h"
+#include "runs/sessiondiscovery.h"
 #include "runs/sessionstore.h"
 #include "runverbs.h"
 #include "security/secretredactor.h"

@@ -2,9 +2,11 @@
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
 #include "runs/claudecommand.h"
+#include "runs/sessiondiscovery.h"
 #include "runs/sessionstore.h"
 #include "runverbs.h"
 #include "server/openterminalclient.h"
+#include "util/format.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -13,6 +15,7 @@
 #include <QJsonObject>
 #include <QMap>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace sandscope::cli {
@@ -23,19 +26,108 @@ namespace {
 
 enum ExitCode { Ok = 0, Error = 1, UsageError = 2, ServerError = 3 };
 
-// ---------------------------------------------------------------------------------------
-// sessions
-
-struct ChatSession {
+// A session as recorded here, found on the server, or both.
+struct SessionRow {
     QString sessionId;
     QDateTime lastActivity;
     bool local = false;
     bool onServer = false;
-    QString path;
-    qint64 size = -1;
     QString forkedFrom;
     QString runId;
+    DiscoveredSession found; // its details when onServer
 };
+
+using Sessions = QMap<QString, SessionRow>; // by session id
+
+void addFound(Sessions &sessions, const DiscoveredSession &found)
+{
+    SessionRow &row = sessions[found.sessionId];
+    row.sessionId = found.sessionId;
+    row.onServer = true;
+    row.found = found;
+    if (!row.lastActivity.isValid() || found.lastActivity > row.lastActivity)
+        row.lastActivity = found.lastActivity;
+}
+
+QVector<SessionRow> newestFirst(const Sessions &sessions)
+{
+    QVector<SessionRow> list(sessions.cbegin(), sessions.cend());
+    std::stable_sort(list.begin(), list.end(),
+        [](const SessionRow &a, const SessionRow &b) { return a.lastActivity > b.lastActivity; });
+    return list;
+}
+
+QJsonValue serverValue(const SessionRow &row, const QJsonValue &value)
+{
+    return row.onServer ? value : QJsonValue();
+}
+
+QJsonObject sessionJson(const SessionRow &row)
+{
+    const DiscoveredSession &found = row.found;
+    return QJsonObject {
+        {QStringLiteral("session_id"), row.sessionId},
+        {QStringLiteral("last_activity"), stringOrNull(isoTime(row.lastActivity))},
+        {QStringLiteral("local"), row.local},
+        {QStringLiteral("on_server"), row.onServer},
+        {QStringLiteral("path"), stringOrNull(found.path)},
+        {QStringLiteral("size"), serverValue(row, double(found.size))},
+        {QStringLiteral("forked_from"), stringOrNull(row.forkedFrom)},
+        {QStringLiteral("run_id"), stringOrNull(row.runId)},
+        {QStringLiteral("cwd"), stringOrNull(found.cwd)},
+        {QStringLiteral("title"), stringOrNull(found.title)},
+        {QStringLiteral("started"), stringOrNull(isoTime(found.started))},
+        {QStringLiteral("turns"), serverValue(row, found.turns)},
+        {QStringLiteral("tool_calls"), serverValue(row, found.toolCalls)},
+        {QStringLiteral("model"), stringOrNull(found.model)},
+        {QStringLiteral("cost_usd"), found.hasCost ? QJsonValue(found.costUsd) : QJsonValue()},
+        {QStringLiteral("running"), serverValue(row, found.running)},
+    };
+}
+
+// The home directory as "~", so that other working directories stay short.
+QString shortPath(const QString &path, const QString &home)
+{
+    if (!home.isEmpty() && (path == home || path.startsWith(home + QLatin1Char('/'))))
+        return QLatin1Char('~') + path.mid(home.size());
+    return path;
+}
+
+QString tableHeader(const QString &first)
+{
+    return first.leftJustified(24) + QLatin1Char(' ') + QStringLiteral("SESSION").leftJustified(36)
+        + QStringLiteral("  ") + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20)
+        + QStringLiteral("  TURNS  TOOLS       SIZE      COST  WHERE                 TITLE\n");
+}
+
+QString tableRow(const QString &first, const SessionRow &row)
+{
+    const DiscoveredSession &found = row.found;
+    QStringList where;
+    if (row.local)
+        where << QStringLiteral("local");
+    if (row.onServer)
+        where << QStringLiteral("server");
+    QString whereText = where.join(QLatin1Char('+'));
+    if (found.running)
+        whereText += QStringLiteral(" running");
+    const QString dash = QStringLiteral("-");
+    QString line = first.leftJustified(24) + QLatin1Char(' ') + row.sessionId.leftJustified(36)
+        + QStringLiteral("  ") + isoTime(row.lastActivity).leftJustified(20) + QStringLiteral("  ")
+        + (row.onServer ? QString::number(found.turns) : dash).rightJustified(5)
+        + QStringLiteral("  ")
+        + (row.onServer ? QString::number(found.toolCalls) : dash).rightJustified(5)
+        + QStringLiteral("  ")
+        + (row.onServer ? format::byteSize(found.size) : dash).rightJustified(9)
+        + QStringLiteral("  ")
+        + (found.hasCost ? QStringLiteral("$%1").arg(found.costUsd, 0, 'f', 4) : dash)
+              .rightJustified(8)
+        + QStringLiteral("  ") + whereText.leftJustified(20) + QStringLiteral("  ")
+        + firstLine(found.title, 60);
+    if (!row.forkedFrom.isEmpty())
+        line += QStringLiteral(" (fork of %1)").arg(row.forkedFrom);
+    return line.trimmed() + QLatin1Char('\n');
+}
 
 } // namespace
 
@@ -43,10 +135,13 @@ int runSessions(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Lists the user's chats with their Claude Code sessions and last activity: the\n"
-        "sessions sandscope recorded on this machine and the transcripts found on the server\n"
-        "(~/.claude/projects/<escaped chat directory>/<session>.jsonl). The first session of a\n"
-        "chat is the one `sandscope run --resume` continues."));
+        "Lists the user's Claude Code sessions, whoever started them (Open WebUI, sandscope, a\n"
+        "shell): the transcripts found on the server (~/.claude/projects/<escaped working\n"
+        "directory>/<session>.jsonl) with their first prompt, turns, tool calls (sub-agents\n"
+        "included), size, model, cost and whether they are running now (written within the\n"
+        "last 30 s), merged with the sessions sandscope recorded on this machine. Sessions in\n"
+        "chat directories are listed per chat; the first session of a chat is the one\n"
+        "`sandscope run --resume` continues. The others follow with their working directory."));
     const QCommandLineOption chatOption(
         QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
     const QCommandLineOption jsonOption(
@@ -68,85 +163,60 @@ int runSessions(const QStringList &arguments)
     if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
         return listingFailed(why, options);
 
-    // chat → sessions, merged from both sources by session id
-    QMap<QString, QMap<QString, ChatSession>> chats;
+    // chat → sessions, merged from both sources by session id; then the sessions of other
+    // working directories (never recorded here: sandscope runs only in chats)
+    QMap<QString, Sessions> chats;
+    Sessions others;
     for (const SessionRecord &record : SessionStore().sessions(sessionScopeOf(options), chatId)) {
-        ChatSession &session = chats[record.chatId][record.sessionId];
-        session.sessionId = record.sessionId;
-        session.lastActivity = record.lastActivity;
-        session.local = true;
-        session.forkedFrom = record.forkedFrom;
-        session.runId = record.runId;
+        SessionRow &row = chats[record.chatId][record.sessionId];
+        row.sessionId = record.sessionId;
+        row.lastActivity = record.lastActivity;
+        row.local = true;
+        row.forkedFrom = record.forkedFrom;
+        row.runId = record.runId;
     }
-    for (const DiscoveredSession &found : sessiondiscovery::chatSessions(listing, chatId)) {
-        ChatSession &session = chats[found.chatId][found.sessionId];
-        session.sessionId = found.sessionId;
-        session.onServer = true;
-        session.path = found.path;
-        session.size = found.size;
-        if (!session.lastActivity.isValid() || found.lastActivity > session.lastActivity)
-            session.lastActivity = found.lastActivity;
-    }
-
-    const auto ordered = [](const QMap<QString, ChatSession> &sessions) {
-        QVector<ChatSession> list(sessions.cbegin(), sessions.cend());
-        std::stable_sort(list.begin(), list.end(), [](const ChatSession &a, const ChatSession &b) {
-            return a.lastActivity > b.lastActivity;
-        });
-        return list;
-    };
+    const QVector<DiscoveredSession> found = chatId.isEmpty()
+        ? sessiondiscovery::allSessions(listing)
+        : sessiondiscovery::chatSessions(listing, chatId);
+    for (const DiscoveredSession &session : found)
+        addFound(session.chatId.isEmpty() ? others : chats[session.chatId], session);
 
     if (parser.isSet(jsonOption)) {
         QJsonArray chatArray;
         for (auto chat = chats.cbegin(); chat != chats.cend(); ++chat) {
             QJsonArray sessionArray;
-            const QVector<ChatSession> sessions = ordered(chat.value());
-            for (const ChatSession &session : sessions) {
-                sessionArray.append(QJsonObject {
-                    {QStringLiteral("session_id"), session.sessionId},
-                    {QStringLiteral("last_activity"), stringOrNull(isoTime(session.lastActivity))},
-                    {QStringLiteral("local"), session.local},
-                    {QStringLiteral("on_server"), session.onServer},
-                    {QStringLiteral("path"), stringOrNull(session.path)},
-                    {QStringLiteral("size"),
-                        session.size >= 0 ? QJsonValue(double(session.size)) : QJsonValue()},
-                    {QStringLiteral("forked_from"), stringOrNull(session.forkedFrom)},
-                    {QStringLiteral("run_id"), stringOrNull(session.runId)},
-                });
-            }
+            const QVector<SessionRow> rows = newestFirst(chat.value());
+            for (const SessionRow &row : rows)
+                sessionArray.append(sessionJson(row));
             chatArray.append(QJsonObject {{QStringLiteral("chat"), chat.key()},
                 {QStringLiteral("last_activity"),
-                    stringOrNull(isoTime(sessions.constFirst().lastActivity))},
+                    stringOrNull(isoTime(rows.constFirst().lastActivity))},
                 {QStringLiteral("sessions"), sessionArray}});
         }
+        QJsonArray otherArray;
+        for (const SessionRow &row : newestFirst(others))
+            otherArray.append(sessionJson(row));
         const QJsonObject root {{QStringLiteral("user"), options.userId},
-            {QStringLiteral("home"), listing.home}, {QStringLiteral("chats"), chatArray}};
+            {QStringLiteral("home"), listing.home}, {QStringLiteral("chats"), chatArray},
+            {QStringLiteral("other_sessions"), otherArray}};
         writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
         return Ok;
     }
 
-    QString text = QStringLiteral("CHAT").leftJustified(24) + QLatin1Char(' ')
-        + QStringLiteral("SESSION").leftJustified(36) + QStringLiteral("  ")
-        + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20) + QStringLiteral("  WHERE\n");
+    QString text = tableHeader(QStringLiteral("CHAT"));
     for (auto chat = chats.cbegin(); chat != chats.cend(); ++chat) {
-        const QVector<ChatSession> sessions = ordered(chat.value());
-        for (const ChatSession &session : sessions) {
-            QStringList where;
-            if (session.local)
-                where << QStringLiteral("local");
-            if (session.onServer)
-                where << QStringLiteral("server");
-            QString line = chat.key().leftJustified(24) + QLatin1Char(' ')
-                + session.sessionId.leftJustified(36) + QStringLiteral("  ")
-                + isoTime(session.lastActivity).leftJustified(20) + QStringLiteral("  ")
-                + where.join(QLatin1Char('+'));
-            if (!session.forkedFrom.isEmpty())
-                line += QStringLiteral(" (fork of %1)").arg(session.forkedFrom);
-            text += line + QLatin1Char('\n');
-        }
+        for (const SessionRow &row : newestFirst(chat.value()))
+            text += tableRow(chat.key(), row);
     }
     if (chats.isEmpty())
-        text += QStringLiteral("(no sessions)\n");
+        text += QStringLiteral("(no chat sessions)\n");
+    if (!others.isEmpty()) {
+        text += QLatin1Char('\n') + tableHeader(QStringLiteral("WORKING DIRECTORY"));
+        for (const SessionRow &row : newestFirst(others))
+            text += tableRow(row.found.cwd.isEmpty() ? QStringLiteral("(unknown)")
+                                                     : shortPath(row.found.cwd, listing.home),
+                row);
+    }
     writeText(stdout, text);
     return Ok;
 }

@@ -30,4 +30,5 @@ run bench_streamjson 50
 run bench_runview 3
 run bench_runlag 15 30
 run bench_filebrowser 3
+run bench_sessionsearch 1000 3
 exit $status

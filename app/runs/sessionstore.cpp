@@ -1,9 +1,6 @@
 #include "sessionstore.h"
 
 #include "runs/claudecommand.h"
-#include "server/openterminalclient.h"
-#include "server/shortcommand.h"
-#include "util/shellquote.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,10 +11,8 @@
 #include <QLockFile>
 #include <QSaveFile>
 #include <QStandardPaths>
-#include <QTimer>
 
 #include <algorithm>
-#include <memory>
 
 namespace sandscope {
 
@@ -25,10 +20,6 @@ namespace {
 
 constexpr int formatVersion = 1;
 constexpr int lockTimeoutMs = 10000;
-constexpr int projectNameLimit = 200;
-
-const QString homeMarker = QStringLiteral("SANDSCOPE-HOME=");
-const QString transcriptMarker = QStringLiteral("SANDSCOPE-TRANSCRIPT");
 
 QString key(const char *name)
 {
@@ -115,13 +106,6 @@ bool writeStore(const QString &path, const QJsonObject &root, QString *error)
         return false;
     }
     return true;
-}
-
-QString decodeJsonString(const QString &quoted)
-{
-    const QJsonDocument document
-        = QJsonDocument::fromJson(QByteArray("[") + quoted.toUtf8() + QByteArray("]"));
-    return document.array().at(0).toString();
 }
 
 } // namespace
@@ -249,108 +233,5 @@ SessionRecord SessionStore::latest(const SessionScope &scope, const QString &cha
     const QVector<SessionRecord> found = sessions(scope, chatId);
     return found.isEmpty() ? SessionRecord() : found.constFirst();
 }
-
-// --- discovery -------------------------------------------------------------------------------
-
-namespace sessiondiscovery {
-
-QString projectDirectoryName(const QString &cwd)
-{
-    QString name = cwd;
-    for (QChar &c : name) {
-        const char16_t unit = c.unicode();
-        const bool alphanumeric = (unit >= u'a' && unit <= u'z') || (unit >= u'A' && unit <= u'Z')
-            || (unit >= u'0' && unit <= u'9');
-        if (!alphanumeric)
-            c = QLatin1Char('-');
-    }
-    if (name.size() <= projectNameLimit)
-        return name;
-    // Java's String.hashCode over the UTF-16 code units, wrapping at 32 bits.
-    quint32 hash = 0;
-    for (const QChar c : cwd)
-        hash = hash * 31u + c.unicode();
-    const qint64 magnitude = qAbs(qint64(qint32(hash)));
-    return name.left(projectNameLimit) + QLatin1Char('-') + QString::number(magnitude, 36);
-}
-
-QString chatWorkDirectory(const QString &home, const QString &chatId)
-{
-    return home + QStringLiteral("/chat-") + chatId;
-}
-
-QString script()
-{
-    // The grep pattern cannot match inside a JSON string value (quotes there are escaped),
-    // so the first hit is the cwd field of the first record that has one.
-    return QStringLiteral(
-        "home=$(cd ~ && pwd -P) || exit 1; "
-        "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
-        "for f in \"$home\"/.claude/projects/*/*.jsonl; do "
-        "[ -f \"$f\" ] || continue; "
-        "info=$(stat -c '%.3Y %s' -- \"$f\" 2>/dev/null) || continue; "
-        "cwd=$(grep -m 1 -o '\"cwd\":\"[^\"]*\"' -- \"$f\" 2>/dev/null | head -n 1); "
-        "printf 'SANDSCOPE-TRANSCRIPT\\t%s\\t%s\\t%s\\n' \"$info\" \"$cwd\" \"$f\"; "
-        "done; true");
-}
-
-bool parse(const QString &output, Listing *listing)
-{
-    *listing = Listing();
-    // marker, "mtime size", cwd field, path (last: the only part that could hold a tab)
-    return forEachListingRecord(output, homeMarker, transcriptMarker, 4, &listing->home,
-        [listing](const QStringList &fields) {
-            DiscoveredSession transcript;
-            transcript.path = fields.mid(3).join(QLatin1Char('\t'));
-            const QFileInfo info(transcript.path);
-            transcript.sessionId = info.completeBaseName();
-            transcript.projectDirectory = QFileInfo(info.path()).fileName();
-            parseTimeAndSize(fields.at(1), &transcript.lastActivity, &transcript.size);
-            const QString cwdField = fields.at(2);
-            const qsizetype colon = cwdField.indexOf(QLatin1Char(':'));
-            if (colon > 0)
-                transcript.cwd = decodeJsonString(cwdField.mid(colon + 1));
-            if (!transcript.sessionId.isEmpty())
-                listing->transcripts.append(transcript);
-        });
-}
-
-QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &chatId)
-{
-    const QString chatPrefix = listing.home + QStringLiteral("/chat-");
-    QVector<DiscoveredSession> found;
-    for (DiscoveredSession transcript : listing.transcripts) {
-        if (!chatId.isEmpty()) {
-            const QString workDirectory = chatWorkDirectory(listing.home, chatId);
-            if (transcript.projectDirectory != projectDirectoryName(workDirectory)
-                || (!transcript.cwd.isEmpty() && transcript.cwd != workDirectory))
-                continue;
-            transcript.chatId = chatId;
-        } else {
-            // Without a chat to look for, only the recorded cwd can name the chat.
-            if (!transcript.cwd.startsWith(chatPrefix))
-                continue;
-            const QString candidate = transcript.cwd.mid(chatPrefix.size());
-            if (!claudecommand::isValidChatId(candidate)
-                || transcript.projectDirectory != projectDirectoryName(transcript.cwd))
-                continue;
-            transcript.chatId = candidate;
-        }
-        found.append(transcript);
-    }
-    std::stable_sort(
-        found.begin(), found.end(), [](const DiscoveredSession &a, const DiscoveredSession &b) {
-            return a.lastActivity > b.lastActivity;
-        });
-    return found;
-}
-
-void discover(OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done)
-{
-    runListingScript<Listing>(client, identity, script(), QStringLiteral("the session transcripts"),
-        &parse, context, done);
-}
-
-} // namespace sessiondiscovery
 
 } // namespace sandscope

@@ -8,7 +8,9 @@
 //  * resume keeps the session id, fork makes a new one, the chat's sessions are found on the
 //    server (also without a local record);
 //  * two users at once, re-attaching after the client itself was destroyed mid-run;
-//  * `run --json`: the stream, then a summary matching it; exit codes; recording; audit log.
+//  * `run --json`: the stream, then a summary matching it; exit codes; recording; audit log;
+//  * a session started without sandscope (claude through a plain /execute, as Open WebUI does)
+//    is listed by `sessions` with its details and found by `search`.
 // One open-terminal server and one model server serve the whole suite.
 
 #include "realserver.h"
@@ -17,6 +19,7 @@
 #include "runs/runparser.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
+#include "util/shellquote.h"
 
 #include <QAbstractItemModelTester>
 #include <QDateTime>
@@ -201,6 +204,7 @@ private Q_SLOTS:
     void reattachAfterTheClientWasDestroyed();
     void cliListsRunsAndAttachesToARunningOne();
     void jsonOutputEndsWithSummaryMatchingTheStream();
+    void sessionsAndSearchFindASessionStartedElsewhere();
 
 private:
     bool ready() const { return m_server && m_model; }
@@ -1083,6 +1087,101 @@ void AgentRunsTest::jsonOutputEndsWithSummaryMatchingTheStream()
     QVERIFY(!audit.contains(m_secret));
     QVERIFY(!audit.contains(m_server->apiKey()));
     QVERIFY(!result.err.contains(m_secret));
+}
+
+void AgentRunsTest::sessionsAndSearchFindASessionStartedElsewhere()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    // As Open WebUI does: claude through a plain /execute, in a directory that is no chat.
+    const QString token = QLatin1String("elsewhere") + randomToken(10);
+    const QString directory = QLatin1String("owui-") + randomToken(6, true);
+    QStringList assignments;
+    const QHash<QString, QString> variables = environment(m_model->url());
+    for (auto it = variables.cbegin(); it != variables.cend(); ++it)
+        assignments << shell::quote(it.key() + QLatin1Char('=') + it.value());
+    const QString command
+        = QStringLiteral("mkdir -p ~/%1 && cd ~/%1 && env %2 claude -p %3 --output-format "
+                         "stream-json --verbose --allowedTools Bash < /dev/null > /dev/null 2>&1; "
+                         "echo claude-exit=$?")
+              .arg(directory, assignments.join(QLatin1Char(' ')),
+                  shell::quote(QLatin1String("CMD: echo ") + token));
+    const QStringList ran = shellLines(m_client.get(), m_alice, command, runTimeoutMs);
+    QVERIFY2(
+        ran.contains(QStringLiteral("claude-exit=0")), qPrintable(ran.join(QLatin1Char('\n'))));
+
+    // Nothing recorded locally: the session is known from the server alone.
+    const QProcessEnvironment environment
+        = cliEnvironment(m_local.filePath(QStringLiteral("elsewhere-sessions.json")));
+    const QStringList connection {QStringLiteral("--server"), m_server->url().toString(),
+        QStringLiteral("--user"), m_alice.userId};
+    const CliResult listed = runCli(QStringList {QStringLiteral("sessions")} + connection
+            + QStringList {QStringLiteral("--json")},
+        environment);
+    QVERIFY2(listed.exitCode == 0, listed.diagnostics());
+    const QJsonObject root = QJsonDocument::fromJson(listed.out.toUtf8()).object();
+    QJsonObject found;
+    for (const QJsonValue &value : root.value(QLatin1String("other_sessions")).toArray()) {
+        if (value.toObject()
+                .value(QLatin1String("cwd"))
+                .toString()
+                .endsWith(QLatin1Char('/') + directory))
+            found = value.toObject();
+    }
+    QVERIFY2(!found.isEmpty(), listed.diagnostics());
+    const QString sessionId = found.value(QLatin1String("session_id")).toString();
+    QVERIFY(!sessionId.isEmpty());
+    QCOMPARE(found.value(QLatin1String("title")).toString(), QLatin1String("CMD: echo ") + token);
+    QCOMPARE(found.value(QLatin1String("turns")).toInt(), 1);
+    QCOMPARE(found.value(QLatin1String("tool_calls")).toInt(), 1);
+    QVERIFY(found.value(QLatin1String("on_server")).toBool());
+    QVERIFY(!found.value(QLatin1String("local")).toBool());
+    QVERIFY(found.value(QLatin1String("size")).toDouble() > 0);
+    QVERIFY(found.value(QLatin1String("cost_usd")).toDouble() > 0);
+    QVERIFY(!found.value(QLatin1String("model")).toString().isEmpty());
+    QVERIFY(found.value(QLatin1String("running")).isBool());
+    const QDateTime started
+        = QDateTime::fromString(found.value(QLatin1String("started")).toString(), Qt::ISODate);
+    QVERIFY2(qAbs(started.secsTo(QDateTime::currentDateTimeUtc())) < 600, listed.diagnostics());
+    QVERIFY(found.value(QLatin1String("path"))
+                .toString()
+                .endsWith(sessionId + QLatin1String(".jsonl")));
+    const CliResult table
+        = runCli(QStringList {QStringLiteral("sessions")} + connection, environment);
+    QVERIFY2(table.exitCode == 0 && table.out.contains(sessionId)
+            && table.out.contains(QLatin1String("~/") + directory),
+        table.diagnostics());
+
+    // search finds the command the agent ran: its call and its result.
+    const CliResult searched = runCli(QStringList {QStringLiteral("search")} + connection
+            + QStringList {token, QStringLiteral("--tool"), QStringLiteral("Bash"),
+                QStringLiteral("--json")},
+        environment);
+    QVERIFY2(searched.exitCode == 0, searched.diagnostics());
+    QSet<QString> types;
+    for (const QJsonValue &value : QJsonDocument::fromJson(searched.out.toUtf8())
+                                       .object()
+                                       .value(QLatin1String("hits"))
+                                       .toArray()) {
+        const QJsonObject hit = value.toObject();
+        QCOMPARE(hit.value(QLatin1String("session_id")).toString(), sessionId);
+        QCOMPARE(hit.value(QLatin1String("tool_name")).toString(), QStringLiteral("Bash"));
+        QCOMPARE(hit.value(QLatin1String("turn")).toInt(), 1);
+        QVERIFY(!hit.value(QLatin1String("tool_use_id")).toString().isEmpty());
+        QVERIFY(hit.value(QLatin1String("excerpt")).toString().contains(token));
+        types.insert(hit.value(QLatin1String("record_type")).toString());
+    }
+    QCOMPARE(types, QSet<QString>({QStringLiteral("assistant"), QStringLiteral("user")}));
+
+    const CliResult nothing = runCli(QStringList {QStringLiteral("search")} + connection
+            + QStringList {QLatin1String("absent") + randomToken(12)},
+        environment);
+    QVERIFY2(nothing.exitCode == 1 && nothing.out.contains(QLatin1String("(no matching lines)")),
+        nothing.diagnostics());
+    const CliResult everyone = runCli(QStringList {QStringLiteral("search")} + connection
+            + QStringList {token, QStringLiteral("--all-users")},
+        environment);
+    QVERIFY2(everyone.exitCode == 2 && everyone.err.contains(QLatin1String("admin access")),
+        everyone.diagnostics());
 }
 
 QTEST_GUILESS_MAIN(AgentRunsTest)

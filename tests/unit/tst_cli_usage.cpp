@@ -98,7 +98,8 @@ private Q_SLOTS:
     {
         const Outcome result = run({QStringLiteral("--help")});
         QCOMPARE(result.exitCode, 0);
-        for (const char *expected : {"server-info", "exec", "SANDSCOPE_API_KEY", "--api-key-file"})
+        for (const char *expected :
+            {"server-info", "exec", "search", "SANDSCOPE_API_KEY", "--api-key-file"})
             QVERIFY2(result.out.contains(QLatin1String(expected)), expected);
     }
 
@@ -116,6 +117,11 @@ private Q_SLOTS:
             << QStringLiteral("server-info")
             << QStringList {QStringLiteral("sandscope server-info"), QStringLiteral("--server"),
                    QStringLiteral("--json"), QStringLiteral("--profile")};
+        QTest::newRow("search") << QStringLiteral("search")
+                                << QStringList {QStringLiteral("sandscope search"),
+                                       QStringLiteral("QUERY"), QStringLiteral("--tool"),
+                                       QStringLiteral("--since"), QStringLiteral("--all-users"),
+                                       QStringLiteral("--json")};
     }
     void verbHelpShowsItsOptions()
     {
@@ -198,6 +204,18 @@ private Q_SLOTS:
         QTest::newRow("unknown option")
             << QStringList {QStringLiteral("server-info"), server, QStringLiteral("--frob")} << true
             << QStringLiteral("frob");
+        const QString user = QStringLiteral("--user=alice");
+        QTest::newRow("search without user") << QStringList {QStringLiteral("search"), server,
+            QStringLiteral("x")} << true << QStringLiteral("--user");
+        QTest::newRow("search without query") << QStringList {QStringLiteral("search"), server,
+            user} << true << QStringLiteral("QUERY");
+        QTest::newRow("search with a bad date") << QStringList {QStringLiteral("search"), server,
+            user, QStringLiteral("x"), QStringLiteral("--since=yesterday")}
+                                                << true << QStringLiteral("yesterday");
+        // Not faked by a search as one user; refused before any key or server is needed.
+        QTest::newRow("search every user") << QStringList {QStringLiteral("search"), server,
+            QStringLiteral("x"), QStringLiteral("--all-users")}
+                                           << false << QStringLiteral("admin access");
     }
     void otherUsageErrors()
     {

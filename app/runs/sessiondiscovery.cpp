@@ -1,0 +1,282 @@
+#include "sessiondiscovery.h"
+
+#include "runs/claudecommand.h"
+#include "server/openterminalclient.h"
+#include "server/shortcommand.h"
+#include "util/jsonstring.h"
+#include "util/shellquote.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace sandscope::sessiondiscovery {
+
+namespace {
+
+constexpr int projectNameLimit = 200;
+constexpr int filesPerBatch = 400;
+// Enough raw JSON for titleLimit characters even when each is a \uXXXX escape.
+constexpr int titleLiteralBytes = 1300;
+
+const QString homeMarker = QStringLiteral("SANDSCOPE-HOME=");
+const QString transcriptMarker = QStringLiteral("SANDSCOPE-TRANSCRIPT");
+
+// Reads a batch: first stat's "mtime size path" lines on stdin, then (END) each file itself
+// with getline, so a file removed meanwhile is skipped instead of stopping awk. Sub-agent files
+// follow their main transcript; the counters are that session's.
+const char *const listingProgram = R"awk(
+function emit() {
+  if (main == "") return
+  printf "SANDSCOPE-TRANSCRIPT\t%s %.0f\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", mtime, size, cwd,
+    started, turns, tools, (mtime != "" && now - mtime <= running), model, cost, title, main
+  main = ""
+}
+function scan(f, agent,   line, t, p) {
+  while ((getline line < f) > 0) {
+    if (index(line, "\"type\":\"assistant\"")) {
+      if (index(line, "\"type\":\"tool_use\"")) tools++
+      if (!agent && model == "") {
+        t = literal(line, "\"role\":\"assistant\",\"model\":\"")
+        if (t != "\"<synthetic>\"") model = t
+      }
+    }
+    if (agent) continue
+    if (cwd == "") cwd = literal(line, "\"cwd\":\"")
+    if (started == "") started = literal(line, "\"timestamp\":\"")
+    if (isprompt(line)) {
+      turns++
+      if (title == "") {
+        p = index(line, "\"message\":{\"role\":\"user\",\"content\":\"")
+        t = p ? substr(line, p) : line
+        title = substr(literal(t, "\"content\":\""), 1, titlebytes)
+      }
+    } else if (index(line, "{\"type\":\"cost-state\"") == 1 \
+      && match(line, /"totalCostUSD":-?[0-9][0-9.eE+-]*/)) {
+      cost = substr(line, RSTART + 15, RLENGTH - 15)
+    }
+  }
+  close(f)
+}
+BEGIN { for (i = 1; i < ARGC; i++) file[i] = ARGV[i]; n = ARGC - 1; ARGC = 1 }
+{ i = index($0, " "); j = index(substr($0, i + 1), " "); st[substr($0, i + j + 1)] = substr($0, 1, i + j - 1) }
+END {
+  for (i = 1; i <= n; i++) {
+    f = file[i]
+    known = (f in st) # not when removed since the glob saw it
+    if (known) split(st[f], s, " ")
+    if (base != "" && index(f, base "/subagents/agent-") == 1) {
+      if (main == "" || !known) continue
+      size += s[2]
+      if (s[1] > mtime) mtime = s[1]
+      scan(f, 1)
+      continue
+    }
+    emit()
+    base = substr(f, 1, length(f) - 6)
+    if (!known) continue
+    main = f; mtime = s[1]; size = s[2] + 0
+    cwd = ""; started = ""; turns = 0; tools = 0; model = ""; cost = ""; title = ""
+    scan(f, 0)
+  }
+  emit()
+}
+)awk";
+
+const char *const sharedAwkFunctions = R"awk(
+function clean(s) {
+  gsub(/\t/, "\\t", s); gsub(/\r/, "\\r", s); gsub(/[\001-\010\013-\037]/, "?", s)
+  return s
+}
+function literal(line, key,   p, rest) {
+  p = index(line, key)
+  if (!p) return ""
+  rest = substr(line, p + length(key) - 1)
+  if (!match(rest, /^"([^"\\]|\\.)*"?/)) return ""
+  return clean(substr(rest, 1, RLENGTH))
+}
+function isprompt(line) {
+  return index(line, "\"type\":\"user\"") \
+    && (index(line, "\"message\":{\"role\":\"user\",\"content\":\"") \
+      || index(line, "\"message\":{\"content\":\"")) \
+    && !index(line, "\"isMeta\":true") && !index(line, "\"isCompactSummary\":true") \
+    && !index(line, "\"isSidechain\":true")
+}
+)awk";
+
+QDateTime parseTime(const QString &literal)
+{
+    return QDateTime::fromString(jsonstring::decode(literal), Qt::ISODateWithMs).toUTC();
+}
+
+// The prompt's first line, without control characters (it is printed to terminals).
+QString titleOf(const QString &literal)
+{
+    const QString prompt = jsonstring::decode(literal).trimmed();
+    QString title = prompt.left(prompt.indexOf(QLatin1Char('\n')));
+    for (QChar &c : title) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            c = QLatin1Char(' ');
+    }
+    title = title.trimmed();
+    if (title.size() > titleLimit) {
+        title.truncate(titleLimit);
+        if (title.at(title.size() - 1).isHighSurrogate())
+            title.chop(1);
+    }
+    return title;
+}
+
+// The chat a transcript's recorded cwd names, or an empty string.
+QString chatNamedByCwd(const QString &home, const DiscoveredSession &transcript)
+{
+    const QString chatPrefix = home + QStringLiteral("/chat-");
+    if (!transcript.cwd.startsWith(chatPrefix))
+        return {};
+    const QString candidate = transcript.cwd.mid(chatPrefix.size());
+    if (!claudecommand::isValidChatId(candidate)
+        || transcript.projectDirectory != projectDirectoryName(transcript.cwd))
+        return {};
+    return candidate;
+}
+
+void newestFirst(QVector<DiscoveredSession> *sessions)
+{
+    std::stable_sort(sessions->begin(), sessions->end(),
+        [](const DiscoveredSession &a, const DiscoveredSession &b) {
+            return a.lastActivity > b.lastActivity;
+        });
+}
+
+} // namespace
+
+QString projectDirectoryName(const QString &cwd)
+{
+    QString name = cwd;
+    for (QChar &c : name) {
+        const char16_t unit = c.unicode();
+        const bool alphanumeric = (unit >= u'a' && unit <= u'z') || (unit >= u'A' && unit <= u'Z')
+            || (unit >= u'0' && unit <= u'9');
+        if (!alphanumeric)
+            c = QLatin1Char('-');
+    }
+    if (name.size() <= projectNameLimit)
+        return name;
+    // Java's String.hashCode over the UTF-16 code units, wrapping at 32 bits.
+    quint32 hash = 0;
+    for (const QChar c : cwd)
+        hash = hash * 31u + c.unicode();
+    const qint64 magnitude = qAbs(qint64(qint32(hash)));
+    return name.left(projectNameLimit) + QLatin1Char('-') + QString::number(magnitude, 36);
+}
+
+QString chatWorkDirectory(const QString &home, const QString &chatId)
+{
+    return home + QStringLiteral("/chat-") + chatId;
+}
+
+QString transcriptBatches(const QString &function)
+{
+    // Only builtins run per file; the patterns cannot match inside a JSON string value, where
+    // quotes are escaped, so every hit is a real field.
+    return QStringLiteral("nl=$(printf '\\n.'); nl=${nl%.}; set --; "
+                          "for f in \"$home\"/.claude/projects/*/*.jsonl; do "
+                          "case $f in *\"$nl\"*) continue ;; esac; "
+                          "[ -f \"$f\" ] || continue; set -- \"$@\" \"$f\"; "
+                          "for a in \"${f%.jsonl}\"/subagents/agent-*.jsonl; do "
+                          "case $a in *\"$nl\"*) continue ;; esac; "
+                          "[ -f \"$a\" ] && set -- \"$@\" \"$a\"; "
+                          "done; "
+                          "if [ $# -ge %2 ]; then %1 \"$@\"; set --; fi; "
+                          "done; "
+                          "[ $# -eq 0 ] || %1 \"$@\"; ")
+        .arg(function)
+        .arg(filesPerBatch);
+}
+
+QString awkFunctions()
+{
+    return QString::fromLatin1(sharedAwkFunctions);
+}
+
+QString script()
+{
+    const QString program = awkFunctions() + QString::fromLatin1(listingProgram);
+    return QStringLiteral(
+               "home=$(cd ~ && pwd -P) || exit 1; "
+               "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
+               "now=$(date +%s); "
+               "scan_batch() { stat -c '%.3Y %s %n' -- \"$@\" 2>/dev/null | LC_ALL=C awk "
+               "-v now=\"$now\" -v running=%1 -v titlebytes=%2 %3 \"$@\"; }; ")
+               .arg(runningSeconds)
+               .arg(titleLiteralBytes)
+               .arg(shell::quote(program))
+        + transcriptBatches(QStringLiteral("scan_batch")) + QStringLiteral("true");
+}
+
+bool parse(const QString &output, Listing *listing)
+{
+    *listing = Listing();
+    // marker, "mtime size", cwd, started, turns, tool calls, running, model, cost, title, path
+    // (last: the only part that could hold a tab)
+    return forEachListingRecord(output, homeMarker, transcriptMarker, 11, &listing->home,
+        [listing](const QStringList &fields) {
+            DiscoveredSession transcript;
+            transcript.path = fields.mid(10).join(QLatin1Char('\t'));
+            const QFileInfo info(transcript.path);
+            if (info.suffix() != QLatin1String("jsonl"))
+                return;
+            transcript.sessionId = info.completeBaseName();
+            transcript.projectDirectory = QFileInfo(info.path()).fileName();
+            parseTimeAndSize(fields.at(1), &transcript.lastActivity, &transcript.size);
+            transcript.cwd = jsonstring::decode(fields.at(2));
+            transcript.started = parseTime(fields.at(3));
+            transcript.turns = qMax(0, fields.at(4).toInt());
+            transcript.toolCalls = qMax(0, fields.at(5).toInt());
+            transcript.running = fields.at(6) == QLatin1String("1");
+            transcript.model = jsonstring::decode(fields.at(7));
+            transcript.costUsd = fields.at(8).toDouble(&transcript.hasCost);
+            transcript.title = titleOf(fields.at(9));
+            if (!transcript.sessionId.isEmpty())
+                listing->transcripts.append(transcript);
+        });
+}
+
+QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &chatId)
+{
+    QVector<DiscoveredSession> found;
+    for (DiscoveredSession transcript : listing.transcripts) {
+        if (!chatId.isEmpty()) {
+            const QString workDirectory = chatWorkDirectory(listing.home, chatId);
+            if (transcript.projectDirectory != projectDirectoryName(workDirectory)
+                || (!transcript.cwd.isEmpty() && transcript.cwd != workDirectory))
+                continue;
+            transcript.chatId = chatId;
+        } else {
+            // Without a chat to look for, only the recorded cwd can name the chat.
+            transcript.chatId = chatNamedByCwd(listing.home, transcript);
+            if (transcript.chatId.isEmpty())
+                continue;
+        }
+        found.append(transcript);
+    }
+    newestFirst(&found);
+    return found;
+}
+
+QVector<DiscoveredSession> allSessions(const Listing &listing)
+{
+    QVector<DiscoveredSession> found = listing.transcripts;
+    for (DiscoveredSession &transcript : found)
+        transcript.chatId = chatNamedByCwd(listing.home, transcript);
+    newestFirst(&found);
+    return found;
+}
+
+void discover(OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done)
+{
+    runListingScript<Listing>(client, identity, script(), QStringLiteral("the session transcripts"),
+        &parse, context, done);
+}
+
+} // namespace sandscope::sessiondiscovery

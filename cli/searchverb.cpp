@@ -1,0 +1,196 @@
+#include "searchverb.h"
+
+#include "cli/clioutput.h"
+#include "cli/connectionoptions.h"
+#include "cli/verbsupport.h"
+#include "runs/sessionsearch.h"
+#include "server/openterminalclient.h"
+#include "util/shellquote.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+const QString searchVerb = QStringLiteral("search");
+
+namespace {
+
+enum ExitCode { Hits = 0, NoHits = 1, UsageError = 2, ServerError = 3 };
+
+const QString allUsersOption = QStringLiteral("all-users");
+
+// "2026-11-29" (midnight UTC) or an ISO 8601 date and time (UTC unless it names an offset).
+QDateTime parseSince(const QString &text)
+{
+    QDateTime time = QDateTime::fromString(text, Qt::ISODate);
+    if (time.isValid()) {
+        if (time.timeSpec() == Qt::LocalTime)
+            time.setTimeSpec(Qt::UTC);
+        return time.toUTC();
+    }
+    const QDate date = QDate::fromString(text, Qt::ISODate);
+    return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
+}
+
+bool wantsAllUsers(const QStringList &arguments)
+{
+    for (const QString &argument : arguments) {
+        if (argument == QLatin1String("--"))
+            return false;
+        if (argument == QLatin1String("--") + allUsersOption)
+            return true;
+    }
+    return false;
+}
+
+QJsonObject hitJson(const SessionSearchHit &hit)
+{
+    return QJsonObject {
+        {QStringLiteral("session_id"), hit.sessionId},
+        {QStringLiteral("agent_id"), stringOrNull(hit.agentId)},
+        {QStringLiteral("path"), hit.path},
+        {QStringLiteral("line"), double(hit.line)},
+        {QStringLiteral("uuid"), stringOrNull(hit.uuid)},
+        {QStringLiteral("turn"), hit.turn},
+        {QStringLiteral("tool_use_id"), stringOrNull(hit.toolUseId)},
+        {QStringLiteral("tool_name"), stringOrNull(hit.toolName)},
+        {QStringLiteral("record_type"), stringOrNull(hit.recordType)},
+        {QStringLiteral("excerpt"), hit.excerpt},
+    };
+}
+
+QString hitsAsText(const sessionsearch::Result &result)
+{
+    const QString dash = QStringLiteral("-");
+    QString text = QStringLiteral("SESSION").leftJustified(36) + QLatin1Char(' ')
+        + QStringLiteral("AGENT").leftJustified(17) + QStringLiteral("  TURN   LINE  ")
+        + QStringLiteral("TYPE").leftJustified(10) + QLatin1Char(' ')
+        + QStringLiteral("TOOL").leftJustified(12) + QStringLiteral("  EXCERPT\n");
+    for (const SessionSearchHit &hit : result.hits) {
+        text += hit.sessionId.leftJustified(36) + QLatin1Char(' ')
+            + (hit.agentId.isEmpty() ? dash : hit.agentId).leftJustified(17) + QStringLiteral("  ")
+            + (hit.agentId.isEmpty() ? QString::number(hit.turn) : dash).rightJustified(4)
+            + QLatin1Char(' ') + QString::number(hit.line).rightJustified(6) + QStringLiteral("  ")
+            + (hit.recordType.isEmpty() ? dash : hit.recordType).leftJustified(10)
+            + QLatin1Char(' ') + (hit.toolName.isEmpty() ? dash : hit.toolName).leftJustified(12)
+            + QStringLiteral("  ") + hit.excerpt + QLatin1Char('\n');
+    }
+    if (result.hits.isEmpty())
+        text += QStringLiteral("(no matching lines)\n");
+    if (result.truncated)
+        text += QStringLiteral("(only the first %1 matching lines; narrow the search with --tool "
+                               "or --since)\n")
+                    .arg(sessionsearch::maxHits);
+    return text;
+}
+
+} // namespace
+
+int runSearch(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Finds the lines of the user's Claude Code transcripts (every session on the server,\n"
+        "sub-agents included) that contain QUERY, ignoring case, and prints each with its\n"
+        "session, turn (prompts so far), line, record type, the tool call it belongs to and an\n"
+        "excerpt of the raw JSON. QUERY is looked for the way the transcripts store text (JSON:\n"
+        "quotes and backslashes escaped, other characters as they are), so `say \"hi\"` and\n"
+        "paths with backslashes are found. Several words are searched as one text. At most\n"
+        "%1 lines are shown. Exit code 0 with hits, 1 without.")
+                                         .arg(sessionsearch::maxHits));
+    const QCommandLineOption toolOption(QStringLiteral("tool"),
+        QStringLiteral("Only lines of calls of this tool (its tool_use or tool_result)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption sinceOption(QStringLiteral("since"),
+        QStringLiteral("Only transcripts written since DATE (2026-11-29 or ISO 8601, UTC)."),
+        QStringLiteral("DATE"));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
+    const QCommandLineOption allUsers(allUsersOption,
+        QStringLiteral("Every user's transcripts: needs admin access, not available yet."));
+    parser.addOptions({toolOption, sinceOption, jsonOption, allUsers});
+    parser.addPositionalArgument(
+        QStringLiteral("query"), QStringLiteral("The text to look for."), QStringLiteral("QUERY"));
+    const QString usage = QStringLiteral(
+        "search --server URL --user ID QUERY [--tool NAME] [--since DATE] [--json]");
+    // Refused before anything else: searching as every user at once is not possible with one
+    // user's access, and must not be faked by a search as one user.
+    if (wantsAllUsers(arguments) && !arguments.contains(QLatin1String("--help"))
+        && !arguments.contains(QLatin1String("-h")))
+        return usageError(QStringLiteral("--all-users needs admin access to every user's "
+                                         "transcripts, which sandscope does not have yet; "
+                                         "search one user's with --user ID"),
+            searchVerb);
+    ConnectionOptions options;
+    const int parsed = parseVerbArguments(parser, searchVerb, arguments, usage, options);
+    if (parsed >= 0)
+        return parsed;
+    if (options.userId.isEmpty())
+        return usageError(QStringLiteral("search needs --user ID (the sandbox user)"), searchVerb);
+    const QString query = parser.positionalArguments().join(QLatin1Char(' '));
+    if (query.isEmpty())
+        return usageError(QStringLiteral("search needs a QUERY"), searchVerb);
+    if (!shell::isPassable(query) || !shell::isPassable(parser.value(toolOption)))
+        return usageError(
+            QStringLiteral("QUERY and --tool cannot contain a NUL character"), searchVerb);
+    sessionsearch::Options searchOptions;
+    searchOptions.toolName = parser.value(toolOption);
+    if (parser.isSet(toolOption) && searchOptions.toolName.isEmpty())
+        return usageError(QStringLiteral("--tool needs a tool name"), searchVerb);
+    if (parser.isSet(sinceOption)) {
+        searchOptions.since = parseSince(parser.value(sinceOption));
+        if (!searchOptions.since.isValid())
+            return usageError(
+                QStringLiteral("--since \"%1\" is not a date (2026-11-29 or ISO 8601)")
+                    .arg(parser.value(sinceOption)),
+                searchVerb);
+    }
+
+    OpenTerminalClient client(options.connection);
+    Identity identity;
+    identity.userId = options.userId;
+    QEventLoop loop;
+    bool ok = false;
+    sessionsearch::Result result;
+    QString why;
+    sessionsearch::search(&client, identity, query, searchOptions, &loop,
+        [&](bool success, const sessionsearch::Result &found, const QString &error) {
+            ok = success;
+            result = found;
+            why = serverMessage(error, options);
+            loop.quit();
+        });
+    loop.exec();
+    if (!ok)
+        return listingFailed(why, options);
+
+    if (parser.isSet(jsonOption)) {
+        QJsonArray hits;
+        for (const SessionSearchHit &hit : std::as_const(result.hits))
+            hits.append(hitJson(hit));
+        const QJsonObject root {{QStringLiteral("user"), options.userId},
+            {QStringLiteral("home"), result.home}, {QStringLiteral("query"), query},
+            {QStringLiteral("tool"), stringOrNull(searchOptions.toolName)},
+            {QStringLiteral("since"), stringOrNull(isoTime(searchOptions.since))},
+            {QStringLiteral("truncated"), result.truncated}, {QStringLiteral("hits"), hits}};
+        writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
+    } else {
+        writeText(stdout, hitsAsText(result));
+    }
+    return result.hits.isEmpty() ? NoHits : Hits;
+}
+
+QString searchVerbSummary()
+{
+    return QStringLiteral(
+        "  search        Find text in a user's Claude Code transcripts (session, turn, tool)\n");
+}
+
+} // namespace sandscope::cli
