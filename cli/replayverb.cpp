@@ -7,7 +7,7 @@
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsummary.h"
-#include "runs/sessionstore.h"
+#include "runs/sessiondiscovery.h"
 #include "runs/transcriptfollower.h"
 #include "security/secretredactor.h"
 #include "util/format.h"
