@@ -733,6 +733,45 @@ RunPage *MainWindow::attachLiveRun(
     return page;
 }
 
+RunPage *MainWindow::openSession(const SessionSource &source, const QString &toolUseId)
+{
+    auto *page = new RunPage(m_pages);
+    QString why;
+    if (!page->openSession(m_client, source, &why)) {
+        delete page;
+        m_messageBar->showMessage(
+            tr("Cannot open session %1: %2").arg(source.sessionId, why), MessageBar::Level::Error);
+        return nullptr;
+    }
+    connectRunPage(page);
+    const QString place = source.chatId.isEmpty() ? source.sessionId.left(8) : source.chatId;
+    addRunTab(page, QStringLiteral("%1 · %2").arg(source.identity.userId, place),
+        tr("Session %1 of %2, read from %3 as %2")
+            .arg(source.sessionId, source.identity.userId, source.transcriptPath));
+    page->revealToolCall(toolUseId);
+    return page;
+}
+
+void MainWindow::showContinueSessionDialog(const SessionSource &source, bool fork)
+{
+    if (source.chatId.isEmpty()) {
+        m_messageBar->showMessage(tr("Session %1 is not in a chat folder (its working directory "
+                                     "is %2): only chat sessions are resumed here.")
+                                      .arg(source.sessionId, source.cwd),
+            MessageBar::Level::Error);
+        return;
+    }
+    if (!canActOnRuns(fork ? tr("fork a session") : tr("resume a session")))
+        return;
+    const SessionScope scope {m_profileName, m_report.url, source.identity.userId};
+    auto *dialog = new NewRunDialog(m_client, source.identity, scope, &m_keys, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->continueSession(source.chatId, source.sessionId, fork);
+    connect(dialog, &QDialog::accepted, this,
+        [this, dialog] { startLiveRun(dialog->request(), dialog->attachments()); });
+    dialog->open();
+}
+
 void MainWindow::openRemoteRun(const QString &remotePath)
 {
     if (!m_connected)

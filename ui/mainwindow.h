@@ -33,6 +33,7 @@ class FilesPage;
 class ProbePage;
 class RunPage;
 struct LiveRunRequest;
+struct SessionSource;
 struct RunHandle;
 class IdentityBar;
 class MessageBar;
@@ -96,6 +97,12 @@ public Q_SLOTS:
     // `environment` is written for follow-ups (every turn rewrites the 0600 env file).
     RunPage *attachLiveRun(
         const sandscope::RunHandle &handle, const QHash<QString, QString> &environment = {});
+    // Shows a session found on the server (read as its user) in a new tab and follows it
+    // while the tab is open; with a tool call id, that call is selected once shown.
+    RunPage *openSession(const sandscope::SessionSource &source, const QString &toolUseId = {});
+    // New Run for the session's chat that resumes it, or forks it (a new session with a copy
+    // of its history).
+    void showContinueSessionDialog(const sandscope::SessionSource &source, bool fork);
     // Downloads a stream-json file of the acting user and shows it in a run tab.
     void openRemoteRun(const QString &remotePath);
     // Shows a file in the Files tab and its preview as `userId` (switching to that user, which

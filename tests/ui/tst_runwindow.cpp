@@ -4,23 +4,32 @@
 //    running, attaching shows it again from its first line, and Stop ends it (audited);
 //  * a run node's file opens in the Files tab (as the run's user);
 //  * a stream-json file in the user's home opens in a run tab (the Files preview's
-//    "Open as run").
+//    "Open as run");
+//  * a session claude wrote without Sandscope (as Open WebUI's pipe runs it) opens in a tab,
+//    is followed while another turn is added to it, selects a tool call on request, and is
+//    resumed from the window (New Run for its chat with --resume).
 
 #include "files/filespage.h"
 #include "mainwindow.h"
 #include "realserver.h"
 #include "runs/attachrundialog.h"
+#include "runs/newrundialog.h"
 #include "runs/rundiscovery.h"
 #include "runs/runpage.h"
 #include "runs/runsession.h"
+#include "runs/sessiondiscovery.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
+#include "util/shellquote.h"
 
 #include <QFile>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTreeView>
+#include <QUuid>
 #include <QtTest>
 
 #include <memory>
@@ -68,8 +77,13 @@ private Q_SLOTS:
     void closedRunIsListedReattachedAndStopped();
     void runNodeFileOpensInTheFilesTab();
     void streamJsonFileOpensAsARun();
+    void sessionStartedElsewhereIsFollowedAndResumed();
 
 private:
+    // Runs claude as Open WebUI's pipe does (a plain command in the chat folder, environment
+    // from a file) and waits for it to end; `resume` continues that session.
+    bool runClaudeDirectly(
+        const QString &chat, const QString &session, const QString &prompt, bool resume);
     bool ready() const { return m_server && m_model; }
     LiveRunRequest request(const QString &chat, const QString &prompt) const;
 
@@ -225,6 +239,110 @@ void RunWindowTest::streamJsonFileOpensAsARun()
     QVERIFY(!bashCalls(page).isEmpty());
     QCOMPARE(readWholeFile(page->filePath()), capture); // the local copy is exact
     QVERIFY(m_window->pages()->tabToolTip(m_window->pages()->currentIndex()).contains(m_alice));
+    delete page;
+}
+
+bool RunWindowTest::runClaudeDirectly(
+    const QString &chat, const QString &session, const QString &prompt, bool resume)
+{
+    QByteArray envFile;
+    const QHash<QString, QString> environment
+        = m_model->agentEnvironment(QStringLiteral("sk-ant-rw"));
+    for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+        envFile += it.key().toUtf8() + '=' + shell::quote(it.value()).toUtf8() + '\n';
+    auto *client = m_window->client();
+    const QString home = QStringLiteral("/home/") + m_server->prefix() + m_alice;
+    const auto uploaded = await<WriteResult>([&](auto done) {
+        return client->uploadFile(
+            m_window->identity(), home, QStringLiteral(".webui-env"), envFile, client, done);
+    });
+    if (!uploaded.ok())
+        return false;
+    int exitCode = -1;
+    shellLines(client, m_window->identity(),
+        QStringLiteral("chmod 600 ~/.webui-env && set -a && . ~/.webui-env && set +a && "
+                       "mkdir -p ~/chat-%1 && cd ~/chat-%1 && claude -p %2 %3 %4 "
+                       "--output-format stream-json --verbose --allowedTools Bash "
+                       "> /dev/null 2>&1 < /dev/null")
+            .arg(chat, shell::quote(prompt),
+                resume ? QStringLiteral("--resume") : QStringLiteral("--session-id"), session),
+        runTimeoutMs, &exitCode);
+    return exitCode == 0;
+}
+
+void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("webui-") + randomToken(4, true);
+    const QString session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QVERIFY(runClaudeDirectly(chat, session, QStringLiteral("CMD: echo first"), false));
+
+    // Found the way the Sessions tab finds it.
+    bool listed = false;
+    sessiondiscovery::Listing listing;
+    sessiondiscovery::discover(m_window->client(), m_window->identity(), m_window.get(),
+        [&](bool ok, const sessiondiscovery::Listing &found, const QString &) {
+            listed = ok;
+            listing = found;
+        });
+    QTRY_VERIFY_WITH_TIMEOUT(listed, 60000);
+    SessionSource source;
+    for (const DiscoveredSession &found : sessiondiscovery::allSessions(listing)) {
+        if (found.sessionId == session) {
+            source = {m_window->identity(), found.path, found.sessionId, found.chatId, found.cwd,
+                found.started};
+        }
+    }
+    QCOMPARE(source.chatId, chat);
+
+    QPointer<RunPage> page = m_window->openSession(source);
+    QVERIFY(page);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        page->sessionFollower()->state() == TranscriptFollower::State::Following, 30000);
+    QCOMPARE(bashCalls(page).size(), 1);
+    QVERIFY(page->noticeText().contains(QStringLiteral("Following session")));
+    QCOMPARE(page->userId(), m_alice);
+
+    // Another turn, written by claude while the tab is open, appears in it.
+    QVERIFY(runClaudeDirectly(chat, session, QStringLiteral("CMD: echo second"), true));
+    QTRY_COMPARE_WITH_TIMEOUT(bashCalls(page).size(), 2, 60000);
+    const QString second = bashCalls(page).last().data(RunModel::ToolUseIdRole).toString();
+
+    // A search hit opens the session at its call.
+    QPointer<RunPage> atCall = m_window->openSession(source, second);
+    QVERIFY(atCall);
+    QTRY_VERIFY_WITH_TIMEOUT(atCall->proxy()
+                                 ->mapToSource(atCall->treeView()->currentIndex())
+                                 .data(RunModel::ToolUseIdRole)
+                                 .toString()
+            == second,
+        30000);
+    delete atCall;
+
+    // Resume from the window: New Run for the chat, with --resume of that session.
+    const int tabs = m_window->pages()->count();
+    m_window->showContinueSessionDialog(source, false);
+    NewRunDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<NewRunDialog *>()) != nullptr);
+    dialog->findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
+        ->setPlainText(QStringLiteral("CMD: echo third"));
+    QString environment;
+    const QHash<QString, QString> agent = m_model->agentEnvironment(QStringLiteral("sk-ant-rw"));
+    for (auto it = agent.cbegin(); it != agent.cend(); ++it)
+        environment += it.key() + QLatin1Char('=') + it.value() + QLatin1Char('\n');
+    dialog->findChild<QPlainTextEdit *>(QStringLiteral("environmentEdit"))
+        ->setPlainText(environment);
+    dialog->accept();
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->pages()->count(), tabs + 1, 30000);
+    auto *resumed = qobject_cast<RunPage *>(m_window->pages()->currentWidget());
+    QVERIFY(resumed);
+    QCOMPARE(resumed->liveRequest()->options.resumeSessionId, session);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !resumed->isRunActive() && !bashCalls(resumed).isEmpty(), runTimeoutMs);
+    QCOMPARE(resumed->sessionId(), session);
+    // ... and the followed tab shows that turn too.
+    QTRY_COMPARE_WITH_TIMEOUT(bashCalls(page).size(), 3, 60000);
+    delete resumed;
     delete page;
 }
 

@@ -136,6 +136,31 @@ void NewRunDialog::useOptionsOf(const LiveRunRequest &like)
     showStoredEnvironment();
 }
 
+void NewRunDialog::selectChat(const QString &chatId)
+{
+    if (m_ui->chatCombo->findData(chatId) < 0)
+        m_ui->chatCombo->addItem(chatId, chatId);
+    m_ui->chatCombo->setCurrentIndex(m_ui->chatCombo->findData(chatId));
+}
+
+void NewRunDialog::continueSession(const QString &chatId, const QString &sessionId, bool fork)
+{
+    selectChat(chatId);
+    m_ui->chatCombo->setEnabled(false); // the session lives in that chat's folder
+    m_resumeSessionId = sessionId;
+    m_forkSession = fork;
+    setWindowTitle(
+        (fork ? tr("Fork Session as %1") : tr("Resume Session as %1")).arg(m_identity.userId));
+    m_ui->continueLabel->setText(fork
+            ? tr("Forks session %1 of chat %2: a new session starts from a copy of its "
+                 "history; the original stays as it is.")
+                  .arg(sessionId, chatId)
+            : tr("Resumes session %1 of chat %2: the prompt becomes its next turn.")
+                  .arg(sessionId, chatId));
+    m_ui->continueLabel->show();
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(fork ? tr("&Fork") : tr("&Resume"));
+}
+
 void NewRunDialog::showStoredEnvironment()
 {
     QStringList names = m_storedEnvironment.keys();
@@ -162,6 +187,8 @@ void NewRunDialog::accept()
     options.extraDirectories = splitList(m_ui->addDirsEdit->text());
     options.includePartialMessages = m_ui->partialCheck->isChecked();
     options.forwardSubagentText = m_ui->subagentCheck->isChecked();
+    options.resumeSessionId = m_resumeSessionId;
+    options.forkSession = m_forkSession && !m_resumeSessionId.isEmpty();
 
     QString why;
     request.environment = m_storedEnvironment;

@@ -42,6 +42,11 @@ public:
 
     // Starts from an earlier request (New chat of a run page): same options, a new chat.
     void useOptionsOf(const LiveRunRequest &like);
+    // Preselects one of the user's chats (it is added when the listing has not found it).
+    void selectChat(const QString &chatId);
+    // The run continues a session found on the server in its chat: --resume, or with fork
+    // --resume --fork-session (a new session starting from a copy of its history).
+    void continueSession(const QString &chatId, const QString &sessionId, bool fork);
     // Valid once accepted.
     LiveRunRequest request() const { return m_request; }
     // Local files to upload into the chat folder and name in the prompt (RunPage::addAttachments).
@@ -62,6 +67,8 @@ private:
     QHash<QString, QString> m_storedEnvironment;
     LiveRunRequest m_request;
     QString m_newChatId;
+    QString m_resumeSessionId;
+    bool m_forkSession = false;
     std::unique_ptr<Ui::NewRunDialog> m_ui;
 };
 

@@ -318,8 +318,8 @@ bool RunPage::openSession(
     });
     connect(follower, &TranscriptFollower::notice, this,
         [this](const QString &text) { showNotice(text, true); });
-    connect(follower, &TranscriptFollower::stateChanged, this,
-        [this](TranscriptFollower::State state) {
+    connect(
+        follower, &TranscriptFollower::stateChanged, this, [this](TranscriptFollower::State state) {
             if (state != TranscriptFollower::State::Following)
                 return;
             flushEvents();
@@ -344,12 +344,31 @@ bool RunPage::openSession(
     else
         m_ui->artifactsPanel->setUnavailable(
             tr("The session's working directory or start is not known."));
-    m_ui->loadLabel->setText(tr("Reading session %1 as %2…")
-                                 .arg(source.sessionId, source.identity.userId));
+    m_ui->loadLabel->setText(
+        tr("Reading session %1 as %2…").arg(source.sessionId, source.identity.userId));
     m_ui->loadProgress->setValue(0);
     m_ui->loadPanel->show();
     follower->start(true);
     return true;
+}
+
+void RunPage::revealToolCall(const QString &toolUseId)
+{
+    if (toolUseId.isEmpty())
+        return;
+    flushEvents();
+    const QModelIndex source = m_model->indexForToolUseId(toolUseId);
+    const QModelIndex index = source.isValid() ? m_proxy->mapFromSource(source) : QModelIndex();
+    if (!index.isValid()) {
+        m_pendingReveal = toolUseId;
+        return;
+    }
+    m_pendingReveal.clear();
+    setFollowing(false); // stay at the call, not at the newest line
+    for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
+        m_ui->runTree->expand(up);
+    m_ui->runTree->setCurrentIndex(index);
+    m_ui->runTree->scrollTo(index, QAbstractItemView::PositionAtCenter);
 }
 
 bool RunPage::isLoading() const
@@ -378,6 +397,8 @@ void RunPage::flushEvents()
 
 void RunPage::onBatchApplied()
 {
+    if (!m_pendingReveal.isEmpty() && m_model->indexForToolUseId(m_pendingReveal).isValid())
+        QTimer::singleShot(0, this, [this] { revealToolCall(m_pendingReveal); });
     if (m_ui->runTree->isVisible())
         m_ui->runTree->doItemsLayout(); // now, so its cost is measured with the batch
     m_viewTimer.stop();

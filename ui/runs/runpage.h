@@ -113,10 +113,12 @@ public:
     // Shows a session's transcript, read in the sandbox as its user, and follows it while
     // the page is open (a run Open WebUI started can be watched as it happens). The
     // Artifacts tab lists the files of its working directory changed since it started.
-    bool openSession(OpenTerminalClient *client, const SessionSource &source,
-        QString *errorMessage = nullptr);
+    bool openSession(
+        OpenTerminalClient *client, const SessionSource &source, QString *errorMessage = nullptr);
     // The session this page shows (null for other pages).
     const SessionSource *sessionSource() const { return m_session.get(); }
+    // Selects (and scrolls to) the tool call once it is shown: now, or when it arrives.
+    void revealToolCall(const QString &toolUseId);
     TranscriptFollower *sessionFollower() const { return m_follower; }
     // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
     // while a turn runs or before the session is known.
@@ -225,6 +227,7 @@ private:
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
     std::unique_ptr<SessionSource> m_session;
+    QString m_pendingReveal; // a tool call to select once it is shown
     QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
 };
