@@ -56,6 +56,8 @@ QString ApiError::kindName(Kind kind)
         return QStringLiteral("Cancelled");
     case Kind::ProcessExpired:
         return QStringLiteral("ProcessExpired");
+    case Kind::AdminCommandFailed:
+        return QStringLiteral("AdminCommandFailed");
     }
     return QStringLiteral("Unknown");
 }

@@ -30,6 +30,7 @@ struct ApiError {
         BadResponse, // 2xx whose body is not what the endpoint promises
         Cancelled, // aborted by the caller
         ProcessExpired, // process record gone (404 after ~300 s, restart) and no log to recover
+        AdminCommandFailed, // the local admin command could not run a script in the sandbox
     };
 
     Kind kind = Kind::None;

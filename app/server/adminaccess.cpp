@@ -1,0 +1,114 @@
+#include "adminaccess.h"
+
+#include "util/shellquote.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+namespace sandscope {
+
+bool AdminAccess::splitWords(const QString &text, QStringList *words, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (text.contains(QChar(0)))
+        return fail(QStringLiteral("the command contains a NUL character"));
+    QStringList result;
+    QString word;
+    bool inWord = false;
+    enum { Plain, Single, Double } state = Plain;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (state == Single) {
+            if (c == QLatin1Char('\''))
+                state = Plain;
+            else
+                word += c;
+            continue;
+        }
+        if (state == Double) {
+            if (c == QLatin1Char('"')) {
+                state = Plain;
+            } else if (c == QLatin1Char('\\') && i + 1 < text.size()
+                && QStringLiteral("\"\\$`").contains(text.at(i + 1))) {
+                word += text.at(++i);
+            } else {
+                word += c;
+            }
+            continue;
+        }
+        if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n')) {
+            if (inWord)
+                result.append(word);
+            word.clear();
+            inWord = false;
+        } else if (c == QLatin1Char('\'')) {
+            state = Single;
+            inWord = true;
+        } else if (c == QLatin1Char('"')) {
+            state = Double;
+            inWord = true;
+        } else if (c == QLatin1Char('\\')) {
+            if (i + 1 >= text.size())
+                return fail(QStringLiteral("the command ends with a backslash"));
+            word += text.at(++i);
+            inWord = true;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (state != Plain)
+        return fail(
+            QStringLiteral("the command has an unclosed %1 quote")
+                .arg(state == Single ? QStringLiteral("single") : QStringLiteral("double")));
+    if (inWord)
+        result.append(word);
+    *words = result;
+    return true;
+}
+
+bool AdminAccess::fromCommand(const QString &text, AdminAccess *access, QString *error)
+{
+    QStringList words;
+    if (!splitWords(text, &words, error))
+        return false;
+    if (words.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("the admin command is empty");
+        return false;
+    }
+    access->channel = Channel::LocalCommand;
+    access->prefix = words;
+    return true;
+}
+
+QStringList AdminAccess::argv() const
+{
+    return prefix + QStringList {QStringLiteral("sh"), QStringLiteral("-s")};
+}
+
+QString AdminAccess::commandLine() const
+{
+    // Words made of harmless characters stay as they are, so the line reads like the one
+    // typed; anything else is single-quoted.
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    QStringList quoted;
+    for (const QString &word : argv())
+        quoted.append(plain.match(word).hasMatch() ? word : shell::quote(word));
+    return quoted.join(QLatin1Char(' '));
+}
+
+QString AdminAccess::describe() const
+{
+    if (channel == Channel::ServerAccount)
+        return QCoreApplication::translate(
+            "AdminAccess", "as the open-terminal server account (requests without X-User-Id)");
+    return QCoreApplication::translate("AdminAccess", "as root through the admin command \"%1\"")
+        .arg(commandLine());
+}
+
+} // namespace sandscope
