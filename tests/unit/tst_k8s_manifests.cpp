@@ -1,0 +1,384 @@
+// Checks of the Kubernetes manifests in sandbox/k8s/ that run offline: every manifest passes
+// `kubernetes-validate --strict` against the Kubernetes schemas that package bundles, the
+// kustomization lists them all, and the facts the deployment relies on hold (the pinned image,
+// the key from a Secret that holds no value, /health probes, /home on a persistent volume, the
+// Service reaching the pod). Also that the compose file publishes the port on loopback only.
+//
+// kubernetes-validate is installed by scripts/install-deps.sh into its own virtualenv; its
+// Python (which has PyYAML) also reads the YAML here. Outside CI a missing validator skips, with
+// CI=true it fails.
+
+#include "testing.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStandardPaths>
+#include <QtTest>
+
+namespace {
+
+// The Kubernetes version whose schemas the manifests are checked against (bundled by
+// kubernetes-validate; the manifests use nothing newer).
+const QString kubernetesVersion = QStringLiteral("1.30.0");
+
+QString sandboxDir()
+{
+    return QFileInfo(QStringLiteral(SANDSCOPE_VERSIONS_FILE)).absolutePath();
+}
+
+QString k8sDir()
+{
+    return sandboxDir() + QStringLiteral("/k8s");
+}
+
+QString pinnedVersion(const QString &name)
+{
+    QFile file(QStringLiteral(SANDSCOPE_VERSIONS_FILE));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    static const QRegularExpression assignment(QStringLiteral("^([A-Z_]+)=(\\S+)$"));
+    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
+        const QRegularExpressionMatch match = assignment.match(line.trimmed());
+        if (match.hasMatch() && match.captured(1) == name)
+            return match.captured(2);
+    }
+    return {};
+}
+
+// The validator on the PATH, else the one scripts/install-deps.sh puts into the cache.
+QString validatorPath()
+{
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("kubernetes-validate"));
+    if (!onPath.isEmpty())
+        return onPath;
+    const QString cache = qEnvironmentVariableIsSet("SANDSCOPE_CACHE")
+        ? qEnvironmentVariable("SANDSCOPE_CACHE")
+        : QDir::homePath() + QStringLiteral("/.cache/sandscope");
+    const QString installed
+        = cache + QStringLiteral("/kubernetes-validate/bin/kubernetes-validate");
+    return QFileInfo(installed).isExecutable() ? installed : QString();
+}
+
+// A Python with PyYAML: the validator's own virtualenv (it depends on PyYAML), else python3.
+QString yamlPython()
+{
+    const QString validator = validatorPath();
+    if (!validator.isEmpty()) {
+        const QString venvPython = QFileInfo(validator).absolutePath() + QStringLiteral("/python3");
+        if (QFileInfo(venvPython).isExecutable())
+            return venvPython;
+    }
+    return QStandardPaths::findExecutable(QStringLiteral("python3"));
+}
+
+// Every YAML document of a file as JSON; `error` says why when the file could not be read.
+QJsonArray yamlDocuments(const QString &path, QString *error)
+{
+    const QString python = yamlPython();
+    if (python.isEmpty()) {
+        *error = QStringLiteral("no python3");
+        return {};
+    }
+    QProcess process;
+    process.start(python,
+        {QStringLiteral("-c"),
+            QStringLiteral("import json, sys, yaml\n"
+                           "docs = yaml.safe_load_all(open(sys.argv[1], encoding='utf-8'))\n"
+                           "json.dump([d for d in docs if d is not None], sys.stdout)"),
+            path});
+    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit
+        || process.exitCode() != 0) {
+        *error = QString::fromUtf8(process.readAllStandardError());
+        if (error->isEmpty())
+            *error = QStringLiteral("%1 did not finish").arg(python);
+        return {};
+    }
+    return QJsonDocument::fromJson(process.readAllStandardOutput()).array();
+}
+
+// The manifests the validator checks: every YAML file of sandbox/k8s/ but the kustomization.
+QStringList manifestNames()
+{
+    QStringList names = QDir(k8sDir()).entryList(
+        {QStringLiteral("*.yaml"), QStringLiteral("*.yml")}, QDir::Files, QDir::Name);
+    names.removeAll(QStringLiteral("kustomization.yaml"));
+    return names;
+}
+
+QJsonObject object(const QJsonValue &value, const char *key)
+{
+    return value.toObject().value(QLatin1String(key)).toObject();
+}
+
+QJsonObject namedEntry(const QJsonArray &entries, const QString &name)
+{
+    for (const QJsonValue &entry : entries) {
+        if (entry.toObject().value(QLatin1String("name")).toString() == name)
+            return entry.toObject();
+    }
+    return {};
+}
+
+} // namespace
+
+class K8sManifestsTest : public QObject {
+    Q_OBJECT
+
+    // kind -> the one resource of that kind across the manifests
+    QMap<QString, QJsonObject> m_resources;
+    QString m_loadError;
+
+    QJsonObject resource(const char *kind) const
+    {
+        return m_resources.value(QString::fromLatin1(kind));
+    }
+
+    QJsonObject podSpec() const
+    {
+        return object(
+            object(resource("StatefulSet"), "spec").value(QLatin1String("template")), "spec");
+    }
+
+    QJsonObject container() const
+    {
+        const QJsonArray containers = podSpec().value(QLatin1String("containers")).toArray();
+        return namedEntry(containers, QStringLiteral("open-terminal"));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFileInfo(k8sDir()).isDir(), qPrintable(k8sDir()));
+        QVERIFY2(manifestNames().size() >= 3, qPrintable(manifestNames().join(u' ')));
+        for (const QString &name : manifestNames()) {
+            QString error;
+            const QJsonArray documents = yamlDocuments(k8sDir() + u'/' + name, &error);
+            if (!error.isEmpty()) {
+                m_loadError = name + QStringLiteral(": ") + error;
+                return;
+            }
+            for (const QJsonValue &document : documents) {
+                const QString kind = document.toObject().value(QLatin1String("kind")).toString();
+                QVERIFY2(!m_resources.contains(kind), qPrintable(QStringLiteral("two ") + kind));
+                m_resources.insert(kind, document.toObject());
+            }
+        }
+    }
+
+    void manifestPassesStrictSchemaValidation_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &name : manifestNames())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void manifestPassesStrictSchemaValidation()
+    {
+        QFETCH(QString, name);
+        const QString validator = validatorPath();
+        SANDSCOPE_REQUIRE(!validator.isEmpty(),
+            "kubernetes-validate is missing (scripts/install-deps.sh installs it)");
+        QProcess process;
+        process.start(validator,
+            {QStringLiteral("--strict"), QStringLiteral("--kubernetes-version"), kubernetesVersion,
+                k8sDir() + u'/' + name});
+        QVERIFY(process.waitForFinished(120000));
+        const QString output
+            = QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+        QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+            qPrintable(output));
+        // An unknown kind or apiVersion is only a warning ("Couldn't find schema"): refuse it.
+        QVERIFY2(output.contains(QLatin1String(" passed for resource ")), qPrintable(output));
+        QVERIFY2(
+            !output.contains(QLatin1String("WARN")) && !output.contains(QLatin1String("ERROR")),
+            qPrintable(output));
+    }
+
+    void kustomizationListsEveryManifest()
+    {
+        QString error;
+        const QJsonArray documents
+            = yamlDocuments(k8sDir() + QStringLiteral("/kustomization.yaml"), &error);
+        SANDSCOPE_REQUIRE(error.isEmpty(), error);
+        const QJsonObject kustomization = documents.first().toObject();
+        QCOMPARE(
+            kustomization.value(QLatin1String("kind")).toString(), QStringLiteral("Kustomization"));
+        QStringList listed;
+        for (const QJsonValue &entry : kustomization.value(QLatin1String("resources")).toArray())
+            listed << entry.toString();
+        listed.sort();
+        QCOMPARE(listed, manifestNames());
+    }
+
+    void statefulSetRunsThePinnedSandboxImageInMultiUserMode()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        QVERIFY2(!container().isEmpty(), "no container named open-terminal");
+        const QString version = pinnedVersion(QStringLiteral("OPEN_TERMINAL_VERSION"));
+        QVERIFY(!version.isEmpty());
+        // The image docker-compose.yml builds from sandbox/Dockerfile: sandscope-sandbox:<pin>.
+        const QString image = container().value(QLatin1String("image")).toString();
+        const qsizetype colon = image.lastIndexOf(u':');
+        QVERIFY2(colon > 0, qPrintable(image));
+        QCOMPARE(image.mid(colon + 1), version);
+        QVERIFY2(image.left(colon).endsWith(QLatin1String("sandscope-sandbox")), qPrintable(image));
+        const QJsonArray env = container().value(QLatin1String("env")).toArray();
+        QCOMPARE(namedEntry(env, QStringLiteral("OPEN_TERMINAL_MULTI_USER"))
+                     .value(QLatin1String("value"))
+                     .toString(),
+            QStringLiteral("true"));
+        QCOMPARE(
+            object(resource("StatefulSet"), "spec").value(QLatin1String("replicas")).toInt(), 1);
+    }
+
+    void apiKeyComesFromASecretThatHoldsNoKey()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        const QJsonObject key = namedEntry(container().value(QLatin1String("env")).toArray(),
+            QStringLiteral("OPEN_TERMINAL_API_KEY"));
+        QVERIFY2(!key.isEmpty(), "OPEN_TERMINAL_API_KEY is not set");
+        QVERIFY2(!key.contains(QLatin1String("value")), "the key must not be in the manifest");
+        const QJsonObject ref = object(key.value(QLatin1String("valueFrom")), "secretKeyRef");
+        const QJsonObject secret = resource("Secret");
+        QVERIFY2(!secret.isEmpty(), "no Secret manifest");
+        QCOMPARE(ref.value(QLatin1String("name")).toString(),
+            object(secret, "metadata").value(QLatin1String("name")).toString());
+        QVERIFY(!ref.value(QLatin1String("key")).toString().isEmpty());
+        // A missing key must keep the pod from starting, not start it without one.
+        QVERIFY(!ref.value(QLatin1String("optional")).toBool(false));
+        // The placeholder carries no value: applying it never replaces the real key.
+        QVERIFY2(!secret.contains(QLatin1String("data"))
+                && !secret.contains(QLatin1String("stringData")),
+            "the Secret manifest must not hold a key");
+        QVERIFY(!container().contains(QLatin1String("envFrom")));
+    }
+
+    void probesCheckHealth_data()
+    {
+        QTest::addColumn<QString>("probe");
+        QTest::newRow("readiness") << QStringLiteral("readinessProbe");
+        QTest::newRow("liveness") << QStringLiteral("livenessProbe");
+    }
+
+    void probesCheckHealth()
+    {
+        QFETCH(QString, probe);
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        const QJsonObject get = object(container().value(probe), "httpGet");
+        QCOMPARE(get.value(QLatin1String("path")).toString(), QStringLiteral("/health"));
+        // The port is the container's 8000, by number or by name.
+        const QJsonValue port = get.value(QLatin1String("port"));
+        const QJsonObject named
+            = namedEntry(container().value(QLatin1String("ports")).toArray(), port.toString());
+        const int number
+            = port.isDouble() ? port.toInt() : named.value(QLatin1String("containerPort")).toInt();
+        QCOMPARE(number, 8000);
+    }
+
+    void homeIsOnAPersistentVolume()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        QString volume;
+        for (const QJsonValue &mount : container().value(QLatin1String("volumeMounts")).toArray()) {
+            if (mount.toObject().value(QLatin1String("mountPath")).toString()
+                == QLatin1String("/home"))
+                volume = mount.toObject().value(QLatin1String("name")).toString();
+        }
+        QVERIFY2(!volume.isEmpty(), "/home is not mounted");
+        // From a volumeClaimTemplate, not a pod volume of the same name (e.g. an emptyDir).
+        QVERIFY(namedEntry(podSpec().value(QLatin1String("volumes")).toArray(), volume).isEmpty());
+        bool claimed = false;
+        for (const QJsonValue &claim : object(resource("StatefulSet"), "spec")
+                                           .value(QLatin1String("volumeClaimTemplates"))
+                                           .toArray()) {
+            const QJsonObject template_ = claim.toObject();
+            if (object(template_, "metadata").value(QLatin1String("name")).toString() == volume) {
+                claimed = true;
+                QVERIFY(!object(object(object(template_, "spec"), "resources"), "requests")
+                             .value(QLatin1String("storage"))
+                             .toString()
+                             .isEmpty());
+            }
+        }
+        QVERIFY2(claimed, qPrintable(volume + QStringLiteral(" is no volumeClaimTemplate")));
+    }
+
+    void containerHasResourceRequestsAndLimits()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        const QJsonObject resources = object(container(), "resources");
+        for (const char *section : {"requests", "limits"}) {
+            for (const char *what : {"cpu", "memory"}) {
+                QVERIFY2(object(resources, section).contains(QLatin1String(what)),
+                    qPrintable(
+                        QStringLiteral("%1.%2").arg(QLatin1String(section), QLatin1String(what))));
+            }
+        }
+    }
+
+    void podGetsNoApiTokenAndNoServiceVariables()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        // Sandbox users run arbitrary commands in the pod.
+        QCOMPARE(
+            podSpec().value(QLatin1String("automountServiceAccountToken")).toBool(true), false);
+        QCOMPARE(podSpec().value(QLatin1String("enableServiceLinks")).toBool(true), false);
+    }
+
+    void serviceReachesThePod()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        const QJsonObject service = resource("Service");
+        const QJsonObject spec = object(service, "spec");
+        QCOMPARE(spec.value(QLatin1String("type")).toString(QStringLiteral("ClusterIP")),
+            QStringLiteral("ClusterIP"));
+        QCOMPARE(
+            object(resource("StatefulSet"), "spec").value(QLatin1String("serviceName")).toString(),
+            object(service, "metadata").value(QLatin1String("name")).toString());
+        const QJsonObject selector = object(spec, "selector");
+        const QJsonObject podLabels = object(
+            object(object(resource("StatefulSet"), "spec").value(QLatin1String("template")),
+                "metadata"),
+            "labels");
+        QVERIFY(!selector.isEmpty());
+        for (auto it = selector.begin(); it != selector.end(); ++it)
+            QCOMPARE(podLabels.value(it.key()).toString(), it.value().toString());
+        const QJsonObject port = spec.value(QLatin1String("ports")).toArray().first().toObject();
+        const QJsonValue target = port.value(QLatin1String("targetPort"));
+        const int targetNumber = target.isDouble()
+            ? target.toInt()
+            : namedEntry(container().value(QLatin1String("ports")).toArray(), target.toString())
+                  .value(QLatin1String("containerPort"))
+                  .toInt();
+        QCOMPARE(targetNumber, 8000);
+    }
+
+    void composePublishesThePortOnLoopbackOnly()
+    {
+        QString error;
+        const QJsonArray documents
+            = yamlDocuments(sandboxDir() + QStringLiteral("/docker-compose.yml"), &error);
+        SANDSCOPE_REQUIRE(error.isEmpty(), error);
+        const QJsonObject sandbox = object(object(documents.first(), "services"), "sandbox");
+        const QJsonArray ports = sandbox.value(QLatin1String("ports")).toArray();
+        QVERIFY(!ports.isEmpty());
+        for (const QJsonValue &port : ports) {
+            // Short syntax "HOST_IP:HOST_PORT:CONTAINER_PORT", or the long one with host_ip.
+            const QString hostIp = port.isString()
+                ? port.toString().section(u':', 0, 0)
+                : port.toObject().value(QLatin1String("host_ip")).toString();
+            QVERIFY2(hostIp == QLatin1String("127.0.0.1"),
+                qPrintable(QString::fromUtf8(QJsonDocument(QJsonArray {port}).toJson())));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(K8sManifestsTest)
+#include "tst_k8s_manifests.moc"
