@@ -40,6 +40,10 @@ fi
 if command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1; then
   missing=("${missing[@]/python3-venv/}"); missing=("${missing[@]/python3/}")
 fi
+# Listed apart: the python3 filter above rewrites every name containing "python3". PyYAML
+# reads the compose file in tst_sandbox_files.
+dpkg-query -W -f='${Status}' python3-yaml 2>/dev/null | grep -q 'install ok installed' \
+  || missing+=(python3-yaml)
 read -r -a missing <<<"${missing[*]}"
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
