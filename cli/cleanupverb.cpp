@@ -115,7 +115,9 @@ int runCleanup(const QStringList &arguments)
         QStringLiteral("FILE"));
     const QCommandLineOption yes(
         QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete."));
-    parser.addOptions({chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes});
+    const QCommandLineOption adminExec = adminExecOption();
+    parser.addOptions(
+        {chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes, adminExec});
 
     ConnectionOptions options;
     if (const int parsed = parseVerbArguments(parser, cleanupVerb, arguments,
@@ -127,9 +129,13 @@ int runCleanup(const QStringList &arguments)
                               .arg(parser.positionalArguments().join(QLatin1Char(' '))),
             cleanupVerb);
     if (parser.isSet(QStringLiteral("user")))
-        return usageError(QStringLiteral("cleanup runs as the server's own account (it reads every "
+        return usageError(QStringLiteral("cleanup runs as root in the sandbox (it reads every "
                                          "home); --user is not used"),
             cleanupVerb);
+    AdminAccess admin;
+    QString adminError;
+    if (!resolveAdminAccess(parser, options, &admin, &adminError))
+        return usageError(adminError, cleanupVerb);
     CleanupSettings settings;
     if (!parseDays(parser.value(chatTtl), &settings.chatTtlDays))
         return usageError(QStringLiteral("--chat-ttl needs a whole number of days"), cleanupVerb);
@@ -177,6 +183,9 @@ int runCleanup(const QStringList &arguments)
     OpenTerminalClient client(options.connection);
     CleanupRunner runner(&client);
     runner.setSettings(settings);
+    runner.setAdminAccess(admin);
+    // Which way root is reached is always said (stderr: stdout stays the plan).
+    printError(QStringLiteral("Running %1 %2").arg(settings.scriptPath, admin.describe()));
     runner.setAuditContext(options.profileName, options.serverText());
     const bool asJson = parser.isSet(json);
     QEventLoop loop;

@@ -66,6 +66,7 @@ bool ConnectionOptions::resolve(const QCommandLineParser &parser, QString *error
         connection.baseUrl = profile.serverUrl;
         connection.timeoutMs = profile.timeoutMs;
         userId = profile.defaultUserId;
+        profileAdminCommand = profile.adminCommand;
     }
 
     if (parser.isSet(m_server)) {

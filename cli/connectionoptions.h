@@ -26,6 +26,7 @@ public:
     ServerConnection connection;
     QString userId; // empty = the server account
     QString profileName; // empty when no --profile was given
+    QString profileAdminCommand; // the profile's admin command, if any
     QString serverText() const; // the URL without credentials, for messages
 
     // Text for --help: where the key may come from.

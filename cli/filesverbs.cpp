@@ -123,9 +123,11 @@ int printUserChats(OpenTerminalClient &client, const ConnectionOptions &options,
     return Ok;
 }
 
-int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options, bool json)
+int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
+    const AdminAccess &admin, bool json)
 {
     AdminOverviewModel model(&client);
+    model.setAdminAccess(admin);
     const ApiError error = waitFor<ApiError>([&](auto done) {
         QObject::connect(&model, &AdminOverviewModel::loaded, &model, [done] { done(ApiError()); });
         QObject::connect(&model, &AdminOverviewModel::failed, &model, done);
@@ -157,6 +159,10 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options, 
                 {QStringLiteral("chat_count"), int(account.chats.size())},
                 {QStringLiteral("total_size"), double(account.totalSize)},
                 {QStringLiteral("last_activity"), timeOrNull(account.lastActivity)},
+                {QStringLiteral("sessions"), account.sessions},
+                {QStringLiteral("running_sessions"), account.runningSessions},
+                {QStringLiteral("disk_bytes"),
+                    account.diskBytes < 0 ? QJsonValue() : QJsonValue(double(account.diskBytes))},
                 {QStringLiteral("chats"), chats},
             });
         }
@@ -164,12 +170,20 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options, 
         return Ok;
     }
     QString text = QStringLiteral("USER").leftJustified(34) + QStringLiteral(" CHATS ")
-        + QStringLiteral("BYTES").rightJustified(14) + QStringLiteral("  LAST ACTIVITY (UTC)\n");
+        + QStringLiteral("CHAT BYTES").rightJustified(14) + QStringLiteral("  ")
+        + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20)
+        + QStringLiteral(" SESSIONS RUNNING ") + QStringLiteral("DISK BYTES").rightJustified(14)
+        + QLatin1Char('\n');
     for (const AccountChats &account : model.accounts())
         text += account.account.leftJustified(34) + QLatin1Char(' ')
             + QString::number(account.chats.size()).rightJustified(5) + QLatin1Char(' ')
             + QString::number(account.totalSize).rightJustified(14) + QStringLiteral("  ")
-            + isoTime(account.lastActivity) + QLatin1Char('\n');
+            + isoTime(account.lastActivity).leftJustified(20) + QLatin1Char(' ')
+            + QString::number(account.sessions).rightJustified(8) + QLatin1Char(' ')
+            + QString::number(account.runningSessions).rightJustified(7) + QLatin1Char(' ')
+            + (account.diskBytes < 0 ? QStringLiteral("-") : QString::number(account.diskBytes))
+                  .rightJustified(14)
+            + QLatin1Char('\n');
     writeBytes(stdout, text.toUtf8());
     return Ok;
 }
@@ -424,7 +438,7 @@ QString filesVerbsSummary()
 {
     return QStringLiteral(
         "  chats         List a user's chats (~/chat-*) with size and last activity;\n"
-        "                without --user, every account under /home (server account)\n"
+        "                without --user, every account under /home (as root)\n"
         "  files         ls, cat, get, put, rm, mkdir, mv on a user's files\n");
 }
 
@@ -434,11 +448,14 @@ int runChats(const QStringList &arguments)
     parser.setApplicationDescription(
         QStringLiteral("Lists the chat folders (~/chat-*) of --user with their size and last\n"
                        "activity, measured on the server in one command. Without --user, lists\n"
-                       "every account under /home with its chats, acting as the server's own\n"
-                       "account; multi-user servers from 0.12 on refuse that (exit 3)."));
+                       "every account under /home with its chats, sessions (running now) and\n"
+                       "disk use, as root in the sandbox: through --admin-exec (or the\n"
+                       "profile's admin command), else as the server's own account, which\n"
+                       "multi-user servers from 0.12 on refuse (exit 3)."));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
     parser.addOption(jsonOption);
+    parser.addOption(adminExecOption());
     ConnectionOptions options;
     const int parsed = parseVerbArguments(
         parser, chatsVerb, arguments, QStringLiteral("chats [options]"), options, QString());
@@ -448,9 +465,19 @@ int runChats(const QStringList &arguments)
         return usageError(QStringLiteral("chats takes no arguments, got \"%1\"")
                               .arg(parser.positionalArguments().join(QLatin1Char(' '))),
             chatsVerb);
+    AdminAccess admin;
+    QString why;
+    if (!resolveAdminAccess(parser, options, &admin, &why))
+        return usageError(why, chatsVerb);
+    if (!options.userId.isEmpty() && parser.isSet(QStringLiteral("admin-exec")))
+        return usageError(
+            QStringLiteral("--admin-exec is for every user's chats (without --user)"), chatsVerb);
     OpenTerminalClient client(options.connection);
-    return options.userId.isEmpty() ? printAllUsers(client, options, parser.isSet(jsonOption))
-                                    : printUserChats(client, options, parser.isSet(jsonOption));
+    if (options.userId.isEmpty())
+        printError(QStringLiteral("Listing every home %1").arg(admin.describe()));
+    return options.userId.isEmpty()
+        ? printAllUsers(client, options, admin, parser.isSet(jsonOption))
+        : printUserChats(client, options, parser.isSet(jsonOption));
 }
 
 int runFiles(const QStringList &arguments)

@@ -73,6 +73,36 @@ SessionScope sessionScopeOf(const ConnectionOptions &options)
     return {options.profileName, options.serverText(), options.userId};
 }
 
+QCommandLineOption adminExecOption()
+{
+    return QCommandLineOption(QStringLiteral("admin-exec"),
+        QStringLiteral("Reach root in the sandbox through this local command, which gets `sh -s` "
+                       "appended and the script on its stdin, e.g. 'docker compose -f "
+                       "sandbox/docker-compose.yml exec -T -u root sandbox', 'kubectl exec -i "
+                       "POD -c CONTAINER --', 'ssh HOST sudo -n' or 'sudo -n'. Split into words "
+                       "like a shell would, never run through one. Default: the profile's admin "
+                       "command, else the server's own account (open-terminal 0.11.x)."),
+        QStringLiteral("PREFIX"));
+}
+
+bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
+    AdminAccess *access, QString *error)
+{
+    const QString text = parser.isSet(QStringLiteral("admin-exec"))
+        ? parser.value(QStringLiteral("admin-exec"))
+        : options.profileAdminCommand;
+    if (text.trimmed().isEmpty() && !parser.isSet(QStringLiteral("admin-exec"))) {
+        *access = AdminAccess::serverAccount();
+        return true;
+    }
+    QString why;
+    if (!AdminAccess::fromCommand(text, access, &why)) {
+        *error = QStringLiteral("--admin-exec refused: %1").arg(why);
+        return false;
+    }
+    return true;
+}
+
 int listingFailed(const QString &error, const ConnectionOptions &options)
 {
     SecretRedactor redactor;

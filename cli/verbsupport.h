@@ -5,8 +5,10 @@
 
 #include "cli/connectionoptions.h"
 #include "runs/sessionstore.h"
+#include "server/adminaccess.h"
 #include "server/openterminalclient.h"
 
+#include <QCommandLineOption>
 #include <QEventLoop>
 #include <QString>
 #include <QStringList>
@@ -69,6 +71,13 @@ bool listAsUser(void (*list)(OpenTerminalClient *, const Identity &, QObject *,
     loop.exec();
     return ok;
 }
+
+// --admin-exec 'PREFIX' for the verbs that act as root in the sandbox (cleanup, all users).
+QCommandLineOption adminExecOption();
+// --admin-exec when given, else the profile's admin command, else the server account. False
+// with the reason when the command cannot be split into words.
+bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
+    AdminAccess *access, QString *error);
 
 // Prints a listing failure (key masked) and returns serverErrorExitCode.
 int listingFailed(const QString &error, const ConnectionOptions &options);

@@ -1,7 +1,7 @@
 #include "cleanuprunner.h"
 
 #include "security/auditlog.h"
-#include "server/processstream.h"
+#include "server/adminscript.h"
 #include "util/shellquote.h"
 
 #include <QUuid>
@@ -16,8 +16,8 @@ CleanupRunner::CleanupRunner(OpenTerminalClient *client, QObject *parent)
 
 CleanupRunner::~CleanupRunner()
 {
-    if (m_stream)
-        m_stream->detach();
+    if (m_script)
+        m_script->abandon();
 }
 
 void CleanupRunner::setAuditContext(const QString &profile, const QString &server)
@@ -54,11 +54,15 @@ QString CleanupRunner::refusalMessage(const ApiError &error)
     const QString detail = error.detail.isEmpty() ? error.message : error.detail;
     if (error.kind == ApiError::Kind::BadRequest && detail.contains(QLatin1String("X-User-Id"))) {
         return tr("The server refuses requests without X-User-Id (\"%1\"): open-terminal 0.14 "
-                  "and newer in multi-user mode allow no access as the server account, so the "
-                  "cleanup cannot run through it. Run /opt/cleanup.sh in the sandbox as root "
-                  "instead (see sandbox/README.md).")
+                  "and newer in multi-user mode allow no access as the server account. Set an "
+                  "admin command that opens a root shell in the sandbox (the profile's Admin "
+                  "command, or --admin-exec; e.g. docker compose … exec -T -u root sandbox, "
+                  "kubectl exec -i POD --, or sudo -n on the sandbox host; see "
+                  "sandbox/README.md).")
             .arg(detail);
     }
+    if (error.kind == ApiError::Kind::AdminCommandFailed)
+        return error.message;
     QString text = error.toString();
     if (!error.detail.isEmpty() && !text.contains(error.detail))
         text += QStringLiteral(": ") + error.detail;
@@ -79,14 +83,28 @@ void CleanupRunner::startExecute(const CleanupPlan &reviewedPlan)
     m_messages.clear();
     m_running = true;
     const QVector<CleanupItem> deletions = reviewedPlan.itemsWith(CleanupItem::Action::Delete);
-    m_auditTarget
-        = tr("%1 with a plan of %n item(s) to delete, %2 bytes", nullptr, int(deletions.size()))
-              .arg(m_settings.scriptPath)
-              .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete));
+    m_auditTarget = tr(
+        "%1 with a plan of %n item(s) to delete, %2 bytes (%3)", nullptr, int(deletions.size()))
+                        .arg(m_settings.scriptPath)
+                        .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete))
+                        .arg(m_admin.describe());
     const QString directory = QStringLiteral("/tmp");
     const QString fileName = QStringLiteral("sandscope-cleanup-plan-")
         + QUuid::createUuid().toString(QUuid::WithoutBraces) + QStringLiteral(".jsonl");
     const QString planPath = directory + QLatin1Char('/') + fileName;
+    if (m_admin.isLocalCommand()) {
+        // The plan travels inside the script, byte for byte (base64), into a file only root
+        // can read; noclobber refuses a file someone placed there first.
+        QString script = QStringLiteral("umask 077; set -C; base64 -d > %1 <<'SANDSCOPE_PLAN_END' "
+                                        "|| exit 2\n")
+                             .arg(shell::quote(planPath));
+        const QByteArray encoded = reviewedPlan.toBytes().toBase64();
+        for (qsizetype at = 0; at < encoded.size(); at += 76)
+            script += QString::fromLatin1(encoded.mid(at, 76)) + QLatin1Char('\n');
+        script += QStringLiteral("SANDSCOPE_PLAN_END\nset +C\n") + command(m_settings, planPath);
+        run(script);
+        return;
+    }
     m_upload = m_client->uploadFile(Identity {}, directory, fileName, reviewedPlan.toBytes(), this,
         [this, planPath](const Result<WriteResult> &uploaded) {
             if (!uploaded.ok()) {
@@ -99,9 +117,9 @@ void CleanupRunner::startExecute(const CleanupPlan &reviewedPlan)
 
 void CleanupRunner::run(const QString &commandText)
 {
-    if (m_stream) {
-        m_stream->detach();
-        m_stream->deleteLater();
+    if (m_script) {
+        m_script->abandon();
+        m_script->deleteLater();
     }
     if (!m_executing) {
         m_result = CleanupPlan();
@@ -109,24 +127,20 @@ void CleanupRunner::run(const QString &commandText)
     }
     m_lines = LineAssembler();
     m_running = true;
-    m_stream = new ProcessStream(m_client, Identity {}, this);
-    connect(m_stream, &ProcessStream::output, this, [this](const QString &text) {
+    m_script = new AdminScript(m_client, m_admin, this);
+    connect(m_script, &AdminScript::output, this, [this](const QString &text) {
         for (const QString &line : m_lines.feed(text))
             handleLine(line);
     });
-    connect(m_stream, &ProcessStream::finished, this, [this](int exitCode, ProcessStatus) {
+    connect(m_script, &AdminScript::finished, this, [this](int exitCode) {
         const QString rest = m_lines.flush();
         if (!rest.isEmpty())
             handleLine(rest);
-        if (!m_stream->hasExitCode()) {
-            fail(tr("the server reported no exit status for the cleanup script"));
-            return;
-        }
         finish(exitCode);
     });
-    connect(m_stream, &ProcessStream::failed, this,
+    connect(m_script, &AdminScript::failed, this,
         [this](const ApiError &error) { fail(refusalMessage(error)); });
-    m_stream->start(commandText);
+    m_script->start(commandText);
 }
 
 void CleanupRunner::handleLine(const QString &line)
@@ -174,8 +188,8 @@ void CleanupRunner::fail(const QString &message)
 void CleanupRunner::cancel()
 {
     m_upload.abort();
-    if (m_stream && m_running)
-        m_stream->stop();
+    if (m_script && m_running)
+        m_script->cancel();
 }
 
 void CleanupRunner::audit(const QString &result)

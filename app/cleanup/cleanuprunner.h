@@ -1,15 +1,17 @@
 #pragma once
-// Runs sandbox/cleanup.sh (installed as /opt/cleanup.sh) on the server through open-terminal,
-// as the server account (no X-User-Id: the script reads every home) and through `sudo -n`
-// when that account is not root. A dry run streams its items as they are found; executing
-// uploads the reviewed plan unchanged to a temporary file, runs the script with
-// CLEANUP_DRY_RUN=false CLEANUP_PLAN=<file>, reports each item's outcome, removes the file
-// and writes an audit log entry.
+// Runs sandbox/cleanup.sh (installed as /opt/cleanup.sh) as root in the sandbox, through the
+// admin channel (AdminScript): open-terminal's own account (no X-User-Id; `sudo -n` when that
+// account is not root), or the local admin command (docker compose exec, kubectl exec, ssh,
+// sudo -n). A dry run streams its items as they are found; executing puts the reviewed plan,
+// unchanged, in a temporary file (uploaded, or written by the script itself from its base64),
+// runs the script with CLEANUP_DRY_RUN=false CLEANUP_PLAN=<file>, reports each item's outcome,
+// removes the file and writes an audit log entry naming the channel.
 //
-// open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode; the
-// runner then fails with a message that says so (there is no server-account access).
+// open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode: through
+// the server account the runner then fails with a message that asks for an admin command.
 
 #include "cleanup/cleanupplan.h"
+#include "server/adminaccess.h"
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 
@@ -18,7 +20,7 @@
 
 namespace sandscope {
 
-class ProcessStream;
+class AdminScript;
 
 struct CleanupSettings {
     int chatTtlDays = 30;
@@ -34,6 +36,8 @@ public:
     ~CleanupRunner() override;
 
     void setSettings(const CleanupSettings &settings) { m_settings = settings; }
+    void setAdminAccess(const AdminAccess &admin) { m_admin = admin; }
+    const AdminAccess &adminAccess() const { return m_admin; }
     const CleanupSettings &settings() const { return m_settings; }
     // Names the profile and server in audit log entries.
     void setAuditContext(const QString &profile, const QString &server);
@@ -74,7 +78,8 @@ private:
     CleanupSettings m_settings;
     QString m_auditProfile;
     QString m_auditServer;
-    QPointer<ProcessStream> m_stream;
+    AdminAccess m_admin;
+    QPointer<AdminScript> m_script;
     CallHandle m_upload;
     LineAssembler m_lines;
     CleanupPlan m_result;

@@ -5,8 +5,10 @@
 namespace sandscope {
 
 AdminOverviewModel::AdminOverviewModel(OpenTerminalClient *client, QObject *parent)
-    : ChatScanTableModel(
-        client, {tr("User"), tr("Chats"), tr("Size"), tr("Last activity")}, SizeColumn, parent)
+    : ChatScanTableModel(client,
+        {tr("User"), tr("Chats"), tr("Chats size"), tr("Last activity"), tr("Sessions"),
+            tr("Running"), tr("Disk")},
+        {SizeColumn, DiskColumn}, parent)
 {
 }
 
@@ -24,8 +26,9 @@ void AdminOverviewModel::reload()
     m_accounts.clear();
     m_rowOfAccount.clear();
     endResetModel();
-    // The server's own account: no X-User-Id, so every home is readable.
-    startScan(Identity(), chatscan::allUsersScript(m_homesRoot));
+    m_serverNow = QDateTime();
+    // As root (no user): every home is readable.
+    startScan(Identity(), chatscan::allUsersScript(m_homesRoot), m_admin, m_homesRoot);
 }
 
 QString AdminOverviewModel::failureText(const ApiError &error) const
@@ -41,8 +44,9 @@ void AdminOverviewModel::scanFailed(const ApiError &error)
     }
     setScanState(ScanState::Refused,
         tr("This server only allows per-user access: in multi-user mode it refuses every request "
-           "without a user id (X-User-Id), so there is no overview of all users. Open one "
-           "user's chats instead."));
+           "without a user id (X-User-Id). Set the profile's admin command (e.g. docker compose "
+           "… exec -T -u root sandbox, kubectl exec -i POD --, or sudo -n on the sandbox host) "
+           "to see all users, or open one user's chats instead."));
     Q_EMIT refused(errorText());
 }
 
@@ -73,17 +77,35 @@ void AdminOverviewModel::addRecords(const QVector<ChatScanRecord> &batch)
     int firstChanged = existing;
     int lastChanged = -1;
     for (const ChatScanRecord &record : batch) {
-        const QString home = record.isHome
-            ? record.homePath
-            : record.chat.path.left(record.chat.path.lastIndexOf(QLatin1Char('/')));
-        const int row = ensureAccount(home, added);
-        if (record.isHome)
+        if (record.kind == ChatScanRecord::Kind::Clock) {
+            m_serverNow = record.modified;
             continue;
+        }
+        const bool isChat = record.kind == ChatScanRecord::Kind::Chat;
+        const QString home = isChat
+            ? record.chat.path.left(record.chat.path.lastIndexOf(QLatin1Char('/')))
+            : record.homePath;
+        const int row = ensureAccount(home, added);
         AccountChats &account = row < existing ? m_accounts[row] : added[row - existing];
-        account.chats.append(record.chat);
-        account.totalSize += record.chat.size;
-        if (!account.lastActivity.isValid() || account.lastActivity < record.chat.lastActivity)
-            account.lastActivity = record.chat.lastActivity;
+        switch (record.kind) {
+        case ChatScanRecord::Kind::Home:
+        case ChatScanRecord::Kind::Clock:
+            continue;
+        case ChatScanRecord::Kind::Session:
+            ++account.sessions;
+            if (m_serverNow.isValid() && record.modified.secsTo(m_serverNow) < runningSeconds)
+                ++account.runningSessions;
+            break;
+        case ChatScanRecord::Kind::HomeUsage:
+            account.diskBytes = record.bytes;
+            break;
+        case ChatScanRecord::Kind::Chat:
+            account.chats.append(record.chat);
+            account.totalSize += record.chat.size;
+            if (!account.lastActivity.isValid() || account.lastActivity < record.chat.lastActivity)
+                account.lastActivity = record.chat.lastActivity;
+            break;
+        }
         if (row < existing) {
             firstChanged = std::min(firstChanged, row);
             lastChanged = std::max(lastChanged, row);
@@ -115,6 +137,12 @@ QVariant AdminOverviewModel::cellValue(int row, int column) const
         return account.totalSize;
     case LastActivityColumn:
         return account.lastActivity;
+    case SessionCountColumn:
+        return account.sessions;
+    case RunningColumn:
+        return account.runningSessions;
+    case DiskColumn:
+        return account.diskBytes;
     default:
         return QVariant();
     }

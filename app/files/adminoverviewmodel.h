@@ -1,7 +1,8 @@
 #pragma once
-// Every account under /home with its chats, measured by one chat scan (see chatscan.h) acting
-// as the server's own account (no X-User-Id). Newer servers refuse that in multi-user mode;
-// the overview then says the server allows per-user access only.
+// Every account under /home with its chats, sessions and disk use, measured by one chat scan
+// (see chatscan.h) run as root in the sandbox through the admin channel: the server's own
+// account (no X-User-Id; newer servers refuse that in multi-user mode, and the overview then
+// says an admin command is needed) or the local admin command.
 
 #include "files/chatfolder.h"
 #include "files/chatscantablemodel.h"
@@ -18,15 +19,29 @@ struct AccountChats {
     QString account;
     QString home;
     QVector<ChatFolder> chats;
-    qint64 totalSize = 0;
+    qint64 totalSize = 0; // of the chats
     QDateTime lastActivity; // invalid when the account has no chats
+    int sessions = 0; // transcripts under ~/.claude/projects
+    int runningSessions = 0; // written within the last 30 s of the server's clock
+    qint64 diskBytes = -1; // the whole home; -1 until measured
 };
 
 // Every account under /home with its chats, total size and last activity.
 class AdminOverviewModel : public ChatScanTableModel {
     Q_OBJECT
 public:
-    enum Column { AccountColumn, ChatCountColumn, SizeColumn, LastActivityColumn, ColumnCount };
+    enum Column {
+        AccountColumn,
+        ChatCountColumn,
+        SizeColumn,
+        LastActivityColumn,
+        SessionCountColumn,
+        RunningColumn,
+        DiskColumn,
+        ColumnCount
+    };
+    // A session counts as running while its transcript was written this recently.
+    static constexpr int runningSeconds = 30;
     enum Role {
         SortRole = sortRole, // raw value of the column: name, count, bytes, QDateTime
         AccountRole,
@@ -36,6 +51,9 @@ public:
     explicit AdminOverviewModel(OpenTerminalClient *client, QObject *parent = nullptr);
 
     void setHomesRoot(const QString &path) { m_homesRoot = path; }
+    // How the scan reaches root in the sandbox; the server account unless set.
+    void setAdminAccess(const AdminAccess &admin) { m_admin = admin; }
+    const AdminAccess &adminAccess() const { return m_admin; }
     void reload();
     const QVector<AccountChats> &accounts() const { return m_accounts; }
     int rowOfAccount(const QString &account) const { return m_rowOfAccount.value(account, -1); }
@@ -59,6 +77,8 @@ private:
     int ensureAccount(const QString &home, QVector<AccountChats> &added);
 
     QString m_homesRoot = QStringLiteral("/home");
+    AdminAccess m_admin;
+    QDateTime m_serverNow; // the scan's Clock record
     QVector<AccountChats> m_accounts;
     QHash<QString, int> m_rowOfAccount;
 };

@@ -3,7 +3,8 @@
 namespace sandscope {
 
 ChatIndexModel::ChatIndexModel(OpenTerminalClient *client, QObject *parent)
-    : ChatScanTableModel(client, {tr("Chat"), tr("Size"), tr("Last activity")}, SizeColumn, parent)
+    : ChatScanTableModel(
+        client, {tr("Chat"), tr("Size"), tr("Last activity")}, {SizeColumn}, parent)
 {
 }
 
@@ -33,7 +34,7 @@ void ChatIndexModel::addRecords(const QVector<ChatScanRecord> &batch)
 {
     QVector<ChatFolder> added;
     for (const ChatScanRecord &record : batch) {
-        if (!record.isHome)
+        if (record.kind == ChatScanRecord::Kind::Chat)
             added.append(record.chat);
     }
     if (added.isEmpty())

@@ -1,5 +1,6 @@
 #include "chatscan.h"
 
+#include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
 #include "util/shellquote.h"
@@ -67,21 +68,53 @@ QString userScript()
 QString allUsersScript(const QString &homesRoot)
 {
     const QString root = shell::quote(homesRoot);
-    return framed(
-        QStringLiteral("find %1 -mindepth 1 -maxdepth 1 -type d -printf 'U\\t%p\\0'; "
-                       "find %1 -mindepth 2 -maxdepth 2 -type d -name 'chat-*' -print0 | %2")
-            .arg(root, sizeChats));
+    // The clock first (sessions written within the last 30 s of it run now), the homes, their
+    // chats, their transcripts, then each home's disk use (du from the root, so its records
+    // are "./<name>" and cannot be taken for a chat's).
+    return framed(QStringLiteral(
+        "printf 'N\\t%s\\0' \"$(date +%s)\"; "
+        "find %1 -mindepth 1 -maxdepth 1 -type d -printf 'U\\t%p\\0'; "
+        "find %1 -mindepth 2 -maxdepth 2 -type d -name 'chat-*' -print0 | %2; "
+        "find %1 -mindepth 5 -maxdepth 5 -type f -name '*.jsonl' -path '*/.claude/projects/*' "
+        "-printf 'S\\t%T@\\t%p\\0' 2>/dev/null; "
+        "cd %1 && find . -mindepth 1 -maxdepth 1 -type d -print0 | %2")
+                      .arg(root, sizeChats));
 }
 
-bool parseRecord(const QByteArray &record, ChatScanRecord *parsed)
+bool parseRecord(const QByteArray &record, ChatScanRecord *parsed, const QString &homesRoot)
 {
     if (record.startsWith("U\t")) {
         const QByteArray path = withoutDoubleSlashes(record.mid(2));
         if (path.isEmpty())
             return false;
         *parsed = ChatScanRecord();
-        parsed->isHome = true;
+        parsed->kind = ChatScanRecord::Kind::Home;
         parsed->homePath = QString::fromUtf8(path);
+        return true;
+    }
+    if (record.startsWith("N\t")) {
+        bool ok = false;
+        const qint64 seconds = record.mid(2).toLongLong(&ok);
+        if (!ok)
+            return false;
+        *parsed = ChatScanRecord();
+        parsed->kind = ChatScanRecord::Kind::Clock;
+        parsed->modified = QDateTime::fromSecsSinceEpoch(seconds, Qt::UTC);
+        return true;
+    }
+    if (record.startsWith("S\t")) {
+        // S <mtime with fraction> <root>/<account>/.claude/projects/<dir>/<session>.jsonl
+        const qsizetype tab = record.indexOf('\t', 2);
+        bool ok = false;
+        const double seconds = record.mid(2, tab - 2).toDouble(&ok);
+        const QByteArray path = withoutDoubleSlashes(record.mid(tab + 1));
+        const qsizetype claude = path.lastIndexOf("/.claude/projects/");
+        if (tab < 0 || !ok || claude <= 0)
+            return false;
+        *parsed = ChatScanRecord();
+        parsed->kind = ChatScanRecord::Kind::Session;
+        parsed->homePath = QString::fromUtf8(path.left(claude));
+        parsed->modified = QDateTime::fromMSecsSinceEpoch(qint64(seconds * 1000), Qt::UTC);
         return true;
     }
     const qsizetype firstTab = record.indexOf('\t');
@@ -94,7 +127,20 @@ bool parseRecord(const QByteArray &record, ChatScanRecord *parsed)
     const qint64 seconds = record.mid(firstTab + 1, secondTab - firstTab - 1).toLongLong(&timeOk);
     const QByteArray path = withoutDoubleSlashes(record.mid(secondTab + 1));
     const QString name = baseName(path);
-    if (!sizeOk || !timeOk || path.isEmpty() || !name.startsWith(QLatin1String("chat-")))
+    if (!sizeOk || !timeOk || path.isEmpty())
+        return false;
+    if (path.startsWith("./") && !path.mid(2).contains('/')) { // a home's disk use
+        *parsed = ChatScanRecord();
+        parsed->kind = ChatScanRecord::Kind::HomeUsage;
+        QString root = homesRoot;
+        while (root.size() > 1 && root.endsWith(QLatin1Char('/')))
+            root.chop(1);
+        parsed->homePath = root + QLatin1Char('/') + name;
+        parsed->bytes = size;
+        parsed->modified = QDateTime::fromSecsSinceEpoch(seconds);
+        return true;
+    }
+    if (!name.startsWith(QLatin1String("chat-")))
         return false;
     *parsed = ChatScanRecord();
     parsed->chat.path = QString::fromUtf8(path);
@@ -105,8 +151,9 @@ bool parseRecord(const QByteArray &record, ChatScanRecord *parsed)
     return true;
 }
 
-Parser::Parser()
+Parser::Parser(QString homesRoot)
     : m_records(beginMarker, endMarker)
+    , m_homesRoot(std::move(homesRoot))
 {
 }
 
@@ -114,7 +161,7 @@ QVector<ChatScanRecord> Parser::feedLine(const QString &line)
 {
     QByteArray bytes;
     ChatScanRecord record;
-    if (!m_records.feedLine(line, &bytes) || !parseRecord(bytes, &record))
+    if (!m_records.feedLine(line, &bytes) || !parseRecord(bytes, &record, m_homesRoot))
         return {};
     return {record};
 }
@@ -139,10 +186,14 @@ ChatScan::~ChatScan()
     // A scan nobody waits for any more is not left running on the server.
     if (m_stream && m_stream->state() == ProcessStream::State::Running)
         m_stream->kill();
+    if (m_adminScript)
+        m_adminScript->abandon();
 }
 
 bool ChatScan::isRunning() const
 {
+    if (m_adminScript)
+        return m_adminScript->isRunning();
     return m_stream
         && (m_stream->state() == ProcessStream::State::Starting
             || m_stream->state() == ProcessStream::State::Running);
@@ -159,6 +210,11 @@ void ChatScan::abandon()
         deleteLater();
         return;
     }
+    if (m_adminScript) {
+        m_adminScript->abandon();
+        deleteLater();
+        return;
+    }
     connect(this, &ChatScan::finished, this, &QObject::deleteLater);
     connect(this, &ChatScan::failed, this, &QObject::deleteLater);
     m_stream->kill(); // while still starting: killed as soon as it has started
@@ -166,6 +222,19 @@ void ChatScan::abandon()
 
 void ChatScan::start(const QString &script)
 {
+    if (m_identity.userId.isEmpty()) {
+        // As root in the sandbox, through the admin channel.
+        m_adminScript = new AdminScript(m_client, m_admin, this);
+        connect(m_adminScript, &AdminScript::output, this,
+            [this](const QString &text) { queue(m_lines.feed(text)); });
+        connect(m_adminScript, &AdminScript::finished, this, [this] { streamEnded(); });
+        connect(m_adminScript, &AdminScript::failed, this, [this](const ApiError &error) {
+            m_sliceTimer.stop();
+            Q_EMIT failed(error);
+        });
+        m_adminScript->start(script);
+        return;
+    }
     m_stream = new ProcessStream(m_client, m_identity, this);
     m_stream->setPollIntervals(50, 500);
     connect(m_stream, &ProcessStream::started, this, [this] {
@@ -174,19 +243,22 @@ void ChatScan::start(const QString &script)
     });
     connect(m_stream, &ProcessStream::output, this,
         [this](const QString &text) { queue(m_lines.feed(text)); });
-    connect(m_stream, &ProcessStream::finished, this, [this] {
-        const QString rest = m_lines.flush();
-        if (!rest.isEmpty())
-            queue({rest});
-        m_streamEnded = true;
-        if (!hasQueuedLines())
-            endScan();
-    });
+    connect(m_stream, &ProcessStream::finished, this, [this] { streamEnded(); });
     connect(m_stream, &ProcessStream::failed, this, [this](const ApiError &error) {
         m_sliceTimer.stop();
         Q_EMIT failed(error);
     });
     m_stream->start(script);
+}
+
+void ChatScan::streamEnded()
+{
+    const QString rest = m_lines.flush();
+    if (!rest.isEmpty())
+        queue({rest});
+    m_streamEnded = true;
+    if (!hasQueuedLines())
+        endScan();
 }
 
 void ChatScan::queue(const QStringList &lines)

@@ -11,34 +11,49 @@
 
 #include "files/chatfolder.h"
 #include "files/framedrecordreader.h"
+#include "server/adminaccess.h"
 #include "server/apierror.h"
 #include "server/connection.h"
 #include "server/lineassembler.h"
 
 #include <QByteArray>
+#include <QDateTime>
 #include <QMetaType>
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
 #include <QTimer>
 #include <QVector>
 
 namespace sandscope {
 
+class AdminScript;
 class OpenTerminalClient;
 class ProcessStream;
 
-// One record of the scan: a home folder (admin scans list every home, also those without
-// chats) or a chat folder.
+// One record of the scan: a chat folder, or (admin scans) a home folder, its disk use, one of
+// its session transcripts, or the server's clock.
 struct ChatScanRecord {
-    bool isHome = false;
-    QString homePath; // isHome
-    ChatFolder chat; // !isHome
+    enum class Kind {
+        Chat,
+        Home, // every home is listed, also those without chats
+        HomeUsage, // homePath: its bytes and newest modification
+        Session, // homePath: one ~/.claude/projects/*/*.jsonl, modified at `modified`
+        Clock, // the server's time when the scan started (for "running now")
+    };
+    Kind kind = Kind::Chat;
+    QString homePath; // Home, HomeUsage, Session
+    qint64 bytes = 0; // HomeUsage
+    QDateTime modified; // HomeUsage, Session, Clock
+    ChatFolder chat; // Chat
+
+    bool isHome() const { return kind == Kind::Home; }
 };
 
 namespace chatscan {
 
 // The scripts (POSIX sh, GNU find/du/xargs/sed, tr). `homesRoot` is where the admin overview
-// looks for homes.
+// looks for homes; it also lists each home's disk use and session transcripts.
 QString userScript();
 QString allUsersScript(const QString &homesRoot = QStringLiteral("/home"));
 
@@ -46,17 +61,21 @@ QString allUsersScript(const QString &homesRoot = QStringLiteral("/home"));
 // outside the begin/end markers (sudo or login noise) are ignored.
 class Parser {
 public:
-    Parser();
+    explicit Parser(QString homesRoot = QStringLiteral("/home"));
     QVector<ChatScanRecord> feedLine(const QString &line);
     bool sawEnd() const { return m_records.sawEnd(); }
 
 private:
     FramedRecordReader m_records;
+    QString m_homesRoot;
 };
 
-// A chat record from one NUL-terminated record ("<size>\t<mtime>\t<path>"), or a home
-// ("U\t<path>"). False for anything else.
-bool parseRecord(const QByteArray &record, ChatScanRecord *parsed);
+// A chat record from one NUL-terminated record ("<size>\t<mtime>\t<path>"), a home
+// ("U\t<path>"), a home's disk use ("<size>\t<mtime>\t./<name>", relative to the homes
+// root, which `homesRoot` turns absolute), a session ("S\t<mtime>\t<path>") or the clock
+// ("N\t<seconds>"). False for anything else.
+bool parseRecord(const QByteArray &record, ChatScanRecord *parsed,
+    const QString &homesRoot = QStringLiteral("/home"));
 
 } // namespace chatscan
 
@@ -70,7 +89,12 @@ public:
     static constexpr int sliceMilliseconds = 10;
     static constexpr int maxRecordsPerSlice = 1000;
 
+    // An empty identity scans as root: through `admin` (the server account, or the local
+    // admin command).
     ChatScan(OpenTerminalClient *client, const Identity &identity, QObject *parent = nullptr);
+    void setAdminAccess(const AdminAccess &admin) { m_admin = admin; }
+    // Where the homes are (records of disk use name them relative to it).
+    void setHomesRoot(const QString &homesRoot) { m_parser = chatscan::Parser(homesRoot); }
     ~ChatScan() override;
     void start(const QString &script);
     bool isRunning() const;
@@ -86,13 +110,16 @@ Q_SIGNALS:
 
 private:
     void queue(const QStringList &lines);
+    void streamEnded();
     void parseSlice();
     bool hasQueuedLines() const { return m_nextQueued < m_queued.size(); }
     void endScan();
 
     OpenTerminalClient *m_client;
     Identity m_identity;
-    ProcessStream *m_stream = nullptr;
+    QPointer<ProcessStream> m_stream;
+    QPointer<AdminScript> m_adminScript;
+    AdminAccess m_admin;
     LineAssembler m_lines;
     chatscan::Parser m_parser;
     QStringList m_queued; // lines not parsed yet start at m_nextQueued

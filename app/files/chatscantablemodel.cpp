@@ -17,11 +17,11 @@ QString formatTime(const QDateTime &time)
 } // namespace
 
 ChatScanTableModel::ChatScanTableModel(
-    OpenTerminalClient *client, QStringList headers, int sizeColumn, QObject *parent)
+    OpenTerminalClient *client, QStringList headers, QVector<int> sizeColumns, QObject *parent)
     : QAbstractTableModel(parent)
     , m_client(client)
     , m_headers(std::move(headers))
-    , m_sizeColumn(sizeColumn)
+    , m_sizeColumns(std::move(sizeColumns))
 {
 }
 
@@ -32,11 +32,14 @@ void ChatScanTableModel::stopScan()
     m_scan = nullptr;
 }
 
-void ChatScanTableModel::startScan(const Identity &identity, const QString &script)
+void ChatScanTableModel::startScan(const Identity &identity, const QString &script,
+    const AdminAccess &admin, const QString &homesRoot)
 {
     stopScan();
     setScanState(ScanState::Loading);
     auto *scan = new ChatScan(m_client, identity, this);
+    scan->setAdminAccess(admin);
+    scan->setHomesRoot(homesRoot);
     m_scan = scan;
     connect(scan, &ChatScan::records, this, &ChatScanTableModel::addRecords);
     connect(scan, &ChatScan::finished, this, [this] {
@@ -73,8 +76,9 @@ QVariant ChatScanTableModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return rowValue(index.row(), role);
     const QVariant value = cellValue(index.row(), index.column());
-    if (index.column() == m_sizeColumn)
-        return QLocale().formattedDataSize(value.toLongLong());
+    if (m_sizeColumns.contains(index.column()))
+        return value.toLongLong() < 0 ? QVariant(QString())
+                                      : QVariant(QLocale().formattedDataSize(value.toLongLong()));
     if (value.userType() == QMetaType::QDateTime)
         return formatTime(value.toDateTime());
     return value;

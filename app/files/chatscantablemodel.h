@@ -38,12 +38,15 @@ Q_SIGNALS:
     void failed(const sandscope::ApiError &error);
 
 protected:
-    // `headers` name the columns; the values of `sizeColumn` are shown as data sizes.
+    // `headers` name the columns; the values of `sizeColumns` are shown as data sizes (a
+    // negative size as unknown: empty).
     ChatScanTableModel(
-        OpenTerminalClient *client, QStringList headers, int sizeColumn, QObject *parent);
+        OpenTerminalClient *client, QStringList headers, QVector<int> sizeColumns, QObject *parent);
 
     // Abandons the running scan (its process is killed), if any, and starts `script`.
-    void startScan(const Identity &identity, const QString &script);
+    // An empty identity scans as root through `admin`; `homesRoot` names the admin scan's root.
+    void startScan(const Identity &identity, const QString &script, const AdminAccess &admin = {},
+        const QString &homesRoot = QStringLiteral("/home"));
     void stopScan();
     void setScanState(ScanState state, const QString &error = QString());
 
@@ -58,7 +61,7 @@ protected:
 private:
     OpenTerminalClient *m_client;
     QStringList m_headers;
-    int m_sizeColumn;
+    QVector<int> m_sizeColumns;
     QPointer<ChatScan> m_scan;
     ScanState m_state = ScanState::Idle;
     QString m_error;

@@ -155,6 +155,7 @@ Profile ProfileStore::profile(const QString &name) const
     result.serverUrl = QUrl(settings->value(QStringLiteral("url")).toString());
     result.defaultUserId = settings->value(QStringLiteral("defaultUserId")).toString();
     result.timeoutMs = settings->value(QStringLiteral("timeoutMs"), result.timeoutMs).toInt();
+    result.adminCommand = settings->value(QStringLiteral("adminCommand")).toString();
     return result;
 }
 
@@ -170,6 +171,7 @@ void ProfileStore::save(const Profile &profile)
         QStringLiteral("url"), profile.serverUrl.adjusted(QUrl::RemoveUserInfo).toString());
     settings->setValue(QStringLiteral("defaultUserId"), profile.defaultUserId);
     settings->setValue(QStringLiteral("timeoutMs"), profile.timeoutMs);
+    settings->setValue(QStringLiteral("adminCommand"), profile.adminCommand);
     settings->endGroup();
     settings->sync();
 }

@@ -19,6 +19,9 @@ struct Profile {
     QUrl serverUrl;
     QString defaultUserId; // empty = the server account
     int timeoutMs = 30000;
+    // The local command that opens a root shell in the sandbox for admin scripts (see
+    // server/adminaccess.h); empty = the server account.
+    QString adminCommand;
 };
 
 class ProfileStore {

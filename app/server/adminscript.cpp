@@ -49,8 +49,15 @@ void AdminScript::startOnServer(const QString &script)
     m_stream = stream;
     stream->useShortCommandCadence();
     connect(stream, &ProcessStream::output, this, &AdminScript::output);
-    connect(stream, &ProcessStream::finished, this, [this](int exitCode, ProcessStatus) {
+    connect(stream, &ProcessStream::finished, this, [this, stream](int exitCode, ProcessStatus) {
         m_running = false;
+        if (!stream->hasExitCode()) {
+            ApiError error;
+            error.kind = ApiError::Kind::BadResponse;
+            error.message = QStringLiteral("the server reported no exit status for the script");
+            Q_EMIT failed(error);
+            return;
+        }
         Q_EMIT finished(exitCode);
     });
     connect(stream, &ProcessStream::failed, this, [this](const ApiError &error) {

@@ -328,7 +328,7 @@ private Q_SLOTS:
         QVERIFY(parser.sawEnd());
 
         QCOMPARE(records.size(), 3);
-        QVERIFY(records.at(0).isHome);
+        QVERIFY(records.at(0).isHome());
         QCOMPARE(records.at(0).homePath, QStringLiteral("/home/alice"));
         const ChatFolder &odd = records.at(1).chat;
         QCOMPARE(odd.id, QStringLiteral("a\nb\tc\\"));
@@ -350,6 +350,18 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(root + QStringLiteral("/alice/chat-1")));
         QVERIFY(QDir().mkpath(root + QStringLiteral("/alice/") + odd));
         QVERIFY(QDir().mkpath(root + QStringLiteral("/bob")));
+        // Sessions: bob has one written now (running) and one from yesterday.
+        const QString project = root + QStringLiteral("/bob/.claude/projects/-home-bob-chat-1");
+        QVERIFY(QDir().mkpath(project));
+        for (const char *name : {"/s-now.jsonl", "/s-old.jsonl"}) {
+            QFile transcript(project + QLatin1String(name));
+            QVERIFY(transcript.open(QIODevice::WriteOnly));
+            transcript.write("{}\n");
+            QVERIFY(transcript.flush());
+            if (QByteArray(name).contains("old"))
+                QVERIFY(transcript.setFileTime(
+                    QDateTime::currentDateTime().addDays(-1), QFileDevice::FileModificationTime));
+        }
         QFile payload(root + QStringLiteral("/alice/chat-1/out.bin"));
         QVERIFY(payload.open(QIODevice::WriteOnly));
         payload.write(QByteArray(1000, 'x'));
@@ -362,7 +374,7 @@ private Q_SLOTS:
         shell.start(
             QStringLiteral("/bin/sh"), {QStringLiteral("-c"), chatscan::allUsersScript(root)});
         QVERIFY(shell.waitForFinished(30000));
-        chatscan::Parser parser;
+        chatscan::Parser parser(root);
         QVector<ChatScanRecord> records;
         for (const QByteArray &line : shell.readAllStandardOutput().split('\n'))
             records += parser.feedLine(QString::fromUtf8(line));
@@ -370,12 +382,34 @@ private Q_SLOTS:
 
         QStringList homesSeen;
         QHash<QString, ChatFolder> chats;
+        QHash<QString, qint64> disk;
+        QStringList sessionHomes;
+        QDateTime clock;
         for (const ChatScanRecord &record : records) {
-            if (record.isHome)
+            switch (record.kind) {
+            case ChatScanRecord::Kind::Home:
                 homesSeen << record.homePath;
-            else
+                break;
+            case ChatScanRecord::Kind::Chat:
                 chats.insert(record.chat.id, record.chat);
+                break;
+            case ChatScanRecord::Kind::HomeUsage:
+                disk.insert(record.homePath, record.bytes);
+                break;
+            case ChatScanRecord::Kind::Session:
+                sessionHomes << record.homePath;
+                break;
+            case ChatScanRecord::Kind::Clock:
+                clock = record.modified;
+                break;
+            }
         }
+        QVERIFY(qAbs(clock.secsTo(QDateTime::currentDateTimeUtc())) < 60);
+        QCOMPARE(sessionHomes,
+            (QStringList {root + QStringLiteral("/bob"), root + QStringLiteral("/bob")}));
+        QCOMPARE(disk.size(), 2);
+        QVERIFY(disk.value(root + QStringLiteral("/alice")) > 1000); // the chat's file and more
+        QVERIFY(disk.value(root + QStringLiteral("/bob")) > 6); // two transcripts
         homesSeen.sort();
         QCOMPARE(homesSeen,
             (QStringList {root + QStringLiteral("/alice"), root + QStringLiteral("/bob")}));
