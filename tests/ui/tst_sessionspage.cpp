@@ -142,7 +142,7 @@ QString SessionsPageTest::installScenario(const QString &scenario, int ageSecond
         if (!file.open(QIODevice::ReadOnly))
             return {};
         QByteArray bytes = file.readAll();
-        bytes.replace(recordedHomes + scenario.toUtf8(), m_home.toUtf8());
+        bytes.replace(QByteArray(recordedHomes + scenario.toUtf8()), m_home.toUtf8());
         if (!writeFile(to, bytes) || !setModified(to, written))
             return {};
         if (to.endsWith(QLatin1String(".jsonl")) && !to.contains(QLatin1String("/subagents/")))

@@ -34,18 +34,15 @@ void showOnLabel(QLabel *label, const QString &text, bool isError)
 // row on each refresh (ResizeToContents) would cost more and make the columns jump.
 void fitColumns(QTreeView *view, const QVector<QPair<int, QString>> &samples)
 {
-    QHeaderView *header = view->header();
     const QFontMetrics metrics(view->font());
-    const int padding = 3 * view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view)
-        + metrics.averageCharWidth() * 2;
+    const int padding = metrics.averageCharWidth() * 2;
     for (const auto &sample : samples) {
         const QString headerText
             = view->model()->headerData(sample.first, Qt::Horizontal).toString();
-        const int width
-            = std::max(metrics.horizontalAdvance(sample.second),
-                  metrics.horizontalAdvance(headerText) + metrics.averageCharWidth() * 2)
-            + padding;
-        header->resizeSection(sample.first, width);
+        view->header()->resizeSection(sample.first,
+            std::max(
+                metrics.horizontalAdvance(sample.second), metrics.horizontalAdvance(headerText))
+                + padding);
     }
 }
 
@@ -94,30 +91,32 @@ void SessionsPage::setupViews()
     QTreeView *sessions = m_ui->sessionsView;
     sessions->setModel(m_proxy);
     sessions->setItemDelegate(new SessionItemDelegate(sessions));
-    sessions->header()->setStretchLastSection(false);
-    sessions->header()->setSectionResizeMode(SessionListModel::TitleColumn, QHeaderView::Stretch);
+    // The title gets the room; past the window's width the table scrolls sideways.
+    sessions->header()->setStretchLastSection(true);
+    sessions->header()->resizeSection(
+        SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 32);
     sessions->header()->setSortIndicatorShown(true);
     sessions->sortByColumn(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
     const QString time = QStringLiteral("2026-12-31 23:59");
     fitColumns(sessions,
-        {{SessionListModel::ChatColumn, QStringLiteral("~/projects/web-app")},
+        {{SessionListModel::ChatColumn, QStringLiteral("chat-0123abcd")},
             {SessionListModel::StartedColumn, time}, {SessionListModel::LastActivityColumn, time},
             {SessionListModel::TurnsColumn, QStringLiteral("999")},
             {SessionListModel::ToolCallsColumn, QStringLiteral("9999")},
-            {SessionListModel::SizeColumn, QStringLiteral("1023.9 KiB")},
+            {SessionListModel::SizeColumn, QStringLiteral("999.9 KiB")},
             {SessionListModel::ModelColumn, QStringLiteral("claude-sonnet-4-5")},
             {SessionListModel::CostColumn, QStringLiteral("$99.9999")},
             {SessionListModel::StateColumn, QStringLiteral("running now")}});
-    // Bold rows are wider: the State column's sample is bold too.
-    sessions->header()->resizeSection(SessionListModel::StateColumn,
-        sessions->header()->sectionSize(SessionListModel::StateColumn)
-            + sessions->fontMetrics().averageCharWidth() * 2);
+    // Running rows are bold: their dates must fit too.
+    for (int column : {SessionListModel::StartedColumn, SessionListModel::LastActivityColumn})
+        sessions->header()->resizeSection(column,
+            sessions->header()->sectionSize(column) + sessions->fontMetrics().averageCharWidth());
     sessions->setMinimumHeight(sessions->fontMetrics().height() * 8);
 
     QTreeView *results = m_ui->resultsView;
     results->setModel(m_searchModel);
     fitColumns(results,
-        {{SessionSearchModel::SessionColumn, QStringLiteral("Refactor the login form so that")},
+        {{SessionSearchModel::SessionColumn, QStringLiteral("Refactor the login form")},
             {SessionSearchModel::TurnColumn, QStringLiteral("999")},
             {SessionSearchModel::ToolColumn, QStringLiteral("WebFetch")},
             {SessionSearchModel::RecordColumn, QStringLiteral("attachment (sub-agent)")}});
