@@ -1,0 +1,263 @@
+#include "sessionlistmodel.h"
+
+#include "util/format.h"
+
+#include <QDir>
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+
+namespace sandscope {
+
+namespace {
+
+bool sameSession(const DiscoveredSession &a, const DiscoveredSession &b)
+{
+    return a.chatId == b.chatId && a.sessionId == b.sessionId && a.cwd == b.cwd && a.path == b.path
+        && a.projectDirectory == b.projectDirectory && a.lastActivity == b.lastActivity
+        && a.size == b.size && a.title == b.title && a.started == b.started && a.turns == b.turns
+        && a.toolCalls == b.toolCalls && a.model == b.model && a.hasCost == b.hasCost
+        && a.costUsd == b.costUsd && a.running == b.running;
+}
+
+} // namespace
+
+void SessionListModel::setListing(const sessiondiscovery::Listing &listing)
+{
+    setSessions(sessiondiscovery::allSessions(listing), listing.home);
+}
+
+void SessionListModel::setSessions(const QVector<DiscoveredSession> &sessions, const QString &home)
+{
+    const bool homeChanged = home != m_home;
+    m_home = home;
+    removeVanished(sessions);
+
+    QHash<QString, int> rowByPath;
+    for (int row = 0; row < m_sessions.size(); ++row)
+        rowByPath.insert(m_sessions.at(row).path, row);
+
+    QVector<DiscoveredSession> added;
+    QSet<QString> seen;
+    for (const DiscoveredSession &session : sessions) {
+        if (seen.contains(session.path))
+            continue; // a path is one row
+        seen.insert(session.path);
+        const auto existing = rowByPath.constFind(session.path);
+        if (existing == rowByPath.constEnd()) {
+            added.append(session);
+            continue;
+        }
+        const int row = existing.value();
+        if (sameSession(m_sessions.at(row), session))
+            continue;
+        m_sessions[row] = session;
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    if (homeChanged && !m_sessions.isEmpty())
+        Q_EMIT dataChanged(index(0, ChatColumn), index(int(m_sessions.size()) - 1, ChatColumn));
+
+    if (!added.isEmpty()) {
+        const int first = int(m_sessions.size());
+        beginInsertRows({}, first, first + int(added.size()) - 1);
+        m_sessions += added;
+        endInsertRows();
+    }
+}
+
+void SessionListModel::removeVanished(const QVector<DiscoveredSession> &sessions)
+{
+    QSet<QString> listed;
+    for (const DiscoveredSession &session : sessions)
+        listed.insert(session.path);
+    // From the end, one contiguous range at a time, so the rows before stay valid.
+    int row = int(m_sessions.size()) - 1;
+    while (row >= 0) {
+        if (listed.contains(m_sessions.at(row).path)) {
+            --row;
+            continue;
+        }
+        const int last = row;
+        while (row >= 0 && !listed.contains(m_sessions.at(row).path))
+            --row;
+        const int first = row + 1;
+        beginRemoveRows({}, first, last);
+        m_sessions.remove(first, last - first + 1);
+        endRemoveRows();
+    }
+}
+
+void SessionListModel::clear()
+{
+    beginResetModel();
+    m_sessions.clear();
+    m_home.clear();
+    endResetModel();
+}
+
+int SessionListModel::runningCount() const
+{
+    return int(std::count_if(m_sessions.cbegin(), m_sessions.cend(),
+        [](const DiscoveredSession &session) { return session.running; }));
+}
+
+int SessionListModel::rowOfPath(const QString &path) const
+{
+    for (int row = 0; row < m_sessions.size(); ++row) {
+        if (m_sessions.at(row).path == path)
+            return row;
+    }
+    return -1;
+}
+
+QString SessionListModel::whereText(const DiscoveredSession &session) const
+{
+    if (!session.chatId.isEmpty())
+        return session.chatId;
+    if (session.cwd.isEmpty())
+        return session.projectDirectory; // the escaped cwd is all there is
+    if (!m_home.isEmpty()) {
+        if (session.cwd == m_home)
+            return QStringLiteral("~");
+        if (session.cwd.startsWith(m_home + QLatin1Char('/')))
+            return QStringLiteral("~") + session.cwd.mid(m_home.size());
+    }
+    return session.cwd;
+}
+
+QString SessionListModel::timeText(const QDateTime &time)
+{
+    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+                          : QString();
+}
+
+QString SessionListModel::costText(const DiscoveredSession &session)
+{
+    return session.hasCost ? QStringLiteral("$%1").arg(session.costUsd, 0, 'f', 4) : QString();
+}
+
+int SessionListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_sessions.size());
+}
+
+int SessionListModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SessionListModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const DiscoveredSession &session = m_sessions.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayData(session, index.column());
+    case SortRole:
+        return sortData(session, index.column());
+    case SessionRole:
+        return QVariant::fromValue(session);
+    case RunningRole:
+        return session.running;
+    case Qt::ToolTipRole:
+        if (index.column() == TitleColumn || index.column() == ChatColumn) {
+            const QString title = session.title.isEmpty() ? tr("(no prompt)") : session.title;
+            return tr("%1\n\nSession %2\n%3").arg(title, session.sessionId, session.path);
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        switch (index.column()) {
+        case TurnsColumn:
+        case ToolCallsColumn:
+        case SizeColumn:
+        case CostColumn:
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        default:
+            return {};
+        }
+    default:
+        return {};
+    }
+}
+
+QVariant SessionListModel::displayData(const DiscoveredSession &session, int column) const
+{
+    switch (column) {
+    case TitleColumn:
+        return session.title.isEmpty() ? tr("(no prompt)") : session.title;
+    case ChatColumn:
+        return whereText(session);
+    case StartedColumn:
+        return timeText(session.started);
+    case LastActivityColumn:
+        return timeText(session.lastActivity);
+    case TurnsColumn:
+        return session.turns;
+    case ToolCallsColumn:
+        return session.toolCalls;
+    case SizeColumn:
+        return format::byteSize(session.size);
+    case ModelColumn:
+        return session.model;
+    case CostColumn:
+        return costText(session);
+    case StateColumn:
+        return session.running ? tr("running now") : QString();
+    }
+    return {};
+}
+
+QVariant SessionListModel::sortData(const DiscoveredSession &session, int column) const
+{
+    switch (column) {
+    case StartedColumn:
+        return session.started;
+    case LastActivityColumn:
+        return session.lastActivity;
+    case TurnsColumn:
+        return session.turns;
+    case ToolCallsColumn:
+        return session.toolCalls;
+    case SizeColumn:
+        return session.size;
+    case CostColumn:
+        return session.hasCost ? session.costUsd : -1.0; // unknown below free
+    case StateColumn:
+        return session.running ? 1 : 0;
+    default:
+        return displayData(session, column).toString().toLower();
+    }
+}
+
+QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TitleColumn:
+        return tr("Title");
+    case ChatColumn:
+        return tr("Chat");
+    case StartedColumn:
+        return tr("Started");
+    case LastActivityColumn:
+        return tr("Last activity");
+    case TurnsColumn:
+        return tr("Turns");
+    case ToolCallsColumn:
+        return tr("Tool calls");
+    case SizeColumn:
+        return tr("Size");
+    case ModelColumn:
+        return tr("Model");
+    case CostColumn:
+        return tr("Cost");
+    case StateColumn:
+        return tr("State");
+    }
+    return {};
+}
+
+} // namespace sandscope

@@ -1,0 +1,47 @@
+#pragma once
+// The lines a transcript search found (sessionsearch), as a table in file order. Each search
+// replaces the list; the session titles come from the session listing when it knows them.
+
+#include "runs/sessionsearch.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QString>
+#include <QVector>
+
+namespace sandscope {
+
+class SessionSearchModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { SessionColumn, TurnColumn, ToolColumn, RecordColumn, MatchColumn, ColumnCount };
+    enum Role { HitRole = Qt::UserRole + 1 };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    // A new search is a new list: a reset.
+    void setResult(const QVector<SessionSearchHit> &hits, bool truncated);
+    void clear() { setResult({}, false); }
+    // Session id -> title; rows of sessions without one show the id's start.
+    void setTitles(const QHash<QString, QString> &titles);
+
+    const QVector<SessionSearchHit> &hits() const { return m_hits; }
+    const SessionSearchHit &hit(int row) const { return m_hits.at(row); }
+    bool isTruncated() const { return m_truncated; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    QString sessionText(const SessionSearchHit &hit) const;
+
+    QVector<SessionSearchHit> m_hits;
+    bool m_truncated = false;
+    QHash<QString, QString> m_titles;
+};
+
+} // namespace sandscope
+
+Q_DECLARE_METATYPE(sandscope::SessionSearchHit)

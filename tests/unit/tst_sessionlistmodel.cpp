@@ -1,0 +1,315 @@
+// The Sessions page's models without a server: SessionListModel under QAbstractItemModelTester,
+// its refresh in place (unchanged rows and their persistent indexes stay, others are inserted
+// and removed, never a reset), raw sort values that order dates and sizes as values through a
+// proxy, the filter over title/chat/model/session id, the texts for unknown cost and model, the
+// running flag; and SessionSearchModel (titles, sub-agent records, one-line excerpts).
+
+#include "runs/sessionfilterproxy.h"
+#include "runs/sessionlistmodel.h"
+#include "runs/sessionsearchmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QPersistentModelIndex>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QtTest>
+
+using namespace sandscope;
+
+namespace {
+
+const QString home = QStringLiteral("/home/alice");
+
+DiscoveredSession session(const QString &id, qint64 size = 100, int minute = 0)
+{
+    DiscoveredSession found;
+    found.sessionId = id;
+    found.path = home + QStringLiteral("/.claude/projects/-home-alice-chat-a/") + id
+        + QStringLiteral(".jsonl");
+    found.projectDirectory = QStringLiteral("-home-alice-chat-a");
+    found.chatId = QStringLiteral("a");
+    found.cwd = home + QStringLiteral("/chat-a");
+    found.title = QStringLiteral("Prompt of ") + id;
+    found.size = size;
+    found.turns = 1;
+    found.toolCalls = 2;
+    found.model = QStringLiteral("claude-opus-5-5");
+    found.started = QDateTime(QDate(2026, 11, 30), QTime(10, minute), Qt::UTC);
+    found.lastActivity = found.started.addSecs(30);
+    return found;
+}
+
+QStringList columnTexts(const QAbstractItemModel *model, int column, int role = Qt::DisplayRole)
+{
+    QStringList texts;
+    for (int row = 0; row < model->rowCount(); ++row)
+        texts << model->index(row, column).data(role).toString();
+    return texts;
+}
+
+QStringList idsInOrder(const QAbstractItemModel *model)
+{
+    QStringList ids;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        ids << model->index(row, 0)
+                   .data(SessionListModel::SessionRole)
+                   .value<DiscoveredSession>()
+                   .sessionId;
+    }
+    return ids;
+}
+
+SessionSearchHit hit(const QString &sessionId, const QString &agentId = {})
+{
+    SessionSearchHit found;
+    found.sessionId = sessionId;
+    found.agentId = agentId;
+    found.path = home + QStringLiteral("/.claude/projects/p/") + sessionId
+        + (agentId.isEmpty()
+                ? QStringLiteral(".jsonl")
+                : QStringLiteral("/subagents/agent-") + agentId + QStringLiteral(".jsonl"));
+    found.line = 7;
+    found.turn = agentId.isEmpty() ? 2 : 0;
+    found.toolUseId = QStringLiteral("toolu_1");
+    found.toolName = QStringLiteral("Bash");
+    found.recordType = QStringLiteral("assistant");
+    found.excerpt = QStringLiteral("{\"command\":\"echo hi\"}\nnext\tline");
+    return found;
+}
+
+} // namespace
+
+class SessionListModelTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void listModelPassesTheModelTesterThroughRefreshes()
+    {
+        SessionListModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSessions({session(QStringLiteral("a")), session(QStringLiteral("b")),
+                              session(QStringLiteral("c")), session(QStringLiteral("d"))},
+            home);
+        DiscoveredSession changed = session(QStringLiteral("c"), 999);
+        model.setSessions(
+            {session(QStringLiteral("a")), changed, session(QStringLiteral("e"))}, home);
+        model.setSessions({}, home);
+        model.setSessions({session(QStringLiteral("x"))}, home);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void searchModelPassesTheModelTester()
+    {
+        SessionSearchModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResult(
+            {hit(QStringLiteral("s1")), hit(QStringLiteral("s1"), QStringLiteral("x"))}, false);
+        model.setTitles({{QStringLiteral("s1"), QStringLiteral("Title")}});
+        model.setResult({}, false);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void refreshUpdatesInPlaceWithoutReset()
+    {
+        SessionListModel model;
+        model.setSessions({session(QStringLiteral("a")), session(QStringLiteral("b")),
+                              session(QStringLiteral("c")), session(QStringLiteral("d"))},
+            home);
+        const QPersistentModelIndex b = model.index(1, SessionListModel::TitleColumn);
+        const QPersistentModelIndex c = model.index(2, SessionListModel::SizeColumn);
+        const QPersistentModelIndex d = model.index(3, SessionListModel::TitleColumn);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+        // a and c vanish, b is unchanged, d grew, e and f are new.
+        DiscoveredSession grown = session(QStringLiteral("d"), 5000);
+        grown.turns = 3;
+        model.setSessions({session(QStringLiteral("f")), grown, session(QStringLiteral("b")),
+                              session(QStringLiteral("e"))},
+            home);
+
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(removed.count(), 2); // a and c are not contiguous
+        QCOMPARE(inserted.count(), 1); // e and f together, at the end
+        QCOMPARE(inserted.first().at(1).toInt(), 2);
+        QCOMPARE(inserted.first().at(2).toInt(), 3);
+        QCOMPARE(changed.count(), 1); // d only; b did not change
+        QCOMPARE(changed.first().at(0).toModelIndex().row(), d.row());
+        QVERIFY(b.isValid());
+        QCOMPARE(b.data().toString(), QStringLiteral("Prompt of b"));
+        QVERIFY(!c.isValid());
+        QVERIFY(d.isValid());
+        QCOMPARE(model.index(d.row(), SessionListModel::TurnsColumn).data().toInt(), 3);
+        QCOMPARE(idsInOrder(&model),
+            QStringList({QStringLiteral("b"), QStringLiteral("d"), QStringLiteral("f"),
+                QStringLiteral("e")}));
+    }
+
+    void identicalRefreshEmitsNothing()
+    {
+        SessionListModel model;
+        const QVector<DiscoveredSession> sessions {
+            session(QStringLiteral("a")), session(QStringLiteral("b"))};
+        model.setSessions(sessions, home);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        model.setSessions(sessions, home);
+        QCOMPARE(changed.count() + inserted.count() + removed.count(), 0);
+    }
+
+    void sortRoleOrdersSizesAndDatesAsValues()
+    {
+        // As texts, "1.0 GiB" < "100 bytes" < "2.0 KiB" < "9 bytes".
+        DiscoveredSession small = session(QStringLiteral("small"), 9);
+        DiscoveredSession medium = session(QStringLiteral("medium"), 100);
+        DiscoveredSession large = session(QStringLiteral("large"), 2048);
+        DiscoveredSession huge = session(QStringLiteral("huge"), qint64(1) << 30);
+        // The same minute, as shown, but seconds apart.
+        const QDateTime minute(QDate(2026, 11, 30), QTime(12, 0), Qt::UTC);
+        small.lastActivity = minute.addSecs(50);
+        medium.lastActivity = minute.addSecs(5);
+        large.lastActivity = minute.addSecs(20);
+        huge.lastActivity = minute.addSecs(35);
+        SessionListModel model;
+        model.setSessions({large, huge, small, medium}, home);
+        SessionFilterProxy proxy;
+        proxy.setSourceModel(&model);
+
+        proxy.sort(SessionListModel::SizeColumn, Qt::AscendingOrder);
+        QCOMPARE(idsInOrder(&proxy),
+            QStringList({QStringLiteral("small"), QStringLiteral("medium"), QStringLiteral("large"),
+                QStringLiteral("huge")}));
+        QCOMPARE(columnTexts(&proxy, SessionListModel::SizeColumn),
+            QStringList({QStringLiteral("9 bytes"), QStringLiteral("100 bytes"),
+                QStringLiteral("2.0 KiB"), QStringLiteral("1.0 GiB")}));
+
+        proxy.sort(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
+        QCOMPARE(idsInOrder(&proxy),
+            QStringList({QStringLiteral("small"), QStringLiteral("huge"), QStringLiteral("large"),
+                QStringLiteral("medium")}));
+        QStringList shownTimes = columnTexts(&proxy, SessionListModel::LastActivityColumn);
+        shownTimes.removeDuplicates();
+        QCOMPARE(shownTimes.size(), 1);
+    }
+
+    void filterLooksAtTitleChatModelAndSessionIdIgnoringCase()
+    {
+        DiscoveredSession elsewhere = session(QStringLiteral("0f3e-other"));
+        elsewhere.chatId.clear();
+        elsewhere.cwd = home + QStringLiteral("/projects/web");
+        elsewhere.model = QStringLiteral("claude-haiku-9");
+        elsewhere.title = QStringLiteral("Fix the login form");
+        SessionListModel model;
+        model.setSessions({session(QStringLiteral("1a2b")), elsewhere}, home);
+        SessionFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        const auto matching = [&](const QString &text) {
+            proxy.setFilterText(text);
+            return idsInOrder(&proxy);
+        };
+        QCOMPARE(matching(QStringLiteral("LOGIN")), QStringList {elsewhere.sessionId});
+        QCOMPARE(matching(QStringLiteral("~/projects")), QStringList {elsewhere.sessionId});
+        QCOMPARE(matching(QStringLiteral("haiku")), QStringList {elsewhere.sessionId});
+        QCOMPARE(matching(QStringLiteral("1A2B")), QStringList {QStringLiteral("1a2b")});
+        QCOMPARE(matching(QStringLiteral("nothing like it")), QStringList());
+        QCOMPARE(matching(QString()).size(), 2);
+    }
+
+    void unknownCostModelAndTitleShowAsSuch()
+    {
+        DiscoveredSession unknown = session(QStringLiteral("u"));
+        unknown.model.clear();
+        unknown.title.clear();
+        unknown.chatId.clear();
+        unknown.cwd = home + QStringLiteral("/work/site");
+        unknown.started = QDateTime();
+        DiscoveredSession priced = session(QStringLiteral("p"));
+        priced.hasCost = true;
+        priced.costUsd = 0.0012;
+        SessionListModel model;
+        model.setSessions({unknown, priced}, home);
+        const auto text = [&](int row, int column) {
+            return model.index(row, column).data().toString();
+        };
+        QCOMPARE(text(0, SessionListModel::CostColumn), QString());
+        QCOMPARE(text(0, SessionListModel::ModelColumn), QString());
+        QCOMPARE(text(0, SessionListModel::TitleColumn), QStringLiteral("(no prompt)"));
+        QCOMPARE(text(0, SessionListModel::ChatColumn), QStringLiteral("~/work/site"));
+        QCOMPARE(text(0, SessionListModel::StartedColumn), QString());
+        QCOMPARE(text(1, SessionListModel::CostColumn), QStringLiteral("$0.0012"));
+        QCOMPARE(text(1, SessionListModel::ModelColumn), QStringLiteral("claude-opus-5-5"));
+        QCOMPARE(text(1, SessionListModel::ChatColumn), QStringLiteral("a"));
+        QCOMPARE(text(1, SessionListModel::StartedColumn),
+            priced.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        // Unknown cost sorts below a free session.
+        QVERIFY(
+            model.index(0, SessionListModel::CostColumn).data(SessionListModel::SortRole).toDouble()
+            < 0);
+        const QString tip
+            = model.index(1, SessionListModel::TitleColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(priced.title) && tip.contains(priced.path), qPrintable(tip));
+    }
+
+    void runningSessionIsFlagged()
+    {
+        DiscoveredSession running = session(QStringLiteral("r"));
+        running.running = true;
+        SessionListModel model;
+        model.setSessions({session(QStringLiteral("idle")), running}, home);
+        QCOMPARE(model.runningCount(), 1);
+        QCOMPARE(model.index(0, SessionListModel::StateColumn).data().toString(), QString());
+        QCOMPARE(model.index(1, SessionListModel::StateColumn).data().toString(),
+            QStringLiteral("running now"));
+        QVERIFY(!model.index(0, SessionListModel::TitleColumn)
+                     .data(SessionListModel::RunningRole)
+                     .toBool());
+        QVERIFY(model.index(1, SessionListModel::TitleColumn)
+                    .data(SessionListModel::RunningRole)
+                    .toBool());
+
+        // It stops running: the row changes in place.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        running.running = false;
+        model.setSessions({session(QStringLiteral("idle")), running}, home);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.runningCount(), 0);
+    }
+
+    void searchModelShowsTitlesSubAgentsAndOneLineMatches()
+    {
+        SessionSearchModel model;
+        model.setResult({hit(QStringLiteral("0123456789abcdef")),
+                            hit(QStringLiteral("0123456789abcdef"), QStringLiteral("a1"))},
+            true);
+        QVERIFY(model.isTruncated());
+        const auto text = [&](int row, int column) {
+            return model.index(row, column).data().toString();
+        };
+        QCOMPARE(text(0, SessionSearchModel::SessionColumn), QStringLiteral("01234567"));
+        QCOMPARE(text(0, SessionSearchModel::TurnColumn), QStringLiteral("2"));
+        QCOMPARE(text(0, SessionSearchModel::ToolColumn), QStringLiteral("Bash"));
+        QCOMPARE(text(0, SessionSearchModel::RecordColumn), QStringLiteral("assistant"));
+        QCOMPARE(text(0, SessionSearchModel::MatchColumn),
+            QStringLiteral("{\"command\":\"echo hi\"} next line"));
+        QCOMPARE(text(1, SessionSearchModel::TurnColumn), QString());
+        QCOMPARE(
+            text(1, SessionSearchModel::RecordColumn), QStringLiteral("assistant (sub-agent)"));
+        QCOMPARE(
+            model.index(1, 0).data(SessionSearchModel::HitRole).value<SessionSearchHit>().agentId,
+            QStringLiteral("a1"));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setTitles({{QStringLiteral("0123456789abcdef"), QStringLiteral("Deploy it")}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(text(1, SessionSearchModel::SessionColumn), QStringLiteral("Deploy it"));
+    }
+};
+
+QTEST_GUILESS_MAIN(SessionListModelTest)
+#include "tst_sessionlistmodel.moc"

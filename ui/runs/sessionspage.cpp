@@ -1,0 +1,512 @@
+#include "sessionspage.h"
+
+#include "runs/sessionfilterproxy.h"
+#include "runs/sessionitemdelegate.h"
+#include "runs/sessionlistmodel.h"
+#include "runs/sessionsearchmodel.h"
+#include "server/openterminalclient.h"
+#include "ui_sessionspage.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QMenu>
+#include <QPushButton>
+#include <QStyle>
+
+namespace sandscope {
+
+namespace {
+
+const QColor errorColour(0xc6, 0x28, 0x28);
+
+// A label's text in the error colour, or in the palette's own.
+void showOnLabel(QLabel *label, const QString &text, bool isError)
+{
+    label->setText(text);
+    QPalette palette = label->parentWidget() ? label->parentWidget()->palette() : label->palette();
+    if (isError)
+        palette.setColor(QPalette::WindowText, errorColour);
+    label->setPalette(palette);
+}
+
+// Section widths that fit typical contents (and the header), measured once: measuring every
+// row on each refresh (ResizeToContents) would cost more and make the columns jump.
+void fitColumns(QTreeView *view, const QVector<QPair<int, QString>> &samples)
+{
+    const QFontMetrics metrics(view->font());
+    const int padding = metrics.averageCharWidth() * 2;
+    for (const auto &sample : samples) {
+        const QString headerText
+            = view->model()->headerData(sample.first, Qt::Horizontal).toString();
+        view->header()->resizeSection(sample.first,
+            std::max(
+                metrics.horizontalAdvance(sample.second), metrics.horizontalAdvance(headerText))
+                + padding);
+    }
+}
+
+} // namespace
+
+SessionsPage::SessionsPage(QWidget *parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::SessionsPage>())
+    , m_model(new SessionListModel(this))
+    , m_proxy(new SessionFilterProxy(this))
+    , m_searchModel(new SessionSearchModel(this))
+{
+    m_ui->setupUi(this);
+    setObjectName(QStringLiteral("sessionsPage"));
+    m_proxy->setSourceModel(m_model);
+    setupViews();
+    setupActions();
+
+    m_autoRefresh.setSingleShot(true);
+    m_autoRefresh.setInterval(defaultAutoRefreshMs);
+    connect(&m_autoRefresh, &QTimer::timeout, this, [this] {
+        if (!isLoading())
+            refresh();
+    });
+    connect(m_ui->filterEdit, &QLineEdit::textChanged, this, [this](const QString &text) {
+        m_proxy->setFilterText(text);
+        updateStatus();
+    });
+    connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, &SessionsPage::searchFromWidgets);
+    connect(m_ui->searchButton, &QPushButton::clicked, this, &SessionsPage::searchFromWidgets);
+    // Rows come and go with refreshes and the filter; the selection may go with them.
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_proxy, signal, this, &SessionsPage::updateActions);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &SessionsPage::updateActions);
+    connect(m_proxy, &QAbstractItemModel::dataChanged, this, &SessionsPage::updateActions);
+
+    m_ui->resultsPane->hide(); // until the first search
+    updateStatus();
+    updateActions();
+}
+
+SessionsPage::~SessionsPage() = default;
+
+void SessionsPage::setupViews()
+{
+    QTreeView *sessions = m_ui->sessionsView;
+    sessions->setModel(m_proxy);
+    sessions->setItemDelegate(new SessionItemDelegate(sessions));
+    // The title gets the room; past the window's width the table scrolls sideways.
+    sessions->header()->setStretchLastSection(true);
+    sessions->header()->resizeSection(
+        SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 32);
+    sessions->header()->setSortIndicatorShown(true);
+    sessions->sortByColumn(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
+    const QString time = QStringLiteral("2026-12-31 23:59");
+    fitColumns(sessions,
+        {{SessionListModel::ChatColumn, QStringLiteral("chat-0123abcd")},
+            {SessionListModel::StartedColumn, time}, {SessionListModel::LastActivityColumn, time},
+            {SessionListModel::TurnsColumn, QStringLiteral("999")},
+            {SessionListModel::ToolCallsColumn, QStringLiteral("9999")},
+            {SessionListModel::SizeColumn, QStringLiteral("999.9 KiB")},
+            {SessionListModel::ModelColumn, QStringLiteral("claude-sonnet-4-5")},
+            {SessionListModel::CostColumn, QStringLiteral("$99.9999")},
+            {SessionListModel::StateColumn, QStringLiteral("running now")}});
+    // Running rows are bold: their dates must fit too.
+    for (int column : {SessionListModel::StartedColumn, SessionListModel::LastActivityColumn})
+        sessions->header()->resizeSection(column,
+            sessions->header()->sectionSize(column) + sessions->fontMetrics().averageCharWidth());
+    sessions->setMinimumHeight(sessions->fontMetrics().height() * 8);
+
+    QTreeView *results = m_ui->resultsView;
+    results->setModel(m_searchModel);
+    fitColumns(results,
+        {{SessionSearchModel::SessionColumn, QStringLiteral("Refactor the login form")},
+            {SessionSearchModel::TurnColumn, QStringLiteral("999")},
+            {SessionSearchModel::ToolColumn, QStringLiteral("WebFetch")},
+            {SessionSearchModel::RecordColumn, QStringLiteral("attachment (sub-agent)")}});
+    results->setMinimumHeight(results->fontMetrics().height() * 5);
+
+    m_ui->splitter->setStretchFactor(0, 3);
+    m_ui->splitter->setStretchFactor(1, 2);
+    m_ui->refreshButton->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+
+    connect(sessions, &QAbstractItemView::activated, this, [this] { m_openAction->trigger(); });
+    connect(sessions, &QWidget::customContextMenuRequested, this, &SessionsPage::showContextMenu);
+    connect(sessions->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &SessionsPage::updateActions);
+    connect(results, &QAbstractItemView::activated, this, &SessionsPage::openHitAt);
+}
+
+void SessionsPage::setupActions()
+{
+    m_refreshAction = new QAction(tr("&Refresh"), this);
+    m_refreshAction->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    // Only while the page has focus: other pages have an F5 of their own.
+    m_refreshAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(m_refreshAction);
+    m_ui->refreshButton->setToolTip(tr("List the sessions again (F5)"));
+    connect(m_refreshAction, &QAction::triggered, this, &SessionsPage::refresh);
+    connect(m_ui->refreshButton, &QPushButton::clicked, m_refreshAction, &QAction::trigger);
+
+    m_openAction = new QAction(tr("&Open"), this);
+    m_resumeAction = new QAction(tr("Res&ume…"), this);
+    m_forkAction = new QAction(tr("F&ork…"), this);
+    m_openFolderAction = new QAction(tr("Open Folder in &Files"), this);
+    const QList<QPair<QAction *, QPushButton *>> buttons {{m_openAction, m_ui->openButton},
+        {m_resumeAction, m_ui->resumeButton}, {m_forkAction, m_ui->forkButton},
+        {m_openFolderAction, m_ui->openFolderButton}};
+    for (const auto &pair : buttons) {
+        QAction *action = pair.first;
+        QPushButton *button = pair.second;
+        connect(button, &QPushButton::clicked, action, &QAction::trigger);
+        connect(action, &QAction::changed, button, [action, button] {
+            button->setEnabled(action->isEnabled());
+            button->setToolTip(action->toolTip());
+        });
+    }
+    m_openAction->setToolTip(tr("Show the session's transcript and follow it while it grows"));
+
+    connect(m_openAction, &QAction::triggered, this, [this] {
+        const int row = selectedRow();
+        if (row >= 0)
+            Q_EMIT openSessionRequested(sourceFor(m_model->session(row)), QString());
+    });
+    connect(m_resumeAction, &QAction::triggered, this, [this] {
+        const int row = selectedRow();
+        if (row >= 0 && !m_model->session(row).chatId.isEmpty())
+            Q_EMIT resumeRequested(sourceFor(m_model->session(row)), false);
+    });
+    connect(m_forkAction, &QAction::triggered, this, [this] {
+        const int row = selectedRow();
+        if (row >= 0 && !m_model->session(row).chatId.isEmpty())
+            Q_EMIT resumeRequested(sourceFor(m_model->session(row)), true);
+    });
+    connect(m_openFolderAction, &QAction::triggered, this, [this] {
+        const int row = selectedRow();
+        const QString folder = row >= 0 ? folderOf(m_model->session(row)) : QString();
+        if (!folder.isEmpty())
+            Q_EMIT openFolderRequested(m_identity.userId, folder);
+    });
+}
+
+QTreeView *SessionsPage::view() const
+{
+    return m_ui->sessionsView;
+}
+
+QTreeView *SessionsPage::searchView() const
+{
+    return m_ui->resultsView;
+}
+
+QLineEdit *SessionsPage::filterEdit() const
+{
+    return m_ui->filterEdit;
+}
+
+QLineEdit *SessionsPage::searchEdit() const
+{
+    return m_ui->searchEdit;
+}
+
+QComboBox *SessionsPage::toolCombo() const
+{
+    return m_ui->toolCombo;
+}
+
+QString SessionsPage::statusText() const
+{
+    return m_ui->statusLabel->text();
+}
+
+QString SessionsPage::searchStatusText() const
+{
+    return m_ui->resultsLabel->text();
+}
+
+void SessionsPage::setConnection(OpenTerminalClient *client, const Identity &identity)
+{
+    const QUrl serverUrl = client ? client->connection().baseUrl : QUrl();
+    if (client == m_client && serverUrl == m_serverUrl && identity.userId == m_identity.userId) {
+        m_identity = identity;
+        return;
+    }
+    // Nothing of the old user's or server's answers may land here.
+    delete m_request;
+    m_request = nullptr;
+    delete m_searchRequest;
+    m_searchRequest = nullptr;
+    m_client = client;
+    m_serverUrl = serverUrl;
+    m_identity = identity;
+    m_error.clear();
+    m_sinceListing.invalidate();
+    m_listed = false;
+    m_autoRefresh.stop();
+    m_model->clear();
+    m_searchModel->clear();
+    m_ui->resultsPane->hide();
+    m_ui->resultsLabel->clear();
+    m_ui->searchButton->setEnabled(client != nullptr);
+    updateStatus();
+    updateActions();
+    if (client && isVisible())
+        refresh();
+}
+
+void SessionsPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_client || isLoading())
+        return;
+    const int interval = m_autoRefresh.interval();
+    if (!m_sinceListing.isValid() || m_sinceListing.elapsed() >= interval)
+        refresh();
+    else
+        m_autoRefresh.start(int(interval - m_sinceListing.elapsed()));
+}
+
+void SessionsPage::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_autoRefresh.stop(); // nobody looks; showing again refreshes when it is due
+}
+
+void SessionsPage::refresh()
+{
+    m_autoRefresh.stop();
+    if (!m_client) {
+        updateStatus();
+        return;
+    }
+    delete m_request; // an older answer must not overwrite a newer one
+    m_request = new QObject(this);
+    m_error.clear();
+    updateStatus();
+    sessiondiscovery::discover(m_client, m_identity, m_request,
+        [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
+            m_request->deleteLater();
+            m_request = nullptr;
+            m_sinceListing.start();
+            if (ok) {
+                m_listed = true;
+                m_model->setListing(listing);
+                updateSearchTitles();
+            } else {
+                m_error = error; // the rows of the last listing stay
+            }
+            updateStatus();
+            updateActions();
+            scheduleAutoRefresh();
+            Q_EMIT listingFinished(ok);
+        });
+}
+
+void SessionsPage::scheduleAutoRefresh()
+{
+    if (m_client && isVisible())
+        m_autoRefresh.start(m_autoRefresh.interval());
+}
+
+QString SessionsPage::userText() const
+{
+    return m_identity.isServerAccount() ? tr("the server account") : m_identity.userId;
+}
+
+void SessionsPage::updateStatus()
+{
+    QString text;
+    if (!m_client) {
+        text = tr("Not connected.");
+    } else if (!m_error.isEmpty()) {
+        text = tr("The sessions of %1 could not be listed: %2").arg(userText(), m_error);
+    } else if (!m_listed) {
+        text = tr("Loading sessions of %1…").arg(userText());
+    } else if (m_model->rowCount() == 0) {
+        text = tr("%1 has no Claude Code sessions on the server.").arg(userText());
+    } else {
+        const int count = m_model->rowCount();
+        text = count == 1 ? tr("1 session of %1").arg(userText())
+                          : tr("%1 sessions of %2").arg(count).arg(userText());
+        text += tr(", %1 running").arg(m_model->runningCount());
+        if (!m_proxy->filterText().isEmpty())
+            text += tr(" (%1 shown)").arg(m_proxy->rowCount());
+    }
+    if (isLoading() && m_listed)
+        text += tr(" · refreshing…");
+    showOnLabel(m_ui->statusLabel, text, !m_error.isEmpty());
+}
+
+void SessionsPage::searchFromWidgets()
+{
+    const QString tool
+        = m_ui->toolCombo->currentIndex() > 0 ? m_ui->toolCombo->currentText() : QString();
+    search(m_ui->searchEdit->text(), tool);
+}
+
+void SessionsPage::search(const QString &query, const QString &toolName)
+{
+    if (query.trimmed().isEmpty())
+        return;
+    if (m_ui->searchEdit->text() != query)
+        m_ui->searchEdit->setText(query);
+    m_ui->toolCombo->setCurrentIndex(
+        toolName.isEmpty() ? 0 : std::max(0, m_ui->toolCombo->findText(toolName)));
+    delete m_searchRequest;
+    m_searchRequest = nullptr;
+    m_searchModel->clear(); // a new search is a new list
+    m_ui->resultsPane->show();
+    if (!m_client) {
+        setSearchStatus(tr("Not connected."), true);
+        return;
+    }
+    m_searchRequest = new QObject(this);
+    const QString quoted = QStringLiteral("\u201c%1\u201d").arg(query);
+    setSearchStatus(toolName.isEmpty()
+            ? tr("Searching the transcripts of %1 for %2…").arg(userText(), quoted)
+            : tr("Searching the %1 calls in the transcripts of %2 for %3…")
+                  .arg(toolName, userText(), quoted),
+        false);
+    sessionsearch::Options options;
+    options.toolName = toolName;
+    sessionsearch::search(m_client, m_identity, query, options, m_searchRequest,
+        [this, quoted, toolName](
+            bool ok, const sessionsearch::Result &result, const QString &error) {
+            m_searchRequest->deleteLater();
+            m_searchRequest = nullptr;
+            if (!ok) {
+                setSearchStatus(tr("The search failed: %1").arg(error), true);
+                Q_EMIT searchFinished(false);
+                return;
+            }
+            updateSearchTitles();
+            m_searchModel->setResult(result.hits, result.truncated);
+            const int count = int(result.hits.size());
+            QString text;
+            if (count == 0 && toolName.isEmpty())
+                text = tr("No hits for %1").arg(quoted);
+            else if (count == 0)
+                text = tr("No hits for %1 in %2 calls").arg(quoted, toolName);
+            else if (result.truncated)
+                text = tr("More than %1 hits (first %1 shown)").arg(count);
+            else
+                text = count == 1 ? tr("1 hit") : tr("%1 hits").arg(count);
+            setSearchStatus(text, false);
+            Q_EMIT searchFinished(true);
+        });
+}
+
+void SessionsPage::setSearchStatus(const QString &text, bool isError)
+{
+    showOnLabel(m_ui->resultsLabel, text, isError);
+}
+
+void SessionsPage::updateSearchTitles()
+{
+    QHash<QString, QString> titles;
+    for (const DiscoveredSession &session : m_model->sessions()) {
+        if (!session.title.isEmpty())
+            titles.insert(session.sessionId, session.title);
+    }
+    m_searchModel->setTitles(titles);
+}
+
+int SessionsPage::selectedRow() const
+{
+    const QModelIndexList rows = m_ui->sessionsView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return -1;
+    return m_proxy->mapToSource(rows.first()).row();
+}
+
+QString SessionsPage::folderOf(const DiscoveredSession &session) const
+{
+    if (!session.cwd.isEmpty())
+        return session.cwd;
+    if (!session.chatId.isEmpty() && !m_model->home().isEmpty())
+        return sessiondiscovery::chatWorkDirectory(m_model->home(), session.chatId);
+    return {};
+}
+
+void SessionsPage::updateActions()
+{
+    const int row = selectedRow();
+    const bool selected = row >= 0;
+    const bool inChat = selected && !m_model->session(row).chatId.isEmpty();
+    m_openAction->setEnabled(selected);
+    m_resumeAction->setEnabled(inChat);
+    m_forkAction->setEnabled(inChat);
+    const QString onlyChats = selected && !inChat
+        ? tr("Only sessions in a chat folder (~/chat-<id>) can be continued")
+        : QString();
+    m_resumeAction->setToolTip(
+        onlyChats.isEmpty() ? tr("Continue this session with a new prompt") : onlyChats);
+    m_forkAction->setToolTip(onlyChats.isEmpty()
+            ? tr("Continue a copy of this session with a new prompt; the original stays as it is")
+            : onlyChats);
+    m_openFolderAction->setEnabled(selected && !folderOf(m_model->session(row)).isEmpty());
+    m_openFolderAction->setToolTip(selected
+            ? tr("Browse %1 in the Files tab").arg(folderOf(m_model->session(row)))
+            : QString());
+}
+
+void SessionsPage::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_ui->sessionsView->indexAt(position);
+    if (!index.isValid())
+        return;
+    m_ui->sessionsView->selectionModel()->select(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QMenu menu(this);
+    menu.addAction(m_openAction);
+    menu.addSeparator();
+    menu.addAction(m_resumeAction);
+    menu.addAction(m_forkAction);
+    menu.addSeparator();
+    menu.addAction(m_openFolderAction);
+    menu.exec(m_ui->sessionsView->viewport()->mapToGlobal(position));
+}
+
+void SessionsPage::openHitAt(const QModelIndex &viewIndex)
+{
+    if (!viewIndex.isValid())
+        return;
+    const SessionSearchHit &hit = m_searchModel->hit(viewIndex.row());
+    Q_EMIT openSessionRequested(sourceForHit(hit), hit.toolUseId);
+}
+
+SessionSource SessionsPage::sourceFor(const DiscoveredSession &session) const
+{
+    SessionSource source;
+    source.identity = m_identity;
+    source.transcriptPath = session.path;
+    source.sessionId = session.sessionId;
+    source.chatId = session.chatId;
+    source.cwd = session.cwd;
+    source.started = session.started;
+    return source;
+}
+
+SessionSource SessionsPage::sourceForHit(const SessionSearchHit &hit) const
+{
+    const QString mainPath = mainTranscriptPath(hit.path);
+    int row = m_model->rowOfPath(mainPath);
+    for (int candidate = 0; row < 0 && candidate < m_model->rowCount(); ++candidate) {
+        if (m_model->session(candidate).sessionId == hit.sessionId)
+            row = candidate;
+    }
+    if (row >= 0)
+        return sourceFor(m_model->session(row));
+    // Not listed (yet): what the hit itself tells.
+    SessionSource source;
+    source.identity = m_identity;
+    source.transcriptPath = mainPath;
+    source.sessionId = hit.sessionId;
+    return source;
+}
+
+QString SessionsPage::mainTranscriptPath(const QString &path)
+{
+    const QString subagents = QStringLiteral("/subagents/");
+    const int at = path.lastIndexOf(subagents);
+    return at > 0 ? path.left(at) + QStringLiteral(".jsonl") : path;
+}
+
+} // namespace sandscope

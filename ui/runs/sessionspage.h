@@ -1,0 +1,133 @@
+#pragma once
+// Every Claude Code session of the acting user found on the server (most started by Open WebUI,
+// not by Sandscope), newest activity first: filterable as you type, sortable by any column, and
+// refreshed every 15 s while the page is visible so "running now" stays true. Below it a search
+// in the transcripts that runs on the server (sessionsearch); a hit opens its session at the
+// tool call it belongs to. Listing and search run in the background as the acting user; their
+// answers are dropped when the user or server changes or a newer request starts. The status
+// line names the user whose sessions are shown.
+
+#include "runs/runpage.h"
+#include "server/connection.h"
+
+#include <QElapsedTimer>
+#include <QPointer>
+#include <QTimer>
+#include <QUrl>
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QLineEdit;
+class QTreeView;
+
+namespace sandscope {
+
+class OpenTerminalClient;
+class SessionFilterProxy;
+class SessionListModel;
+class SessionSearchModel;
+struct DiscoveredSession;
+struct SessionSearchHit;
+
+namespace Ui {
+class SessionsPage;
+}
+
+class SessionsPage : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int defaultAutoRefreshMs = 15000;
+
+    explicit SessionsPage(QWidget *parent = nullptr);
+    ~SessionsPage() override;
+
+    // Not owned; nullptr means "not connected". Another user or server clears the rows and
+    // the search results and loads again when the page is visible.
+    void setConnection(OpenTerminalClient *client, const Identity &identity);
+    Identity identity() const { return m_identity; }
+    void setAutoRefreshInterval(int ms) { m_autoRefresh.setInterval(ms); }
+
+    SessionListModel *model() const { return m_model; }
+    SessionFilterProxy *proxy() const { return m_proxy; }
+    QTreeView *view() const;
+    SessionSearchModel *searchModel() const { return m_searchModel; }
+    QTreeView *searchView() const;
+    QLineEdit *filterEdit() const;
+    QLineEdit *searchEdit() const;
+    QComboBox *toolCombo() const;
+    QAction *refreshAction() const { return m_refreshAction; }
+    QAction *openAction() const { return m_openAction; }
+    QAction *resumeAction() const { return m_resumeAction; }
+    QAction *forkAction() const { return m_forkAction; }
+    QAction *openFolderAction() const { return m_openFolderAction; }
+
+    QString statusText() const;
+    bool statusIsError() const { return !m_error.isEmpty(); }
+    QString searchStatusText() const;
+    bool isLoading() const { return m_request != nullptr; }
+    bool isSearching() const { return m_searchRequest != nullptr; }
+
+    // What the signals carry for a listed session, and for a search hit (its main session,
+    // also for a hit in a sub-agent's file; built from the hit when the session is not listed).
+    SessionSource sourceFor(const DiscoveredSession &session) const;
+    SessionSource sourceForHit(const SessionSearchHit &hit) const;
+    // …/<session>/subagents/agent-<id>.jsonl -> …/<session>.jsonl; other paths unchanged.
+    static QString mainTranscriptPath(const QString &path);
+
+public Q_SLOTS:
+    void refresh();
+    // Searches the acting user's transcripts on the server; an empty tool means any tool.
+    void search(const QString &query, const QString &toolName = {});
+
+Q_SIGNALS:
+    // toolUseId is empty for a plain open, the hit's tool call for a search hit.
+    void openSessionRequested(const sandscope::SessionSource &source, const QString &toolUseId);
+    void resumeRequested(const sandscope::SessionSource &source, bool fork);
+    void openFolderRequested(const QString &userId, const QString &absolutePath);
+    void listingFinished(bool ok);
+    void searchFinished(bool ok);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void setupViews();
+    void setupActions();
+    void searchFromWidgets();
+    void scheduleAutoRefresh();
+    void updateStatus();
+    void setSearchStatus(const QString &text, bool isError);
+    void updateActions();
+    void showContextMenu(const QPoint &position);
+    void openHitAt(const QModelIndex &viewIndex);
+    void updateSearchTitles();
+    // The selected row of the sessions table as a row of model(), or -1.
+    int selectedRow() const;
+    QString folderOf(const DiscoveredSession &session) const;
+    QString userText() const;
+
+    std::unique_ptr<Ui::SessionsPage> m_ui;
+    QPointer<OpenTerminalClient> m_client;
+    QUrl m_serverUrl;
+    Identity m_identity;
+    SessionListModel *m_model;
+    SessionFilterProxy *m_proxy;
+    SessionSearchModel *m_searchModel;
+    QAction *m_refreshAction = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_resumeAction = nullptr;
+    QAction *m_forkAction = nullptr;
+    QAction *m_openFolderAction = nullptr;
+    QTimer m_autoRefresh;
+    QElapsedTimer m_sinceListing; // invalid until the first listing of this connection
+    QObject *m_request = nullptr; // owns the listing in flight; deleting it drops the answer
+    QObject *m_searchRequest = nullptr; // the same for the search
+    QString m_error; // of the last listing; empty when it succeeded
+    bool m_listed = false; // a listing of this connection succeeded
+};
+
+} // namespace sandscope
