@@ -13,6 +13,7 @@
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
 #include "runs/runrecording.h"
+#include "runs/sessionspage.h"
 #include "server/openterminalclient.h"
 #include "switchuserdialog.h"
 
@@ -116,7 +117,8 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     setAcceptDrops(true);
     m_windowState.restoreGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
-             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup)})
+             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
+             static_cast<QWidget *>(m_sessions)})
         m_windowState.restoreSplitters(page);
 }
 
@@ -124,7 +126,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
 {
     m_windowState.saveGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
-             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup)})
+             static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
+             static_cast<QWidget *>(m_sessions)})
         m_windowState.saveSplitters(page);
     // Run pages share one layout: the one in front (or any) is what the user arranged last.
     auto *run = qobject_cast<RunPage *>(m_pages->currentWidget());
@@ -860,6 +863,18 @@ void MainWindow::addFilePages()
         tr("Isolation"));
     connect(m_files, &FilesPage::openRunRequested, this,
         [this](const QString &remotePath) { openRemoteRun(remotePath); });
+    m_sessions = new SessionsPage(this);
+    m_pages->insertTab(m_pages->indexOf(m_files) + 1, m_sessions,
+        QIcon::fromTheme(QStringLiteral("view-history"),
+            style()->standardIcon(QStyle::SP_FileDialogDetailedView)),
+        tr("Sessions"));
+    connect(m_sessions, &SessionsPage::openSessionRequested, this,
+        [this](const SessionSource &source, const QString &toolUseId) {
+            openSession(source, toolUseId);
+        });
+    connect(m_sessions, &SessionsPage::resumeRequested, this,
+        &MainWindow::showContinueSessionDialog);
+    connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);
     m_pages->addTab(m_admin,
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
@@ -882,6 +897,7 @@ void MainWindow::syncFilePages(bool connected)
         m_identity.userId == m_ownUserId ? FileOperations::Acting::AsSelf
                                          : FileOperations::Acting::AsOtherUser);
     m_admin->setClient(client);
+    m_sessions->setConnection(client, m_identity);
     m_isolation->setIdentityContext(m_profileName, m_report.url);
     m_isolation->setClient(client);
     m_admin->setAccountPrefix(m_report.prefix);

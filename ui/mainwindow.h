@@ -31,6 +31,7 @@ class CleanupPage;
 class ConsolePage;
 class FilesPage;
 class ProbePage;
+class SessionsPage;
 class RunPage;
 struct LiveRunRequest;
 struct SessionSource;
@@ -67,6 +68,7 @@ public:
     AdminOverviewPage *adminOverviewPage() const { return m_admin; }
     CleanupPage *cleanupPage() const { return m_cleanup; }
     ProbePage *isolationPage() const { return m_isolation; }
+    SessionsPage *sessionsPage() const { return m_sessions; }
     QTabWidget *pages() const { return m_pages; }
     // `base`, or "base (2)", "base (3)" … whichever is not taken yet.
     static QString uniqueTitle(const QString &base, const QStringList &taken);
@@ -165,6 +167,7 @@ private:
     AdminOverviewPage *m_admin = nullptr;
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
+    SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
     // The user the profile connects as; any other identity browses files read-only at first.
     QString m_ownUserId;
     QLabel *m_busyLabel;
