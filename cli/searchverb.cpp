@@ -39,20 +39,18 @@ QDateTime parseSince(const QString &text)
     return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
 }
 
-bool wantsAllUsers(const QStringList &arguments)
+// The account a hit belongs to: the last part of the home in its path.
+QString accountOf(const SessionSearchHit &hit)
 {
-    for (const QString &argument : arguments) {
-        if (argument == QLatin1String("--"))
-            return false;
-        if (argument == QLatin1String("--") + allUsersOption)
-            return true;
-    }
-    return false;
+    const qsizetype projects = hit.path.lastIndexOf(QLatin1String("/.claude/projects/"));
+    const QString home = projects > 0 ? hit.path.left(projects) : QString();
+    return home.mid(home.lastIndexOf(QLatin1Char('/')) + 1);
 }
 
 QJsonObject hitJson(const SessionSearchHit &hit)
 {
     return QJsonObject {
+        {QStringLiteral("account"), accountOf(hit)},
         {QStringLiteral("session_id"), hit.sessionId},
         {QStringLiteral("agent_id"), stringOrNull(hit.agentId)},
         {QStringLiteral("path"), hit.path},
@@ -66,14 +64,18 @@ QJsonObject hitJson(const SessionSearchHit &hit)
     };
 }
 
-QString hitsAsText(const sessionsearch::Result &result)
+QString hitsAsText(const sessionsearch::Result &result, bool allUsers)
 {
     const QString dash = QStringLiteral("-");
-    QString text = QStringLiteral("SESSION").leftJustified(36) + QLatin1Char(' ')
+    QString text
+        = (allUsers ? QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ') : QString())
+        + QStringLiteral("SESSION").leftJustified(36) + QLatin1Char(' ')
         + QStringLiteral("AGENT").leftJustified(17) + QStringLiteral("  TURN   LINE  ")
         + QStringLiteral("TYPE").leftJustified(10) + QLatin1Char(' ')
         + QStringLiteral("TOOL").leftJustified(12) + QStringLiteral("  EXCERPT\n");
     for (const SessionSearchHit &hit : result.hits) {
+        if (allUsers)
+            text += accountOf(hit).leftJustified(20) + QLatin1Char(' ');
         text += hit.sessionId.leftJustified(36) + QLatin1Char(' ')
             + (hit.agentId.isEmpty() ? dash : hit.agentId).leftJustified(17) + QStringLiteral("  ")
             + (hit.agentId.isEmpty() ? QString::number(hit.turn) : dash).rightJustified(4)
@@ -85,9 +87,10 @@ QString hitsAsText(const sessionsearch::Result &result)
     if (result.hits.isEmpty())
         text += QStringLiteral("(no matching lines)\n");
     if (result.truncated)
-        text += QStringLiteral("(only the first %1 matching lines; narrow the search with --tool "
-                               "or --since)\n")
-                    .arg(sessionsearch::maxHits);
+        text += QStringLiteral("(only the first %1 matching lines%2; narrow the search with "
+                               "--tool or --since)\n")
+                    .arg(sessionsearch::maxHits)
+                    .arg(allUsers ? QStringLiteral(" of some user") : QString());
     return text;
 }
 
@@ -114,26 +117,32 @@ int runSearch(const QStringList &arguments)
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
     const QCommandLineOption allUsers(allUsersOption,
-        QStringLiteral("Every user's transcripts: needs admin access, not available yet."));
-    parser.addOptions({toolOption, sinceOption, jsonOption, allUsers});
+        QStringLiteral("Every user's transcripts (every home under /home, at most %1 lines "
+                       "per user), as root in the sandbox: through --admin-exec or the "
+                       "profile's admin command, else the server's own account.")
+            .arg(sessionsearch::maxHits));
+    parser.addOptions({toolOption, sinceOption, jsonOption, allUsers, adminExecOption()});
     parser.addPositionalArgument(
         QStringLiteral("query"), QStringLiteral("The text to look for."), QStringLiteral("QUERY"));
-    const QString usage = QStringLiteral(
-        "search --server URL --user ID QUERY [--tool NAME] [--since DATE] [--json]");
-    // Refused before anything else: searching as every user at once is not possible with one
-    // user's access, and must not be faked by a search as one user.
-    if (wantsAllUsers(arguments) && !arguments.contains(QLatin1String("--help"))
-        && !arguments.contains(QLatin1String("-h")))
-        return usageError(QStringLiteral("--all-users needs admin access to every user's "
-                                         "transcripts, which sandscope does not have yet; "
-                                         "search one user's with --user ID"),
-            searchVerb);
+    const QString usage
+        = QStringLiteral("search --server URL (--user ID | --all-users [--admin-exec PREFIX]) "
+                         "QUERY [--tool NAME] [--since DATE] [--json]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, searchVerb, arguments, usage, options);
     if (parsed >= 0)
         return parsed;
-    if (options.userId.isEmpty())
-        return usageError(QStringLiteral("search needs --user ID (the sandbox user)"), searchVerb);
+    const bool everyone = parser.isSet(allUsers);
+    if (everyone && parser.isSet(QStringLiteral("user")))
+        return usageError(QStringLiteral("--all-users and --user exclude each other"), searchVerb);
+    if (!everyone && options.userId.isEmpty())
+        return usageError(
+            QStringLiteral("search needs --user ID (the sandbox user) or --all-users"), searchVerb);
+    if (!everyone && parser.isSet(QStringLiteral("admin-exec")))
+        return usageError(QStringLiteral("--admin-exec belongs to --all-users"), searchVerb);
+    AdminAccess admin;
+    QString adminError;
+    if (everyone && !resolveAdminAccess(parser, options, &admin, &adminError))
+        return usageError(adminError, searchVerb);
     const QString query = parser.positionalArguments().join(QLatin1Char(' '));
     if (query.isEmpty())
         return usageError(QStringLiteral("search needs a QUERY"), searchVerb);
@@ -160,13 +169,19 @@ int runSearch(const QStringList &arguments)
     bool ok = false;
     sessionsearch::Result result;
     QString why;
-    sessionsearch::search(&client, identity, query, searchOptions, &loop,
-        [&](bool success, const sessionsearch::Result &found, const QString &error) {
-            ok = success;
-            result = found;
-            why = serverMessage(error, options);
-            loop.quit();
-        });
+    const auto done = [&](bool success, const sessionsearch::Result &found, const QString &error) {
+        ok = success;
+        result = found;
+        why = serverMessage(error, options);
+        loop.quit();
+    };
+    if (everyone) {
+        printError(QStringLiteral("Searching every home %1").arg(admin.describe()));
+        sessionsearch::searchAllUsers(
+            &client, admin, QStringLiteral("/home"), query, searchOptions, &loop, done);
+    } else {
+        sessionsearch::search(&client, identity, query, searchOptions, &loop, done);
+    }
     loop.exec();
     if (!ok)
         return listingFailed(why, options);
@@ -175,14 +190,16 @@ int runSearch(const QStringList &arguments)
         QJsonArray hits;
         for (const SessionSearchHit &hit : std::as_const(result.hits))
             hits.append(hitJson(hit));
-        const QJsonObject root {{QStringLiteral("user"), options.userId},
-            {QStringLiteral("home"), result.home}, {QStringLiteral("query"), query},
+        const QJsonObject root {
+            {QStringLiteral("user"), everyone ? QJsonValue() : QJsonValue(options.userId)},
+            {QStringLiteral("all_users"), everyone}, {QStringLiteral("home"), result.home},
+            {QStringLiteral("query"), query},
             {QStringLiteral("tool"), stringOrNull(searchOptions.toolName)},
             {QStringLiteral("since"), stringOrNull(isoTime(searchOptions.since))},
             {QStringLiteral("truncated"), result.truncated}, {QStringLiteral("hits"), hits}};
         writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
     } else {
-        writeText(stdout, hitsAsText(result));
+        writeText(stdout, hitsAsText(result, everyone));
     }
     return result.hits.isEmpty() ? NoHits : Hits;
 }

@@ -10,6 +10,7 @@
 
 #include <QCommandLineParser>
 #include <QDateTime>
+#include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -129,6 +130,71 @@ QString tableRow(const QString &first, const SessionRow &row)
     return line.trimmed() + QLatin1Char('\n');
 }
 
+QString accountOf(const DiscoveredSession &session)
+{
+    return session.home.mid(session.home.lastIndexOf(QLatin1Char('/')) + 1);
+}
+
+// sessions --all-users: what the agents of every user are doing, newest first.
+int printAllUsersSessions(const ConnectionOptions &options, const AdminAccess &admin, bool json)
+{
+    OpenTerminalClient client(options.connection);
+    printError(QStringLiteral("Listing every home's sessions %1").arg(admin.describe()));
+    QEventLoop loop;
+    bool ok = false;
+    sessiondiscovery::Listing listing;
+    QString why;
+    sessiondiscovery::discoverAllUsers(&client, admin, QStringLiteral("/home"), &loop,
+        [&](bool success, const sessiondiscovery::Listing &found, const QString &error) {
+            ok = success;
+            listing = found;
+            why = serverMessage(error, options);
+            loop.quit();
+        });
+    loop.exec();
+    if (!ok)
+        return listingFailed(why, options);
+    const QVector<DiscoveredSession> sessions = sessiondiscovery::allSessions(listing);
+    if (json) {
+        QJsonArray array;
+        for (const DiscoveredSession &session : sessions) {
+            SessionRow row;
+            row.sessionId = session.sessionId;
+            row.onServer = true;
+            row.found = session;
+            row.lastActivity = session.lastActivity;
+            QJsonObject object = sessionJson(row);
+            object.insert(QStringLiteral("account"), accountOf(session));
+            object.insert(QStringLiteral("home"), session.home);
+            object.insert(QStringLiteral("chat"), stringOrNull(session.chatId));
+            array.append(object);
+        }
+        writeBytes(stdout,
+            QJsonDocument(QJsonObject {{QStringLiteral("all_users"), true},
+                              {QStringLiteral("homes_root"), listing.home},
+                              {QStringLiteral("sessions"), array}})
+                .toJson(QJsonDocument::Indented));
+        return Ok;
+    }
+    QString text = QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
+        + tableHeader(QStringLiteral("CHAT OR DIRECTORY"));
+    for (const DiscoveredSession &session : sessions) {
+        SessionRow row;
+        row.sessionId = session.sessionId;
+        row.onServer = true;
+        row.found = session;
+        row.lastActivity = session.lastActivity;
+        text += accountOf(session).leftJustified(20) + QLatin1Char(' ')
+            + tableRow(session.chatId.isEmpty() ? shortPath(session.cwd, session.home)
+                                                : QStringLiteral("chat ") + session.chatId,
+                row);
+    }
+    if (sessions.isEmpty())
+        text += QStringLiteral("(no sessions in any home)\n");
+    writeText(stdout, text);
+    return Ok;
+}
+
 } // namespace
 
 int runSessions(const QStringList &arguments)
@@ -146,12 +212,34 @@ int runSessions(const QStringList &arguments)
         QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
-    parser.addOptions({chatOption, jsonOption});
+    const QCommandLineOption allUsersOption(QStringLiteral("all-users"),
+        QStringLiteral("Every user's sessions (every home under /home), newest first, as root in "
+                       "the sandbox: through --admin-exec or the profile's admin command, else "
+                       "the server's own account."));
+    parser.addOptions({chatOption, jsonOption, allUsersOption, adminExecOption()});
     ConnectionOptions options;
-    const int parsed = parseUserVerbArguments(parser, sessionsVerb, arguments,
-        QStringLiteral("sessions --server URL --user ID [--chat ID] [--json]"), options);
+    const QString usage
+        = QStringLiteral("sessions --server URL (--user ID [--chat ID] | --all-users "
+                         "[--admin-exec PREFIX]) [--json]");
+    if (arguments.contains(QStringLiteral("--all-users"))) {
+        const int parsed = parseVerbArguments(parser, sessionsVerb, arguments, usage, options);
+        if (parsed >= 0)
+            return parsed;
+        if (parser.isSet(QStringLiteral("user")) || parser.isSet(chatOption))
+            return usageError(
+                QStringLiteral("--all-users lists every user: --user and --chat do not apply"),
+                sessionsVerb);
+        AdminAccess admin;
+        QString why;
+        if (!resolveAdminAccess(parser, options, &admin, &why))
+            return usageError(why, sessionsVerb);
+        return printAllUsersSessions(options, admin, parser.isSet(jsonOption));
+    }
+    const int parsed = parseUserVerbArguments(parser, sessionsVerb, arguments, usage, options);
     if (parsed >= 0)
         return parsed;
+    if (parser.isSet(QStringLiteral("admin-exec")))
+        return usageError(QStringLiteral("--admin-exec belongs to --all-users"), sessionsVerb);
     QString why;
     const QString chatId = parser.value(chatOption);
     if (parser.isSet(chatOption) && !claudecommand::isValidChatId(chatId, &why))

@@ -89,6 +89,7 @@ void AdminOverviewPage::setClient(OpenTerminalClient *client)
     m_client = client;
     m_scanned = false;
     m_model = new AdminOverviewModel(client, this);
+    m_model->setAdminAccess(m_adminAccess);
     if (!m_homesRoot.isEmpty())
         m_model->setHomesRoot(m_homesRoot);
     m_proxy->setSourceModel(m_model);
@@ -112,8 +113,26 @@ void AdminOverviewPage::setIdentity(const Identity &identity)
     m_identity = identity;
     m_scanned = false;
     updateState();
-    if (isVisible() && m_identity.isServerAccount())
+    if (isVisible() && canScan())
         reload();
+}
+
+void AdminOverviewPage::setAdminAccess(const AdminAccess &admin)
+{
+    if (admin == m_adminAccess)
+        return;
+    m_adminAccess = admin;
+    if (m_model)
+        m_model->setAdminAccess(admin);
+    m_scanned = false;
+    updateState();
+    if (isVisible() && canScan())
+        reload();
+}
+
+bool AdminOverviewPage::canScan() const
+{
+    return m_client && (m_adminAccess.isLocalCommand() || m_identity.isServerAccount());
 }
 
 void AdminOverviewPage::setHomesRoot(const QString &path)
@@ -126,13 +145,13 @@ void AdminOverviewPage::setHomesRoot(const QString &path)
 void AdminOverviewPage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    if (m_client && !m_scanned && m_identity.isServerAccount())
+    if (!m_scanned && canScan())
         reload();
 }
 
 void AdminOverviewPage::reload()
 {
-    if (!m_client || !m_identity.isServerAccount()) {
+    if (!canScan()) {
         updateState();
         return;
     }
@@ -146,8 +165,8 @@ void AdminOverviewPage::reload()
 void AdminOverviewPage::updateState()
 {
     const bool connected = m_client != nullptr;
-    const bool asServer = m_identity.isServerAccount();
-    m_ui->reloadButton->setEnabled(connected && asServer);
+    const bool asServer = m_identity.isServerAccount() || m_adminAccess.isLocalCommand();
+    m_ui->reloadButton->setEnabled(canScan());
     m_ui->serverAccountButton->setVisible(connected && !asServer);
     QString state;
     if (!connected) {
@@ -181,6 +200,8 @@ void AdminOverviewPage::updateState()
             break;
         }
     }
+    if (connected && asServer)
+        state += QStringLiteral(" \u00b7 ") + m_adminAccess.describe();
     m_ui->stateLabel->setText(state.isEmpty() ? QString() : QStringLiteral("\u2014 ") + state);
 }
 

@@ -5,6 +5,7 @@
 // window switches identity, which is audited and shown in the identity bar). Servers that
 // require X-User-Id refuse the scan; the page then says so instead of showing an empty table.
 
+#include "server/adminaccess.h"
 #include "server/connection.h"
 
 #include <QPointer>
@@ -34,8 +35,10 @@ public:
 
     // Not owned; nullptr means "not connected".
     void setClient(OpenTerminalClient *client);
-    // The scan runs as the server account, so it is offered only while acting as it.
+    // Through the server account the scan is offered only while acting as it; through an
+    // admin command (setAdminAccess) whoever is acted as.
     void setIdentity(const Identity &identity);
+    void setAdminAccess(const AdminAccess &admin);
     // The server's account prefix (OPEN_TERMINAL_USER_PREFIX), if known; helps to find the
     // user id of an account.
     void setAccountPrefix(const QString &prefix) { m_prefix = prefix; }
@@ -67,11 +70,13 @@ protected:
 
 private:
     void updateState();
+    bool canScan() const;
     void showChatsOf(const QModelIndex &viewIndex);
 
     std::unique_ptr<Ui::AdminOverviewPage> m_ui;
     QPointer<OpenTerminalClient> m_client;
     Identity m_identity;
+    AdminAccess m_adminAccess;
     QString m_prefix;
     QString m_homesRoot;
     AdminOverviewModel *m_model = nullptr;

@@ -405,6 +405,7 @@ void CleanupPage::startDryRun()
         m_runner->deleteLater();
     m_runner = new CleanupRunner(m_client, this);
     m_runner->setSettings(settings());
+    m_runner->setAdminAccess(m_adminAccess);
     m_executing = false;
     m_cancelled = false;
     m_model->clear();
@@ -415,7 +416,7 @@ void CleanupPage::startDryRun()
     connect(m_runner, &CleanupRunner::finished, this, &CleanupPage::runnerFinished);
     connect(m_runner, &CleanupRunner::failed, this, &CleanupPage::runnerFailed);
     m_runner->startDryRun();
-    setStatus(tr("Dry run as the server account…"));
+    setStatus(tr("Dry run %1…").arg(m_adminAccess.describe()));
     updateButtons();
 }
 
@@ -447,6 +448,7 @@ void CleanupPage::executeReviewedPlan()
         m_runner->deleteLater();
     m_runner = new CleanupRunner(m_client, this);
     m_runner->setSettings(settings());
+    m_runner->setAdminAccess(m_adminAccess);
     m_runner->setAuditContext(m_auditProfile, m_auditServer);
     m_executing = true;
     m_cancelled = false;
@@ -455,7 +457,8 @@ void CleanupPage::executeReviewedPlan()
     connect(m_runner, &CleanupRunner::finished, this, &CleanupPage::runnerFinished);
     connect(m_runner, &CleanupRunner::failed, this, &CleanupPage::runnerFailed);
     m_runner->startExecute(reviewed);
-    setStatus(tr("Executing the reviewed plan (%1, %2)…").arg(itemCountText(count), bytes));
+    setStatus(tr("Executing the reviewed plan (%1, %2) %3…")
+                  .arg(itemCountText(count), bytes, m_adminAccess.describe()));
     updateButtons();
 }
 

@@ -47,6 +47,8 @@ public:
     // nullptr = not connected (running is disabled).
     void setClient(OpenTerminalClient *client);
     void setAuditContext(const QString &profile, const QString &server);
+    // How the script reaches root in the sandbox (named in the status of every run).
+    void setAdminAccess(const AdminAccess &admin) { m_adminAccess = admin; }
     void setConfirmationPrompter(const ConfirmationPrompter &prompter);
     // Empty = the script's default (/home).
     void setHomeRoot(const QString &homeRoot);
@@ -95,6 +97,7 @@ private:
     QString m_auditServer;
     ConfirmationPrompter m_prompter;
     QString m_homeRoot;
+    AdminAccess m_adminAccess;
 
     CleanupPlan m_plan;
     CleanupPlan m_previousPlan; // the last dry run before the current one

@@ -1,5 +1,6 @@
 #include "connectiondialog.h"
 
+#include "server/adminaccess.h"
 #include "server/connection.h"
 #include "ui_connectiondialog.h"
 
@@ -22,6 +23,7 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
         m_ui->profileCombo, &QComboBox::currentTextChanged, this, &ConnectionDialog::loadProfile);
     connect(m_ui->urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->userEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
+    connect(m_ui->adminEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &ConnectionDialog::saveAndAccept);
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
 
@@ -52,6 +54,7 @@ Profile ConnectionDialog::profile() const
     result.serverUrl = QUrl(m_ui->urlEdit->text().trimmed(), QUrl::StrictMode);
     result.defaultUserId = m_ui->userEdit->text();
     result.timeoutMs = m_ui->timeoutSpin->value() * 1000;
+    result.adminCommand = m_ui->adminEdit->text().trimmed();
     return result;
 }
 
@@ -73,6 +76,12 @@ bool ConnectionDialog::isAcceptable(QString *why) const
         && !validateUserId(m_ui->userEdit->text(), &reason)) {
         ok = false;
         reason = tr("User id: %1").arg(reason);
+    } else if (!m_ui->adminEdit->text().trimmed().isEmpty()) {
+        AdminAccess access;
+        if (!AdminAccess::fromCommand(m_ui->adminEdit->text(), &access, &reason)) {
+            ok = false;
+            reason = tr("Admin command: %1").arg(reason);
+        }
     }
     if (why)
         *why = reason;
@@ -140,6 +149,11 @@ QLineEdit *ConnectionDialog::keyEdit() const
     return m_ui->keyEdit;
 }
 
+QLineEdit *ConnectionDialog::adminEdit() const
+{
+    return m_ui->adminEdit;
+}
+
 QSpinBox *ConnectionDialog::timeoutSpin() const
 {
     return m_ui->timeoutSpin;
@@ -171,6 +185,7 @@ void ConnectionDialog::loadProfile(const QString &name)
     m_ui->urlEdit->setText(stored.serverUrl.toString());
     m_ui->userEdit->setText(stored.defaultUserId);
     m_ui->timeoutSpin->setValue(qMax(1, stored.timeoutMs / 1000));
+    m_ui->adminEdit->setText(stored.adminCommand);
     m_ui->keyEdit->clear();
     m_ui->keyStorageLabel->setText(tr("Looking up the stored key…"));
 

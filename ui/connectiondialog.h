@@ -43,6 +43,7 @@ public:
         KeyStorage where, const QString &fallbackDir, const QString &error);
 
     QComboBox *profileCombo() const;
+    QLineEdit *adminEdit() const;
     QLineEdit *urlEdit() const;
     QLineEdit *userEdit() const;
     QLineEdit *keyEdit() const;

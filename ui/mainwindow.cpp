@@ -288,6 +288,12 @@ void MainWindow::connectToServer(
     m_knownModeEvidence.clear();
     m_console->setClient(nullptr);
     m_cleanup->setClient(nullptr);
+    AdminAccess admin;
+    const QString adminCommand
+        = profileName.isEmpty() ? QString() : m_profiles.profile(profileName).adminCommand;
+    if (adminCommand.trimmed().isEmpty() || !AdminAccess::fromCommand(adminCommand, &admin))
+        admin = AdminAccess::serverAccount();
+    setAdminAccess(admin);
     m_ownUserId = userId;
     m_console->setApiKey(connection.apiKey);
     m_console->setAuditLog(&m_auditLog, profileName);
@@ -476,6 +482,14 @@ void MainWindow::updateTitle()
                     .arg(who, m_profileName.isEmpty() ? m_report.url : m_profileName);
     }
     setWindowTitle(title);
+}
+
+void MainWindow::setAdminAccess(const AdminAccess &admin)
+{
+    m_adminAccess = admin;
+    m_cleanup->setAdminAccess(admin);
+    if (m_admin)
+        m_admin->setAdminAccess(admin);
 }
 
 void MainWindow::showConnectDialog()
@@ -872,8 +886,8 @@ void MainWindow::addFilePages()
         [this](const SessionSource &source, const QString &toolUseId) {
             openSession(source, toolUseId);
         });
-    connect(m_sessions, &SessionsPage::resumeRequested, this,
-        &MainWindow::showContinueSessionDialog);
+    connect(
+        m_sessions, &SessionsPage::resumeRequested, this, &MainWindow::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);
     m_pages->addTab(m_admin,
         QIcon::fromTheme(

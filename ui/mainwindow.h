@@ -6,6 +6,7 @@
 
 #include "security/auditlog.h"
 #include "security/profilestore.h"
+#include "server/adminaccess.h"
 #include "server/connection.h"
 #include "server/servercheck.h"
 #include "windowstate.h"
@@ -52,6 +53,9 @@ public:
     void openProfile(const Profile &profile, const QString &apiKey = {});
     void connectToServer(
         const ServerConnection &connection, const QString &userId, const QString &profileName = {});
+    // How admin scripts (Cleanup, Users) reach root in the sandbox; connecting with a profile
+    // sets its admin command (or the server account).
+    void setAdminAccess(const AdminAccess &admin);
     // Changes the acting user (empty = the server account); always audited.
     void switchUser(const QString &userId);
 
@@ -168,6 +172,7 @@ private:
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
+    AdminAccess m_adminAccess;
     // The user the profile connects as; any other identity browses files read-only at first.
     QString m_ownUserId;
     QLabel *m_busyLabel;

@@ -1,6 +1,7 @@
 #include "sessiondiscovery.h"
 
 #include "runs/claudecommand.h"
+#include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"
 #include "util/jsonstring.h"
@@ -199,12 +200,31 @@ QString awkFunctions()
     return QString::fromLatin1(sharedAwkFunctions);
 }
 
+QString forEveryHome(const QString &homesRoot, const QString &perHome)
+{
+    // The root is printed as the home line, so a root without any sessions still parses.
+    return QStringLiteral("printf 'SANDSCOPE-HOME=%s\\n' %1; "
+                          "for home in %1/*/; do home=${home%/}; "
+                          "[ -d \"$home/.claude/projects\" ] || continue; ( %2 ); done; true")
+        .arg(shell::quote(homesRoot), perHome);
+}
+
 QString script()
+{
+    return QStringLiteral("home=$(cd ~ && pwd -P) || exit 1; "
+                          "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; ")
+        + listingBody();
+}
+
+QString allUsersScript(const QString &homesRoot)
+{
+    return forEveryHome(homesRoot, listingBody());
+}
+
+QString listingBody()
 {
     const QString program = awkFunctions() + QString::fromLatin1(listingProgram);
     return QStringLiteral(
-               "home=$(cd ~ && pwd -P) || exit 1; "
-               "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
                "now=$(date +%s); "
                "scan_batch() { stat -c '%.3Y %s %n' -- \"$@\" 2>/dev/null | LC_ALL=C awk "
                "-v now=\"$now\" -v running=%1 -v titlebytes=%2 %3 \"$@\"; }; ")
@@ -237,9 +257,18 @@ bool parse(const QString &output, Listing *listing)
             transcript.model = jsonstring::decode(fields.at(7));
             transcript.costUsd = fields.at(8).toDouble(&transcript.hasCost);
             transcript.title = titleOf(fields.at(9));
+            const qsizetype projects
+                = transcript.path.lastIndexOf(QLatin1String("/.claude/projects/"));
+            transcript.home = projects > 0 ? transcript.path.left(projects) : listing->home;
             if (!transcript.sessionId.isEmpty())
                 listing->transcripts.append(transcript);
         });
+}
+
+// A listing of every home names each transcript's own home.
+static QString homeOf(const Listing &listing, const DiscoveredSession &transcript)
+{
+    return transcript.home.isEmpty() ? listing.home : transcript.home;
 }
 
 QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &chatId)
@@ -247,14 +276,14 @@ QVector<DiscoveredSession> chatSessions(const Listing &listing, const QString &c
     QVector<DiscoveredSession> found;
     for (DiscoveredSession transcript : listing.transcripts) {
         if (!chatId.isEmpty()) {
-            const QString workDirectory = chatWorkDirectory(listing.home, chatId);
+            const QString workDirectory = chatWorkDirectory(homeOf(listing, transcript), chatId);
             if (transcript.projectDirectory != projectDirectoryName(workDirectory)
                 || (!transcript.cwd.isEmpty() && transcript.cwd != workDirectory))
                 continue;
             transcript.chatId = chatId;
         } else {
             // Without a chat to look for, only the recorded cwd can name the chat.
-            transcript.chatId = chatNamedByCwd(listing.home, transcript);
+            transcript.chatId = chatNamedByCwd(homeOf(listing, transcript), transcript);
             if (transcript.chatId.isEmpty())
                 continue;
         }
@@ -268,7 +297,7 @@ QVector<DiscoveredSession> allSessions(const Listing &listing)
 {
     QVector<DiscoveredSession> found = listing.transcripts;
     for (DiscoveredSession &transcript : found)
-        transcript.chatId = chatNamedByCwd(listing.home, transcript);
+        transcript.chatId = chatNamedByCwd(homeOf(listing, transcript), transcript);
     newestFirst(&found);
     return found;
 }
@@ -277,6 +306,13 @@ void discover(OpenTerminalClient *client, const Identity &identity, QObject *con
 {
     runListingScript<Listing>(client, identity, script(), QStringLiteral("the session transcripts"),
         &parse, context, done);
+}
+
+void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
+    const QString &homesRoot, QObject *context, Callback done)
+{
+    runAdminListingScript<Listing>(client, admin, allUsersScript(homesRoot),
+        QStringLiteral("every user's session transcripts"), &parse, context, done);
 }
 
 } // namespace sandscope::sessiondiscovery

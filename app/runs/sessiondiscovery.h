@@ -8,6 +8,7 @@
 // chats such as "a_b" and "a-b" onto the same directory, each transcript's recorded cwd
 // decides which chat it belongs to.
 
+#include "server/adminaccess.h"
 #include "server/connection.h"
 
 #include <QDateTime>
@@ -27,6 +28,7 @@ struct DiscoveredSession {
     QString sessionId; // the file name without .jsonl
     QString cwd; // the first cwd recorded in the file; empty when none was found
     QString path; // absolute path of the transcript
+    QString home; // the home holding it (<home>/.claude/projects/…)
     QString projectDirectory; // name of its directory under ~/.claude/projects
     QDateTime lastActivity; // latest modification of the transcript or a sub-agent's, UTC
     qint64 size = 0; // the transcript and its sub-agents' files
@@ -61,6 +63,14 @@ QString chatWorkDirectory(const QString &home, const QString &chatId);
 // can hold a tab). Texts are the JSON string literals of the file (escape-safe); the prompt
 // is cut after 1300 bytes. Paths holding a newline are skipped (the CLI never makes them).
 QString script();
+// The same for every home under `homesRoot` (as root, through the admin channel): the home
+// line names the root, each record's path its home.
+QString allUsersScript(const QString &homesRoot = QStringLiteral("/home"));
+// `perHome` (which uses $home) run in a subshell for every home under `homesRoot` that has
+// ~/.claude/projects, after a home line naming the root.
+QString forEveryHome(const QString &homesRoot, const QString &perHome);
+// script() without its first part (which sets $home to the user's home and prints it).
+QString listingBody();
 
 struct Listing {
     QString home;
@@ -83,6 +93,9 @@ using Callback = std::function<void(bool ok, const Listing &listing, const QStri
 // when `context` is destroyed first.
 void discover(
     OpenTerminalClient *client, const Identity &identity, QObject *context, Callback done);
+// allUsersScript() as root through `admin`; the same promises as discover().
+void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
+    const QString &homesRoot, QObject *context, Callback done);
 
 // Script pieces shared with sessionsearch.
 //

@@ -1,6 +1,7 @@
 #include "sessionsearch.h"
 
 #include "runs/sessiondiscovery.h"
+#include "server/adminscript.h"
 #include "server/shortcommand.h"
 #include "util/jsonstring.h"
 #include "util/shellquote.h"
@@ -115,12 +116,23 @@ QString trimmedExcerpt(QString excerpt)
 
 QString script(const QString &query, const QString &toolName, const QDateTime &sinceUtc)
 {
+    return QStringLiteral("home=$(cd ~ && pwd -P) || exit 1; "
+                          "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; ")
+        + body(query, toolName, sinceUtc);
+}
+
+QString allUsersScript(const QString &homesRoot, const QString &query, const QString &toolName,
+    const QDateTime &sinceUtc)
+{
+    return sessiondiscovery::forEveryHome(homesRoot, body(query, toolName, sinceUtc));
+}
+
+QString body(const QString &query, const QString &toolName, const QDateTime &sinceUtc)
+{
     const QString program = sessiondiscovery::awkFunctions() + QString::fromLatin1(searchProgram);
     // Through the environment, not awk -v (which would interpret backslashes in the query).
     // One arg() call: a query holding "%1" must not be substituted again.
     return QStringLiteral(
-        "home=$(cd ~ && pwd -P) || exit 1; "
-        "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
         "SANDSCOPE_QUERY=%1; SANDSCOPE_TOOL=%2; SANDSCOPE_SINCE=%3; "
         "export SANDSCOPE_QUERY SANDSCOPE_TOOL SANDSCOPE_SINCE; "
         "scan_batch() { { stat -c '%Y %n' -- \"$@\" 2>/dev/null; echo SANDSCOPE-GREP; "
@@ -174,6 +186,14 @@ void search(OpenTerminalClient *client, const Identity &identity, const QString 
 {
     runListingScript<Result>(client, identity, script(query, options.toolName, options.since),
         QStringLiteral("the transcripts' matching lines"), &parse, context, done);
+}
+
+void searchAllUsers(OpenTerminalClient *client, const AdminAccess &admin, const QString &homesRoot,
+    const QString &query, const Options &options, QObject *context, Callback done)
+{
+    runAdminListingScript<Result>(client, admin,
+        allUsersScript(homesRoot, query, options.toolName, options.since),
+        QStringLiteral("every user's matching transcript lines"), &parse, context, done);
 }
 
 } // namespace sandscope::sessionsearch

@@ -10,6 +10,7 @@
 // that path. A text that the CLI stored in some other form (\uXXXX escapes, a string split
 // across fields, case folding the server's locale does not know) is not found.
 
+#include "server/adminaccess.h"
 #include "server/connection.h"
 
 #include <QDateTime>
@@ -49,6 +50,12 @@ constexpr int excerptLimit = 160;
 // of that tool's calls; with a valid `sinceUtc`, only files modified since then. The query,
 // which must not be empty, reaches grep and awk as single-quoted shell words.
 QString script(const QString &query, const QString &toolName = {}, const QDateTime &sinceUtc = {});
+// The same over every home under `homesRoot` (as root; at most maxHits per home). The home
+// line names the root; each hit's path names its home.
+QString allUsersScript(const QString &homesRoot, const QString &query, const QString &toolName = {},
+    const QDateTime &sinceUtc = {});
+// script() without its first part (which sets $home to the user's home and prints it).
+QString body(const QString &query, const QString &toolName, const QDateTime &sinceUtc);
 
 struct Result {
     QString home;
@@ -69,6 +76,9 @@ using Callback = std::function<void(bool ok, const Result &result, const QString
 // when `context` is destroyed first.
 void search(OpenTerminalClient *client, const Identity &identity, const QString &query,
     const Options &options, QObject *context, Callback done);
+// allUsersScript() as root through `admin`.
+void searchAllUsers(OpenTerminalClient *client, const AdminAccess &admin, const QString &homesRoot,
+    const QString &query, const Options &options, QObject *context, Callback done);
 
 } // namespace sessionsearch
 

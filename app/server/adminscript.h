@@ -12,6 +12,7 @@
 
 #include "server/adminaccess.h"
 #include "server/apierror.h"
+#include "server/shortcommand.h"
 
 #include <QObject>
 #include <QPointer>
@@ -64,5 +65,20 @@ private:
     QByteArray m_stderr; // kept for the failure message
     bool m_started = false; // the marker arrived: the script runs
 };
+
+// Runs an admin script to completion and returns its output lines, like runShortCommand.
+// `done` runs once, unless `context` is destroyed first.
+void runAdminCommand(OpenTerminalClient *client, const AdminAccess &admin, const QString &script,
+    QObject *context, std::function<void(const Result<CommandOutput> &)> done);
+
+// runListingScript as root through the admin channel.
+template <typename Listing>
+void runAdminListingScript(OpenTerminalClient *client, const AdminAccess &admin,
+    const QString &script, const QString &what, bool (*parse)(const QString &, Listing *),
+    QObject *context,
+    std::function<void(bool ok, const Listing &listing, const QString &error)> done)
+{
+    runAdminCommand(client, admin, script, context, listingParser(what, parse, done));
+}
 
 } // namespace sandscope

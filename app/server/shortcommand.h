@@ -39,29 +39,37 @@ void parseTimeAndSize(const QString &field, QDateTime *modified, qint64 *size);
 // Runs a script that lists something (runs, session transcripts) as `identity` and parses its
 // output with `parse`. `done` gets ok=false and a message naming `what` when the command
 // fails, exits non-zero or prints something `parse` rejects.
+// The callback of a listing script: parses the finished command's output with `parse`.
+template <typename Listing>
+std::function<void(const Result<CommandOutput> &)> listingParser(const QString &what,
+    bool (*parse)(const QString &, Listing *),
+    std::function<void(bool ok, const Listing &listing, const QString &error)> done)
+{
+    return [what, parse, done](const Result<CommandOutput> &result) {
+        Listing listing;
+        if (!result.ok()) {
+            done(false, listing, result.error.toString());
+            return;
+        }
+        const QString output = result.value.lines.join(QLatin1Char('\n'));
+        if (result.value.exitCode != 0 || !parse(output, &listing)) {
+            done(false, listing,
+                QStringLiteral("listing %1 failed (exit status %2): %3")
+                    .arg(what)
+                    .arg(result.value.exitCode)
+                    .arg(output.trimmed().left(500)));
+            return;
+        }
+        done(true, listing, QString());
+    };
+}
+
 template <typename Listing>
 void runListingScript(OpenTerminalClient *client, const Identity &identity, const QString &script,
     const QString &what, bool (*parse)(const QString &, Listing *), QObject *context,
     std::function<void(bool ok, const Listing &listing, const QString &error)> done)
 {
-    runShortCommand(client, identity, script, context,
-        [what, parse, done](const Result<CommandOutput> &result) {
-            Listing listing;
-            if (!result.ok()) {
-                done(false, listing, result.error.toString());
-                return;
-            }
-            const QString output = result.value.lines.join(QLatin1Char('\n'));
-            if (result.value.exitCode != 0 || !parse(output, &listing)) {
-                done(false, listing,
-                    QStringLiteral("listing %1 failed (exit status %2): %3")
-                        .arg(what)
-                        .arg(result.value.exitCode)
-                        .arg(output.trimmed().left(500)));
-                return;
-            }
-            done(true, listing, QString());
-        });
+    runShortCommand(client, identity, script, context, listingParser(what, parse, done));
 }
 
 } // namespace sandscope

@@ -1177,11 +1177,44 @@ void AgentRunsTest::sessionsAndSearchFindASessionStartedElsewhere()
         environment);
     QVERIFY2(nothing.exitCode == 1 && nothing.out.contains(QLatin1String("(no matching lines)")),
         nothing.diagnostics());
-    const CliResult everyone = runCli(QStringList {QStringLiteral("search")} + connection
-            + QStringList {token, QStringLiteral("--all-users")},
+    // Every user's transcripts, as root through the admin command (this machine is the
+    // sandbox host): the hit names the account it was found in.
+    const QStringList server {QStringLiteral("--server"), m_server->url().toString()};
+    const QString aliceHome
+        = shellLines(m_client.get(), m_alice, QStringLiteral("pwd -P")).value(0).trimmed();
+    const QString aliceAccount = aliceHome.mid(aliceHome.lastIndexOf(QLatin1Char('/')) + 1);
+    QVERIFY(!aliceAccount.isEmpty());
+    const QStringList admin {
+        QStringLiteral("--all-users"), QStringLiteral("--admin-exec"), QStringLiteral("sudo -n")};
+    const CliResult everyone = runCli(QStringList {QStringLiteral("search")} + server + admin
+            + QStringList {token, QStringLiteral("--json")},
         environment);
-    QVERIFY2(everyone.exitCode == 2 && everyone.err.contains(QLatin1String("admin access")),
+    QVERIFY2(everyone.exitCode == 0, everyone.diagnostics());
+    QVERIFY2(everyone.err.contains(QLatin1String("as root through the admin command \"sudo -n "
+                                                 "sh -s\"")),
         everyone.diagnostics());
+    const QJsonArray everyHit = QJsonDocument::fromJson(everyone.out.toUtf8())
+                                    .object()
+                                    .value(QLatin1String("hits"))
+                                    .toArray();
+    QVERIFY(!everyHit.isEmpty());
+    for (const QJsonValue &hit : everyHit)
+        QCOMPARE(hit.toObject().value(QLatin1String("account")).toString(), aliceAccount);
+
+    const CliResult sessions = runCli(QStringList {QStringLiteral("sessions")} + server + admin
+            + QStringList {QStringLiteral("--json")},
+        environment);
+    QVERIFY2(sessions.exitCode == 0, sessions.diagnostics());
+    bool everyoneListed = false;
+    const QJsonArray all = QJsonDocument::fromJson(sessions.out.toUtf8())
+                               .object()
+                               .value(QLatin1String("sessions"))
+                               .toArray();
+    for (const QJsonValue &row : all)
+        everyoneListed = everyoneListed
+            || (row.toObject().value(QLatin1String("account")).toString() == aliceAccount
+                && row.toObject().value(QLatin1String("tool_calls")).toInt() > 0);
+    QVERIFY2(everyoneListed, qPrintable(sessions.out.left(2000)));
 }
 
 QTEST_GUILESS_MAIN(AgentRunsTest)

@@ -212,10 +212,25 @@ private Q_SLOTS:
         QTest::newRow("search with a bad date") << QStringList {QStringLiteral("search"), server,
             user, QStringLiteral("x"), QStringLiteral("--since=yesterday")}
                                                 << true << QStringLiteral("yesterday");
-        // Not faked by a search as one user; refused before any key or server is needed.
-        QTest::newRow("search every user") << QStringList {QStringLiteral("search"), server,
-            QStringLiteral("x"), QStringLiteral("--all-users")}
-                                           << false << QStringLiteral("admin access");
+        QTest::newRow("search every user and one user") << QStringList {QStringLiteral("search"),
+            server, user, QStringLiteral("x"), QStringLiteral("--all-users")}
+                                                        << true << QStringLiteral("exclude");
+        QTest::newRow("search with an admin command for one user") << QStringList {
+            QStringLiteral("search"), server, user, QStringLiteral("x"),
+            QStringLiteral("--admin-exec=sudo -n")} << true << QStringLiteral("--all-users");
+        QTest::newRow("sessions of every user with an unclosed quote")
+            << QStringList {QStringLiteral("sessions"), server, QStringLiteral("--all-users"),
+                   QStringLiteral("--admin-exec=ssh 'host")}
+            << true << QStringLiteral("unclosed single quote");
+        QTest::newRow("sessions of every user in one chat") << QStringList {
+            QStringLiteral("sessions"), server, QStringLiteral("--all-users"),
+            QStringLiteral("--chat=c1")} << true << QStringLiteral("do not apply");
+        QTest::newRow("cleanup with an empty admin command")
+            << QStringList {QStringLiteral("cleanup"), server, QStringLiteral("--admin-exec= ")}
+            << true << QStringLiteral("empty");
+        QTest::newRow("one user's chats with an admin command") << QStringList {
+            QStringLiteral("chats"), server, user,
+            QStringLiteral("--admin-exec=sudo -n")} << true << QStringLiteral("without --user");
     }
     void otherUsageErrors()
     {
