@@ -130,6 +130,17 @@ QString tableRow(const QString &first, const SessionRow &row)
     return line.trimmed() + QLatin1Char('\n');
 }
 
+// A session found on the server only.
+SessionRow serverRow(const DiscoveredSession &session)
+{
+    SessionRow row;
+    row.sessionId = session.sessionId;
+    row.onServer = true;
+    row.found = session;
+    row.lastActivity = session.lastActivity;
+    return row;
+}
+
 QString accountOf(const DiscoveredSession &session)
 {
     return session.home.mid(session.home.lastIndexOf(QLatin1Char('/')) + 1);
@@ -158,12 +169,7 @@ int printAllUsersSessions(const ConnectionOptions &options, const AdminAccess &a
     if (json) {
         QJsonArray array;
         for (const DiscoveredSession &session : sessions) {
-            SessionRow row;
-            row.sessionId = session.sessionId;
-            row.onServer = true;
-            row.found = session;
-            row.lastActivity = session.lastActivity;
-            QJsonObject object = sessionJson(row);
+            QJsonObject object = sessionJson(serverRow(session));
             object.insert(QStringLiteral("account"), accountOf(session));
             object.insert(QStringLiteral("home"), session.home);
             object.insert(QStringLiteral("chat"), stringOrNull(session.chatId));
@@ -179,15 +185,10 @@ int printAllUsersSessions(const ConnectionOptions &options, const AdminAccess &a
     QString text = QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
         + tableHeader(QStringLiteral("CHAT OR DIRECTORY"));
     for (const DiscoveredSession &session : sessions) {
-        SessionRow row;
-        row.sessionId = session.sessionId;
-        row.onServer = true;
-        row.found = session;
-        row.lastActivity = session.lastActivity;
         text += accountOf(session).leftJustified(20) + QLatin1Char(' ')
             + tableRow(session.chatId.isEmpty() ? shortPath(session.cwd, session.home)
                                                 : QStringLiteral("chat ") + session.chatId,
-                row);
+                serverRow(session));
     }
     if (sessions.isEmpty())
         text += QStringLiteral("(no sessions in any home)\n");

@@ -1,6 +1,5 @@
 #include "adminscript.h"
 
-#include "server/lineassembler.h"
 #include "server/processstream.h"
 
 #include <QStandardPaths>
@@ -217,8 +216,7 @@ void runAdminCommand(OpenTerminalClient *client, const AdminAccess &admin, const
     QObject *context, std::function<void(const Result<CommandOutput> &)> done)
 {
     auto *run = new AdminScript(client, admin, context);
-    auto assembler = std::make_shared<LineAssembler>();
-    auto lines = std::make_shared<QStringList>();
+    OutputLines output;
     // Delivers once, then lets the run go (it may be inside its own signal).
     auto deliver = [run, done](const Result<CommandOutput> &result) {
         QObject::disconnect(run, nullptr, nullptr, nullptr);
@@ -226,17 +224,9 @@ void runAdminCommand(OpenTerminalClient *client, const AdminAccess &admin, const
         done(result);
     };
     QObject::connect(run, &AdminScript::output, run,
-        [assembler, lines](const QString &text) { lines->append(assembler->feed(text)); });
-    QObject::connect(run, &AdminScript::finished, run, [assembler, lines, deliver](int exitCode) {
-        QString rest = assembler->flush();
-        if (rest.endsWith(QLatin1Char('\r')))
-            rest.chop(1);
-        if (!rest.isEmpty())
-            lines->append(rest);
-        CommandOutput output;
-        output.lines = *lines;
-        output.exitCode = exitCode;
-        deliver(Result<CommandOutput>::success(output));
+        [output](const QString &text) mutable { output.feed(text); });
+    QObject::connect(run, &AdminScript::finished, run, [output, deliver](int exitCode) mutable {
+        deliver(Result<CommandOutput>::success(output.complete(exitCode)));
     });
     QObject::connect(run, &AdminScript::failed, run,
         [deliver](const ApiError &error) { deliver(Result<CommandOutput>::failure(error)); });

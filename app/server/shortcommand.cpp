@@ -41,6 +41,24 @@ void parseTimeAndSize(const QString &field, QDateTime *modified, qint64 *size)
     *size = numbers.value(1).toLongLong();
 }
 
+void OutputLines::feed(const QString &text)
+{
+    m_lines->append(m_assembler->feed(text));
+}
+
+CommandOutput OutputLines::complete(int exitCode)
+{
+    QString rest = m_assembler->flush();
+    if (rest.endsWith(QLatin1Char('\r')))
+        rest.chop(1);
+    if (!rest.isEmpty())
+        m_lines->append(rest);
+    CommandOutput output;
+    output.lines = *m_lines;
+    output.exitCode = exitCode;
+    return output;
+}
+
 void runShortCommand(OpenTerminalClient *client, const Identity &identity, const QString &command,
     QObject *context, std::function<void(const Result<CommandOutput> &)> done, int timeoutMs)
 {
@@ -48,8 +66,7 @@ void runShortCommand(OpenTerminalClient *client, const Identity &identity, const
     stream->useShortCommandCadence();
     auto *timer = new QTimer(stream);
     timer->setSingleShot(true);
-    auto assembler = std::make_shared<LineAssembler>();
-    auto lines = std::make_shared<QStringList>();
+    OutputLines output;
     // Delivers exactly once, then lets the stream go (it may be inside its own signal).
     auto deliver = [stream, done](const Result<CommandOutput> &result) {
         QObject::disconnect(stream, nullptr, nullptr, nullptr);
@@ -58,18 +75,10 @@ void runShortCommand(OpenTerminalClient *client, const Identity &identity, const
         done(result);
     };
     QObject::connect(stream, &ProcessStream::output, stream,
-        [assembler, lines](const QString &text) { lines->append(assembler->feed(text)); });
+        [output](const QString &text) mutable { output.feed(text); });
     QObject::connect(stream, &ProcessStream::finished, stream,
-        [assembler, lines, deliver](int exitCode, ProcessStatus) {
-            QString rest = assembler->flush();
-            if (rest.endsWith(QLatin1Char('\r')))
-                rest.chop(1);
-            if (!rest.isEmpty())
-                lines->append(rest);
-            CommandOutput output;
-            output.lines = *lines;
-            output.exitCode = exitCode;
-            deliver(Result<CommandOutput>::success(output));
+        [output, deliver](int exitCode, ProcessStatus) mutable {
+            deliver(Result<CommandOutput>::success(output.complete(exitCode)));
         });
     QObject::connect(stream, &ProcessStream::failed, stream,
         [deliver](const ApiError &error) { deliver(Result<CommandOutput>::failure(error)); });

@@ -4,6 +4,7 @@
 
 #include "server/apierror.h"
 #include "server/connection.h"
+#include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 
 #include <QDateTime>
@@ -11,12 +12,24 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
 namespace sandscope {
 
 struct CommandOutput {
     QStringList lines; // complete lines, CR stripped
     int exitCode = 0; // negative: killed by that signal
+};
+
+// Collects a command's output text as lines; complete() adds the unterminated rest.
+class OutputLines {
+public:
+    void feed(const QString &text);
+    CommandOutput complete(int exitCode);
+
+private:
+    std::shared_ptr<LineAssembler> m_assembler = std::make_shared<LineAssembler>();
+    std::shared_ptr<QStringList> m_lines = std::make_shared<QStringList>();
 };
 
 // Runs a short command to completion and returns its output text (used by the probe and
