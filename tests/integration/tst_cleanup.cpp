@@ -1,8 +1,9 @@
-// The cleanup dry-run viewer core against a REAL multi-user open-terminal 0.11.34 (which runs
-// requests without X-User-Id as its own account, root here) and the repository's
-// sandbox/cleanup.sh: test users with aged chats and sessions (touch -d as each user), the dry
-// run, executing a reviewed plan (a changed item is skipped), the `cleanup` CLI verb, and the
-// clear refusal of 0.14.5, which allows no request without X-User-Id.
+// The cleanup dry-run viewer core against a REAL multi-user open-terminal and the repository's
+// sandbox/cleanup.sh, through either admin channel (run twice by CTest, see cleanupfixture.h):
+// 0.11.34's own account, or the newest pinned server with the admin command `sudo -n`. Test
+// users with aged chats and sessions (touch -d as each user), the dry run, executing a reviewed
+// plan (a changed item is skipped), the `cleanup` CLI verb, and the clear refusal of the newer
+// server's own account, which allows no request without X-User-Id.
 //
 // /home may hold other accounts: every check is limited to this test's account prefix, and
 // every executed plan holds only items of the test accounts.
@@ -132,6 +133,7 @@ private Q_SLOTS:
         OpenTerminalClient client(m_server->connection());
         CleanupRunner runner(&client);
         runner.setSettings(settings());
+        runner.setAdminAccess(m_admin);
         CleanupModel model;
         QAbstractItemModelTester tester(
             &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -207,6 +209,7 @@ private Q_SLOTS:
         OpenTerminalClient client(m_server->connection());
         CleanupRunner runner(&client);
         runner.setSettings(settings());
+        runner.setAdminAccess(m_admin);
         runner.setAuditContext(QStringLiteral("test"), m_server->url().toString());
         const RunOutcome outcome = runToEnd(runner, [&] { runner.startExecute(reviewed); });
         QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
@@ -252,11 +255,17 @@ private Q_SLOTS:
     {
         makeChat(m_bob, QStringLiteral("chat-cli"), 45);
         const QString planFile = m_local.filePath(QStringLiteral("plan.jsonl"));
-        const QStringList common {QStringLiteral("--script"), scriptPath(),
-            QStringLiteral("--home-root"), QStringLiteral("/home")};
+        QStringList common {QStringLiteral("--script"), scriptPath(), QStringLiteral("--home-root"),
+            QStringLiteral("/home")};
+        if (usesAdminCommand())
+            common << QStringLiteral("--admin-exec") << QStringLiteral("sudo -n");
         const CliOutcome listed = cli(common
             + QStringList {QStringLiteral("--json"), QStringLiteral("--save-plan"), planFile});
         QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QVERIFY2(listed.err.contains(usesAdminCommand()
+                         ? QLatin1String("as root through the admin command \"sudo -n sh -s\"")
+                         : QLatin1String("as the open-terminal server account")),
+            qPrintable(listed.err));
         QFile saved(planFile);
         QVERIFY(saved.open(QIODevice::ReadOnly));
         const QByteArray savedBytes = saved.readAll();

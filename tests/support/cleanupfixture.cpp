@@ -1,5 +1,6 @@
 #include "cleanupfixture.h"
 
+#include "server/adminscript.h"
 #include "testing.h"
 
 #include <QFileInfo>
@@ -16,8 +17,15 @@ bool CleanupFixture::startServer(QString *error)
 {
     m_auditPath = m_local.filePath(QStringLiteral("audit.jsonl"));
     qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
+    const bool adminCommand
+        = qgetenv("SANDSCOPE_CLEANUP_CHANNEL") == QByteArrayLiteral("admin-command");
+    m_admin = AdminAccess::serverAccount();
+    if (adminCommand)
+        AdminAccess::fromCommand(QStringLiteral("sudo -n"), &m_admin);
     m_server = std::make_unique<RealServer>(
-        RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
+        RealServer::pinnedVersion(
+            adminCommand ? "OPEN_TERMINAL_VERSION" : "OPEN_TERMINAL_LEGACY_VERSION"),
+        RealServer::Mode::MultiUser);
     if (!m_server->start(error))
         return false;
     m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
@@ -43,7 +51,20 @@ void CleanupFixture::stopServer()
 
 QStringList CleanupFixture::shell(const Identity &who, const QString &command)
 {
-    return shellLines(m_client.get(), who, command);
+    if (!who.userId.isEmpty() || !m_admin.isLocalCommand())
+        return shellLines(m_client.get(), who, command);
+    bool done = false;
+    Result<CommandOutput> output;
+    runAdminCommand(
+        m_client.get(), m_admin, command, m_client.get(), [&](const Result<CommandOutput> &result) {
+            output = result;
+            done = true;
+        });
+    if (!QTest::qWaitFor([&] { return done; }, 90000) || !output.ok()) {
+        qWarning() << "admin command failed:" << command << output.error.toString();
+        return {};
+    }
+    return output.value.lines;
 }
 
 bool CleanupFixture::exists(const QString &path)
