@@ -18,6 +18,8 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
@@ -194,6 +196,43 @@ private Q_SLOTS:
         QCOMPARE(proxy.index(0, 0, proxy.index(0, 0)).data().toString(), session.path);
         // Nothing was deleted by the dry run.
         QVERIFY(exists(old.path));
+    }
+
+    // The Users overview (`chats` without --user) through the same channel: every test
+    // account with its chats, sessions and disk use.
+    void overviewListsEveryAccountWithItsSessionsAndDisk()
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_server->apiKey());
+        process.setProcessEnvironment(env);
+        QStringList arguments {QStringLiteral("chats"), QStringLiteral("--server"),
+            m_server->url().toString(), QStringLiteral("--json")};
+        if (usesAdminCommand())
+            arguments << QStringLiteral("--admin-exec") << QStringLiteral("sudo -n");
+        process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
+        QVERIFY(process.waitForFinished(180000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(process.exitCode() == 0, qPrintable(err));
+        QHash<QString, QJsonObject> accounts;
+        const QJsonArray list = QJsonDocument::fromJson(process.readAllStandardOutput())
+                                    .object()
+                                    .value(QLatin1String("accounts"))
+                                    .toArray();
+        for (const QJsonValue &account : list)
+            accounts.insert(
+                account.toObject().value(QLatin1String("account")).toString(), account.toObject());
+        const QJsonObject alice = accounts.value(m_aliceHome.mid(6));
+        const QJsonObject bob = accounts.value(m_bobHome.mid(6));
+        QCOMPARE(alice.value(QLatin1String("chat_count")).toInt(), 3);
+        QCOMPARE(alice.value(QLatin1String("sessions")).toInt(), 0);
+        QCOMPARE(bob.value(QLatin1String("sessions")).toInt(), 2);
+        // Disk use measured independently as root.
+        const QStringList du
+            = shell(Identity {}, QStringLiteral("du -sb '%1' | cut -f1").arg(m_bobHome));
+        QCOMPARE(qint64(bob.value(QLatin1String("disk_bytes")).toDouble()),
+            du.value(0).trimmed().toLongLong());
+        QVERIFY(bob.value(QLatin1String("running_sessions")).toInt() <= 1);
     }
 
     void executingTheReviewedPlanDeletesItAndSkipsAChangedItem()
