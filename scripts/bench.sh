@@ -32,4 +32,5 @@ run bench_runlag 15 30
 run bench_filebrowser 3
 run bench_sessionsearch 1000 3
 run bench_transcriptload 100
+run bench_adminscale 200 50
 exit $status
