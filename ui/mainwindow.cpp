@@ -490,6 +490,8 @@ void MainWindow::setAdminAccess(const AdminAccess &admin)
     m_cleanup->setAdminAccess(admin);
     if (m_admin)
         m_admin->setAdminAccess(admin);
+    if (m_sessions)
+        m_sessions->setAdminAccess(admin, m_report.prefix);
 }
 
 void MainWindow::showConnectDialog()
@@ -912,6 +914,7 @@ void MainWindow::syncFilePages(bool connected)
                                          : FileOperations::Acting::AsOtherUser);
     m_admin->setClient(client);
     m_sessions->setConnection(client, m_identity);
+    m_sessions->setAdminAccess(m_adminAccess, m_report.prefix);
     m_isolation->setIdentityContext(m_profileName, m_report.url);
     m_isolation->setClient(client);
     m_admin->setAccountPrefix(m_report.prefix);

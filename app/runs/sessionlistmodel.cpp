@@ -113,6 +113,16 @@ int SessionListModel::rowOfPath(const QString &path) const
 
 QString SessionListModel::whereText(const DiscoveredSession &session) const
 {
+    // Rows of several homes (every user's sessions) name their account first.
+    if (!session.home.isEmpty() && session.home != m_home) {
+        const QString account = session.home.mid(session.home.lastIndexOf(QLatin1Char('/')) + 1);
+        if (!session.chatId.isEmpty())
+            return account + QStringLiteral(" · ") + session.chatId;
+        return account + QStringLiteral(" · ")
+            + (session.cwd.startsWith(session.home + QLatin1Char('/'))
+                    ? QStringLiteral("~") + session.cwd.mid(session.home.size())
+                    : session.cwd);
+    }
     if (!session.chatId.isEmpty())
         return session.chatId;
     if (session.cwd.isEmpty())

@@ -24,7 +24,9 @@
 #include <QDirIterator>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTreeView>
 #include <QUuid>
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void actionsEmitTheSelectedSession();
     void autoRefreshRunsOnlyWhileVisible();
     void anotherUserClearsTheRowsAndNamesTheUser();
+    void allUsersListsEveryHomeThroughTheAdminCommand();
     void stoppedServerShowsTheErrorAndKeepsTheRows();
 
 private:
@@ -500,6 +503,75 @@ void SessionsPageTest::stoppedServerShowsTheErrorAndKeepsTheRows()
         qPrintable(m_page->statusText()));
     QCOMPARE(m_page->model()->rowCount(), rows);
     QCOMPARE(m_page->view()->model()->rowCount(), rows);
+}
+
+// "All users" lists and searches every home as root through the admin channel (here `env`:
+// two homes made of this test's sessions in a folder of their own).
+void SessionsPageTest::allUsersListsEveryHomeThroughTheAdminCommand()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs the pinned open-terminal");
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    for (const char *account : {"ann", "ben"}) {
+        QProcess copy;
+        copy.start(QStringLiteral("cp"),
+            {QStringLiteral("-a"), m_home + QStringLiteral("/.claude"),
+                root.filePath(QLatin1String(account)) + QStringLiteral("/.claude")});
+        QVERIFY(QDir().mkpath(root.filePath(QLatin1String(account))));
+        copy.waitForFinished();
+        QCOMPARE(copy.exitCode(), 0);
+    }
+    const int perHome = int(QDir(m_home + QStringLiteral("/.claude/projects"))
+                                .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                                .size());
+    QVERIFY(perHome >= 4);
+    AdminAccess admin;
+    QVERIFY(AdminAccess::fromCommand(QStringLiteral("env"), &admin));
+    m_page->setHomesRoot(root.path());
+    m_page->setAdminAccess(admin, QString());
+    QSignalSpy listed(m_page.get(), &SessionsPage::listingFinished);
+    m_page->setAllUsers(true);
+    QVERIFY(listed.wait(answerTimeoutMs));
+    QVERIFY2(listed.first().first().toBool(), qPrintable(m_page->statusText()));
+
+    QSet<QString> accounts;
+    for (int row = 0; row < m_page->model()->rowCount(); ++row) {
+        const QString where
+            = m_page->model()->index(row, SessionListModel::ChatColumn).data().toString();
+        accounts.insert(where.section(QStringLiteral(" · "), 0, 0));
+    }
+    QCOMPARE(accounts, (QSet<QString> {QStringLiteral("ann"), QStringLiteral("ben")}));
+    QVERIFY(m_page->model()->rowCount() >= 2 * perHome);
+    QVERIFY2(m_page->statusText().contains(QStringLiteral("every user"))
+            && m_page->statusText().contains(QStringLiteral("\"env sh -s\"")),
+        qPrintable(m_page->statusText()));
+    // A session of the list opens as its own user; it is not continued from here.
+    m_page->view()->setCurrentIndex(m_page->proxy()->index(0, 0));
+    const DiscoveredSession first = m_page->model()->session(
+        m_page->proxy()->mapToSource(m_page->proxy()->index(0, 0)).row());
+    QVERIFY(QStringList({QStringLiteral("ann"), QStringLiteral("ben")})
+                .contains(m_page->sourceFor(first).identity.userId));
+    QVERIFY(!m_page->resumeAction()->isEnabled());
+    QVERIFY(m_page->openAction()->isEnabled());
+
+    m_page->search(QStringLiteral("echo hi"), QStringLiteral("Bash"));
+    QVERIFY(waitForSearch());
+    QSet<QString> hitHomes;
+    for (int row = 0; row < m_page->searchModel()->rowCount(); ++row) {
+        const auto hit = m_page->searchModel()
+                             ->index(row, 0)
+                             .data(SessionSearchModel::HitRole)
+                             .value<SessionSearchHit>();
+        hitHomes.insert(
+            hit.path.section(QStringLiteral("/.claude/"), 0, 0).section(QLatin1Char('/'), -1));
+    }
+    QCOMPARE(hitHomes, (QSet<QString> {QStringLiteral("ann"), QStringLiteral("ben")}));
+
+    m_page->setAllUsers(false);
+    QVERIFY(waitForListing());
+    QVERIFY2(m_page->statusText().contains(m_page->identity().userId)
+            && !m_page->statusText().contains(QStringLiteral("every user")),
+        qPrintable(m_page->statusText()));
 }
 
 QTEST_MAIN(SessionsPageTest)

@@ -8,6 +8,7 @@
 #include "ui_sessionspage.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QMenu>
@@ -144,6 +145,16 @@ void SessionsPage::setupActions()
     m_ui->refreshButton->setToolTip(tr("List the sessions again (F5)"));
     connect(m_refreshAction, &QAction::triggered, this, &SessionsPage::refresh);
     connect(m_ui->refreshButton, &QPushButton::clicked, m_refreshAction, &QAction::trigger);
+    // Another scope: the rows of the old one go, the new listing starts at once.
+    connect(m_ui->allUsersCheck, &QCheckBox::toggled, this, [this] {
+        delete m_request;
+        m_request = nullptr;
+        m_model->clear();
+        m_listed = false;
+        m_error.clear();
+        updateActions();
+        refresh();
+    });
 
     m_openAction = new QAction(tr("&Open"), this);
     m_resumeAction = new QAction(tr("Res&ume…"), this);
@@ -280,23 +291,44 @@ void SessionsPage::refresh()
     m_request = new QObject(this);
     m_error.clear();
     updateStatus();
-    sessiondiscovery::discover(m_client, m_identity, m_request,
-        [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
-            m_request->deleteLater();
-            m_request = nullptr;
-            m_sinceListing.start();
-            if (ok) {
-                m_listed = true;
-                m_model->setListing(listing);
-                updateSearchTitles();
-            } else {
-                m_error = error; // the rows of the last listing stay
-            }
-            updateStatus();
-            updateActions();
-            scheduleAutoRefresh();
-            Q_EMIT listingFinished(ok);
-        });
+    auto listed = [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
+        m_request->deleteLater();
+        m_request = nullptr;
+        m_sinceListing.start();
+        if (ok) {
+            m_listed = true;
+            m_model->setListing(listing);
+            updateSearchTitles();
+        } else {
+            m_error = error; // the rows of the last listing stay
+        }
+        updateStatus();
+        updateActions();
+        scheduleAutoRefresh();
+        Q_EMIT listingFinished(ok);
+    };
+    if (isAllUsers())
+        sessiondiscovery::discoverAllUsers(m_client, m_adminAccess, m_homesRoot, m_request, listed);
+    else
+        sessiondiscovery::discover(m_client, m_identity, m_request, listed);
+}
+
+void SessionsPage::setAdminAccess(const AdminAccess &admin, const QString &accountPrefix)
+{
+    m_adminAccess = admin;
+    m_accountPrefix = accountPrefix;
+    if (isAllUsers())
+        refresh();
+}
+
+void SessionsPage::setAllUsers(bool allUsers)
+{
+    m_ui->allUsersCheck->setChecked(allUsers);
+}
+
+bool SessionsPage::isAllUsers() const
+{
+    return m_ui->allUsersCheck->isChecked();
 }
 
 void SessionsPage::scheduleAutoRefresh()
@@ -307,6 +339,8 @@ void SessionsPage::scheduleAutoRefresh()
 
 QString SessionsPage::userText() const
 {
+    if (isAllUsers())
+        return tr("every user (%1)").arg(m_adminAccess.describe());
     return m_identity.isServerAccount() ? tr("the server account") : m_identity.userId;
 }
 
@@ -366,31 +400,35 @@ void SessionsPage::search(const QString &query, const QString &toolName)
         false);
     sessionsearch::Options options;
     options.toolName = toolName;
-    sessionsearch::search(m_client, m_identity, query, options, m_searchRequest,
-        [this, quoted, toolName](
-            bool ok, const sessionsearch::Result &result, const QString &error) {
-            m_searchRequest->deleteLater();
-            m_searchRequest = nullptr;
-            if (!ok) {
-                setSearchStatus(tr("The search failed: %1").arg(error), true);
-                Q_EMIT searchFinished(false);
-                return;
-            }
-            updateSearchTitles();
-            m_searchModel->setResult(result.hits, result.truncated);
-            const int count = int(result.hits.size());
-            QString text;
-            if (count == 0 && toolName.isEmpty())
-                text = tr("No hits for %1").arg(quoted);
-            else if (count == 0)
-                text = tr("No hits for %1 in %2 calls").arg(quoted, toolName);
-            else if (result.truncated)
-                text = tr("More than %1 hits (first %1 shown)").arg(count);
-            else
-                text = count == 1 ? tr("1 hit") : tr("%1 hits").arg(count);
-            setSearchStatus(text, false);
-            Q_EMIT searchFinished(true);
-        });
+    auto found = [this, quoted, toolName](
+                     bool ok, const sessionsearch::Result &result, const QString &error) {
+        m_searchRequest->deleteLater();
+        m_searchRequest = nullptr;
+        if (!ok) {
+            setSearchStatus(tr("The search failed: %1").arg(error), true);
+            Q_EMIT searchFinished(false);
+            return;
+        }
+        updateSearchTitles();
+        m_searchModel->setResult(result.hits, result.truncated);
+        const int count = int(result.hits.size());
+        QString text;
+        if (count == 0 && toolName.isEmpty())
+            text = tr("No hits for %1").arg(quoted);
+        else if (count == 0)
+            text = tr("No hits for %1 in %2 calls").arg(quoted, toolName);
+        else if (result.truncated)
+            text = tr("More than %1 hits (first %1 shown)").arg(count);
+        else
+            text = count == 1 ? tr("1 hit") : tr("%1 hits").arg(count);
+        setSearchStatus(text, false);
+        Q_EMIT searchFinished(true);
+    };
+    if (isAllUsers())
+        sessionsearch::searchAllUsers(
+            m_client, m_adminAccess, m_homesRoot, query, options, m_searchRequest, found);
+    else
+        sessionsearch::search(m_client, m_identity, query, options, m_searchRequest, found);
 }
 
 void SessionsPage::setSearchStatus(const QString &text, bool isError)
@@ -430,12 +468,16 @@ void SessionsPage::updateActions()
     const int row = selectedRow();
     const bool selected = row >= 0;
     const bool inChat = selected && !m_model->session(row).chatId.isEmpty();
+    // Continuing starts a run: as the acting user only, never from the all-users list.
+    const bool canContinue = inChat && !isAllUsers();
     m_openAction->setEnabled(selected);
-    m_resumeAction->setEnabled(inChat);
-    m_forkAction->setEnabled(inChat);
-    const QString onlyChats = selected && !inChat
-        ? tr("Only sessions in a chat folder (~/chat-<id>) can be continued")
-        : QString();
+    m_resumeAction->setEnabled(canContinue);
+    m_forkAction->setEnabled(canContinue);
+    const QString onlyChats = !selected || canContinue ? QString()
+        : isAllUsers()
+        ? tr("Sessions of the all-users list are continued as their user: switch to that user "
+             "(Ctrl+K) and continue it from their list")
+        : tr("Only sessions in a chat folder (~/chat-<id>) can be continued");
     m_resumeAction->setToolTip(
         onlyChats.isEmpty() ? tr("Continue this session with a new prompt") : onlyChats);
     m_forkAction->setToolTip(onlyChats.isEmpty()
@@ -476,6 +518,13 @@ SessionSource SessionsPage::sourceFor(const DiscoveredSession &session) const
 {
     SessionSource source;
     source.identity = m_identity;
+    if (isAllUsers() && !session.home.isEmpty()) {
+        // Read as the user whose home holds it: the account without the server's prefix.
+        QString account = session.home.mid(session.home.lastIndexOf(QLatin1Char('/')) + 1);
+        if (!m_accountPrefix.isEmpty() && account.startsWith(m_accountPrefix))
+            account = account.mid(m_accountPrefix.size());
+        source.identity = Identity {account, QString()};
+    }
     source.transcriptPath = session.path;
     source.sessionId = session.sessionId;
     source.chatId = session.chatId;

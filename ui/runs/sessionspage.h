@@ -8,6 +8,7 @@
 // line names the user whose sessions are shown.
 
 #include "runs/runpage.h"
+#include "server/adminaccess.h"
 #include "server/connection.h"
 
 #include <QElapsedTimer>
@@ -49,6 +50,13 @@ public:
     void setConnection(OpenTerminalClient *client, const Identity &identity);
     Identity identity() const { return m_identity; }
     void setAutoRefreshInterval(int ms) { m_autoRefresh.setInterval(ms); }
+    // The admin channel for "All users" and the server's account prefix (a user id is the
+    // account without it); where the homes are (tests: a folder of their own).
+    void setAdminAccess(const AdminAccess &admin, const QString &accountPrefix);
+    void setHomesRoot(const QString &homesRoot) { m_homesRoot = homesRoot; }
+    // Every user's sessions instead of the acting user's.
+    void setAllUsers(bool allUsers);
+    bool isAllUsers() const;
 
     SessionListModel *model() const { return m_model; }
     SessionFilterProxy *proxy() const { return m_proxy; }
@@ -128,6 +136,9 @@ private:
     QObject *m_searchRequest = nullptr; // the same for the search
     QString m_error; // of the last listing; empty when it succeeded
     bool m_listed = false; // a listing of this connection succeeded
+    AdminAccess m_adminAccess;
+    QString m_accountPrefix;
+    QString m_homesRoot = QStringLiteral("/home");
 };
 
 } // namespace sandscope
