@@ -22,6 +22,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace sandscope {
 
 // The filter proxy that also marks the items that are new since the compared plan.
@@ -275,15 +277,17 @@ CleanupSettings CleanupPage::settings() const
 
 void CleanupPage::applyFilters()
 {
-    QVector<CleanupItem::Kind> kinds;
+    CleanupFilterProxy::Filters filters;
     const int kind = m_kindFilter->currentData().toInt();
     if (kind >= 0)
-        kinds << CleanupItem::Kind(kind);
-    m_proxy->setKinds(kinds);
-    m_proxy->setUserFilter(m_userFilter->text().trimmed());
-    m_proxy->setMinimumBytes(qint64(m_minimumKib->value()) * 1024);
-    m_proxy->setMinimumAgeDays(m_minimumAge->value());
-    m_proxy->setDeleteOnly(m_deleteOnly->isChecked());
+        filters.kinds << CleanupItem::Kind(kind);
+    filters.user = m_userFilter->text().trimmed();
+    filters.minimumBytes = qint64(m_minimumKib->value()) * 1024;
+    filters.minimumAgeDays = m_minimumAge->value();
+    filters.deleteOnly = m_deleteOnly->isChecked();
+    if (filters == m_proxy->filters())
+        return;
+    m_proxy->setFilters(filters);
     m_tree->expandAll();
     updateTotals();
     updateButtons();
@@ -347,7 +351,8 @@ void CleanupPage::updateButtons()
     // Only a plan made by a dry run (or loaded from one) is a plan to execute.
     const bool executable = hasPlan && !m_executing
         && m_plan.summary().mode != QLatin1String("execute")
-        && !m_plan.itemsWith(CleanupItem::Action::Delete).isEmpty();
+        && std::any_of(m_plan.items().cbegin(), m_plan.items().cend(),
+            [](const CleanupItem &item) { return item.action == CleanupItem::Action::Delete; });
     m_runButton->setEnabled(m_client && !running);
     m_cancelButton->setEnabled(running);
     m_progress->setVisible(running);

@@ -256,55 +256,90 @@ CleanupFilterProxy::CleanupFilterProxy(QObject *parent)
     setRecursiveFilteringEnabled(true);
 }
 
+void CleanupFilterProxy::setFilters(const Filters &filters)
+{
+    if (filters == m_filters)
+        return;
+    m_filters = filters;
+    invalidateFilter();
+}
+
 void CleanupFilterProxy::setKinds(const QVector<CleanupItem::Kind> &kinds)
 {
-    m_kinds = kinds;
-    invalidateFilter();
+    Filters changed = m_filters;
+    changed.kinds = kinds;
+    setFilters(changed);
 }
 
 void CleanupFilterProxy::setUserFilter(const QString &text)
 {
-    m_user = text;
-    invalidateFilter();
+    Filters changed = m_filters;
+    changed.user = text;
+    setFilters(changed);
 }
 
 void CleanupFilterProxy::setMinimumBytes(qint64 bytes)
 {
-    m_minimumBytes = bytes;
-    invalidateFilter();
+    Filters changed = m_filters;
+    changed.minimumBytes = bytes;
+    setFilters(changed);
 }
 
 void CleanupFilterProxy::setMinimumAgeDays(qint64 days)
 {
-    m_minimumAgeDays = days;
-    invalidateFilter();
+    Filters changed = m_filters;
+    changed.minimumAgeDays = days;
+    setFilters(changed);
 }
 
 void CleanupFilterProxy::setDeleteOnly(bool deleteOnly)
 {
-    m_deleteOnly = deleteOnly;
-    invalidateFilter();
+    Filters changed = m_filters;
+    changed.deleteOnly = deleteOnly;
+    setFilters(changed);
 }
 
 bool CleanupFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
-    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
-    if (index.data(CleanupModel::IsUserRole).toBool())
-        return false; // decided by its items (recursive filtering)
-    if (!m_kinds.isEmpty()
-        && !m_kinds.contains(CleanupItem::Kind(index.data(CleanupModel::KindRole).toInt())))
+    if (!sourceParent.isValid())
+        return false; // a user row: decided by its items (recursive filtering)
+    const auto *model = static_cast<const CleanupModel *>(sourceModel());
+    const CleanupItem *item = model->itemAt(model->index(sourceRow, 0, sourceParent));
+    if (!item)
         return false;
-    if (!m_user.isEmpty()
-        && !index.data(CleanupModel::UserRole).toString().contains(m_user, Qt::CaseInsensitive))
+    const Filters &f = m_filters;
+    if (!f.kinds.isEmpty() && !f.kinds.contains(item->kind))
         return false;
-    if (index.data(CleanupModel::BytesRole).toLongLong() < m_minimumBytes)
+    if (!f.user.isEmpty() && !item->user.contains(f.user, Qt::CaseInsensitive))
         return false;
-    if (index.data(CleanupModel::AgeDaysRole).toLongLong() < m_minimumAgeDays)
+    if (item->bytes < f.minimumBytes || item->ageDays < f.minimumAgeDays)
         return false;
-    if (m_deleteOnly && index.data(CleanupModel::DeleteBytesRole).toLongLong() == 0
-        && index.data(CleanupModel::BytesRole).toLongLong() != 0)
+    if (f.deleteOnly && item->action != CleanupItem::Action::Delete && item->bytes != 0)
         return false;
     return true;
+}
+
+bool CleanupFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const auto *model = static_cast<const CleanupModel *>(sourceModel());
+    const CleanupItem *a = model->itemAt(left);
+    const CleanupItem *b = model->itemAt(right);
+    const int column = left.column();
+    if (a && b) {
+        switch (column) {
+        case CleanupModel::SizeColumn:
+            return a->bytes < b->bytes;
+        case CleanupModel::AgeColumn:
+            return a->ageDays < b->ageDays;
+        case CleanupModel::LastActivityColumn:
+            return a->lastActivityEpoch < b->lastActivityEpoch;
+        case CleanupModel::NameColumn:
+            return a->path < b->path;
+        default:
+            break;
+        }
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 } // namespace sandscope

@@ -70,29 +70,42 @@ private:
     QVector<UserGroup> m_users;
 };
 
+// Filters and sorts a CleanupModel (100,000 items at the scale of a deployment): items are read
+// directly, not through QVariant roles, and the filter is re-applied only when it changed.
 class CleanupFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
+    struct Filters {
+        QVector<CleanupItem::Kind> kinds; // empty = every kind
+        QString user; // case-insensitive part of the user name; empty = every user
+        qint64 minimumBytes = 0;
+        qint64 minimumAgeDays = 0;
+        bool deleteOnly = false; // only items that would be deleted
+
+        bool operator==(const Filters &other) const
+        {
+            return kinds == other.kinds && user == other.user && minimumBytes == other.minimumBytes
+                && minimumAgeDays == other.minimumAgeDays && deleteOnly == other.deleteOnly;
+        }
+    };
+
     explicit CleanupFilterProxy(QObject *parent = nullptr);
 
-    // Empty set = every kind.
+    // All filters at once: the rows are filtered once.
+    void setFilters(const Filters &filters);
+    const Filters &filters() const { return m_filters; }
     void setKinds(const QVector<CleanupItem::Kind> &kinds);
-    // Case-insensitive part of the user name; empty = every user.
     void setUserFilter(const QString &text);
     void setMinimumBytes(qint64 bytes);
     void setMinimumAgeDays(qint64 days);
-    // Only items that would be deleted.
     void setDeleteOnly(bool deleteOnly);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
-    QVector<CleanupItem::Kind> m_kinds;
-    QString m_user;
-    qint64 m_minimumBytes = 0;
-    qint64 m_minimumAgeDays = 0;
-    bool m_deleteOnly = false;
+    Filters m_filters;
 };
 
 } // namespace sandscope
