@@ -597,6 +597,29 @@ private Q_SLOTS:
         QCOMPARE(page.proxy()->rowCount(), 0);
     }
 
+    // The newer server refuses its own account; the admin command (sudo -n: this machine is
+    // the sandbox host) scans every home whoever is acted as, and the page says which way.
+    void adminOverviewGoesThroughTheAdminCommandOnTheNewerServer()
+    {
+        shell(m_bob, QStringLiteral("cd ~ && mkdir -p chat-admin1 chat-admin2"));
+        const QString bobAccount = m_bobHome.section(QLatin1Char('/'), 2, 2);
+        AdminAccess admin;
+        QVERIFY(AdminAccess::fromCommand(QStringLiteral("sudo -n"), &admin));
+        AdminOverviewPage page;
+        page.setClient(m_client.get());
+        page.setIdentity(m_alice);
+        page.setAdminAccess(admin);
+        page.resize(900, 500);
+        page.show();
+        QTRY_COMPARE_WITH_TIMEOUT(page.model()->state(), ScanState::Loaded, 120000);
+        const int bobRow = page.model()->rowOfAccount(bobAccount);
+        QVERIFY2(bobRow >= 0, qPrintable(bobAccount));
+        QVERIFY(page.model()->accounts().at(bobRow).chats.size() >= 2);
+        QVERIFY(page.model()->accounts().at(bobRow).diskBytes > 0);
+        QVERIFY2(page.stateText().contains(QLatin1String("admin command \"sudo -n sh -s\"")),
+            qPrintable(page.stateText()));
+    }
+
     void adminOverviewListsTheUsersOfTheLegacyServerAndBrowsesAsOne()
     {
         RealServer legacy(
