@@ -43,8 +43,10 @@ public:
 
     static constexpr int defaultFastMs = 750;
     static constexpr int defaultIdleMaxMs = 15000;
-    // At most this many new bytes of one file travel per look.
-    static constexpr qint64 defaultChunkBytes = qint64(4) * 1024 * 1024;
+    // At most this many new bytes of one file travel per look; they are parsed at once, so
+    // the chunk is kept small enough to parse in a few milliseconds (a 100 MB transcript
+    // reads in 50 looks).
+    static constexpr qint64 defaultChunkBytes = qint64(2) * 1024 * 1024;
 
     TranscriptFollower(OpenTerminalClient *client, Identity identity, QString transcriptPath,
         QObject *parent = nullptr);

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -74,6 +75,43 @@ inline QString installSubagentTranscript(
     const bool written = writeFile(base + QStringLiteral(".jsonl"), main)
         && writeFile(base + QStringLiteral("/subagents/") + subagentFileName, agent);
     return written ? base + QStringLiteral(".jsonl") : QString();
+}
+
+// Where record.sh ran the recorded scenarios (tests/data/transcripts): their cwd was
+// <this><scenario>/chat-<scenario>.
+inline const QByteArray recordedHomes = "/tmp/sandscope-transcripts.zDc3Q6/home-";
+
+// Installs tests/data/transcripts/<scenario>/transcript as chat <scenario> of `home` (cwd
+// rewritten to <home>/chat-<scenario>), last written `ageSeconds` ago; returns the main
+// transcript's path, empty when a file could not be written.
+inline QString installRecordedScenario(const QString &home, const QString &scenario, int ageSeconds)
+{
+    const QString source = QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts/") + scenario
+        + QStringLiteral("/transcript");
+    const QString chatDirectory = home + QStringLiteral("/chat-") + scenario;
+    QString escaped = chatDirectory;
+    for (QChar &c : escaped) {
+        if (!(c.unicode() < 128 && c.isLetterOrNumber()))
+            c = QLatin1Char('-');
+    }
+    const QString directory = projectsDirectory(home) + escaped;
+    const QDateTime written = QDateTime::currentDateTimeUtc().addSecs(-ageSeconds);
+    QString mainPath;
+    QDirIterator files(source, QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        const QString from = files.next();
+        const QString to = directory + from.mid(source.size());
+        QFile file(from);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        QByteArray bytes = file.readAll();
+        bytes.replace(QByteArray(recordedHomes + scenario.toUtf8()), home.toUtf8());
+        if (!writeFile(to, bytes) || !setModified(to, written))
+            return {};
+        if (to.endsWith(QLatin1String(".jsonl")) && !to.contains(QLatin1String("/subagents/")))
+            mainPath = to;
+    }
+    return mainPath;
 }
 
 struct ShellOutput {

@@ -41,8 +41,6 @@ namespace {
 
 constexpr int answerTimeoutMs = 60000;
 // The throwaway home the fixtures were recorded in (tests/data/transcripts/README.md).
-const QByteArray recordedHomes = "/tmp/sandscope-transcripts.zDc3Q6/home-";
-
 struct Opened {
     SessionSource source;
     QString toolUseId;
@@ -130,28 +128,7 @@ void SessionsPageTest::cleanupTestCase()
 
 QString SessionsPageTest::installScenario(const QString &scenario, int ageSeconds)
 {
-    const QString source = QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts/") + scenario
-        + QStringLiteral("/transcript");
-    const QString directory = projectsDirectory(m_home)
-        + sessiondiscovery::projectDirectoryName(
-            sessiondiscovery::chatWorkDirectory(m_home, scenario));
-    const QDateTime written = QDateTime::currentDateTimeUtc().addSecs(-ageSeconds);
-    QString mainPath;
-    QDirIterator files(source, QDir::Files, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        const QString from = files.next();
-        const QString to = directory + from.mid(source.size());
-        QFile file(from);
-        if (!file.open(QIODevice::ReadOnly))
-            return {};
-        QByteArray bytes = file.readAll();
-        bytes.replace(QByteArray(recordedHomes + scenario.toUtf8()), m_home.toUtf8());
-        if (!writeFile(to, bytes) || !setModified(to, written))
-            return {};
-        if (to.endsWith(QLatin1String(".jsonl")) && !to.contains(QLatin1String("/subagents/")))
-            mainPath = to;
-    }
-    return mainPath;
+    return installRecordedScenario(m_home, scenario, ageSeconds);
 }
 
 bool SessionsPageTest::waitForListing(bool expectOk)
