@@ -155,6 +155,16 @@ qint64 treeBytes(const QByteArray &path)
     return total;
 }
 
+// The identity the script gives an entry: device:inode:hex of the path bytes (lstat).
+QString identityOf(const QByteArray &path)
+{
+    struct stat st { };
+    ::lstat(path.constData(), &st);
+    return QString::number(quint64(st.st_dev)) + QLatin1Char(':')
+        + QString::number(quint64(st.st_ino)) + QLatin1Char(':')
+        + QString::fromLatin1(path.toHex());
+}
+
 QByteArray fileSha256(const QByteArray &path)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
@@ -934,6 +944,7 @@ private slots:
         QJsonObject item {{QStringLiteral("action"), QStringLiteral("delete")},
             {QStringLiteral("kind"), kind}, {QStringLiteral("user"), user},
             {QStringLiteral("path"), QString::fromUtf8(absolute)},
+            {QStringLiteral("identity"), identityOf(absolute)},
             {QStringLiteral("bytes"), double(treeBytes(absolute))},
             {QStringLiteral("last_activity_epoch"), double(st.st_mtim.tv_sec)},
             {QStringLiteral("reason"), QStringLiteral("tampered")}};
