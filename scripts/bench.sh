@@ -33,4 +33,6 @@ run bench_filebrowser 3
 run bench_sessionsearch 1000 3
 run bench_transcriptload 100
 run bench_adminscale 200 50
+# CI: 200 homes x 50 chats (the targets are for 1,000 x 50: run bench_cleanup without arguments)
+run bench_cleanup "${SANDSCOPE_BENCH_CLEANUP_HOMES:-200}" 50
 exit $status

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSet>
 
@@ -62,6 +63,24 @@ QString csvCell(QString text)
 }
 
 } // namespace
+
+QString CleanupItem::key() const
+{
+    const int pathStart
+        = identity.indexOf(QLatin1Char(':'), identity.indexOf(QLatin1Char(':')) + 1);
+    if (!identity.isEmpty() && pathStart > 0)
+        return kindName(kind) + QStringLiteral(":#") + identity.mid(pathStart + 1);
+    return kindName(kind) + QLatin1Char(':') + path;
+}
+
+QByteArray CleanupItem::pathBytes() const
+{
+    const int pathStart
+        = identity.indexOf(QLatin1Char(':'), identity.indexOf(QLatin1Char(':')) + 1);
+    if (identity.isEmpty() || pathStart <= 0)
+        return {};
+    return QByteArray::fromHex(identity.mid(pathStart + 1).toLatin1());
+}
 
 QString CleanupItem::actionName(Action action)
 {
@@ -162,6 +181,13 @@ bool CleanupPlan::addLine(const QByteArray &rawLine)
     if (!object.value(QLatin1String("bytes")).isDouble()
         || !object.value(QLatin1String("last_activity_epoch")).isDouble())
         return problem(QStringLiteral("\"bytes\" or \"last_activity_epoch\" is not a number"));
+    if (object.contains(QLatin1String("identity"))) {
+        static const QRegularExpression identityPattern(
+            QStringLiteral("^[0-9]{1,20}:[0-9]{1,20}:(?:[0-9a-f]{2})+$"));
+        item.identity = object.value(QLatin1String("identity")).toString();
+        if (!identityPattern.match(item.identity).hasMatch())
+            return problem(QStringLiteral("\"identity\" is not device:inode:hex-path"));
+    }
     item.user = object.value(QLatin1String("user")).toString();
     item.bytes = integer(object, QStringLiteral("bytes"));
     item.lastActivity = object.value(QLatin1String("last_activity")).toString();

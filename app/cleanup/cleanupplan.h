@@ -21,7 +21,11 @@ struct CleanupItem {
     Action action = Action::Report;
     Kind kind = Kind::Other;
     QString user;
-    QString path;
+    QString path; // for people: bytes that are not UTF-8 show as U+0080..U+00FF
+    // "device:inode:hex of the path bytes": names the entry unambiguously, also after a plan was
+    // re-serialised (the script refuses an item whose identity no longer matches). Empty in
+    // output of older scripts and for reports about a whole home.
+    QString identity;
     qint64 bytes = 0;
     QString lastActivity; // ISO-8601 UTC
     qint64 lastActivityEpoch = 0;
@@ -36,8 +40,11 @@ struct CleanupItem {
     qint64 currentLastActivityEpoch = -1;
     QByteArray line; // the line as written by the script, without the line end
 
-    // Identifies the item across two runs.
-    QString key() const { return kindName(kind) + QLatin1Char(':') + path; }
+    // Identifies the item across two runs: by its path bytes when it has an identity (two names
+    // that differ only in invalid UTF-8 look the same in `path`), else by its path.
+    QString key() const;
+    // The exact path bytes from the identity; empty without one.
+    QByteArray pathBytes() const;
 
     static QString actionName(Action action);
     static QString kindName(Kind kind);

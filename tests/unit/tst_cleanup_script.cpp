@@ -155,6 +155,16 @@ qint64 treeBytes(const QByteArray &path)
     return total;
 }
 
+// The identity the script gives an entry: device:inode:hex of the path bytes (lstat).
+QString identityOf(const QByteArray &path)
+{
+    struct stat st { };
+    ::lstat(path.constData(), &st);
+    return QString::number(quint64(st.st_dev)) + QLatin1Char(':')
+        + QString::number(quint64(st.st_ino)) + QLatin1Char(':')
+        + QString::fromLatin1(path.toHex());
+}
+
 QByteArray fileSha256(const QByteArray &path)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
@@ -711,6 +721,8 @@ private slots:
         QTest::newRow("relative home root") << str("HOME_ROOT") << str("home");
         QTest::newRow("missing home root")
             << str("HOME_ROOT") << str("/nonexistent-sandscope-home");
+        QTest::newRow("empty home root") << str("HOME_ROOT") << str("");
+        QTest::newRow("empty plan path") << str("CLEANUP_PLAN") << str("");
         QTest::newRow("missing plan")
             << str("CLEANUP_PLAN") << str("/nonexistent-sandscope-plan.jsonl");
     }
@@ -934,6 +946,7 @@ private slots:
         QJsonObject item {{QStringLiteral("action"), QStringLiteral("delete")},
             {QStringLiteral("kind"), kind}, {QStringLiteral("user"), user},
             {QStringLiteral("path"), QString::fromUtf8(absolute)},
+            {QStringLiteral("identity"), identityOf(absolute)},
             {QStringLiteral("bytes"), double(treeBytes(absolute))},
             {QStringLiteral("last_activity_epoch"), double(st.st_mtim.tv_sec)},
             {QStringLiteral("reason"), QStringLiteral("tampered")}};
@@ -966,6 +979,22 @@ private slots:
                           "\"/x\",\"bytes\":1e3,\"last_activity_epoch\":1,\"reason\":\"\"}");
         QTest::newRow("bad escape") << QByteArray("{\"action\":\"delete\",\"path\":\"\\x41\"}");
         QTest::newRow("unterminated") << QByteArray("{\"action\":\"delete\",\"path\":\"/x");
+        // What a strict JSON parser rejects is rejected, even where bash would have read it.
+        const QByteArray item = "{\"action\":\"delete\",\"kind\":\"chat\",\"user\":\"alice\","
+                                "\"path\":\"PATH\",\"bytes\":1,\"last_activity_epoch\":1,"
+                                "\"reason\":\"\",\"identity\":\"1:2:2f78\"}";
+        QTest::newRow("raw TAB in a string") << QByteArray(item).replace("PATH", "/x\ty");
+        QTest::newRow("NUL byte in a string")
+            << QByteArray(item).replace("PATH", QByteArray("/home/alice/chat-\0old", 20));
+        QTest::newRow("raw byte that is not UTF-8") << QByteArray(item).replace("PATH", "/x\xff");
+        QTest::newRow("name twice")
+            << QByteArray(item).replace("\"bytes\":1", "\"bytes\":1,\"bytes\":2");
+        QTest::newRow("18-digit number")
+            << QByteArray(item).replace("\"bytes\":1", "\"bytes\":999999999999999999");
+        QTest::newRow("leading zero") << QByteArray(item).replace("\"bytes\":1", "\"bytes\":01");
+        QTest::newRow("unpaired surrogate") << QByteArray(item).replace("PATH", "/x\\ud800");
+        QTest::newRow("delete item without identity")
+            << QByteArray(item).replace(",\"identity\":\"1:2:2f78\"", "");
     }
 
     void malformedPlanIsRejectedBeforeAnyDeletion()
@@ -1057,6 +1086,245 @@ private slots:
         QVERIFY(refused.out.isEmpty());
         const Snapshot after = snapshot(m_top);
         QVERIFY2(before == after, describeDifference(before, after).constData());
+    }
+
+    // ---- the adversarial review (each item of the issue) -------------------------------------
+
+    void reserialisedPlanDeletesTheReviewedTwinOnly_data()
+    {
+        QTest::addColumn<bool>("reviewInvalidUtf8");
+        QTest::newRow("the folder with the byte 0xff") << true;
+        QTest::newRow("its twin with a valid U+00FF") << false;
+    }
+
+    void reserialisedPlanDeletesTheReviewedTwinOnly()
+    {
+        QFETCH(bool, reviewInvalidUtf8);
+        requireDeletePrivileges();
+        // "chat-\xff\xfebad" and "chat-ÿþbad" read the same once a plan went through a standard
+        // JSON parser (\u00ff and a raw ÿ are both U+00FF).
+        const QByteArray twin = "alice/chat-\xc3\xbf\xc3\xbe"
+                                "bad";
+        QVERIFY(writeFile(m_root + '/' + twin + "/f\xff.txt", "bytes\n"));
+        setTreeTime(m_root + '/' + twin, epochDaysAgo(100));
+        const QByteArray reviewed = reviewInvalidUtf8 ? invalidUtf8Chat : twin;
+        const QByteArray other = reviewInvalidUtf8 ? twin : invalidUtf8Chat;
+        const QByteArray identityPath = QByteArray(m_root + '/' + reviewed).toHex();
+
+        QList<QByteArray> plan;
+        for (const QByteArray &line : dryRunLines()) {
+            if (!line.contains(identityPath))
+                continue;
+            // Re-serialised as jq -c or json.dumps would: U+00FF written raw.
+            plan.append(QJsonDocument::fromJson(line).toJson(QJsonDocument::Compact));
+        }
+        QCOMPARE(plan.size(), 1);
+        QVERIFY(plan.first().contains("chat-\xc3\xbf\xc3\xbe"));
+        const Run executed = run({{QStringLiteral("CLEANUP_PLAN"), writePlan(plan)},
+            {QStringLiteral("CLEANUP_DRY_RUN"), QStringLiteral("false")}});
+        QVERIFY2(executed.exitCode == 0, diagnostics(executed).constData());
+        QCOMPARE(executed.summary.value(QLatin1String("deleted")).toInt(), 1);
+        QVERIFY(!exists(m_root + '/' + reviewed));
+        QVERIFY(exists(m_root + '/' + other + "/f\xff.txt"));
+    }
+
+    void itemWhoseIdentityNoLongerMatchesIsRefused()
+    {
+        requireDeletePrivileges();
+        QList<QByteArray> plan;
+        for (const QByteArray &line : dryRunLines()) {
+            if (line.contains("\"path\":\"" + m_root + "/alice/chat-old\""))
+                plan.append(line);
+        }
+        QCOMPARE(plan.size(), 1);
+        // Same name, size and times, but another folder (recreated after the review).
+        const QByteArray chat = m_root + "/alice/chat-old";
+        QVERIFY(::rename(chat.constData(), QByteArray(m_outside + "/reviewed").constData()) == 0);
+        QVERIFY(QProcess::execute(QStringLiteral("cp"),
+                    {QStringLiteral("-a"), QString::fromUtf8(m_outside + "/reviewed"),
+                        QString::fromUtf8(chat)})
+            == 0);
+        const Run executed = run({{QStringLiteral("CLEANUP_PLAN"), writePlan(plan)},
+            {QStringLiteral("CLEANUP_DRY_RUN"), QStringLiteral("false")}});
+        QCOMPARE(executed.exitCode, 4);
+        const QJsonObject item = executed.itemFor(jsonPath("alice/chat-old"));
+        QCOMPARE(item.value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
+        QVERIFY2(
+            item.value(QLatin1String("message")).toString().contains(QLatin1String("identity")),
+            qPrintable(item.value(QLatin1String("message")).toString()));
+        QVERIFY(exists(chat + "/notes.txt"));
+    }
+
+    void textOutputEscapesControlCharactersEverywhere()
+    {
+        // A symlink target and a name that would colour the terminal, move the cursor (CSI as the
+        // raw byte 0x9b and as U+009B) or reverse the text.
+        QVERIFY(makeSymlink("/tmp/\x1b]0;title\x07\x1b[31mred\x9b"
+                            "2J",
+            m_root + "/alice/chat-esc"));
+        QVERIFY(writeFile(m_root + "/alice/chat-\x1b[2J\xc2\x9b\xe2\x80\xae/f", "x\n"));
+        const Run text = run({{QStringLiteral("CLEANUP_FORMAT"), QStringLiteral("text")}});
+        QVERIFY2(text.exitCode == 0, diagnostics(text).constData());
+        QVERIFY2(text.out.contains("chat-esc"), text.out.constData());
+        for (const char *forbidden : {"\x1b", "\x07", "\x9b", "\xc2\x9b", "\xe2\x80\xae"})
+            QVERIFY2(!text.out.contains(forbidden), text.out.toHex().constData());
+        QVERIFY2(
+            text.out.contains("\\u001b]0;title\\u0007\\u001b[31mred\\x9b2J"), text.out.constData());
+        QVERIFY2(text.out.contains("chat-\\u001b[2J\\u009b\\u202e"), text.out.constData());
+    }
+
+    void homeRootEndingInALineEndIsRefused()
+    {
+        // The folder "home\n" exists next to "home": the old script scanned "home".
+        QVERIFY(makeDirs(m_root + "\n/alice/chat-x"));
+        const Snapshot before = snapshot(m_top);
+        const Run refused = run({{QStringLiteral("HOME_ROOT"), QString::fromUtf8(m_root + "\n")},
+            {QStringLiteral("CLEANUP_DRY_RUN"), QStringLiteral("false")}});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("HOME_ROOT") && refused.err.contains("control character"),
+            refused.err.constData());
+        QVERIFY(refused.out.isEmpty());
+        const Snapshot after = snapshot(m_top);
+        QVERIFY2(before == after, describeDifference(before, after).constData());
+    }
+
+    void executionRechecksTtlAndScanRules_data()
+    {
+        QTest::addColumn<QByteArray>("relativePath");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("a keep line edited to delete")
+            << QByteArray("alice/chat-recent") << str("TTL");
+        QTest::newRow("a chat in a hidden folder the scan never lists")
+            << QByteArray(".hidden/chat-old") << str("hidden");
+        QTest::newRow("a folder inside a chat")
+            << QByteArray("alice/chat-old/sub") << str("chat-*");
+    }
+
+    void executionRechecksTtlAndScanRules()
+    {
+        QFETCH(QByteArray, relativePath);
+        QFETCH(QString, why);
+        requireDeletePrivileges();
+        QVERIFY(writeFile(m_root + "/.hidden/chat-old/a.txt", "hidden\n"));
+        setTreeTime(m_root + "/.hidden", epochDaysAgo(100));
+        const QByteArray absolute = m_root + '/' + relativePath;
+        struct stat st { };
+        ::lstat(absolute.constData(), &st);
+        qint64 epoch = 0;
+        for (const QByteArray &line : dryRunLines()) {
+            const QJsonObject object = QJsonDocument::fromJson(line).object();
+            if (object.value(QLatin1String("path")).toString() == QString::fromUtf8(absolute))
+                epoch = qint64(object.value(QLatin1String("last_activity_epoch")).toDouble());
+        }
+        if (epoch == 0) {
+            struct stat inner { };
+            ::lstat(absolute.constData(), &inner);
+            epoch = inner.st_mtim.tv_sec;
+            for (const QByteArray &child : childrenOf(absolute)) {
+                ::lstat(child.constData(), &inner);
+                epoch = qMax<qint64>(epoch, inner.st_mtim.tv_sec);
+            }
+        }
+        const QJsonObject item {{QStringLiteral("action"), QStringLiteral("delete")},
+            {QStringLiteral("kind"), QStringLiteral("chat")},
+            {QStringLiteral("user"),
+                QString::fromUtf8(relativePath.left(relativePath.indexOf('/')))},
+            {QStringLiteral("path"), QString::fromUtf8(absolute)},
+            {QStringLiteral("identity"), identityOf(absolute)},
+            {QStringLiteral("bytes"), double(treeBytes(absolute))},
+            {QStringLiteral("last_activity_epoch"), double(epoch)},
+            {QStringLiteral("reason"), QStringLiteral("edited")}};
+        const QString planPath = writePlan({QJsonDocument(item).toJson(QJsonDocument::Compact)});
+        const Snapshot before = snapshot(m_top);
+        const Run executed = run({{QStringLiteral("CLEANUP_PLAN"), planPath},
+            {QStringLiteral("CLEANUP_DRY_RUN"), QStringLiteral("false")}});
+        QCOMPARE(executed.exitCode, 4);
+        QCOMPARE(executed.items.size(), 1);
+        const QJsonObject result = executed.items.first();
+        QCOMPARE(result.value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
+        QVERIFY2(result.value(QLatin1String("message")).toString().contains(why),
+            qPrintable(result.value(QLatin1String("message")).toString()));
+        const Snapshot after = snapshot(m_top);
+        QVERIFY2(before == after, describeDifference(before, after).constData());
+    }
+
+    void symlinkSwappedInAfterTheCheckIsReportedNotDeleted()
+    {
+        requireDeletePrivileges();
+        QList<QByteArray> plan;
+        for (const QByteArray &line : dryRunLines()) {
+            if (line.contains("\"path\":\"" + m_root + "/alice/chat-old\""))
+                plan.append(line);
+        }
+        QCOMPARE(plan.size(), 1);
+        const QByteArray fifo = m_top + "/pause";
+        QVERIFY(::mkfifo(fifo.constData(), 0600) == 0);
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOME_ROOT"), QString::fromUtf8(m_root));
+        env.insert(QStringLiteral("CLEANUP_FORMAT"), QStringLiteral("json"));
+        env.insert(QStringLiteral("CLEANUP_PLAN"), writePlan(plan));
+        env.insert(QStringLiteral("CLEANUP_DRY_RUN"), QStringLiteral("false"));
+        env.insert(QStringLiteral("CLEANUP_TEST_PAUSE_FIFO"), QString::fromUtf8(fifo));
+        QProcess process;
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral("bash"), {scriptPath()});
+        QVERIFY(process.waitForStarted());
+        // The script has checked the item and waits: swap the folder for a symlink now.
+        QFile pause(QString::fromUtf8(fifo));
+        QVERIFY(pause.open(QIODevice::ReadOnly));
+        QVERIFY(pause.readLine().startsWith("paused alice"));
+        pause.close();
+        const QByteArray chat = m_root + "/alice/chat-old";
+        QVERIFY(::rename(chat.constData(), QByteArray(m_outside + "/moved-chat").constData()) == 0);
+        QVERIFY(makeSymlink(m_outside + "/moved-chat", chat));
+        QVERIFY(pause.open(QIODevice::WriteOnly));
+        pause.write("go\n");
+        pause.close();
+        QVERIFY(process.waitForFinished(60000));
+        const QByteArray out = process.readAllStandardOutput();
+        QCOMPARE(process.exitCode(), 4);
+        QVERIFY2(!out.contains("\"outcome\":\"deleted\""), out.constData());
+        QVERIFY2(out.contains("\"outcome\":\"refused\"") && out.contains("symbolic link"),
+            out.constData());
+        QVERIFY(exists(m_outside + "/moved-chat/notes.txt"));
+        QVERIFY(exists(chat)); // the link itself is left alone too
+    }
+
+    void failuresEndWithTheirExitCodeAndAMessage()
+    {
+        // Piped to bash: a dry run still completes with its summary.
+        QProcess piped;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOME_ROOT"), QString::fromUtf8(m_root));
+        env.insert(QStringLiteral("CLEANUP_FORMAT"), QStringLiteral("json"));
+        piped.setProcessEnvironment(env);
+        piped.setStandardInputFile(scriptPath());
+        piped.start(QStringLiteral("bash"), QStringList());
+        QVERIFY(piped.waitForFinished(60000));
+        QCOMPARE(piped.exitCode(), 0);
+        QVERIFY(piped.readAllStandardOutput().contains("\"summary\":true"));
+
+        // A missing TMPDIR falls back to /tmp instead of ending with status 1.
+        const Run noTmp
+            = run({{QStringLiteral("TMPDIR"), QStringLiteral("/nonexistent-sandscope")}});
+        QVERIFY2(noTmp.exitCode == 0, diagnostics(noTmp).constData());
+        QVERIFY(!noTmp.summary.isEmpty());
+
+        // Piped to bash as non-root, deleting cannot re-run through sudo: 3 and why.
+        if (!isRoot() || QStandardPaths::findExecutable(QStringLiteral("setpriv")).isEmpty())
+            return;
+        QVERIFY(::chmod(m_top.constData(), 0755) == 0);
+        QVERIFY(::chmod(m_root.constData(), 0700) == 0);
+        const QString script = QString::fromUtf8(m_top) + QStringLiteral("/cleanup.sh");
+        QVERIFY(QFile::copy(scriptPath(), script));
+        const Run unlistable = runCleanup(baseSettings(), QStringLiteral("/"),
+            {QStringLiteral("setpriv"), QStringLiteral("--reuid=65534"),
+                QStringLiteral("--regid=65534"), QStringLiteral("--clear-groups")},
+            script);
+        QCOMPARE(unlistable.exitCode, 2);
+        QVERIFY2(unlistable.err.contains("HOME_ROOT"), unlistable.err.constData());
+        QVERIFY(unlistable.out.isEmpty());
     }
 
     void unreadableHomeIsReportedInsteadOfGuessed()

@@ -126,6 +126,38 @@ private Q_SLOTS:
         QCOMPARE(plan.outcomeCounts().value(QStringLiteral("skipped-changed")), 2);
     }
 
+    void readsIdentitiesAndKeysTwinsApart()
+    {
+        // Two folders whose names differ only in one byte: 0xff (not UTF-8) and U+00FF ("ÿ").
+        // After re-serialising, both paths read the same; their identities differ.
+        const QByteArray raw = "/home/bob/chat-\xffx";
+        const QByteArray utf8 = "/home/bob/chat-\xc3\xbfx";
+        const auto line = [](const QByteArray &bytes, const char *inode) -> QByteArray {
+            return QByteArray("{\"action\":\"delete\",\"kind\":\"chat\",\"user\":\"bob\","
+                              "\"path\":\"/home/bob/chat-\u00ffx\",\"identity\":\"2049:")
+                + inode + ':' + bytes.toHex()
+                + "\",\"bytes\":1,\"last_activity_epoch\":1,\"reason\":\"r\"}";
+        };
+        const CleanupPlan plan = CleanupPlan::parse(line(raw, "11") + '\n' + line(utf8, "12"));
+        QVERIFY(plan.problems().isEmpty());
+        QCOMPARE(plan.items().size(), 2);
+        QCOMPARE(plan.items().at(0).path, plan.items().at(1).path);
+        QCOMPARE(plan.items().at(0).pathBytes(), raw);
+        QCOMPARE(plan.items().at(1).pathBytes(), utf8);
+        QVERIFY(plan.items().at(0).key() != plan.items().at(1).key());
+        QCOMPARE(plan.items().at(0).identity,
+            QStringLiteral("2049:11:") + QString::fromLatin1(raw.toHex()));
+        // The lines themselves are kept byte for byte (the plan the app uploads).
+        QCOMPARE(plan.toBytes(), line(raw, "11") + '\n' + line(utf8, "12") + '\n');
+
+        const CleanupPlan bad = CleanupPlan::parse(
+            "{\"action\":\"delete\",\"kind\":\"chat\",\"path\":\"/x\",\"identity\":\"1:2:zz\","
+            "\"bytes\":1,\"last_activity_epoch\":1}");
+        QCOMPARE(bad.items().size(), 0);
+        QCOMPARE(bad.problems().size(), 1);
+        QVERIFY(bad.problems().constFirst().why.contains(QLatin1String("identity")));
+    }
+
     void diffCountsAddedAndRemovedDeletions()
     {
         const CleanupPlan before = CleanupPlan::parse(samplePlan());
