@@ -89,6 +89,9 @@ CleanupPage::CleanupPage(QWidget *parent)
     , m_proxy(new CleanupMarkingProxy(this))
 {
     setObjectName(QStringLiteral("cleanupPage"));
+    m_itemTimer.setSingleShot(true);
+    m_itemTimer.setInterval(50);
+    connect(&m_itemTimer, &QTimer::timeout, this, &CleanupPage::flushPendingItems);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(CleanupModel::SortRole);
     buildUi();
@@ -288,7 +291,7 @@ void CleanupPage::applyFilters()
     if (filters == m_proxy->filters())
         return;
     m_proxy->setFilters(filters);
-    m_tree->expandAll();
+    m_tree->expandToDepth(0); // users; their items are leaves
     updateTotals();
     updateButtons();
 }
@@ -372,7 +375,7 @@ void CleanupPage::setStatus(const QString &text, bool error)
 void CleanupPage::showPlan(const CleanupPlan &plan)
 {
     m_model->setPlan(plan);
-    m_tree->expandAll();
+    m_tree->expandToDepth(0);
     updateTotals();
     updateButtons();
 }
@@ -413,10 +416,13 @@ void CleanupPage::startDryRun()
     m_runner->setAdminAccess(m_adminAccess);
     m_executing = false;
     m_cancelled = false;
+    m_pendingItems.clear();
     m_model->clear();
     connect(m_runner, &CleanupRunner::itemReceived, this, [this](const CleanupItem &item) {
-        m_model->addItem(item);
-        setStatus(tr("Dry run… %1 found").arg(itemCountText(m_model->itemCount())));
+        // Items come by the thousand: the view gets them in batches.
+        m_pendingItems.append(item);
+        if (!m_itemTimer.isActive())
+            m_itemTimer.start();
     });
     connect(m_runner, &CleanupRunner::finished, this, &CleanupPage::runnerFinished);
     connect(m_runner, &CleanupRunner::failed, this, &CleanupPage::runnerFailed);
@@ -475,8 +481,20 @@ void CleanupPage::cancel()
     m_runner->cancel();
 }
 
+void CleanupPage::flushPendingItems()
+{
+    m_itemTimer.stop();
+    if (m_pendingItems.isEmpty())
+        return;
+    m_model->addItems(m_pendingItems);
+    m_pendingItems.clear();
+    m_tree->expandToDepth(0);
+    setStatus(tr("Dry run… %1 found").arg(itemCountText(m_model->itemCount())));
+}
+
 void CleanupPage::runnerFinished(int exitCode)
 {
+    flushPendingItems();
     const CleanupPlan result = m_runner->result();
     const QString messages = m_runner->messages().join(QLatin1Char('\n'));
     if (m_executing) {
@@ -509,7 +527,9 @@ void CleanupPage::runnerFinished(int exitCode)
             m_diffLabel->setVisible(false);
         }
         m_plan = result;
-        showPlan(result);
+        if (m_model->itemCount() != result.items().size())
+            showPlan(result); // the streamed rows are the plan: no reset when they match
+        updateTotals();
         setStatus(tr("Dry run done: %1 (chat TTL %2 days, session TTL %3 days).")
                       .arg(itemCountText(result.items().size()))
                       .arg(result.summary().chatTtlDays)
@@ -521,6 +541,7 @@ void CleanupPage::runnerFinished(int exitCode)
 
 void CleanupPage::runnerFailed(const QString &message)
 {
+    flushPendingItems();
     const bool executing = m_executing;
     m_executing = false;
     if (executing && !m_runner->result().items().isEmpty()) {

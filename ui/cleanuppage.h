@@ -11,6 +11,7 @@
 #include "cleanup/cleanuprunner.h"
 
 #include <QSet>
+#include <QTimer>
 #include <QWidget>
 
 #include <functional>
@@ -83,6 +84,7 @@ private:
     void updateButtons();
     void setStatus(const QString &text, bool error = false);
     void runnerFinished(int exitCode);
+    void flushPendingItems();
     void runnerFailed(const QString &message);
     CleanupSettings settings() const;
 
@@ -100,6 +102,8 @@ private:
     AdminAccess m_adminAccess;
 
     CleanupPlan m_plan;
+    QVector<CleanupItem> m_pendingItems; // streamed in, not yet in the model
+    QTimer m_itemTimer;
     CleanupPlan m_previousPlan; // the last dry run before the current one
     bool m_executing = false;
     bool m_cancelled = false;

@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include <algorithm>
+
 namespace sandscope {
 
 namespace {
@@ -21,6 +23,7 @@ void CleanupModel::clear()
 {
     beginResetModel();
     m_users.clear();
+    m_userRows.clear();
     endResetModel();
 }
 
@@ -28,31 +31,63 @@ void CleanupModel::setPlan(const CleanupPlan &plan)
 {
     beginResetModel();
     m_users.clear();
+    m_userRows.clear();
+    for (const CleanupItem &item : plan.items()) {
+        auto row = m_userRows.constFind(item.user);
+        if (row == m_userRows.constEnd()) {
+            row = m_userRows.insert(item.user, int(m_users.size()));
+            m_users.append(UserGroup {item.user, {}, 0, 0});
+        }
+        UserGroup &group = m_users[*row];
+        group.items.append(item);
+        group.bytes += item.bytes;
+        if (item.action == CleanupItem::Action::Delete)
+            group.deleteBytes += item.bytes;
+    }
     endResetModel();
-    for (const CleanupItem &item : plan.items())
-        addItem(item);
 }
 
 void CleanupModel::addItem(const CleanupItem &item)
 {
-    int userRow = 0;
-    while (userRow < m_users.size() && m_users.at(userRow).user != item.user)
-        ++userRow;
-    if (userRow == m_users.size()) {
-        beginInsertRows({}, userRow, userRow);
-        m_users.append(UserGroup {item.user, {}, 0, 0});
+    addItems({item});
+}
+
+void CleanupModel::addItems(const QVector<CleanupItem> &items)
+{
+    int firstChanged = int(m_users.size());
+    int lastChanged = -1;
+    for (qsizetype start = 0; start < items.size();) {
+        // A run of items of one user: one insertion.
+        const QString &user = items.at(start).user;
+        qsizetype end = start + 1;
+        while (end < items.size() && items.at(end).user == user)
+            ++end;
+        int userRow = m_userRows.value(user, -1);
+        if (userRow < 0) {
+            userRow = int(m_users.size());
+            beginInsertRows({}, userRow, userRow);
+            m_users.append(UserGroup {user, {}, 0, 0});
+            m_userRows.insert(user, userRow);
+            endInsertRows();
+        }
+        UserGroup &group = m_users[userRow];
+        const int first = int(group.items.size());
+        beginInsertRows(index(userRow, 0), first, first + int(end - start) - 1);
+        for (qsizetype i = start; i < end; ++i) {
+            const CleanupItem &item = items.at(i);
+            group.items.append(item);
+            group.bytes += item.bytes;
+            if (item.action == CleanupItem::Action::Delete)
+                group.deleteBytes += item.bytes;
+        }
         endInsertRows();
+        firstChanged = std::min(firstChanged, userRow);
+        lastChanged = std::max(lastChanged, userRow);
+        start = end;
     }
-    UserGroup &group = m_users[userRow];
-    const int itemRow = int(group.items.size());
-    beginInsertRows(index(userRow, 0), itemRow, itemRow);
-    group.items.append(item);
-    group.bytes += item.bytes;
-    if (item.action == CleanupItem::Action::Delete)
-        group.deleteBytes += item.bytes;
-    endInsertRows();
-    // The totals of the user row changed too.
-    Q_EMIT dataChanged(index(userRow, 0), index(userRow, ColumnCount - 1));
+    // The totals of the user rows changed too.
+    if (lastChanged >= 0)
+        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
 }
 
 int CleanupModel::itemCount() const

@@ -6,6 +6,7 @@
 #include "cleanup/cleanupplan.h"
 
 #include <QAbstractItemModel>
+#include <QHash>
 #include <QSortFilterProxyModel>
 #include <QVector>
 
@@ -39,8 +40,12 @@ public:
     explicit CleanupModel(QObject *parent = nullptr);
 
     void clear();
+    // Replaces everything (one reset).
     void setPlan(const CleanupPlan &plan);
     void addItem(const CleanupItem &item);
+    // Appends items as they stream in: one insertion per user and run of items, one
+    // dataChanged for the users' totals, whatever the batch holds.
+    void addItems(const QVector<CleanupItem> &items);
 
     int userCount() const { return int(m_users.size()); }
     int itemCount() const;
@@ -68,6 +73,7 @@ private:
     QVariant itemData(const CleanupItem &item, int column, int role) const;
 
     QVector<UserGroup> m_users;
+    QHash<QString, int> m_userRows;
 };
 
 // Filters and sorts a CleanupModel (100,000 items at the scale of a deployment): items are read
