@@ -763,10 +763,17 @@ RunPage *MainWindow::openSession(const SessionSource &source, const QString &too
         return nullptr;
     }
     connectRunPage(page);
+    connect(page, &RunPage::continueSessionRequested, this, &MainWindow::showContinueSessionDialog);
+    connect(page, &RunPage::openFolderRequested, this, &MainWindow::showRemoteFile);
     const QString place = source.chatId.isEmpty() ? source.sessionId.left(8) : source.chatId;
-    addRunTab(page, QStringLiteral("%1 · %2").arg(source.identity.userId, place),
+    const QString who
+        = source.identity.isServerAccount() ? tr("server account") : source.identity.userId;
+    addRunTab(page, QStringLiteral("%1 · %2").arg(who, place),
         tr("Session %1 of %2, read from %3 as %2")
-            .arg(source.sessionId, source.identity.userId, source.transcriptPath));
+            .arg(source.sessionId, who, source.transcriptPath));
+    if (source.identity.userId != m_identity.userId)
+        audit(QStringLiteral("read-session"), source.transcriptPath,
+            tr("as %1 (acting as %2)").arg(who, m_identity.userId));
     page->revealToolCall(toolUseId);
     return page;
 }

@@ -257,7 +257,7 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
     case TurnsColumn:
         return tr("Turns");
     case ToolCallsColumn:
-        return tr("Tool calls");
+        return tr("Calls");
     case SizeColumn:
         return tr("Size");
     case ModelColumn:

@@ -325,7 +325,9 @@ bool RunPage::openSession(
             flushEvents();
             m_ui->loadPanel->hide();
             showNotice(tr("Following session %1 as %2: new records appear as they are written.")
-                           .arg(m_session->sessionId, m_session->identity.userId));
+                           .arg(m_session->sessionId,
+                               m_session->identity.isServerAccount() ? tr("the server account")
+                                                                     : m_session->identity.userId));
             updateSummary();
             Q_EMIT loadFinished(true);
         });
@@ -344,8 +346,11 @@ bool RunPage::openSession(
     else
         m_ui->artifactsPanel->setUnavailable(
             tr("The session's working directory or start is not known."));
-    m_ui->loadLabel->setText(
-        tr("Reading session %1 as %2…").arg(source.sessionId, source.identity.userId));
+    setupSessionControls();
+    m_ui->loadLabel->setText(tr("Reading session %1 as %2…")
+                                 .arg(source.sessionId,
+                                     source.identity.isServerAccount() ? tr("the server account")
+                                                                       : source.identity.userId));
     m_ui->loadProgress->setValue(0);
     m_ui->loadPanel->show();
     follower->start(true);
@@ -369,6 +374,42 @@ void RunPage::revealToolCall(const QString &toolUseId)
         m_ui->runTree->expand(up);
     m_ui->runTree->setCurrentIndex(index);
     m_ui->runTree->scrollTo(index, QAbstractItemView::PositionAtCenter);
+}
+
+// A session page continues its session in a new run (New Run for its chat), not in the page:
+// the live controls give way to Resume…, Fork… and the folder.
+void RunPage::setupSessionControls()
+{
+    for (QWidget *control : runControls())
+        control->hide();
+    m_ui->attachButton->hide();
+    m_ui->attachmentPanel->hide();
+    const bool inChat = !m_session->chatId.isEmpty();
+    const QString onlyChats = tr("Only sessions in a chat folder (~/chat-<id>) can be continued");
+    auto *resume = new QPushButton(tr("Res&ume…"), this);
+    resume->setObjectName(QStringLiteral("resumeSessionButton"));
+    resume->setEnabled(inChat);
+    resume->setToolTip(
+        inChat ? tr("Continue this session with a new prompt, as a new run") : onlyChats);
+    auto *fork = new QPushButton(tr("F&ork…"), this);
+    fork->setObjectName(QStringLiteral("forkSessionButton"));
+    fork->setEnabled(inChat);
+    fork->setToolTip(
+        inChat ? tr("Continue a copy of this session; the original stays as it is") : onlyChats);
+    auto *folder = new QPushButton(tr("Open Folder in Files"), this);
+    folder->setObjectName(QStringLiteral("sessionFolderButton"));
+    folder->setEnabled(!m_session->cwd.isEmpty());
+    folder->setToolTip(m_session->cwd);
+    m_ui->controlRow->addWidget(resume);
+    m_ui->controlRow->addWidget(fork);
+    m_ui->controlRow->addWidget(folder);
+    m_ui->controlRow->addStretch(1);
+    connect(resume, &QPushButton::clicked, this,
+        [this] { Q_EMIT continueSessionRequested(*m_session, false); });
+    connect(fork, &QPushButton::clicked, this,
+        [this] { Q_EMIT continueSessionRequested(*m_session, true); });
+    connect(folder, &QPushButton::clicked, this,
+        [this] { Q_EMIT openFolderRequested(m_session->identity.userId, m_session->cwd); });
 }
 
 bool RunPage::isLoading() const

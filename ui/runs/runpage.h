@@ -169,6 +169,9 @@ public slots:
 
 Q_SIGNALS:
     void loadFinished(bool completed);
+    // A session page's Resume…, Fork… and Open Folder in Files.
+    void continueSessionRequested(const sandscope::SessionSource &source, bool fork);
+    void openFolderRequested(const QString &userId, const QString &absolutePath);
     void followingChanged(bool following);
     // A live turn started, and ended (ok: a successful result).
     void liveTurnStarted();
@@ -228,6 +231,7 @@ private:
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
     std::unique_ptr<SessionSource> m_session;
     QString m_pendingReveal; // a tool call to select once it is shown
+    void setupSessionControls();
     QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
 };

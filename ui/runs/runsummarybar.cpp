@@ -88,7 +88,16 @@ void RunSummaryBar::clear()
 void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
 {
     using Status = RunModel::Status;
-    if (!runEnded && !summary.hasResult)
+    // A transcript has no result lines: a turn ends with its cost-state record, which also
+    // carries the session's cost; the duration is its turns' spans. It counts no round trips.
+    const bool transcript = summary.isTranscript && !summary.hasResult;
+    if (transcript && summary.turnOpen)
+        setOutcome(tr("Turn running"), Status::Running);
+    else if (transcript && summary.turnFailed)
+        setOutcome(tr("Failed · API error"), Status::Error);
+    else if (transcript)
+        setOutcome(tr("Turn ended"), Status::Ok);
+    else if (!runEnded && !summary.hasResult)
         setOutcome(tr("Running"), Status::Running);
     else if (!summary.hasResult)
         setOutcome(tr("Interrupted · no result"), Status::Interrupted);
@@ -114,11 +123,11 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
     setField(m_tokens,
         tr("%1 in · %2 out")
             .arg(locale.toString(summary.inputTokens), locale.toString(summary.outputTokens)));
+    const bool costed = summary.hasResult || (transcript && summary.costUsd > 0);
     setField(m_cost,
-        summary.hasResult ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6)
-                          : QStringLiteral("–"));
-    setField(
-        m_duration, summary.hasResult ? format::duration(summary.durationMs) : QStringLiteral("–"));
+        costed ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6) : QStringLiteral("–"));
+    const bool timed = summary.hasResult || (transcript && summary.durationMs > 0);
+    setField(m_duration, timed ? format::duration(summary.durationMs) : QStringLiteral("–"));
     setField(
         m_session, summary.sessionId.isEmpty() ? QStringLiteral("–") : summary.sessionId.left(8));
     m_session->setToolTip(summary.sessionId);

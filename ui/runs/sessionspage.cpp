@@ -95,23 +95,20 @@ void SessionsPage::setupViews()
     // The title gets the room; past the window's width the table scrolls sideways.
     sessions->header()->setStretchLastSection(true);
     sessions->header()->resizeSection(
-        SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 32);
+        SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 26);
     sessions->header()->setSortIndicatorShown(true);
     sessions->sortByColumn(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
-    const QString time = QStringLiteral("2026-12-31 23:59");
+    // Running rows are bold: the samples are a little wider than the texts they stand for.
+    const QString time = QStringLiteral("2026-12-31 23:59 ");
     fitColumns(sessions,
-        {{SessionListModel::ChatColumn, QStringLiteral("chat-0123abcd")},
+        {{SessionListModel::ChatColumn, QStringLiteral("chat-0123ab")},
             {SessionListModel::StartedColumn, time}, {SessionListModel::LastActivityColumn, time},
             {SessionListModel::TurnsColumn, QStringLiteral("999")},
             {SessionListModel::ToolCallsColumn, QStringLiteral("9999")},
             {SessionListModel::SizeColumn, QStringLiteral("999.9 KiB")},
-            {SessionListModel::ModelColumn, QStringLiteral("claude-sonnet-4-5")},
+            {SessionListModel::ModelColumn, QStringLiteral("claude-opus-5-5")},
             {SessionListModel::CostColumn, QStringLiteral("$99.9999")},
             {SessionListModel::StateColumn, QStringLiteral("running now")}});
-    // Running rows are bold: their dates must fit too.
-    for (int column : {SessionListModel::StartedColumn, SessionListModel::LastActivityColumn})
-        sessions->header()->resizeSection(column,
-            sessions->header()->sectionSize(column) + sessions->fontMetrics().averageCharWidth());
     sessions->setMinimumHeight(sessions->fontMetrics().height() * 8);
 
     QTreeView *results = m_ui->resultsView;
