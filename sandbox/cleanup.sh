@@ -30,6 +30,7 @@ shopt -s nullglob
 
 tmp=''
 stage='reading the settings'
+# shellcheck disable=SC2317 # run by the EXIT trap, not reached by the flow shellcheck follows
 finish() {
     local status=$?
     [[ -z $tmp ]] || rm -rf -- "$tmp"
@@ -1153,7 +1154,7 @@ DELETE
 scan_home() {
     local user=$1 home=$root/$1 state=ok status=0 first='' entry starts=()
     if [[ -L $home ]]; then
-        state=link
+        state='link'
     elif [[ ! -e $home ]]; then
         state=missing
     elif [[ ! -d $home ]]; then

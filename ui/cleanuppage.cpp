@@ -190,6 +190,21 @@ void CleanupPage::buildUi()
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(CleanupModel::NameColumn, QHeaderView::Interactive);
     m_tree->header()->resizeSection(CleanupModel::NameColumn, 380);
+    // Room for what the cells hold: the reason gets the rest, the outcome (empty until a plan
+    // is executed) only what its word needs.
+    const QFontMetrics metrics = m_tree->fontMetrics();
+    const auto fit = [&](int column, const QString &sample) {
+        m_tree->header()->resizeSection(column, metrics.horizontalAdvance(sample) + 24);
+    };
+    fit(CleanupModel::KindColumn, QStringLiteral("session"));
+    fit(CleanupModel::ActionColumn, QStringLiteral("delete"));
+    fit(CleanupModel::SizeColumn, QStringLiteral("999.9 MiB"));
+    fit(CleanupModel::AgeColumn, QStringLiteral("9999 days"));
+    fit(CleanupModel::LastActivityColumn, QStringLiteral("2026-12-31 23:59"));
+    fit(CleanupModel::ReasonColumn,
+        QStringLiteral("older than 30 days (chat TTL), no newer files"));
+    fit(CleanupModel::OutcomeColumn, QStringLiteral("skipped-changed"));
+    m_tree->header()->setStretchLastSection(false);
     layout->addWidget(m_tree, 1);
 
     m_totalsLabel = new QLabel(this);
@@ -256,6 +271,16 @@ void CleanupPage::setAuditContext(const QString &profile, const QString &server)
 void CleanupPage::setConfirmationPrompter(const ConfirmationPrompter &prompter)
 {
     m_prompter = prompter ? prompter : ConfirmationPrompter(defaultPrompt);
+}
+
+void CleanupPage::requireFreshDryRun(const QString &why)
+{
+    if (m_plan.isEmpty() || isRunning())
+        return;
+    m_staleBecause = why;
+    setStatus(
+        tr("The plan shown was made before %1: run the dry run again to execute a plan.").arg(why));
+    updateButtons();
 }
 
 void CleanupPage::setHomeRoot(const QString &homeRoot)
@@ -363,7 +388,10 @@ void CleanupPage::updateButtons()
     m_exportButton->setEnabled(hasPlan && !running);
     m_loadButton->setEnabled(!running);
     m_compareButton->setEnabled(!running);
-    m_executeButton->setEnabled(m_client && !running && executable);
+    m_executeButton->setEnabled(m_client && !running && executable && m_staleBecause.isEmpty());
+    m_executeButton->setToolTip(m_staleBecause.isEmpty()
+            ? QString()
+            : tr("Made before %1: run the dry run again").arg(m_staleBecause));
 }
 
 void CleanupPage::setStatus(const QString &text, bool error)
@@ -417,6 +445,7 @@ void CleanupPage::startDryRun()
     m_executing = false;
     m_cancelled = false;
     m_pendingItems.clear();
+    m_staleBecause.clear();
     m_model->clear();
     connect(m_runner, &CleanupRunner::itemReceived, this, [this](const CleanupItem &item) {
         // Items come by the thousand: the view gets them in batches.
@@ -568,6 +597,7 @@ bool CleanupPage::loadPlan(const QString &fileName, QString *error)
     if (!CleanupPlan::load(fileName, &loaded, error))
         return false;
     m_plan = loaded;
+    m_staleBecause.clear();
     m_proxy->setAddedKeys({});
     m_diffLabel->setVisible(false);
     showPlan(m_plan);

@@ -48,6 +48,9 @@ public:
     // nullptr = not connected (running is disabled).
     void setClient(OpenTerminalClient *client);
     void setAuditContext(const QString &profile, const QString &server);
+    // The shown plan was made before `why` (another user or server): it stays to look at, but
+    // is executed only after a new dry run.
+    void requireFreshDryRun(const QString &why);
     // How the script reaches root in the sandbox (named in the status of every run).
     void setAdminAccess(const AdminAccess &admin) { m_adminAccess = admin; }
     void setConfirmationPrompter(const ConfirmationPrompter &prompter);
@@ -106,6 +109,7 @@ private:
     QTimer m_itemTimer;
     CleanupPlan m_previousPlan; // the last dry run before the current one
     bool m_executing = false;
+    QString m_staleBecause; // why the shown plan cannot be executed before a new dry run
     bool m_cancelled = false;
 
     CleanupModel *m_model;

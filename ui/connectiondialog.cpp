@@ -37,6 +37,12 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
 
 ConnectionDialog::~ConnectionDialog() = default;
 
+void ConnectionDialog::prefill(const QUrl &serverUrl, const QString &userId)
+{
+    m_ui->urlEdit->setText(serverUrl.toString());
+    m_ui->userEdit->setText(userId);
+}
+
 void ConnectionDialog::selectProfile(const QString &name)
 {
     const int index = m_ui->profileCombo->findText(name);

@@ -6,6 +6,7 @@
 #include "security/profilestore.h"
 
 #include <QDialog>
+#include <QUrl>
 
 #include <memory>
 
@@ -29,6 +30,9 @@ public:
     ~ConnectionDialog() override;
 
     void selectProfile(const QString &name);
+    // The server and user of a connection made without a profile (from the command line), to
+    // save it as one.
+    void prefill(const QUrl &serverUrl, const QString &userId);
     Profile profile() const; // as entered
     QString enteredApiKey() const; // empty: use the stored key
     KeyStorage keyStorage() const { return m_keyStorage; }

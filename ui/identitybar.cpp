@@ -89,11 +89,6 @@ void IdentityBar::setConnected(bool connected)
     refresh();
 }
 
-QString IdentityBar::text() const
-{
-    return m_label->text();
-}
-
 bool IdentityBar::showsWarning() const
 {
     return m_connected && isServerAccount();
@@ -120,6 +115,23 @@ QColor IdentityBar::disconnectedColour()
     return QColor(0x5f, 0x63, 0x68);
 }
 
+void IdentityBar::setServerAccountRefused(bool refused)
+{
+    m_serverAccountRefused = refused;
+    refresh();
+}
+
+void IdentityBar::setAccountUnknown(bool unknown)
+{
+    m_accountUnknown = unknown;
+    refresh();
+}
+
+QString IdentityBar::text() const
+{
+    return m_label->text();
+}
+
 void IdentityBar::refresh()
 {
     QString message;
@@ -128,14 +140,23 @@ void IdentityBar::refresh()
         m_background = disconnectedColour();
         message = tr("Not connected");
         icon = QStyle::SP_DriveNetIcon;
+    } else if (isServerAccount() && m_serverAccountRefused) {
+        m_background = disconnectedColour();
+        message = tr("No user chosen — this multi-user server refuses requests without a user "
+                     "id; choose a user to act as");
+        icon = QStyle::SP_MessageBoxInformation;
     } else if (isServerAccount()) {
         m_background = serverAccountColour();
-        const QString account = m_account.isEmpty() ? tr("checking account…") : m_account;
+        const QString account = !m_account.isEmpty() ? m_account
+            : m_accountUnknown                       ? tr("account unknown")
+                                                     : tr("checking account…");
         message = tr("Acting as the SERVER ACCOUNT (%1) — privileged").arg(account);
         icon = QStyle::SP_MessageBoxWarning;
     } else {
         m_background = colourForUser(m_userId);
-        const QString account = m_account.isEmpty() ? tr("checking account…") : m_account;
+        const QString account = !m_account.isEmpty() ? m_account
+            : m_accountUnknown                       ? tr("account unknown")
+                                                     : tr("checking account…");
         message = tr("Acting as %1 (%2)").arg(m_userId, account);
         icon = QStyle::SP_CustomBase; // none
     }

@@ -20,6 +20,11 @@ public:
     // userId empty = the server account. account empty = not observed yet.
     void setIdentity(const QString &userId, const QString &account = {});
     void setAccount(const QString &account);
+    // The server refuses requests without a user id (newer multi-user servers): acting as the
+    // server account reaches nothing, and the bar says so instead of "privileged".
+    void setServerAccountRefused(bool refused);
+    // The account could not be found out (the check failed): said instead of "checking".
+    void setAccountUnknown(bool unknown);
     void setProfileName(const QString &profile);
     // Without a connection the bar says so instead of naming an identity.
     void setConnected(bool connected);
@@ -55,6 +60,8 @@ private:
     QPushButton *m_switchButton;
     QString m_userId;
     QString m_account;
+    bool m_serverAccountRefused = false;
+    bool m_accountUnknown = false;
     QString m_profileName;
     QString m_noteText;
     bool m_connected = false;

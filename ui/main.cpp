@@ -90,6 +90,9 @@ int main(int argc, char **argv)
         // After the window is up, so it paints before the first network round trip.
         QTimer::singleShot(
             0, &window, [&window, profile, apiKey] { window.openProfile(profile, apiKey); });
+    } else {
+        // Nothing named: the profile used last time, as it was left.
+        QTimer::singleShot(0, &window, [&window] { window.openLastProfile(); });
     }
     return app.exec();
 }

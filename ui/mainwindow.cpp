@@ -4,6 +4,7 @@
 #include "cleanuppage.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
+#include "desktopnotifier.h"
 #include "files/filespage.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     , m_pages(new QTabWidget(this))
     , m_console(new ConsolePage(this))
 {
+    m_notifier = new DesktopNotifier(this);
     initGuiResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/sandscope/icons/sandscope.svg")));
@@ -102,6 +104,11 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     connect(
         m_identityBar, &IdentityBar::switchUserRequested, this, &MainWindow::showSwitchUserDialog);
     addFilePages();
+    // A command may have changed files: the Files tab lists what it shows again.
+    connect(m_console, &ConsolePage::runningChanged, this, [this](bool running) {
+        if (!running && m_files)
+            m_files->refreshAfterChange();
+    });
     m_cleanup = new CleanupPage(this);
     m_pages->addTab(m_cleanup,
         QIcon::fromTheme(QStringLiteral("edit-clear"), style()->standardIcon(QStyle::SP_TrashIcon)),
@@ -239,8 +246,22 @@ void MainWindow::createStatusBar()
     }
 }
 
+bool MainWindow::openLastProfile()
+{
+    const QString last = m_profiles.lastUsed();
+    if (last.isEmpty() || !m_profiles.contains(last))
+        return false;
+    openProfile(m_profiles.profile(last));
+    m_messageBar->showMessage(
+        tr("Opened the profile used last, %1. File › Connect… chooses another.").arg(last),
+        MessageBar::Level::Information);
+    return true;
+}
+
 void MainWindow::openProfile(const Profile &profile, const QString &apiKey)
 {
+    if (!profile.name.isEmpty() && m_profiles.contains(profile.name))
+        m_profiles.setLastUsed(profile.name);
     QString why;
     if (!ConnectionDialog::validateServerUrl(profile.serverUrl.toString(), &why)) {
         m_messageBar->showMessage(tr("Cannot connect: %1").arg(why), MessageBar::Level::Error);
@@ -286,6 +307,8 @@ void MainWindow::connectToServer(
     m_report.url = serverDisplay(connection.baseUrl);
     m_knownMode.clear();
     m_knownModeEvidence.clear();
+    m_serverAccountRefused = false;
+    m_accountRuleKnown = false;
     m_console->setClient(nullptr);
     m_cleanup->setClient(nullptr);
     AdminAccess admin;
@@ -329,6 +352,7 @@ void MainWindow::setIdentity(const QString &userId)
     m_messageBar->dismiss();
     m_console->setIdentity(m_identity);
     syncFilePages(m_connected);
+    m_cleanup->requireFreshDryRun(tr("the acting user changed"));
     m_identityBar->setIdentity(userId);
     audit(QStringLiteral("switch-user"),
         userId.isEmpty() ? QStringLiteral("(server account)") : userId, QStringLiteral("ok"));
@@ -367,6 +391,14 @@ void MainWindow::applyReport(const ServerReport &report)
     const QString account
         = m_identity.isServerAccount() ? report.serverAccount : report.observedAccount;
     m_identityBar->setIdentity(m_identity.userId, account);
+    m_identityBar->setAccountUnknown(account.isEmpty());
+    if (report.serverAccountRefused)
+        m_serverAccountRefused = true; // a fact about this server, whoever is acted as now
+    m_identityBar->setServerAccountRefused(m_serverAccountRefused);
+    if (report.ruleKnown) {
+        m_accountRuleKnown = true;
+        m_accountRule = report.rule;
+    }
     m_identityBar->setConnected(true);
     m_identityBar->setNote(!m_identity.isServerAccount() && !report.multiUser
             ? tr("single-user server: the user id changes nothing")
@@ -390,6 +422,7 @@ void MainWindow::serverCheckFailed(const ApiError &error)
     if (m_connected) {
         // The server still answers; only learning about this user failed.
         m_identityBar->setAccount({});
+        m_identityBar->setAccountUnknown(true);
         m_messageBar->showMessage(
             tr("Could not check the account of %1: %2")
                 .arg(m_identity.isServerAccount() ? tr("the server account") : m_identity.userId,
@@ -462,6 +495,10 @@ void MainWindow::updateStatusLabels()
     if (!m_report.userId.isEmpty()) {
         m_knownMode = m_report.multiUser ? tr("multi-user") : tr("single-user");
         m_knownModeEvidence = m_report.multiUserEvidence;
+    } else if (m_serverAccountRefused) {
+        m_knownMode = tr("multi-user");
+        m_knownModeEvidence = tr("The server refuses requests without a user id, which only "
+                                 "multi-user servers do.");
     }
     if (m_knownMode.isEmpty()) {
         m_modeLabel->setText(tr("mode not determined"));
@@ -500,6 +537,8 @@ void MainWindow::showConnectDialog()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     if (!m_profileName.isEmpty())
         dialog->selectProfile(m_profileName);
+    else if (!m_client->connection().baseUrl.isEmpty())
+        dialog->prefill(m_client->connection().baseUrl, m_identity.userId);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const Profile profile = dialog->profile();
         const QString key = dialog->enteredApiKey();
@@ -522,6 +561,8 @@ void MainWindow::showSwitchUserDialog()
     auto *dialog = new SwitchUserDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setAccountPrefix(m_report.prefix);
+    if (m_accountRuleKnown)
+        dialog->setAccountRule(m_accountRule);
     dialog->setUserId(m_identity.userId);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { switchUser(dialog->userId()); });
     dialog->open();
@@ -639,6 +680,28 @@ int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &to
     return tab;
 }
 
+// The chat the person is looking at: the run tab in front (its user acting), or the chat the
+// Files tab is rooted at.
+QString MainWindow::currentChatId() const
+{
+    if (auto *run = qobject_cast<RunPage *>(m_pages->currentWidget())) {
+        if (const LiveRunRequest *request = run->liveRequest();
+            request && request->identity.userId == m_identity.userId)
+            return request->chatId;
+        if (const SessionSource *session = run->sessionSource();
+            session && session->identity.userId == m_identity.userId)
+            return session->chatId;
+        return {};
+    }
+    if (m_pages->currentWidget() == m_files) {
+        const QString root = m_files->rootPath();
+        const QString name = root.mid(root.lastIndexOf(QLatin1Char('/')) + 1);
+        if (name.startsWith(QLatin1String("chat-")))
+            return name.mid(5);
+    }
+    return {};
+}
+
 void MainWindow::showNewRunDialog()
 {
     showNewRunDialogLike(nullptr);
@@ -660,8 +723,11 @@ void MainWindow::showNewRunDialogLike(const LiveRunRequest *like)
     const SessionScope scope {m_profileName, m_report.url, m_identity.userId};
     auto *dialog = new NewRunDialog(m_client, m_identity, scope, &m_keys, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    if (like)
+    if (like) {
         dialog->useOptionsOf(*like);
+    } else if (const QString chat = currentChatId(); !chat.isEmpty()) {
+        dialog->selectChat(chat); // the chat in front, as the user it belongs to
+    }
     connect(dialog, &QDialog::accepted, this,
         [this, dialog] { startLiveRun(dialog->request(), dialog->attachments()); });
     dialog->open();
@@ -696,6 +762,19 @@ RunPage *MainWindow::newLiveRunPage()
 
 void MainWindow::connectRunPage(RunPage *page)
 {
+    // A turn may have changed the acting user's files: the Files tab shows it.
+    connect(page, &RunPage::liveTurnFinished, this, [this, page] {
+        if (m_files && page->userId() == m_identity.userId)
+            m_files->refreshAfterChange();
+    });
+    // Someone who started a run and went elsewhere learns when its turn is over.
+    connect(page, &RunPage::liveTurnFinished, this, [this, page](bool ok) {
+        const int tab = m_pages->indexOf(page);
+        const QString title = tab >= 0 ? m_pages->tabText(tab) : QString();
+        m_notifier->notifyIfUnfocused(
+            ok ? tr("Run finished: %1").arg(title) : tr("Run failed: %1").arg(title),
+            ok ? tr("The turn ended with a result.") : page->noticeText());
+    });
     connect(page, &RunPage::newChatRequested, this,
         [this](const LiveRunRequest &like) { showNewRunDialogLike(&like); });
     connect(page, &RunPage::openFileRequested, this, &MainWindow::showRemoteFile);

@@ -6,6 +6,7 @@
 
 #include "security/auditlog.h"
 #include "security/profilestore.h"
+#include "server/accountnames.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
 #include "server/servercheck.h"
@@ -33,6 +34,7 @@ class ConsolePage;
 class FilesPage;
 class ProbePage;
 class SessionsPage;
+class DesktopNotifier;
 class RunPage;
 struct LiveRunRequest;
 struct SessionSource;
@@ -51,6 +53,9 @@ public:
 
     // Connects with this profile. An empty apiKey means: use the key stored for the profile.
     void openProfile(const Profile &profile, const QString &apiKey = {});
+    // Connects with the profile used last (the one the Connect dialog saved or opened last);
+    // false when there is none.
+    bool openLastProfile();
     void connectToServer(
         const ServerConnection &connection, const QString &userId, const QString &profileName = {});
     // How admin scripts (Cleanup, Users) reach root in the sandbox; connecting with a profile
@@ -73,6 +78,8 @@ public:
     CleanupPage *cleanupPage() const { return m_cleanup; }
     ProbePage *isolationPage() const { return m_isolation; }
     SessionsPage *sessionsPage() const { return m_sessions; }
+    // Tells the desktop when a live run ends while the window is not active.
+    DesktopNotifier *notifier() const { return m_notifier; }
     QTabWidget *pages() const { return m_pages; }
     // `base`, or "base (2)", "base (3)" … whichever is not taken yet.
     static QString uniqueTitle(const QString &base, const QStringList &taken);
@@ -147,6 +154,7 @@ private:
     // Connected and acting as a sandbox user; otherwise says what `what` needs.
     bool canActOnRuns(const QString &what);
     RunPage *newLiveRunPage();
+    QString currentChatId() const;
     void connectRunPage(RunPage *page);
 
     ProfileStore m_profiles;
@@ -172,7 +180,12 @@ private:
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
+    DesktopNotifier *m_notifier = nullptr;
     AdminAccess m_adminAccess;
+    // Learned from the checks of this server, whoever was acted as at the time.
+    bool m_serverAccountRefused = false;
+    bool m_accountRuleKnown = false;
+    AccountRule m_accountRule = AccountRule::FirstEightAlnum;
     // The user the profile connects as; any other identity browses files read-only at first.
     QString m_ownUserId;
     QLabel *m_busyLabel;

@@ -78,6 +78,13 @@ QDialogButtonBox *SwitchUserDialog::buttonBox() const
     return m_ui->buttonBox;
 }
 
+void SwitchUserDialog::setAccountRule(AccountRule rule)
+{
+    m_ruleKnown = true;
+    m_rule = rule;
+    revalidate();
+}
+
 void SwitchUserDialog::revalidate()
 {
     const bool serverAccount = isServerAccountChosen();
@@ -98,11 +105,16 @@ void SwitchUserDialog::revalidate()
     } else {
         m_ui->validationLabel->setText(tr("Valid user id."));
         m_ui->validationLabel->setStyleSheet(QStringLiteral("color: #2e7d32;"));
-        const QString legacy = predictAccountName(id, AccountRule::FirstEightAlnum, m_prefix);
-        const QString hashed = predictAccountName(id, AccountRule::SlugWithHash, m_prefix);
-        m_ui->predictionLabel->setText(
-            tr("%1 (open-terminal 0.11.x) or %2 (newer); the connection shows the real one")
-                .arg(legacy, hashed));
+        if (m_ruleKnown) {
+            m_ui->predictionLabel->setText(tr("%1 (by the naming this server was seen to use)")
+                                               .arg(predictAccountName(id, m_rule, m_prefix)));
+        } else {
+            const QString legacy = predictAccountName(id, AccountRule::FirstEightAlnum, m_prefix);
+            const QString hashed = predictAccountName(id, AccountRule::SlugWithHash, m_prefix);
+            m_ui->predictionLabel->setText(
+                tr("%1 or %2, depending on the server's naming; the connection shows the real one")
+                    .arg(legacy, hashed));
+        }
     }
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setEnabled(serverAccount || valid);
 }

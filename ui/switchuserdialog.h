@@ -3,6 +3,8 @@
 // accounts the two naming rules predict are shown as a hint, and acting as the privileged
 // server account needs its own explicit checkbox.
 
+#include "server/accountnames.h"
+
 #include <QDialog>
 
 #include <memory>
@@ -24,6 +26,8 @@ public:
     explicit SwitchUserDialog(QWidget *parent = nullptr);
     ~SwitchUserDialog() override;
 
+    // The naming rule this server was seen to use: only its prediction is shown.
+    void setAccountRule(AccountRule rule);
     // Prefix of the server's account names (from the probe), used for the prediction.
     void setAccountPrefix(const QString &prefix);
     // Pre-selects the current identity; empty = the server account.
@@ -44,6 +48,8 @@ private:
 
     std::unique_ptr<Ui::SwitchUserDialog> m_ui;
     QString m_prefix;
+    bool m_ruleKnown = false;
+    AccountRule m_rule = AccountRule::FirstEightAlnum;
 };
 
 } // namespace sandscope

@@ -217,6 +217,10 @@ QVariant CleanupModel::itemData(const CleanupItem &item, int column, int role) c
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ToolTipRole:
+        // The Reason cell explains itself in full; the others name the item.
+        if (column == ReasonColumn)
+            return item.message.isEmpty() ? item.reason
+                                          : item.reason + QLatin1Char('\n') + item.message;
         return item.message.isEmpty() ? item.path : item.path + QLatin1Char('\n') + item.message;
     case SortRole:
         switch (column) {

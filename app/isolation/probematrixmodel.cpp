@@ -130,11 +130,16 @@ QVariant ProbeMatrixModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation == Qt::Horizontal) {
         if (section < 0 || section >= m_subjects.size())
             return {};
-        if (role == Qt::ToolTipRole)
-            return m_subjects.at(section) == serverSubject()
-                ? tr("Server-wide checks")
-                : tr("What the second user can do to the first user's resources");
-        return m_subjects.at(section);
+        const QString &subject = m_subjects.at(section);
+        if (subject == serverSubject())
+            return role == Qt::ToolTipRole ? tr("Server-wide checks") : subject;
+        // Reports key a pair "target → actor"; the column reads the way people say it: who
+        // reaches whose.
+        const QString target = subject.section(QStringLiteral(" → "), 0, 0);
+        const QString actor = subject.section(QStringLiteral(" → "), 1);
+        return role == Qt::ToolTipRole
+            ? tr("What %1 can reach of %2's files, processes and sessions").arg(actor, target)
+            : tr("%1 reaches %2").arg(actor, target);
     }
     if (section < 0 || section >= allChecks().size())
         return {};

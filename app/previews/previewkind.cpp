@@ -238,7 +238,8 @@ qsizetype completeUtf8Length(const QByteArray &bytes)
     return size;
 }
 
-QString describePreviewFailure(const QString &path, const ApiError &error)
+QString describePreviewFailure(
+    const QString &path, const ApiError &error, const QString &actingHome)
 {
     switch (error.kind) {
     case ApiError::Kind::Forbidden: {
@@ -259,8 +260,16 @@ QString describePreviewFailure(const QString &path, const ApiError &error)
         return QStringLiteral("The server does not send %1 as text (%2); its raw bytes are "
                               "needed to preview it.")
             .arg(path, error.detail.isEmpty() ? error.message : error.detail);
-    case ApiError::Kind::NotFound:
+    case ApiError::Kind::NotFound: {
+        // Newer servers answer a path in another user's home like a missing one.
+        if (!actingHome.isEmpty() && path.startsWith(QLatin1String("/home/")) && path != actingHome
+            && !path.startsWith(actingHome + QLatin1Char('/')))
+            return QStringLiteral("%1 is not allowed for this user: it is outside the user's "
+                                  "home, and the server does not show it (or it does not "
+                                  "exist).")
+                .arg(path);
         return QStringLiteral("%1 does not exist (any more).").arg(path);
+    }
     default:
         return QStringLiteral("Could not read %1: %2").arg(path, error.toString());
     }

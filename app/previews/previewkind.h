@@ -53,6 +53,9 @@ qsizetype completeUtf8Length(const QByteArray &bytes);
 // One sentence for the preview when reading `path` failed. A 403 names the account the files
 // belong to (from the server's "Access denied: /home/<x> belongs to another user", else from
 // the path); a 415 says the server will not send the file as text.
-QString describePreviewFailure(const QString &path, const ApiError &error);
+// `actingHome`: the acting user's home, when known (a path outside it that the server
+// reports missing is most likely one it keeps from this user).
+QString describePreviewFailure(
+    const QString &path, const ApiError &error, const QString &actingHome = {});
 
 } // namespace sandscope

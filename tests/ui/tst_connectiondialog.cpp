@@ -25,6 +25,7 @@ private Q_SLOTS:
     void validatesUrl();
     void rejectsInvalidUserId();
     void storesProfileAndKeyAndNeverShowsKey();
+    void adminCommandIsValidatedAndKeptWithTheProfile();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -124,6 +125,33 @@ void TestConnectionDialog::storesProfileAndKeyAndNeverShowsKey()
     QVERIFY(again.keyEdit()->text().isEmpty());
     QTRY_VERIFY(again.keyStorageLabel()->text().contains(QLatin1String("owner-only file")));
     QVERIFY(again.enteredApiKey().isEmpty());
+}
+
+void TestConnectionDialog::adminCommandIsValidatedAndKeptWithTheProfile()
+{
+    {
+        ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+        dialog.profileCombo()->setEditText(QStringLiteral("compose"));
+        dialog.urlEdit()->setText(QStringLiteral("http://127.0.0.1:8000"));
+        dialog.userEdit()->setText(QStringLiteral("alice"));
+        dialog.adminEdit()->setText(QStringLiteral("docker exec -i -u root 'my box"));
+        QVERIFY(!dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+        QVERIFY2(dialog.validationLabel()->text().contains(QLatin1String("Admin command"))
+                && dialog.validationLabel()->text().contains(QLatin1String("unclosed")),
+            qPrintable(dialog.validationLabel()->text()));
+        const QString command = QStringLiteral(
+            "docker compose -f sandbox/docker-compose.yml exec -T -u root sandbox");
+        dialog.adminEdit()->setText(command);
+        QVERIFY(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.buttonBox()->button(QDialogButtonBox::Ok)->click();
+        QTRY_COMPARE(accepted.count(), 1);
+        QCOMPARE(m_profiles->profile(QStringLiteral("compose")).adminCommand, command);
+    }
+    ConnectionDialog again(m_profiles.get(), m_keys.get());
+    again.selectProfile(QStringLiteral("compose"));
+    QCOMPARE(again.adminEdit()->text(),
+        QStringLiteral("docker compose -f sandbox/docker-compose.yml exec -T -u root sandbox"));
 }
 
 QTEST_MAIN(TestConnectionDialog)

@@ -2,9 +2,12 @@
 // once (what `sandscope FILE...` and the desktop file's %F pass), files dropped on the window,
 // File → Open Recent across sessions, and the geometry and run-page splitter a user left.
 
+#include "desktopnotifier.h"
+#include "identitybar.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "runs/runpage.h"
+#include "security/profilestore.h"
 #include "windowstate.h"
 
 #include <QAction>
@@ -239,6 +242,53 @@ private Q_SLOTS:
             base + QStringLiteral(" (2)"));
         QCOMPARE(MainWindow::uniqueTitle(base, {base, base + QStringLiteral(" (2)")}),
             base + QStringLiteral(" (3)"));
+    }
+
+    // A run whose turn ends while the window is not active is announced; not while it is.
+    void aRunEndingWhileTheWindowIsInactiveIsAnnounced()
+    {
+        MainWindow window(settingsPath());
+        QStringList announced;
+        window.notifier()->setSink([&](const QString &title, const QString &body) {
+            announced << title + QLatin1Char('|') + body;
+        });
+        RunPage *page = window.openRunFile(capture("stream-basic.jsonl"));
+        QVERIFY(page);
+        QVERIFY(!window.isActiveWindow());
+        Q_EMIT page->liveTurnFinished(false);
+        QCOMPARE(announced.size(), 1);
+        QVERIFY2(announced.first().startsWith(QLatin1String("Run failed: stream-basic.jsonl")),
+            qPrintable(announced.first()));
+        Q_EMIT page->liveTurnFinished(true);
+        QCOMPARE(announced.size(), 2);
+        QVERIFY(announced.last().startsWith(QLatin1String("Run finished")));
+
+        window.show();
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        Q_EMIT page->liveTurnFinished(true);
+        QCOMPARE(announced.size(), 2);
+    }
+
+    // The profile used last is opened again at start (File › Connect… saves it as the last).
+    void theLastProfileIsOpenedAgain()
+    {
+        {
+            ProfileStore profiles(settingsPath());
+            Profile lab;
+            lab.name = QStringLiteral("lab");
+            lab.serverUrl = QUrl(QStringLiteral("http://127.0.0.1:9"));
+            lab.defaultUserId = QStringLiteral("alice");
+            profiles.save(lab);
+        }
+        MainWindow fresh(settingsPath());
+        QVERIFY(!fresh.openLastProfile()); // saved, but never used
+        ProfileStore(settingsPath()).setLastUsed(QStringLiteral("lab"));
+        MainWindow window(settingsPath());
+        QVERIFY(window.openLastProfile());
+        // It connects as the profile's user (the server here does not answer).
+        QTRY_COMPARE(window.identity().userId, QStringLiteral("alice"));
+        QCOMPARE(window.client()->connection().baseUrl, QUrl(QStringLiteral("http://127.0.0.1:9")));
     }
 
 private:

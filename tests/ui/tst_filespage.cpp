@@ -544,6 +544,52 @@ private Q_SLOTS:
             QStringList {QStringLiteral("yes")});
     }
 
+    // The read-only control says the state it is in (a closed lock "Read-only", an open
+    // lock "Read-write").
+    void readOnlyControlSaysItsState()
+    {
+        auto page = makePage(FileOperations::Acting::AsOtherUser);
+        QVERIFY(page->isReadOnly());
+        QCOMPARE(page->readOnlyAction()->text(), QStringLiteral("Read-only"));
+        page->readOnlyAction()->trigger();
+        QVERIFY(!page->isReadOnly());
+        QCOMPARE(page->readOnlyAction()->text(), QStringLiteral("Read-write"));
+        QVERIFY(page->readOnlyAction()->toolTip().startsWith(QStringLiteral("Read-write")));
+    }
+
+    // What a command or a run changed appears without pressing Refresh: after a change the
+    // open folder is listed again, and while the page is visible it is watched.
+    void changesMadeElsewhereAppearWithoutRefresh()
+    {
+        auto page = makePage();
+        const QString home = page->fileModel()->homePath();
+        const QString made = QStringLiteral("made-by-console-") + test::randomToken(5, true);
+        shell(m_alice, QStringLiteral("cd ~ && printf x > %1").arg(made));
+        QVERIFY(!page->fileModel()->indexForPath(home + QLatin1Char('/') + made).isValid());
+        page->refreshAfterChange();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            page->fileModel()->indexForPath(home + QLatin1Char('/') + made).isValid(), 30000);
+
+        const QString watched = QStringLiteral("made-by-a-run-") + test::randomToken(5, true);
+        page->setWatchInterval(200);
+        shell(m_alice, QStringLiteral("cd ~ && printf x > %1").arg(watched));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            page->fileModel()->indexForPath(home + QLatin1Char('/') + watched).isValid(), 30000);
+    }
+
+    // Acting as bob, a path in alice's home is "not allowed", not "does not exist".
+    void aPathOutsideTheHomeIsNotAllowedRatherThanMissing()
+    {
+        auto page = makePage();
+        const QString other = m_bobHome + QStringLiteral("/chat-secret/notes.txt");
+        page->goToPath(other);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !page->messageBar()->text().isEmpty() || !page->preview()->errorText().isEmpty(),
+            30000);
+        const QString said = page->messageBar()->text() + page->preview()->errorText();
+        QVERIFY2(!said.contains(QStringLiteral("does not exist (any more)")), qPrintable(said));
+    }
+
     void anotherUsersFolderSaysWhoseFilesTheyAre()
     {
         auto page = makePage();

@@ -432,6 +432,26 @@ private Q_SLOTS:
         QVERIFY(page->shownSize().width() < 300);
     }
 
+    // The first picture of a pane arrives before the page's viewport has its size: it is
+    // fitted again once it has (it used to stay at a fraction of the room).
+    void theFirstImageFitsTheRoomItGets()
+    {
+        PreviewPane pane;
+        pane.resize(700, 600);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        const QByteArray png = encodedImage("png", QSize(2400, 1800));
+        pane.showContent(QStringLiteral("first.png"), png, png.size(), false);
+        PreviewImage *page = pane.imagePage();
+        QTRY_VERIFY(page->shownSize().isValid());
+        // Fit: limited by the width or the height, it uses at least half of either.
+        QTRY_VERIFY2(page->shownSize().width() > 700 / 2 || page->shownSize().height() > 600 / 2,
+            qPrintable(QStringLiteral("%1 x %2")
+                           .arg(page->shownSize().width())
+                           .arg(page->shownSize().height())));
+        QVERIFY(page->shownSize().width() <= 700);
+    }
+
     void webpDecodesOrNamesTheMissingPlugin()
     {
         // A valid 1×1 lossless WebP.

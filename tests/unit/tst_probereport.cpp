@@ -239,7 +239,12 @@ void TestProbeReport::modelHasOneRowPerCheckAndOneColumnPerPairPlusServer()
     model.setUsers({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")});
     QCOMPARE(model.rowCount(), int(allChecks().size()));
     QCOMPARE(model.columnCount(), 7); // 3 × 2 ordered pairs + server
-    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("a → b"));
+    // The subject "a → b" is b acting on a's resources; the column says so in words.
+    QCOMPARE(model.subjectAt(0), QStringLiteral("a → b"));
+    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("b reaches a"));
+    QVERIFY(model.headerData(0, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .startsWith(QStringLiteral("What b can reach of a's")));
     QCOMPARE(model.headerData(6, Qt::Horizontal).toString(), QStringLiteral("server"));
     QCOMPARE(model.headerData(0, Qt::Vertical).toString(), allChecks().at(0).title);
     QCOMPARE(model.subjectAt(1), QStringLiteral("a → c"));

@@ -57,6 +57,7 @@ void FilePreviewLoader::cancel()
 
 void FilePreviewLoader::show(const FileSelection &item, const RemoteFileModel *model)
 {
+    m_home = model ? model->homePath() : QString();
     cancel();
     if (!item.isValid() || !m_client || !model) {
         m_pane->clear();
@@ -120,7 +121,7 @@ void FilePreviewLoader::fetchText(
                     fetchRaw(path, name, size); // not text to the server: its bytes will do
                     return;
                 }
-                m_pane->showError(describePreviewFailure(path, result.error));
+                m_pane->showError(describePreviewFailure(path, result.error, m_home));
                 return;
             }
             if (!result.value.isText) { // raw image bytes from /files/read
@@ -153,7 +154,7 @@ void FilePreviewLoader::fetchRaw(const QString &path, const QString &name, qint6
             m_call = CallHandle();
             if (!result.ok()) {
                 if (result.error.kind != ApiError::Kind::Cancelled)
-                    m_pane->showError(describePreviewFailure(path, result.error));
+                    m_pane->showError(describePreviewFailure(path, result.error, m_home));
                 return;
             }
             m_pane->showContent(

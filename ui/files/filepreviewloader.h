@@ -55,6 +55,7 @@ private:
     PreviewPane *m_pane = nullptr;
     QPointer<OpenTerminalClient> m_client;
     Identity m_identity;
+    QString m_home; // the acting user's home, for messages
     CallHandle m_call;
     quint64 m_ticket = 0;
 };

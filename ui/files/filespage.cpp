@@ -46,6 +46,9 @@ FilesPage::FilesPage(QWidget *parent)
 {
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("filesPage"));
+    m_watchTimer.setInterval(watchIntervalMs);
+    connect(&m_watchTimer, &QTimer::timeout, this, &FilesPage::watchOpenFolder);
+    m_watchTimer.start();
 
     m_proxy = new FileFilterProxy(this);
     auto *chatProxy = new QSortFilterProxyModel(this);
@@ -222,15 +225,11 @@ void FilesPage::createActions()
         tr("List the selected folder again; other folders stay as they are (F5)"),
         QKeySequence(Qt::Key_F5), &FilesPage::refreshSelected);
 
-    const QColor lockColour = palette().color(QPalette::WindowText);
-    QIcon lock = QIcon::fromTheme(QStringLiteral("object-locked"));
-    if (lock.isNull())
-        lock = paintedLockIcon(true, lockColour);
-    m_readOnly = new QAction(lock, tr("Read-only"), this);
+    m_readOnly = new QAction(this);
     m_readOnly->setObjectName(QStringLiteral("readOnlyAction"));
     m_readOnly->setCheckable(true);
-    m_readOnly->setToolTip(tr("While on, nothing on the server can be changed from this page. "
-                              "Acting as another user starts read-only."));
+    showReadOnlyState(false);
+    connect(m_readOnly, &QAction::toggled, this, &FilesPage::showReadOnlyState);
     connect(m_readOnly, &QAction::triggered, this, [this](bool checked) {
         setReadOnly(checked);
         // Lifting the guard is a deliberate act on someone's files: keep a record of it.
@@ -481,6 +480,39 @@ FilesPrompter *FilesPage::prompter() const
     return m_prompter ? m_prompter : const_cast<DialogPrompter *>(&m_dialogs);
 }
 
+// A path the server does not list: outside the acting user's home that is most likely the
+// server keeping another user's files from this one, not a missing file.
+QString FilesPage::describeMissing(const QString &path) const
+{
+    const QString home = m_model ? m_model->homePath() : QString();
+    const bool outsideHome
+        = !home.isEmpty() && path != home && !path.startsWith(home + QLatin1Char('/'));
+    if (outsideHome && path.startsWith(QLatin1String("/home/")))
+        return tr("%1 is not allowed for %2: it is outside this user's home, and the server "
+                  "does not show it (or it does not exist).")
+            .arg(path, m_identity.isServerAccount() ? tr("the server account") : m_identity.userId);
+    return tr("%1 does not exist (any more).").arg(path);
+}
+
+// The control says the state it is in: a closed lock and "Read-only", or an open lock and
+// "Read-write"; the tooltip says what a click does.
+void FilesPage::showReadOnlyState(bool readOnly)
+{
+    const QColor lockColour = palette().color(QPalette::WindowText);
+    QIcon lock = QIcon::fromTheme(
+        readOnly ? QStringLiteral("object-locked") : QStringLiteral("object-unlocked"));
+    if (lock.isNull())
+        lock = paintedLockIcon(readOnly, lockColour);
+    m_readOnly->setIcon(lock);
+    m_readOnly->setText(readOnly ? tr("Read-only") : tr("Read-write"));
+    m_readOnly->setToolTip(readOnly
+            ? tr("Read-only: nothing on the server can be changed from this page. Click to "
+                 "allow changes (recorded in the audit log). Acting as another user starts "
+                 "read-only.")
+            : tr("Read-write: files can be changed from this page. Click to make it "
+                 "read-only."));
+}
+
 bool FilesPage::isReadOnly() const
 {
     return m_operations && m_operations->isReadOnly();
@@ -623,8 +655,7 @@ void FilesPage::continueNavigation()
             m_model->refresh(ancestor);
             return;
         }
-        m_ui->messageBar->showMessage(
-            tr("%1 does not exist (any more).").arg(m_pendingPath), MessageBar::Level::Warning);
+        m_ui->messageBar->showMessage(describeMissing(m_pendingPath), MessageBar::Level::Warning);
         finishNavigation(ancestor);
         return;
     case RemoteFileModel::LoadState::Failed:
@@ -699,6 +730,41 @@ void FilesPage::folderFinished(const QString &path)
         previewSelected();
     continueNavigation();
     updateActions();
+}
+
+void FilesPage::refreshAfterChange()
+{
+    if (!m_model || !m_client || m_model->homePath().isEmpty())
+        return;
+    // Only folders already listed: nothing new is fetched, and what is open stays open.
+    QStringList folders {rootPath().isEmpty() ? m_model->homePath() : rootPath()};
+    const FileSelection item = selected();
+    if (item.isValid())
+        folders << m_model->pathOf(item.isDirectory ? item.source : item.source.parent());
+    folders.removeDuplicates();
+    for (const QString &folder : std::as_const(folders)) {
+        if (m_model->refreshPath(folder))
+            m_refreshing.insert(folder);
+    }
+    reloadChats();
+}
+
+void FilesPage::setWatchInterval(int ms)
+{
+    m_watchTimer.setInterval(ms);
+    if (ms <= 0)
+        m_watchTimer.stop();
+}
+
+// Files change without Sandscope knowing (a run, Open WebUI, another session): the open folder
+// is listed again now and then while someone looks at it.
+void FilesPage::watchOpenFolder()
+{
+    if (!isVisible() || !m_model || !m_client || m_model->homePath().isEmpty())
+        return;
+    const QString folder = rootPath().isEmpty() ? m_model->homePath() : rootPath();
+    if (!m_refreshing.contains(folder) && m_model->refreshPath(folder))
+        m_refreshing.insert(folder);
 }
 
 void FilesPage::refreshSelected()

@@ -24,6 +24,7 @@
 #include <QModelIndex>
 #include <QPointer>
 #include <QSet>
+#include <QTimer>
 #include <QTreeView>
 #include <QWidget>
 
@@ -81,6 +82,12 @@ public:
     void showHome();
     // The selected item's path, else the root folder's.
     QString currentPath() const;
+    // Something may have changed the files (a command in the Console, a run's turn): the open
+    // folder, the selected one and the chat list are listed again (changes merged in place).
+    void refreshAfterChange();
+    // While the page is visible the open folder is listed again this often (0: never).
+    static constexpr int watchIntervalMs = 10000;
+    void setWatchInterval(int ms);
     // The folder the tree shows (a chat), or empty when it shows the top-level folders.
     QString rootPath() const;
     // Where uploads and new items go: the selected folder, the selected file's folder, or the root.
@@ -141,6 +148,9 @@ Q_SIGNALS:
     void openRunRequested(const QString &remotePath);
 
 private:
+    void showReadOnlyState(bool readOnly);
+    QString describeMissing(const QString &path) const;
+    void watchOpenFolder();
     void createActions();
     void applyColumnLayout();
     void start();
@@ -196,6 +206,7 @@ private:
     bool m_pendingAsRoot = false;
     bool m_navigationRefreshed = false; // the folder on the way was listed again once
     QSet<QString> m_refreshing; // folders being listed again at our request
+    QTimer m_watchTimer; // lists the open folder again while the page is visible
     QPersistentModelIndex m_root; // source index the view is rooted at (a chat), or invalid
 };
 

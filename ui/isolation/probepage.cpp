@@ -942,7 +942,9 @@ void ProbePage::updateSummary()
     text += QStringLiteral(" — ")
         + tr("%1, version %2, users %3")
               .arg(m_report.server,
-                  m_report.serverVersion.isEmpty() ? tr("unknown") : m_report.serverVersion,
+                  !m_report.serverVersion.isEmpty() ? m_report.serverVersion
+                      : isRunning()                 ? tr("being checked")
+                                                    : tr("unknown"),
                   m_report.users.join(QStringLiteral(", ")));
     if (m_report.cancelled)
         text += QStringLiteral(" · ") + tr("cancelled");

@@ -62,6 +62,7 @@ PreviewImage::PreviewImage(QWidget *parent)
     contentLayout()->addWidget(m_scroll, 1);
 
     connect(m_fitButton, &QToolButton::toggled, this, &PreviewImage::setFitToView);
+    m_scroll->viewport()->installEventFilter(this);
 }
 
 PreviewImage::~PreviewImage() = default;
@@ -216,6 +217,15 @@ void PreviewImage::resizeEvent(QResizeEvent *event)
     PreviewPage::resizeEvent(event);
     if (m_fit)
         render();
+}
+
+// The scroll area's viewport gets its size after the page's first layout: fitting to the size
+// it had when the picture arrived drew the first picture at a fraction of the room it has.
+bool PreviewImage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize && m_fit)
+        render();
+    return PreviewPage::eventFilter(watched, event);
 }
 
 void PreviewImage::render()

@@ -120,9 +120,11 @@ RunPage::RunPage(QWidget *parent)
 
     setupTree();
     setupActions();
-    m_ui->splitter->setStretchFactor(0, 3);
-    m_ui->splitter->setStretchFactor(1, 2);
-    m_ui->splitter->setSizes({600, 400});
+    // The detail pane holds a command's output: at the default size it shows more than a
+    // couple of lines.
+    m_ui->splitter->setStretchFactor(0, 1);
+    m_ui->splitter->setStretchFactor(1, 1);
+    m_ui->splitter->setSizes({500, 500});
     updateSummary();
 }
 

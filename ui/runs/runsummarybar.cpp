@@ -34,10 +34,15 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
         tr("Model round trips, from the result lines (num_turns); the tree shows the prompts' "
            "turns"));
     m_tools = addField(tr("Tool calls"), tr("Distinct tool calls; failed and unanswered ones"));
-    m_tokens
-        = addField(tr("Tokens"), tr("Input and output tokens of the run, sub-agents included"));
-    m_cost = addField(tr("Cost"), tr("total_cost_usd of the last result line"));
-    m_duration = addField(tr("Duration"), tr("duration_ms of the result lines"));
+    m_tokens = addField(tr("Tokens"),
+        tr("Input and output tokens as the CLI bills them: its result lines' usage of every "
+           "model, sub-agents included (without result lines: each API response once). The "
+           "tree's Tokens column adds up the API responses it shows under each node."));
+    m_cost = addField(tr("Cost"),
+        tr("total_cost_usd of the last result line (a transcript: of its last cost-state "
+           "record)"));
+    m_duration = addField(tr("Duration"),
+        tr("duration_ms of the result lines (a transcript: from each prompt to its turn's end)"));
     layout->addStretch(1);
     m_session = addField(tr("Session"), QString());
     m_session->setTextInteractionFlags(Qt::TextSelectableByMouse);
