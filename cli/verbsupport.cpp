@@ -78,8 +78,10 @@ QCommandLineOption adminExecOption()
     return QCommandLineOption(QStringLiteral("admin-exec"),
         QStringLiteral("Reach root in the sandbox through this local command, which gets `sh -s` "
                        "appended and the script on its stdin, e.g. 'docker compose -f "
-                       "sandbox/docker-compose.yml exec -T -u root sandbox', 'kubectl exec -i "
-                       "POD -c CONTAINER --', 'ssh HOST sudo -n' or 'sudo -n'. Split into words "
+                       "sandbox/docker-compose.yml --env-file sandbox/versions.env --env-file "
+                       "sandbox/.env exec -T -u root sandbox', 'docker exec -i -u root "
+                       "CONTAINER', 'kubectl exec -i POD -c CONTAINER --', 'ssh HOST sudo -n' or "
+                       "'sudo -n'. Split into words "
                        "like a shell would, never run through one. Default: the profile's admin "
                        "command, else the server's own account (open-terminal 0.11.x)."),
         QStringLiteral("PREFIX"));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Takes the README's screenshots (docs/screenshots/*.png) from the real window, offscreen:
-# a real open-terminal with the recorded sessions of tests/data/transcripts, the Sessions tab
-# and a session in a run tab (tests/screenshots/screenshot_tour.cpp).
+# Takes the README's screenshots (docs/screenshots/*.png) from the real window, offscreen: a
+# real multi-user open-terminal (needs root, like the integration tests) with the recorded
+# sessions of tests/data/transcripts; Sessions, a session in a run tab, Files with a preview,
+# a Cleanup dry run and a real Isolation probe (tests/screenshots/screenshot_tour.cpp).
 #   scripts/screenshots.sh [build-dir]   (default build/qt5)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

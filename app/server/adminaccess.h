@@ -3,7 +3,8 @@
 // the sandbox. open-terminal 0.11.x runs commands as its own account when a request has no
 // X-User-Id; 0.14 and newer refuse that in multi-user mode. The other way is the one the
 // sandbox documents for its cleanup: a local command that opens a root shell in it, such as
-//   docker compose -f sandbox/docker-compose.yml exec -T -u root sandbox
+//   docker compose -f sandbox/docker-compose.yml --env-file sandbox/versions.env
+//       --env-file sandbox/.env exec -T -u root sandbox        (one line)
 //   docker exec -i -u root CONTAINER
 //   kubectl exec -i POD -c CONTAINER --
 //   ssh HOST sudo -n

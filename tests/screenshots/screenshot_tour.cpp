@@ -1,10 +1,17 @@
-// Takes the README's screenshots from the real window: a real open-terminal (single-user, the
-// pinned version) whose home holds the recorded Claude Code sessions of tests/data/transcripts,
-// the main window connected to it, the Sessions tab, and a session opened in a run tab with its
-// sub-agent. Run by scripts/screenshots.sh; writes PNGs into the folder it is given.
+// Takes the README's screenshots from the real window: a real multi-user open-terminal (the
+// pinned version) with two test users; alice's home holds the recorded Claude Code sessions of
+// tests/data/transcripts and a chat with a source file. Shown: the Sessions tab, a session in a
+// run tab with its sub-agent, the Files tab with a preview, the Cleanup viewer (a dry run over a
+// generated folder of homes, through the admin command `env`) and the Isolation matrix of a
+// real probe of the two users. Run by scripts/screenshots.sh (needs root, as multi-user
+// open-terminal does); writes PNGs into the folder it is given.
 //
 //   screenshot_tour OUTPUT-DIRECTORY
 
+#include "cleanuppage.h"
+#include "files/filespage.h"
+#include "files/remotefilemodel.h"
+#include "isolation/probepage.h"
 #include "mainwindow.h"
 #include "realserver.h"
 #include "runs/runmodel.h"
@@ -12,13 +19,17 @@
 #include "runs/sessionfilterproxy.h"
 #include "runs/sessionlistmodel.h"
 #include "runs/sessionspage.h"
+#include "server/adminaccess.h"
 #include "testing.h"
 #include "transcripthome.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QLineEdit>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
 
@@ -37,6 +48,31 @@ bool save(QWidget *window, const QString &path)
     return ok;
 }
 
+int fail(const char *what)
+{
+    std::fprintf(stderr, "screenshot tour: %s\n", what);
+    return 1;
+}
+
+const char *sourceFile = R"(from dataclasses import dataclass
+
+
+@dataclass
+class Order:
+    """One order of the demo shop the agent refactored."""
+
+    id: int
+    items: list[str]
+    total_cents: int
+
+    def total(self) -> str:
+        return f"{self.total_cents / 100:.2f} EUR"
+
+
+def largest(orders: list[Order]) -> Order | None:
+    return max(orders, key=lambda order: order.total_cents, default=None)
+)";
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -52,39 +88,54 @@ int main(int argc, char **argv)
     isolateLocalState(local.path());
 
     RealServer server(
-        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::SingleUser);
+        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
     QString error;
     if (!server.start(&error)) {
         std::fprintf(stderr, "open-terminal did not start: %s\n", qPrintable(error));
         return 1;
     }
-    const QString home = QDir(server.homeDirectory()).canonicalPath();
+    OpenTerminalClient client(server.connection());
+    const Identity alice {QStringLiteral("alice"), QString()};
+    const QString home = shellLines(&client, alice, QStringLiteral("pwd -P")).value(0).trimmed();
+    if (home.isEmpty())
+        return fail("alice has no home");
+
+    // The recorded sessions, written into alice's home here (the server runs on this machine)
+    // and handed to her.
     int age = 60 * 60 * 26;
     for (const char *scenario : {"bash", "parallel", "tool-error", "resume", "subagent"}) {
-        if (installRecordedScenario(home, QLatin1String(scenario), age).isEmpty()) {
-            std::fprintf(stderr, "could not install %s\n", scenario);
-            return 1;
-        }
+        if (installRecordedScenario(home, QLatin1String(scenario), age).isEmpty())
+            return fail("could not install a scenario");
         age -= 60 * 60 * 5;
     }
+    QProcess chown;
+    chown.start(QStringLiteral("chown"),
+        {QStringLiteral("-R"), QStringLiteral("--reference=") + home,
+            home + QStringLiteral("/.claude")});
+    if (!chown.waitForFinished(60000) || chown.exitCode() != 0)
+        return fail("could not hand the sessions to alice");
+    shellLines(&client, alice,
+        QStringLiteral("mkdir -p ~/chat-subagent && cat > ~/chat-subagent/orders.py <<'EOF'\n%1EOF")
+            .arg(QString::fromUtf8(sourceFile)));
 
     MainWindow window(local.filePath(QStringLiteral("profiles.ini")));
     window.resize(1280, 800);
     window.show();
     QSignalSpy checked(&window, &MainWindow::serverChecked);
-    window.connectToServer(server.connection(), QString());
+    window.connectToServer(server.connection(), alice.userId);
     if (!checked.wait(60000))
-        return 1;
+        return fail("the server check did not finish");
 
+    // Sessions
     SessionsPage *sessions = window.sessionsPage();
     QSignalSpy listed(sessions, &SessionsPage::listingFinished);
     window.pages()->setCurrentWidget(sessions);
     if (!listed.wait(30000))
-        return 1;
+        return fail("no session listing");
     sessions->view()->setCurrentIndex(sessions->proxy()->index(0, 0));
     bool ok = save(&window, output + QStringLiteral("/sessions.png"));
 
-    // The sub-agent session in a run tab, its Agent call selected.
+    // A session in a run tab, its Agent call selected.
     DiscoveredSession subagent;
     for (int row = 0; row < sessions->model()->rowCount(); ++row) {
         if (sessions->model()->session(row).chatId == QLatin1String("subagent"))
@@ -97,7 +148,7 @@ int main(int argc, char **argv)
                 return page->sessionFollower()->state() == TranscriptFollower::State::Following;
             },
             30000))
-        return 1;
+        return fail("the session did not open");
     page->flushEvents();
     page->expandAll();
     for (const QModelIndex &index : allIndexes(page->model())) {
@@ -105,5 +156,53 @@ int main(int argc, char **argv)
             page->treeView()->setCurrentIndex(page->proxy()->mapFromSource(index));
     }
     ok = save(&window, output + QStringLiteral("/run-view.png")) && ok;
+
+    // Files with a preview
+    FilesPage *files = window.filesPage();
+    window.pages()->setCurrentWidget(files);
+    files->goToPath(home + QStringLiteral("/chat-subagent/orders.py"));
+    QTest::qWait(3000); // the listing and the preview arrive
+    ok = save(&window, output + QStringLiteral("/files.png")) && ok;
+
+    // Cleanup: a dry run over generated homes (aged chats and sessions), as root through the
+    // admin command `env` (the folder is local).
+    QTemporaryDir homes;
+    QProcess generate;
+    generate.start(QStringLiteral("sh"),
+        {QStringLiteral("-c"),
+            QStringLiteral(
+                "cd \"$1\" && for u in alice bob carol dave; do for c in 1 2 3; do "
+                "mkdir -p $u/chat-c$c && head -c $((c * 300000)) /dev/zero > $u/chat-c$c/out.bin; "
+                "done; p=$u/.claude/projects/-home-$u-chat-c1; mkdir -p $p && printf '{}\\n' > "
+                "$p/5e55$c$u.jsonl; done && find . -mindepth 1 -exec touch -h -d '45 days ago' {} "
+                "+ "
+                "&& touch alice/chat-c3 alice/chat-c3/out.bin"),
+            QStringLiteral("sh"), homes.path()});
+    generate.waitForFinished(60000);
+    CleanupPage *cleanup = window.cleanupPage();
+    AdminAccess admin;
+    AdminAccess::fromCommand(QStringLiteral("env"), &admin);
+    window.setAdminAccess(admin);
+    cleanup->setHomeRoot(homes.path());
+    cleanup->findChild<QLineEdit *>(QStringLiteral("scriptPath"))
+        ->setText(QStringLiteral(SANDSCOPE_VERSIONS_FILE)
+                      .replace(QStringLiteral("versions.env"), QStringLiteral("cleanup.sh")));
+    window.pages()->setCurrentWidget(cleanup);
+    QSignalSpy cleaned(cleanup, &CleanupPage::runFinished);
+    cleanup->startDryRun();
+    if (!cleaned.wait(60000))
+        return fail("the cleanup dry run did not finish");
+    ok = save(&window, output + QStringLiteral("/cleanup.png")) && ok;
+
+    // Isolation: a real probe of alice and bob.
+    ProbePage *isolation = window.isolationPage();
+    window.pages()->setCurrentWidget(isolation);
+    isolation->setUsers({QStringLiteral("alice"), QStringLiteral("bob")});
+    QSignalSpy probed(isolation, &ProbePage::probeFinished);
+    isolation->run();
+    if (!probed.wait(240000))
+        return fail("the probe did not finish");
+    isolation->matrixView()->setCurrentIndex(isolation->matrixView()->model()->index(0, 0));
+    ok = save(&window, output + QStringLiteral("/isolation.png")) && ok;
     return ok ? 0 : 1;
 }

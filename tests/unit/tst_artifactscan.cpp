@@ -113,7 +113,8 @@ void ArtifactScanTest::aMomentCanBeTheReference()
     // before.txt's status changed now (setFileTime), so only its modification time is old:
     // a moment compares both, as the file reference does.
     QVERIFY(relativePaths(files).contains(QStringLiteral("after.txt")));
-    const QString future = QLatin1Char('@') + QString::number(QDateTime::currentSecsSinceEpoch() + 3600);
+    const QString future
+        = QLatin1Char('@') + QString::number(QDateTime::currentSecsSinceEpoch() + 3600);
     QCOMPARE(runScan(work, future, 10).size(), 0);
 }
 

@@ -804,7 +804,8 @@ void ProbePage::showSelectedCell()
                                    : tr("does not apply");
     QString title
         = QStringLiteral("<b>%1</b> <code>%2</code> — %3<br>")
-              .arg(info.title.toHtmlEscaped(), info.key.toHtmlEscaped(), subject.toHtmlEscaped())
+              .arg(info.title.toHtmlEscaped(), info.key.toHtmlEscaped(),
+                  m_model->headerData(source.column(), Qt::Horizontal).toString().toHtmlEscaped())
         + tr("Verdict: <b>%1</b> · Severity: %2")
               .arg(verdict.toHtmlEscaped(), severityName(info.severity));
     const QString changed
@@ -921,7 +922,8 @@ void ProbePage::updateControls()
         const QModelIndex source = selectedSourceIndex();
         m_ui->rerunButton->setToolTip(
             tr("Runs \"%1\" again for %2 with fresh markers; the result replaces the cell.")
-                .arg(allChecks().at(source.row()).title, m_model->subjectAt(source.column())));
+                .arg(allChecks().at(source.row()).title,
+                    m_model->headerData(source.column(), Qt::Horizontal).toString()));
     } else {
         m_ui->rerunButton->setToolTip(blocker);
     }
