@@ -19,6 +19,8 @@ private Q_SLOTS:
     void noUserColourResemblesTheServerAccount();
     void disconnectedBarNamesNoIdentity();
     void switchButtonRequestsSwitch();
+    void aRefusedServerAccountIsNotCalledPrivileged();
+    void anAccountThatCouldNotBeCheckedIsUnknownNotChecking();
 };
 
 void TestIdentityBar::namesUserAndObservedAccount()
@@ -58,6 +60,30 @@ void TestIdentityBar::coloursAreStablePerUserAndDifferBetweenUsers()
     QCOMPARE(other.backgroundColour(), alice);
     bar.setIdentity(QStringLiteral("alice"), QStringLiteral("alice"));
     QCOMPARE(bar.backgroundColour(), alice);
+}
+
+// On a multi-user server that refuses requests without a user id, "no user" reaches nothing.
+void TestIdentityBar::aRefusedServerAccountIsNotCalledPrivileged()
+{
+    IdentityBar bar;
+    bar.setConnected(true);
+    bar.setIdentity(QString());
+    bar.setServerAccountRefused(true);
+    QVERIFY2(!bar.text().contains(QLatin1String("privileged"))
+            && !bar.text().contains(QLatin1String("checking")),
+        qPrintable(bar.text()));
+    QVERIFY2(bar.text().contains(QLatin1String("choose a user")), qPrintable(bar.text()));
+    QVERIFY(bar.backgroundColour() != IdentityBar::serverAccountColour());
+}
+
+void TestIdentityBar::anAccountThatCouldNotBeCheckedIsUnknownNotChecking()
+{
+    IdentityBar bar;
+    bar.setConnected(true);
+    bar.setIdentity(QStringLiteral("alice"));
+    bar.setAccountUnknown(true);
+    QVERIFY2(bar.text().contains(QLatin1String("account unknown")), qPrintable(bar.text()));
+    QVERIFY(!bar.text().contains(QLatin1String("checking")));
 }
 
 void TestIdentityBar::serverAccountHasWarningLook()

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void validatesWhileTyping();
     void showsBothPredictedAccounts();
     void serverAccountNeedsExplicitChoice();
+    void aKnownNamingGivesOnePrediction();
 };
 
 static QPushButton *okButton(const SwitchUserDialog &dialog)
@@ -100,6 +101,23 @@ void TestSwitchUserDialog::serverAccountNeedsExplicitChoice()
     current.setUserId(QStringLiteral("bob"));
     QVERIFY(!current.serverAccountCheck()->isChecked());
     QCOMPARE(current.userId(), QStringLiteral("bob"));
+}
+
+// 0.14.5 names bob "<prefix>81b637d8" (first eight alphanumerics, hashed when short): once the
+// server was seen to do so, only that prediction is offered.
+void TestSwitchUserDialog::aKnownNamingGivesOnePrediction()
+{
+    SwitchUserDialog dialog;
+    dialog.setAccountPrefix(QStringLiteral("gq"));
+    dialog.setAccountRule(AccountRule::FirstEightAlnum);
+    dialog.userIdEdit()->setText(QStringLiteral("bob"));
+    const QString hint = dialog.predictionLabel()->text();
+    QVERIFY2(hint.contains(predictAccountName(
+                 QStringLiteral("bob"), AccountRule::FirstEightAlnum, QStringLiteral("gq"))),
+        qPrintable(hint));
+    QVERIFY2(!hint.contains(predictAccountName(
+                 QStringLiteral("bob"), AccountRule::SlugWithHash, QStringLiteral("gq"))),
+        qPrintable(hint));
 }
 
 QTEST_MAIN(TestSwitchUserDialog)
