@@ -2,6 +2,7 @@
 
 #include "server/openterminalclient.h"
 #include "server/openterminalprotocol.h"
+#include "server/shortcommand.h"
 #include "util/shellquote.h"
 
 #include <QJsonDocument>
@@ -16,6 +17,10 @@ namespace {
 
 // How long output that may be the start of the key is held before it is shown anyway.
 constexpr int holdMs = 30;
+// Quiet time after the shell's first output before the window size is sent again.
+constexpr int settleMs = 150;
+// Size changes closer together than this become one `stty` on the inner PTY.
+constexpr int innerResizeMs = 100;
 
 QString encodedSegment(const QString &text)
 {
@@ -58,6 +63,17 @@ TerminalSession::TerminalSession(
     m_holdTimer.setInterval(holdMs);
     connect(&m_holdTimer, &QTimer::timeout, this, [this] { flushOutput(true); });
     connect(&m_livenessTimer, &QTimer::timeout, this, &TerminalSession::checkAlive);
+    m_settleTimer.setSingleShot(true);
+    m_settleTimer.setInterval(settleMs);
+    connect(&m_settleTimer, &QTimer::timeout, this, [this] {
+        if (m_state != State::Open || m_sizeSettled)
+            return;
+        m_sizeSettled = true;
+        resizeInnerTerminal();
+    });
+    m_innerResizeTimer.setSingleShot(true);
+    m_innerResizeTimer.setInterval(innerResizeMs);
+    connect(&m_innerResizeTimer, &QTimer::timeout, this, &TerminalSession::resizeInnerTerminal);
 }
 
 TerminalSession::~TerminalSession()
@@ -144,6 +160,7 @@ void TerminalSession::createTerminal()
             && response.status < 300) {
             const QJsonObject answer = QJsonDocument::fromJson(response.body).object();
             m_terminalId = answer.value(QLatin1String("id")).toString();
+            m_pid = answer.value(QLatin1String("pid")).toVariant().toLongLong();
             if (m_terminalId.isEmpty()) {
                 finishFailed(makeError(ApiError::Kind::BadResponse,
                                  tr("Unexpected answer from the server: POST /api/terminals "
@@ -231,6 +248,8 @@ void TerminalSession::handleBinary(const QByteArray &bytes)
 {
     if (m_state != State::Open)
         return;
+    if (!m_sizeSettled)
+        m_settleTimer.start();
     const QByteArray shown = maskSecret(&m_heldOutput, bytes, m_secret, false);
     if (!shown.isEmpty())
         Q_EMIT output(shown);
@@ -264,8 +283,55 @@ void TerminalSession::resize(int columns, int rows)
         return;
     m_columns = columns;
     m_rows = rows;
-    if (m_state == State::Open)
+    if (m_state == State::Open) {
         sendResize();
+        if (m_sizeSettled)
+            m_innerResizeTimer.start();
+    }
+}
+
+QString TerminalSession::innerResizeScript(qint64 pid, int columns, int rows)
+{
+    // The shallowest process below `pid` that runs as this user and has a terminal is the
+    // login shell; its terminal is the innermost PTY.
+    return QStringLiteral(
+        "me=$(id -u); tty=$(ps -e -o pid=,ppid=,uid=,tty= | awk -v root=%1 -v me=\"$me\" '"
+        "{ parent[$1] = $2; uid[$1] = $3; tty[$1] = $4; order[NR] = $1 } "
+        "END { best = \"\"; bestDepth = 1000; for (i = 1; i <= NR; i++) { p = order[i]; "
+        "if (uid[p] != me || tty[p] == \"?\") continue; d = 0; q = p; "
+        "while (q != root && q in parent && d < 64) { q = parent[q]; d++ } "
+        "if (q == root && d < bestDepth) { best = tty[p]; bestDepth = d } } print best }'); "
+        "[ -n \"$tty\" ] && stty -F \"/dev/$tty\" rows %2 cols %3")
+        .arg(pid)
+        .arg(rows)
+        .arg(columns);
+}
+
+void TerminalSession::resizeInnerTerminal()
+{
+    if (m_state != State::Open || !m_client)
+        return;
+    if (m_pid <= 0 || m_identity.isServerAccount()) {
+        Q_EMIT sizeApplied(m_columns, m_rows); // the resize message did it
+        return;
+    }
+    if (m_innerResizeRunning) {
+        m_innerResizeAgain = true;
+        return;
+    }
+    m_innerResizeRunning = true;
+    Identity user;
+    user.userId = m_identity.userId;
+    const int columns = m_columns;
+    const int rows = m_rows;
+    runShortCommand(m_client, user, innerResizeScript(m_pid, columns, rows), this,
+        [this, columns, rows](const Result<CommandOutput> &) {
+            m_innerResizeRunning = false;
+            if (std::exchange(m_innerResizeAgain, false))
+                resizeInnerTerminal();
+            else if (m_state == State::Open)
+                Q_EMIT sizeApplied(columns, rows);
+        });
 }
 
 void TerminalSession::sendResize()

@@ -14,6 +14,13 @@
 // after the shell has exited, so a liveness check (GET /api/terminals/{id}, 404 = ended) runs
 // while the terminal is open. Every terminal gets a fresh X-Session-Id: 0.11.34 uses that
 // header as the terminal's id, so two terminals sharing one would replace each other.
+// A multi-user shell runs as `script -qc "sudo -i -u ACCOUNT"`, and script and sudo each put
+// it on a PTY of their own. The server starts script without a controlling terminal, so the
+// resize message changes only the outer PTY and no SIGWINCH reaches script: the shell would
+// keep 80x24 for ever (measured on both versions). So, acting as a user, every size (the first
+// once the shell's output has settled, then each change) is also set on the shell's own PTY
+// with `stty -F` through /execute as that user, which is what signals SIGWINCH to the program
+// in front (vim, top, less redraw).
 // The API key travels only in the auth frame, and is masked wherever it appears in the output.
 
 #include "server/apierror.h"
@@ -88,11 +95,16 @@ public:
     static QByteArray maskSecret(
         QByteArray *pending, const QByteArray &chunk, const QByteArray &secret, bool final);
     static QByteArray maskText() { return QByteArrayLiteral("******"); }
+    // The script that sets the window size on the PTY of the user's shell below the terminal's
+    // process `pid` (run as that user).
+    static QString innerResizeScript(qint64 pid, int columns, int rows);
 
 Q_SIGNALS:
     void stateChanged(sandscope::TerminalSession::State state);
     void opened();
     void output(const QByteArray &bytes);
+    // The window size reached the shell's PTY (for users: after the `stty -F` above).
+    void sizeApplied(int columns, int rows);
     // The remote shell ended; exitStatus() when hasExitStatus().
     void ended();
     // Could not open the terminal, or the connection was lost (`dropped`: it had been open).
@@ -111,6 +123,7 @@ private:
     void setState(State state);
     void flushOutput(bool final);
     void sendResize();
+    void resizeInnerTerminal();
     ApiError makeError(ApiError::Kind kind, const QString &message) const;
     QUrl socketUrl() const;
 
@@ -128,6 +141,12 @@ private:
     QByteArray m_secret;
     QTimer m_holdTimer;
     QTimer m_livenessTimer;
+    QTimer m_settleTimer; // applies the size once the shell's first output has settled
+    QTimer m_innerResizeTimer; // coalesces size changes for the inner PTY
+    bool m_sizeSettled = false;
+    bool m_innerResizeRunning = false;
+    bool m_innerResizeAgain = false;
+    qint64 m_pid = 0; // the terminal's process on the server (script, in multi-user mode)
     bool m_livenessInFlight = false;
     bool m_closingFromHere = false;
     QElapsedTimer m_openedAt;
