@@ -41,7 +41,7 @@ bool writeFile(const QString &path, const QByteArray &bytes)
 QByteArray uniqueCopy(QByteArray text, int copy, const QList<QByteArray> &ids)
 {
     for (const QByteArray &id : ids)
-        text.replace(id, id + "_" + QByteArray::number(copy));
+        text.replace(id, QByteArray(id + "_" + QByteArray::number(copy)));
     return text;
 }
 

@@ -114,7 +114,7 @@ void AdminScript::readChannel(QProcess::ProcessChannel channel)
     QByteArray lines = pending.left(last + 1);
     pending.remove(0, last + 1);
     if (!m_started && channel == QProcess::StandardOutput) {
-        const qsizetype marker = lines.indexOf(startedMarker + '\n');
+        const qsizetype marker = lines.indexOf(QByteArray(startedMarker + '\n'));
         if (marker >= 0) {
             m_started = true;
             lines.remove(marker, startedMarker.size() + 1);

@@ -1133,7 +1133,7 @@ private slots:
         requireDeletePrivileges();
         QList<QByteArray> plan;
         for (const QByteArray &line : dryRunLines()) {
-            if (line.contains("\"path\":\"" + m_root + "/alice/chat-old\""))
+            if (line.contains(QByteArray("\"path\":\"" + m_root + "/alice/chat-old\"")))
                 plan.append(line);
         }
         QCOMPARE(plan.size(), 1);
@@ -1253,7 +1253,7 @@ private slots:
         requireDeletePrivileges();
         QList<QByteArray> plan;
         for (const QByteArray &line : dryRunLines()) {
-            if (line.contains("\"path\":\"" + m_root + "/alice/chat-old\""))
+            if (line.contains(QByteArray("\"path\":\"" + m_root + "/alice/chat-old\"")))
                 plan.append(line);
         }
         QCOMPARE(plan.size(), 1);

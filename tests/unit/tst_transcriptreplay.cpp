@@ -184,7 +184,7 @@ private Q_SLOTS:
             ? QStringLiteral("69d37cd2-7f92-4547-b7cd-d2b4de2e2f3e") // transcript-basic.jsonl
             : QFileInfo(transcript).completeBaseName();
         QCOMPARE(read.summary.sessionId, session);
-        QVERIFY(readFile(stream).contains("\"session_id\":\"" + session.toUtf8() + '"'));
+        QVERIFY(readFile(stream).contains(QByteArray("\"session_id\":\"" + session.toUtf8() + '"')));
         QCOMPARE(read.summary.toolCalls, streamed.summary.toolCalls);
         QCOMPARE(read.summary.toolErrors, streamed.summary.toolErrors);
         QCOMPARE(read.summary.unmatchedToolCalls, 0);
