@@ -8,6 +8,7 @@
 #include "cli/replayverb.h"
 #include "cli/runverbs.h"
 #include "cli/searchverb.h"
+#include "cli/shellverb.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -58,8 +59,8 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary() + searchVerbSummary()
-        + cleanupVerbSummary() + probeVerbSummary()
+        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
+        + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -70,7 +71,8 @@ QString topLevelHelp()
         + QStringLiteral(
             "\n"
             "Exit codes: 0 ok, 1 error, 2 usage error, 3 server or transport error;\n"
-            "exec exits with the command's own code (128+N when it died from signal N).\n");
+            "exec exits with the command's own code (128+N when it died from signal N).\n"
+            "shell exits with the remote shell's status when the server reports it.\n");
 }
 
 // Parses one verb's arguments. Returns -1 to go on, otherwise the exit code to return.
@@ -355,7 +357,8 @@ const QVector<Verb> &verbs()
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe}};
+        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
+        {shellVerb, runShell}};
     return all;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 / Ubuntu 24.04 machine needs to build, run and
 # test Sandscope. Idempotent: re-running only installs what is missing.
-#   - distribution packages (Qt 5 + KF5 SyntaxHighlighting, Qt 6, QtKeychain, simdjson, ...,
+#   - distribution packages (Qt 5 + KF5 SyntaxHighlighting + QTermWidget, Qt 6, QtWebSockets,
+#     QtKeychain, simdjson, ...,
 #     and for the .deb: help2man, rsvg-convert, dpkg-shlibdeps, lintian and the validators)
 #   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
 #     ${SANDSCOPE_CACHE:-~/.cache/sandscope}/ot-<version>
@@ -21,7 +22,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   qtbase5-dev qtbase5-dev-tools libqt5svg5-dev qtpdf5-dev
   libkf5syntaxhighlighting-dev qt5keychain-dev
-  qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev
+  libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev qt6-websockets-dev
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
   clang libclang-rt-dev

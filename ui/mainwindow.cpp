@@ -17,6 +17,7 @@
 #include "runs/sessionspage.h"
 #include "server/openterminalclient.h"
 #include "switchuserdialog.h"
+#include "terminal/terminalpage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -76,6 +77,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     , m_messageBar(new MessageBar(this))
     , m_pages(new QTabWidget(this))
     , m_console(new ConsolePage(this))
+    , m_terminal(new TerminalPage(this))
 {
     m_notifier = new DesktopNotifier(this);
     initGuiResources();
@@ -100,6 +102,13 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
         QIcon::fromTheme(
             QStringLiteral("utilities-terminal"), style()->standardIcon(QStyle::SP_ComputerIcon)),
         tr("Console"));
+    m_pages->addTab(m_terminal,
+        QIcon::fromTheme(
+            QStringLiteral("utilities-terminal"), style()->standardIcon(QStyle::SP_ComputerIcon)),
+        tr("Terminal"));
+    m_terminal->setAuditLog(&m_auditLog, QString());
+    connect(m_terminal, &TerminalPage::consoleRequested, this,
+        [this] { m_pages->setCurrentWidget(m_console); });
 
     connect(
         m_identityBar, &IdentityBar::switchUserRequested, this, &MainWindow::showSwitchUserDialog);
@@ -131,6 +140,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    m_terminal->closeAll(); // ends the shells on the server (and audits it)
     m_windowState.saveGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
              static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
@@ -199,6 +209,12 @@ void MainWindow::createMenus()
         = view->addAction(tr("&Console"), this, [this] { m_pages->setCurrentWidget(m_console); });
     console->setShortcut(QKeySequence(tr("Ctrl+1")));
     view->addAction(tr("C&lear Console Output"), m_console, &ConsolePage::clearOutput);
+    QAction *terminal = view->addAction(tr("&Terminal"), this, [this] {
+        m_pages->setCurrentWidget(m_terminal);
+        if (m_terminal->terminalCount() == 0)
+            m_terminal->openTerminal();
+    });
+    terminal->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
     view->addSeparator();
     QAction *statusBarAction = view->addAction(tr("&Status Bar"));
     statusBarAction->setCheckable(true);
@@ -310,6 +326,9 @@ void MainWindow::connectToServer(
     m_serverAccountRefused = false;
     m_accountRuleKnown = false;
     m_console->setClient(nullptr);
+    m_terminal->closeAll(); // its terminals belong to the previous server
+    m_terminal->setConnection(nullptr, {}, {});
+    m_terminal->setAuditLog(&m_auditLog, profileName);
     m_cleanup->setClient(nullptr);
     AdminAccess admin;
     const QString adminCommand
@@ -351,6 +370,7 @@ void MainWindow::setIdentity(const QString &userId)
     // What was said was about the previous user; the identity bar says who acts now.
     m_messageBar->dismiss();
     m_console->setIdentity(m_identity);
+    m_terminal->setConnection(m_connected ? m_client : nullptr, m_identity, {});
     syncFilePages(m_connected);
     m_cleanup->requireFreshDryRun(tr("the acting user changed"));
     m_identityBar->setIdentity(userId);
@@ -400,6 +420,7 @@ void MainWindow::applyReport(const ServerReport &report)
         m_accountRule = report.rule;
     }
     m_identityBar->setConnected(true);
+    m_terminal->setConnection(m_client, m_identity, account);
     m_identityBar->setNote(!m_identity.isServerAccount() && !report.multiUser
             ? tr("single-user server: the user id changes nothing")
             : QString());

@@ -1,6 +1,6 @@
 #pragma once
 // The main window: the permanent identity bar on top, a non-modal message bar, the pages
-// (the console for now) and the status bar with what the server is. It owns the one
+// (console, terminal, files, …) and the status bar with what the server is. It owns the one
 // OpenTerminalClient and wires the server check, dialogs and pages to it; it parses nothing
 // itself.
 
@@ -35,6 +35,7 @@ class FilesPage;
 class ProbePage;
 class SessionsPage;
 class DesktopNotifier;
+class TerminalPage;
 class RunPage;
 struct LiveRunRequest;
 struct SessionSource;
@@ -73,6 +74,7 @@ public:
     IdentityBar *identityBar() const { return m_identityBar; }
     MessageBar *messageBar() const { return m_messageBar; }
     ConsolePage *consolePage() const { return m_console; }
+    TerminalPage *terminalPage() const { return m_terminal; }
     FilesPage *filesPage() const { return m_files; }
     AdminOverviewPage *adminOverviewPage() const { return m_admin; }
     CleanupPage *cleanupPage() const { return m_cleanup; }
@@ -175,6 +177,7 @@ private:
     MessageBar *m_messageBar;
     QTabWidget *m_pages;
     ConsolePage *m_console;
+    TerminalPage *m_terminal; // interactive shells, each as the user acting when it opened
     FilesPage *m_files = nullptr;
     AdminOverviewPage *m_admin = nullptr;
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as

@@ -99,7 +99,7 @@ private Q_SLOTS:
         const Outcome result = run({QStringLiteral("--help")});
         QCOMPARE(result.exitCode, 0);
         for (const char *expected :
-            {"server-info", "exec", "search", "SANDSCOPE_API_KEY", "--api-key-file"})
+            {"server-info", "exec", "shell", "search", "SANDSCOPE_API_KEY", "--api-key-file"})
             QVERIFY2(result.out.contains(QLatin1String(expected)), expected);
     }
 
@@ -113,6 +113,12 @@ private Q_SLOTS:
                                      QStringLiteral("--cwd"), QStringLiteral("--session"),
                                      QStringLiteral("--api-key-file"),
                                      QStringLiteral("-- COMMAND")};
+        QTest::newRow("shell") << QStringLiteral("shell")
+                               << QStringList {QStringLiteral("sandscope shell"),
+                                      QStringLiteral("--server"), QStringLiteral("--user"),
+                                      QStringLiteral("--cwd"), QStringLiteral("raw mode"),
+                                      QStringLiteral("exit status"),
+                                      QStringLiteral("--api-key-file")};
         QTest::newRow("server-info")
             << QStringLiteral("server-info")
             << QStringList {QStringLiteral("sandscope server-info"), QStringLiteral("--server"),
@@ -173,6 +179,8 @@ private Q_SLOTS:
         QTest::newRow("exec") << QStringList {
             QStringLiteral("exec"), QStringLiteral("--"), QStringLiteral("true")};
         QTest::newRow("server-info") << QStringList {QStringLiteral("server-info")};
+        QTest::newRow("shell") << QStringList {
+            QStringLiteral("shell"), QStringLiteral("--user=alice")};
     }
     void missingServerIsAUsageError()
     {
@@ -190,6 +198,8 @@ private Q_SLOTS:
         const QString server = QStringLiteral("--server=http://127.0.0.1:9");
         QTest::newRow("no command")
             << QStringList {QStringLiteral("exec"), server} << true << QStringLiteral("command");
+        QTest::newRow("shell without user")
+            << QStringList {QStringLiteral("shell"), server} << true << QStringLiteral("--user");
         QTest::newRow("privileged user id") << QStringList {QStringLiteral("exec"), server,
             QStringLiteral("--user=root"), QStringLiteral("--"), QStringLiteral("id")}
                                             << true << QStringLiteral("root");
