@@ -76,7 +76,12 @@ Result runQJsonDocument(const QVector<QByteArray> &lines, int repetitions)
             const QJsonObject object = document.object();
             result.checksum += object.value(QLatin1String("type")).toString().size()
                 + object.value(QLatin1String("subtype")).toString().size()
-                + object.value(QLatin1String("session_id")).toString().size()
+                // Transcript records name the session "sessionId" (the reader takes either).
+                + (object.contains(QLatin1String("session_id"))
+                        ? object.value(QLatin1String("session_id"))
+                        : object.value(QLatin1String("sessionId")))
+                      .toString()
+                      .size()
                 + object.value(QLatin1String("uuid")).toString().size()
                 + object.value(QLatin1String("parent_tool_use_id")).toString().size()
                 + object.value(QLatin1String("message"))
