@@ -20,6 +20,7 @@
 #include "runs/sessionlistmodel.h"
 #include "runs/sessionspage.h"
 #include "server/adminaccess.h"
+#include "terminal/terminalpage.h"
 #include "testing.h"
 #include "transcripthome.h"
 
@@ -204,5 +205,14 @@ int main(int argc, char **argv)
         return fail("the probe did not finish");
     isolation->matrixView()->setCurrentIndex(isolation->matrixView()->model()->index(0, 0));
     ok = save(&window, output + QStringLiteral("/isolation.png")) && ok;
+
+    // A terminal as alice (when this build has the emulator).
+    if (TerminalPage::emulatorAvailable()) {
+        TerminalPage *terminal = window.terminalPage();
+        window.pages()->setCurrentWidget(terminal);
+        terminal->openTerminal();
+        QTest::qWait(4000); // the shell starts and prints its prompt
+        ok = save(&window, output + QStringLiteral("/terminal.png")) && ok;
+    }
     return ok ? 0 : 1;
 }
