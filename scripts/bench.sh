@@ -27,6 +27,10 @@ run() {
 }
 
 run bench_streamjson 50
+# replay --summary --json against jq and Python json.loads (CI: 20 MB, one run; the targets
+# are for 100 MB: bench/replay_vs_jq.sh without arguments)
+echo "--- replay_vs_jq ${SANDSCOPE_BENCH_REPLAY_MB:-20} MB"
+"$here/bench/replay_vs_jq.sh" "$build" "${SANDSCOPE_BENCH_REPLAY_MB:-20}" 1 || status=1
 run bench_runview 3
 run bench_runlag 15 30
 run bench_filebrowser 3
