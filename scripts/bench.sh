@@ -32,6 +32,8 @@ run bench_streamjson 50
 echo "--- replay_vs_jq ${SANDSCOPE_BENCH_REPLAY_MB:-20} MB"
 "$here/bench/replay_vs_jq.sh" "$build" "${SANDSCOPE_BENCH_REPLAY_MB:-20}" 1 || status=1
 run bench_runview 3
+# CI: 20,000 nodes (the targets are for 100,000: run bench_runsearch without arguments)
+run bench_runsearch "${SANDSCOPE_BENCH_RUNSEARCH_NODES:-20000}"
 run bench_runlag 15 30
 run bench_filebrowser 3
 run bench_sessionsearch 1000 3

@@ -1,5 +1,6 @@
 #include "runmodel.h"
 
+#include "runs/runfilterproxy.h"
 #include "runs/runnodetext.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
@@ -78,6 +79,11 @@ struct RunModel::Node {
     bool ended = false; // turns: a result line arrived
     QString model;
     QString errorCode;
+    // RunFilterProxy's per-node state (foldedSearchText, filterMemo); reset by changed().
+    mutable QString foldedSearch;
+    mutable bool foldedSearchValid = false;
+    mutable bool filterMatches = false;
+    mutable quint32 filterGeneration = 0;
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -178,6 +184,42 @@ QModelIndex RunModel::indexOf(const Node *node, int column) const
     if (!node || node == m_root.get())
         return {};
     return createIndex(node->row, column, const_cast<Node *>(node));
+}
+
+const QString &RunModel::foldedSearchText(const QModelIndex &index) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    if (!node->foldedSearchValid) {
+        node->foldedSearch = RunFilterProxy::searchableText(index).toCaseFolded();
+        node->foldedSearchValid = true;
+    }
+    return node->foldedSearch;
+}
+
+void RunModel::dropSearchTexts()
+{
+    std::vector<Node *> pending {m_root.get()};
+    while (!pending.empty()) {
+        Node *node = pending.back();
+        pending.pop_back();
+        node->foldedSearch = QString();
+        node->foldedSearchValid = false;
+        for (const auto &child : node->children)
+            pending.push_back(child.get());
+    }
+}
+
+int RunModel::filterMemo(const QModelIndex &index, quint32 generation) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    return node->filterGeneration == generation ? int(node->filterMatches) : -1;
+}
+
+void RunModel::setFilterMemo(const QModelIndex &index, quint32 generation, bool matches) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    node->filterGeneration = generation;
+    node->filterMatches = matches;
 }
 
 QModelIndex RunModel::runIndex() const
@@ -349,6 +391,9 @@ RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 
 void RunModel::changed(Node *node, int firstColumn, int lastColumn)
 {
+    node->foldedSearchValid = false;
+    node->foldedSearch = QString();
+    node->filterGeneration = 0;
     Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 

@@ -113,6 +113,16 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
+    // For RunFilterProxy at 100,000 nodes: state kept on the node itself, so filtering needs
+    // no lookups. The node's search text (RunFilterProxy::searchableText), case-folded, built
+    // on first use and kept until the node changes; dropSearchTexts() frees them all.
+    const QString &foldedSearchText(const QModelIndex &index) const;
+    void dropSearchTexts();
+    // Whether the node matched the filter of `generation` (> 0): -1 when not known (another
+    // filter, or the node changed since).
+    int filterMemo(const QModelIndex &index, quint32 generation) const;
+    void setFilterMemo(const QModelIndex &index, quint32 generation, bool matches) const;
+
     QModelIndex runIndex() const;
     QModelIndex indexForToolUseId(const QString &toolUseId, int column = 0) const;
     RunSummary summary() const;
