@@ -9,21 +9,16 @@
 //
 //   ./build/<dir>/bench/bench_runsearch [nodes]   (default 100000)
 
+#include "benchcaptures.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
 #include "runs/runparser.h"
 
 #include <QApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSet>
 #include <QToolButton>
 #include <QTreeView>
 
@@ -35,52 +30,6 @@
 using namespace sandscope;
 
 namespace {
-
-const QSet<QString> idKeys {QStringLiteral("id"), QStringLiteral("tool_use_id"),
-    QStringLiteral("parent_tool_use_id"), QStringLiteral("api_message_id"),
-    QStringLiteral("session_id"), QStringLiteral("uuid"), QStringLiteral("agent_id"),
-    QStringLiteral("task_id")};
-
-// The value with "-<copy>" appended to every id, so no copy's calls match another's.
-QJsonValue withCopyIds(const QJsonValue &value, const QString &suffix)
-{
-    if (value.isObject()) {
-        QJsonObject object = value.toObject();
-        for (auto it = object.begin(); it != object.end(); ++it) {
-            if (idKeys.contains(it.key()) && it.value().isString()
-                && !it.value().toString().isEmpty())
-                it.value() = QString(it.value().toString() + suffix);
-            else
-                it.value() = withCopyIds(it.value(), suffix);
-        }
-        return object;
-    }
-    if (value.isArray()) {
-        QJsonArray array = value.toArray();
-        for (auto it = array.begin(); it != array.end(); ++it)
-            *it = withCopyIds(*it, suffix);
-        return array;
-    }
-    return value;
-}
-
-QList<QJsonObject> captureObjects()
-{
-    QList<QJsonObject> objects;
-    const QDir dir(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
-    for (const QString &name :
-        dir.entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files, QDir::Name)) {
-        QFile file(dir.filePath(name));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray &line : file.readAll().split('\n')) {
-            const QJsonDocument document = QJsonDocument::fromJson(line);
-            if (document.isObject())
-                objects.append(document.object());
-        }
-    }
-    return objects;
-}
 
 int countNodes(const QAbstractItemModel *model, const QModelIndex &parent)
 {
@@ -125,13 +74,12 @@ const char *verdict(double ms, double target)
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("QT_LOGGING_RULES", "qt.qpa.*=false");
+    benchcaptures::useOffscreenPlatform();
     QApplication app(argc, argv);
     const int wantedNodes = argc > 1 ? std::max(100, QByteArray(argv[1]).toInt()) : 100000;
 
-    const QList<QJsonObject> objects = captureObjects();
+    const QList<QJsonObject> objects
+        = benchcaptures::captureObjects(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
     if (objects.isEmpty()) {
         std::fprintf(stderr, "bench_runsearch: no captures in %s\n", SANDSCOPE_CAPTURES_DIR);
         return 1;
@@ -147,12 +95,9 @@ int main(int argc, char **argv)
     build.start();
     int nodes = 0;
     for (int copy = 0; nodes < wantedNodes; ++copy) {
-        const QString suffix = QStringLiteral("-%1").arg(copy);
         RunEventBatch batch;
-        for (const QJsonObject &object : objects)
-            batch += parser.parseLine(QJsonDocument(withCopyIds(object, suffix).toObject())
-                                          .toJson(QJsonDocument::Compact),
-                1'700'000'000'000 + copy);
+        for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+            batch += parser.parseLine(line, 1'700'000'000'000 + copy);
         model->addEvents(batch);
         if (copy % 20 == 19 || copy == 0)
             nodes = countNodes(model, QModelIndex());

@@ -58,7 +58,6 @@ measure() {
   done
 }
 
-status=0
 measure sandscope "$sandscope" replay "$capture" --summary --json || exit 1
 s_wall=$best_wall; s_cpu=$best_cpu; s_lines=$lines
 measure jq jq -c .type "$capture" || exit 1

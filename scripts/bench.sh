@@ -38,6 +38,8 @@ run bench_runlag 15 30
 run bench_filebrowser 3
 run bench_sessionsearch 1000 3
 run bench_transcriptload 100
+# CI: a 20 MB recording (the targets are for 100 MB: run bench_runopen without arguments)
+run bench_runopen "${SANDSCOPE_BENCH_RUNOPEN_MB:-20}"
 run bench_adminscale 200 50
 # CI: 200 homes x 50 chats (the targets are for 1,000 x 50: run bench_cleanup without arguments)
 run bench_cleanup "${SANDSCOPE_BENCH_CLEANUP_HOMES:-200}" 50

@@ -699,13 +699,15 @@ void RunModel::onResult(const RunEvent &event)
     leaf->costUsd = result.totalCostUsd;
     changed(leaf);
 
-    turn->ended = true;
+    const qint64 durationBefore = turn->ended ? turn->reportedDurationMs : -1;
+    markTurnEnded(turn);
     turn->status = result.isError ? Status::Error : Status::Ok;
     turn->isError = result.isError;
     turn->endedMs = event.arrivalMs;
     if (result.durationMs >= 0)
         turn->reportedDurationMs
             = std::max<qint64>(0, turn->reportedDurationMs) + result.durationMs;
+    countTurnDuration(durationBefore, turn->reportedDurationMs);
     // total_cost_usd is cumulative for the process; the per-turn delta is reported separately.
     if (result.hasTurnCost || result.hasCost) {
         turn->costUsd
@@ -734,18 +736,28 @@ void RunModel::onResult(const RunEvent &event)
 
 // Between turns the run is settled with its last turn's outcome, and lasted what its turns did
 // (the time between a result and a follow-up is nobody's work).
+// Counted as turns end, not by walking them per result: a 100 MB capture has thousands.
 void RunModel::settleRunIfAllTurnsEnded(bool isError)
 {
-    if (std::all_of(m_turns.cbegin(), m_turns.cend(), [](const Node *t) { return t->ended; })) {
+    if (m_endedTurns == m_turns.size()) {
         m_run->status = isError ? Status::Error : Status::Ok;
-        qint64 total = -1;
-        for (const Node *finished : m_turns) {
-            if (finished->reportedDurationMs >= 0)
-                total = std::max<qint64>(0, total) + finished->reportedDurationMs;
-        }
-        m_run->reportedDurationMs = total;
+        m_run->reportedDurationMs = m_turnDurationKnown ? m_turnDurationSum : -1;
     }
     changed(m_run);
+}
+
+void RunModel::markTurnEnded(Node *turn)
+{
+    if (!turn->ended)
+        ++m_endedTurns;
+    turn->ended = true;
+}
+
+// The reported duration of an ended turn went from `before` to `after` (-1: none).
+void RunModel::countTurnDuration(qint64 before, qint64 after)
+{
+    m_turnDurationSum += std::max<qint64>(0, after) - std::max<qint64>(0, before);
+    m_turnDurationKnown = m_turnDurationKnown || after >= 0;
 }
 
 // A transcript has no result lines: its CLI process writes cost-state when it ends a turn.
@@ -757,7 +769,8 @@ void RunModel::onSessionCost(const RunEvent &event)
         // A turn that ended on an API error failed (the stream's result would say so).
         turn->isError = turn->isError
             || (!turn->children.empty() && turn->children.back()->kind == NodeKind::ApiError);
-        turn->ended = true;
+        markTurnEnded(turn);
+        countTurnDuration(-1, turn->reportedDurationMs);
         turn->status = turn->isError ? Status::Error : Status::Ok;
         turn->endedMs = event.arrivalMs;
     }

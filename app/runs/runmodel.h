@@ -161,6 +161,8 @@ private:
     void onSessionCost(const RunEvent &event);
     void adoptModel(const QString &model);
     void settleRunIfAllTurnsEnded(bool isError);
+    void markTurnEnded(Node *turn);
+    void countTurnDuration(qint64 before, qint64 after);
     Node *addLeaf(NodeKind kind, Node *parent, const RunEvent &event, const QString &title,
         Status status = Status::None);
 
@@ -172,6 +174,9 @@ private:
     Node *m_turn = nullptr; // where lines without a parent_tool_use_id go
     std::vector<Node *> m_turns;
     size_t m_firstOpenTurn = 0; // the oldest turn still waiting for its result line
+    size_t m_endedTurns = 0; // turns with ended set
+    qint64 m_turnDurationSum = 0; // the ended turns' reported durations
+    bool m_turnDurationKnown = false; // any ended turn reported one
     int m_turnCount = 0;
     QHash<QString, Node *> m_toolsById;
     QSet<Node *> m_openTools;

@@ -26,6 +26,9 @@
 #include <QStyle>
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <utility>
 
 namespace sandscope {
@@ -136,6 +139,12 @@ RunPage::~RunPage()
     // report on their way out (an aborted request) does not reach this page.
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
+#ifdef __GLIBC__
+    // A big run is hundreds of thousands of small blocks; glibc keeps freed ones for reuse
+    // and the tab's memory would stay with the process. Given back once the page (and its
+    // model, destroyed after this body) is gone.
+    QTimer::singleShot(0, QCoreApplication::instance(), [] { malloc_trim(0); });
+#endif
 }
 
 void RunPage::setupTree()
