@@ -4,6 +4,7 @@
 // lines also go through RunSummaryScanner (the summary fast path), whose summary must equal
 // the one RunSummaryBuilder makes from the parser's events.
 
+#include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runsummary.h"
@@ -38,6 +39,22 @@ void readEverything(const QAbstractItemModel &model, const QModelIndex &parent, 
     }
 }
 
+// Nodes of the source whose search text contains "a" in any case (what the proxy's count
+// must say), walked without recursion limits.
+int nodesMentioningA(const QAbstractItemModel &model, const QModelIndex &parent, bool errorsOnly)
+{
+    int count = 0;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, 0, parent);
+        if ((!errorsOnly || sandscope::RunFilterProxy::isErrorIndex(index))
+            && sandscope::RunFilterProxy::searchableText(index).contains(
+                QLatin1Char('a'), Qt::CaseInsensitive))
+            ++count;
+        count += nodesMentioningA(model, index, errorsOnly);
+    }
+    return count;
+}
+
 bool sameSummary(const sandscope::RunSummary &a, const sandscope::RunSummary &b)
 {
     return a.sessionId == b.sessionId && a.resultSubtype == b.resultSubtype
@@ -64,6 +81,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     QObject::connect(
         &parser, &sandscope::RunParser::eventsReady, &model, &sandscope::RunModel::addEvents);
+    // The run view's filter follows the stream (search set before any event) and counts.
+    sandscope::RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester proxyTester(
+        &proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSearchText(QStringLiteral("A"));
     sandscope::RunSummaryBuilder fromEvents;
     QObject::connect(&parser, &sandscope::RunParser::eventsReady,
         [&](const sandscope::RunEventBatch &events) { fromEvents.add(events); });
@@ -75,6 +98,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     model.markRunEnded(arrival + 1);
 
     readEverything(model, QModelIndex(), 0);
+    readEverything(proxy, QModelIndex(), 0);
+    if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), false))
+        std::abort(); // the count the run page shows is wrong
+    proxy.setErrorsOnly(true);
+    if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), true))
+        std::abort();
 
     // The fast path, line by line (copied: scan() pads), unless a transcript record sends the
     // file to the event path anyway.
