@@ -73,6 +73,7 @@ QJsonObject jsonSummary(const RunSummary &summary)
     QJsonObject json = summary.toJson();
     json.insert(QStringLiteral("num_turns"), summary.numTurns);
     json.insert(QStringLiteral("duration_ms"), summary.durationMs);
+    json.insert(QStringLiteral("lines"), summary.lines);
     return json;
 }
 
@@ -118,7 +119,9 @@ QString help()
         "              {\"type\":\"sandscope_summary\", \"session_id\", \"result_subtype\"\n"
         "              (null without a result), \"is_error\", \"tool_calls\", \"tool_errors\",\n"
         "              \"unmatched_tool_calls\", \"cost_usd\", \"input_tokens\",\n"
-        "              \"output_tokens\", \"num_turns\", \"duration_ms\"}\n"
+        "              \"output_tokens\", \"num_turns\", \"duration_ms\", \"lines\"}\n"
+        "              (lines: the non-blank lines of the run read, sub-agent files not\n"
+        "              counted)\n"
         "  --session SID  The session to read (with --server/--profile and --user)\n"
         "  --follow    Keep reading while the session grows\n"
         "  -h, --help  Show this help\n"
@@ -235,7 +238,8 @@ int replaySession(const QStringList &arguments)
     loop.exec();
 
     // Following may end in the middle of a turn: the summary then says so.
-    const RunSummary result = summary.summary(true);
+    RunSummary result = summary.summary(true);
+    result.lines = follower.linesParsed();
     QString out;
     if (!summaryOnly) {
         model.markRunEnded(lastArrivalMs);
@@ -295,25 +299,44 @@ int runReplay(const QStringList &arguments)
                                           : QStringLiteral("replay takes one FILE"),
             replayVerb);
 
+    const bool json = parser.isSet(jsonOption);
+    const bool summaryOnly = json || parser.isSet(summaryOption);
+    if (summaryOnly) { // the fast path: no events, no tree (RecordingReader::summarize)
+        RunSummary summary;
+        QString why;
+        QStringList problems;
+        const bool read = summarizeRunFile(files.constFirst(), &summary, &why, &problems);
+        for (const QString &problem : std::as_const(problems))
+            printError(QStringLiteral("warning: %1: %2").arg(files.constFirst(), problem));
+        if (!read) {
+            printError(why);
+            return RunFailed;
+        }
+        if (!writeText(stdout, outcomeText(summary, json))) {
+            printError(QStringLiteral("could not write to standard output"));
+            return RunFailed;
+        }
+        return summary.isError ? RunFailed : RunSucceeded;
+    }
+
     RecordingReader reader;
     QString why;
     if (!reader.open(files.constFirst(), &why)) {
         printError(why);
         return RunFailed;
     }
-    const bool json = parser.isSet(jsonOption);
-    const bool summaryOnly = json || parser.isSet(summaryOption);
-
     RunParser runParser;
     RunSummaryBuilder builder;
-    RunModel model; // only filled for the outline
+    RunModel model;
     RecordedLine line;
     qint64 lastArrivalMs = 0;
+    qint64 lines = 0;
     while (reader.readLine(&line)) {
         const RunEventBatch events = reader.eventsOf(runParser, line);
+        if (!line.line.trimmed().isEmpty())
+            ++lines;
         builder.add(events);
-        if (!summaryOnly)
-            model.addEvents(events);
+        model.addEvents(events);
         if (!events.isEmpty())
             lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
     }
@@ -325,13 +348,12 @@ int runReplay(const QStringList &arguments)
         return RunFailed;
     }
 
-    const RunSummary summary = builder.summary(true);
+    RunSummary summary = builder.summary(true);
+    summary.lines = lines;
     QString out;
-    if (!summaryOnly) {
-        model.markRunEnded(lastArrivalMs);
-        appendOutline(model, QModelIndex(), 0, out);
-        out += QLatin1Char('\n');
-    }
+    model.markRunEnded(lastArrivalMs);
+    appendOutline(model, QModelIndex(), 0, out);
+    out += QLatin1Char('\n');
     out += outcomeText(summary, json);
     if (!writeText(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));

@@ -25,7 +25,7 @@ packages=(
   libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev qt6-websockets-dev
   libgl-dev libsimdjson-dev
-  sudo xvfb xauth clang-format shellcheck python3 python3-venv nodejs npm curl
+  sudo xvfb xauth clang-format shellcheck jq python3 python3-venv nodejs npm curl
   clang libclang-rt-dev
   qt5-image-formats-plugins qt6-image-formats-plugins
   fonts-dejavu-core

@@ -3,6 +3,14 @@
 // node's details (command, path, pattern, output, text, ...) and an "errors only" switch.
 // Filtering is recursive: a match keeps all of its ancestors, so the path from the run to a
 // hit stays visible. The source order is kept (no sorting).
+//
+// At 100,000 nodes: each node's search text is built once and kept case-folded on the node
+// (RunModel::foldedSearchText; dropped when the node changes, all of them when the search is
+// cleared), each node's verdict is kept for the current filter (RunModel::filterMemo), and a
+// filter change re-maps the proxy at once (invalidate: one layoutChanged) instead of removing
+// and inserting rows range by range, which updated every persistent index (a view keeps one
+// per expanded row) per range: quadratic. Works on any source model; RunModel's per-node
+// state is used when the source is one.
 
 #include "runs/runmodel.h"
 
@@ -27,6 +35,11 @@ public:
     // The text a search looks at for one node: summary, tool name, text and
     // RunNodeDetails::searchTexts().
     static QString searchableText(const QModelIndex &sourceIndex);
+    // Nodes that match on their own (not the ancestors kept for them); 0 when not filtering.
+    // Counted over the whole run, collapsed or not; cached until the filter or the run changes.
+    int matchCount() const;
+
+    void setSourceModel(QAbstractItemModel *sourceModel) override;
 
     // Number columns are right-aligned, their headers too.
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
@@ -43,9 +56,17 @@ protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 
 private:
+    bool matchesItself(const QModelIndex &sourceIndex) const;
+    bool evaluate(const QModelIndex &sourceIndex) const;
+    int countMatches(const QModelIndex &sourceParent) const;
+    void filterChangedNow();
+
     QString m_searchText;
-    QStringList m_words;
+    QStringList m_words; // case-folded
     bool m_errorsOnly = false;
+    RunModel *m_runModel = nullptr; // the source, when it is a RunModel
+    quint32 m_generation = 0; // of the filter, for RunModel::filterMemo
+    mutable int m_matchCount = -1; // -1: not counted yet
 };
 
 } // namespace sandscope

@@ -1,5 +1,6 @@
 #include "runmodel.h"
 
+#include "runs/runfilterproxy.h"
 #include "runs/runnodetext.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
@@ -78,6 +79,11 @@ struct RunModel::Node {
     bool ended = false; // turns: a result line arrived
     QString model;
     QString errorCode;
+    // RunFilterProxy's per-node state (foldedSearchText, filterMemo); reset by changed().
+    mutable QString foldedSearch;
+    mutable bool foldedSearchValid = false;
+    mutable bool filterMatches = false;
+    mutable quint32 filterGeneration = 0;
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -178,6 +184,42 @@ QModelIndex RunModel::indexOf(const Node *node, int column) const
     if (!node || node == m_root.get())
         return {};
     return createIndex(node->row, column, const_cast<Node *>(node));
+}
+
+const QString &RunModel::foldedSearchText(const QModelIndex &index) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    if (!node->foldedSearchValid) {
+        node->foldedSearch = RunFilterProxy::searchableText(index).toCaseFolded();
+        node->foldedSearchValid = true;
+    }
+    return node->foldedSearch;
+}
+
+void RunModel::dropSearchTexts()
+{
+    std::vector<Node *> pending {m_root.get()};
+    while (!pending.empty()) {
+        Node *node = pending.back();
+        pending.pop_back();
+        node->foldedSearch = QString();
+        node->foldedSearchValid = false;
+        for (const auto &child : node->children)
+            pending.push_back(child.get());
+    }
+}
+
+int RunModel::filterMemo(const QModelIndex &index, quint32 generation) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    return node->filterGeneration == generation ? int(node->filterMatches) : -1;
+}
+
+void RunModel::setFilterMemo(const QModelIndex &index, quint32 generation, bool matches) const
+{
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    node->filterGeneration = generation;
+    node->filterMatches = matches;
 }
 
 QModelIndex RunModel::runIndex() const
@@ -349,6 +391,9 @@ RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 
 void RunModel::changed(Node *node, int firstColumn, int lastColumn)
 {
+    node->foldedSearchValid = false;
+    node->foldedSearch = QString();
+    node->filterGeneration = 0;
     Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 
@@ -654,13 +699,15 @@ void RunModel::onResult(const RunEvent &event)
     leaf->costUsd = result.totalCostUsd;
     changed(leaf);
 
-    turn->ended = true;
+    const qint64 durationBefore = turn->ended ? turn->reportedDurationMs : -1;
+    markTurnEnded(turn);
     turn->status = result.isError ? Status::Error : Status::Ok;
     turn->isError = result.isError;
     turn->endedMs = event.arrivalMs;
     if (result.durationMs >= 0)
         turn->reportedDurationMs
             = std::max<qint64>(0, turn->reportedDurationMs) + result.durationMs;
+    countTurnDuration(durationBefore, turn->reportedDurationMs);
     // total_cost_usd is cumulative for the process; the per-turn delta is reported separately.
     if (result.hasTurnCost || result.hasCost) {
         turn->costUsd
@@ -689,18 +736,28 @@ void RunModel::onResult(const RunEvent &event)
 
 // Between turns the run is settled with its last turn's outcome, and lasted what its turns did
 // (the time between a result and a follow-up is nobody's work).
+// Counted as turns end, not by walking them per result: a 100 MB capture has thousands.
 void RunModel::settleRunIfAllTurnsEnded(bool isError)
 {
-    if (std::all_of(m_turns.cbegin(), m_turns.cend(), [](const Node *t) { return t->ended; })) {
+    if (m_endedTurns == m_turns.size()) {
         m_run->status = isError ? Status::Error : Status::Ok;
-        qint64 total = -1;
-        for (const Node *finished : m_turns) {
-            if (finished->reportedDurationMs >= 0)
-                total = std::max<qint64>(0, total) + finished->reportedDurationMs;
-        }
-        m_run->reportedDurationMs = total;
+        m_run->reportedDurationMs = m_turnDurationKnown ? m_turnDurationSum : -1;
     }
     changed(m_run);
+}
+
+void RunModel::markTurnEnded(Node *turn)
+{
+    if (!turn->ended)
+        ++m_endedTurns;
+    turn->ended = true;
+}
+
+// The reported duration of an ended turn went from `before` to `after` (-1: none).
+void RunModel::countTurnDuration(qint64 before, qint64 after)
+{
+    m_turnDurationSum += std::max<qint64>(0, after) - std::max<qint64>(0, before);
+    m_turnDurationKnown = m_turnDurationKnown || after >= 0;
 }
 
 // A transcript has no result lines: its CLI process writes cost-state when it ends a turn.
@@ -712,7 +769,8 @@ void RunModel::onSessionCost(const RunEvent &event)
         // A turn that ended on an API error failed (the stream's result would say so).
         turn->isError = turn->isError
             || (!turn->children.empty() && turn->children.back()->kind == NodeKind::ApiError);
-        turn->ended = true;
+        markTurnEnded(turn);
+        countTurnDuration(-1, turn->reportedDurationMs);
         turn->status = turn->isError ? Status::Error : Status::Ok;
         turn->endedMs = event.arrivalMs;
     }

@@ -113,6 +113,16 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
+    // For RunFilterProxy at 100,000 nodes: state kept on the node itself, so filtering needs
+    // no lookups. The node's search text (RunFilterProxy::searchableText), case-folded, built
+    // on first use and kept until the node changes; dropSearchTexts() frees them all.
+    const QString &foldedSearchText(const QModelIndex &index) const;
+    void dropSearchTexts();
+    // Whether the node matched the filter of `generation` (> 0): -1 when not known (another
+    // filter, or the node changed since).
+    int filterMemo(const QModelIndex &index, quint32 generation) const;
+    void setFilterMemo(const QModelIndex &index, quint32 generation, bool matches) const;
+
     QModelIndex runIndex() const;
     QModelIndex indexForToolUseId(const QString &toolUseId, int column = 0) const;
     RunSummary summary() const;
@@ -151,6 +161,8 @@ private:
     void onSessionCost(const RunEvent &event);
     void adoptModel(const QString &model);
     void settleRunIfAllTurnsEnded(bool isError);
+    void markTurnEnded(Node *turn);
+    void countTurnDuration(qint64 before, qint64 after);
     Node *addLeaf(NodeKind kind, Node *parent, const RunEvent &event, const QString &title,
         Status status = Status::None);
 
@@ -162,6 +174,9 @@ private:
     Node *m_turn = nullptr; // where lines without a parent_tool_use_id go
     std::vector<Node *> m_turns;
     size_t m_firstOpenTurn = 0; // the oldest turn still waiting for its result line
+    size_t m_endedTurns = 0; // turns with ended set
+    qint64 m_turnDurationSum = 0; // the ended turns' reported durations
+    bool m_turnDurationKnown = false; // any ended turn reported one
     int m_turnCount = 0;
     QHash<QString, Node *> m_toolsById;
     QSet<Node *> m_openTools;

@@ -1,5 +1,6 @@
 #include "runparser.h"
 
+#include "runs/simdjsonfields.h"
 #include "runs/streamjson.h"
 
 #include <QDate>
@@ -39,85 +40,12 @@ QString stringField(const object &o, std::string_view key)
     return toQString(value);
 }
 
-bool boolField(const object &o, std::string_view key)
-{
-    bool value = false;
-    return o.at_key(key).get(value) == simdjson::SUCCESS && value;
-}
-
-// Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
-// of range are clamped instead of overflowing.
-qint64 integerField(const object &o, std::string_view key, qint64 fallback)
-{
-    element value;
-    if (o.at_key(key).get(value) != simdjson::SUCCESS)
-        return fallback;
-    int64_t signedValue = 0;
-    if (value.get(signedValue) == simdjson::SUCCESS)
-        return signedValue;
-    uint64_t unsignedValue = 0;
-    if (value.get(unsignedValue) == simdjson::SUCCESS)
-        return unsignedValue > uint64_t(std::numeric_limits<qint64>::max())
-            ? std::numeric_limits<qint64>::max()
-            : qint64(unsignedValue);
-    double doubleValue = 0;
-    if (value.get(doubleValue) == simdjson::SUCCESS && std::isfinite(doubleValue)) {
-        constexpr double limit = 9.0e18;
-        return qint64(std::fmax(-limit, std::fmin(limit, doubleValue)));
-    }
-    return fallback;
-}
-
-int intField(const object &o, std::string_view key, int fallback)
-{
-    const qint64 value = integerField(o, key, fallback);
-    if (value > std::numeric_limits<int>::max())
-        return std::numeric_limits<int>::max();
-    if (value < std::numeric_limits<int>::min())
-        return std::numeric_limits<int>::min();
-    return int(value);
-}
-
-bool doubleField(const object &o, std::string_view key, double *out)
-{
-    double value = 0;
-    if (o.at_key(key).get(value) != simdjson::SUCCESS || !std::isfinite(value))
-        return false;
-    *out = value;
-    return true;
-}
-
-TokenUsage usageFrom(const object &usage)
-{
-    TokenUsage result;
-    result.present = true;
-    result.inputTokens = integerField(usage, "input_tokens", 0);
-    result.outputTokens = integerField(usage, "output_tokens", 0);
-    result.cacheReadInputTokens = integerField(usage, "cache_read_input_tokens", 0);
-    result.cacheCreationInputTokens = integerField(usage, "cache_creation_input_tokens", 0);
-    return result;
-}
-
-// model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
-void addModelUsage(const object &perModel, ResultInfo &result)
-{
-    for (auto field : perModel) {
-        object usage;
-        if (field.value.get(usage) != simdjson::SUCCESS)
-            continue;
-        result.turnUsage.present = true;
-        result.turnUsage.inputTokens += integerField(usage, "inputTokens", 0);
-        result.turnUsage.outputTokens += integerField(usage, "outputTokens", 0);
-        result.turnUsage.cacheReadInputTokens += integerField(usage, "cacheReadInputTokens", 0);
-        result.turnUsage.cacheCreationInputTokens
-            += integerField(usage, "cacheCreationInputTokens", 0);
-        double cost = 0;
-        if (doubleField(usage, "costUSD", &cost)) {
-            result.hasTurnCost = true;
-            result.turnCostUsd += cost;
-        }
-    }
-}
+using jsonfields::addModelUsage;
+using jsonfields::boolField;
+using jsonfields::doubleField;
+using jsonfields::integerField;
+using jsonfields::intField;
+using jsonfields::usageFrom;
 
 ToolInput toolInputFrom(const object &input)
 {
@@ -570,15 +498,11 @@ struct RunParser::Impl {
 
     static bool isTranscriptOnlyType(const QString &type)
     {
-        static const QStringList types {QStringLiteral("queue-operation"),
-            QStringLiteral("attachment"), QStringLiteral("last-prompt"),
-            QStringLiteral("cost-state"), QStringLiteral("file-history-snapshot"),
-            QStringLiteral("summary"), QStringLiteral("api-request"),
-            QStringLiteral("api-request-shape"), QStringLiteral("api-request-blob"),
-            QStringLiteral("tools-used"), QStringLiteral("atis-latch"), QStringLiteral("mode"),
-            QStringLiteral("agent-setting"), QStringLiteral("pr-link"), QStringLiteral("ai-title"),
-            QStringLiteral("custom-title")};
-        return types.contains(type);
+        for (const std::string_view known : jsonfields::transcriptOnlyTypes) {
+            if (type == QLatin1String(known.data(), qsizetype(known.size())))
+                return true;
+        }
+        return false;
     }
 
     // A prompt someone typed (or a pipe sent) starts a turn; tool results, harness context

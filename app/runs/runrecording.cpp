@@ -1,6 +1,9 @@
 #include "runrecording.h"
 
 #include "runs/runparser.h"
+#include "runs/runsummary.h"
+#include "runs/streamjson.h"
+#include "runs/summaryscanner.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -10,8 +13,10 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cstring>
 #include <simdjson.h>
 #include <string_view>
+#include <vector>
 
 namespace sandscope {
 
@@ -23,6 +28,8 @@ constexpr qsizetype maxLinesWithoutTimestamp = 1000;
 // An asynchronous slice also stops after this many lines, so the model work it triggers
 // stays bounded even when parsing is very fast.
 constexpr int maxLinesPerSlice = 4000;
+// The summary fast path reads this much per read() call.
+constexpr qint64 summaryBlockBytes = qint64(4) * 1024 * 1024;
 
 void appendJsonString(QByteArray &out, const QByteArray &utf8)
 {
@@ -451,6 +458,143 @@ RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &l
     if (m_format == Format::Transcript)
         m_subagents.splice(events);
     return events;
+}
+
+// -1: a transcript record (the caller takes the event path); 0: nothing of the run; 1: a line
+// of the run. [begin, end) is one raw line without its "\n", followed by padding.
+int RecordingReader::scanLine(RunSummaryScanner &scanner, const char *begin, const char *end)
+{
+    const std::string_view raw
+        = streamjson::withoutTerminator(std::string_view(begin, size_t(end - begin)));
+    auto counted = [](RunSummaryScanner::Line line) {
+        return line == RunSummaryScanner::Line::NeedsEvents ? -1
+            : line == RunSummaryScanner::Line::Counted      ? 1
+                                                            : 0;
+    };
+    if (m_format == Format::StreamJson)
+        return counted(scanner.scanPadded(raw));
+    // A recording entry, decoded as decodeRecordingEntry does (same problems reported).
+    if (streamjson::isBlank(raw))
+        return 0;
+    auto problem = [&](const QString &why) {
+        addProblem(QStringLiteral("line %1: %2").arg(m_fileLine).arg(why));
+        return 0;
+    };
+    simdjson::dom::object object;
+    if (m_json->parser.parse(raw.data(), raw.size(), false).get(object) != simdjson::SUCCESS)
+        return problem(QStringLiteral("not a recording entry (corrupt or cut short)"));
+    if (object["sandscope_recording"].error() == simdjson::SUCCESS)
+        return 0;
+    simdjson::dom::element time;
+    if (object["t"].get(time) != simdjson::SUCCESS || !time.is_number())
+        return problem(QStringLiteral("entry without an arrival time \"t\""));
+    std::string_view text;
+    if (object["line"].get(text) == simdjson::SUCCESS)
+        return counted(scanner.scan(text));
+    if (object["line_base64"].get(text) == simdjson::SUCCESS) {
+        const QByteArray decoded
+            = QByteArray::fromBase64(QByteArray::fromRawData(text.data(), qsizetype(text.size())));
+        return counted(scanner.scan(std::string_view(decoded.constData(), size_t(decoded.size()))));
+    }
+    return problem(QStringLiteral("entry without \"line\""));
+}
+
+bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint64 blockBytes)
+{
+    *lines = 0;
+    if (m_format != Format::StreamJson && m_format != Format::Recording)
+        return false;
+    RunSummaryScanner scanner(builder);
+    auto take = [&](int scanned) {
+        if (scanned < 0)
+            return false;
+        *lines += scanned;
+        return true;
+    };
+    if (m_hasFirstLine) {
+        m_hasFirstLine = false;
+        ++m_fileLine;
+        const QByteArray first = m_firstLine + QByteArray(qsizetype(scanner.padding), '\0');
+        m_firstLine.clear();
+        if (!take(scanLine(scanner, first.constData(),
+                first.constData() + first.size() - qsizetype(scanner.padding))))
+            return false;
+    }
+    // Mapped, the lines are parsed where they are; only those too close to the end of the
+    // mapping for simdjson's padding are copied.
+    const qint64 start = m_file.pos();
+    const qint64 length = m_totalBytes - start;
+    if (length > 0 && m_file.isOpen() && blockBytes <= 0) {
+        if (uchar *mapped = m_file.map(start, length)) {
+            const char *data = reinterpret_cast<const char *>(mapped);
+            const size_t end = size_t(length);
+            std::vector<char> tail;
+            size_t position = 0;
+            while (position < end) {
+                const void *found = std::memchr(data + position, '\n', end - position);
+                const size_t lineEnd
+                    = found ? size_t(static_cast<const char *>(found) - data) : end;
+                ++m_fileLine;
+                m_lastLineTerminated = found != nullptr;
+                const char *begin = data + position;
+                if (lineEnd + scanner.padding > end) {
+                    tail.assign(begin, data + lineEnd);
+                    tail.resize(tail.size() + scanner.padding, '\0');
+                    begin = tail.data();
+                }
+                if (!take(scanLine(scanner, begin, begin + (lineEnd - position)))) {
+                    m_file.unmap(mapped);
+                    return false;
+                }
+                position = lineEnd + 1;
+            }
+            m_bytesRead += length;
+            m_file.unmap(mapped);
+            m_file.seek(m_totalBytes);
+            return true;
+        }
+    }
+    const qint64 block = blockBytes > 0 ? blockBytes : summaryBlockBytes;
+    std::vector<char> buffer;
+    size_t used = 0; // the start of a line not yet complete
+    while (m_file.isOpen()) {
+        if (buffer.size() < used + size_t(block) + scanner.padding)
+            buffer.resize(used + size_t(block) + scanner.padding);
+        const qint64 got = m_file.read(buffer.data() + used, block);
+        if (got < 0) {
+            m_readError
+                = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
+            m_file.close();
+            return true;
+        }
+        m_bytesRead += got;
+        const char *data = buffer.data();
+        const size_t end = used + size_t(got);
+        size_t position = 0;
+        while (position < end) {
+            const void *found = std::memchr(data + position, '\n', end - position);
+            if (!found)
+                break;
+            const size_t newline = size_t(static_cast<const char *>(found) - data);
+            ++m_fileLine;
+            if (!take(scanLine(scanner, data + position, data + newline)))
+                return false;
+            position = newline + 1;
+        }
+        if (got == 0) { // end of file: an unterminated last line counts as it is
+            if (position < end) {
+                ++m_fileLine;
+                m_lastLineTerminated = false;
+                if (!take(scanLine(scanner, data + position, data + end)))
+                    return false;
+            }
+            break;
+        }
+        std::memmove(buffer.data(), data + position, end - position);
+        used = end - position;
+        scanner.releaseLargeBuffers();
+    }
+    return true;
 }
 
 void RecordingReader::finishReading()

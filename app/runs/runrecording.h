@@ -33,6 +33,8 @@
 namespace sandscope {
 
 class RunParser;
+class RunSummaryBuilder;
+class RunSummaryScanner;
 
 class RunRecorder {
 public:
@@ -140,6 +142,14 @@ public:
     QStringList problems() const { return m_problems; }
     QString readError() const { return m_readError; }
 
+    // The summary fast path for recordings and plain captures: reads the rest of the file in
+    // 4 MiB blocks and hands each line to a RunSummaryScanner (one simdjson parse per line,
+    // no RunEvents). Returns false, with the reader spent, for transcripts and for files that
+    // turn out to hold transcript records: summarise those through readLine/eventsOf (a new
+    // reader). *lines gets the run's non-blank lines. The file is mapped when it can be;
+    // blockBytes > 0 reads it in blocks of that size instead (tests: lines split anywhere).
+    bool summarize(RunSummaryBuilder *builder, qint64 *lines, qint64 blockBytes = 0);
+
     // Asynchronous: parses the file through `parser` (not owned) in slices of at most
     // sliceBudgetMs on the event loop and emits eventsReady per slice, then finished().
     void start(RunParser *parser, int sliceBudgetMs = 8);
@@ -157,6 +167,7 @@ Q_SIGNALS:
 private:
     bool readRawLine(QByteArray *line);
     bool decodeRecordingEntry(const QByteArray &line, RecordedLine *out);
+    int scanLine(RunSummaryScanner &scanner, const char *begin, const char *end);
     qint64 timestampOf(const QByteArray &line) const;
     bool fillPlainQueue();
     void addProblem(const QString &problem);

@@ -1,11 +1,13 @@
 #include "runsummary.h"
 
 #include "runs/runparser.h"
+#include "runs/runrecording.h"
 
 #include <QFile>
 #include <QJsonValue>
 
 #include <algorithm>
+#include <memory>
 
 namespace sandscope {
 
@@ -44,20 +46,62 @@ void RunSummaryBuilder::add(const RunEventBatch &events)
         add(event);
 }
 
+void RunSummaryBuilder::setSessionId(const QString &sessionId)
+{
+    if (m_summary.sessionId.isEmpty())
+        m_summary.sessionId = sessionId;
+}
+
+void RunSummaryBuilder::addToolUse(const QByteArray &toolUseId)
+{
+    if (!toolUseId.isEmpty())
+        m_toolUses.insert(toolUseId);
+}
+
+void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread)
+{
+    if (mainThread)
+        m_summary.turnFailed = false;
+    if (toolUseId.isEmpty())
+        return;
+    m_answered.insert(toolUseId);
+    if (isError)
+        m_failed.insert(toolUseId);
+}
+
+void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const TokenUsage &usage)
+{
+    if (messageId.isEmpty())
+        return;
+    TokenUsage &seen = m_messageUsage[messageId];
+    seen = mergedUsage(seen, usage);
+}
+
+void RunSummaryBuilder::addResult(const ResultInfo &result)
+{
+    m_summary.hasResult = true;
+    ++m_summary.resultCount;
+    m_summary.resultSubtype = result.subtype;
+    m_summary.isError = result.isError;
+    if (result.hasCost)
+        m_summary.costUsd = result.totalCostUsd;
+    if (result.durationMs > 0)
+        m_summary.durationMs += result.durationMs;
+    if (result.numTurns > 0)
+        m_summary.numTurns += result.numTurns;
+    m_resultUsage += result.turnUsage.present ? result.turnUsage : result.usage;
+}
+
 void RunSummaryBuilder::add(const RunEvent &event)
 {
     if (m_summary.sessionId.isEmpty() && !event.sessionId.isEmpty())
         m_summary.sessionId = event.sessionId;
     switch (event.kind) {
     case RunEvent::ToolUse:
-        if (!event.toolUseId.isEmpty())
-            m_toolUses.insert(event.toolUseId);
+        addToolUse(event.toolUseId.toUtf8());
         break;
     case RunEvent::MessageUsage:
-        if (!event.messageId.isEmpty()) {
-            TokenUsage &seen = m_messageUsage[event.messageId];
-            seen = mergedUsage(seen, event.usage);
-        }
+        addMessageUsage(event.messageId.toUtf8(), event.usage);
         break;
     case RunEvent::SessionInit:
         if (event.type == QLatin1String("user")) { // a transcript prompt
@@ -81,30 +125,15 @@ void RunSummaryBuilder::add(const RunEvent &event)
         break;
     case RunEvent::ApiError: // what the main thread did last decides a transcript turn
     case RunEvent::AssistantText:
-    case RunEvent::ToolResult:
         if (event.parentToolUseId.isEmpty())
-            m_summary.turnFailed = event.kind == RunEvent::ApiError;
-        if (event.kind == RunEvent::ToolResult && !event.toolUseId.isEmpty()) {
-            m_answered.insert(event.toolUseId);
-            if (event.isError)
-                m_failed.insert(event.toolUseId);
-        }
+            addMainThreadOutcome(event.kind == RunEvent::ApiError);
         break;
-    case RunEvent::Result: {
-        const ResultInfo &result = event.result;
-        m_summary.hasResult = true;
-        ++m_summary.resultCount;
-        m_summary.resultSubtype = result.subtype;
-        m_summary.isError = result.isError;
-        if (result.hasCost)
-            m_summary.costUsd = result.totalCostUsd;
-        if (result.durationMs > 0)
-            m_summary.durationMs += result.durationMs;
-        if (result.numTurns > 0)
-            m_summary.numTurns += result.numTurns;
-        m_resultUsage += result.turnUsage.present ? result.turnUsage : result.usage;
+    case RunEvent::ToolResult:
+        addToolResult(event.toolUseId.toUtf8(), event.isError, event.parentToolUseId.isEmpty());
         break;
-    }
+    case RunEvent::Result:
+        addResult(event.result);
+        break;
     default:
         break;
     }
@@ -116,7 +145,7 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     result.toolCalls = m_toolUses.size();
     qint64 failedCalls = 0;
     qint64 answeredCalls = 0;
-    for (const QString &id : m_toolUses) {
+    for (const QByteArray &id : m_toolUses) {
         answeredCalls += m_answered.contains(id) ? 1 : 0;
         failedCalls += m_failed.contains(id) ? 1 : 0;
     }
@@ -137,27 +166,42 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     return result;
 }
 
-bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage)
+bool summarizeRunFile(
+    const QString &path, RunSummary *summary, QString *errorMessage, QStringList *problems)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    auto reader = std::make_unique<RecordingReader>();
+    if (!reader->open(path, errorMessage))
+        return false;
+    RunSummaryBuilder builder;
+    qint64 lines = 0;
+    if (!reader->summarize(&builder, &lines)) {
+        // A transcript (its sub-agents are spliced in) or a capture with transcript records:
+        // the event path, from the start.
+        reader = std::make_unique<RecordingReader>();
+        if (!reader->open(path, errorMessage))
+            return false;
+        builder = RunSummaryBuilder();
+        lines = 0;
+        RunParser parser;
+        RecordedLine line;
+        while (reader->readLine(&line)) {
+            if (!line.line.trimmed().isEmpty())
+                ++lines;
+            builder.add(reader->eventsOf(parser, line));
+        }
+    }
+    reader->finishReading();
+    if (problems)
+        *problems = reader->problems();
+    if (!reader->readError().isEmpty()) {
         if (errorMessage)
-            *errorMessage = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
+            *errorMessage = reader->readError();
         return false;
     }
-    RunParser parser;
-    RunSummaryBuilder builder;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        if (line.isEmpty() && file.error() != QFileDevice::NoError) {
-            if (errorMessage)
-                *errorMessage = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
-            return false;
-        }
-        builder.add(parser.parseLine(line, 0));
-    }
-    if (summary)
+    if (summary) {
         *summary = builder.summary();
+        summary->lines = lines;
+    }
     return true;
 }
 

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 
 namespace sandscope {
 
@@ -33,6 +34,9 @@ struct RunSummary {
     bool isTranscript = false;
     bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
     bool turnFailed = false; // the last transcript turn ended on an API error
+    // Non-blank lines of the run's file (a recording's entries, a transcript's main file);
+    // filled by the readers, not by RunSummaryBuilder.
+    qint64 lines = 0;
 
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
@@ -44,6 +48,17 @@ class RunSummaryBuilder {
 public:
     void add(const RunEvent &event);
     void add(const RunEventBatch &events);
+
+    // What add(event) does for the events that count, without building a RunEvent (the
+    // summary fast path, RunSummaryScanner). Ids are UTF-8.
+    bool hasSessionId() const { return !m_summary.sessionId.isEmpty(); }
+    void setSessionId(const QString &sessionId);
+    void addToolUse(const QByteArray &toolUseId);
+    // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
+    void addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread);
+    void addMainThreadOutcome(bool apiError) { m_summary.turnFailed = apiError; }
+    void addMessageUsage(const QByteArray &messageId, const TokenUsage &usage);
+    void addResult(const ResultInfo &result);
     // Token totals: per result line its model_usage_since_last_result (all models, including
     // sub-agents), else its usage. Without any result line, the usage of the assistant
     // messages seen, counted once per message.id.
@@ -52,18 +67,21 @@ public:
 
 private:
     RunSummary m_summary;
-    QSet<QString> m_toolUses;
-    QSet<QString> m_answered;
-    QSet<QString> m_failed;
-    QHash<QString, TokenUsage> m_messageUsage;
+    QSet<QByteArray> m_toolUses;
+    QSet<QByteArray> m_answered;
+    QSet<QByteArray> m_failed;
+    QHash<QByteArray, TokenUsage> m_messageUsage;
     TokenUsage m_resultUsage;
     qint64 m_turnStartedMs = -1;
     double m_lastSessionCost = 0;
 };
 
-// Streams the file line by line (a huge capture is never loaded at once). Returns false and
-// sets *errorMessage when the file cannot be read.
-bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage = nullptr);
+// Summarises a capture, recording or transcript through RecordingReader::summarize (the fast
+// path: big blocks, one parse per line; transcripts with their sub-agents spliced). Returns
+// false and sets *errorMessage when the file cannot be read.
+// *problems gets what RecordingReader::problems() reports (skipped entries, missing sub-agents).
+bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage = nullptr,
+    QStringList *problems = nullptr);
 
 // Per-field maximum: the usage of one API response only grows while it streams (provisional
 // values on the per-block lines, the final count on message_delta), so the maximum is the

@@ -81,6 +81,29 @@ QString typeName(simdjson::dom::element_type type)
 
 } // namespace
 
+namespace streamjson {
+
+std::string_view withoutTerminator(std::string_view line)
+{
+    if (!line.empty() && line.back() == '\n')
+        line.remove_suffix(1);
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    return line;
+}
+
+bool isBlank(std::string_view line)
+{
+    return trimmed(line).empty();
+}
+
+std::string_view jsonText(std::string_view line)
+{
+    return withoutLeadingCsi(trimmed(line));
+}
+
+} // namespace streamjson
+
 struct StreamLineReader::Parser {
     simdjson::dom::parser parser;
     std::vector<char> input; // the JSON text followed by SIMDJSON_PADDING bytes

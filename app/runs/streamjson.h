@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <string_view>
 
 namespace simdjson::dom {
 class object;
@@ -39,6 +40,16 @@ struct StreamLine {
 
     QString rawText() const { return QString::fromUtf8(raw); }
 };
+
+namespace streamjson {
+// The line without one trailing "\n" and then one "\r", as StreamLine::raw keeps it.
+std::string_view withoutTerminator(std::string_view line);
+// Nothing but whitespace: StreamLine::Empty.
+bool isBlank(std::string_view line);
+// What StreamLineReader::parse hands to simdjson: the line trimmed, leading CSI sequences
+// removed (docs/stream-json.md, "Reading one line"); empty when nothing is left.
+std::string_view jsonText(std::string_view line);
+} // namespace streamjson
 
 // Reuses one simdjson parser and one padded input buffer across lines; not thread-safe.
 class StreamLineReader {

@@ -372,4 +372,9 @@ void TranscriptFollower::finish(bool completed, const QString &message)
     Q_EMIT finished(completed, message);
 }
 
+qint64 TranscriptFollower::linesParsed() const
+{
+    return m_parser->linesParsed();
+}
+
 } // namespace sandscope

@@ -66,6 +66,8 @@ public:
     qint64 bytesRead() const { return m_offset; }
     qint64 totalBytes() const { return m_size; }
     int looks() const { return m_looks; }
+    // Lines of the main transcript parsed so far (sub-agent files not counted).
+    qint64 linesParsed() const;
     // Whether the last complete record read ended a turn (a cost-state record).
     bool turnEnded() const { return m_turnEnded; }
 

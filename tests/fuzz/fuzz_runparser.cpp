@@ -1,15 +1,21 @@
 // libFuzzer target: arbitrary bytes, split into chunks anywhere, go through RunParser into a
 // RunModel watched by QAbstractItemModelTester (Fatal), then every index and role is read.
-// Finds crashes, sanitizer reports and model-contract violations on hostile streams.
+// Finds crashes, sanitizer reports and model-contract violations on hostile streams. The same
+// lines also go through RunSummaryScanner (the summary fast path), whose summary must equal
+// the one RunSummaryBuilder makes from the parser's events.
 
+#include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
+#include "runs/runsummary.h"
+#include "runs/summaryscanner.h"
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 
 namespace {
@@ -33,6 +39,34 @@ void readEverything(const QAbstractItemModel &model, const QModelIndex &parent, 
     }
 }
 
+// Nodes of the source whose search text contains "a" in any case (what the proxy's count
+// must say), walked without recursion limits.
+int nodesMentioningA(const QAbstractItemModel &model, const QModelIndex &parent, bool errorsOnly)
+{
+    int count = 0;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, 0, parent);
+        if ((!errorsOnly || sandscope::RunFilterProxy::isErrorIndex(index))
+            && sandscope::RunFilterProxy::searchableText(index).contains(
+                QLatin1Char('a'), Qt::CaseInsensitive))
+            ++count;
+        count += nodesMentioningA(model, index, errorsOnly);
+    }
+    return count;
+}
+
+bool sameSummary(const sandscope::RunSummary &a, const sandscope::RunSummary &b)
+{
+    return a.sessionId == b.sessionId && a.resultSubtype == b.resultSubtype
+        && a.hasResult == b.hasResult && a.resultCount == b.resultCount && a.isError == b.isError
+        && a.toolCalls == b.toolCalls && a.toolErrors == b.toolErrors
+        && a.unmatchedToolCalls == b.unmatchedToolCalls && a.costUsd == b.costUsd
+        && a.inputTokens == b.inputTokens && a.outputTokens == b.outputTokens
+        && a.durationMs == b.durationMs && a.numTurns == b.numTurns
+        && a.isTranscript == b.isTranscript && a.turnOpen == b.turnOpen
+        && a.turnFailed == b.turnFailed;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +81,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     QObject::connect(
         &parser, &sandscope::RunParser::eventsReady, &model, &sandscope::RunModel::addEvents);
+    // The run view's filter follows the stream (search set before any event) and counts.
+    sandscope::RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester proxyTester(
+        &proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSearchText(QStringLiteral("A"));
+    sandscope::RunSummaryBuilder fromEvents;
+    QObject::connect(&parser, &sandscope::RunParser::eventsReady,
+        [&](const sandscope::RunEventBatch &events) { fromEvents.add(events); });
 
     qint64 arrival = 0;
     for (qsizetype position = size > 0 ? 1 : 0; position < input.size(); position += chunk)
@@ -55,6 +98,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     model.markRunEnded(arrival + 1);
 
     readEverything(model, QModelIndex(), 0);
+    readEverything(proxy, QModelIndex(), 0);
+    if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), false))
+        std::abort(); // the count the run page shows is wrong
+    proxy.setErrorsOnly(true);
+    if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), true))
+        std::abort();
+
+    // The fast path, line by line (copied: scan() pads), unless a transcript record sends the
+    // file to the event path anyway.
+    sandscope::RunSummaryBuilder fromScanner;
+    sandscope::RunSummaryScanner scanner(&fromScanner);
+    bool scanned = true;
+    const QByteArray body = input.mid(size > 0 ? 1 : 0);
+    const QList<QByteArray> lines = body.split('\n');
+    for (qsizetype i = 0; i < lines.size() && scanned; ++i) {
+        if (i == lines.size() - 1 && lines.at(i).isEmpty())
+            break; // after the last "\n"
+        const QByteArray &line = lines.at(i);
+        scanned = scanner.scan(std::string_view(line.constData(), size_t(line.size())))
+            != sandscope::RunSummaryScanner::Line::NeedsEvents;
+    }
+    if (scanned && !sameSummary(fromScanner.summary(), fromEvents.summary()))
+        std::abort(); // the fast path disagrees with the event path
     const sandscope::RunSummary summary = model.summary();
     summary.toJson();
     return 0;

@@ -26,6 +26,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
@@ -207,6 +208,8 @@ private Q_SLOTS:
     void f8WalksTheErrorNodes();
     void searchKeepsAncestorsAndClearingRestores();
     void errorsOnlyKeepsErrorsAndTheirAncestors();
+    void searchShowsItsMatchCount();
+    void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
     void liveLinesAreRecordedBeforeTheyAreShown();
@@ -595,6 +598,57 @@ void TestRunPage::errorsOnlyKeepsErrorsAndTheirAncestors()
             QString::number(int(Kind::ToolCall)) + QStringLiteral("/Bash")}));
     page.errorsOnlyButton()->click();
     QCOMPARE(countIndexes(page.proxy()), countIndexes(page.model()));
+}
+
+void TestRunPage::searchShowsItsMatchCount()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+    auto *label = page.findChild<QLabel *>(QStringLiteral("searchCountLabel"));
+    QVERIFY(label);
+    QVERIFY(!label->isVisible());
+    QTest::keyClicks(page.searchEdit(), QStringLiteral("echo sub"));
+    QTRY_COMPARE(page.proxy()->searchText(), QStringLiteral("echo sub"));
+    QVERIFY(label->isVisible());
+    const int count = page.proxy()->matchCount();
+    QVERIFY(count > 0);
+    QCOMPARE(label->text(),
+        count == 1 ? QStringLiteral("1 match") : QStringLiteral("%1 matches").arg(count));
+    page.searchEdit()->setText(QStringLiteral("no such text anywhere"));
+    QTRY_COMPARE(label->text(), QStringLiteral("no matches"));
+    page.searchEdit()->clear();
+    QTRY_VERIFY(!label->isVisible());
+    page.errorsOnlyButton()->click();
+    QVERIFY(label->isVisible());
+    QCOMPARE(label->text().isEmpty(), false);
+    page.errorsOnlyButton()->click();
+    QVERIFY(!label->isVisible());
+}
+
+// Filters expand everything they keep; turning them off folds the tree back to the turns
+// (the run stays open), and the node the user was on is opened to again.
+void TestRunPage::unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+    QTreeView *tree = page.treeView();
+    page.expandAll();
+    const QModelIndex bash = findIndex(page.proxy(), [](const QModelIndex &index) {
+        return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash");
+    });
+    QVERIFY(bash.isValid());
+    QVERIFY(bash.parent().parent().isValid()); // under the Agent call
+    const QPersistentModelIndex source = page.proxy()->mapToSource(bash);
+    tree->setCurrentIndex(bash);
+    page.errorsOnlyButton()->click();
+    page.errorsOnlyButton()->click();
+    QCOMPARE(countIndexes(page.proxy()), countIndexes(page.model()));
+    const QModelIndex shown = page.proxy()->mapFromSource(source);
+    QVERIFY(shown.isValid());
+    QVERIFY(tree->isExpanded(shown.parent()));
+    QVERIFY(tree->isExpanded(page.proxy()->index(0, 0)));
 }
 
 void TestRunPage::followModeTurnsOffWhenScrolledUpAndOnAtTheBottom()

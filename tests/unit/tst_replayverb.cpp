@@ -73,8 +73,10 @@ QJsonObject expectedSummary(const QList<QByteArray> &lines)
     QSet<QString> toolUses, answered, failed;
     qint64 inputTokens = 0, outputTokens = 0, durationMs = 0;
     int numTurns = 0;
+    qint64 nonBlank = 0;
     QHash<QString, QPair<qint64, qint64>> messageUsage; // message.id -> max in/out
     for (const QByteArray &line : lines) {
+        nonBlank += line.trimmed().isEmpty() ? 0 : 1;
         const QJsonObject json = QJsonDocument::fromJson(line).object();
         if (json.isEmpty())
             continue;
@@ -143,6 +145,7 @@ QJsonObject expectedSummary(const QList<QByteArray> &lines)
         {QStringLiteral("output_tokens"), outputTokens},
         {QStringLiteral("num_turns"), numTurns},
         {QStringLiteral("duration_ms"), durationMs},
+        {QStringLiteral("lines"), nonBlank},
     };
 }
 
@@ -159,6 +162,7 @@ private Q_SLOTS:
     void humanSummaryAndOutline();
     void usageAndFileErrors();
     void transcriptReplaysWithItsSubagents();
+    void summaryFastPathMatchesTheOutlinePath();
 
 private:
     QTemporaryDir m_dir;
@@ -329,6 +333,32 @@ void TestReplayVerb::transcriptReplaysWithItsSubagents()
     }
     QVERIFY2(nestedBash, outline.out.constData());
     QVERIFY(outline.out.contains("ended (a transcript has no result lines)"));
+}
+
+// `replay --json` and `--summary` take the summary fast path (RecordingReader::summarize); the
+// outline form builds events and the tree. Both must print the same summary.
+void TestReplayVerb::summaryFastPathMatchesTheOutlinePath()
+{
+    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
+    QStringList files;
+    for (const QString &name : data.entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files))
+        files.append(data.filePath(name));
+    files.append(capturePath(
+        QStringLiteral("transcript-subagent/4babb74a-6fa5-4352-a0d3-723caf885db8.jsonl")));
+    files.append(capturePath(QStringLiteral("transcript-basic.jsonl")));
+    for (const QString &file : std::as_const(files)) {
+        const Outcome fast
+            = runSandscope({QStringLiteral("replay"), file, QStringLiteral("--json")});
+        // The outline form prints the tree, a blank line, then the human summary; its JSON is
+        // not printed, so compare the human summaries of both forms instead.
+        const Outcome human
+            = runSandscope({QStringLiteral("replay"), file, QStringLiteral("--summary")});
+        const Outcome outline = runSandscope({QStringLiteral("replay"), file});
+        QVERIFY2(outline.out.endsWith(human.out), qPrintable(file));
+        QCOMPARE(fast.exitCode, outline.exitCode);
+        QCOMPARE(fast.err, outline.err);
+        QVERIFY(!fast.out.isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReplayVerb)

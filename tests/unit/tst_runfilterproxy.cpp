@@ -98,6 +98,8 @@ private Q_SLOTS:
     void errorsOnlyAndSearchCombine();
     void filtersFollowLiveEvents();
     void filterChangedIsSignalledOncePerChange();
+    void matchCountCountsTheNodesThatMatch();
+    void twoProxiesOfOneModelKeepTheirOwnFilters();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -313,6 +315,80 @@ void TestRunFilterProxy::filterChangedIsSignalledOncePerChange()
     proxy.setErrorsOnly(true);
     proxy.setErrorsOnly(true);
     QCOMPARE(changed.count(), 2);
+}
+
+// The count the run page shows: nodes that match on their own (not their kept ancestors),
+// over the whole run, following live events.
+void TestRunFilterProxy::matchCountCountsTheNodesThatMatch()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RunModel model;
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QCOMPARE(proxy.matchCount(), 0); // not filtering
+    RunParser parser;
+    qint64 clock = 1000;
+    const qsizetype half = lines.size() / 2;
+    auto expected = [&](const std::function<bool(const QModelIndex &)> &matches) {
+        int count = 0;
+        forEachIndex(&model, QModelIndex(),
+            [&](const QModelIndex &index) { count += matches(index) ? 1 : 0; });
+        return count;
+    };
+    auto mentionsBash = [](const QModelIndex &index) {
+        return RunFilterProxy::searchableText(index).contains(
+            QLatin1String("bash"), Qt::CaseInsensitive);
+    };
+    for (qsizetype i = 0; i < half; ++i)
+        model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+    proxy.setSearchText(QStringLiteral("BASH"));
+    QCOMPARE(proxy.matchCount(), expected(mentionsBash));
+    for (qsizetype i = half; i < lines.size(); ++i)
+        model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+    model.markRunEnded(clock);
+    QVERIFY(expected(mentionsBash) > 0);
+    QCOMPARE(proxy.matchCount(), expected(mentionsBash));
+
+    proxy.setSearchText(QString());
+    proxy.setErrorsOnly(true);
+    QCOMPARE(proxy.matchCount(), expected(&RunFilterProxy::isErrorIndex));
+    proxy.setSearchText(QStringLiteral("bash"));
+    QCOMPARE(proxy.matchCount(), expected([&](const QModelIndex &index) {
+        return RunFilterProxy::isErrorIndex(index) && mentionsBash(index);
+    }));
+    proxy.setSearchText(QStringLiteral("no such text anywhere"));
+    QCOMPARE(proxy.matchCount(), 0);
+}
+
+// Verdicts are kept on the model's nodes per filter: two proxies never read each other's.
+void TestRunFilterProxy::twoProxiesOfOneModelKeepTheirOwnFilters()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RunModel model;
+    load(model, lines);
+    RunFilterProxy first;
+    RunFilterProxy second;
+    first.setSourceModel(&model);
+    second.setSourceModel(&model);
+    first.setSearchText(QStringLiteral("sub"));
+    second.setErrorsOnly(true);
+
+    RunModel firstModel;
+    load(firstModel, lines);
+    RunFilterProxy firstReference;
+    firstReference.setSourceModel(&firstModel);
+    firstReference.setSearchText(QStringLiteral("sub"));
+    RunModel secondModel;
+    load(secondModel, lines);
+    RunFilterProxy secondReference;
+    secondReference.setSourceModel(&secondModel);
+    secondReference.setErrorsOnly(true);
+    for (int round = 0; round < 2; ++round) { // reading one proxy must not disturb the other
+        QCOMPARE(outline(&first), outline(&firstReference));
+        QCOMPARE(outline(&second), outline(&secondReference));
+        QCOMPARE(first.matchCount(), firstReference.matchCount());
+        QCOMPARE(second.matchCount(), secondReference.matchCount());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRunFilterProxy)

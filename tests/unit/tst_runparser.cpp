@@ -4,7 +4,9 @@
 // as whole lines; the summary of a file matches what the capture says.
 
 #include "runs/runparser.h"
+#include "runs/runrecording.h"
 #include "runs/runsummary.h"
+#include "runs/summaryscanner.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,6 +16,7 @@
 #include <QRandomGenerator>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest/QTest>
 
 using sandscope::RunEvent;
@@ -38,6 +41,110 @@ QList<QByteArray> captureLines(const QString &name)
         lines.removeLast();
     return lines;
 }
+
+// The summary of a file through the event path (RecordingReader::readLine/eventsOf, RunParser,
+// RunSummaryBuilder::add): what the fast path must equal.
+struct ReferenceSummary {
+    RunSummary summary;
+    QStringList problems;
+};
+
+ReferenceSummary eventPathSummary(const QString &path)
+{
+    ReferenceSummary out;
+    sandscope::RecordingReader reader;
+    if (!reader.open(path))
+        return out;
+    RunParser parser;
+    sandscope::RunSummaryBuilder builder;
+    sandscope::RecordedLine line;
+    qint64 lines = 0;
+    while (reader.readLine(&line)) {
+        if (!line.line.trimmed().isEmpty())
+            ++lines;
+        builder.add(reader.eventsOf(parser, line));
+    }
+    reader.finishReading();
+    out.summary = builder.summary();
+    out.summary.lines = lines;
+    out.problems = reader.problems();
+    return out;
+}
+
+QString summaryText(const RunSummary &s)
+{
+    return QStringLiteral("session=%1 subtype=%2 hasResult=%3 results=%4 isError=%5 calls=%6 "
+                          "errors=%7 unmatched=%8 cost=%9 in=%10 out=%11 duration=%12 turns=%13 "
+                          "transcript=%14 open=%15 failed=%16 lines=%17")
+        .arg(s.sessionId, s.resultSubtype)
+        .arg(s.hasResult)
+        .arg(s.resultCount)
+        .arg(s.isError)
+        .arg(s.toolCalls)
+        .arg(s.toolErrors)
+        .arg(s.unmatchedToolCalls)
+        .arg(s.costUsd, 0, 'g', 17)
+        .arg(s.inputTokens)
+        .arg(s.outputTokens)
+        .arg(s.durationMs)
+        .arg(s.numTurns)
+        .arg(s.isTranscript)
+        .arg(s.turnOpen)
+        .arg(s.turnFailed)
+        .arg(s.lines);
+}
+
+// Every run file in tests/data: stream captures, transcripts (with their sub-agent folders).
+QStringList runFiles()
+{
+    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
+    QStringList files;
+    for (const QString &name : data.entryList(
+             {QStringLiteral("stream-*.jsonl"), QStringLiteral("transcript-*.jsonl")}, QDir::Files))
+        files.append(data.filePath(name));
+    for (const QString &name : data.entryList({QStringLiteral("transcript-*")}, QDir::Dirs)) {
+        const QDir dir(data.filePath(name));
+        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
+            files.append(dir.filePath(file));
+    }
+    const QDir transcripts(data.filePath(QStringLiteral("transcripts")));
+    for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        files.append(transcripts.filePath(name + QStringLiteral("/stream.jsonl")));
+        const QDir dir(transcripts.filePath(name + QStringLiteral("/transcript")));
+        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
+            files.append(dir.filePath(file));
+    }
+    return files;
+}
+
+// Lines the scanner must read exactly as RunParser does.
+const char *const trickyLines[] = {
+    R"({"type":"system","subtype":"init","session_id":null})",
+    "   ",
+    "\x1b[?25h{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}\r",
+    R"({"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}},{"type":"text","text":"hi"},5,{"type":"server_tool_use","id":"t2"},{"type":"mcp_tool_use","id":""}],"usage":{"input_tokens":10,"output_tokens":2}}})",
+    R"({"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":7,"output_tokens":9.5e0}}})",
+    R"({"type":"assistant","message":{"id":"m2","model":"<synthetic>","content":[{"type":"text","text":"API Error"}],"usage":{"input_tokens":99}}})",
+    R"({"type":"assistant","is_api_error_message":true,"message":{"id":"m3","content":"x"}})",
+    R"({"type":"assistant","message":{"id":"m4","content":[{"type":"tool_use","id":"t3"}]},"parent_tool_use_id":"t1"})",
+    R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true},{"type":"tool_result","tool_use_id":"t2","is_error":"yes"},{"type":"tool_result"},{"type":"text","text":"x"}]}})",
+    R"({"type":"user","message":{"content":"plain"}})",
+    R"({"type":"user","message":{"content":{"type":"tool_result","tool_use_id":"t3"}}})",
+    R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t3"}]},"parent_tool_use_id":"t1"})",
+    R"({"type":"stream_event","event":{"type":"message_start","message":{"id":"m5","usage":{"input_tokens":3,"output_tokens":1}}}})",
+    R"({"type":"stream_event","event":{"type":"message_delta","usage":{"output_tokens":40}}})",
+    R"({"type":"stream_event","api_message_id":"m6","event":{"type":"message_delta","usage":{"output_tokens":4}}})",
+    R"({"type":"stream_event","parent_tool_use_id":"t1","event":{"type":"message_delta","usage":{"output_tokens":4}},"message":{"id":"m7"}})",
+    R"({"type":"assistant","message":{"id":"m8","content":[{"type":"tool_use","id":"t1"}],"usage":{"input_tokens":1}}} trailing)",
+    R"({"type":"assistant","message":{"id":"m9","content":[{"type":"tool_use","id":"t9")",
+    R"([{"type":"assistant"}])",
+    "stderr: something",
+    "{\"type\":\"assistant\",\"message\":{\"id\":\"m\xff\",\"content\":[]}}",
+    R"({"type":"result","subtype":"error_max_turns","is_error":true,"total_cost_usd":1.5,"duration_ms":12.0,"num_turns":1e30,"usage":{"input_tokens":5,"output_tokens":6}})",
+    R"({"type":"result","subtype":"success","is_error":false,"total_cost_usd":"free","duration_ms":-3,"model_usage_since_last_result":{"a":{"inputTokens":1,"outputTokens":2},"b":3}})",
+    R"({"type":"rate_limit_event","session_id":"s-2"})",
+    R"({"type":7,"session_id":"s-3"})",
+};
 
 QStringList streamCaptures()
 {
@@ -532,6 +639,104 @@ private slots:
         QCOMPARE(json.value(QLatin1String("type")).toString(), QStringLiteral("sandscope_summary"));
         QCOMPARE(json.value(QLatin1String("result_subtype")).isNull(), lastResult.isEmpty());
         QCOMPARE(json.value(QLatin1String("tool_calls")).toInt(), int(toolUses.size()));
+    }
+
+    // The fast path (RecordingReader::summarize through summarizeRunFile) gives the summary
+    // of the event path on every run file in tests/data, as recordings too, and when the
+    // file is read in blocks that split lines anywhere.
+    void fastSummaryEqualsEventPath()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QStringList files = runFiles();
+        QVERIFY(files.size() >= 20);
+        const int captures = int(files.size());
+        for (int i = 0; i < captures; ++i) { // each file as a recording as well
+            const QString path = dir.filePath(QStringLiteral("rec-%1.jsonl").arg(i));
+            sandscope::RunRecorder recorder;
+            QVERIFY(recorder.open(path));
+            QFile source(files.at(i));
+            QVERIFY(source.open(QIODevice::ReadOnly));
+            qint64 t = 1000;
+            for (const QByteArray &line : source.readAll().split('\n'))
+                recorder.record(line, t += 7);
+            recorder.close();
+            files.append(path);
+        }
+        QByteArray tricky;
+        for (const char *line : trickyLines)
+            tricky += QByteArray(line) + '\n';
+        tricky += "{\"type\":\"result\",\"subtype\":\"success\"}"; // no final newline
+        QByteArray crlf = tricky;
+        crlf.replace("\n", "\r\n");
+        for (const QByteArray &content : {tricky, crlf}) {
+            const QString path = dir.filePath(QStringLiteral("tricky-%1.jsonl").arg(files.size()));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(content);
+            file.close();
+            files.append(path);
+        }
+
+        QRandomGenerator random(20261201);
+        for (const QString &path : std::as_const(files)) {
+            const ReferenceSummary reference = eventPathSummary(path);
+            RunSummary fast;
+            QString error;
+            QStringList problems;
+            QVERIFY2(
+                sandscope::summarizeRunFile(path, &fast, &error, &problems), qPrintable(error));
+            QCOMPARE(summaryText(fast), summaryText(reference.summary));
+            QCOMPARE(problems, reference.problems);
+            QVERIFY2(fast.lines > 0, qPrintable(path));
+
+            for (int round = 0; round < 4; ++round) {
+                sandscope::RecordingReader reader;
+                QVERIFY(reader.open(path));
+                sandscope::RunSummaryBuilder builder;
+                qint64 lines = 0;
+                const qint64 block = 1 + random.bounded(round == 0 ? 8 : 700);
+                if (!reader.summarize(&builder, &lines, block)) {
+                    // transcripts, and recordings of them: the event path
+                    QFile file(path);
+                    QVERIFY(file.open(QIODevice::ReadOnly));
+                    QVERIFY(reader.format() == sandscope::RecordingReader::Format::Transcript
+                        || file.readAll().contains("sessionId"));
+                    break;
+                }
+                RunSummary chunked = builder.summary();
+                chunked.lines = lines;
+                QVERIFY2(summaryText(chunked) == summaryText(reference.summary),
+                    qPrintable(QStringLiteral("%1 in blocks of %2").arg(path).arg(block)));
+                QCOMPARE(reader.problems(), reference.problems);
+            }
+        }
+    }
+
+    // A capture holding a transcript record goes the event path as a whole.
+    void fastSummaryFallsBackOnTranscriptRecords()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("mixed.jsonl"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"type":"system","subtype":"init","session_id":"s"})"
+                   "\n"
+                   R"({"type":"cost-state","totalCostUSD":0.5})"
+                   "\n");
+        file.close();
+        sandscope::RecordingReader reader;
+        QVERIFY(reader.open(path));
+        QCOMPARE(reader.format(), sandscope::RecordingReader::Format::StreamJson);
+        sandscope::RunSummaryBuilder builder;
+        qint64 lines = 0;
+        QVERIFY(!reader.summarize(&builder, &lines));
+        RunSummary summary;
+        QVERIFY(sandscope::summarizeRunFile(path, &summary));
+        QCOMPARE(summaryText(summary), summaryText(eventPathSummary(path).summary));
+        QVERIFY(summary.isTranscript);
+        QCOMPARE(summary.lines, 2);
     }
 
     void summaryOfAMissingFileFails()

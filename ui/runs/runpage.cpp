@@ -18,6 +18,7 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
@@ -25,6 +26,9 @@
 #include <QStyle>
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <utility>
 
 namespace sandscope {
@@ -71,7 +75,7 @@ RunPage::RunPage(QWidget *parent)
     connect(&m_summaryTimer, &QTimer::timeout, this, &RunPage::updateSummary);
     connect(&m_detailTimer, &QTimer::timeout, m_ui->detailPane, &RunDetailPane::refresh);
     connect(&m_searchTimer, &QTimer::timeout, this,
-        [this] { m_proxy->setSearchText(m_ui->searchEdit->text()); });
+        [this] { applyFilter(m_ui->searchEdit->text(), m_proxy->errorsOnly()); });
 
     connect(m_model, &RunModel::summaryChanged, this, [this] {
         if (!m_summaryTimer.isActive())
@@ -82,16 +86,19 @@ RunPage::RunPage(QWidget *parent)
     connect(m_ui->searchEdit, &QLineEdit::textChanged, this, [this] { m_searchTimer.start(); });
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, [this] {
         m_searchTimer.stop();
-        m_proxy->setSearchText(m_ui->searchEdit->text());
+        applyFilter(m_ui->searchEdit->text(), m_proxy->errorsOnly());
         m_ui->runTree->setFocus();
     });
     m_ui->searchEdit->installEventFilter(this);
-    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, m_proxy, &RunFilterProxy::setErrorsOnly);
+    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this,
+        [this](bool on) { applyFilter(m_proxy->searchText(), on); });
     connect(m_proxy, &RunFilterProxy::filterChanged, this, [this] {
         // Matches are only useful when they can be seen.
         if (m_proxy->isFiltering())
             m_ui->runTree->expandAll();
+        updateMatchCount();
     });
+    m_ui->searchCountLabel->hide();
 
     m_ui->errorsOnlyButton->setIcon(RunDelegate::icon(QStringLiteral("error")));
     m_ui->followButton->setIcon(RunDelegate::icon(QStringLiteral("follow")));
@@ -134,6 +141,12 @@ RunPage::~RunPage()
     // report on their way out (an aborted request) does not reach this page.
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
+#ifdef __GLIBC__
+    // A big run is hundreds of thousands of small blocks; glibc keeps freed ones for reuse
+    // and the tab's memory would stay with the process. Given back once the page (and its
+    // model, destroyed after this body) is gone.
+    QTimer::singleShot(0, QCoreApplication::instance(), [] { malloc_trim(0); });
+#endif
 }
 
 void RunPage::setupTree()
@@ -438,8 +451,54 @@ void RunPage::flushEvents()
     m_batcher->flush();
 }
 
+// The view keeps a persistent index per expanded row, and the proxy re-maps every one of them
+// when the filter changes (RunFilterProxy): at 100,000 expanded rows dropping them first and
+// expanding again is several times cheaper. A filter expands everything it keeps anyway;
+// without one the tree folds back to the turns, with the current node still shown.
+void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
+{
+    if (searchText.simplified() == m_proxy->searchText() && errorsOnly == m_proxy->errorsOnly())
+        return;
+    QTreeView *tree = m_ui->runTree;
+    // Kept in the source, which the filter does not touch: a node the filter hides is
+    // current again when it comes back.
+    const QModelIndex current = m_proxy->mapToSource(tree->currentIndex());
+    if (current.isValid())
+        m_currentBeforeFilter = current;
+    tree->collapseAll();
+    m_proxy->setSearchText(searchText);
+    m_proxy->setErrorsOnly(errorsOnly);
+    if (m_proxy->isFiltering())
+        return;
+    const QModelIndex run = m_proxy->index(0, 0);
+    tree->expand(run);
+    for (int row = 0; row < m_proxy->rowCount(run); ++row)
+        tree->expand(m_proxy->index(row, 0, run));
+    const QModelIndex shown = m_proxy->mapFromSource(m_currentBeforeFilter);
+    if (!shown.isValid())
+        return;
+    if (!tree->currentIndex().isValid())
+        tree->setCurrentIndex(shown);
+    if (shown.parent().isValid())
+        tree->scrollTo(shown); // opens its ancestors
+}
+
+void RunPage::updateMatchCount()
+{
+    QLabel *label = m_ui->searchCountLabel;
+    label->setVisible(m_proxy->isFiltering());
+    if (!m_proxy->isFiltering())
+        return;
+    const int count = m_proxy->matchCount();
+    label->setText(count == 0 ? tr("no matches")
+            : count == 1      ? tr("1 match")
+                              : tr("%1 matches").arg(QLocale().toString(count)));
+}
+
 void RunPage::onBatchApplied()
 {
+    if (m_proxy->isFiltering())
+        updateMatchCount(); // new nodes may match
     if (!m_pendingReveal.isEmpty() && m_model->indexForToolUseId(m_pendingReveal).isValid())
         QTimer::singleShot(0, this, [this] { revealToolCall(m_pendingReveal); });
     if (m_ui->runTree->isVisible())

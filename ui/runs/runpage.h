@@ -192,6 +192,8 @@ protected:
 private:
     void enqueueEvents(const sandscope::RunEventBatch &events);
     void onBatchApplied();
+    void updateMatchCount();
+    void applyFilter(const QString &searchText, bool errorsOnly);
     void setupTree();
     void setupActions();
     void onRowsInserted(const QModelIndex &parent, int first, int last);
@@ -226,6 +228,7 @@ private:
     QTimer m_searchTimer;
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
+    QPersistentModelIndex m_currentBeforeFilter; // a RunModel index (applyFilter)
     bool m_pendingScroll = false;
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads

@@ -1,0 +1,126 @@
+#pragma once
+// Field readers over simdjson DOM objects shared by RunParser (events) and RunSummaryScanner
+// (the summary fast path), so both read numbers, booleans and usage the same way. Internal to
+// app/runs: includes simdjson.
+
+#include "runs/runevents.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <simdjson.h>
+#include <string_view>
+
+namespace sandscope::jsonfields {
+
+inline std::string_view stringView(const simdjson::dom::object &o, std::string_view key)
+{
+    std::string_view value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return {}; // missing, null or not a string
+    return value;
+}
+
+inline bool boolField(const simdjson::dom::object &o, std::string_view key)
+{
+    bool value = false;
+    return o.at_key(key).get(value) == simdjson::SUCCESS && value;
+}
+
+// Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
+// of range are clamped instead of overflowing.
+inline qint64 integerField(const simdjson::dom::object &o, std::string_view key, qint64 fallback)
+{
+    simdjson::dom::element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return fallback;
+    int64_t signedValue = 0;
+    if (value.get(signedValue) == simdjson::SUCCESS)
+        return signedValue;
+    uint64_t unsignedValue = 0;
+    if (value.get(unsignedValue) == simdjson::SUCCESS)
+        return unsignedValue > uint64_t(std::numeric_limits<qint64>::max())
+            ? std::numeric_limits<qint64>::max()
+            : qint64(unsignedValue);
+    double doubleValue = 0;
+    if (value.get(doubleValue) == simdjson::SUCCESS && std::isfinite(doubleValue)) {
+        constexpr double limit = 9.0e18;
+        return qint64(std::fmax(-limit, std::fmin(limit, doubleValue)));
+    }
+    return fallback;
+}
+
+inline int intField(const simdjson::dom::object &o, std::string_view key, int fallback)
+{
+    const qint64 value = integerField(o, key, fallback);
+    if (value > std::numeric_limits<int>::max())
+        return std::numeric_limits<int>::max();
+    if (value < std::numeric_limits<int>::min())
+        return std::numeric_limits<int>::min();
+    return int(value);
+}
+
+inline bool doubleField(const simdjson::dom::object &o, std::string_view key, double *out)
+{
+    double value = 0;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS || !std::isfinite(value))
+        return false;
+    *out = value;
+    return true;
+}
+
+inline TokenUsage usageFrom(const simdjson::dom::object &usage)
+{
+    TokenUsage result;
+    result.present = true;
+    result.inputTokens = integerField(usage, "input_tokens", 0);
+    result.outputTokens = integerField(usage, "output_tokens", 0);
+    result.cacheReadInputTokens = integerField(usage, "cache_read_input_tokens", 0);
+    result.cacheCreationInputTokens = integerField(usage, "cache_creation_input_tokens", 0);
+    return result;
+}
+
+// model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
+inline void addModelUsage(const simdjson::dom::object &perModel, ResultInfo &result)
+{
+    for (auto field : perModel) {
+        simdjson::dom::object usage;
+        if (field.value.get(usage) != simdjson::SUCCESS)
+            continue;
+        result.turnUsage.present = true;
+        result.turnUsage.inputTokens += integerField(usage, "inputTokens", 0);
+        result.turnUsage.outputTokens += integerField(usage, "outputTokens", 0);
+        result.turnUsage.cacheReadInputTokens += integerField(usage, "cacheReadInputTokens", 0);
+        result.turnUsage.cacheCreationInputTokens
+            += integerField(usage, "cacheCreationInputTokens", 0);
+        double cost = 0;
+        if (doubleField(usage, "costUSD", &cost)) {
+            result.hasTurnCost = true;
+            result.turnCostUsd += cost;
+        }
+    }
+}
+
+// Record types only session transcripts have (docs/stream-json.md, "Transcripts on disk").
+inline constexpr std::string_view transcriptOnlyTypes[]
+    = {"queue-operation", "attachment", "last-prompt", "cost-state", "file-history-snapshot",
+        "summary", "api-request", "api-request-shape", "api-request-blob", "tools-used",
+        "atis-latch", "mode", "agent-setting", "pr-link", "ai-title", "custom-title"};
+
+inline bool isTranscriptOnlyType(std::string_view type)
+{
+    for (const std::string_view known : transcriptOnlyTypes) {
+        if (type == known)
+            return true;
+    }
+    return false;
+}
+
+// A transcript record rather than a stream-json line: it names the session "sessionId"
+// (stream-json: "session_id") or has a transcript-only type.
+inline bool isTranscriptRecord(const simdjson::dom::object &line, std::string_view type)
+{
+    return line.at_key("sessionId").error() == simdjson::SUCCESS || isTranscriptOnlyType(type);
+}
+
+} // namespace sandscope::jsonfields

@@ -1,0 +1,225 @@
+#include "summaryscanner.h"
+
+#include "runs/runsummary.h"
+#include "runs/simdjsonfields.h"
+#include "runs/streamjson.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <cstring>
+#include <simdjson.h>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sandscope {
+
+using jsonfields::boolField;
+using jsonfields::stringView;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+const size_t RunSummaryScanner::padding = simdjson::SIMDJSON_PADDING;
+
+namespace {
+
+constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
+
+QByteArray bytes(std::string_view text)
+{
+    return QByteArray(text.data(), qsizetype(text.size()));
+}
+
+} // namespace
+
+struct RunSummaryScanner::Impl {
+    RunSummaryBuilder *builder;
+    simdjson::dom::parser parser;
+    std::vector<char> copy; // scan(): the line followed by padding
+    // stream_event: the last message_start's id per thread (RunParser does the same).
+    std::unordered_map<std::string, std::string> streamingMessageByThread;
+
+    Line scanPadded(std::string_view line)
+    {
+        line = streamjson::withoutTerminator(line);
+        if (streamjson::isBlank(line))
+            return Line::Blank;
+        if (qsizetype(line.size()) > StreamLineReader::defaultMaxLineBytes)
+            return Line::Counted; // NotJson for RunParser too
+        const std::string_view json = streamjson::jsonText(line);
+        object root;
+        if (json.empty()
+            || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS)
+            return Line::Counted; // noise or corrupt: no summary facts
+        return facts(root);
+    }
+
+    Line facts(const object &line)
+    {
+        const std::string_view type = stringView(line, "type");
+        if (jsonfields::isTranscriptRecord(line, type))
+            return Line::NeedsEvents;
+        if (!builder->hasSessionId()) {
+            const std::string_view session = stringView(line, "session_id");
+            if (!session.empty())
+                builder->setSessionId(QString::fromUtf8(session.data(), qsizetype(session.size())));
+        }
+        const std::string_view thread = stringView(line, "parent_tool_use_id");
+        object message;
+        const bool hasMessage = line.at_key("message").get(message) == simdjson::SUCCESS;
+        const std::string_view envelopeMessageId
+            = hasMessage ? stringView(message, "id") : std::string_view();
+        if (type == "assistant") {
+            if (hasMessage)
+                assistant(line, message, envelopeMessageId, thread.empty());
+        } else if (type == "user") {
+            if (hasMessage)
+                user(message, thread.empty());
+        } else if (type == "result") {
+            result(line);
+        } else if (type == "stream_event") {
+            streamEvent(line, thread, envelopeMessageId);
+        }
+        return Line::Counted;
+    }
+
+    void assistant(
+        const object &line, const object &message, std::string_view messageId, bool mainThread)
+    {
+        array content;
+        const bool hasContent = message.at_key("content").get(content) == simdjson::SUCCESS;
+        if (boolField(line, "is_api_error_message") || boolField(line, "isApiErrorMessage")
+            || stringView(message, "model") == "<synthetic>") {
+            if (mainThread)
+                builder->addMainThreadOutcome(true);
+            return; // no usage counted, as RunParser's ApiError
+        }
+        if (hasContent) {
+            for (element entry : content) {
+                object block;
+                if (entry.get(block) != simdjson::SUCCESS)
+                    continue;
+                const std::string_view blockType = stringView(block, "type");
+                if (blockType == "text") {
+                    if (mainThread)
+                        builder->addMainThreadOutcome(false);
+                } else if (blockType == "tool_use" || blockType == "server_tool_use"
+                    || blockType == "mcp_tool_use") {
+                    const std::string_view id = stringView(block, "id");
+                    if (!id.empty())
+                        builder->addToolUse(bytes(id));
+                }
+            }
+        }
+        object usage;
+        if (message.at_key("usage").get(usage) == simdjson::SUCCESS)
+            addUsage(messageId, usage);
+    }
+
+    void user(const object &message, bool mainThread)
+    {
+        array blocks;
+        if (message.at_key("content").get(blocks) != simdjson::SUCCESS)
+            return; // missing, a string or something else: no tool results
+        for (element entry : blocks) {
+            object block;
+            if (entry.get(block) != simdjson::SUCCESS || stringView(block, "type") != "tool_result")
+                continue;
+            builder->addToolResult(
+                bytes(stringView(block, "tool_use_id")), boolField(block, "is_error"), mainThread);
+        }
+    }
+
+    void result(const object &line)
+    {
+        ResultInfo info;
+        const std::string_view subtype = stringView(line, "subtype");
+        info.subtype = QString::fromUtf8(subtype.data(), qsizetype(subtype.size()));
+        info.isError = boolField(line, "is_error");
+        info.hasCost = jsonfields::doubleField(line, "total_cost_usd", &info.totalCostUsd);
+        info.durationMs = jsonfields::integerField(line, "duration_ms", -1);
+        info.numTurns = jsonfields::intField(line, "num_turns", -1);
+        object usage;
+        if (line.at_key("usage").get(usage) == simdjson::SUCCESS)
+            info.usage = jsonfields::usageFrom(usage);
+        object sinceLast;
+        if (line.at_key("model_usage_since_last_result").get(sinceLast) == simdjson::SUCCESS)
+            jsonfields::addModelUsage(sinceLast, info);
+        builder->addResult(info);
+    }
+
+    void streamEvent(const object &line, std::string_view thread, std::string_view envelopeId)
+    {
+        object event;
+        if (line.at_key("event").get(event) != simdjson::SUCCESS)
+            return;
+        const std::string_view eventType = stringView(event, "type");
+        std::string_view messageId = stringView(line, "api_message_id");
+        object usage;
+        if (eventType == "message_start") {
+            object message;
+            if (event.at_key("message").get(message) != simdjson::SUCCESS)
+                return;
+            if (messageId.empty())
+                messageId = stringView(message, "id");
+            streamingMessageByThread[std::string(thread)] = std::string(messageId);
+            if (message.at_key("usage").get(usage) == simdjson::SUCCESS)
+                addUsage(messageId.empty() ? envelopeId : messageId, usage);
+        } else if (eventType == "message_delta"
+            && event.at_key("usage").get(usage) == simdjson::SUCCESS) {
+            std::string known;
+            if (messageId.empty()) {
+                const auto found = streamingMessageByThread.find(std::string(thread));
+                if (found != streamingMessageByThread.end())
+                    known = found->second;
+                messageId = known;
+            }
+            addUsage(messageId.empty() ? envelopeId : messageId, usage);
+        }
+    }
+
+    void addUsage(std::string_view messageId, const object &usage)
+    {
+        if (!messageId.empty())
+            builder->addMessageUsage(bytes(messageId), jsonfields::usageFrom(usage));
+    }
+};
+
+RunSummaryScanner::RunSummaryScanner(RunSummaryBuilder *builder)
+    : m_impl(std::make_unique<Impl>())
+{
+    m_impl->builder = builder;
+}
+
+RunSummaryScanner::~RunSummaryScanner() = default;
+
+RunSummaryScanner::Line RunSummaryScanner::scanPadded(std::string_view line)
+{
+    return m_impl->scanPadded(line);
+}
+
+RunSummaryScanner::Line RunSummaryScanner::scan(std::string_view line)
+{
+    std::vector<char> &copy = m_impl->copy;
+    if (copy.size() < line.size() + padding)
+        copy.resize(line.size() + padding);
+    if (!line.empty())
+        std::memcpy(copy.data(), line.data(), line.size());
+    std::memset(copy.data() + line.size(), 0, padding);
+    const Line result = m_impl->scanPadded(std::string_view(copy.data(), line.size()));
+    if (copy.size() > retainedCapacity + padding)
+        std::vector<char>().swap(copy);
+    return result;
+}
+
+void RunSummaryScanner::releaseLargeBuffers()
+{
+    if (m_impl->parser.capacity() > retainedCapacity) {
+        const simdjson::error_code error = m_impl->parser.allocate(256 * 1024);
+        Q_UNUSED(error)
+    }
+}
+
+} // namespace sandscope

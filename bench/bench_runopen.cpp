@@ -1,0 +1,135 @@
+// Opening a big run recording in the run view and closing it again: writes a Sandscope
+// recording of about N MB from the real stream-json captures in tests/data (every copy with
+// ids of its own), opens it in a visible RunPage (offscreen) the way File → Open does, and
+// reports the time to the first rows (target <= 300 ms), to fully loaded (<= 1.5 s for
+// 100 MB), the longest main-thread stall while loading (<= 50 ms), and the resident memory
+// before opening, when loaded, at its peak (<= 1.5 x file + 50 MB) and after the page is
+// closed (deleted, as closing its tab does).
+//
+//   ./build/<dir>/bench/bench_runopen [megabytes]   (default 100)
+
+#include "benchcaptures.h"
+#include "runs/runmodel.h"
+#include "runs/runpage.h"
+#include "runs/runrecording.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QPointer>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace sandscope;
+
+namespace {
+
+// VmRSS or VmHWM (peak) of this process in MB, from /proc/self/status; -1 elsewhere.
+double memoryMb(const char *field)
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').first().toDouble()
+                / 1024;
+    }
+    return -1;
+}
+
+void settle()
+{
+    for (int round = 0; round < 3; ++round) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QCoreApplication::processEvents();
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    benchcaptures::useOffscreenPlatform();
+    QApplication app(argc, argv);
+    const double megabytes = argc > 1 ? std::max(1.0, QByteArray(argv[1]).toDouble()) : 100;
+
+    const QList<QJsonObject> objects
+        = benchcaptures::captureObjects(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("run.jsonl"));
+    {
+        RunRecorder recorder;
+        if (objects.isEmpty() || !recorder.open(path)) {
+            std::fprintf(stderr, "bench_runopen: cannot build the recording\n");
+            return 1;
+        }
+        qint64 arrival = 1'700'000'000'000;
+        for (int copy = 0; QFile(path).size() < qint64(megabytes * 1e6); ++copy) {
+            for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+                recorder.record(line, arrival += 3);
+        }
+    }
+    const double fileMb = double(QFile(path).size()) / 1e6;
+
+    settle();
+    const double before = memoryMb("VmRSS:");
+    QPointer<RunPage> page = new RunPage;
+    page->resize(1200, 800);
+    page->show();
+    QElapsedTimer clock;
+    QElapsedTimer beat;
+    qint64 longestStall = 0;
+    qint64 firstRowsMs = -1;
+    QTimer heartbeat;
+    heartbeat.setInterval(1);
+    QObject::connect(&heartbeat, &QTimer::timeout, [&] {
+        longestStall = std::max(longestStall, beat.restart());
+        if (firstRowsMs < 0 && page->model()->rowCount(page->model()->runIndex()) > 0)
+            firstRowsMs = clock.elapsed();
+    });
+    bool done = false;
+    QObject::connect(page, &RunPage::loadFinished, [&](bool) { done = true; });
+    clock.start();
+    beat.start();
+    heartbeat.start();
+    QString why;
+    if (!page->openFile(path, &why)) {
+        std::fprintf(stderr, "bench_runopen: cannot open: %s\n", qPrintable(why));
+        return 1;
+    }
+    while (!done)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    const qint64 loadedMs = clock.elapsed();
+    heartbeat.stop();
+    page->flushEvents();
+    settle();
+    const qint64 calls = page->model()->summary().toolCalls;
+    const double loaded = memoryMb("VmRSS:");
+    const double peak = memoryMb("VmHWM:");
+
+    page->deleteLater(); // what the tab's close button does
+    settle();
+    const double closed = memoryMb("VmRSS:");
+    const bool deleted = page.isNull();
+
+    const double peakTarget = 1.5 * fileMb + 50;
+    std::printf("bench_runopen: recording %.1f MB, %lld tool calls (Qt %s)\n", fileMb,
+        static_cast<long long>(calls), qVersion());
+    std::printf("  first rows after %lld ms (target <= 300 ms): %s\n",
+        static_cast<long long>(firstRowsMs),
+        firstRowsMs >= 0 && firstRowsMs <= 300 ? "met" : "NOT MET");
+    std::printf("  fully loaded after %lld ms (target <= %.0f ms for this size): %s\n",
+        static_cast<long long>(loadedMs), 1500 * fileMb / 100,
+        double(loadedMs) <= 1500 * fileMb / 100 ? "met" : "NOT MET");
+    std::printf("  longest main-thread stall while loading: %lld ms (target <= 50 ms): %s\n",
+        static_cast<long long>(longestStall), longestStall <= 50 ? "met" : "NOT MET");
+    std::printf("  RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
+                "%.0f MB after closing (%.0f MB above before; page %s)\n",
+        before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
+        closed - before, deleted ? "deleted" : "NOT deleted");
+    return 0;
+}

@@ -1,0 +1,163 @@
+// The run view at 100,000 nodes: builds a run from the real stream-json captures in tests/data
+// (every copy with its own tool, message and session ids), shows it in a visible RunPage
+// (offscreen) and reports, each from the action to the view laid out and painted:
+//   - search, one keystroke at a time ("b", "ba", "bas", "bash", then deleting back to ""),
+//     with the match count the page shows (target <= 100 ms per keystroke);
+//   - "Errors only" on and off, with the tree collapsed to the turns and fully expanded
+//     (target <= 100 ms each);
+//   - Expand all (target <= 300 ms) and Collapse all.
+//
+//   ./build/<dir>/bench/bench_runsearch [nodes]   (default 100000)
+
+#include "benchcaptures.h"
+#include "runs/runfilterproxy.h"
+#include "runs/runmodel.h"
+#include "runs/runpage.h"
+#include "runs/runparser.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
+#include <QTreeView>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+
+using namespace sandscope;
+
+namespace {
+
+int countNodes(const QAbstractItemModel *model, const QModelIndex &parent)
+{
+    int count = 0;
+    for (int row = 0; row < model->rowCount(parent); ++row)
+        count += 1 + countNodes(model, model->index(row, 0, parent));
+    return count;
+}
+
+double cpuMs()
+{
+    timespec now {};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
+}
+
+// CPU time of the process beside wall time: on a busy machine the wall clock also counts the
+// time other processes had the CPU.
+double lastCpuMs = 0;
+
+// Runs the action, then lets the view lay out and paint; returns the wall milliseconds (and
+// the CPU milliseconds in lastCpuMs).
+double timed(QTreeView *tree, const std::function<void()> &action)
+{
+    QApplication::processEvents();
+    QElapsedTimer clock;
+    clock.start();
+    const double cpuStart = cpuMs();
+    action();
+    QApplication::processEvents();
+    tree->viewport()->repaint();
+    lastCpuMs = cpuMs() - cpuStart;
+    return double(clock.nsecsElapsed()) / 1e6;
+}
+
+const char *verdict(double ms, double target)
+{
+    return ms <= target ? "met" : "NOT MET";
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    benchcaptures::useOffscreenPlatform();
+    QApplication app(argc, argv);
+    const int wantedNodes = argc > 1 ? std::max(100, QByteArray(argv[1]).toInt()) : 100000;
+
+    const QList<QJsonObject> objects
+        = benchcaptures::captureObjects(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
+    if (objects.isEmpty()) {
+        std::fprintf(stderr, "bench_runsearch: no captures in %s\n", SANDSCOPE_CAPTURES_DIR);
+        return 1;
+    }
+
+    RunPage page;
+    page.resize(1200, 800);
+    page.show();
+    QApplication::processEvents();
+    RunModel *model = page.model();
+    RunParser parser;
+    QElapsedTimer build;
+    build.start();
+    int nodes = 0;
+    for (int copy = 0; nodes < wantedNodes; ++copy) {
+        RunEventBatch batch;
+        for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+            batch += parser.parseLine(line, 1'700'000'000'000 + copy);
+        model->addEvents(batch);
+        if (copy % 20 == 19 || copy == 0)
+            nodes = countNodes(model, QModelIndex());
+    }
+    model->markRunEnded(1'800'000'000'000);
+    nodes = countNodes(model, QModelIndex());
+    QApplication::processEvents();
+    QTreeView *tree = page.treeView();
+    page.collapseAll();
+    QApplication::processEvents();
+    std::printf("bench_runsearch: %d nodes (built in %.1f s, Qt %s)\n", nodes,
+        double(build.elapsed()) / 1000.0, qVersion());
+
+    QLineEdit *edit = page.searchEdit();
+    auto *countLabel = page.findChild<QLabel *>(QStringLiteral("searchCountLabel"));
+    auto search = [&](const QString &text) {
+        return timed(tree, [&] {
+            edit->setText(text);
+            Q_EMIT edit->returnPressed(); // no typing delay: the search itself
+        });
+    };
+    double worstKey = 0;
+    const QStringList keys {QStringLiteral("b"), QStringLiteral("ba"), QStringLiteral("bas"),
+        QStringLiteral("bash"), QStringLiteral("bas"), QStringLiteral("ba"), QStringLiteral("b"),
+        QString()};
+    for (const QString &text : keys) {
+        const double ms = search(text);
+        worstKey = std::max(worstKey, ms);
+        std::printf("  search \"%s\": %.1f ms (%.1f ms CPU), shown: \"%s\"\n", qPrintable(text), ms,
+            lastCpuMs,
+            !countLabel                   ? "(no match count shown)"
+                : countLabel->isVisible() ? qPrintable(countLabel->text())
+                                          : "(no count: not filtering)");
+    }
+    std::printf("  search per keystroke, worst: %.1f ms (target <= 100 ms): %s%s\n", worstKey,
+        verdict(worstKey, 100), countLabel ? "" : "; no match count shown: NOT MET");
+
+    QToolButton *errorsOnly = page.errorsOnlyButton();
+    double toggleCpu = 0;
+    auto toggle = [&](bool on) {
+        const double ms = timed(tree, [&] { errorsOnly->setChecked(on); });
+        toggleCpu = std::max(toggleCpu, lastCpuMs);
+        return ms;
+    };
+    page.collapseAll();
+    const double onCollapsed = toggle(true);
+    page.collapseAll();
+    const double offCollapsed = toggle(false);
+    const double expand = timed(tree, [&] { page.expandAll(); });
+    const double expandCpu = lastCpuMs;
+    const double onExpanded = toggle(true);
+    page.expandAll();
+    const double offExpanded = toggle(false);
+    const double collapse = timed(tree, [&] { page.collapseAll(); });
+    const double worstToggle = std::max({onCollapsed, offCollapsed, onExpanded, offExpanded});
+    std::printf("  errors only on/off, collapsed: %.1f / %.1f ms; expanded: %.1f / %.1f ms "
+                "(target <= 100 ms): %s; worst CPU %.1f ms\n",
+        onCollapsed, offCollapsed, onExpanded, offExpanded, verdict(worstToggle, 100), toggleCpu);
+    std::printf(
+        "  expand all: %.1f ms (%.1f ms CPU; target <= 300 ms): %s; collapse all: %.1f ms\n",
+        expand, expandCpu, verdict(expand, 300), collapse);
+    return 0;
+}
