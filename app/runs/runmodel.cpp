@@ -1,6 +1,5 @@
 #include "runmodel.h"
 
-#include "runs/runfilterproxy.h"
 #include "runs/runnodetext.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
@@ -190,7 +189,15 @@ const QString &RunModel::foldedSearchText(const QModelIndex &index) const
 {
     const Node *node = static_cast<const Node *>(index.internalPointer());
     if (!node->foldedSearchValid) {
-        node->foldedSearch = RunFilterProxy::searchableText(index).toCaseFolded();
+        // RunFilterProxy::searchableText, read from the node without the QVariants.
+        QString text = displayData(node, SummaryColumn).toString();
+        const QStringList details = node->details().searchTexts();
+        for (const QString *part :
+            {&node->toolName, node->kind == NodeKind::ToolCall ? &node->resultText : &node->text})
+            text += QLatin1Char('\n') + *part;
+        for (const QString &part : details)
+            text += QLatin1Char('\n') + part;
+        node->foldedSearch = std::move(text).toCaseFolded();
         node->foldedSearchValid = true;
     }
     return node->foldedSearch;

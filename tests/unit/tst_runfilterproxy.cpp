@@ -100,6 +100,7 @@ private Q_SLOTS:
     void filterChangedIsSignalledOncePerChange();
     void matchCountCountsTheNodesThatMatch();
     void twoProxiesOfOneModelKeepTheirOwnFilters();
+    void nodesKeepTheSearchTextOfSearchableText();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -389,6 +390,34 @@ void TestRunFilterProxy::twoProxiesOfOneModelKeepTheirOwnFilters()
         QCOMPARE(first.matchCount(), firstReference.matchCount());
         QCOMPARE(second.matchCount(), secondReference.matchCount());
     }
+}
+
+// RunModel builds the text a search looks at from the node itself: the same as
+// searchableText, case-folded, also after the node changed.
+void TestRunFilterProxy::nodesKeepTheSearchTextOfSearchableText()
+{
+    RunModel model;
+    RunParser parser;
+    qint64 clock = 1000;
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    auto check = [&] {
+        int nodes = 0;
+        forEachIndex(&model, QModelIndex(), [&](const QModelIndex &index) {
+            ++nodes;
+            QCOMPARE(model.foldedSearchText(index),
+                RunFilterProxy::searchableText(index).toCaseFolded());
+        });
+        return nodes;
+    };
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+        if (i % 3 == 0)
+            check(); // cached now; later lines change some of these nodes
+    }
+    model.markRunEnded(clock);
+    QVERIFY(check() > 5);
+    model.dropSearchTexts();
+    QVERIFY(check() > 5);
 }
 
 QTEST_GUILESS_MAIN(TestRunFilterProxy)
