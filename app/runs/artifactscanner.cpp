@@ -31,9 +31,8 @@ QString script(const QString &workDirectory, const QString &reference, int limit
     if (reference.startsWith(QLatin1Char('@')))
         reference.mid(1).toLongLong(&isMoment);
     const QString quoted = shell::quote(reference);
-    const QString newer = isMoment
-        ? QStringLiteral("-newermt %1 -o -newerct %1").arg(quoted)
-        : QStringLiteral("-newer %1 -o -cnewer %1").arg(quoted);
+    const QString newer = isMoment ? QStringLiteral("-newermt %1 -o -newerct %1").arg(quoted)
+                                   : QStringLiteral("-newer %1 -o -cnewer %1").arg(quoted);
     // Everything but directories (files, links, fifos…): what the run made is shown, whatever
     // it is. %T@ first so that a numeric sort puts the newest first; %P is the path below ".".
     const QString body
@@ -41,8 +40,9 @@ QString script(const QString &workDirectory, const QString &reference, int limit
                          "-printf '%T@\\t%s\\t%P\\0' | LC_ALL=C sort -z -r -n | head -z -n %3")
               .arg(shell::quote(workDirectory), newer)
               .arg(limit + 1);
-    const QString check
-        = isMoment ? QString() : QStringLiteral("[ -e %1 ] || printf '%2\\n'; ").arg(quoted, missingMarker);
+    const QString check = isMoment
+        ? QString()
+        : QStringLiteral("[ -e %1 ] || printf '%2\\n'; ").arg(quoted, missingMarker);
     return check + chatscan::framedRecords(beginMarker, body, endMarker);
 }
 

@@ -166,6 +166,9 @@ void TranscriptFollower::look()
     runShortCommand(
         m_client, m_identity, lookScript(m_path, m_offset, m_chunkBytes, offsets), m_lookContext,
         [this](const Result<CommandOutput> &result) {
+            // A look that ended after finish() (its context is deleted later) changes nothing.
+            if (m_state == State::Finished || m_state == State::Failed)
+                return;
             m_lookInFlight = false;
             if (!result.ok() || result.value.exitCode != 0) {
                 const QString why = result.ok()
@@ -365,7 +368,9 @@ void TranscriptFollower::scheduleLook(bool grew)
 void TranscriptFollower::finish(bool completed, const QString &message)
 {
     m_timer.stop();
-    delete m_lookContext; // abandons a look in flight
+    // Abandons a look in flight; later, because finish() may run inside that look's callback.
+    if (m_lookContext)
+        m_lookContext->deleteLater();
     m_lookContext = nullptr;
     m_lookInFlight = false;
     setState(completed ? State::Finished : State::Failed);
