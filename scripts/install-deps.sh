@@ -22,13 +22,15 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   qtbase5-dev qtbase5-dev-tools libqt5svg5-dev qtpdf5-dev
   libkf5syntaxhighlighting-dev qt5keychain-dev
-  libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev
+  libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev libqt5charts5-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev qt6-websockets-dev
+  qt6-charts-dev
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck jq python3 python3-venv nodejs npm curl
   clang libclang-rt-dev
   qt5-image-formats-plugins qt6-image-formats-plugins
   fonts-dejavu-core
+  chromium
   help2man librsvg2-bin dpkg-dev lintian desktop-file-utils appstream
 )
 missing=()
