@@ -175,6 +175,15 @@ private Q_SLOTS:
         // ...and the tree kept its own selection.
         QCOMPARE(f.page.proxy()->mapToSource(f.page.treeView()->currentIndex()), result);
 
+        // A bar whose node the filter hides still shows its details.
+        f.page.errorsOnlyButton()->setChecked(true);
+        QTRY_VERIFY(!f.page.proxy()->mapFromSource(f.timeline->item(bash).source).isValid());
+        f.view->setCurrentIndex(f.timeline->index(agent, 0));
+        QTest::mouseClick(f.view->viewport(), Qt::LeftButton, Qt::NoModifier,
+            f.view->visualRect(f.timeline->index(bash, 0)).center());
+        QCOMPARE(f.page.detailPane()->shownIndex(), f.timeline->item(bash).source);
+        f.page.errorsOnlyButton()->setChecked(false);
+
         // The keyboard walks from the sub-agent's call up to the Agent call's lane.
         f.view->setCurrentIndex(f.timeline->index(bash, 0));
         f.view->setFocus();
@@ -262,6 +271,32 @@ private Q_SLOTS:
             wheel(viewport, pointer, QPoint(0, -120));
         QVERIFY(f.view->isFittingRun());
         QVERIFY(qAbs(f.view->visibleEndMs() - f.view->visibleStartMs() - span) < 1);
+    }
+
+    void keysZoomPanAndFit()
+    {
+        Fixture f;
+        QVERIFY(f.open(QStringLiteral("stream-subagent.jsonl")));
+        f.view->setFocus();
+        const double span = f.view->visibleEndMs() - f.view->visibleStartMs();
+        QTest::keyClick(f.view, Qt::Key_W);
+        QVERIFY(f.view->visibleEndMs() - f.view->visibleStartMs() < span * 0.9);
+        const double start = f.view->visibleStartMs();
+        QTest::keyClick(f.view, Qt::Key_D);
+        QVERIFY(f.view->visibleStartMs() > start);
+        QTest::keyClick(f.view, Qt::Key_A);
+        QVERIFY(qAbs(f.view->visibleStartMs() - start) < 1);
+        QTest::keyClick(f.view, Qt::Key_0);
+        QVERIFY(f.view->isFittingRun());
+        // A double-click on a bar fits it.
+        const int bash = callRow(f.timeline, QStringLiteral("Bash"));
+        QTest::mouseDClick(f.view->viewport(), Qt::LeftButton, Qt::NoModifier,
+            f.view->visualRect(f.timeline->index(bash, 0)).center());
+        QCOMPARE(f.view->currentIndex().row(), bash);
+        const QRect bar = f.view->visualRect(f.timeline->index(bash, 0));
+        QVERIFY2(bar.width() > f.view->viewport()->width() * 0.8,
+            qPrintable(QString::number(bar.width())));
+        QVERIFY(!f.view->isFittingRun());
     }
 
     void hoveringABarShowsNameDurationAndTokens()

@@ -1089,6 +1089,8 @@ void TimelineView::paintRows(QPainter *painter, const QRect &area, double t0, do
         = mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.16);
     const QColor markRowFill
         = mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.025);
+    const QColor lifetime = mixed(palette.color(QPalette::Base),
+        TimelineDelegate::toolColor(RunModel::ToolKind::Agent, palette), 0.08);
 
     for (size_t r = size_t(first); r < m_rows.size(); ++r) {
         const Row &row = m_rows[r];
@@ -1102,6 +1104,19 @@ void TimelineView::paintRows(QPainter *painter, const QRect &area, double t0, do
             painter->fillRect(QRect(0, int(y), area.width(), row.height), markRowFill);
             if (r > 0)
                 painter->fillRect(QRect(0, int(y), area.width(), 1), separator);
+        }
+        // A sub-agent's rows are tinted while its Agent call runs: its lifetime, lined up with
+        // the call's bar.
+        if (group.call >= 0 && m_model->item(group.call).placed) {
+            const double x0 = clampX(xForTime(double(m_model->item(group.call).startMs)));
+            const double x1 = clampX(xForTime(double(m_model->endMs(group.call))));
+            if (x1 >= 0 && x0 <= area.width())
+                painter->fillRect(
+                    QRect(int(x0), int(y) + (row.lane < 0 && r > 0 ? 1 : 0),
+                        std::max(1, int(x1 - x0)), row.height - (row.lane < 0 && r > 0 ? 1 : 0)),
+                    lifetime);
+        }
+        if (row.lane < 0) {
             paintMarks(painter, group, y, row.height, t0, t1);
             continue;
         }
