@@ -230,9 +230,11 @@ int main(int argc, char **argv)
     // For a profiler: SANDSCOPE_BENCH_RESETS=N rebuilds N more times.
     for (int i = qEnvironmentVariableIntValue("SANDSCOPE_BENCH_RESETS"); i > 0; --i)
         model.resetNow();
-    std::printf("  timeline: %d items, %d calls in %d thread(s), %d lane(s) in the main thread; "
-                "span %.1f min\n",
+    const int turns = int(timeline.turnRows().size());
+    std::printf("  timeline: %d items: %d calls in %d thread(s), %d marks, %d turns; %d lane(s) "
+                "in the main thread; span %.1f min\n",
         timeline.itemCount(), timeline.callCount(), timeline.groupCount(),
+        timeline.itemCount() - timeline.callCount() - turns, turns,
         int(timeline.group(0).lanes.size()),
         double(timeline.extentEndMs() - timeline.originMs()) / 60000.0);
     std::printf("  walking the run's %d nodes: %.1f ms CPU (median of 5)\n", nodes, median(walks));
