@@ -14,13 +14,6 @@ using ToolKind = RunModel::ToolKind;
 using Status = RunModel::Status;
 using MarkKind = TimelineModel::MarkKind;
 
-QColor mixed(const QColor &a, const QColor &b, double weightOfB)
-{
-    return QColor::fromRgbF(a.redF() * (1 - weightOfB) + b.redF() * weightOfB,
-        a.greenF() * (1 - weightOfB) + b.greenF() * weightOfB,
-        a.blueF() * (1 - weightOfB) + b.blueF() * weightOfB);
-}
-
 // Readable text on a fill.
 QColor textOn(const QColor &fill)
 {
@@ -33,6 +26,13 @@ QColor textOn(const QColor &fill)
 TimelineDelegate::TimelineDelegate(QObject *parent)
     : QAbstractItemDelegate(parent)
 {
+}
+
+QColor TimelineDelegate::mixed(const QColor &a, const QColor &b, double weightOfB)
+{
+    return QColor::fromRgbF(a.redF() * (1 - weightOfB) + b.redF() * weightOfB,
+        a.greenF() * (1 - weightOfB) + b.greenF() * weightOfB,
+        a.blueF() * (1 - weightOfB) + b.blueF() * weightOfB);
 }
 
 QColor TimelineDelegate::toolColor(RunModel::ToolKind kind, const QPalette &palette)

@@ -25,6 +25,8 @@ class TimelineDelegate : public QAbstractItemDelegate {
 public:
     explicit TimelineDelegate(QObject *parent = nullptr);
 
+    // a and b blended: weightOfB of b.
+    static QColor mixed(const QColor &a, const QColor &b, double weightOfB);
     static QColor toolColor(RunModel::ToolKind kind, const QPalette &palette);
     // The fill of a call: its tool's colour, or its status's when that is not "ok".
     static QColor callColor(

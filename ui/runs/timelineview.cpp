@@ -61,13 +61,6 @@ int markRank(MarkKind kind)
     return 0;
 }
 
-QColor mixed(const QColor &a, const QColor &b, double weightOfB)
-{
-    return QColor::fromRgbF(a.redF() * (1 - weightOfB) + b.redF() * weightOfB,
-        a.greenF() * (1 - weightOfB) + b.greenF() * weightOfB,
-        a.blueF() * (1 - weightOfB) + b.blueF() * weightOfB);
-}
-
 } // namespace
 
 // The time axis above the lanes (tick labels, then the turns' names) with the run's wall-clock
@@ -988,7 +981,8 @@ void TimelineView::paintEvent(QPaintEvent *event)
     const QRect area = viewport()->rect();
     painter.fillRect(event->rect(), palette.color(QPalette::Base));
     if (!m_model || m_model->originMs() < 0) {
-        painter.setPen(mixed(palette.color(QPalette::Text), palette.color(QPalette::Base), 0.5));
+        painter.setPen(TimelineDelegate::mixed(
+            palette.color(QPalette::Text), palette.color(QPalette::Base), 0.5));
         painter.drawText(area, Qt::AlignCenter,
             m_model && m_model->itemCount() > 0 ? tr("No times in this run yet")
                                                 : tr("No tool calls yet"));
@@ -1050,7 +1044,8 @@ void TimelineView::paintEvent(QPaintEvent *event)
     // The axis's ticks as faint lines.
     const double step = tickStepMs();
     const double origin = double(m_model->originMs());
-    const QColor grid = mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.07);
+    const QColor grid = TimelineDelegate::mixed(
+        palette.color(QPalette::Base), palette.color(QPalette::Text), 0.07);
     for (double tick = origin + std::ceil((t0 - origin) / step) * step; tick <= t1; tick += step)
         painter.fillRect(QRect(int(std::floor(xForTime(tick))), 0, 1, area.height()), grid);
 
@@ -1085,11 +1080,11 @@ void TimelineView::paintRows(QPainter *painter, const QRect &area, double t0, do
     const QPalette palette = this->palette();
     const int top = verticalScrollBar()->value();
     const int first = std::max(0, rowAtY(0));
-    const QColor separator
-        = mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.16);
-    const QColor markRowFill
-        = mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.025);
-    const QColor lifetime = mixed(palette.color(QPalette::Base),
+    const QColor separator = TimelineDelegate::mixed(
+        palette.color(QPalette::Base), palette.color(QPalette::Text), 0.16);
+    const QColor markRowFill = TimelineDelegate::mixed(
+        palette.color(QPalette::Base), palette.color(QPalette::Text), 0.025);
+    const QColor lifetime = TimelineDelegate::mixed(palette.color(QPalette::Base),
         TimelineDelegate::toolColor(RunModel::ToolKind::Agent, palette), 0.08);
 
     for (size_t r = size_t(first); r < m_rows.size(); ++r) {
@@ -1286,10 +1281,10 @@ void TimelineView::paintAxis(QPainter *painter, const QRect &rect) const
     const QPalette palette = this->palette();
     const QColor background = palette.color(QPalette::Window);
     const QColor text = palette.color(QPalette::WindowText);
-    const QColor faint = mixed(text, background, 0.45);
+    const QColor faint = TimelineDelegate::mixed(text, background, 0.45);
     painter->fillRect(rect, background);
-    painter->fillRect(
-        QRect(rect.left(), rect.bottom(), rect.width(), 1), mixed(background, text, 0.25));
+    painter->fillRect(QRect(rect.left(), rect.bottom(), rect.width(), 1),
+        TimelineDelegate::mixed(background, text, 0.25));
     const QFontMetrics metrics = painter->fontMetrics();
     const int lineHeight = metrics.height() + 4;
     if (!m_model || m_model->originMs() < 0)
@@ -1345,7 +1340,8 @@ void TimelineView::paintAxis(QPainter *painter, const QRect &rect) const
         const QRectF label(left, lineHeight, right - left, lineHeight);
         const bool selected = current.isValid() && current.row() == turn;
         if (selected)
-            painter->fillRect(label, mixed(background, palette.color(QPalette::Highlight), 0.25));
+            painter->fillRect(label,
+                TimelineDelegate::mixed(background, palette.color(QPalette::Highlight), 0.25));
         painter->fillRect(QRectF(band.left(), lineHeight, 1, lineHeight), faint);
         // "Turn 12 · error", "Turn 12" or "12", whichever fits (no eliding per turn: a run
         // has thousands).
@@ -1376,14 +1372,14 @@ void TimelineView::paintGutter(QPainter *painter, const QRect &rect) const
     const QColor background = palette.color(QPalette::Window);
     const QColor text = palette.color(QPalette::WindowText);
     painter->fillRect(rect, background);
-    painter->fillRect(
-        QRect(rect.right(), rect.top(), 1, rect.height()), mixed(background, text, 0.25));
+    painter->fillRect(QRect(rect.right(), rect.top(), 1, rect.height()),
+        TimelineDelegate::mixed(background, text, 0.25));
     if (!m_model)
         return;
     ensureLayout();
     const int top = verticalScrollBar()->value();
     const QFontMetrics metrics = painter->fontMetrics();
-    const QColor separator = mixed(background, text, 0.16);
+    const QColor separator = TimelineDelegate::mixed(background, text, 0.16);
     for (size_t r = 0; r < m_rows.size(); ++r) {
         const Row &row = m_rows[r];
         const int y = row.y - top;
