@@ -4,6 +4,7 @@
 #include "cli/runinput.h"
 #include "cli/treeprinter.h"
 #include "cli/verbsupport.h"
+#include "export/runjsonformat.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -249,18 +250,6 @@ int replaySession(const QStringList &arguments)
     return result.isError ? RunFailed : RunSucceeded;
 }
 
-bool namesAServer(const QStringList &arguments)
-{
-    for (const QString &argument : arguments) {
-        for (const char *option : {"--server", "--profile", "--session", "--user"}) {
-            if (argument == QLatin1String(option)
-                || argument.startsWith(QLatin1String(option) + QLatin1Char('=')))
-                return true;
-        }
-    }
-    return false;
-}
-
 } // namespace
 
 int runReplay(const QStringList &arguments)
@@ -289,7 +278,9 @@ int runReplay(const QStringList &arguments)
 
     const bool json = parser.isSet(jsonOption);
     const bool summaryOnly = json || parser.isSet(summaryOption);
-    if (summaryOnly) { // the fast path: no events, no tree (RecordingReader::summarize)
+    // The fast path reads events without a tree (RecordingReader::summarize); a JSON export
+    // holds a tree and its summary instead.
+    if (summaryOnly && !RunJsonFormat::looksLikeExport(files.constFirst())) {
         RunSummary summary;
         QString why;
         QStringList problems;
@@ -316,11 +307,14 @@ int runReplay(const QStringList &arguments)
     RunModel model;
     run.buildModel(&model);
 
-    RunSummary summary = builder.summary(true);
-    summary.lines = run.lines;
+    RunSummary summary = run.exported ? model.summary() : builder.summary(true);
+    if (!run.exported)
+        summary.lines = run.lines;
     QString out;
-    appendOutline(model, QModelIndex(), 0, out);
-    out += QLatin1Char('\n');
+    if (!summaryOnly) {
+        appendOutline(model, QModelIndex(), 0, out);
+        out += QLatin1Char('\n');
+    }
     out += outcomeText(summary, json);
     if (!writeText(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));

@@ -151,4 +151,16 @@ std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler)
     return notifier;
 }
 
+bool namesAServer(const QStringList &arguments)
+{
+    for (const QString &argument : arguments) {
+        for (const char *option : {"--server", "--profile", "--session", "--user"}) {
+            if (argument == QLatin1String(option)
+                || argument.startsWith(QLatin1String(option) + QLatin1Char('=')))
+                return true;
+        }
+    }
+    return false;
+}
+
 } // namespace sandscope::cli

@@ -88,4 +88,8 @@ int listingFailed(const QString &error, const ConnectionOptions &options);
 // when the pipe cannot be made.
 std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler);
 
+// Whether the arguments name a server or a session (--server, --profile, --session, --user):
+// replay and export then read a session instead of a file.
+bool namesAServer(const QStringList &arguments);
+
 } // namespace sandscope::cli

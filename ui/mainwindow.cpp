@@ -5,6 +5,7 @@
 #include "connectiondialog.h"
 #include "consolepage.h"
 #include "desktopnotifier.h"
+#include "export/exportrundialog.h"
 #include "files/filespage.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
@@ -36,6 +37,7 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -197,6 +199,12 @@ void MainWindow::createMenus()
     attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
     QMenu *recent = file->addMenu(tr("Open Rec&ent"));
+    m_exportAction = file->addAction(tr("E&xport Run…"), this, &MainWindow::showExportDialog);
+    m_exportAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    m_exportAction->setEnabled(false);
+    // Only a run tab has something to export.
+    connect(m_pages, &QTabWidget::currentChanged, m_exportAction,
+        [this] { m_exportAction->setEnabled(qobject_cast<RunPage *>(m_pages->currentWidget())); });
     recent->setObjectName(QStringLiteral("recentRunsMenu"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
     fillRecentMenu(recent);
@@ -641,6 +649,55 @@ int MainWindow::openRunFiles(const QStringList &paths)
                                       .arg(failures.join(QStringLiteral("; "))),
             MessageBar::Level::Error);
     return opened;
+}
+
+void MainWindow::showExportDialog()
+{
+    auto *page = qobject_cast<RunPage *>(m_pages->currentWidget());
+    if (!page)
+        return;
+    QString baseName = m_pages->tabText(m_pages->currentIndex());
+    baseName = QFileInfo(baseName).completeBaseName();
+    baseName.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    QString directory = m_windowState.exportDirectory();
+    if (directory.isEmpty())
+        directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    auto *dialog = new ExportRunDialog(
+        directory, baseName.isEmpty() ? QStringLiteral("run") : baseName, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, page = QPointer<RunPage>(page)] {
+        if (!page)
+            return;
+        const QString path = dialog->path();
+        QString why;
+        if (!exportRun(page, path, dialog->format(), dialog->redact(), &why)) {
+            m_messageBar->showMessage(
+                tr("The run was not exported: %1. It is still shown here.").arg(why),
+                MessageBar::Level::Error);
+            return;
+        }
+        m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
+        m_messageBar->showMessage(tr("Exported the run to %1%2.")
+                                      .arg(QDir::toNativeSeparators(path),
+                                          dialog->redact() ? tr(" (secrets redacted)") : QString()),
+            MessageBar::Level::Information);
+    });
+    dialog->open();
+}
+
+bool MainWindow::exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
+    bool redact, QString *why) const
+{
+    RunExporter exporter;
+    exporter.setRedacting(redact);
+    exporter.addSecret(m_client->connection().apiKey);
+    const QString source = page->filePath().isEmpty()
+        ? (page->sessionSource() ? page->sessionSource()->identity.userId + QLatin1Char('/')
+                    + page->sessionSource()->sessionId
+                                 : page->recordingPath())
+        : page->filePath();
+    const ExportedRun run = exporter.snapshot(*page->model(), source, page->skippedLines());
+    return RunExporter::writeFile(path, exporter.render(run, format), why);
 }
 
 void MainWindow::fillRecentMenu(QMenu *menu)

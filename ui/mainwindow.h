@@ -4,6 +4,7 @@
 // OpenTerminalClient and wires the server check, dialogs and pages to it; it parses nothing
 // itself.
 
+#include "export/runexporter.h"
 #include "security/auditlog.h"
 #include "security/profilestore.h"
 #include "server/accountnames.h"
@@ -98,6 +99,8 @@ public Q_SLOTS:
     // Opens each file in its own run tab (command line, drops, Open Recent); one message
     // names the files that could not be opened. Returns how many opened.
     int openRunFiles(const QStringList &paths);
+    // File › Export…: the run tab in front as HTML, Markdown or JSON (ExportRunDialog).
+    void showExportDialog();
     WindowState *windowState() { return &m_windowState; }
     // Asks for a live run as the current identity (File → New Run…, Ctrl+N).
     void showNewRunDialog();
@@ -132,6 +135,12 @@ protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+
+public:
+    // Writes what `page` shows (also a live run, as far as it got); the page keeps everything
+    // whether or not the file could be written. False with the reason.
+    bool exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
+        bool redact, QString *why) const;
 
 private:
     void createMenus();
@@ -176,6 +185,7 @@ private:
     IdentityBar *m_identityBar;
     MessageBar *m_messageBar;
     QTabWidget *m_pages;
+    QAction *m_exportAction = nullptr;
     ConsolePage *m_console;
     TerminalPage *m_terminal; // interactive shells, each as the user acting when it opened
     FilesPage *m_files = nullptr;

@@ -1,5 +1,6 @@
 #include "loadedrun.h"
 
+#include "export/runjsonformat.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 
@@ -13,6 +14,14 @@ bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMess
 {
     *run = LoadedRun();
     run->source = path;
+    if (RunJsonFormat::looksLikeExport(path)) {
+        auto exported = std::make_shared<ExportedRun>();
+        if (!RunJsonFormat::readFile(path, exported.get(), errorMessage))
+            return false;
+        run->exported = exported;
+        run->lastArrivalMs = exported->run.startedMs;
+        return true;
+    }
     RecordingReader reader;
     if (!reader.open(path, errorMessage))
         return false;
@@ -52,6 +61,10 @@ void LoadedRun::append(const RunEventBatch &batch)
 
 void LoadedRun::buildModel(RunModel *model) const
 {
+    if (exported) {
+        model->restore(exported->run, exported->summary);
+        return;
+    }
     model->addEvents(events);
     model->markRunEnded(lastArrivalMs);
 }

@@ -10,9 +10,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
 namespace sandscope {
 
 class RunModel;
+struct ExportedRun;
 
 struct LoadedRun {
     // Where the events' times come from (the run view and playback say which).
@@ -29,13 +32,16 @@ struct LoadedRun {
     QStringList problems; // what was skipped ("line N: why"), never fatal
     qint64 lines = 0; // non-blank lines read
     qint64 lastArrivalMs = 0;
+    // A Sandscope JSON export (docs/export.md) holds a tree, not events: events stay empty and
+    // buildModel() restores this tree and its summary.
+    std::shared_ptr<const ExportedRun> exported;
 
     // Reads the whole file synchronously (CLI, tests, background work). False with the reason
     // when it cannot be opened or read; a corrupt line is a problem, not a failure.
     static bool fromFile(const QString &path, LoadedRun *run, QString *errorMessage = nullptr);
     // Appends events of one read (a server session), keeping lastArrivalMs and the clock.
     void append(const RunEventBatch &batch);
-    // Feeds every event to an empty model and ends the run.
+    // Feeds every event to an empty model and ends the run (an export: restores its tree).
     void buildModel(RunModel *model) const;
 
     static QString clockText(Clock clock);

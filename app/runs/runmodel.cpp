@@ -241,6 +241,8 @@ QModelIndex RunModel::indexForToolUseId(const QString &toolUseId, int column) co
 
 RunSummary RunModel::summary() const
 {
+    if (m_restored)
+        return m_restoredSummary;
     return m_summary.summary(m_runEnded);
 }
 
@@ -963,6 +965,119 @@ void RunModel::markRunEnded(qint64 arrivalMs)
         m_run->status = m_run->isError ? Status::Error : Status::Ok;
     changed(m_run);
     Q_EMIT summaryChanged();
+}
+
+namespace {
+
+// Iterative copies both ways, so a deep tree from a hostile file cannot overflow the stack.
+template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
+{
+    to.kind = int(from.kind);
+    to.status = int(from.status);
+    to.toolKind = int(from.toolKind);
+    to.title = from.title;
+    to.text = from.text;
+    to.toolName = from.toolName;
+    to.toolUseId = from.toolUseId;
+    to.parentToolUseId = from.parentToolUseId;
+    to.messageId = from.messageId;
+    to.input = from.input;
+    to.inputJson = from.inputJson;
+    to.resultText = from.resultText;
+    to.structuredResultJson = from.structuredResultJson;
+    to.raw = from.raw;
+    to.rawIsJson = from.rawIsJson;
+    to.resultRaw = from.resultRaw;
+    to.isError = from.isError;
+    to.lineNumber = from.lineNumber;
+    to.startedMs = from.startedMs;
+    to.durationMs = from.durationMs();
+    to.tokens = from.tokens;
+    to.hasCost = from.hasCost;
+    to.costUsd = from.costUsd;
+    to.task = from.task;
+    to.model = from.model;
+    to.errorCode = from.errorCode;
+}
+
+} // namespace
+
+RunNodeRecord RunModel::record(const QModelIndex &index) const
+{
+    const Node *top = index.isValid() ? static_cast<const Node *>(index.internalPointer()) : m_run;
+    RunNodeRecord result;
+    std::vector<std::pair<const Node *, RunNodeRecord *>> pending {{top, &result}};
+    while (!pending.empty()) {
+        const auto [node, out] = pending.back();
+        pending.pop_back();
+        copyValues(*node, *out);
+        out->children.resize(node->children.size());
+        for (size_t i = 0; i < node->children.size(); ++i)
+            pending.emplace_back(node->children[i].get(), &out->children[i]);
+    }
+    return result;
+}
+
+bool RunModel::restore(const RunNodeRecord &run, const RunSummary &summary)
+{
+    if (!m_run->children.empty() || m_restored)
+        return false;
+    beginResetModel();
+    std::vector<std::pair<const RunNodeRecord *, Node *>> pending {{&run, m_run}};
+    while (!pending.empty()) {
+        const auto [from, node] = pending.back();
+        pending.pop_back();
+        node->kind = node == m_run ? NodeKind::Run : NodeKind(from->kind);
+        node->status = Status(from->status);
+        node->toolKind = ToolKind(from->toolKind);
+        node->title = from->title;
+        node->text = from->text;
+        node->toolName = from->toolName;
+        node->toolUseId = from->toolUseId;
+        node->parentToolUseId = from->parentToolUseId;
+        node->messageId = from->messageId;
+        node->input = from->input;
+        node->inputJson = from->inputJson;
+        node->resultText = from->resultText;
+        node->structuredResultJson = from->structuredResultJson;
+        node->raw = from->raw;
+        node->rawIsJson = from->rawIsJson;
+        node->resultRaw = from->resultRaw;
+        node->isError = from->isError;
+        node->lineNumber = from->lineNumber;
+        node->startedMs = from->startedMs;
+        node->reportedDurationMs = from->durationMs;
+        node->tokens = from->tokens;
+        node->hasCost = from->hasCost;
+        node->costUsd = from->costUsd;
+        node->task = from->task;
+        node->model = from->model;
+        node->errorCode = from->errorCode;
+        node->ended = true;
+        if (!node->toolUseId.isEmpty() && node->kind == NodeKind::ToolCall)
+            m_toolsById.insert(node->toolUseId, node);
+        for (size_t i = 0; i < from->children.size(); ++i) {
+            auto child = std::make_unique<Node>();
+            child->parent = node;
+            child->row = int(node->children.size());
+            node->children.push_back(std::move(child));
+        }
+        // Last child first onto the stack, so turns are visited (and listed) in order.
+        for (size_t i = from->children.size(); i-- > 0;)
+            pending.emplace_back(&from->children[i], node->children[i].get());
+        if (node->parent == m_run && node->kind == NodeKind::Turn) {
+            m_turns.push_back(node);
+            ++m_turnCount;
+        }
+    }
+    m_endedTurns = m_turns.size();
+    m_firstOpenTurn = m_turns.size();
+    m_runEnded = true;
+    m_restored = true;
+    m_restoredSummary = summary;
+    endResetModel();
+    Q_EMIT summaryChanged();
+    return true;
 }
 
 } // namespace sandscope

@@ -7,6 +7,7 @@
 
 #include "runs/runevents.h"
 #include "runs/runnodedetails.h"
+#include "runs/runnoderecord.h"
 #include "runs/runsummary.h"
 
 #include <QAbstractItemModel>
@@ -128,6 +129,13 @@ public:
     RunSummary summary() const;
     bool runEnded() const { return m_runEnded; }
 
+    // The node at index (the run node when invalid) and everything under it, as plain values.
+    RunNodeRecord record(const QModelIndex &index = QModelIndex()) const;
+    // Builds an exported run's tree (docs/export.md) in an empty model and ends the run: the
+    // run node takes run's values, its children become the turns. summary() then returns
+    // `summary`, as the exported run had no events to count. False when the model is not empty.
+    bool restore(const RunNodeRecord &run, const RunSummary &summary);
+
 Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
     void summaryChanged();
@@ -189,6 +197,8 @@ private:
     double m_lastTotalCost = 0;
     bool m_runEnded = false;
     RunSummaryBuilder m_summary;
+    bool m_restored = false;
+    RunSummary m_restoredSummary;
 };
 
 } // namespace sandscope

@@ -1,5 +1,6 @@
 #include "runpage.h"
 
+#include "export/runjsonformat.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
@@ -289,6 +290,8 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
             *errorMessage = why;
         return false;
     }
+    if (RunJsonFormat::looksLikeExport(path))
+        return openExport(path, errorMessage);
     auto *reader = new RecordingReader(this);
     if (!reader->open(path, &why)) {
         delete reader;
@@ -507,6 +510,34 @@ void RunPage::onBatchApplied()
     applyPendingViewWork();
 }
 
+bool RunPage::openExport(const QString &path, QString *errorMessage)
+{
+    ExportedRun exported;
+    QString why;
+    if (!RunJsonFormat::readFile(path, &exported, &why)) {
+        showNotice(why, true);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_filePath = path;
+    m_skipped = exported.skipped;
+    m_ui->artifactsPanel->setUnavailable(
+        tr("Artifacts are listed for live runs: an export does not say which files changed."));
+    m_model->restore(exported.run, exported.summary);
+    QStringList notes {
+        tr("A Sandscope export%1.").arg(exported.redacted ? tr(", secrets redacted") : QString())};
+    if (!m_skipped.isEmpty())
+        notes.append(tr("%n item(s) were not exported: %1", nullptr, int(m_skipped.size()))
+                         .arg(m_skipped.mid(0, 3).join(QStringLiteral("; "))));
+    showNotice(notes.join(QLatin1Char(' ')), !m_skipped.isEmpty());
+    updateSummary();
+    // After the caller connected the page, like a file read in slices.
+    QMetaObject::invokeMethod(
+        this, [this] { Q_EMIT loadFinished(true); }, Qt::QueuedConnection);
+    return true;
+}
+
 void RunPage::onLoadFinished(bool completed)
 {
     flushEvents();
@@ -523,6 +554,7 @@ void RunPage::onLoadFinished(bool completed)
                          .arg(reader->totalBytes() / 1024));
     }
     const QStringList problems = reader->problems();
+    m_skipped = problems;
     if (!problems.isEmpty()) {
         notes.append(tr("%n damaged recording line(s) skipped: %1", nullptr, int(problems.size()))
                          .arg(problems.mid(0, 3).join(QStringLiteral("; "))));

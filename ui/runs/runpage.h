@@ -76,6 +76,9 @@ public:
     bool openFile(const QString &path, QString *errorMessage = nullptr);
     bool isLoading() const;
     QString filePath() const { return m_filePath; }
+    // What could not be read of the file (damaged lines, missing sub-agents, what a re-opened
+    // export lists as skipped): exports list it.
+    QStringList skippedLines() const { return m_skipped; }
 
     // Live lines: recorded first (when a recorder is set and open), then parsed and shown.
     void setRecorder(RunRecorder *recorder);
@@ -206,6 +209,7 @@ private:
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
+    bool openExport(const QString &path, QString *errorMessage);
     // Creates the live chat on the control row's widgets and shows what it reports.
     void setupLiveChat();
     bool refuseSecondRun(QString *errorMessage);
@@ -218,6 +222,7 @@ private:
     RecordingFeed *m_feed;
     QPointer<RecordingReader> m_reader;
     QString m_filePath;
+    QStringList m_skipped;
 
     bool m_following = true;
     bool m_autoScrolling = false;
