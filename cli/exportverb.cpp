@@ -126,8 +126,10 @@ int runExport(const QStringList &arguments)
     RunExporter exporter;
     exporter.setRedacting(!parser.isSet(noRedactOption));
     exporter.addSecret(options.connection.apiKey);
-    const QByteArray bytes
-        = exporter.render(exporter.snapshot(model, run.source, skipped), *format);
+    ExportedRun snapshot = exporter.snapshot(model, run.source, skipped);
+    if (!run.exported)
+        snapshot.summary.lines = run.lines; // the readers count lines, the model does not
+    const QByteArray bytes = exporter.render(snapshot, *format);
 
     if (output.isEmpty() || output == QLatin1String("-")) {
         if (!writeBytes(stdout, bytes)) {

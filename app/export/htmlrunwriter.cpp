@@ -195,7 +195,7 @@ QString summaryRow(const RunNodeRecord &node)
 {
     QString html = QStringLiteral("<summary><span class=\"dot\"></span>");
     if (node.kind == int(Kind::ToolCall)) {
-        html += QStringLiteral("<span class=\"tool\">%1</span>")
+        html += QStringLiteral("<span class=\"tname\">%1</span>")
                     .arg(esc(node.toolName.isEmpty() ? QStringLiteral("tool") : node.toolName));
         html += QStringLiteral("<span class=\"title\">%1</span>").arg(esc(node.title));
     } else {
@@ -240,8 +240,8 @@ summary:hover{background:#eef1f6}
 .ok>summary .dot{background:var(--ok)}.error>summary .dot{background:var(--error)}
 .running>summary .dot{background:var(--running)}.interrupted>summary .dot,.retrying>summary .dot{background:var(--warn)}
 .denied>summary .dot{background:var(--denied)}.background>summary .dot{background:#1aa3a3}
-.tool{font-weight:600;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px;background:#eef1f6;border-radius:4px;padding:0 6px}
-.error>summary .tool{background:#fbe5e5;color:var(--error)}
+.tname{font-weight:600;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px;background:#eef1f6;border-radius:4px;padding:0 6px}
+.error>summary .tname{background:#fbe5e5;color:var(--error)}
 .title{flex:1;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 details.turn>summary .title,details.run>summary .title{font-weight:600}
 .thinking>summary .title{color:var(--mute);font-style:italic}

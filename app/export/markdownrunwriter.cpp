@@ -164,8 +164,7 @@ QByteArray MarkdownRunWriter::write(const ExportedRun &run)
                 out += toolBody(*node, inner);
             else if (node->kind == int(Kind::Raw))
                 out += fenced(QString::fromUtf8(node->raw), QString(), inner);
-            else if (node->text.contains(QLatin1Char('\n')) || node->text.size() > 200
-                || node->text != node->title)
+            else if (!node->title.contains(node->text.trimmed())) // more than its title shows
                 out += fenced(node->text, QString(), inner);
         }
         for (size_t i = node->children.size(); i-- > 0;)

@@ -73,7 +73,9 @@ constexpr auto harmlessLine = "HOME=/home/alice";
 inline QByteArray plantedCapture()
 {
     auto line = [](const QJsonObject &object) {
-        return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+        QByteArray bytes = QJsonDocument(object).toJson(QJsonDocument::Compact);
+        bytes.append('\n');
+        return bytes;
     };
     const QString session = QStringLiteral("11111111-2222-3333-4444-555555555555");
     auto assistant = [&](const QString &id, const QJsonArray &content) {

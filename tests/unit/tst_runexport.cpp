@@ -107,8 +107,12 @@ QByteArray exportOf(const Loaded &loaded, RunExporter::Format format, bool redac
 {
     RunExporter exporter;
     exporter.setRedacting(redact);
+    // A re-opened export names the run it came from, as the export did.
+    const bool reopened = bool(loaded.run.exported);
     return exporter.render(
-        exporter.snapshot(*loaded.model, loaded.run.source, loaded.run.problems), format);
+        exporter.snapshot(*loaded.model, reopened ? loaded.run.exported->source : loaded.run.source,
+            reopened ? loaded.run.exported->skipped : loaded.run.problems),
+        format);
 }
 
 } // namespace
@@ -173,12 +177,12 @@ void TestRunExport::htmlLoadsNothingAndNamesEveryCall()
             qPrintable(it.key()));
         QVERIFY2(
             html.contains(
-                QStringLiteral("<span class=\"tool\">%1</span>").arg(it.value().toHtmlEscaped()))
+                QStringLiteral("<span class=\"tname\">%1</span>").arg(it.value().toHtmlEscaped()))
                 || it.value().isEmpty(),
             qPrintable(it.value()));
     }
     // Balanced: every node opened is closed.
-    QCOMPARE(html.count(QLatin1String("<details")), html.count(QLatin1String("</details>")));
+    QCOMPARE(html.count(QStringLiteral("<details")), html.count(QStringLiteral("</details>")));
 }
 
 void TestRunExport::markdownHoldsEveryCall()
@@ -396,7 +400,7 @@ void TestRunExport::editIsShownAsDiff()
     const QString markdown
         = QString::fromUtf8(exportOf(loaded, RunExporter::Format::Markdown, true));
     QVERIFY(markdown.contains(
-        QLatin1String("```diff\n  a = 1\n-b = 2\n+b = 20\n  c = 3\n+d = <4>\n  ```")));
+        QLatin1String("  ```diff\n   a = 1\n  -b = 2\n  +b = 20\n   c = 3\n  +d = <4>\n  ```")));
 }
 
 void TestRunExport::damagedRecordingExportsWhatItHas()

@@ -8,11 +8,11 @@
 
 #include <memory>
 
+namespace sandscope {
+
 namespace Ui {
 class ExportRunDialog;
 }
-
-namespace sandscope {
 
 class ExportRunDialog : public QDialog {
     Q_OBJECT
