@@ -660,8 +660,10 @@ void MainWindow::showExportDialog()
     baseName = QFileInfo(baseName).completeBaseName();
     baseName.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
     QString directory = m_windowState.exportDirectory();
-    if (directory.isEmpty())
+    if (directory.isEmpty() || !QDir(directory).exists())
         directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (!QDir(directory).exists()) // a fresh account may have no Documents folder yet
+        directory = QDir::homePath();
     auto *dialog = new ExportRunDialog(
         directory, baseName.isEmpty() ? QStringLiteral("run") : baseName, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

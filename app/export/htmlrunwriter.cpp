@@ -79,19 +79,20 @@ QString block(const QString &label, const QString &html, const QString &cssClass
         .arg(esc(label), cssClass, html);
 }
 
+// One block per line: the spans end lines themselves (a "\n" as well would double them).
 QString diffHtml(const QString &oldText, const QString &newText)
 {
     QString html;
     for (const LineDiff::Line &line : LineDiff::compute(oldText, newText)) {
         switch (line.op) {
         case LineDiff::Op::Same:
-            html += QStringLiteral("<span class=\"same\">  %1</span>\n").arg(esc(line.text));
+            html += QStringLiteral("<span class=\"same\">  %1</span>").arg(esc(line.text));
             break;
         case LineDiff::Op::Removed:
-            html += QStringLiteral("<span class=\"del\">- %1</span>\n").arg(esc(line.text));
+            html += QStringLiteral("<span class=\"del\">- %1</span>").arg(esc(line.text));
             break;
         case LineDiff::Op::Added:
-            html += QStringLiteral("<span class=\"add\">+ %1</span>\n").arg(esc(line.text));
+            html += QStringLiteral("<span class=\"add\">+ %1</span>").arg(esc(line.text));
             break;
         }
     }
