@@ -3,6 +3,7 @@
 #include "export/codehighlighter.h"
 #include "export/exporttext.h"
 #include "runs/runmodel.h"
+#include "runs/runnodetext.h"
 #include "util/jsonindent.h"
 #include "util/linediff.h"
 
@@ -21,27 +22,11 @@ QString esc(const QString &text)
     return text.toHtmlEscaped();
 }
 
+// The status words double as CSS classes ("ok", "error", ...).
 QString statusClass(int status)
 {
-    switch (Status(status)) {
-    case Status::Running:
-        return QStringLiteral("running");
-    case Status::Ok:
-        return QStringLiteral("ok");
-    case Status::Error:
-        return QStringLiteral("error");
-    case Status::Interrupted:
-        return QStringLiteral("interrupted");
-    case Status::Denied:
-        return QStringLiteral("denied");
-    case Status::Retrying:
-        return QStringLiteral("retrying");
-    case Status::Background:
-        return QStringLiteral("background");
-    case Status::None:
-        break;
-    }
-    return QStringLiteral("none");
+    const QString text = runtext::statusText(Status(status));
+    return text.isEmpty() ? QStringLiteral("none") : text;
 }
 
 QString kindClass(int kind)

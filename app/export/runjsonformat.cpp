@@ -60,22 +60,43 @@ QByteArray jsonBytes(const QJsonValue &value)
     return value.toString().toUtf8();
 }
 
+// The text members of the value types with their JSON names, for writing and reading alike.
+template <typename Value> struct TextField {
+    const char *key;
+    QString Value::*member;
+};
+
+const TextField<ToolInput> inputFields[] = {{"command", &ToolInput::command},
+    {"description", &ToolInput::description}, {"file_path", &ToolInput::filePath},
+    {"old_string", &ToolInput::oldString}, {"new_string", &ToolInput::newString},
+    {"content", &ToolInput::content}, {"pattern", &ToolInput::pattern}, {"path", &ToolInput::path},
+    {"url", &ToolInput::url}, {"query", &ToolInput::query}, {"prompt", &ToolInput::prompt},
+    {"subagent_type", &ToolInput::subagentType}, {"skill", &ToolInput::skill}};
+
+const TextField<TaskInfo> taskFields[]
+    = {{"task_id", &TaskInfo::taskId}, {"task_type", &TaskInfo::taskType},
+        {"status", &TaskInfo::status}, {"description", &TaskInfo::description},
+        {"subagent_type", &TaskInfo::subagentType}, {"last_tool_name", &TaskInfo::lastToolName},
+        {"summary", &TaskInfo::summary}, {"output_file", &TaskInfo::outputFile}};
+
+template <typename Value, size_t N>
+void putFields(QJsonObject &json, const Value &value, const TextField<Value> (&fields)[N])
+{
+    for (const TextField<Value> &field : fields)
+        putString(json, field.key, value.*field.member);
+}
+
+template <typename Value, size_t N>
+void takeFields(const QJsonObject &json, Value &value, const TextField<Value> (&fields)[N])
+{
+    for (const TextField<Value> &field : fields)
+        value.*field.member = json.value(QLatin1String(field.key)).toString();
+}
+
 QJsonObject inputJson(const ToolInput &input)
 {
     QJsonObject json;
-    putString(json, "command", input.command);
-    putString(json, "description", input.description);
-    putString(json, "file_path", input.filePath);
-    putString(json, "old_string", input.oldString);
-    putString(json, "new_string", input.newString);
-    putString(json, "content", input.content);
-    putString(json, "pattern", input.pattern);
-    putString(json, "path", input.path);
-    putString(json, "url", input.url);
-    putString(json, "query", input.query);
-    putString(json, "prompt", input.prompt);
-    putString(json, "subagent_type", input.subagentType);
-    putString(json, "skill", input.skill);
+    putFields(json, input, inputFields);
     if (input.replaceAll)
         json.insert(QStringLiteral("replace_all"), true);
     if (input.runInBackground)
@@ -94,22 +115,7 @@ QJsonObject inputJson(const ToolInput &input)
 ToolInput inputFrom(const QJsonObject &json)
 {
     ToolInput input;
-    auto text = [&json](const char *key) {
-        return json.value(QLatin1String(key)).toString();
-    };
-    input.command = text("command");
-    input.description = text("description");
-    input.filePath = text("file_path");
-    input.oldString = text("old_string");
-    input.newString = text("new_string");
-    input.content = text("content");
-    input.pattern = text("pattern");
-    input.path = text("path");
-    input.url = text("url");
-    input.query = text("query");
-    input.prompt = text("prompt");
-    input.subagentType = text("subagent_type");
-    input.skill = text("skill");
+    takeFields(json, input, inputFields);
     input.replaceAll = json.value(QStringLiteral("replace_all")).toBool();
     input.runInBackground = json.value(QStringLiteral("run_in_background")).toBool();
     const QJsonArray todos = json.value(QStringLiteral("todos")).toArray();
@@ -131,14 +137,7 @@ bool hasTask(const TaskInfo &task)
 QJsonObject taskJson(const TaskInfo &task)
 {
     QJsonObject json;
-    putString(json, "task_id", task.taskId);
-    putString(json, "task_type", task.taskType);
-    putString(json, "status", task.status);
-    putString(json, "description", task.description);
-    putString(json, "subagent_type", task.subagentType);
-    putString(json, "last_tool_name", task.lastToolName);
-    putString(json, "summary", task.summary);
-    putString(json, "output_file", task.outputFile);
+    putFields(json, task, taskFields);
     json.insert(QStringLiteral("total_tokens"), task.totalTokens);
     json.insert(QStringLiteral("tool_uses"), task.toolUses);
     json.insert(QStringLiteral("duration_ms"), task.durationMs);
@@ -149,20 +148,10 @@ QJsonObject taskJson(const TaskInfo &task)
 TaskInfo taskFrom(const QJsonObject &json)
 {
     TaskInfo task;
-    auto text = [&json](const char *key) {
-        return json.value(QLatin1String(key)).toString();
-    };
+    takeFields(json, task, taskFields);
     auto count = [&json](const char *key) {
         return qint64(json.value(QLatin1String(key)).toDouble(-1));
     };
-    task.taskId = text("task_id");
-    task.taskType = text("task_type");
-    task.status = text("status");
-    task.description = text("description");
-    task.subagentType = text("subagent_type");
-    task.lastToolName = text("last_tool_name");
-    task.summary = text("summary");
-    task.outputFile = text("output_file");
     task.totalTokens = count("total_tokens");
     task.toolUses = count("tool_uses");
     task.durationMs = count("duration_ms");

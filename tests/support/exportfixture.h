@@ -134,4 +134,14 @@ inline QByteArray plantedCapture()
     return out;
 }
 
+// plantedCapture() written to directory/planted.jsonl; its path, empty when it cannot be written.
+inline QString writePlantedCapture(const QString &directory)
+{
+    const QString path = QDir(directory).filePath(QStringLiteral("planted.jsonl"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(plantedCapture()) < 0)
+        return {};
+    return path;
+}
+
 } // namespace sandscope::test

@@ -5,6 +5,7 @@
 // and a failed write leaves an existing file as it was.
 
 #include "exportfixture.h"
+#include "sandscopeprocess.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -14,30 +15,10 @@
 #include <QtTest/QTest>
 
 using namespace sandscope;
+using sandscope::test::Outcome;
+using sandscope::test::runSandscope;
 
 namespace {
-
-struct Outcome {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Outcome runSandscope(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
-    Outcome outcome;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return outcome;
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = process.readAllStandardOutput();
-    outcome.err = process.readAllStandardError();
-    return outcome;
-}
 
 QString dataPath(const QString &relative)
 {
@@ -117,11 +98,8 @@ void TestExportVerb::exportsAndReplaysTheSame()
 void TestExportVerb::redactsUnlessTold()
 {
     QTemporaryDir dir;
-    const QString capture = dir.filePath(QStringLiteral("planted.jsonl"));
-    QFile file(capture);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(test::plantedCapture());
-    file.close();
+    const QString capture = test::writePlantedCapture(dir.path());
+    QVERIFY(!capture.isEmpty());
     for (const char *format : {"html", "md", "json"}) {
         const Outcome masked = runSandscope(
             {QStringLiteral("export"), capture, QStringLiteral("--format"), QLatin1String(format)});

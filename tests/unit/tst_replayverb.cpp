@@ -6,6 +6,7 @@
 // name the calls; usage and file errors have their own exit codes and messages.
 
 #include "runs/runrecording.h"
+#include "sandscopeprocess.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,6 +19,8 @@
 #include <QtTest/QTest>
 
 using namespace sandscope;
+using sandscope::test::Outcome;
+using sandscope::test::runSandscope;
 
 namespace {
 
@@ -41,28 +44,6 @@ QList<QByteArray> captureLines(const QString &name)
 qint64 integer(const QJsonValue &value)
 {
     return qint64(value.toDouble());
-}
-
-struct Outcome {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Outcome runSandscope(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
-    Outcome outcome;
-    if (!process.waitForFinished(30000)) {
-        process.kill();
-        process.waitForFinished();
-        return outcome;
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = process.readAllStandardOutput();
-    outcome.err = process.readAllStandardError();
-    return outcome;
 }
 
 // The summary of a capture, computed from its JSON independently of the app's parser.

@@ -257,11 +257,8 @@ void TestRunExport::secretsAreRedactedByDefault()
 {
     QFETCH(int, format);
     QTemporaryDir dir;
-    const QString capture = dir.filePath(QStringLiteral("planted.jsonl"));
-    QFile file(capture);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(test::plantedCapture());
-    file.close();
+    const QString capture = test::writePlantedCapture(dir.path());
+    QVERIFY(!capture.isEmpty());
     Loaded loaded;
     QVERIFY(load(capture, &loaded));
     QCOMPARE(toolCallsOf(*loaded.model).size(), 2);
@@ -288,11 +285,8 @@ void TestRunExport::secretsAreRedactedByDefault()
 void TestRunExport::redactedJsonReopensRedacted()
 {
     QTemporaryDir dir;
-    const QString capture = dir.filePath(QStringLiteral("planted.jsonl"));
-    QFile file(capture);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(test::plantedCapture());
-    file.close();
+    const QString capture = test::writePlantedCapture(dir.path());
+    QVERIFY(!capture.isEmpty());
     Loaded loaded;
     QVERIFY(load(capture, &loaded));
     RunExporter exporter;
@@ -385,11 +379,8 @@ void TestRunExport::redactorPatterns()
 void TestRunExport::editIsShownAsDiff()
 {
     QTemporaryDir dir;
-    const QString capture = dir.filePath(QStringLiteral("planted.jsonl"));
-    QFile file(capture);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(test::plantedCapture());
-    file.close();
+    const QString capture = test::writePlantedCapture(dir.path());
+    QVERIFY(!capture.isEmpty());
     Loaded loaded;
     QVERIFY(load(capture, &loaded));
     const QString html = QString::fromUtf8(exportOf(loaded, RunExporter::Format::Html, true));
