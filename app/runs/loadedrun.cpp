@@ -19,7 +19,7 @@ bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMess
         if (!RunJsonFormat::readFile(path, exported.get(), errorMessage))
             return false;
         run->exported = exported;
-        run->lastArrivalMs = exported->run.startedMs;
+        run->lastArrivalMs = std::max<qint64>(0, exported->run.startedMs);
         return true;
     }
     RecordingReader reader;

@@ -2,6 +2,9 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
+#include <initializer_list>
+
 namespace sandscope {
 
 namespace {
@@ -43,6 +46,29 @@ const QRegularExpression &tokenShape()
     return pattern;
 }
 
+// Cheap substring checks before the expressions: most texts hold none of these, and the
+// expressions cost more than the rest of an export together.
+bool contains(const QString &text, const std::initializer_list<const char *> &needles,
+    Qt::CaseSensitivity sensitivity)
+{
+    return std::any_of(needles.begin(), needles.end(),
+        [&](const char *needle) { return text.contains(QLatin1String(needle), sensitivity); });
+}
+
+bool mayHoldToken(const QString &text)
+{
+    return contains(text,
+        {"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "eyJ",
+            "Bearer "},
+        Qt::CaseSensitive);
+}
+
+bool mayHoldSecretName(const QString &text)
+{
+    return contains(
+        text, {"key", "token", "secret", "passw", "credential", "auth"}, Qt::CaseInsensitive);
+}
+
 } // namespace
 
 QString CredentialRedactor::redact(const QString &text) const
@@ -50,9 +76,12 @@ QString CredentialRedactor::redact(const QString &text) const
     if (text.isEmpty())
         return text;
     QString out = m_known.redact(text);
-    out.replace(tokenShape(), mask);
-    out.replace(assignment(), QStringLiteral("\\1=\\2") + mask);
-    out.replace(jsonMember(), QStringLiteral("\\1") + mask + QStringLiteral("\\3"));
+    if (mayHoldToken(out))
+        out.replace(tokenShape(), mask);
+    if (mayHoldSecretName(out)) {
+        out.replace(assignment(), QStringLiteral("\\1=\\2") + mask);
+        out.replace(jsonMember(), QStringLiteral("\\1") + mask + QStringLiteral("\\3"));
+    }
     return out;
 }
 
