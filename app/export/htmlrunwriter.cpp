@@ -7,6 +7,8 @@
 #include "util/jsonindent.h"
 #include "util/linediff.h"
 
+#include <QMetaEnum>
+
 #include <vector>
 
 namespace sandscope {
@@ -29,30 +31,10 @@ QString statusClass(int status)
     return text.isEmpty() ? QStringLiteral("none") : text;
 }
 
+// The kind's enum name, lower case, as the node's CSS class ("turn", "toolcall", ...).
 QString kindClass(int kind)
 {
-    switch (Kind(kind)) {
-    case Kind::Run:
-        return QStringLiteral("run");
-    case Kind::Turn:
-        return QStringLiteral("turn");
-    case Kind::AssistantText:
-        return QStringLiteral("text");
-    case Kind::Thinking:
-        return QStringLiteral("thinking");
-    case Kind::ToolCall:
-        return QStringLiteral("tool");
-    case Kind::UserText:
-        return QStringLiteral("user");
-    case Kind::Result:
-        return QStringLiteral("result");
-    case Kind::ApiRetry:
-    case Kind::ApiError:
-    case Kind::PermissionDenied:
-        return QStringLiteral("problem");
-    default:
-        return QStringLiteral("notice");
-    }
+    return QString::fromLatin1(QMetaEnum::fromType<Kind>().valueToKey(kind)).toLower();
 }
 
 QString block(const QString &label, const QString &html, const QString &cssClass)

@@ -269,7 +269,7 @@ void TestExportHtmlBrowser::loadsCleanlyAndExpands()
     // Tool calls start collapsed; a click on one's summary shows its body.
     const QJsonObject clicked = QJsonDocument::fromJson(m_browser
                                                             .evaluate(QStringLiteral(R"((function(){
-        var d = document.querySelector('main.tree details.tool:not([open])');
+        var d = document.querySelector('main.tree details.toolcall:not([open])');
         if (!d) return '{}';
         var body = d.querySelector(':scope > .body');
         // A folded <details> may keep its content laid out (content-visibility): ask
@@ -290,7 +290,7 @@ void TestExportHtmlBrowser::loadsCleanlyAndExpands()
 
     // The sub-agent's calls are nested in the Agent call and hidden while it is folded.
     const QString nestedVisible = QStringLiteral(R"((function(){
-        var n = document.querySelector('details.tool .children details.tool > summary');
+        var n = document.querySelector('details.toolcall .children details.toolcall > summary');
         return n ? (n.checkVisibility() ? 1 : 0) : -1; })())");
     QCOMPARE(
         m_browser.evaluate(QStringLiteral("document.getElementById('collapse-all').click(); 0"))
