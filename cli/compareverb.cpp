@@ -143,6 +143,28 @@ QString sideLine(const QString &tag, const QString &label, const QString &text)
         .arg(tag, firstLine(text, humanExcerpt));
 }
 
+// The first line where two texts differ, from each (what the excerpts show).
+QPair<QString, QString> firstDifference(const QString &a, const QString &b)
+{
+    const QStringList left = a.split(QLatin1Char('\n'));
+    const QStringList right = b.split(QLatin1Char('\n'));
+    for (qsizetype i = 0; i < std::max(left.size(), right.size()); ++i) {
+        const QString l = left.value(i);
+        const QString r = right.value(i);
+        if (l != r) {
+            const QString where = i == 0 ? QString() : QStringLiteral("line %1: ").arg(i + 1);
+            return {where + l, where + r};
+        }
+    }
+    return {a, b};
+}
+
+QString differingLines(const QString &label, const QString &a, const QString &b)
+{
+    const auto [l, r] = firstDifference(a, b);
+    return sideLine(QStringLiteral("A"), label, l) + sideLine(QStringLiteral("B"), label, r);
+}
+
 QString humanReport(const RunComparison &comparison)
 {
     const ComparedRun &a = comparison.left();
@@ -187,11 +209,9 @@ QString humanReport(const RunComparison &comparison)
                    .arg(firstLine(l.label(), humanExcerpt),
                        RunComparison::fieldNames(row.fields).join(QStringLiteral(", ")));
         if (row.fields & RunComparison::InputField)
-            out += sideLine(QStringLiteral("A"), QStringLiteral("input"), l.input)
-                + sideLine(QStringLiteral("B"), QStringLiteral("input"), r.input);
+            out += differingLines(QStringLiteral("input"), l.input, r.input);
         if (row.fields & RunComparison::OutputField)
-            out += sideLine(QStringLiteral("A"), QStringLiteral("output"), l.output)
-                + sideLine(QStringLiteral("B"), QStringLiteral("output"), r.output);
+            out += differingLines(QStringLiteral("output"), l.output, r.output);
         if (row.fields & RunComparison::StatusField) {
             const auto status = [](const ComparedCall &call) {
                 return !call.answered ? QStringLiteral("no result")

@@ -454,7 +454,15 @@ QString RunComparison::normalisedText(const QString &text, const QString &cwd)
     static const QRegularExpression chatFolder(
         QStringLiteral(R"((?:/home/[^/\s"']+|/root|~)/chat-[^/\s"']+)"));
     static const QRegularExpression home(QStringLiteral(R"(/home/[^/\s"']+)"));
-    QString out = text.simplified();
+    // Whitespace within lines and blank lines do not count; the lines themselves do (the
+    // Compare tab shows them side by side).
+    QStringList lines;
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        const QString simple = line.simplified();
+        if (!simple.isEmpty())
+            lines << simple;
+    }
+    QString out = lines.join(QLatin1Char('\n'));
     const QString folder = cwd.trimmed();
     if (folder.size() > 1)
         out.replace(folder, QStringLiteral("<cwd>"));

@@ -6,8 +6,8 @@
 // Tool calls are taken in pre-order and flattened: a sub-agent's calls follow their Agent call
 // with depth + 1, and the depth is part of the alignment key, so a sub-agent call only ever
 // aligns with a call at the same depth. The key is depth + tool name + normalised input
-// (normalisedInput: ids dropped, whitespace collapsed, the run's working directory and any
-// chat folder written as <cwd>, home folders as ~), so two attempts of the same task in
+// (normalisedInput: ids dropped, whitespace within lines collapsed, the run's working directory and
+// any chat folder written as <cwd>, home folders as ~), so two attempts of the same task in
 // ~/chat-a and ~/chat-b align. The longest common subsequence of the keys is found with Myers'
 // O((N+M)·D) algorithm after trimming the common prefix and suffix; when the runs differ by
 // more than maxEdits calls a greedy common subsequence (not the longest) is used instead and
@@ -118,7 +118,8 @@ public:
     // separate a and b.
     static QVector<QPair<int, int>> commonSubsequence(
         const QVector<int> &a, const QVector<int> &b, int maxEdits, bool *exact = nullptr);
-    // Whitespace runs as one space, trimmed; `cwd` and chat folders as <cwd>, /home/NAME as ~.
+    // Each line's whitespace runs as one space, trimmed, blank lines dropped; `cwd` and chat
+    // folders as <cwd>, /home/NAME as ~.
     static QString normalisedText(const QString &text, const QString &cwd);
     // The input object with its ids ("id", "*_id", "*Id") dropped and every string
     // normalised, as compact JSON with sorted keys. Non-JSON input is normalised as text.

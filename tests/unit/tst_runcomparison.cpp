@@ -422,10 +422,14 @@ void TestRunComparison::normalisedText_data()
                                          << "/tmp/r1/work"
                                          << "cat /tmp/r2/work/a"
                                          << "/tmp/r2/work" << true;
-    QTest::newRow("whitespace") << "echo  a\n\tb "
+    QTest::newRow("whitespace") << "echo  a\n\n\tb "
                                 << ""
-                                << "echo a b"
+                                << "echo a\nb"
                                 << "" << true;
+    QTest::newRow("line breaks count") << "echo a\nb"
+                                       << ""
+                                       << "echo a b"
+                                       << "" << false;
     QTest::newRow("other file") << "cat /home/a/chat-a/x.py"
                                 << ""
                                 << "cat /home/a/chat-a/y.py"
