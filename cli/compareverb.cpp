@@ -13,6 +13,7 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <cmath>
 
 namespace sandscope::cli {
 
@@ -102,10 +103,16 @@ int loadRun(const QString &argument, const ConnectionOptions &options, LoadedRun
     return -1;
 }
 
-QString number(double value, bool money)
+// Cost in dollars, duration in ms, counts as integers.
+QString number(const RunComparison::Delta &delta, double value)
 {
-    return money ? QStringLiteral("%1").arg(value, 0, 'f', 6)
-                 : QLocale::c().toString(qint64(value));
+    if (delta.key == QLatin1String("cost_usd"))
+        return QStringLiteral("%1$%2")
+            .arg(value < 0 ? QStringLiteral("-") : QString())
+            .arg(std::abs(value), 0, 'f', 6);
+    if (delta.key == QLatin1String("duration_ms"))
+        return QLocale::c().toString(qint64(value)) + QStringLiteral(" ms");
+    return QLocale::c().toString(qint64(value));
 }
 
 QString deltasTable(const RunComparison &comparison)
@@ -116,15 +123,14 @@ QString deltasTable(const RunComparison &comparison)
                       .arg(QStringLiteral("B"), -20)
                       .arg(QStringLiteral("B - A"));
     for (const RunComparison::Delta &delta : comparison.deltas()) {
-        const bool money = delta.key == QLatin1String("cost_usd");
-        QString a = delta.isText ? delta.leftText : number(delta.left, money);
-        QString b = delta.isText ? delta.rightText : number(delta.right, money);
+        QString a = delta.isText ? delta.leftText : number(delta, delta.left);
+        QString b = delta.isText ? delta.rightText : number(delta, delta.right);
         QString change;
         if (delta.isText)
             change = delta.differs() ? QStringLiteral("differs") : QStringLiteral("same");
         else if (delta.differs())
             change = (delta.right > delta.left ? QStringLiteral("+") : QString())
-                + number(delta.right - delta.left, money);
+                + number(delta, delta.right - delta.left);
         else
             change = QStringLiteral("0");
         out += QStringLiteral("%1 %2 %3 %4\n")

@@ -312,8 +312,8 @@ void RunComparison::computeDeltas()
     number("Errors", "tool_errors", double(a.toolErrors), double(b.toolErrors));
     number("Input tokens", "input_tokens", double(a.inputTokens), double(b.inputTokens));
     number("Output tokens", "output_tokens", double(a.outputTokens), double(b.outputTokens));
-    number("Cost (USD)", "cost_usd", a.costUsd, b.costUsd);
-    number("Duration (ms)", "duration_ms", double(a.durationMs), double(b.durationMs));
+    number("Cost", "cost_usd", a.costUsd, b.costUsd);
+    number("Duration", "duration_ms", double(a.durationMs), double(b.durationMs));
     Delta outcomeDelta;
     outcomeDelta.name = QObject::tr("Outcome");
     outcomeDelta.key = QStringLiteral("outcome");

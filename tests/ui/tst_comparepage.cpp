@@ -254,6 +254,9 @@ void TestComparePage::windowOpensACompareTab()
         for (QWidget *widget : QApplication::topLevelWidgets()) {
             if (auto *dialog = qobject_cast<CompareRunsDialog *>(widget)) {
                 accepted = dialog->left().page && dialog->right().page;
+                if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+                    dialog->grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT")
+                        + QStringLiteral(".dialog.png"));
                 dialog->accept();
             }
         }
@@ -267,6 +270,11 @@ void TestComparePage::windowOpensACompareTab()
     QCOMPARE(comparison.left().calls.size(), 2);
     QCOMPARE(comparison.right().calls.size(), 1);
     QVERIFY(!comparison.same());
+    if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+        window.resize(1280, 800);
+        QTest::qWait(500);
+        window.grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+    }
     QVERIFY(window.pages()
                 ->tabText(window.pages()->currentIndex())
                 .startsWith(QLatin1String("Compare:")));

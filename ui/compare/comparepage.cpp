@@ -14,6 +14,8 @@
 #include <QLocale>
 #include <QTextBlock>
 
+#include <cmath>
+
 namespace sandscope {
 
 namespace {
@@ -92,8 +94,8 @@ ComparePage::ComparePage(QWidget *parent)
         edit->setFont(monospaceFont());
     m_ui->deltasTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_ui->deltasTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_ui->mainSplitter->setStretchFactor(0, 3);
-    m_ui->mainSplitter->setStretchFactor(1, 2);
+    m_ui->mainSplitter->setStretchFactor(0, 1);
+    m_ui->mainSplitter->setStretchFactor(1, 1);
     connect(m_ui->differencesOnlyBox, &QCheckBox::toggled, this, [this](bool only) {
         m_model->setDifferencesOnly(only);
         selectRow(0);
@@ -166,12 +168,12 @@ void ComparePage::fillDeltas()
     table->setRowCount(3);
     table->setVerticalHeaderLabels({tr("A"), tr("B"), tr("B − A")});
     const QLocale locale;
-    const auto text = [&locale](const RunComparison::Delta &delta, double value) {
+    const auto text = [&locale](const RunComparison::Delta &delta, double value) -> QString {
+        const QString sign = value < 0 ? QStringLiteral("-") : QString();
         if (delta.key == QLatin1String("cost_usd"))
-            return QStringLiteral("$%1").arg(value, 0, 'f', 4);
+            return sign + QStringLiteral("$%1").arg(std::abs(value), 0, 'f', 4);
         if (delta.key == QLatin1String("duration_ms"))
-            return value < 0 ? QLatin1Char('-') + format::duration(qint64(-value))
-                             : format::duration(qint64(value));
+            return sign + format::duration(qint64(std::abs(value)));
         return locale.toString(qint64(value));
     };
     for (int column = 0; column < deltas.size(); ++column) {
