@@ -388,19 +388,40 @@ void TestRunComparison::secondAttempt()
 
 void TestRunComparison::chatFolderDoesNotMatter()
 {
-    // The same run recorded in another home and chat folder.
-    const QString original = dataDir + QStringLiteral("/transcripts/bash/stream.jsonl");
-    QList<QByteArray> lines = fileLines(original);
+    // The bash run with its call naming files in its working directory, and the same run
+    // recorded in another home and chat folder.
+    QList<QByteArray> lines = fileLines(dataDir + QStringLiteral("/transcripts/bash/stream.jsonl"));
     QVERIFY(!lines.isEmpty());
-    QVERIFY(lines.constFirst().contains("home-bash/chat-bash"));
+    const QByteArray cwd = QJsonDocument::fromJson(lines.constFirst())
+                               .object()
+                               .value(QStringLiteral("cwd"))
+                               .toString()
+                               .toUtf8();
+    QVERIFY(cwd.endsWith("home-bash/chat-bash"));
+    int edited = 0;
+    for (QByteArray &line : lines) {
+        edited += line.contains("\"command\":\"echo hi\"") + line.contains("\"content\":\"hi\"");
+        line.replace("\"command\":\"echo hi\"", "\"command\":\"ls " + cwd + "/src\"");
+        line.replace("\"content\":\"hi\"", "\"content\":\"" + cwd + "/src/a.txt\"");
+    }
+    QCOMPARE(edited, 2);
+    QTemporaryDir dir;
+    const QString first = dir.filePath(QStringLiteral("first.jsonl"));
+    QVERIFY(writeLines(first, lines));
     for (QByteArray &line : lines)
         line.replace("home-bash/chat-bash", "home-elsewhere/chat-other-attempt");
-    QTemporaryDir dir;
     const QString moved = dir.filePath(QStringLiteral("moved.jsonl"));
     QVERIFY(writeLines(moved, lines));
-    const RunComparison comparison = RunComparison::compare(load(original), load(moved));
+
+    const ComparedRun a = load(first);
+    const ComparedRun b = load(moved);
+    QCOMPARE(a.calls.size(), 1);
+    QVERIFY(a.workingDirectory != b.workingDirectory);
+    QVERIFY(a.calls.constFirst().input.contains(QLatin1String("ls <cwd>/src")));
+    QCOMPARE(a.calls.constFirst().output, QStringLiteral("<cwd>/src/a.txt"));
+    const RunComparison comparison = RunComparison::compare(a, b);
     QVERIFY(comparison.same());
-    QVERIFY(!comparison.rows().isEmpty());
+    QCOMPARE(comparison.count(RunComparison::State::Same), 1);
 }
 
 void TestRunComparison::normalisedText_data()
