@@ -19,6 +19,7 @@
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -179,6 +180,14 @@ void TestComparePage::rowsAreTintedByState()
         page.model()->index(rowWithState(page.model(), RunComparison::State::Same), 1));
     QCOMPARE(image.pixelColor(same.right() - 4, same.center().y()).name(),
         calls->palette().color(QPalette::Base).name());
+    if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+        page.selectRow(rowWithState(page.model(), RunComparison::State::Changed));
+        page.grab().save(
+            qEnvironmentVariable("SANDSCOPE_SCREENSHOT") + QStringLiteral(".page.png"));
+        page.findChild<QTabWidget *>(QStringLiteral("detailTabs"))->setCurrentIndex(1);
+        page.grab().save(
+            qEnvironmentVariable("SANDSCOPE_SCREENSHOT") + QStringLiteral(".files.png"));
+    }
 }
 
 void TestComparePage::differencesOnly()
