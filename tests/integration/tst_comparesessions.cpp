@@ -4,6 +4,7 @@
 // its stream-json capture; a second attempt differs (exit 1); an unknown session is a usage
 // error (2) and an unreachable server a server error (3), the key never printed.
 
+#include "putfile.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -99,13 +100,7 @@ void CompareSessionsTest::cleanupTestCase()
 
 bool CompareSessionsTest::put(const Identity &who, const QString &path, const QByteArray &bytes)
 {
-    const Result<WriteResult> written = sandscope::await<WriteResult>([&](auto done) {
-        return m_client->uploadFile(
-            who, QFileInfo(path).path(), QFileInfo(path).fileName(), bytes, m_client.get(), done);
-    });
-    if (!written.ok())
-        qWarning() << "upload failed:" << written.error.toString();
-    return written.ok();
+    return putFile(m_client.get(), who, path, bytes);
 }
 
 Cli CompareSessionsTest::compare(const QStringList &arguments, const QString &server)
