@@ -401,8 +401,8 @@ void TestRunComparison::chatFolderDoesNotMatter()
     int edited = 0;
     for (QByteArray &line : lines) {
         edited += line.contains("\"command\":\"echo hi\"") + line.contains("\"content\":\"hi\"");
-        line.replace("\"command\":\"echo hi\"", "\"command\":\"ls " + cwd + "/src\"");
-        line.replace("\"content\":\"hi\"", "\"content\":\"" + cwd + "/src/a.txt\"");
+        line.replace("\"command\":\"echo hi\"", QByteArray("\"command\":\"ls " + cwd + "/src\""));
+        line.replace("\"content\":\"hi\"", QByteArray("\"content\":\"" + cwd + "/src/a.txt\""));
     }
     QCOMPARE(edited, 2);
     QTemporaryDir dir;
