@@ -2,6 +2,7 @@
 
 #include "cli/cleanupverb.h"
 #include "cli/clioutput.h"
+#include "cli/compareverb.h"
 #include "cli/connectionoptions.h"
 #include "cli/filesverbs.h"
 #include "cli/probeverb.h"
@@ -59,8 +60,8 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
-        + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
+        + runVerbsSummary() + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -357,8 +358,8 @@ const QVector<Verb> &verbs()
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
-        {shellVerb, runShell}};
+        {replayVerb, runReplay}, {compareVerb, runCompare}, {cleanupVerb, runCleanup},
+        {probeVerb, runProbe}, {shellVerb, runShell}};
     return all;
 }
 

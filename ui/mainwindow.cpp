@@ -2,6 +2,8 @@
 
 #include "adminoverviewpage.h"
 #include "cleanuppage.h"
+#include "compare/comparepage.h"
+#include "compare/comparerunsdialog.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
 #include "desktopnotifier.h"
@@ -10,6 +12,7 @@
 #include "isolation/probepage.h"
 #include "messagebar.h"
 #include "runs/attachrundialog.h"
+#include "runs/loadedrun.h"
 #include "runs/newrundialog.h"
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
@@ -196,6 +199,8 @@ void MainWindow::createMenus()
         = file->addAction(tr("&Attach to Run…"), this, &MainWindow::showAttachRunDialog);
     attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
+    QAction *compare = file->addAction(tr("Com&pare Runs…"), this, &MainWindow::showCompareDialog);
+    compare->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
     QMenu *recent = file->addMenu(tr("Open Rec&ent"));
     recent->setObjectName(QStringLiteral("recentRunsMenu"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
@@ -598,6 +603,48 @@ void MainWindow::showOpenRunDialog()
         openRunFile(path);
 }
 
+void MainWindow::showCompareDialog()
+{
+    QVector<CompareRunsDialog::OpenRun> runs;
+    for (int i = 0; i < m_pages->count(); ++i) {
+        if (auto *page = qobject_cast<RunPage *>(m_pages->widget(i)))
+            runs.append({m_pages->tabText(i), page});
+    }
+    CompareRunsDialog dialog(runs, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    // A tab's tree as it is now; a file read whole (a file without a run is refused).
+    const auto sideOf
+        = [](const CompareRunsDialog::Choice &choice, ComparedRun *run, QString *why) {
+              if (choice.page) {
+                  *run = ComparedRun::fromModel(*choice.page->model(), choice.title);
+                  return true;
+              }
+              LoadedRun loaded;
+              if (!LoadedRun::fromFile(choice.filePath, &loaded, why))
+                  return false;
+              if (!ComparedRun::holdsARun(loaded)) {
+                  *why = tr("%1 is not a Claude Code run").arg(choice.filePath);
+                  return false;
+              }
+              *run = ComparedRun::fromLoadedRun(loaded);
+              run->source = choice.title;
+              return true;
+          };
+    ComparedRun left;
+    ComparedRun right;
+    QString why;
+    if (!sideOf(dialog.left(), &left, &why) || !sideOf(dialog.right(), &right, &why)) {
+        m_messageBar->showMessage(
+            tr("Cannot compare the runs: %1").arg(why), MessageBar::Level::Error);
+        return;
+    }
+    auto *page = new ComparePage(m_pages);
+    page->setComparison(RunComparison::compare(left, right));
+    addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left.source, right.source),
+        tr("A: %1\nB: %2").arg(left.source, right.source), tr("Close this comparison"));
+}
+
 RunPage *MainWindow::openRunFile(const QString &path)
 {
     QString why;
@@ -688,16 +735,23 @@ QString MainWindow::uniqueTitle(const QString &base, const QStringList &taken)
 
 int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
 {
+    const int tab = addClosableTab(page, title, toolTip, tr("Close this run"));
+    m_windowState.restoreSplitters(page);
+    return tab;
+}
+
+int MainWindow::addClosableTab(
+    QWidget *page, const QString &title, const QString &toolTip, const QString &closeToolTip)
+{
     const int tab = m_pages->addTab(page, RunDelegate::icon(QStringLiteral("run")), title);
     m_pages->setTabToolTip(tab, toolTip);
     auto *close = new QToolButton(m_pages);
     close->setAutoRaise(true);
     close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
-    close->setToolTip(tr("Close this run"));
+    close->setToolTip(closeToolTip);
     connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
     m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
     m_pages->setCurrentWidget(page);
-    m_windowState.restoreSplitters(page);
     return tab;
 }
 
