@@ -39,12 +39,14 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QTime>
 #include <QToolButton>
 #include <QUrl>
@@ -52,6 +54,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
 // The resources live in the static sandscope_gui library, whose initialiser the linker would
 // drop; Q_INIT_RESOURCE must be used outside any namespace.
@@ -613,36 +617,77 @@ void MainWindow::showCompareDialog()
     CompareRunsDialog dialog(runs, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    // A tab's tree as it is now; a file read whole (a file without a run is refused).
-    const auto sideOf
-        = [](const CompareRunsDialog::Choice &choice, ComparedRun *run, QString *why) {
-              if (choice.page) {
-                  *run = ComparedRun::fromModel(*choice.page->model(), choice.title);
-                  return true;
-              }
-              LoadedRun loaded;
-              if (!LoadedRun::fromFile(choice.filePath, &loaded, why))
-                  return false;
-              if (!ComparedRun::holdsARun(loaded)) {
-                  *why = tr("%1 is not a Claude Code run").arg(choice.filePath);
-                  return false;
-              }
-              *run = ComparedRun::fromLoadedRun(loaded);
-              run->source = choice.title;
-              return true;
-          };
-    ComparedRun left;
-    ComparedRun right;
-    QString why;
-    if (!sideOf(dialog.left(), &left, &why) || !sideOf(dialog.right(), &right, &why)) {
-        m_messageBar->showMessage(
-            tr("Cannot compare the runs: %1").arg(why), MessageBar::Level::Error);
-        return;
+    // A tab's tree is read now (it lives on this thread); files are read whole, and the runs
+    // aligned, on a worker thread, so a big file never freezes the window. Cancel drops the
+    // result.
+    struct Job {
+        ComparedRun sides[2];
+        QString why;
+        RunComparison comparison;
+        bool ok = true;
+        std::atomic_bool cancelled {false};
+    };
+    auto job = std::make_shared<Job>();
+    const CompareRunsDialog::Choice choices[2] = {dialog.left(), dialog.right()};
+    QStringList filesToRead;
+    for (int side = 0; side < 2; ++side) {
+        if (choices[side].page)
+            job->sides[side]
+                = ComparedRun::fromModel(*choices[side].page->model(), choices[side].title);
+        else
+            filesToRead << choices[side].filePath;
     }
-    auto *page = new ComparePage(m_pages);
-    page->setComparison(RunComparison::compare(left, right));
-    addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left.source, right.source),
-        tr("A: %1\nB: %2").arg(left.source, right.source), tr("Close this comparison"));
+    const QString titles[2] = {choices[0].title, choices[1].title};
+    const QString files[2] = {choices[0].page ? QString() : choices[0].filePath,
+        choices[1].page ? QString() : choices[1].filePath};
+    QThread *worker = QThread::create([job, files, titles] {
+        for (int side = 0; side < 2 && job->ok && !job->cancelled; ++side) {
+            if (files[side].isEmpty())
+                continue;
+            LoadedRun loaded;
+            if (!LoadedRun::fromFile(files[side], &loaded, &job->why)) {
+                job->ok = false;
+            } else if (!ComparedRun::holdsARun(loaded)) {
+                job->why = tr("%1 is not a Claude Code run").arg(files[side]);
+                job->ok = false;
+            } else {
+                job->sides[side] = ComparedRun::fromLoadedRun(loaded);
+                job->sides[side].source = titles[side];
+            }
+        }
+        if (job->ok && !job->cancelled)
+            job->comparison = RunComparison::compare(job->sides[0], job->sides[1]);
+    });
+    auto *progress = new QProgressDialog(filesToRead.isEmpty()
+            ? tr("Aligning the runs…")
+            : tr("Reading %1 and aligning the runs…")
+                  .arg(QLocale().createSeparatedList(filesToRead)),
+        tr("Cancel"), 0, 0, this);
+    progress->setObjectName(QStringLiteral("compareProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    connect(worker, &QThread::finished, this, [this, job, progress] {
+        progress->deleteLater();
+        if (job->cancelled) {
+            m_messageBar->showMessage(tr("Comparison cancelled."), MessageBar::Level::Information);
+            return;
+        }
+        if (!job->ok) {
+            m_messageBar->showMessage(
+                tr("Cannot compare the runs: %1").arg(job->why), MessageBar::Level::Error);
+            return;
+        }
+        const RunComparison &comparison = job->comparison;
+        auto *page = new ComparePage(m_pages);
+        page->setComparison(comparison);
+        const QString &left = comparison.left().source;
+        const QString &right = comparison.right().source;
+        addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left, right),
+            tr("A: %1\nB: %2").arg(left, right), tr("Close this comparison"));
+    });
+    worker->start();
 }
 
 RunPage *MainWindow::openRunFile(const QString &path)

@@ -9,6 +9,7 @@
 #include "compare/runcomparisonmodel.h"
 #include "compare/touchedfilesmodel.h"
 #include "mainwindow.h"
+#include "messagebar.h"
 #include "runs/loadedrun.h"
 #include "runs/runpage.h"
 
@@ -17,6 +18,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QTabWidget>
@@ -91,6 +93,7 @@ private slots:
     void differencesOnly();
     void dialogChoosesTabsAndFiles();
     void windowOpensACompareTab();
+    void filesAreReadOffTheWindowAndANonRunIsRefused();
 
 private:
     QTemporaryDir m_dir;
@@ -272,8 +275,9 @@ void TestComparePage::windowOpensACompareTab()
     });
     compare->trigger();
     QVERIFY(accepted);
+    // The runs are aligned on a worker thread; the tab follows.
+    QTRY_VERIFY(qobject_cast<ComparePage *>(window.pages()->currentWidget()));
     auto *page = qobject_cast<ComparePage *>(window.pages()->currentWidget());
-    QVERIFY(page);
     // resume (2 Bash calls, 2 turns) against basic (1 call): they differ.
     const RunComparison &comparison = page->comparison();
     QCOMPARE(comparison.left().calls.size(), 2);
@@ -287,6 +291,44 @@ void TestComparePage::windowOpensACompareTab()
     QVERIFY(window.pages()
                 ->tabText(window.pages()->currentIndex())
                 .startsWith(QLatin1String("Compare:")));
+}
+
+// Files are read on a worker thread: the tab appears later; a file that holds no run ends in an
+// error on the message bar and no tab.
+void TestComparePage::filesAreReadOffTheWindowAndANonRunIsRefused()
+{
+    MainWindow window(m_dir.filePath(QStringLiteral("profiles.ini")));
+    window.show();
+    const int pagesBefore = window.pages()->count();
+    const auto compareFiles = [&window](const QString &left, const QString &right) {
+        QTimer::singleShot(0, &window, [left, right] {
+            for (QWidget *widget : QApplication::topLevelWidgets()) {
+                if (auto *dialog = qobject_cast<CompareRunsDialog *>(widget)) {
+                    dialog->addFile(left, true);
+                    dialog->addFile(right, false);
+                    dialog->accept();
+                }
+            }
+        });
+        window.showCompareDialog();
+    };
+
+    const QString notARun = m_dir.filePath(QStringLiteral("page.html"));
+    QFile html(notARun);
+    QVERIFY(html.open(QIODevice::WriteOnly));
+    html.write("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>\n");
+    html.close();
+    compareFiles(dataDir + QStringLiteral("/stream-basic.jsonl"), notARun);
+    QTRY_VERIFY(window.messageBar()->text().contains(QLatin1String("not a Claude Code run")));
+    QCOMPARE(window.pages()->count(), pagesBefore);
+
+    compareFiles(dataDir + QStringLiteral("/transcripts/resume/stream.jsonl"),
+        dataDir + QStringLiteral("/stream-basic.jsonl"));
+    QTRY_VERIFY(qobject_cast<ComparePage *>(window.pages()->currentWidget()));
+    const auto *page = qobject_cast<ComparePage *>(window.pages()->currentWidget());
+    QCOMPARE(page->comparison().left().calls.size(), 2);
+    QCOMPARE(page->comparison().right().calls.size(), 1);
+    QCOMPARE(window.pages()->count(), pagesBefore + 1);
 }
 
 QTEST_MAIN(TestComparePage)
