@@ -2,6 +2,7 @@
 
 #include "cli/cleanupverb.h"
 #include "cli/clioutput.h"
+#include "cli/compareverb.h"
 #include "cli/connectionoptions.h"
 #include "cli/exportverb.h"
 #include "cli/filesverbs.h"
@@ -60,7 +61,8 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + exportVerbSummary()
+        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
+        + exportVerbSummary()
         + runVerbsSummary() + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
@@ -358,7 +360,8 @@ const QVector<Verb> &verbs()
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {exportVerb, runExport}, {cleanupVerb, runCleanup},
+        {replayVerb, runReplay}, {compareVerb, runCompare}, {exportVerb, runExport},
+        {cleanupVerb, runCleanup},
         {probeVerb, runProbe}, {shellVerb, runShell}};
     return all;
 }

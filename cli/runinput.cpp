@@ -13,10 +13,13 @@
 namespace sandscope::cli {
 
 bool findSessionTranscript(OpenTerminalClient &client, const ConnectionOptions &options,
-    const QString &sessionId, QString *path, QString *error)
+    const QString &sessionId, QString *path, QString *error, bool *listingFailed)
 {
     sessiondiscovery::Listing listing;
-    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, error))
+    const bool listed = listAsUser(&sessiondiscovery::discover, client, options, &listing, error);
+    if (listingFailed)
+        *listingFailed = !listed;
+    if (!listed)
         return false;
     path->clear();
     QDateTime newest;
@@ -44,9 +47,10 @@ int loadSessionRun(const ConnectionOptions &options, const QString &sessionId, L
     OpenTerminalClient client(options.connection);
     QString path;
     QString why;
-    if (!findSessionTranscript(client, options, sessionId, &path, &why)) {
+    bool listingFailed = false;
+    if (!findSessionTranscript(client, options, sessionId, &path, &why, &listingFailed)) {
         printError(redactor.redact(why));
-        return 1;
+        return listingFailed ? serverErrorExitCode : 1;
     }
     *run = LoadedRun();
     run->source = options.userId + QLatin1Char('/') + sessionId;

@@ -15,9 +15,9 @@ class OpenTerminalClient;
 namespace sandscope::cli {
 
 // The newest transcript of `sessionId` in --user's home. False with the reason (naming the
-// server) when the listing failed or the user has no such session.
+// server) when the listing failed (*listingFailed true) or the user has no such session.
 bool findSessionTranscript(OpenTerminalClient &client, const ConnectionOptions &options,
-    const QString &sessionId, QString *path, QString *error);
+    const QString &sessionId, QString *path, QString *error, bool *listingFailed = nullptr);
 
 // Reads the whole session (no following). Returns -1 with *run filled, or the exit code
 // after printing why (serverErrorExitCode for transport failures, 1 for a missing session).

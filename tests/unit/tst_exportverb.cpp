@@ -5,7 +5,7 @@
 // and a failed write leaves an existing file as it was.
 
 #include "exportfixture.h"
-#include "sandscopeprocess.h"
+#include "sandscopecli.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -15,7 +15,7 @@
 #include <QtTest/QTest>
 
 using namespace sandscope;
-using sandscope::test::Outcome;
+using Outcome = sandscope::test::CliOutcome;
 using sandscope::test::runSandscope;
 
 namespace {

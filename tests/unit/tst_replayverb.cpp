@@ -6,21 +6,18 @@
 // name the calls; usage and file errors have their own exit codes and messages.
 
 #include "runs/runrecording.h"
-#include "sandscopeprocess.h"
+#include "sandscopecli.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
 using namespace sandscope;
-using sandscope::test::Outcome;
-using sandscope::test::runSandscope;
 
 namespace {
 
@@ -45,6 +42,9 @@ qint64 integer(const QJsonValue &value)
 {
     return qint64(value.toDouble());
 }
+
+using Outcome = test::CliOutcome;
+using test::runSandscope;
 
 // The summary of a capture, computed from its JSON independently of the app's parser.
 QJsonObject expectedSummary(const QList<QByteArray> &lines)

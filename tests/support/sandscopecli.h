@@ -1,26 +1,25 @@
 #pragma once
-// The built `sandscope` binary run as a process by the verb tests: exit code (-1 when it
-// crashed or did not end within the time), standard output and error.
+// Runs the built `sandscope` binary for the command-line tests: its exit code (-1 when it
+// crashed or did not finish within 30 s) and everything it wrote.
 
 #include <QByteArray>
 #include <QProcess>
-#include <QString>
 #include <QStringList>
 
 namespace sandscope::test {
 
-struct Outcome {
+struct CliOutcome {
     int exitCode = -1;
     QByteArray out;
     QByteArray err;
 };
 
-inline Outcome runSandscope(const QStringList &arguments, int timeoutMs = 30000)
+inline CliOutcome runSandscope(const QStringList &arguments)
 {
     QProcess process;
     process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
-    Outcome outcome;
-    if (!process.waitForFinished(timeoutMs)) {
+    CliOutcome outcome;
+    if (!process.waitForFinished(30000)) {
         process.kill();
         process.waitForFinished();
         return outcome;
