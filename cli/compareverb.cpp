@@ -89,7 +89,7 @@ int loadRun(const QString &argument, const ConnectionOptions &options, LoadedRun
     }
     if (loadFileRun(argument, run) >= 0)
         return UsageError;
-    if (run->lines == 0) {
+    if (run->lines == 0 && !run->exported) { // an export holds a tree, not lines
         printError(QStringLiteral("%1 is empty: not a Claude Code run").arg(argument));
         return UsageError;
     }

@@ -200,6 +200,8 @@ ComparedRun ComparedRun::fromLoadedRun(const LoadedRun &loaded)
 
 bool ComparedRun::holdsARun(const LoadedRun &run)
 {
+    if (run.exported) // a Sandscope JSON export holds its tree, not events
+        return true;
     return std::any_of(run.events.cbegin(), run.events.cend(), [](const RunEvent &event) {
         return event.kind != RunEvent::NotJson && event.kind != RunEvent::Unknown
             && event.kind != RunEvent::Transient;

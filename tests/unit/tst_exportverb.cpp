@@ -1,8 +1,9 @@
 // `sandscope export` run as a process: every capture and transcript exports to each format
 // with exit 0; the JSON export replays (`sandscope replay`) to the same outline and summary as
-// the original; secrets are masked unless --no-redact; output goes to stdout without -o; the
-// format follows -o's suffix; usage errors exit 2, unreadable input and unwritable output 1,
-// and a failed write leaves an existing file as it was.
+// the original and `sandscope compare` finds them alike; secrets are masked unless
+// --no-redact; output goes to stdout without -o; the format follows -o's suffix; usage errors exit
+// 2, unreadable input and unwritable output 1, and a failed write leaves an existing file as it
+// was.
 
 #include "exportfixture.h"
 #include "sandscopecli.h"
@@ -80,6 +81,10 @@ void TestExportVerb::exportsAndReplaysTheSame()
     const Outcome againJson
         = runSandscope({QStringLiteral("replay"), json, QStringLiteral("--json")});
     QCOMPARE(againJson.out, originalJson.out);
+
+    // And `compare` finds the run and its export alike.
+    const Outcome compared = runSandscope({QStringLiteral("compare"), dataPath(file), json});
+    QVERIFY2(compared.exitCode == 0, compared.out.constData());
 
     for (const char *format : {"html", "md"}) {
         const Outcome other = runSandscope({QStringLiteral("export"), dataPath(file),
