@@ -760,37 +760,85 @@ void MainWindow::showExportDialog()
         directory, baseName.isEmpty() ? QStringLiteral("run") : baseName, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, page = QPointer<RunPage>(page)] {
-        if (!page)
-            return;
-        const QString path = dialog->path();
-        QString why;
-        if (!exportRun(page, path, dialog->format(), dialog->redact(), &why)) {
-            m_messageBar->showMessage(
-                tr("The run was not exported: %1. It is still shown here.").arg(why),
-                MessageBar::Level::Error);
-            return;
-        }
-        m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
-        m_messageBar->showMessage(tr("Exported the run to %1%2.")
-                                      .arg(QDir::toNativeSeparators(path),
-                                          dialog->redact() ? tr(" (secrets redacted)") : QString()),
-            MessageBar::Level::Information);
+        if (page)
+            startExport(page, dialog->path(), dialog->format(), dialog->redact());
     });
     dialog->open();
+}
+
+// The tree is copied here (it lives on this thread); redacting, rendering and writing, the
+// slow part, run on a worker thread behind a progress dialog. Cancel writes nothing.
+void MainWindow::startExport(
+    const RunPage *page, const QString &path, RunExporter::Format format, bool redact)
+{
+    struct Job {
+        RunExporter exporter;
+        ExportedRun run;
+        QString why;
+        bool ok = false;
+        std::atomic_bool cancelled {false};
+    };
+    auto job = std::make_shared<Job>();
+    job->run = exportSnapshot(page, redact, &job->exporter);
+    QThread *worker = QThread::create([job, path, format, redact] {
+        if (redact)
+            job->exporter.redact(&job->run);
+        const QByteArray bytes = job->exporter.render(job->run, format);
+        if (!job->cancelled)
+            job->ok = RunExporter::writeFile(path, bytes, &job->why);
+    });
+    auto *progress = new QProgressDialog(
+        tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
+    progress->setObjectName(QStringLiteral("exportProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    connect(worker, &QThread::finished, this, [this, job, progress, path, redact] {
+        progress->deleteLater();
+        if (job->ok) {
+            m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
+            m_messageBar->showMessage(tr("Exported the run to %1%2.")
+                                          .arg(QDir::toNativeSeparators(path),
+                                              redact ? tr(" (secrets redacted)") : QString()),
+                MessageBar::Level::Information);
+        } else if (job->cancelled) {
+            m_messageBar->showMessage(
+                tr("Export cancelled: nothing was written."), MessageBar::Level::Information);
+        } else {
+            m_messageBar->showMessage(
+                tr("The run was not exported: %1. It is still shown here.").arg(job->why),
+                MessageBar::Level::Error);
+        }
+        Q_EMIT exportFinished(job->ok);
+    });
+    worker->start();
+}
+
+ExportedRun MainWindow::exportSnapshot(
+    const RunPage *page, bool redact, RunExporter *exporter) const
+{
+    exporter->setRedacting(redact);
+    exporter->addSecret(m_client->connection().apiKey);
+    const QString source = page->filePath().isEmpty()
+        ? (page->sessionSource() ? page->sessionSource()->identity.userId + QLatin1Char('/')
+                    + page->sessionSource()->sessionId
+                                 : page->recordingPath())
+        : page->filePath();
+    // Unredacted here: the caller redacts, on whichever thread renders.
+    exporter->setRedacting(false);
+    ExportedRun run = exporter->snapshot(*page->model(), source, page->skippedLines());
+    exporter->setRedacting(redact);
+    return run;
 }
 
 bool MainWindow::exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
     bool redact, QString *why) const
 {
     RunExporter exporter;
-    exporter.setRedacting(redact);
-    exporter.addSecret(m_client->connection().apiKey);
-    const QString source = page->filePath().isEmpty()
-        ? (page->sessionSource() ? page->sessionSource()->identity.userId + QLatin1Char('/')
-                    + page->sessionSource()->sessionId
-                                 : page->recordingPath())
-        : page->filePath();
-    const ExportedRun run = exporter.snapshot(*page->model(), source, page->skippedLines());
+    ExportedRun run = exportSnapshot(page, redact, &exporter);
+    if (redact)
+        exporter.redact(&run);
     return RunExporter::writeFile(path, exporter.render(run, format), why);
 }
 

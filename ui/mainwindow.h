@@ -132,6 +132,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     // After every server check (version, key, accounts), successful or not.
     void serverChecked(bool ok);
+    // An export started by startExport ended: written, failed or cancelled.
+    void exportFinished(bool written);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -143,8 +145,15 @@ public:
     // whether or not the file could be written. False with the reason.
     bool exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
         bool redact, QString *why) const;
+    // exportRun with the slow part on a worker thread (the dialog's way); the message bar
+    // tells the result and exportFinished follows.
+    void startExport(
+        const RunPage *page, const QString &path, RunExporter::Format format, bool redact);
 
 private:
+    // What `page` shows, unredacted, for exporter (set up with the key and `redact`).
+    ExportedRun exportSnapshot(const RunPage *page, bool redact, RunExporter *exporter) const;
+
     void createMenus();
     void fillRecentMenu(QMenu *menu);
     RunPage *openRunFileReporting(const QString &path, QString *why);

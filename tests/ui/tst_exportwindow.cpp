@@ -56,6 +56,7 @@ private slots:
     void exportsWhatTheTabShowsAndReopensIt();
     void failedWriteKeepsTheTab();
     void dialogDefaults();
+    void dialogExportWritesOffTheWindowThread();
 
 private:
     QTemporaryDir m_dir;
@@ -143,6 +144,33 @@ void TestExportWindow::dialogDefaults()
     state.setExportDirectory(m_dir.path());
     QCOMPARE(WindowState(m_dir.filePath(QStringLiteral("profiles.ini"))).exportDirectory(),
         m_dir.path());
+}
+
+// The dialog's export renders and writes on a worker thread: the result arrives later, on the
+// message bar and through exportFinished; a failed write says so and keeps the tab as it was.
+void TestExportWindow::dialogExportWritesOffTheWindowThread()
+{
+    MainWindow &window = *m_window;
+    RunPage *page
+        = openAndWait(window, QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-subagent.jsonl"));
+    QVERIFY(page);
+    QSignalSpy finished(&window, &MainWindow::exportFinished);
+
+    const QString target = m_dir.filePath(QStringLiteral("async.md"));
+    window.startExport(page, target, RunExporter::Format::Markdown, true);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.constLast().constFirst().toBool(), true);
+    QVERIFY(QFileInfo(target).size() > 100);
+    QVERIFY(window.messageBar()->text().contains(QLatin1String("async.md")));
+
+    const QStringList before = test::toolCallShape(*page->model());
+    const QString missing = m_dir.filePath(QStringLiteral("missing/async.md"));
+    window.startExport(page, missing, RunExporter::Format::Markdown, true);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.constLast().constFirst().toBool(), false);
+    QVERIFY(!QFile::exists(missing));
+    QVERIFY(window.messageBar()->text().contains(QLatin1String("not exported")));
+    QCOMPARE(test::toolCallShape(*page->model()), before);
 }
 
 QTEST_MAIN(TestExportWindow)

@@ -1,6 +1,8 @@
 #include "syntaxcodehighlighter.h"
 
 #ifdef SANDSCOPE_HAVE_KSYNTAXHIGHLIGHTING
+#include <QMutex>
+
 #include <KSyntaxHighlighting/AbstractHighlighter>
 #include <KSyntaxHighlighting/Definition>
 #include <KSyntaxHighlighting/Format>
@@ -70,6 +72,9 @@ QString SyntaxCodeHighlighter::toHtml(const QString &code, const QString &fileNa
 {
 #ifdef SANDSCOPE_HAVE_KSYNTAXHIGHLIGHTING
     if (code.size() <= maxLength && !fileNameOrLanguage.isEmpty()) {
+        // Exports render on worker threads; the repository is shared and not thread-safe.
+        static QMutex repositoryLock;
+        const QMutexLocker locker(&repositoryLock);
         KSyntaxHighlighting::Definition definition
             = repository().definitionForFileName(fileNameOrLanguage);
         if (!definition.isValid())
