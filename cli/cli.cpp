@@ -9,6 +9,7 @@
 #include "cli/runverbs.h"
 #include "cli/searchverb.h"
 #include "cli/shellverb.h"
+#include "cli/usageverb.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -60,7 +61,7 @@ QString topLevelHelp()
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
         + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
-        + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + searchVerbSummary() + usageVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -356,9 +357,9 @@ const QVector<Verb> &verbs()
 {
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
-        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
-        {shellVerb, runShell}};
+        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
+        {runsVerb, runRuns}, {replayVerb, runReplay}, {cleanupVerb, runCleanup},
+        {probeVerb, runProbe}, {shellVerb, runShell}};
     return all;
 }
 

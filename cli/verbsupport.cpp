@@ -151,4 +151,16 @@ std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler)
     return notifier;
 }
 
+QDateTime parseSince(const QString &text)
+{
+    QDateTime time = QDateTime::fromString(text, Qt::ISODate);
+    if (time.isValid()) {
+        if (time.timeSpec() == Qt::LocalTime)
+            time.setTimeSpec(Qt::UTC);
+        return time.toUTC();
+    }
+    const QDate date = QDate::fromString(text, Qt::ISODate);
+    return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
+}
+
 } // namespace sandscope::cli

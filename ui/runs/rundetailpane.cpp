@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
@@ -676,6 +677,13 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails 
             fact(tr("Tool uses"), QString::number(task.toolUses));
         if (task.totalTokens >= 0)
             fact(tr("Tokens"), QString::number(task.totalTokens));
+        // What the tree counted of the sub-agent's own lines (once per message.id).
+        fact(tr("Sub-agent tokens"),
+            index.siblingAtColumn(RunModel::TokensColumn).data().toString());
+        fact(tr("Sub-agent calls"),
+            index.siblingAtColumn(RunModel::ToolCallsColumn).data().toString());
+        fact(tr("Sub-agent errors"),
+            index.siblingAtColumn(RunModel::ErrorsColumn).data().toString());
         fact(tr("Output file"), task.outputFile, true);
         setFacts(facts);
         showText(input.prompt, false);
@@ -747,7 +755,14 @@ void RunDetailPane::refresh()
         fact(tr("Directory"), text, true);
         fact(tr("Duration"), index.siblingAtColumn(RunModel::DurationColumn).data());
         fact(tr("Tokens"), index.siblingAtColumn(RunModel::TokensColumn).data());
+        fact(tr("Cache"),
+            tr("%1 read · %2 written")
+                .arg(QLocale().toString(index.data(RunModel::CacheReadTokensRole).toLongLong()),
+                    QLocale().toString(
+                        index.data(RunModel::CacheCreationTokensRole).toLongLong())));
         fact(tr("Cost"), index.siblingAtColumn(RunModel::CostColumn).data());
+        fact(tr("Tool calls"), index.siblingAtColumn(RunModel::ToolCallsColumn).data());
+        fact(tr("Errors"), index.siblingAtColumn(RunModel::ErrorsColumn).data());
         fact(tr("Children"), index.model()->rowCount(index));
         setFacts(facts);
         setView(View::Empty);
