@@ -81,14 +81,19 @@ void UsageCollector::cancel()
     if (!m_running)
         return;
     m_running = false;
-    delete m_call; // its callbacks and slices never run
+    // Its callbacks and slices never run; a stream that reports its end while it is deleted
+    // finds the collector no longer running.
+    QObject *call = m_call;
     m_call = nullptr;
+    delete call;
     m_lines.clear();
     Q_EMIT cancelled();
 }
 
 void UsageCollector::onOutput(bool ok, const QString &output, const QString &error)
 {
+    if (!m_running || !m_call)
+        return;
     if (!ok) {
         m_running = false;
         m_call->deleteLater();
