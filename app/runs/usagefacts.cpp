@@ -14,7 +14,9 @@ const QString homeMarker = QStringLiteral("SANDSCOPE-HOME=");
 
 // Reads each file given with getline (a file removed meanwhile is skipped). A record's own
 // uuid and timestamp are the pair "uuid":"…","timestamp":"…" (a message's content comes
-// before them and a tool's structured result after them). One fact per record and block.
+// before them and a tool's structured result after them). One fact per record and block; a
+// tool_result block starts with its "type" or, for an Agent's, its "tool_use_id" (and ends
+// where the next one or the record's toolUseResult starts).
 const char *const factsProgram = R"awk(
 function stamp(line,   p) {
   p = match(line, /"uuid":"[^"]*","timestamp":"/)
@@ -26,6 +28,10 @@ function number(line, key,   p) {
   if (!p) return 0
   if (!match(substr(line, p + length(key)), /^[0-9]+/)) return 0
   return substr(line, p + length(key), RLENGTH)
+}
+function resultstart(s,   a, b) {
+  a = index(s, "{\"type\":\"tool_result\""); b = index(s, "{\"tool_use_id\":\"")
+  return !a ? b : (!b || a < b) ? a : b
 }
 function scan(f,   line, n, t, u, m, rest, p, q, block, last) {
   print "SU\tF\t" f
@@ -65,13 +71,15 @@ function scan(f,   line, n, t, u, m, rest, p, q, block, last) {
       continue
     }
     if (index(line, "\"type\":\"user\"")) {
-      rest = line
-      while ((p = index(rest, "{\"type\":\"tool_result\""))) {
+      p = index(line, "\"toolUseResult\":")
+      rest = p ? substr(line, 1, p - 1) : line
+      while ((p = resultstart(rest))) {
         rest = substr(rest, p + 1)
-        q = index(rest, "{\"type\":\"tool_result\"")
+        q = resultstart(rest)
         block = q ? substr(rest, 1, q - 1) : rest
-        print "SU\tR\t" t "\t" literal(block, "\"tool_use_id\":\"") "\t" \
-          (index(block, "\"is_error\":true") ? 1 : 0)
+        if (index(block, "\"type\":\"tool_result\""))
+          print "SU\tR\t" t "\t" literal(block, "\"tool_use_id\":\"") "\t" \
+            (index(block, "\"is_error\":true") ? 1 : 0)
       }
     }
   }

@@ -35,6 +35,7 @@ struct ExpectedDay {
 struct ExpectedTool {
     qint64 calls = 0;
     qint64 errors = 0;
+    qint64 answered = 0; // calls with a tool_result: the timed ones
 };
 
 // Everything one user's transcripts say, per UTC day.
@@ -82,6 +83,7 @@ private:
     QSet<QString> m_prompts;
     QSet<QString> m_calls;
     QSet<QString> m_failed;
+    QSet<QString> m_answered;
     QHash<QString, QString> m_toolNames;
     QHash<QString, Message> m_messages;
     bool m_tokensAdded = false;
@@ -93,6 +95,9 @@ public:
         if (m_tokensAdded)
             return;
         m_tokensAdded = true;
+        for (const QString &id : std::as_const(m_answered))
+            if (m_calls.contains(id))
+                ++tools[m_toolNames.value(id)].answered;
         for (const Message &message : std::as_const(m_messages)) {
             ExpectedDay &day = days[message.day];
             day.input += message.usage.value(QStringLiteral("input_tokens"));
@@ -161,6 +166,7 @@ public:
                         continue;
                     days[time.date()].sessions.insert(session);
                     const QString id = block.value(QLatin1String("tool_use_id")).toString();
+                    m_answered.insert(id);
                     if (block.value(QLatin1String("is_error")).toBool() && !m_failed.contains(id)) {
                         m_failed.insert(id);
                         ++days[time.date()].errors;

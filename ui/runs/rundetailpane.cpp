@@ -14,6 +14,7 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -677,13 +678,13 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails 
             fact(tr("Tool uses"), QString::number(task.toolUses));
         if (task.totalTokens >= 0)
             fact(tr("Tokens"), QString::number(task.totalTokens));
-        // What the tree counted of the sub-agent's own lines (once per message.id).
-        fact(tr("Sub-agent tokens"),
-            index.siblingAtColumn(RunModel::TokensColumn).data().toString());
-        fact(tr("Sub-agent calls"),
-            index.siblingAtColumn(RunModel::ToolCallsColumn).data().toString());
-        fact(tr("Sub-agent errors"),
-            index.siblingAtColumn(RunModel::ErrorsColumn).data().toString());
+        // What the tree counted of the sub-agent's own lines (tokens once per message.id).
+        fact(tr("Sub-agent"),
+            tr("calls %1 · errors %2 · %3")
+                .arg(index.siblingAtColumn(RunModel::ToolCallsColumn).data().toString(),
+                    index.siblingAtColumn(RunModel::ErrorsColumn).data().toString(),
+                    index.siblingAtColumn(RunModel::TokensColumn).data().toString())
+                .remove(QRegularExpression(QStringLiteral(" · $"))));
         fact(tr("Output file"), task.outputFile, true);
         setFacts(facts);
         showText(input.prompt, false);

@@ -39,7 +39,7 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
            "model, sub-agents included (without result lines: each API response once). The "
            "tree's Tokens column adds up the API responses it shows under each node."));
     m_cache = addField(tr("Cache"),
-        tr("Prompt-cache tokens, counted like the tokens: read from the cache and written to "
+        tr("Prompt-cache tokens, counted like the tokens: read from the cache plus written to "
            "it"));
     m_errors = addField(
         tr("Errors"), tr("Failed tool calls (a tool_result with is_error) and API error messages"));
@@ -134,10 +134,12 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
     setField(m_tokens,
         tr("%1 in · %2 out")
             .arg(locale.toString(summary.inputTokens), locale.toString(summary.outputTokens)));
-    setField(m_cache,
-        tr("%1 read · %2 written")
-            .arg(locale.toString(summary.cacheReadTokens),
-                locale.toString(summary.cacheCreationTokens)));
+    setField(m_cache, locale.toString(summary.cacheReadTokens + summary.cacheCreationTokens));
+    m_cache->setToolTip(tr("Prompt-cache tokens: %1 read, %2 written")
+                            .arg(locale.toString(summary.cacheReadTokens),
+                                locale.toString(summary.cacheCreationTokens)));
+    // A transcript has no result lines, so no round trips: the field would only say "–".
+    m_turns->setVisible(!transcript);
     setField(m_errors, locale.toString(summary.toolErrors + summary.apiErrors));
     const bool costed = summary.hasResult || (transcript && summary.costUsd > 0);
     setField(m_cost,

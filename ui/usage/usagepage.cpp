@@ -15,6 +15,7 @@
 #include <QHeaderView>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
 #include <QValueAxis>
@@ -36,6 +37,14 @@ const QList<int> metricColumns {UsageModel::CostColumn, UsageModel::InputTokensC
     UsageModel::OutputTokensColumn, UsageModel::CacheReadColumn, UsageModel::CacheCreationColumn,
     UsageModel::SessionsColumn, UsageModel::TurnsColumn, UsageModel::ToolCallsColumn,
     UsageModel::ErrorsColumn};
+
+int dayCount(const UsageReport &report)
+{
+    QSet<QDate> days;
+    for (const UsageDay &day : report.days)
+        days.insert(day.day);
+    return int(days.size());
+}
 
 } // namespace
 
@@ -75,7 +84,7 @@ UsagePage::UsagePage(QWidget *parent)
         view->header()->resizeSection(
             column, metrics.horizontalAdvance(QLatin1String(sample)) + 24);
     };
-    fit(m_ui->daysView, UsageModel::UserColumn, "user-name-long");
+    fit(m_ui->daysView, UsageModel::UserColumn, "user-name");
     fit(m_ui->daysView, UsageModel::DayColumn, "2026-12-01");
     for (int column = UsageModel::SessionsColumn; column < UsageModel::ColumnCount; ++column)
         fit(m_ui->daysView, column,
@@ -230,7 +239,7 @@ void UsagePage::showReport(const UsageReport &reported)
         ? tr("No usage found in the transcripts.")
         : tr("%1 user(s), %2 day(s): %3 sessions, %4 turns, %5 tool calls, %6 errors, $%7.")
               .arg(report.users().size())
-              .arg(report.days.size())
+              .arg(dayCount(report))
               .arg(total.sessions)
               .arg(total.turns)
               .arg(total.toolCalls)
@@ -293,9 +302,14 @@ void UsagePage::rebuildChart()
     chart->addAxis(categories, Qt::AlignBottom);
     series->attachAxis(categories);
     auto *values = new QValueAxis();
-    values->setRange(0, highest > 0 ? highest * 1.1 : 1);
-    values->setLabelFormat(
-        column == UsageModel::CostColumn ? QStringLiteral("$%.2f") : QStringLiteral("%.0f"));
+    values->setRange(0, highest > 0 ? highest * 1.05 : 1);
+    values->applyNiceNumbers();
+    // Cents when there are dollars, else enough decimals for the small amounts of a test
+    // server; counts are whole.
+    if (column != UsageModel::CostColumn)
+        values->setLabelFormat(QStringLiteral("%.0f"));
+    else
+        values->setLabelFormat(highest >= 1 ? QStringLiteral("$%.2f") : QStringLiteral("$%.4f"));
     chart->addAxis(values, Qt::AlignLeft);
     series->attachAxis(values);
     chart->legend()->setVisible(report.users().size() > 1);
