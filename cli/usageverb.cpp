@@ -21,7 +21,7 @@ const QString usageVerb = QStringLiteral("usage");
 
 namespace {
 
-enum ExitCode { Ok = 0, UsageError = 2 };
+enum ExitCode { Ok = 0 }; // usage errors: 2, server errors: 3 (clioutput, verbsupport)
 
 constexpr int topTools = 10;
 

@@ -31,7 +31,6 @@ void UsageAggregator::beginFile(const QString &user, const QString &path)
 
 UsageDay &UsageAggregator::dayOf(const QDateTime &time)
 {
-    ++m_records;
     const Key key {m_user, time.toUTC().date()};
     m_sessionsPerDay[key].insert(m_sessionKey);
     UsageDay &day = m_days[key];
@@ -42,6 +41,7 @@ UsageDay &UsageAggregator::dayOf(const QDateTime &time)
 
 void UsageAggregator::prompt(const QDateTime &time, const QString &uuid)
 {
+    ++m_records;
     if (!time.isValid())
         return problem(QStringLiteral("%1: a prompt without a timestamp").arg(m_path));
     UsageDay &day = dayOf(time);
@@ -58,6 +58,7 @@ void UsageAggregator::prompt(const QDateTime &time, const QString &uuid)
 void UsageAggregator::assistant(
     const QDateTime &time, const QString &messageId, const TokenUsage &usage, bool apiError)
 {
+    ++m_records;
     if (!time.isValid())
         return problem(QStringLiteral("%1: an answer without a timestamp").arg(m_path));
     UsageDay &day = dayOf(time);
@@ -78,6 +79,7 @@ void UsageAggregator::assistant(
 
 void UsageAggregator::toolUse(const QDateTime &time, const QString &toolUseId, const QString &name)
 {
+    ++m_records;
     if (!time.isValid() || toolUseId.isEmpty())
         return problem(QStringLiteral("%1: a tool call without a timestamp or id").arg(m_path));
     const QString key = m_user + QLatin1Char('\n') + toolUseId;
@@ -93,6 +95,7 @@ void UsageAggregator::toolUse(const QDateTime &time, const QString &toolUseId, c
 
 void UsageAggregator::toolResult(const QDateTime &time, const QString &toolUseId, bool isError)
 {
+    ++m_records;
     if (toolUseId.isEmpty() || !time.isValid())
         return problem(QStringLiteral("%1: a tool result without a timestamp or id").arg(m_path));
     dayOf(time); // the session was active that day
@@ -107,6 +110,7 @@ void UsageAggregator::toolResult(const QDateTime &time, const QString &toolUseId
 
 void UsageAggregator::costState(const QDateTime &time, double totalCostUsd)
 {
+    ++m_records;
     if (!time.isValid())
         return problem(QStringLiteral("%1: a cost-state record before any timestamp").arg(m_path));
     // Cumulative while the CLI process lives; a resumed process may start again from zero.

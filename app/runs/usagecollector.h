@@ -11,7 +11,6 @@
 
 #include <QDate>
 #include <QObject>
-#include <QPointer>
 #include <QStringList>
 
 namespace sandscope {

@@ -21,7 +21,7 @@ class OpenTerminalClient;
 
 namespace usagefacts {
 
-// One sh command (sh, stat-free, awk) run as a user: SANDSCOPE-HOME=<home>, then per file (a
+// One sh command (sh and awk) run as a user: SANDSCOPE-HOME=<home>, then per file (a
 // main transcript followed by its sub-agents' files) "SU\tF\t<path>" and per record
 // "SU\t<P|U|T|R|C|X>\t…" (docs/stream-json.md, "Usage over time").
 QString script();

@@ -147,12 +147,15 @@ void UsagePage::setConnection(OpenTerminalClient *client, const Identity &identi
     m_collector->cancel();
     m_client = client;
     m_identity = identity;
+    m_stale = client != nullptr;
     showReport(UsageReport());
     setStatus(client
             ? tr("Press Refresh to add up the transcripts of %1.")
                   .arg(identity.userId.isEmpty() ? tr("the server account") : identity.userId)
             : tr("Not connected."),
         false);
+    if (m_stale && isVisible())
+        refresh();
 }
 
 void UsagePage::setAdminAccess(const AdminAccess &admin, const QString &accountPrefix)
@@ -201,6 +204,7 @@ void UsagePage::refresh()
         setStatus(tr("Not connected."), false);
         return;
     }
+    m_stale = false;
     const QDate since = m_ui->sinceCheck->isChecked() ? m_ui->sinceEdit->date() : QDate();
     if (m_ui->allUsersCheck->isChecked()) {
         if (m_audit)
@@ -209,6 +213,13 @@ void UsagePage::refresh()
     } else {
         m_collector->collect(m_client, m_identity, since);
     }
+}
+
+void UsagePage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale && m_client && !isCollecting())
+        refresh();
 }
 
 void UsagePage::cancel()

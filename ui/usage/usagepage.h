@@ -72,6 +72,10 @@ public Q_SLOTS:
 Q_SIGNALS:
     void collectionFinished(bool ok);
 
+protected:
+    // The first time the page is shown for a connection it collects by itself.
+    void showEvent(QShowEvent *event) override;
+
 private:
     void showReport(const UsageReport &report);
     void rebuildChart();
@@ -86,6 +90,7 @@ private:
     QString m_accountPrefix;
     QString m_homesRoot = QStringLiteral("/home");
     std::function<void(const QString &)> m_audit;
+    bool m_stale = false; // connected, not collected yet
     UsageCollector *m_collector;
     UsageModel *m_model;
     UsageToolsModel *m_toolsModel;
