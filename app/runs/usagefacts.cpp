@@ -33,27 +33,33 @@ function resultstart(s,   a, b) {
   a = index(s, "{\"type\":\"tool_result\""); b = index(s, "{\"tool_use_id\":\"")
   return !a ? b : (!b || a < b) ? a : b
 }
-function scan(f,   line, n, t, u, m, rest, p, q, block, last) {
+function scan(f,   line, n, t, u, m, rest, p, q, block, prev) {
   print "SU\tF\t" f
-  n = 0; last = ""
+  n = 0; prev = ""
   while ((getline line < f) > 0) {
     n++
-    if (line ~ /^[ \t\r]*$/) continue
-    if (line !~ /^[ \t]*\{/ || line !~ /\}[ \t\r]*$/) { print "SU\tX\t" n; continue }
+    # Cheap first: a record starts with { and ends with } (regular expressions only otherwise).
+    if (substr(line, 1, 1) != "{" || substr(line, length(line)) != "}") {
+      if (line ~ /^[ \t\r]*$/) continue
+      if (line !~ /^[ \t]*\{/ || line !~ /\}[ \t\r]*$/) { print "SU\tX\t" n; continue }
+    }
     if (index(line, "{\"type\":\"cost-state\"") == 1) {
-      if (match(line, /"totalCostUSD":-?[0-9][0-9.eE+-]*/))
-        print "SU\tC\t" last "\t" substr(line, RSTART + 15, RLENGTH - 15)
+      # Its day is the one of the record before it (it has no timestamp of its own).
+      if (match(line, /"totalCostUSD":-?[0-9][0-9.eE+-]*/)) {
+        m = substr(line, RSTART + 15, RLENGTH - 15) # before stamp() moves RSTART
+        print "SU\tC\t" stamp(prev) "\t" m
+      }
       continue
     }
-    t = stamp(line)
-    if (t != "") last = t
+    if (index(line, "\"timestamp\":\"")) prev = line
     if (isprompt(line) && !index(line, "\"content\":\"<local-command-") \
       && !index(line, "\"content\":\"[Request interrupted")) {
       p = match(line, /"uuid":"[^"]*","timestamp":"/)
-      print "SU\tP\t" t "\t" (p ? literal(substr(line, p), "\"uuid\":\"") : "")
+      print "SU\tP\t" stamp(line) "\t" (p ? literal(substr(line, p), "\"uuid\":\"") : "")
       continue
     }
     if (index(line, "\"type\":\"assistant\"")) {
+      t = stamp(line)
       p = index(line, "\"message\":{")
       m = p ? literal(substr(line, p), "\"id\":\"") : ""
       p = index(line, "\"usage\":{\"input_tokens\":")
@@ -70,7 +76,8 @@ function scan(f,   line, n, t, u, m, rest, p, q, block, last) {
       }
       continue
     }
-    if (index(line, "\"type\":\"user\"")) {
+    if (index(line, "\"type\":\"user\"") && index(line, "\"type\":\"tool_result\"")) {
+      t = stamp(line)
       p = index(line, "\"toolUseResult\":")
       rest = p ? substr(line, 1, p - 1) : line
       while ((p = resultstart(rest))) {
