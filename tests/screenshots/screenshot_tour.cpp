@@ -86,10 +86,10 @@ bool installDaysAgo(const QString &home, const QString &scenario, int days, cons
             last = match.capturedEnd(1);
         }
         moved += text.mid(last);
-        moved.replace(ids, QStringLiteral("\\1") + tag);
-        moved.replace(QStringLiteral("\"uuid\":\""), QStringLiteral("\"uuid\":\"") + tag);
+        moved.replace(ids, QString(QStringLiteral("\\1") + tag));
+        moved.replace(QStringLiteral("\"uuid\":\""), QString(QStringLiteral("\"uuid\":\"") + tag));
         QString relative = path.mid(project.size());
-        relative.replace(session, session + QLatin1Char('-') + tag);
+        relative.replace(session, QString(session + QLatin1Char('-') + tag));
         if (!writeFile(target + relative, moved.toUtf8()))
             return false;
     }

@@ -68,9 +68,10 @@ bool giveCacheTokens(const QString &projects)
         file.close();
         for (QByteArray &line : lines) {
             line.replace("\"cache_read_input_tokens\":0,",
-                "\"cache_read_input_tokens\":" + QByteArray::number(next += 7) + ',');
+                QByteArray("\"cache_read_input_tokens\":" + QByteArray::number(next += 7) + ','));
             line.replace("\"cache_creation_input_tokens\":0,",
-                "\"cache_creation_input_tokens\":" + QByteArray::number(next += 3) + ',');
+                QByteArray(
+                    "\"cache_creation_input_tokens\":" + QByteArray::number(next += 3) + ','));
         }
         if (!writeFile(path, lines.join('\n')))
             return false;
