@@ -2,6 +2,7 @@
 
 #include "cli/cleanupverb.h"
 #include "cli/clioutput.h"
+#include "cli/compareverb.h"
 #include "cli/connectionoptions.h"
 #include "cli/filesverbs.h"
 #include "cli/probeverb.h"
@@ -60,8 +61,9 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
-        + searchVerbSummary() + usageVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
+        + runVerbsSummary() + searchVerbSummary() + usageVerbSummary() + cleanupVerbSummary()
+        + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -358,8 +360,8 @@ const QVector<Verb> &verbs()
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
-        {runsVerb, runRuns}, {replayVerb, runReplay}, {cleanupVerb, runCleanup},
-        {probeVerb, runProbe}, {shellVerb, runShell}};
+        {runsVerb, runRuns}, {replayVerb, runReplay}, {compareVerb, runCompare},
+        {cleanupVerb, runCleanup}, {probeVerb, runProbe}, {shellVerb, runShell}};
     return all;
 }
 

@@ -1,6 +1,7 @@
 #include "replayverb.h"
 
 #include "cli/clioutput.h"
+#include "cli/runinput.h"
 #include "cli/treeprinter.h"
 #include "cli/verbsupport.h"
 #include "runs/runmodel.h"
@@ -179,23 +180,10 @@ int replaySession(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
 
     OpenTerminalClient client(options.connection);
-    sessiondiscovery::Listing listing;
-    QString why;
-    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
-        return listingFailed(why, options);
     QString path;
-    QDateTime newest;
-    for (const DiscoveredSession &session : std::as_const(listing.transcripts)) {
-        if (session.sessionId == sessionId && (path.isEmpty() || session.lastActivity > newest)) {
-            path = session.path;
-            newest = session.lastActivity;
-        }
-    }
-    if (path.isEmpty()) {
-        printError(serverMessage(QStringLiteral("user %1 has no session %2 (no transcript "
-                                                "~/.claude/projects/*/%2.jsonl)")
-                                     .arg(options.userId, sessionId),
-            options));
+    QString why;
+    if (!findSessionTranscript(client, options, sessionId, &path, &why)) {
+        printError(redactor.redact(why));
         return RunFailed;
     }
 
@@ -319,39 +307,18 @@ int runReplay(const QStringList &arguments)
         return summary.isError ? RunFailed : RunSucceeded;
     }
 
-    RecordingReader reader;
-    QString why;
-    if (!reader.open(files.constFirst(), &why)) {
-        printError(why);
-        return RunFailed;
-    }
-    RunParser runParser;
+    LoadedRun run;
+    const int loaded = loadFileRun(files.constFirst(), &run);
+    if (loaded >= 0)
+        return loaded;
     RunSummaryBuilder builder;
+    builder.add(run.events);
     RunModel model;
-    RecordedLine line;
-    qint64 lastArrivalMs = 0;
-    qint64 lines = 0;
-    while (reader.readLine(&line)) {
-        const RunEventBatch events = reader.eventsOf(runParser, line);
-        if (!line.line.trimmed().isEmpty())
-            ++lines;
-        builder.add(events);
-        model.addEvents(events);
-        if (!events.isEmpty())
-            lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
-    }
-    reader.finishReading();
-    for (const QString &problem : reader.problems())
-        printError(QStringLiteral("warning: %1: %2").arg(files.constFirst(), problem));
-    if (!reader.readError().isEmpty()) {
-        printError(reader.readError());
-        return RunFailed;
-    }
+    run.buildModel(&model);
 
     RunSummary summary = builder.summary(true);
-    summary.lines = lines;
+    summary.lines = run.lines;
     QString out;
-    model.markRunEnded(lastArrivalMs);
     appendOutline(model, QModelIndex(), 0, out);
     out += QLatin1Char('\n');
     out += outcomeText(summary, json);

@@ -43,4 +43,11 @@ run bench_runopen "${SANDSCOPE_BENCH_RUNOPEN_MB:-20}"
 run bench_adminscale 200 50
 # CI: 200 homes x 50 chats (the targets are for 1,000 x 50: run bench_cleanup without arguments)
 run bench_cleanup "${SANDSCOPE_BENCH_CLEANUP_HOMES:-200}" 50
+run bench_compare
+run bench_coldstart 5
+# The same on an X server, where the first frame also goes through xcb.
+if command -v xvfb-run >/dev/null; then
+  echo "--- bench_coldstart 5 (xcb under Xvfb)"
+  xvfb-run -a env QT_QPA_PLATFORM=xcb "$build/bench/bench_coldstart" 5 2>&1 | grep -v -e 'XDG_RUNTIME_DIR'
+fi
 exit $status

@@ -2,6 +2,8 @@
 
 #include "adminoverviewpage.h"
 #include "cleanuppage.h"
+#include "compare/comparepage.h"
+#include "compare/comparerunsdialog.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
 #include "desktopnotifier.h"
@@ -10,6 +12,7 @@
 #include "isolation/probepage.h"
 #include "messagebar.h"
 #include "runs/attachrundialog.h"
+#include "runs/loadedrun.h"
 #include "runs/newrundialog.h"
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
@@ -37,12 +40,14 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QTime>
 #include <QToolButton>
 #include <QUrl>
@@ -50,6 +55,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
 // The resources live in the static sandscope_gui library, whose initialiser the linker would
 // drop; Q_INIT_RESOURCE must be used outside any namespace.
@@ -197,6 +204,8 @@ void MainWindow::createMenus()
         = file->addAction(tr("&Attach to Run…"), this, &MainWindow::showAttachRunDialog);
     attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
+    QAction *compare = file->addAction(tr("Com&pare Runs…"), this, &MainWindow::showCompareDialog);
+    compare->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
     QMenu *recent = file->addMenu(tr("Open Rec&ent"));
     recent->setObjectName(QStringLiteral("recentRunsMenu"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
@@ -601,6 +610,89 @@ void MainWindow::showOpenRunDialog()
         openRunFile(path);
 }
 
+void MainWindow::showCompareDialog()
+{
+    QVector<CompareRunsDialog::OpenRun> runs;
+    for (int i = 0; i < m_pages->count(); ++i) {
+        if (auto *page = qobject_cast<RunPage *>(m_pages->widget(i)))
+            runs.append({m_pages->tabText(i), page});
+    }
+    CompareRunsDialog dialog(runs, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    // A tab's tree is read now (it lives on this thread); files are read whole, and the runs
+    // aligned, on a worker thread, so a big file never freezes the window. Cancel drops the
+    // result.
+    struct Job {
+        ComparedRun sides[2];
+        QString why;
+        RunComparison comparison;
+        bool ok = true;
+        std::atomic_bool cancelled {false};
+    };
+    auto job = std::make_shared<Job>();
+    const CompareRunsDialog::Choice choices[2] = {dialog.left(), dialog.right()};
+    QStringList filesToRead;
+    for (int side = 0; side < 2; ++side) {
+        if (choices[side].page)
+            job->sides[side]
+                = ComparedRun::fromModel(*choices[side].page->model(), choices[side].title);
+        else
+            filesToRead << choices[side].filePath;
+    }
+    const QString titles[2] = {choices[0].title, choices[1].title};
+    const QString files[2] = {choices[0].page ? QString() : choices[0].filePath,
+        choices[1].page ? QString() : choices[1].filePath};
+    QThread *worker = QThread::create([job, files, titles] {
+        for (int side = 0; side < 2 && job->ok && !job->cancelled; ++side) {
+            if (files[side].isEmpty())
+                continue;
+            LoadedRun loaded;
+            if (!LoadedRun::fromFile(files[side], &loaded, &job->why)) {
+                job->ok = false;
+            } else if (!ComparedRun::holdsARun(loaded)) {
+                job->why = tr("%1 is not a Claude Code run").arg(files[side]);
+                job->ok = false;
+            } else {
+                job->sides[side] = ComparedRun::fromLoadedRun(loaded);
+                job->sides[side].source = titles[side];
+            }
+        }
+        if (job->ok && !job->cancelled)
+            job->comparison = RunComparison::compare(job->sides[0], job->sides[1]);
+    });
+    auto *progress = new QProgressDialog(filesToRead.isEmpty()
+            ? tr("Aligning the runs…")
+            : tr("Reading %1 and aligning the runs…")
+                  .arg(QLocale().createSeparatedList(filesToRead)),
+        tr("Cancel"), 0, 0, this);
+    progress->setObjectName(QStringLiteral("compareProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    connect(worker, &QThread::finished, this, [this, job, progress] {
+        progress->deleteLater();
+        if (job->cancelled) {
+            m_messageBar->showMessage(tr("Comparison cancelled."), MessageBar::Level::Information);
+            return;
+        }
+        if (!job->ok) {
+            m_messageBar->showMessage(
+                tr("Cannot compare the runs: %1").arg(job->why), MessageBar::Level::Error);
+            return;
+        }
+        const RunComparison &comparison = job->comparison;
+        auto *page = new ComparePage(m_pages);
+        page->setComparison(comparison);
+        const QString &left = comparison.left().source;
+        const QString &right = comparison.right().source;
+        addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left, right),
+            tr("A: %1\nB: %2").arg(left, right), tr("Close this comparison"));
+    });
+    worker->start();
+}
+
 RunPage *MainWindow::openRunFile(const QString &path)
 {
     QString why;
@@ -691,16 +783,23 @@ QString MainWindow::uniqueTitle(const QString &base, const QStringList &taken)
 
 int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
 {
+    const int tab = addClosableTab(page, title, toolTip, tr("Close this run"));
+    m_windowState.restoreSplitters(page);
+    return tab;
+}
+
+int MainWindow::addClosableTab(
+    QWidget *page, const QString &title, const QString &toolTip, const QString &closeToolTip)
+{
     const int tab = m_pages->addTab(page, RunDelegate::icon(QStringLiteral("run")), title);
     m_pages->setTabToolTip(tab, toolTip);
     auto *close = new QToolButton(m_pages);
     close->setAutoRaise(true);
     close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
-    close->setToolTip(tr("Close this run"));
+    close->setToolTip(closeToolTip);
     connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
     m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
     m_pages->setCurrentWidget(page);
-    m_windowState.restoreSplitters(page);
     return tab;
 }
 

@@ -95,6 +95,8 @@ public Q_SLOTS:
     void showSwitchUserDialog();
     void showAbout();
     void showOpenRunDialog();
+    // File → Compare Runs…: two open run tabs or files, shown side by side in a Compare tab.
+    void showCompareDialog();
     // Opens a run recording or stream-json capture in a new, closable run tab.
     RunPage *openRunFile(const QString &path);
     // Opens each file in its own run tab (command line, drops, Open Recent); one message
@@ -153,6 +155,9 @@ private:
     // The Files and Users tabs: created once, then kept in step with client and identity.
     void addFilePages();
     void syncFilePages(bool connected);
+    // A tab with a close button, brought to the front.
+    int addClosableTab(
+        QWidget *page, const QString &title, const QString &toolTip, const QString &closeToolTip);
     int addRunTab(RunPage *page, const QString &title, const QString &toolTip);
     void showNewRunDialogLike(const sandscope::LiveRunRequest *like);
     // Connected and acting as a sandbox user; otherwise says what `what` needs.

@@ -67,6 +67,10 @@ RunPage::RunPage(QWidget *parent)
     for (QTimer *timer : {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
         timer->setSingleShot(true);
     connect(m_batcher, &RunEventBatcher::batchApplied, this, &RunPage::onBatchApplied);
+    connect(m_batcher, &RunEventBatcher::drained, this, [this] {
+        if (m_drainingLoad)
+            onLoadFinished(m_loadCompletedBeforeDrain);
+    });
     m_viewTimer.setInterval(viewUpdateMs);
     m_summaryTimer.setInterval(summaryUpdateMs);
     m_detailTimer.setInterval(summaryUpdateMs);
@@ -432,7 +436,7 @@ void RunPage::setupSessionControls()
 
 bool RunPage::isLoading() const
 {
-    return (m_reader && m_reader->isRunning())
+    return (m_reader && (m_reader->isRunning() || m_drainingLoad))
         || (m_follower && m_follower->state() == TranscriptFollower::State::Reading);
 }
 
@@ -440,6 +444,8 @@ void RunPage::cancelLoading()
 {
     if (m_reader && m_reader->isRunning())
         m_reader->cancel();
+    if (m_drainingLoad)
+        flushEvents(); // everything is parsed already: show it now (drained() ends the load)
     if (m_follower)
         m_follower->stop();
 }
@@ -504,15 +510,28 @@ void RunPage::onBatchApplied()
         updateMatchCount(); // new nodes may match
     if (!m_pendingReveal.isEmpty() && m_model->indexForToolUseId(m_pendingReveal).isValid())
         QTimer::singleShot(0, this, [this] { revealToolCall(m_pendingReveal); });
-    if (m_ui->runTree->isVisible())
-        m_ui->runTree->doItemsLayout(); // now, so its cost is measured with the batch
+    // Expansions first: while the batch's rows wait for their layout, expanding or folding a
+    // row only marks it (each would otherwise lay out the tree on its own); then one layout,
+    // now, so its cost is measured with the batch (following scrolls, which lays out).
     m_viewTimer.stop();
     applyPendingViewWork();
+    if (m_ui->runTree->isVisible() && !m_following)
+        m_ui->runTree->doItemsLayout();
 }
 
 void RunPage::onLoadFinished(bool completed)
 {
-    flushEvents();
+    // Parsing can outrun the tree: the rest goes in budgeted slices, so the window stays
+    // responsive to the end, and the load finishes when the tree has everything.
+    if (m_batcher->hasPending()) {
+        m_loadCompletedBeforeDrain = completed;
+        m_drainingLoad = true;
+        m_ui->loadLabel->setText(
+            tr("Building the tree of %1…").arg(QFileInfo(m_filePath).fileName()));
+        m_batcher->drain();
+        return;
+    }
+    m_drainingLoad = false;
     RecordingReader *reader = m_reader;
     m_ui->loadPanel->hide();
     QStringList notes;

@@ -217,6 +217,8 @@ private:
     RunParser *m_parser;
     RecordingFeed *m_feed;
     QPointer<RecordingReader> m_reader;
+    bool m_drainingLoad = false; // the file is parsed; the tree takes the rest in slices
+    bool m_loadCompletedBeforeDrain = false;
     QString m_filePath;
 
     bool m_following = true;
