@@ -5,6 +5,7 @@
 // as root through `sudo -n` (--all-users), which is audited.
 
 #include "realserver.h"
+#include "sandscopecli.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
 #include "transcripthome.h"
@@ -22,18 +23,11 @@ using namespace sandscope::test;
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    QString out;
-    QString err;
-    QByteArray diagnostics() const
-    {
-        return (QStringLiteral("exit %1\n--- stdout:\n%2\n--- stderr:\n%3")
-                    .arg(exitCode)
-                    .arg(out.left(4000), err.left(3000)))
-            .toUtf8();
-    }
-};
+QByteArray diagnostics(const CliOutcome &run)
+{
+    return "exit " + QByteArray::number(run.exitCode) + "\n--- stdout:\n" + run.out.left(4000)
+        + "\n--- stderr:\n" + run.err.left(3000);
+}
 
 // The rows of `user` in a usage JSON against the independent figures.
 void compareRows(const QJsonObject &json, const QString &user, ExpectedUsage expected)
@@ -119,10 +113,10 @@ private Q_SLOTS:
             m_server != nullptr, "needs root, sudo and useradd (multi-user open-terminal)");
         const QStringList connection {QStringLiteral("--server"), m_server->url().toString(),
             QStringLiteral("--user"), m_users.at(0).userId};
-        const CliResult json = runCli(QStringList {QStringLiteral("usage")} + connection
+        const CliOutcome json = runCli(QStringList {QStringLiteral("usage")} + connection
             + QStringList {QStringLiteral("--json")});
-        QVERIFY2(json.exitCode == 0, json.diagnostics());
-        const QJsonObject report = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QVERIFY2(json.exitCode == 0, diagnostics(json));
+        const QJsonObject report = QJsonDocument::fromJson(json.out).object();
         QCOMPARE(report.value(QLatin1String("type")).toString(), QStringLiteral("sandscope_usage"));
         QVERIFY(report.value(QLatin1String("skipped")).toArray().isEmpty());
         ExpectedUsage expected;
@@ -138,20 +132,21 @@ private Q_SLOTS:
             QCOMPARE(qint64(tool.value(QLatin1String("errors")).toDouble()), want.errors);
         }
         QVERIFY(expected.tools.value(QStringLiteral("Bash")).errors > 0);
-        QVERIFY2(!json.out.contains(m_server->apiKey()), "the key must not be printed");
+        QVERIFY2(!json.out.contains(m_server->apiKey().toUtf8()), "the key must not be printed");
 
-        const CliResult csv = runCli(QStringList {QStringLiteral("usage")} + connection
+        const CliOutcome csv = runCli(QStringList {QStringLiteral("usage")} + connection
             + QStringList {QStringLiteral("--csv")});
-        QVERIFY2(csv.exitCode == 0, csv.diagnostics());
-        const QStringList lines = csv.out.trimmed().split(QStringLiteral("\r\n"));
+        QVERIFY2(csv.exitCode == 0, diagnostics(csv));
+        const QStringList lines
+            = QString::fromUtf8(csv.out).trimmed().split(QStringLiteral("\r\n"));
         QVERIFY(lines.value(0).startsWith(QLatin1String("user,day,sessions,turns,tool_calls")));
         QCOMPARE(lines.size() - 1, expected.days.size());
 
-        const CliResult future = runCli(QStringList {QStringLiteral("usage")} + connection
+        const CliOutcome future = runCli(QStringList {QStringLiteral("usage")} + connection
             + QStringList {
                 QStringLiteral("--since"), QStringLiteral("2999-01-01"), QStringLiteral("--json")});
-        QVERIFY2(future.exitCode == 0, future.diagnostics());
-        QVERIFY(QJsonDocument::fromJson(future.out.toUtf8())
+        QVERIFY2(future.exitCode == 0, diagnostics(future));
+        QVERIFY(QJsonDocument::fromJson(future.out)
                     .object()
                     .value(QLatin1String("days"))
                     .toArray()
@@ -162,12 +157,12 @@ private Q_SLOTS:
     {
         SANDSCOPE_REQUIRE(
             m_server != nullptr, "needs root, sudo and useradd (multi-user open-terminal)");
-        const CliResult everyone = runCli({QStringLiteral("usage"), QStringLiteral("--server"),
+        const CliOutcome everyone = runCli({QStringLiteral("usage"), QStringLiteral("--server"),
             m_server->url().toString(), QStringLiteral("--all-users"),
             QStringLiteral("--admin-exec"), QStringLiteral("sudo -n"), QStringLiteral("--json")});
-        QVERIFY2(everyone.exitCode == 0, everyone.diagnostics());
-        QVERIFY2(everyone.err.contains(QLatin1String("\"sudo -n sh -s\"")), everyone.diagnostics());
-        const QJsonObject report = QJsonDocument::fromJson(everyone.out.toUtf8()).object();
+        QVERIFY2(everyone.exitCode == 0, diagnostics(everyone));
+        QVERIFY2(everyone.err.contains("\"sudo -n sh -s\""), diagnostics(everyone));
+        const QJsonObject report = QJsonDocument::fromJson(everyone.out).object();
         QVERIFY(report.value(QLatin1String("all_users")).toBool());
         for (int i = 0; i < m_users.size(); ++i) {
             ExpectedUsage expected;
@@ -178,14 +173,14 @@ private Q_SLOTS:
         QVERIFY(audit.open(QIODevice::ReadOnly));
         QVERIFY(audit.readAll().contains("\"usage-all-users\""));
 
-        const CliResult both = runCli(
+        const CliOutcome both = runCli(
             {QStringLiteral("usage"), QStringLiteral("--server"), m_server->url().toString(),
                 QStringLiteral("--all-users"), QStringLiteral("--user"), m_users.at(0).userId});
         QCOMPARE(both.exitCode, 2);
     }
 
 private:
-    CliResult runCli(const QStringList &arguments) const
+    CliOutcome runCli(const QStringList &arguments) const
     {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_server->apiKey());
@@ -195,17 +190,7 @@ private:
             QStringLiteral("XDG_DATA_HOME"), m_local.filePath(QStringLiteral("data")));
         environment.insert(
             QStringLiteral("XDG_CONFIG_HOME"), m_local.filePath(QStringLiteral("config")));
-        QProcess process;
-        process.setProcessEnvironment(environment);
-        process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
-        CliResult result;
-        if (!process.waitForFinished(120000))
-            process.kill();
-        process.waitForFinished(5000);
-        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-        result.out = QString::fromUtf8(process.readAllStandardOutput());
-        result.err = QString::fromUtf8(process.readAllStandardError());
-        return result;
+        return runSandscope(arguments, environment);
     }
 
     std::unique_ptr<RealServer> m_server;
