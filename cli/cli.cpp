@@ -11,6 +11,7 @@
 #include "cli/runverbs.h"
 #include "cli/searchverb.h"
 #include "cli/shellverb.h"
+#include "cli/usageverb.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -62,8 +63,8 @@ QString topLevelHelp()
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
         + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
-        + exportVerbSummary()
-        + runVerbsSummary() + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + exportVerbSummary() + runVerbsSummary() + searchVerbSummary() + usageVerbSummary()
+        + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -359,10 +360,10 @@ const QVector<Verb> &verbs()
 {
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
-        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {compareVerb, runCompare}, {exportVerb, runExport},
-        {cleanupVerb, runCleanup},
-        {probeVerb, runProbe}, {shellVerb, runShell}};
+        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
+        {runsVerb, runRuns}, {replayVerb, runReplay}, {compareVerb, runCompare},
+        {exportVerb, runExport}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
+        {shellVerb, runShell}};
     return all;
 }
 

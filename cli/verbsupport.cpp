@@ -163,4 +163,16 @@ bool namesAServer(const QStringList &arguments)
     return false;
 }
 
+QDateTime parseSince(const QString &text)
+{
+    QDateTime time = QDateTime::fromString(text, Qt::ISODate);
+    if (time.isValid()) {
+        if (time.timeSpec() == Qt::LocalTime)
+            time.setTimeSpec(Qt::UTC);
+        return time.toUTC();
+    }
+    const QDate date = QDate::fromString(text, Qt::ISODate);
+    return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
+}
+
 } // namespace sandscope::cli

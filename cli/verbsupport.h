@@ -9,6 +9,7 @@
 #include "server/openterminalclient.h"
 
 #include <QCommandLineOption>
+#include <QDateTime>
 #include <QEventLoop>
 #include <QString>
 #include <QStringList>
@@ -78,6 +79,10 @@ QCommandLineOption adminExecOption();
 // with the reason when the command cannot be split into words.
 bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
     AdminAccess *access, QString *error);
+
+// --since: "2026-11-29" (midnight UTC) or an ISO 8601 date and time (UTC unless it names an
+// offset); invalid when it is neither.
+QDateTime parseSince(const QString &text);
 
 // Prints a listing failure (key masked) and returns serverErrorExitCode.
 int listingFailed(const QString &error, const ConnectionOptions &options);

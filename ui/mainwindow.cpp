@@ -22,6 +22,7 @@
 #include "server/openterminalclient.h"
 #include "switchuserdialog.h"
 #include "terminal/terminalpage.h"
+#include "usage/usagepage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -143,7 +144,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     m_windowState.restoreGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
              static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
-             static_cast<QWidget *>(m_sessions)})
+             static_cast<QWidget *>(m_sessions), static_cast<QWidget *>(m_usage)})
         m_windowState.restoreSplitters(page);
 }
 
@@ -153,7 +154,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     m_windowState.saveGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
              static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
-             static_cast<QWidget *>(m_sessions)})
+             static_cast<QWidget *>(m_sessions), static_cast<QWidget *>(m_usage)})
         m_windowState.saveSplitters(page);
     // Run pages share one layout: the one in front (or any) is what the user arranged last.
     auto *run = qobject_cast<RunPage *>(m_pages->currentWidget());
@@ -567,6 +568,8 @@ void MainWindow::setAdminAccess(const AdminAccess &admin)
         m_admin->setAdminAccess(admin);
     if (m_sessions)
         m_sessions->setAdminAccess(admin, m_report.prefix);
+    if (m_usage)
+        m_usage->setAdminAccess(admin, m_report.prefix);
 }
 
 void MainWindow::showConnectDialog()
@@ -1204,6 +1207,16 @@ void MainWindow::addFilePages()
     connect(
         m_sessions, &SessionsPage::resumeRequested, this, &MainWindow::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);
+    m_usage = new UsagePage(this);
+    m_pages->insertTab(m_pages->indexOf(m_sessions) + 1, m_usage,
+        QIcon::fromTheme(QStringLiteral("office-chart-bar"),
+            style()->standardIcon(QStyle::SP_FileDialogInfoView)),
+        tr("Usage"));
+    // Reading every home's transcripts as root is audited like acting as another user.
+    m_usage->setAuditHook([this](const QString &homesRoot) {
+        audit(QStringLiteral("usage-all-users"),
+            homesRoot + QStringLiteral(" ") + m_adminAccess.describe(), QStringLiteral("started"));
+    });
     m_pages->addTab(m_admin,
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
@@ -1228,6 +1241,8 @@ void MainWindow::syncFilePages(bool connected)
     m_admin->setClient(client);
     m_sessions->setConnection(client, m_identity);
     m_sessions->setAdminAccess(m_adminAccess, m_report.prefix);
+    m_usage->setConnection(client, m_identity);
+    m_usage->setAdminAccess(m_adminAccess, m_report.prefix);
     m_isolation->setIdentityContext(m_profileName, m_report.url);
     m_isolation->setClient(client);
     m_admin->setAccountPrefix(m_report.prefix);

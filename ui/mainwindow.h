@@ -35,6 +35,7 @@ class ConsolePage;
 class FilesPage;
 class ProbePage;
 class SessionsPage;
+class UsagePage;
 class DesktopNotifier;
 class TerminalPage;
 class RunPage;
@@ -81,6 +82,7 @@ public:
     CleanupPage *cleanupPage() const { return m_cleanup; }
     ProbePage *isolationPage() const { return m_isolation; }
     SessionsPage *sessionsPage() const { return m_sessions; }
+    UsagePage *usagePage() const { return m_usage; }
     // Tells the desktop when a live run ends while the window is not active.
     DesktopNotifier *notifier() const { return m_notifier; }
     QTabWidget *pages() const { return m_pages; }
@@ -207,6 +209,7 @@ private:
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
+    UsagePage *m_usage = nullptr; // usage over time from the transcripts on the server
     DesktopNotifier *m_notifier = nullptr;
     AdminAccess m_adminAccess;
     // Learned from the checks of this server, whoever was acted as at the time.

@@ -190,6 +190,10 @@ QJsonObject nodeValues(const RunNodeRecord &node)
         json.insert(QStringLiteral("started_ms"), node.startedMs);
     if (node.durationMs >= 0)
         json.insert(QStringLiteral("duration_ms"), node.durationMs);
+    if (node.toolCalls > 0)
+        json.insert(QStringLiteral("tool_calls"), node.toolCalls);
+    if (node.errors > 0)
+        json.insert(QStringLiteral("errors"), node.errors);
     if (node.tokens.present) {
         json.insert(QStringLiteral("tokens"),
             QJsonObject {{QStringLiteral("input"), node.tokens.inputTokens},
@@ -239,6 +243,8 @@ RunNodeRecord nodeFrom(const QJsonObject &json)
     node.lineNumber = number("line", 0);
     node.startedMs = number("started_ms", -1);
     node.durationMs = number("duration_ms", -1);
+    node.toolCalls = qint64(json.value(QStringLiteral("tool_calls")).toDouble());
+    node.errors = qint64(json.value(QStringLiteral("errors")).toDouble());
     const QJsonValue tokens = json.value(QStringLiteral("tokens"));
     if (tokens.isObject()) {
         const QJsonObject counts = tokens.toObject();

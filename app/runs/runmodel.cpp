@@ -4,6 +4,8 @@
 #include "util/format.h"
 #include "util/jsonindent.h"
 
+#include <QLocale>
+
 #include <algorithm>
 #include <vector>
 
@@ -71,6 +73,12 @@ struct RunModel::Node {
     qint64 endedMs = -1;
     qint64 reportedDurationMs = -1; // from a result line; wins over arrival times
     TokenUsage tokens;
+    // Tool calls and errors in the subtree, counted where tokens are (plain fields, so a
+    // snapshot of the node keeps them); the flags make each node count once.
+    qint64 toolCalls = 0;
+    qint64 errors = 0;
+    bool countedAsCall = false;
+    bool countedAsError = false;
     bool hasCost = false;
     double costUsd = 0;
     TaskInfo task; // merged from system/task_* events
@@ -261,6 +269,10 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
         return tr("Tokens");
     case CostColumn:
         return tr("Cost");
+    case ToolCallsColumn:
+        return tr("Calls");
+    case ErrorsColumn:
+        return tr("Errors");
     default:
         return {};
     }
@@ -290,6 +302,10 @@ QHash<int, QByteArray> RunModel::roleNames() const
     names.insert(OutputTokensRole, "outputTokens");
     names.insert(CostUsdRole, "costUsd");
     names.insert(LineNumberRole, "lineNumber");
+    names.insert(CacheReadTokensRole, "cacheReadTokens");
+    names.insert(CacheCreationTokensRole, "cacheCreationTokens");
+    names.insert(ToolCallsRole, "toolCalls");
+    names.insert(ErrorsRole, "errors");
     return names;
 }
 
@@ -314,6 +330,14 @@ QVariant RunModel::displayData(const Node *node, int column) const
         return runtext::tokenText(node->tokens);
     case CostColumn:
         return node->hasCost ? runtext::costText(node->costUsd) : QString();
+    case ToolCallsColumn:
+    case ErrorsColumn: {
+        // Containers always show their count; a plain call or a text only when it has one.
+        const qint64 count = column == ToolCallsColumn ? node->toolCalls : node->errors;
+        const bool container = node->kind == NodeKind::Run || node->kind == NodeKind::Turn
+            || node->toolKind == ToolKind::Agent;
+        return count > 0 || container ? QLocale().toString(count) : QString();
+    }
     default:
         return {};
     }
@@ -328,6 +352,8 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return displayData(node, index.column());
     case Qt::ToolTipRole:
+        if (index.column() == TokensColumn)
+            return runtext::tokenToolTip(node->tokens);
         return index.column() == SummaryColumn && !node->text.isEmpty() ? node->text : QVariant();
     case KindRole:
         return int(node->kind);
@@ -381,6 +407,14 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
         return node->hasCost ? QVariant(node->costUsd) : QVariant();
     case LineNumberRole:
         return node->lineNumber;
+    case CacheReadTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.cacheReadInputTokens) : QVariant();
+    case CacheCreationTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.cacheCreationInputTokens) : QVariant();
+    case ToolCallsRole:
+        return node->toolCalls;
+    case ErrorsRole:
+        return node->errors;
     default:
         return {};
     }
@@ -507,6 +541,31 @@ void RunModel::addTokens(Node *owner, const TokenUsage &delta)
     }
 }
 
+void RunModel::countCall(Node *node)
+{
+    if (node->countedAsCall)
+        return;
+    node->countedAsCall = true;
+    addCounts(node->parent, 1, 0);
+}
+
+void RunModel::countError(Node *node)
+{
+    if (node->countedAsError)
+        return;
+    node->countedAsError = true;
+    addCounts(node->parent, 0, 1);
+}
+
+void RunModel::addCounts(Node *owner, qint64 calls, qint64 errors)
+{
+    for (Node *node = owner; node && node != m_root.get(); node = node->parent) {
+        node->toolCalls += calls;
+        node->errors += errors;
+        changed(node, ToolCallsColumn, ErrorsColumn);
+    }
+}
+
 RunModel::Node *RunModel::addLeaf(
     NodeKind kind, Node *parent, const RunEvent &event, const QString &title, Status status)
 {
@@ -553,6 +612,7 @@ void RunModel::onToolUse(const RunEvent &event)
     }
     node->toolName = event.toolName;
     node->toolKind = toolKindOf(event.toolName);
+    countCall(node);
     node->input = event.input;
     node->inputJson = event.inputJson;
     node->title = runtext::toolSummary(node->toolKind, event.input, event.inputJson);
@@ -586,6 +646,8 @@ void RunModel::onToolResult(const RunEvent &event)
     }
     if (node->status != Status::Background)
         m_openTools.remove(node);
+    if (event.isError)
+        countError(node);
     changed(node);
 }
 
@@ -625,6 +687,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
         tool->status = Status::Denied;
         tool->isError = true;
         m_openTools.remove(tool);
+        countError(tool);
         changed(tool);
         parent = tool;
     }
@@ -674,9 +737,10 @@ void RunModel::onTask(const RunEvent &event)
     if (node->status == Status::Background) {
         if (update.status == QLatin1String("completed"))
             node->status = Status::Ok;
-        else if (update.status == QLatin1String("failed"))
+        else if (update.status == QLatin1String("failed")) {
             node->status = Status::Error;
-        else if (update.status == QLatin1String("stopped")
+            countError(node);
+        } else if (update.status == QLatin1String("stopped")
             || update.status == QLatin1String("killed"))
             node->status = Status::Interrupted;
         if (node->status != Status::Background) {
@@ -737,6 +801,7 @@ void RunModel::onResult(const RunEvent &event)
     for (const QString &id : result.deniedToolUseIds) {
         if (Node *tool = m_toolsById.value(id)) {
             tool->isError = true;
+            countError(tool);
             setStatus(tool, Status::Denied);
             m_openTools.remove(tool);
         }
@@ -881,12 +946,12 @@ void RunModel::apply(const RunEvent &event)
             Status::Retrying);
         break;
     case RunEvent::ApiError:
-        addLeaf(NodeKind::ApiError, contextFor(event), event,
+        countError(addLeaf(NodeKind::ApiError, contextFor(event), event,
             QStringLiteral("API error: ") + runtext::oneLine(event.text)
                 + (event.errorCode.isEmpty()
                         ? QString()
                         : QStringLiteral(" (") + event.errorCode + QLatin1Char(')')),
-            Status::Error);
+            Status::Error));
         break;
     case RunEvent::PermissionDenied:
         onPermissionDenied(event);
@@ -930,12 +995,15 @@ void RunModel::apply(const RunEvent &event)
         addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event, title);
         break;
     }
-    case RunEvent::NotJson:
-        addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
+    case RunEvent::NotJson: {
+        Node *leaf = addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
             (event.corrupt ? QStringLiteral("Corrupt JSON: ") : QStringLiteral("Not JSON: "))
                 + runtext::oneLine(QString::fromUtf8(event.raw.left(runtext::titleLimit * 4))),
             event.corrupt ? Status::Error : Status::None);
+        if (event.corrupt)
+            countError(leaf);
         break;
+    }
     }
 }
 
@@ -993,6 +1061,8 @@ template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
     to.startedMs = from.startedMs;
     to.durationMs = from.durationMs();
     to.tokens = from.tokens;
+    to.toolCalls = from.toolCalls;
+    to.errors = from.errors;
     to.hasCost = from.hasCost;
     to.costUsd = from.costUsd;
     to.task = from.task;
@@ -1050,6 +1120,8 @@ bool RunModel::restore(const RunNodeRecord &run, const RunSummary &summary)
         node->tokens = from->tokens;
         node->hasCost = from->hasCost;
         node->costUsd = from->costUsd;
+        node->toolCalls = from->toolCalls;
+        node->errors = from->errors;
         node->task = from->task;
         node->model = from->model;
         node->errorCode = from->errorCode;

@@ -29,6 +29,8 @@ public:
         DurationColumn,
         TokensColumn,
         CostColumn,
+        ToolCallsColumn, // tool calls under the node: a turn's, a sub-agent's (its Agent call)
+        ErrorsColumn, // failed calls, API errors and corrupt lines under the node
         ColumnCount
     };
 
@@ -100,6 +102,10 @@ public:
         OutputTokensRole,
         CostUsdRole, // double, invalid when unknown
         LineNumberRole,
+        CacheReadTokensRole, // qint64, invalid when the node has no usage
+        CacheCreationTokensRole,
+        ToolCallsRole, // qint64: tool calls in the node's subtree (not the node itself)
+        ErrorsRole, // qint64: errors in the node's subtree (not the node itself)
     };
 
     explicit RunModel(QObject *parent = nullptr);
@@ -152,12 +158,16 @@ private:
 
     void apply(const RunEvent &event);
     Node *appendNode(Node *parent, std::unique_ptr<Node> node);
-    void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = CostColumn);
+    void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = ColumnCount - 1);
     Node *currentTurn(qint64 arrivalMs);
     Node *startTurn(const RunEvent &event);
     Node *contextFor(const RunEvent &event);
     Node *toolNode(const QString &toolUseId, Node *placeholderParent);
     void addTokens(Node *owner, const TokenUsage &delta);
+    // Counts a node once as a tool call / an error of its ancestors.
+    void countCall(Node *node);
+    void countError(Node *node);
+    void addCounts(Node *owner, qint64 calls, qint64 errors);
     void setStatus(Node *node, Status status);
 
     void onToolUse(const RunEvent &event);

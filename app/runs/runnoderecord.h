@@ -35,6 +35,8 @@ struct RunNodeRecord {
     qint64 startedMs = -1;
     qint64 durationMs = -1; // -1 while unknown
     TokenUsage tokens;
+    qint64 toolCalls = 0; // in the subtree (RunModel::ToolCallsColumn)
+    qint64 errors = 0; // in the subtree (RunModel::ErrorsColumn)
     bool hasCost = false;
     double costUsd = 0;
     TaskInfo task;

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 namespace sandscope::test {
@@ -14,9 +15,11 @@ struct CliOutcome {
     QByteArray err;
 };
 
-inline CliOutcome runSandscope(const QStringList &arguments)
+inline CliOutcome runSandscope(const QStringList &arguments,
+    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
 {
     QProcess process;
+    process.setProcessEnvironment(environment);
     process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
     CliOutcome outcome;
     if (!process.waitForFinished(30000)) {

@@ -174,8 +174,11 @@ void RunPage::setupTree()
     };
     header->resizeSection(RunModel::StatusColumn, widthFor("interrupted"));
     header->resizeSection(RunModel::DurationColumn, widthFor("12 min 59 s"));
-    header->resizeSection(RunModel::TokensColumn, widthFor("123,456 in · 12,345 out"));
+    header->resizeSection(
+        RunModel::TokensColumn, widthFor("12,345 in · 1,234 out · 123,456 cache"));
     header->resizeSection(RunModel::CostColumn, widthFor("$0.000000"));
+    header->resizeSection(RunModel::ToolCallsColumn, widthFor("Calls"));
+    header->resizeSection(RunModel::ErrorsColumn, widthFor("Errors"));
     for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column)
         header->setSectionResizeMode(column, QHeaderView::Interactive);
 
