@@ -44,11 +44,24 @@ RunModel::ToolKind toolKindOf(const QString &name)
 
 } // namespace
 
+// A node's children; copying a node copies its own fields only (a snapshot links the copies).
+template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
+    OwnedChildren() = default;
+    OwnedChildren(const OwnedChildren &)
+        : std::vector<std::unique_ptr<T>>()
+    {
+    }
+    OwnedChildren(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(const OwnedChildren &) = delete;
+    ~OwnedChildren() = default;
+};
+
 struct RunModel::Node {
     NodeKind kind = NodeKind::Raw;
     Node *parent = nullptr;
     int row = 0; // rows are only appended, so the position never changes
-    std::vector<std::unique_ptr<Node>> children;
+    OwnedChildren<Node> children;
 
     Status status = Status::None;
     QString title; // "what happened", without the tool name
@@ -83,6 +96,11 @@ struct RunModel::Node {
     mutable bool foldedSearchValid = false;
     mutable bool filterMatches = false;
     mutable quint32 filterGeneration = 0;
+
+    Node() = default;
+    // Every field but the children (snapshots; see OwnedChildren).
+    Node(const Node &) = default;
+    Node &operator=(const Node &) = delete;
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -387,12 +405,15 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
 RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 {
     const int row = int(parent->children.size());
-    beginInsertRows(indexOf(parent), row, row);
+    if (!m_rebuilding)
+        beginInsertRows(indexOf(parent), row, row);
     node->parent = parent;
     node->row = row;
     Node *added = node.get();
     parent->children.push_back(std::move(node));
-    endInsertRows();
+    ++m_nodeCount;
+    if (!m_rebuilding)
+        endInsertRows();
     return added;
 }
 
@@ -401,7 +422,8 @@ void RunModel::changed(Node *node, int firstColumn, int lastColumn)
     node->foldedSearchValid = false;
     node->foldedSearch = QString();
     node->filterGeneration = 0;
-    Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
+    if (!m_rebuilding)
+        Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 
 void RunModel::setStatus(Node *node, Status status)
@@ -820,13 +842,15 @@ void RunModel::addEvents(const RunEventBatch &events)
 {
     for (const RunEvent &event : events)
         apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::addEvent(const RunEvent &event)
 {
     apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::apply(const RunEvent &event)
@@ -962,6 +986,176 @@ void RunModel::markRunEnded(qint64 arrivalMs)
     else
         m_run->status = m_run->isError ? Status::Error : Status::Ok;
     changed(m_run);
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshots: the tree flattened in pre-order, pointers kept as positions in that order.
+
+class RunModel::Snapshot {
+public:
+    std::vector<Node> nodes; // nodes[0] is the invisible root
+    std::vector<int> parents; // position of each node's parent (-1 for the root)
+    int run = -1;
+    int turn = -1;
+    std::vector<int> turns;
+    std::vector<int> openTools;
+    QHash<QString, int> toolsById;
+    QHash<QString, std::pair<TokenUsage, int>> messages;
+    QHash<QString, int> tasksById;
+    size_t firstOpenTurn = 0;
+    size_t endedTurns = 0;
+    qint64 turnDurationSum = 0;
+    bool turnDurationKnown = false;
+    int turnCount = 0;
+    double lastTotalCost = 0;
+    bool runEnded = false;
+    RunSummaryBuilder summary;
+};
+
+qint64 RunModel::snapshotBytes(const Snapshot &snapshot)
+{
+    // The nodes and the pointer tables; strings are shared with the model and not counted.
+    const qint64 entries
+        = snapshot.toolsById.size() + snapshot.messages.size() + snapshot.tasksById.size();
+    return qint64(snapshot.nodes.capacity() * (sizeof(Node) + sizeof(int) + sizeof(void *)))
+        + entries * 48;
+}
+
+qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
+{
+    return qint64(snapshot.nodes.size());
+}
+
+std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot() const
+{
+    auto snapshot = std::make_shared<Snapshot>();
+    QHash<const Node *, int> positions;
+    positions.reserve(int(m_nodeCount + 1));
+    snapshot->nodes.reserve(size_t(m_nodeCount + 1));
+    snapshot->parents.reserve(size_t(m_nodeCount + 1));
+    std::vector<const Node *> pending {m_root.get()};
+    while (!pending.empty()) {
+        const Node *node = pending.back();
+        pending.pop_back();
+        positions.insert(node, int(snapshot->nodes.size()));
+        snapshot->parents.push_back(node->parent ? positions.value(node->parent) : -1);
+        snapshot->nodes.push_back(*node);
+        Node &copy = snapshot->nodes.back();
+        copy.foldedSearch = QString(); // a cache; rebuilt on use
+        copy.foldedSearchValid = false;
+        copy.filterGeneration = 0;
+        for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
+            pending.push_back(it->get());
+    }
+    const auto at = [&positions](const Node *node) {
+        return node ? positions.value(node) : -1;
+    };
+    snapshot->run = at(m_run);
+    snapshot->turn = at(m_turn);
+    for (const Node *turn : m_turns)
+        snapshot->turns.push_back(at(turn));
+    for (const Node *tool : m_openTools)
+        snapshot->openTools.push_back(at(tool));
+    for (auto it = m_toolsById.cbegin(); it != m_toolsById.cend(); ++it)
+        snapshot->toolsById.insert(it.key(), at(it.value()));
+    for (auto it = m_messages.cbegin(); it != m_messages.cend(); ++it)
+        snapshot->messages.insert(it.key(), {it->counted, at(it->owner)});
+    for (auto it = m_tasksById.cbegin(); it != m_tasksById.cend(); ++it)
+        snapshot->tasksById.insert(it.key(), at(it.value()));
+    snapshot->firstOpenTurn = m_firstOpenTurn;
+    snapshot->endedTurns = m_endedTurns;
+    snapshot->turnDurationSum = m_turnDurationSum;
+    snapshot->turnDurationKnown = m_turnDurationKnown;
+    snapshot->turnCount = m_turnCount;
+    snapshot->lastTotalCost = m_lastTotalCost;
+    snapshot->runEnded = m_runEnded;
+    snapshot->summary = m_summary;
+    return snapshot;
+}
+
+void RunModel::beginRebuild(const Snapshot *snapshot)
+{
+    beginResetModel();
+    m_rebuilding = true;
+    m_toolsById.clear();
+    m_openTools.clear();
+    m_messages.clear();
+    m_tasksById.clear();
+    m_turns.clear();
+    if (!snapshot) {
+        m_root = std::make_unique<Node>();
+        auto run = std::make_unique<Node>();
+        run->kind = NodeKind::Run;
+        run->status = Status::Running;
+        run->title = QStringLiteral("Run");
+        run->parent = m_root.get();
+        m_run = run.get();
+        m_root->children.push_back(std::move(run));
+        m_turn = nullptr;
+        m_nodeCount = 1;
+        m_firstOpenTurn = 0;
+        m_endedTurns = 0;
+        m_turnDurationSum = 0;
+        m_turnDurationKnown = false;
+        m_turnCount = 0;
+        m_lastTotalCost = 0;
+        m_runEnded = false;
+        m_summary = RunSummaryBuilder();
+        return;
+    }
+    std::vector<Node *> nodes(snapshot->nodes.size());
+    std::unique_ptr<Node> root;
+    for (size_t i = 0; i < snapshot->nodes.size(); ++i) {
+        auto node = std::make_unique<Node>(snapshot->nodes[i]);
+        nodes[i] = node.get();
+        const int parent = snapshot->parents[i];
+        if (parent < 0) {
+            node->parent = nullptr;
+            root = std::move(node);
+        } else {
+            node->parent = nodes[size_t(parent)];
+            nodes[size_t(parent)]->children.push_back(std::move(node));
+        }
+    }
+    m_root = std::move(root);
+    const auto node = [&nodes](int position) {
+        return position >= 0 ? nodes[size_t(position)] : nullptr;
+    };
+    m_run = node(snapshot->run);
+    m_turn = node(snapshot->turn);
+    for (int turn : snapshot->turns)
+        m_turns.push_back(node(turn));
+    for (int tool : snapshot->openTools)
+        m_openTools.insert(node(tool));
+    for (auto it = snapshot->toolsById.cbegin(); it != snapshot->toolsById.cend(); ++it)
+        m_toolsById.insert(it.key(), node(it.value()));
+    for (auto it = snapshot->messages.cbegin(); it != snapshot->messages.cend(); ++it)
+        m_messages.insert(it.key(), MessageAccount {it->first, node(it->second)});
+    for (auto it = snapshot->tasksById.cbegin(); it != snapshot->tasksById.cend(); ++it)
+        m_tasksById.insert(it.key(), node(it.value()));
+    m_nodeCount = qint64(snapshot->nodes.size()) - 1;
+    m_firstOpenTurn = snapshot->firstOpenTurn;
+    m_endedTurns = snapshot->endedTurns;
+    m_turnDurationSum = snapshot->turnDurationSum;
+    m_turnDurationKnown = snapshot->turnDurationKnown;
+    m_turnCount = snapshot->turnCount;
+    m_lastTotalCost = snapshot->lastTotalCost;
+    m_runEnded = snapshot->runEnded;
+    m_summary = snapshot->summary;
+}
+
+void RunModel::beginRebuild()
+{
+    beginResetModel();
+    m_rebuilding = true;
+}
+
+void RunModel::endRebuild()
+{
+    m_rebuilding = false;
+    endResetModel();
     Q_EMIT summaryChanged();
 }
 

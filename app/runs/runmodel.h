@@ -128,6 +128,23 @@ public:
     RunSummary summary() const;
     bool runEnded() const { return m_runEnded; }
 
+    // The whole state (tree and bookkeeping) as a value, for playback's checkpoints. Nodes are
+    // copied whole (any field a node has comes along); their strings are implicitly shared
+    // with the model's, so a snapshot costs about the nodes' own size.
+    class Snapshot;
+    std::shared_ptr<const Snapshot> saveSnapshot() const;
+    // About what a snapshot holds beyond the shared strings, and its nodes (with the root).
+    static qint64 snapshotBytes(const Snapshot &snapshot);
+    static qint64 snapshotNodeCount(const Snapshot &snapshot);
+    // Playback: one model reset that puts `snapshot`'s state back (null: an empty run);
+    // addEvents and markRunEnded until endRebuild() then change the tree without row or data
+    // signals. endRebuild() ends the reset, so views, proxies and the summary follow once.
+    void beginRebuild(const Snapshot *snapshot);
+    void beginRebuild(); // from the state the model is in
+    void endRebuild();
+    bool isRebuilding() const { return m_rebuilding; }
+    qint64 nodeCount() const { return m_nodeCount; }
+
 Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
     void summaryChanged();
@@ -189,6 +206,8 @@ private:
     double m_lastTotalCost = 0;
     bool m_runEnded = false;
     RunSummaryBuilder m_summary;
+    qint64 m_nodeCount = 1; // the run node
+    bool m_rebuilding = false;
 };
 
 } // namespace sandscope
