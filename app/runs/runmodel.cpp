@@ -1123,6 +1123,8 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
     const auto node = [&nodes](int position) {
         return position >= 0 ? nodes[size_t(position)] : nullptr;
     };
+    m_toolsById.reserve(snapshot->toolsById.size());
+    m_messages.reserve(snapshot->messages.size());
     m_run = node(snapshot->run);
     m_turn = node(snapshot->turn);
     for (int turn : snapshot->turns)
