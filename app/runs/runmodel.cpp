@@ -5,6 +5,7 @@
 #include "util/jsonindent.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 namespace sandscope {
@@ -42,9 +43,17 @@ RunModel::ToolKind toolKindOf(const QString &name)
     return kinds.value(name, Kind::Other);
 }
 
+// Node stamps, unique across models and time.
+quint64 nextStamp()
+{
+    static std::atomic<quint64> last {0};
+    return ++last;
+}
+
 } // namespace
 
-// A node's children; copying a node copies its own fields only (a snapshot links the copies).
+// A node's children; copying a node copies its own fields only (a snapshot links the copies),
+// and assigning one node to another leaves the children where they are.
 template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
     OwnedChildren() = default;
     OwnedChildren(const OwnedChildren &)
@@ -53,7 +62,7 @@ template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
     }
     OwnedChildren(OwnedChildren &&) noexcept = default;
     OwnedChildren &operator=(OwnedChildren &&) noexcept = default;
-    OwnedChildren &operator=(const OwnedChildren &) = delete;
+    OwnedChildren &operator=(const OwnedChildren &) { return *this; }
     ~OwnedChildren() = default;
 };
 
@@ -96,11 +105,15 @@ struct RunModel::Node {
     mutable bool foldedSearchValid = false;
     mutable bool filterMatches = false;
     mutable quint32 filterGeneration = 0;
+    // Unique to each state of the node's fields: set when it is added and by changed(), which
+    // must follow every change. A snapshot's node with the same stamp holds the same fields,
+    // so putting a snapshot back skips it.
+    quint64 stamp = 0;
 
     Node() = default;
     // Every field but the children (snapshots; see OwnedChildren).
     Node(const Node &) = default;
-    Node &operator=(const Node &) = delete;
+    Node &operator=(const Node &) = default; // every field but the children
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -154,6 +167,7 @@ RunModel::RunModel(QObject *parent)
     run->kind = NodeKind::Run;
     run->status = Status::Running;
     run->title = QStringLiteral("Run");
+    run->stamp = nextStamp();
     run->parent = m_root.get();
     m_run = run.get();
     m_root->children.push_back(std::move(run));
@@ -412,6 +426,7 @@ RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
     Node *added = node.get();
     parent->children.push_back(std::move(node));
     ++m_nodeCount;
+    added->stamp = nextStamp();
     if (!m_rebuilding)
         endInsertRows();
     return added;
@@ -422,6 +437,7 @@ void RunModel::changed(Node *node, int firstColumn, int lastColumn)
     node->foldedSearchValid = false;
     node->foldedSearch = QString();
     node->filterGeneration = 0;
+    node->stamp = nextStamp();
     if (!m_rebuilding)
         Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
@@ -757,8 +773,9 @@ void RunModel::onResult(const RunEvent &event)
     for (const QString &id : result.deniedToolUseIds) {
         if (Node *tool = m_toolsById.value(id)) {
             tool->isError = true;
-            setStatus(tool, Status::Denied);
+            tool->status = Status::Denied;
             m_openTools.remove(tool);
+            changed(tool);
         }
     }
 }
@@ -1105,21 +1122,41 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
         m_summary = RunSummaryBuilder();
         return;
     }
-    std::vector<Node *> nodes(snapshot->nodes.size());
-    std::unique_ptr<Node> root;
-    for (size_t i = 0; i < snapshot->nodes.size(); ++i) {
-        auto node = std::make_unique<Node>(snapshot->nodes[i]);
-        nodes[i] = node.get();
-        const int parent = snapshot->parents[i];
-        if (parent < 0) {
-            node->parent = nullptr;
-            root = std::move(node);
+    // The tree is put back over the one shown: both come from the same events, so the
+    // snapshot's children of a node are the first ones the model has (rows are only ever
+    // appended). Nodes with the snapshot's stamp are kept as they are; others take its fields;
+    // rows beyond the snapshot's go, missing ones are added.
+    const size_t count = snapshot->nodes.size();
+    std::vector<Node *> nodes(count);
+    std::vector<int> childCounts(count, 0);
+    nodes[0] = m_root.get();
+    for (size_t i = 1; i < count; ++i) {
+        const Node &saved = snapshot->nodes[i];
+        const int parentPosition = snapshot->parents[i];
+        Node *parent = nodes[size_t(parentPosition)];
+        const size_t row = size_t(childCounts[size_t(parentPosition)]++);
+        if (row < parent->children.size()) {
+            Node *node = parent->children[row].get();
+            if (node->stamp != saved.stamp) {
+                *node = saved;
+                node->parent = parent;
+                node->row = int(row);
+            }
+            nodes[i] = node;
         } else {
-            node->parent = nodes[size_t(parent)];
-            nodes[size_t(parent)]->children.push_back(std::move(node));
+            auto node = std::make_unique<Node>(saved);
+            node->parent = parent;
+            node->row = int(row);
+            nodes[i] = node.get();
+            parent->children.push_back(std::move(node));
         }
     }
-    m_root = std::move(root);
+    for (size_t i = 0; i < count; ++i) {
+        auto &children = nodes[i]->children;
+        const size_t keep = size_t(childCounts[i]);
+        if (children.size() > keep)
+            children.erase(children.begin() + std::ptrdiff_t(keep), children.end());
+    }
     const auto node = [&nodes](int position) {
         return position >= 0 ? nodes[size_t(position)] : nullptr;
     };
