@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <unordered_set>
 #include <vector>
 
 namespace sandscope {
@@ -1012,7 +1013,9 @@ void RunModel::markRunEnded(qint64 arrivalMs)
 
 class RunModel::Snapshot {
 public:
-    std::vector<Node> nodes; // nodes[0] is the invisible root
+    // nodes[0] is the invisible root. A node unchanged since the previous snapshot (the same
+    // stamp) is that snapshot's copy.
+    std::vector<std::shared_ptr<const Node>> nodes;
     std::vector<int> parents; // position of each node's parent (-1 for the root)
     int run = -1;
     int turn = -1;
@@ -1031,12 +1034,23 @@ public:
     RunSummaryBuilder summary;
 };
 
-qint64 RunModel::snapshotBytes(const Snapshot &snapshot)
+qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previous)
 {
-    // The nodes and the pointer tables; strings are shared with the model and not counted.
-    const qint64 entries
-        = snapshot.toolsById.size() + snapshot.messages.size() + snapshot.tasksById.size();
-    return qint64(snapshot.nodes.capacity() * (sizeof(Node) + sizeof(int) + sizeof(void *)))
+    // Node copies not shared with `previous`, the tables, and about 48 bytes a hash entry;
+    // strings are shared with the model and not counted.
+    std::unordered_set<const Node *> shared;
+    if (previous) {
+        shared.reserve(previous->nodes.size());
+        for (const auto &node : previous->nodes)
+            shared.insert(node.get());
+    }
+    qint64 copies = 0;
+    for (const auto &node : snapshot.nodes)
+        copies += shared.count(node.get()) ? 0 : 1;
+    const qint64 entries = snapshot.toolsById.size() + snapshot.messages.size()
+        + snapshot.tasksById.size() + snapshot.summary.entryCount();
+    return copies * qint64(sizeof(Node) + 32)
+        + qint64(snapshot.nodes.size() * (sizeof(std::shared_ptr<const Node>) + sizeof(int)))
         + entries * 48;
 }
 
@@ -1045,26 +1059,52 @@ qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
     return qint64(snapshot.nodes.size());
 }
 
-std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot() const
+std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot *previous) const
 {
     auto snapshot = std::make_shared<Snapshot>();
     QHash<const Node *, int> positions;
     positions.reserve(int(m_nodeCount + 1));
     snapshot->nodes.reserve(size_t(m_nodeCount + 1));
     snapshot->parents.reserve(size_t(m_nodeCount + 1));
-    std::vector<const Node *> pending {m_root.get()};
+    // The previous snapshot's children of each node, to find a node's earlier copy: its rows
+    // are the first rows of the same node now.
+    std::vector<int> firstChild;
+    std::vector<int> childPositions;
+    if (previous) {
+        const size_t count = previous->nodes.size();
+        std::vector<int> counts(count + 1, 0);
+        for (size_t i = 1; i < count; ++i)
+            ++counts[size_t(previous->parents[i]) + 1];
+        for (size_t i = 1; i <= count; ++i)
+            counts[i] += counts[i - 1];
+        firstChild = counts; // children of p: childPositions[firstChild[p] .. firstChild[p + 1])
+        childPositions.resize(count);
+        for (size_t i = 1; i < count; ++i)
+            childPositions[size_t(counts[size_t(previous->parents[i])]++)] = int(i);
+    }
+    std::vector<std::pair<const Node *, int>> pending {{m_root.get(), previous ? 0 : -1}};
     while (!pending.empty()) {
-        const Node *node = pending.back();
+        const auto [node, earlier] = pending.back();
         pending.pop_back();
         positions.insert(node, int(snapshot->nodes.size()));
         snapshot->parents.push_back(node->parent ? positions.value(node->parent) : -1);
-        snapshot->nodes.push_back(*node);
-        Node &copy = snapshot->nodes.back();
-        copy.foldedSearch = QString(); // a cache; rebuilt on use
-        copy.foldedSearchValid = false;
-        copy.filterGeneration = 0;
-        for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
-            pending.push_back(it->get());
+        if (earlier >= 0 && previous->nodes[size_t(earlier)]->stamp == node->stamp) {
+            snapshot->nodes.push_back(previous->nodes[size_t(earlier)]);
+        } else {
+            auto copy = std::make_shared<Node>(*node);
+            copy->foldedSearch = QString(); // a cache; rebuilt on use
+            copy->foldedSearchValid = false;
+            copy->filterGeneration = 0;
+            snapshot->nodes.push_back(std::move(copy));
+        }
+        const int earlierChildren
+            = earlier >= 0 ? firstChild[size_t(earlier) + 1] - firstChild[size_t(earlier)] : 0;
+        for (int row = int(node->children.size()) - 1; row >= 0; --row) {
+            const int match = row < earlierChildren
+                ? childPositions[size_t(firstChild[size_t(earlier)] + row)]
+                : -1;
+            pending.emplace_back(node->children[size_t(row)].get(), match);
+        }
     }
     const auto at = [&positions](const Node *node) {
         return node ? positions.value(node) : -1;
@@ -1131,7 +1171,7 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
     std::vector<int> childCounts(count, 0);
     nodes[0] = m_root.get();
     for (size_t i = 1; i < count; ++i) {
-        const Node &saved = snapshot->nodes[i];
+        const Node &saved = *snapshot->nodes[i];
         const int parentPosition = snapshot->parents[i];
         Node *parent = nodes[size_t(parentPosition)];
         const size_t row = size_t(childCounts[size_t(parentPosition)]++);

@@ -132,9 +132,11 @@ public:
     // copied whole (any field a node has comes along); their strings are implicitly shared
     // with the model's, so a snapshot costs about the nodes' own size.
     class Snapshot;
-    std::shared_ptr<const Snapshot> saveSnapshot() const;
-    // About what a snapshot holds beyond the shared strings, and its nodes (with the root).
-    static qint64 snapshotBytes(const Snapshot &snapshot);
+    // Nodes unchanged since `previous` (an earlier snapshot of this model) are shared with it.
+    std::shared_ptr<const Snapshot> saveSnapshot(const Snapshot *previous = nullptr) const;
+    // About what a snapshot holds beyond `previous` (whose unchanged nodes it shares; strings
+    // are shared with the model and not counted), and its nodes (with the root).
+    static qint64 snapshotBytes(const Snapshot &snapshot, const Snapshot *previous = nullptr);
     static qint64 snapshotNodeCount(const Snapshot &snapshot);
     // Playback: one model reset that puts `snapshot`'s state back (null: an empty run);
     // addEvents and markRunEnded until endRebuild() then change the tree without row or data

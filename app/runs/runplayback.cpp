@@ -188,8 +188,10 @@ void RunPlayback::buildFrom(int position)
         m_scanning = -1;
         m_built = index + 1;
         if (m_built % m_spacing == 0) {
-            Checkpoint checkpoint {m_built, m_builder->saveSnapshot(), 0};
-            checkpoint.bytes = RunModel::snapshotBytes(*checkpoint.snapshot);
+            Checkpoint checkpoint {
+                m_built, m_builder->saveSnapshot(m_checkpoints.back().snapshot.get()), 0};
+            checkpoint.bytes = RunModel::snapshotBytes(
+                *checkpoint.snapshot, m_checkpoints.back().snapshot.get());
             m_checkpoints.push_back(std::move(checkpoint));
             thinCheckpoints();
         }
@@ -206,6 +208,10 @@ void RunPlayback::thinCheckpoints()
             std::remove_if(m_checkpoints.begin(), m_checkpoints.end(),
                 [this](const Checkpoint &c) { return c.position % m_spacing != 0; }),
             m_checkpoints.end());
+        // A checkpoint shares the nodes unchanged since the one before it, which may be gone.
+        for (size_t i = 1; i < m_checkpoints.size(); ++i)
+            m_checkpoints[i].bytes = RunModel::snapshotBytes(
+                *m_checkpoints[i].snapshot, m_checkpoints[i - 1].snapshot.get());
     }
 }
 
