@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSignalSpy>
@@ -158,7 +159,7 @@ private slots:
         QAbstractItemModelTester tester(
             &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunPlayback playback(&model);
-        QRandomGenerator random(seed() ^ qHash(QFileInfo(path).fileName()));
+        QRandomGenerator random(seed() ^ quint32(qHash(QFileInfo(path).fileName())));
         playback.setMinimumSpacing(1 + int(random.bounded(5)));
         playback.setRun(run.events, run.clock, endOf(run));
         QCOMPARE(playback.position(), int(run.events.size()));
