@@ -12,6 +12,7 @@
 #include "ui_runpage.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -23,6 +24,7 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QStyle>
@@ -783,6 +785,10 @@ bool RunPage::enterPlayback(QString *errorMessage)
     LoadedRun::Clock clock = LoadedRun::Clock::Order;
     QStringList problems;
     bool rebuild = false;
+    // Reading a file again and the checkpoints take a moment on big runs (1 to 3 s at
+    // 100,000 events, bench_playback).
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const auto restoreCursor = qScopeGuard([] { QApplication::restoreOverrideCursor(); });
     if (isLoading()) {
         why = tr("the run is still being read");
     } else if (!m_filePath.isEmpty()) {
