@@ -333,6 +333,54 @@ private slots:
         }
     }
 
+    // Every capture one after the other (a run of turns, sub-agents, errors and resumes) with a
+    // budget that thins the checkpoints while they are built: random jumps, steps and plays
+    // in any order still match fresh models.
+    void longRunUnderATightBudget()
+    {
+        LoadedRun run;
+        for (const QString &path : runFiles()) {
+            LoadedRun part;
+            QVERIFY(LoadedRun::fromFile(path, &part));
+            run.events += part.events;
+        }
+        run.source = QStringLiteral("all captures");
+        run.clock = Clock::Order;
+        run.lastArrivalMs = 0;
+        for (RunEvent &event : run.events)
+            event.arrivalMs = 0;
+        RunModel model;
+        run.buildModel(&model);
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RunPlayback playback(&model);
+        playback.setMinimumSpacing(4);
+        RunPlayback unbounded(&model);
+        unbounded.setMinimumSpacing(4);
+        unbounded.setRun(run.events, run.clock, endOf(run));
+        playback.setBudgetBytes(unbounded.checkpointBytes() / 3);
+        playback.setRun(run.events, run.clock, endOf(run));
+        QVERIFY(playback.checkpointSpacing() > 4);
+        QVERIFY(playback.checkpointBytes() <= unbounded.checkpointBytes() / 3);
+        QRandomGenerator random(seed());
+        const int count = int(run.events.size());
+        QString why;
+        for (int i = 0; i < 60; ++i) {
+            switch (random.bounded(3)) {
+            case 0:
+                playback.jumpToPosition(int(random.bounded(count + 1)));
+                break;
+            case 1:
+                playback.step(RunPlayback::Step(random.bounded(3)), random.bounded(2) == 0);
+                break;
+            default:
+                for (int tick = 0; tick < 5; ++tick)
+                    playback.advance(1000); // 10 events a second at 1x
+            }
+            QVERIFY2(matchesFresh(playback, run, playback.position(), &why), qPrintable(why));
+        }
+    }
+
     // A live run grows while it is played: the model stays where it is, the run gets longer.
     void liveRunGrowsWhilePlayed()
     {
