@@ -128,6 +128,22 @@ QVector<RunPlayback::End> endOf(const LoadedRun &run)
     return {RunPlayback::End {int(run.events.size()), run.lastArrivalMs}};
 }
 
+// A run's whole model, under QAbstractItemModelTester, with its playback.
+struct Played {
+    RunModel model;
+    QAbstractItemModelTester tester {
+        &model, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    RunPlayback playback {&model};
+
+    Played(const LoadedRun &run, int spacing, qint64 budget = RunPlayback::defaultBudgetBytes)
+    {
+        run.buildModel(&model);
+        playback.setMinimumSpacing(spacing);
+        playback.setBudgetBytes(budget);
+        playback.setRun(run.events, run.clock, endOf(run));
+    }
+};
+
 } // namespace
 
 class TestRunPlayback : public QObject {
@@ -154,14 +170,10 @@ private slots:
         QString error;
         QVERIFY2(LoadedRun::fromFile(path, &run, &error), qPrintable(error));
         QVERIFY(!run.events.isEmpty());
-        RunModel model;
-        run.buildModel(&model);
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        RunPlayback playback(&model);
         QRandomGenerator random(seed() ^ quint32(qHash(QFileInfo(path).fileName())));
-        playback.setMinimumSpacing(1 + int(random.bounded(5)));
-        playback.setRun(run.events, run.clock, endOf(run));
+        Played played(run, 1 + int(random.bounded(5)));
+        RunModel &model = played.model;
+        RunPlayback &playback = played.playback;
         QCOMPARE(playback.position(), int(run.events.size()));
         QVERIFY(playback.checkpointCount() >= 2 || run.events.size() < 10);
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
@@ -204,13 +216,9 @@ private slots:
         QFETCH(QString, path);
         LoadedRun run;
         QVERIFY(LoadedRun::fromFile(path, &run));
-        RunModel model;
-        run.buildModel(&model);
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        RunPlayback playback(&model);
-        playback.setMinimumSpacing(2);
-        playback.setRun(run.events, run.clock, endOf(run));
+        Played played(run, 2);
+        RunModel &model = played.model;
+        RunPlayback &playback = played.playback;
         playback.jumpToPosition(0);
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
         QSignalSpy ended(&playback, &RunPlayback::reachedEnd);
@@ -349,19 +357,11 @@ private slots:
         run.lastArrivalMs = 0;
         for (RunEvent &event : run.events)
             event.arrivalMs = 0;
-        RunModel model;
-        run.buildModel(&model);
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        RunPlayback playback(&model);
-        playback.setMinimumSpacing(4);
-        RunPlayback unbounded(&model);
-        unbounded.setMinimumSpacing(4);
-        unbounded.setRun(run.events, run.clock, endOf(run));
-        playback.setBudgetBytes(unbounded.checkpointBytes() / 3);
-        playback.setRun(run.events, run.clock, endOf(run));
+        const Played unbounded(run, 4);
+        Played played(run, 4, unbounded.playback.checkpointBytes() / 3);
+        RunPlayback &playback = played.playback;
         QVERIFY(playback.checkpointSpacing() > 4);
-        QVERIFY(playback.checkpointBytes() <= unbounded.checkpointBytes() / 3);
+        QVERIFY(playback.checkpointBytes() <= unbounded.playback.checkpointBytes() / 3);
         QRandomGenerator random(seed());
         const int count = int(run.events.size());
         QString why;
@@ -437,15 +437,11 @@ private slots:
         QVERIFY2(LoadedRun::fromFile(path, &run, &error), qPrintable(error));
         QCOMPARE(run.clock, Clock::Arrival);
         QVERIFY(!run.problems.isEmpty());
-        RunModel model;
-        run.buildModel(&model);
-        RunPlayback playback(&model);
-        playback.setMinimumSpacing(2);
-        playback.setRun(run.events, run.clock, endOf(run));
+        Played played(run, 2);
         QString why;
         for (int position = 0; position <= run.events.size(); ++position) {
-            playback.jumpToPosition(position);
-            QVERIFY2(matchesFresh(playback, run, position, &why), qPrintable(why));
+            played.playback.jumpToPosition(position);
+            QVERIFY2(matchesFresh(played.playback, run, position, &why), qPrintable(why));
         }
     }
 };
