@@ -1036,7 +1036,9 @@ public:
 
 qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previous)
 {
-    // Node copies not shared with `previous`, the tables, and about 48 bytes a hash entry;
+    // Node copies not shared with `previous` (with their control block and allocation), the
+    // tables, and about 96 bytes a hash entry with its allocation (bench_playback compares the
+    // estimate with resident memory);
     // strings are shared with the model and not counted.
     std::unordered_set<const Node *> shared;
     if (previous) {
@@ -1049,9 +1051,9 @@ qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previou
         copies += shared.count(node.get()) ? 0 : 1;
     const qint64 entries = snapshot.toolsById.size() + snapshot.messages.size()
         + snapshot.tasksById.size() + snapshot.summary.entryCount();
-    return copies * qint64(sizeof(Node) + 32)
+    return copies * qint64(sizeof(Node) + 64)
         + qint64(snapshot.nodes.size() * (sizeof(std::shared_ptr<const Node>) + sizeof(int)))
-        + entries * 48;
+        + entries * 96;
 }
 
 qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
