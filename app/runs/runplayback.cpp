@@ -47,7 +47,10 @@ void RunPlayback::setRun(const RunEventBatch &events, LoadedRun::Clock clock,
     m_builder.reset();
     m_built = 0;
     m_checkpoints.clear();
+    // At most about 64 checkpoints to start with: each costs a walk over the tree.
     m_spacing = m_minimumSpacing;
+    while (qint64(m_spacing) * 64 < events.size())
+        m_spacing *= 2;
     m_toolTargets.clear();
     m_errorTargets.clear();
     m_turnTargets.clear();

@@ -2,9 +2,10 @@
 // Playback of a run as it happened (issue 14): a RunModel shown at any moment of its events.
 // A position is a number of events: the model then holds exactly what those events (and the
 // run's end, when it ended there) build, as a fresh model fed only them would. Jumps restore the
-// nearest checkpoint (a RunModel::Snapshot taken every checkpointSpacing() events, fewer for big
-// runs so that they stay within a memory budget), apply the few events after it and reset the
-// model once; playing forward applies events as they come (rows are inserted, no reset).
+// nearest checkpoint (a RunModel::Snapshot taken every checkpointSpacing() events: about 64 to
+// start with, fewer for big runs so that they stay within a memory budget; unchanged nodes are
+// shared between them), apply the few events after it and reset the model once; short moves
+// forward and playing apply events as they come (rows are inserted, no reset).
 //
 // Times: the run's clock (LoadedRun::Clock) gives every event a time on one axis: milliseconds
 // since the epoch for arrival times and timestamps (made non-decreasing), the event's number
