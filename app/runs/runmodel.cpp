@@ -1149,6 +1149,7 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
         run->kind = NodeKind::Run;
         run->status = Status::Running;
         run->title = QStringLiteral("Run");
+        run->stamp = nextStamp();
         run->parent = m_root.get();
         m_run = run.get();
         m_root->children.push_back(std::move(run));

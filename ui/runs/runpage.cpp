@@ -471,6 +471,7 @@ void RunPage::enqueueEvents(const RunEventBatch &events)
     // A file is read again for playback; other runs cannot be, so they keep their events.
     if (m_filePath.isEmpty())
         m_events += events;
+    m_eventsShown += events.size();
     if (m_playback) {
         m_playback->appendEvents(events); // the view stays at its moment
         return;
@@ -799,8 +800,9 @@ bool RunPage::enterPlayback(QString *errorMessage)
             problems = run.problems;
             if (m_loadCompleted)
                 ends.append(RunPlayback::End {int(events.size()), run.lastArrivalMs});
-            // A cancelled load showed a part; playback has the whole file.
-            rebuild = !m_loadCompleted;
+            // A cancelled load showed a part, and a file may have grown since: playback shows
+            // the whole file as read now.
+            rebuild = !m_loadCompleted || m_eventsShown != events.size();
         }
     } else {
         flushEvents();

@@ -258,6 +258,7 @@ private:
     RunEventBatch m_events; // a live run's or session's events, for playback (not files)
     QVector<RunPlayback::End> m_ends;
     bool m_loadCompleted = false;
+    qint64 m_eventsShown = 0; // events the page received
     QString m_currentToolUseId; // kept across a playback jump
 };
 
