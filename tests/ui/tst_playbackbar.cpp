@@ -67,6 +67,26 @@ private slots:
             qPrintable(page.playbackBar()->clockText()));
         QVERIFY(page.playbackBar()->liveButton()->isHidden()); // a file is not live
 
+        // Scrubbed halfway: every event up to that time, nothing after it.
+        PlaybackScrubber *scrubber = page.playbackBar()->scrubber();
+        QVERIFY(!scrubber->turnTicks().isEmpty());
+        scrubber->setValue(scrubber->maximum() / 2);
+        const qint64 half = page.playbackBar()->timeOfSlider(scrubber->maximum() / 2);
+        int upToHalf = 0;
+        qint64 latest = 0;
+        for (const RunEvent &event : std::as_const(run.events)) {
+            latest = run.clock == LoadedRun::Clock::Order ? upToHalf + 1
+                                                          : std::max(latest, event.arrivalMs);
+            if (latest > half)
+                break;
+            ++upToHalf;
+        }
+        QCOMPARE(playback->position(), upToHalf);
+        RunModel atHalf;
+        for (int i = 0; i < upToHalf; ++i)
+            atHalf.addEvent(run.events[i]);
+        QCOMPARE(test::firstDifference(*page.model(), atHalf), QString());
+
         // Scrubbed to the start: an empty run, and the summary says so.
         page.playbackBar()->scrubber()->setValue(0);
         QCOMPARE(playback->position(), 0);
