@@ -7,6 +7,8 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <atomic>
+#include <unordered_set>
 #include <vector>
 
 namespace sandscope {
@@ -44,13 +46,34 @@ RunModel::ToolKind toolKindOf(const QString &name)
     return kinds.value(name, Kind::Other);
 }
 
+// Node stamps, unique across models and time.
+quint64 nextStamp()
+{
+    static std::atomic<quint64> last {0};
+    return ++last;
+}
+
 } // namespace
+
+// A node's children; copying a node copies its own fields only (a snapshot links the copies),
+// and assigning one node to another leaves the children where they are.
+template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
+    OwnedChildren() = default;
+    OwnedChildren(const OwnedChildren &)
+        : std::vector<std::unique_ptr<T>>()
+    {
+    }
+    OwnedChildren(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(const OwnedChildren &) { return *this; }
+    ~OwnedChildren() = default;
+};
 
 struct RunModel::Node {
     NodeKind kind = NodeKind::Raw;
     Node *parent = nullptr;
     int row = 0; // rows are only appended, so the position never changes
-    std::vector<std::unique_ptr<Node>> children;
+    OwnedChildren<Node> children;
 
     Status status = Status::None;
     QString title; // "what happened", without the tool name
@@ -91,6 +114,15 @@ struct RunModel::Node {
     mutable bool foldedSearchValid = false;
     mutable bool filterMatches = false;
     mutable quint32 filterGeneration = 0;
+    // Unique to each state of the node's fields: set when it is added and by changed(), which
+    // must follow every change. A snapshot's node with the same stamp holds the same fields,
+    // so putting a snapshot back skips it.
+    quint64 stamp = 0;
+
+    Node() = default;
+    // Every field but the children (snapshots; see OwnedChildren).
+    Node(const Node &) = default;
+    Node &operator=(const Node &) = default; // every field but the children
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -144,6 +176,7 @@ RunModel::RunModel(QObject *parent)
     run->kind = NodeKind::Run;
     run->status = Status::Running;
     run->title = QStringLiteral("Run");
+    run->stamp = nextStamp();
     run->parent = m_root.get();
     m_run = run.get();
     m_root->children.push_back(std::move(run));
@@ -423,12 +456,16 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
 RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 {
     const int row = int(parent->children.size());
-    beginInsertRows(indexOf(parent), row, row);
+    if (!m_rebuilding)
+        beginInsertRows(indexOf(parent), row, row);
     node->parent = parent;
     node->row = row;
     Node *added = node.get();
     parent->children.push_back(std::move(node));
-    endInsertRows();
+    ++m_nodeCount;
+    added->stamp = nextStamp();
+    if (!m_rebuilding)
+        endInsertRows();
     return added;
 }
 
@@ -437,7 +474,9 @@ void RunModel::changed(Node *node, int firstColumn, int lastColumn)
     node->foldedSearchValid = false;
     node->foldedSearch = QString();
     node->filterGeneration = 0;
-    Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
+    node->stamp = nextStamp();
+    if (!m_rebuilding)
+        Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 
 void RunModel::setStatus(Node *node, Status status)
@@ -804,6 +843,7 @@ void RunModel::onResult(const RunEvent &event)
             countError(tool);
             setStatus(tool, Status::Denied);
             m_openTools.remove(tool);
+            changed(tool);
         }
     }
 }
@@ -887,13 +927,15 @@ void RunModel::addEvents(const RunEventBatch &events)
 {
     for (const RunEvent &event : events)
         apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::addEvent(const RunEvent &event)
 {
     apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::apply(const RunEvent &event)
@@ -1032,6 +1074,240 @@ void RunModel::markRunEnded(qint64 arrivalMs)
     else
         m_run->status = m_run->isError ? Status::Error : Status::Ok;
     changed(m_run);
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshots: the tree flattened in pre-order, pointers kept as positions in that order.
+
+class RunModel::Snapshot {
+public:
+    // nodes[0] is the invisible root. A node unchanged since the previous snapshot (the same
+    // stamp) is that snapshot's copy.
+    std::vector<std::shared_ptr<const Node>> nodes;
+    std::vector<int> parents; // position of each node's parent (-1 for the root)
+    int run = -1;
+    int turn = -1;
+    std::vector<int> turns;
+    std::vector<int> openTools;
+    QHash<QString, int> toolsById;
+    QHash<QString, std::pair<TokenUsage, int>> messages;
+    QHash<QString, int> tasksById;
+    size_t firstOpenTurn = 0;
+    size_t endedTurns = 0;
+    qint64 turnDurationSum = 0;
+    bool turnDurationKnown = false;
+    int turnCount = 0;
+    double lastTotalCost = 0;
+    bool runEnded = false;
+    RunSummaryBuilder summary;
+};
+
+qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previous)
+{
+    // Node copies not shared with `previous` (with their control block and allocation), the
+    // tables, and about 96 bytes a hash entry with its allocation (bench_playback compares the
+    // estimate with resident memory);
+    // strings are shared with the model and not counted.
+    std::unordered_set<const Node *> shared;
+    if (previous) {
+        shared.reserve(previous->nodes.size());
+        for (const auto &node : previous->nodes)
+            shared.insert(node.get());
+    }
+    qint64 copies = 0;
+    for (const auto &node : snapshot.nodes)
+        copies += shared.count(node.get()) ? 0 : 1;
+    const qint64 entries = snapshot.toolsById.size() + snapshot.messages.size()
+        + snapshot.tasksById.size() + snapshot.summary.entryCount();
+    return copies * qint64(sizeof(Node) + 64)
+        + qint64(snapshot.nodes.size() * (sizeof(std::shared_ptr<const Node>) + sizeof(int)))
+        + entries * 96;
+}
+
+qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
+{
+    return qint64(snapshot.nodes.size());
+}
+
+std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot *previous) const
+{
+    auto snapshot = std::make_shared<Snapshot>();
+    QHash<const Node *, int> positions;
+    positions.reserve(int(m_nodeCount + 1));
+    snapshot->nodes.reserve(size_t(m_nodeCount + 1));
+    snapshot->parents.reserve(size_t(m_nodeCount + 1));
+    // The previous snapshot's children of each node, to find a node's earlier copy: its rows
+    // are the first rows of the same node now.
+    std::vector<int> firstChild;
+    std::vector<int> childPositions;
+    if (previous) {
+        const size_t count = previous->nodes.size();
+        std::vector<int> counts(count + 1, 0);
+        for (size_t i = 1; i < count; ++i)
+            ++counts[size_t(previous->parents[i]) + 1];
+        for (size_t i = 1; i <= count; ++i)
+            counts[i] += counts[i - 1];
+        firstChild = counts; // children of p: childPositions[firstChild[p] .. firstChild[p + 1])
+        childPositions.resize(count);
+        for (size_t i = 1; i < count; ++i)
+            childPositions[size_t(counts[size_t(previous->parents[i])]++)] = int(i);
+    }
+    std::vector<std::pair<const Node *, int>> pending {{m_root.get(), previous ? 0 : -1}};
+    while (!pending.empty()) {
+        const auto [node, earlier] = pending.back();
+        pending.pop_back();
+        positions.insert(node, int(snapshot->nodes.size()));
+        snapshot->parents.push_back(node->parent ? positions.value(node->parent) : -1);
+        if (earlier >= 0 && previous->nodes[size_t(earlier)]->stamp == node->stamp) {
+            snapshot->nodes.push_back(previous->nodes[size_t(earlier)]);
+        } else {
+            auto copy = std::make_shared<Node>(*node);
+            copy->foldedSearch = QString(); // a cache; rebuilt on use
+            copy->foldedSearchValid = false;
+            copy->filterGeneration = 0;
+            snapshot->nodes.push_back(std::move(copy));
+        }
+        const int earlierChildren
+            = earlier >= 0 ? firstChild[size_t(earlier) + 1] - firstChild[size_t(earlier)] : 0;
+        for (int row = int(node->children.size()) - 1; row >= 0; --row) {
+            const int match = row < earlierChildren
+                ? childPositions[size_t(firstChild[size_t(earlier)] + row)]
+                : -1;
+            pending.emplace_back(node->children[size_t(row)].get(), match);
+        }
+    }
+    const auto at = [&positions](const Node *node) {
+        return node ? positions.value(node) : -1;
+    };
+    snapshot->run = at(m_run);
+    snapshot->turn = at(m_turn);
+    for (const Node *turn : m_turns)
+        snapshot->turns.push_back(at(turn));
+    for (const Node *tool : m_openTools)
+        snapshot->openTools.push_back(at(tool));
+    for (auto it = m_toolsById.cbegin(); it != m_toolsById.cend(); ++it)
+        snapshot->toolsById.insert(it.key(), at(it.value()));
+    for (auto it = m_messages.cbegin(); it != m_messages.cend(); ++it)
+        snapshot->messages.insert(it.key(), {it->counted, at(it->owner)});
+    for (auto it = m_tasksById.cbegin(); it != m_tasksById.cend(); ++it)
+        snapshot->tasksById.insert(it.key(), at(it.value()));
+    snapshot->firstOpenTurn = m_firstOpenTurn;
+    snapshot->endedTurns = m_endedTurns;
+    snapshot->turnDurationSum = m_turnDurationSum;
+    snapshot->turnDurationKnown = m_turnDurationKnown;
+    snapshot->turnCount = m_turnCount;
+    snapshot->lastTotalCost = m_lastTotalCost;
+    snapshot->runEnded = m_runEnded;
+    snapshot->summary = m_summary;
+    return snapshot;
+}
+
+void RunModel::beginRebuild(const Snapshot *snapshot)
+{
+    beginResetModel();
+    m_rebuilding = true;
+    m_toolsById.clear();
+    m_openTools.clear();
+    m_messages.clear();
+    m_tasksById.clear();
+    m_turns.clear();
+    if (!snapshot) {
+        m_root = std::make_unique<Node>();
+        auto run = std::make_unique<Node>();
+        run->kind = NodeKind::Run;
+        run->status = Status::Running;
+        run->title = QStringLiteral("Run");
+        run->stamp = nextStamp();
+        run->parent = m_root.get();
+        m_run = run.get();
+        m_root->children.push_back(std::move(run));
+        m_turn = nullptr;
+        m_nodeCount = 1;
+        m_firstOpenTurn = 0;
+        m_endedTurns = 0;
+        m_turnDurationSum = 0;
+        m_turnDurationKnown = false;
+        m_turnCount = 0;
+        m_lastTotalCost = 0;
+        m_runEnded = false;
+        m_summary = RunSummaryBuilder();
+        return;
+    }
+    // The tree is put back over the one shown: both come from the same events, so the
+    // snapshot's children of a node are the first ones the model has (rows are only ever
+    // appended). Nodes with the snapshot's stamp are kept as they are; others take its fields;
+    // rows beyond the snapshot's go, missing ones are added.
+    const size_t count = snapshot->nodes.size();
+    std::vector<Node *> nodes(count);
+    std::vector<int> childCounts(count, 0);
+    nodes[0] = m_root.get();
+    for (size_t i = 1; i < count; ++i) {
+        const Node &saved = *snapshot->nodes[i];
+        const int parentPosition = snapshot->parents[i];
+        Node *parent = nodes[size_t(parentPosition)];
+        const size_t row = size_t(childCounts[size_t(parentPosition)]++);
+        if (row < parent->children.size()) {
+            Node *node = parent->children[row].get();
+            if (node->stamp != saved.stamp) {
+                *node = saved;
+                node->parent = parent;
+                node->row = int(row);
+            }
+            nodes[i] = node;
+        } else {
+            auto node = std::make_unique<Node>(saved);
+            node->parent = parent;
+            node->row = int(row);
+            nodes[i] = node.get();
+            parent->children.push_back(std::move(node));
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        auto &children = nodes[i]->children;
+        const size_t keep = size_t(childCounts[i]);
+        if (children.size() > keep)
+            children.erase(children.begin() + std::ptrdiff_t(keep), children.end());
+    }
+    const auto node = [&nodes](int position) {
+        return position >= 0 ? nodes[size_t(position)] : nullptr;
+    };
+    m_toolsById.reserve(snapshot->toolsById.size());
+    m_messages.reserve(snapshot->messages.size());
+    m_run = node(snapshot->run);
+    m_turn = node(snapshot->turn);
+    for (int turn : snapshot->turns)
+        m_turns.push_back(node(turn));
+    for (int tool : snapshot->openTools)
+        m_openTools.insert(node(tool));
+    for (auto it = snapshot->toolsById.cbegin(); it != snapshot->toolsById.cend(); ++it)
+        m_toolsById.insert(it.key(), node(it.value()));
+    for (auto it = snapshot->messages.cbegin(); it != snapshot->messages.cend(); ++it)
+        m_messages.insert(it.key(), MessageAccount {it->first, node(it->second)});
+    for (auto it = snapshot->tasksById.cbegin(); it != snapshot->tasksById.cend(); ++it)
+        m_tasksById.insert(it.key(), node(it.value()));
+    m_nodeCount = qint64(snapshot->nodes.size()) - 1;
+    m_firstOpenTurn = snapshot->firstOpenTurn;
+    m_endedTurns = snapshot->endedTurns;
+    m_turnDurationSum = snapshot->turnDurationSum;
+    m_turnDurationKnown = snapshot->turnDurationKnown;
+    m_turnCount = snapshot->turnCount;
+    m_lastTotalCost = snapshot->lastTotalCost;
+    m_runEnded = snapshot->runEnded;
+    m_summary = snapshot->summary;
+}
+
+void RunModel::beginRebuild()
+{
+    beginResetModel();
+    m_rebuilding = true;
+}
+
+void RunModel::endRebuild()
+{
+    m_rebuilding = false;
+    endResetModel();
     Q_EMIT summaryChanged();
 }
 

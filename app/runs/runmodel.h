@@ -141,6 +141,24 @@ public:
     // run node takes run's values, its children become the turns. summary() then returns
     // `summary`, as the exported run had no events to count. False when the model is not empty.
     bool restore(const RunNodeRecord &run, const RunSummary &summary);
+    // The whole state (tree and bookkeeping) as a value, for playback's checkpoints. Nodes are
+    // copied whole (any field a node has comes along); their strings are implicitly shared
+    // with the model's, so a snapshot costs about the nodes' own size.
+    class Snapshot;
+    // Nodes unchanged since `previous` (an earlier snapshot of this model) are shared with it.
+    std::shared_ptr<const Snapshot> saveSnapshot(const Snapshot *previous = nullptr) const;
+    // About what a snapshot holds beyond `previous` (whose unchanged nodes it shares; strings
+    // are shared with the model and not counted), and its nodes (with the root).
+    static qint64 snapshotBytes(const Snapshot &snapshot, const Snapshot *previous = nullptr);
+    static qint64 snapshotNodeCount(const Snapshot &snapshot);
+    // Playback: one model reset that puts `snapshot`'s state back (null: an empty run);
+    // addEvents and markRunEnded until endRebuild() then change the tree without row or data
+    // signals. endRebuild() ends the reset, so views, proxies and the summary follow once.
+    void beginRebuild(const Snapshot *snapshot);
+    void beginRebuild(); // from the state the model is in
+    void endRebuild();
+    bool isRebuilding() const { return m_rebuilding; }
+    qint64 nodeCount() const { return m_nodeCount; }
 
 Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
@@ -209,6 +227,8 @@ private:
     RunSummaryBuilder m_summary;
     bool m_restored = false;
     RunSummary m_restoredSummary;
+    qint64 m_nodeCount = 1; // the run node
+    bool m_rebuilding = false;
 };
 
 } // namespace sandscope

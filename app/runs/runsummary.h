@@ -68,6 +68,11 @@ public:
     // messages seen, counted once per message.id.
     // runEnded=false (a live run) does not count a missing result line as an error yet.
     RunSummary summary(bool runEnded = true) const;
+    // Ids held (playback's checkpoint memory estimate).
+    qint64 entryCount() const
+    {
+        return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size();
+    }
 
 private:
     RunSummary m_summary;

@@ -17,6 +17,7 @@
 #include "realserver.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runs/runplayback.h"
 #include "runs/sessionfilterproxy.h"
 #include "runs/sessionlistmodel.h"
 #include "runs/sessionspage.h"
@@ -204,6 +205,17 @@ int main(int argc, char **argv)
             page->treeView()->setCurrentIndex(page->proxy()->mapFromSource(index));
     }
     ok = save(&window, output + QStringLiteral("/run-view.png")) && ok;
+
+    // The same session in playback, at its second tool call
+    if (page->enterPlayback()) {
+        page->playback()->jumpToPosition(0);
+        page->playback()->step(RunPlayback::Step::ToolCall, true);
+        page->playback()->step(RunPlayback::Step::ToolCall, true);
+        ok = save(&window, output + QStringLiteral("/playback.png")) && ok;
+        page->leavePlayback();
+    } else {
+        ok = fail("playback did not start") == 0;
+    }
 
     // Usage of every user (a folder of homes whose sessions span a week), through `env`.
     QTemporaryDir usageHomes;

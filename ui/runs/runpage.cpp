@@ -5,6 +5,7 @@
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
 #include "runs/livechat.h"
+#include "runs/playbackbar.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
@@ -12,6 +13,7 @@
 #include "ui_runpage.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -23,7 +25,9 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QStyle>
 
 #include <algorithm>
@@ -87,6 +91,17 @@ RunPage::RunPage(QWidget *parent)
             m_summaryTimer.start();
     });
     connect(m_model, &RunModel::dataChanged, this, &RunPage::onSourceDataChanged);
+    connect(m_model, &RunModel::modelAboutToBeReset, this, [this] {
+        m_currentToolUseId = m_proxy->mapToSource(m_ui->runTree->currentIndex())
+                                 .siblingAtColumn(0)
+                                 .data(RunModel::ToolUseIdRole)
+                                 .toString();
+    });
+    connect(m_model, &RunModel::modelReset, this, &RunPage::onModelReset);
+    m_ui->playbackBar->hide();
+    m_ui->playbackButton->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    connect(m_ui->playbackButton, &QToolButton::toggled, this, &RunPage::setPlaybackActive);
+    connect(m_ui->playbackBar, &PlaybackBar::liveRequested, this, &RunPage::leavePlayback);
 
     connect(m_ui->searchEdit, &QLineEdit::textChanged, this, [this] { m_searchTimer.start(); });
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, [this] {
@@ -146,6 +161,9 @@ RunPage::~RunPage()
     // report on their way out (an aborted request) does not reach this page.
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
+    // Hiding the widgets on the way out can lay the tree out once more (after a playback
+    // reset): its scroll bar must not reach the page's timers then.
+    QObject::disconnect(m_ui->runTree->verticalScrollBar(), nullptr, this, nullptr);
 #ifdef __GLIBC__
     // A big run is hundreds of thousands of small blocks; glibc keeps freed ones for reuse
     // and the tab's memory would stay with the process. Given back once the page (and its
@@ -196,7 +214,7 @@ void RunPage::setupTree()
 
 void RunPage::setupActions()
 {
-    auto addShortcut = [this](const QKeySequence &keys, void (RunPage::*slot)()) {
+    auto addShortcut = [this](const QKeySequence &keys, auto slot) {
         auto *action = new QAction(this);
         action->setShortcut(keys);
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -206,6 +224,8 @@ void RunPage::setupActions()
     addShortcut(QKeySequence(Qt::Key_F8), &RunPage::nextError);
     addShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8), &RunPage::previousError);
     addShortcut(QKeySequence::Find, &RunPage::focusSearch);
+    addShortcut(
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), [this] { m_ui->playbackButton->toggle(); });
 
     m_openFileAction = new QAction(tr("Open File in Files"), this);
     m_openFileAction->setObjectName(QStringLiteral("openFileAction"));
@@ -272,6 +292,11 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
         if (watched == m_ui->runTree && key->key() == Qt::Key_Escape
             && key->modifiers() == Qt::NoModifier) {
             setFollowing(false);
+            return true;
+        }
+        if (watched == m_ui->runTree && m_playback && key->key() == Qt::Key_Space
+            && key->modifiers() == Qt::NoModifier) {
+            m_ui->playbackBar->togglePlaying();
             return true;
         }
         if (watched == m_ui->searchEdit) {
@@ -455,6 +480,14 @@ void RunPage::cancelLoading()
 
 void RunPage::enqueueEvents(const RunEventBatch &events)
 {
+    // A file is read again for playback; other runs cannot be, so they keep their events.
+    if (m_filePath.isEmpty())
+        m_events += events;
+    m_eventsShown += events.size();
+    if (m_playback) {
+        m_playback->appendEvents(events); // the view stays at its moment
+        return;
+    }
     m_batcher->enqueue(events);
 }
 
@@ -566,6 +599,7 @@ void RunPage::onLoadFinished(bool completed)
     RecordingReader *reader = m_reader;
     m_ui->loadPanel->hide();
     QStringList notes;
+    m_loadCompleted = completed;
     if (completed) {
         m_model->markRunEnded(reader->lastArrivalMs());
     } else if (!reader->readError().isEmpty()) {
@@ -600,6 +634,12 @@ void RunPage::appendLine(const QByteArray &line, qint64 arrivalMs)
 void RunPage::endRun(qint64 arrivalMs)
 {
     flushEvents();
+    if (m_filePath.isEmpty())
+        m_ends.append(RunPlayback::End {int(m_events.size()), arrivalMs});
+    if (m_playback) {
+        m_playback->appendEnd(arrivalMs);
+        return;
+    }
     m_model->markRunEnded(arrivalMs);
     updateSummary();
 }
@@ -712,7 +752,8 @@ void RunPage::updateSummary()
     QElapsedTimer cost;
     cost.start();
     // A live chat's run is over between turns too (a follow-up may add another turn).
-    const bool ended = isLive() ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
+    const bool ended
+        = isLive() && !m_playback ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
     m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
     m_summaryTimer.setInterval(int(std::clamp<qint64>(
@@ -776,6 +817,133 @@ void RunPage::goToError(bool forward)
     }
     if (!start.isValid() || !RunFilterProxy::isErrorIndex(start))
         showNotice(tr("No errors in this run."));
+}
+
+// ---------------------------------------------------------------------------------------
+// Playback
+
+void RunPage::setPlaybackActive(bool active)
+{
+    if (active && !m_playback)
+        enterPlayback();
+    else if (!active && m_playback)
+        leavePlayback();
+}
+
+bool RunPage::enterPlayback(QString *errorMessage)
+{
+    if (m_playback)
+        return true;
+    QString why;
+    RunEventBatch events;
+    QVector<RunPlayback::End> ends;
+    LoadedRun::Clock clock = LoadedRun::Clock::Order;
+    QStringList problems;
+    bool rebuild = false;
+    // Reading a file again and the checkpoints take a moment on big runs (1 to 3 s at
+    // 100,000 events, bench_playback).
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const auto restoreCursor = qScopeGuard([] { QApplication::restoreOverrideCursor(); });
+    if (isLoading()) {
+        why = tr("the run is still being read");
+    } else if (!m_filePath.isEmpty()) {
+        LoadedRun run;
+        if (LoadedRun::fromFile(m_filePath, &run, &why)) {
+            events = run.events;
+            clock = run.clock;
+            problems = run.problems;
+            if (m_loadCompleted)
+                ends.append(RunPlayback::End {int(events.size()), run.lastArrivalMs});
+            // A cancelled load showed a part, and a file may have grown since: playback shows
+            // the whole file as read now.
+            rebuild = !m_loadCompleted || m_eventsShown != events.size();
+        }
+    } else {
+        flushEvents();
+        events = m_events;
+        ends = m_ends;
+        const bool timed = std::any_of(events.cbegin(), events.cend(),
+            [](const RunEvent &event) { return event.arrivalMs > 0; });
+        clock = !timed  ? LoadedRun::Clock::Order
+            : m_session ? LoadedRun::Clock::Timestamps
+                        : LoadedRun::Clock::Arrival;
+    }
+    if (why.isEmpty() && events.isEmpty())
+        why = tr("the run has no events yet");
+    if (!why.isEmpty()) {
+        showNotice(tr("Playback is not available: %1.").arg(why), true);
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(false);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_playback = new RunPlayback(m_model, this);
+    m_playback->setRun(events, clock, ends, rebuild);
+    // Anything but a file may still grow.
+    m_ui->playbackBar->setPlayback(m_playback, m_filePath.isEmpty());
+    m_ui->playbackBar->show();
+    {
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(true);
+    }
+    if (!problems.isEmpty())
+        showNotice(tr("Playback: %n damaged line(s) skipped: %1", nullptr, int(problems.size()))
+                       .arg(problems.mid(0, 3).join(QStringLiteral("; "))),
+            true);
+    return true;
+}
+
+void RunPage::leavePlayback()
+{
+    if (!m_playback)
+        return;
+    m_playback->pause();
+    m_playback->jumpToPosition(m_playback->eventCount());
+    m_ui->playbackBar->setPlayback(nullptr, false);
+    m_ui->playbackBar->hide();
+    delete std::exchange(m_playback, nullptr); // and its checkpoints
+    {
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(false);
+    }
+    setFollowing(true);
+    updateSummary();
+}
+
+// After a playback jump the tree starts folded: open the run and its last turn, as following
+// would, and keep the call that was current when it is still there.
+void RunPage::onModelReset()
+{
+    QTreeView *tree = m_ui->runTree;
+    const QModelIndex run = m_proxy->index(0, 0);
+    tree->expand(run);
+    const int turns = m_proxy->rowCount(run);
+    if (turns > 0)
+        tree->expand(m_proxy->index(turns - 1, 0, run));
+    const QModelIndex current = m_currentToolUseId.isEmpty()
+        ? QModelIndex()
+        : m_proxy->mapFromSource(m_model->indexForToolUseId(m_currentToolUseId));
+    if (current.isValid()) {
+        for (QModelIndex up = current.parent(); up.isValid(); up = up.parent())
+            tree->expand(up);
+        tree->setCurrentIndex(current);
+        tree->scrollTo(current);
+    }
+    onCurrentChanged(tree->currentIndex());
+    updateSummary();
+    if (m_following)
+        scheduleFollowScroll();
+}
+
+PlaybackBar *RunPage::playbackBar() const
+{
+    return m_ui->playbackBar;
+}
+
+QToolButton *RunPage::playbackButton() const
+{
+    return m_ui->playbackButton;
 }
 
 QTreeView *RunPage::treeView() const

@@ -19,6 +19,7 @@
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
+#include "runs/runplayback.h"
 #include "runs/runrecording.h"
 #include "runs/runsession.h"
 #include "runs/transcriptfollower.h"
@@ -43,6 +44,7 @@ namespace sandscope {
 class ArtifactsPanel;
 class AttachmentList;
 class LiveChat;
+class PlaybackBar;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -159,6 +161,18 @@ public:
     QString linkedFilePath(const QModelIndex &sourceIndex) const;
     QAction *openFileAction() const { return m_openFileAction; }
 
+    // Playback (RunPlayback, the playback bar): the run as it was at any moment, played at
+    // 1x to 100x. A file is read again for it; a live run or session keeps its events (shared
+    // with the parsed batches) and goes on arriving underneath, frozen in the view until
+    // playback is left ("Live"), which shows the whole run again. False with a message while
+    // the run is still being read or has no events.
+    bool enterPlayback(QString *errorMessage = nullptr);
+    void leavePlayback();
+    bool isInPlayback() const { return m_playback != nullptr; }
+    RunPlayback *playback() const { return m_playback; }
+    PlaybackBar *playbackBar() const;
+    QToolButton *playbackButton() const;
+
 public slots:
     void setFollowing(bool following);
     void nextError();
@@ -169,6 +183,7 @@ public slots:
     void focusSearch();
     // Emits openFileRequested for the current node's file (see linkedFilePath).
     void openFileOfCurrentNode();
+    void setPlaybackActive(bool active);
 
 Q_SIGNALS:
     void loadFinished(bool completed);
@@ -244,6 +259,14 @@ private:
     void setupSessionControls();
     QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
+
+    void onModelReset();
+    RunPlayback *m_playback = nullptr;
+    RunEventBatch m_events; // a live run's or session's events, for playback (not files)
+    QVector<RunPlayback::End> m_ends;
+    bool m_loadCompleted = false;
+    qint64 m_eventsShown = 0; // events the page received
+    QString m_currentToolUseId; // kept across a playback jump
 };
 
 } // namespace sandscope
