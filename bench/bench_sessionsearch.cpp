@@ -1,12 +1,14 @@
-// The server-side session listing and search at scale: generates SESSIONS sessions of about
-// 1 MB each (the transcript captures from tests/data, COPIES times over, each session with its
-// sub-agent file and its own ids) in a temporary home, then times sessiondiscovery::script()
-// and sessionsearch::script() run by the local sh as the server would run them, and prints
-// the figures against the target (each at most 5 s for 1,000 sessions / 1 GB).
+// The server-side session listing, search and usage facts at scale: generates SESSIONS sessions of
+// about 1 MB each (the transcript captures from tests/data, COPIES times over, each session with
+// its sub-agent file and its own ids) in a temporary home, then times sessiondiscovery::script()
+// sessionsearch::script() and usagefacts::script() run by the local sh as the server would run
+// them (the usage facts also added up by UsageAggregator), and prints the figures against the
+// target (each at most 5 s for 1,000 sessions / 1 GB).
 //   Usage: bench_sessionsearch [sessions] [copies]   (default 1000 3)
 
 #include "runs/sessiondiscovery.h"
 #include "runs/sessionsearch.h"
+#include "runs/usagefacts.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -152,5 +154,20 @@ int main(int argc, char **argv)
     search("search, common text (stops at the limit)", QStringLiteral("echo hi"), {});
     search(
         "search --tool Bash (every file read)", QStringLiteral("echo sub"), QStringLiteral("Bash"));
+
+    Run usage = timeScript(usagefacts::script(), home.path());
+    timer.restart();
+    UsageAggregator aggregator;
+    usagefacts::parse(usage.output, QStringLiteral("alice"), &aggregator);
+    const UsageReport counted = aggregator.report();
+    const double addingUp = timer.nsecsElapsed() / 1e9;
+    usage.seconds += addingUp;
+    report("usage (facts on the server, added up here)", usage,
+        QStringLiteral("%1 MB of facts, added up in %2 s: %3 distinct tool calls (the copies share "
+                       "ids), %4 sessions")
+            .arg(usage.output.size() / 1e6, 0, 'f', 1)
+            .arg(addingUp, 0, 'f', 2)
+            .arg(counted.total().toolCalls)
+            .arg(counted.sessions));
     return 0;
 }

@@ -2,13 +2,16 @@
 
 #include "cli/cleanupverb.h"
 #include "cli/clioutput.h"
+#include "cli/compareverb.h"
 #include "cli/connectionoptions.h"
+#include "cli/exportverb.h"
 #include "cli/filesverbs.h"
 #include "cli/probeverb.h"
 #include "cli/replayverb.h"
 #include "cli/runverbs.h"
 #include "cli/searchverb.h"
 #include "cli/shellverb.h"
+#include "cli/usageverb.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -59,8 +62,9 @@ QString topLevelHelp()
                "  server-info   Show a server's version, features, accounts and whether it\n"
                "                runs in multi-user mode\n"
                "  exec          Run a command on the server as a user and stream its output\n")
-        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + runVerbsSummary()
-        + searchVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
+        + exportVerbSummary() + runVerbsSummary() + searchVerbSummary() + usageVerbSummary()
+        + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -356,8 +360,9 @@ const QVector<Verb> &verbs()
 {
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
-        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {runsVerb, runRuns},
-        {replayVerb, runReplay}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
+        {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
+        {runsVerb, runRuns}, {replayVerb, runReplay}, {compareVerb, runCompare},
+        {exportVerb, runExport}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
         {shellVerb, runShell}};
     return all;
 }

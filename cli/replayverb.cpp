@@ -1,8 +1,10 @@
 #include "replayverb.h"
 
 #include "cli/clioutput.h"
+#include "cli/runinput.h"
 #include "cli/treeprinter.h"
 #include "cli/verbsupport.h"
+#include "export/runjsonformat.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -179,23 +181,10 @@ int replaySession(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
 
     OpenTerminalClient client(options.connection);
-    sessiondiscovery::Listing listing;
-    QString why;
-    if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
-        return listingFailed(why, options);
     QString path;
-    QDateTime newest;
-    for (const DiscoveredSession &session : std::as_const(listing.transcripts)) {
-        if (session.sessionId == sessionId && (path.isEmpty() || session.lastActivity > newest)) {
-            path = session.path;
-            newest = session.lastActivity;
-        }
-    }
-    if (path.isEmpty()) {
-        printError(serverMessage(QStringLiteral("user %1 has no session %2 (no transcript "
-                                                "~/.claude/projects/*/%2.jsonl)")
-                                     .arg(options.userId, sessionId),
-            options));
+    QString why;
+    if (!findSessionTranscript(client, options, sessionId, &path, &why)) {
+        printError(redactor.redact(why));
         return RunFailed;
     }
 
@@ -261,18 +250,6 @@ int replaySession(const QStringList &arguments)
     return result.isError ? RunFailed : RunSucceeded;
 }
 
-bool namesAServer(const QStringList &arguments)
-{
-    for (const QString &argument : arguments) {
-        for (const char *option : {"--server", "--profile", "--session", "--user"}) {
-            if (argument == QLatin1String(option)
-                || argument.startsWith(QLatin1String(option) + QLatin1Char('=')))
-                return true;
-        }
-    }
-    return false;
-}
-
 } // namespace
 
 int runReplay(const QStringList &arguments)
@@ -301,7 +278,9 @@ int runReplay(const QStringList &arguments)
 
     const bool json = parser.isSet(jsonOption);
     const bool summaryOnly = json || parser.isSet(summaryOption);
-    if (summaryOnly) { // the fast path: no events, no tree (RecordingReader::summarize)
+    // The fast path reads events without a tree (RecordingReader::summarize); a JSON export
+    // holds a tree and its summary instead.
+    if (summaryOnly && !RunJsonFormat::looksLikeExport(files.constFirst())) {
         RunSummary summary;
         QString why;
         QStringList problems;
@@ -319,41 +298,23 @@ int runReplay(const QStringList &arguments)
         return summary.isError ? RunFailed : RunSucceeded;
     }
 
-    RecordingReader reader;
-    QString why;
-    if (!reader.open(files.constFirst(), &why)) {
-        printError(why);
-        return RunFailed;
-    }
-    RunParser runParser;
+    LoadedRun run;
+    const int loaded = loadFileRun(files.constFirst(), &run);
+    if (loaded >= 0)
+        return loaded;
     RunSummaryBuilder builder;
+    builder.add(run.events);
     RunModel model;
-    RecordedLine line;
-    qint64 lastArrivalMs = 0;
-    qint64 lines = 0;
-    while (reader.readLine(&line)) {
-        const RunEventBatch events = reader.eventsOf(runParser, line);
-        if (!line.line.trimmed().isEmpty())
-            ++lines;
-        builder.add(events);
-        model.addEvents(events);
-        if (!events.isEmpty())
-            lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
-    }
-    reader.finishReading();
-    for (const QString &problem : reader.problems())
-        printError(QStringLiteral("warning: %1: %2").arg(files.constFirst(), problem));
-    if (!reader.readError().isEmpty()) {
-        printError(reader.readError());
-        return RunFailed;
-    }
+    run.buildModel(&model);
 
-    RunSummary summary = builder.summary(true);
-    summary.lines = lines;
+    RunSummary summary = run.exported ? model.summary() : builder.summary(true);
+    if (!run.exported)
+        summary.lines = run.lines;
     QString out;
-    model.markRunEnded(lastArrivalMs);
-    appendOutline(model, QModelIndex(), 0, out);
-    out += QLatin1Char('\n');
+    if (!summaryOnly) {
+        appendOutline(model, QModelIndex(), 0, out);
+        out += QLatin1Char('\n');
+    }
     out += outcomeText(summary, json);
     if (!writeText(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));

@@ -26,19 +26,6 @@ enum ExitCode { Hits = 0, NoHits = 1, UsageError = 2, ServerError = 3 };
 
 const QString allUsersOption = QStringLiteral("all-users");
 
-// "2026-11-29" (midnight UTC) or an ISO 8601 date and time (UTC unless it names an offset).
-QDateTime parseSince(const QString &text)
-{
-    QDateTime time = QDateTime::fromString(text, Qt::ISODate);
-    if (time.isValid()) {
-        if (time.timeSpec() == Qt::LocalTime)
-            time.setTimeSpec(Qt::UTC);
-        return time.toUTC();
-    }
-    const QDate date = QDate::fromString(text, Qt::ISODate);
-    return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
-}
-
 // The account a hit belongs to: the last part of the home in its path.
 QString accountOf(const SessionSearchHit &hit)
 {

@@ -151,4 +151,28 @@ std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler)
     return notifier;
 }
 
+bool namesAServer(const QStringList &arguments)
+{
+    for (const QString &argument : arguments) {
+        for (const char *option : {"--server", "--profile", "--session", "--user"}) {
+            if (argument == QLatin1String(option)
+                || argument.startsWith(QLatin1String(option) + QLatin1Char('=')))
+                return true;
+        }
+    }
+    return false;
+}
+
+QDateTime parseSince(const QString &text)
+{
+    QDateTime time = QDateTime::fromString(text, Qt::ISODate);
+    if (time.isValid()) {
+        if (time.timeSpec() == Qt::LocalTime)
+            time.setTimeSpec(Qt::UTC);
+        return time.toUTC();
+    }
+    const QDate date = QDate::fromString(text, Qt::ISODate);
+    return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
+}
+
 } // namespace sandscope::cli

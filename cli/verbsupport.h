@@ -9,6 +9,7 @@
 #include "server/openterminalclient.h"
 
 #include <QCommandLineOption>
+#include <QDateTime>
 #include <QEventLoop>
 #include <QString>
 #include <QStringList>
@@ -79,6 +80,10 @@ QCommandLineOption adminExecOption();
 bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
     AdminAccess *access, QString *error);
 
+// --since: "2026-11-29" (midnight UTC) or an ISO 8601 date and time (UTC unless it names an
+// offset); invalid when it is neither.
+QDateTime parseSince(const QString &text);
+
 // Prints a listing failure (key masked) and returns serverErrorExitCode.
 int listingFailed(const QString &error, const ConnectionOptions &options);
 
@@ -87,5 +92,9 @@ int listingFailed(const QString &error, const ConnectionOptions &options);
 // is reported by the write instead of killing the process with remote work running. Null
 // when the pipe cannot be made.
 std::unique_ptr<QSocketNotifier> onStopSignals(std::function<void(int)> handler);
+
+// Whether the arguments name a server or a session (--server, --profile, --session, --user):
+// replay and export then read a session instead of a file.
+bool namesAServer(const QStringList &arguments);
 
 } // namespace sandscope::cli

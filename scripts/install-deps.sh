@@ -24,7 +24,7 @@ packages=(
   libkf5syntaxhighlighting-dev qt5keychain-dev
   libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev libqt5charts5-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev qt6-websockets-dev
-  qt6-charts-dev
+  qt6-charts-dev libqt6opengl6-dev
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck jq python3 python3-venv nodejs npm curl
   clang libclang-rt-dev

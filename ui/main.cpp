@@ -1,6 +1,7 @@
 // Sandscope: the GUI, or the command line when argv asks for it.
 
 #include "cli/cli.h"
+#include "export/syntaxcodehighlighter.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "security/profilestore.h"
@@ -14,6 +15,9 @@ using namespace sandscope;
 
 int main(int argc, char **argv)
 {
+    // Exports from the window and from `sandscope export` colour code the same way.
+    static const SyntaxCodeHighlighter highlighter;
+    CodeHighlighter::setInstance(&highlighter);
     if (cli::wantsCommandLine(argc, argv))
         return cli::run(argc, argv);
 

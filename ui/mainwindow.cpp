@@ -2,14 +2,18 @@
 
 #include "adminoverviewpage.h"
 #include "cleanuppage.h"
+#include "compare/comparepage.h"
+#include "compare/comparerunsdialog.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
 #include "desktopnotifier.h"
+#include "export/exportrundialog.h"
 #include "files/filespage.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
 #include "messagebar.h"
 #include "runs/attachrundialog.h"
+#include "runs/loadedrun.h"
 #include "runs/newrundialog.h"
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
@@ -18,6 +22,7 @@
 #include "server/openterminalclient.h"
 #include "switchuserdialog.h"
 #include "terminal/terminalpage.h"
+#include "usage/usagepage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,12 +41,15 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
+#include <QProgressDialog>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QTime>
 #include <QToolButton>
 #include <QUrl>
@@ -49,6 +57,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
 // The resources live in the static sandscope_gui library, whose initialiser the linker would
 // drop; Q_INIT_RESOURCE must be used outside any namespace.
@@ -134,7 +144,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     m_windowState.restoreGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
              static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
-             static_cast<QWidget *>(m_sessions)})
+             static_cast<QWidget *>(m_sessions), static_cast<QWidget *>(m_usage)})
         m_windowState.restoreSplitters(page);
 }
 
@@ -144,7 +154,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     m_windowState.saveGeometry(this);
     for (QWidget *page : {static_cast<QWidget *>(m_files), static_cast<QWidget *>(m_isolation),
              static_cast<QWidget *>(m_admin), static_cast<QWidget *>(m_cleanup),
-             static_cast<QWidget *>(m_sessions)})
+             static_cast<QWidget *>(m_sessions), static_cast<QWidget *>(m_usage)})
         m_windowState.saveSplitters(page);
     // Run pages share one layout: the one in front (or any) is what the user arranged last.
     auto *run = qobject_cast<RunPage *>(m_pages->currentWidget());
@@ -196,7 +206,15 @@ void MainWindow::createMenus()
         = file->addAction(tr("&Attach to Run…"), this, &MainWindow::showAttachRunDialog);
     attachRun->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
     file->addAction(tr("Open &Run Recording…"), this, &MainWindow::showOpenRunDialog);
+    QAction *compare = file->addAction(tr("Com&pare Runs…"), this, &MainWindow::showCompareDialog);
+    compare->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
     QMenu *recent = file->addMenu(tr("Open Rec&ent"));
+    m_exportAction = file->addAction(tr("E&xport Run…"), this, &MainWindow::showExportDialog);
+    m_exportAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    m_exportAction->setEnabled(false);
+    // Only a run tab has something to export.
+    connect(m_pages, &QTabWidget::currentChanged, m_exportAction,
+        [this] { m_exportAction->setEnabled(qobject_cast<RunPage *>(m_pages->currentWidget())); });
     recent->setObjectName(QStringLiteral("recentRunsMenu"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
     fillRecentMenu(recent);
@@ -550,6 +568,8 @@ void MainWindow::setAdminAccess(const AdminAccess &admin)
         m_admin->setAdminAccess(admin);
     if (m_sessions)
         m_sessions->setAdminAccess(admin, m_report.prefix);
+    if (m_usage)
+        m_usage->setAdminAccess(admin, m_report.prefix);
 }
 
 void MainWindow::showConnectDialog()
@@ -598,6 +618,89 @@ void MainWindow::showOpenRunDialog()
         openRunFile(path);
 }
 
+void MainWindow::showCompareDialog()
+{
+    QVector<CompareRunsDialog::OpenRun> runs;
+    for (int i = 0; i < m_pages->count(); ++i) {
+        if (auto *page = qobject_cast<RunPage *>(m_pages->widget(i)))
+            runs.append({m_pages->tabText(i), page});
+    }
+    CompareRunsDialog dialog(runs, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    // A tab's tree is read now (it lives on this thread); files are read whole, and the runs
+    // aligned, on a worker thread, so a big file never freezes the window. Cancel drops the
+    // result.
+    struct Job {
+        ComparedRun sides[2];
+        QString why;
+        RunComparison comparison;
+        bool ok = true;
+        std::atomic_bool cancelled {false};
+    };
+    auto job = std::make_shared<Job>();
+    const CompareRunsDialog::Choice choices[2] = {dialog.left(), dialog.right()};
+    QStringList filesToRead;
+    for (int side = 0; side < 2; ++side) {
+        if (choices[side].page)
+            job->sides[side]
+                = ComparedRun::fromModel(*choices[side].page->model(), choices[side].title);
+        else
+            filesToRead << choices[side].filePath;
+    }
+    const QString titles[2] = {choices[0].title, choices[1].title};
+    const QString files[2] = {choices[0].page ? QString() : choices[0].filePath,
+        choices[1].page ? QString() : choices[1].filePath};
+    QThread *worker = QThread::create([job, files, titles] {
+        for (int side = 0; side < 2 && job->ok && !job->cancelled; ++side) {
+            if (files[side].isEmpty())
+                continue;
+            LoadedRun loaded;
+            if (!LoadedRun::fromFile(files[side], &loaded, &job->why)) {
+                job->ok = false;
+            } else if (!ComparedRun::holdsARun(loaded)) {
+                job->why = tr("%1 is not a Claude Code run").arg(files[side]);
+                job->ok = false;
+            } else {
+                job->sides[side] = ComparedRun::fromLoadedRun(loaded);
+                job->sides[side].source = titles[side];
+            }
+        }
+        if (job->ok && !job->cancelled)
+            job->comparison = RunComparison::compare(job->sides[0], job->sides[1]);
+    });
+    auto *progress = new QProgressDialog(filesToRead.isEmpty()
+            ? tr("Aligning the runs…")
+            : tr("Reading %1 and aligning the runs…")
+                  .arg(QLocale().createSeparatedList(filesToRead)),
+        tr("Cancel"), 0, 0, this);
+    progress->setObjectName(QStringLiteral("compareProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    connect(worker, &QThread::finished, this, [this, job, progress] {
+        progress->deleteLater();
+        if (job->cancelled) {
+            m_messageBar->showMessage(tr("Comparison cancelled."), MessageBar::Level::Information);
+            return;
+        }
+        if (!job->ok) {
+            m_messageBar->showMessage(
+                tr("Cannot compare the runs: %1").arg(job->why), MessageBar::Level::Error);
+            return;
+        }
+        const RunComparison &comparison = job->comparison;
+        auto *page = new ComparePage(m_pages);
+        page->setComparison(comparison);
+        const QString &left = comparison.left().source;
+        const QString &right = comparison.right().source;
+        addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left, right),
+            tr("A: %1\nB: %2").arg(left, right), tr("Close this comparison"));
+    });
+    worker->start();
+}
+
 RunPage *MainWindow::openRunFile(const QString &path)
 {
     QString why;
@@ -641,6 +744,105 @@ int MainWindow::openRunFiles(const QStringList &paths)
                                       .arg(failures.join(QStringLiteral("; "))),
             MessageBar::Level::Error);
     return opened;
+}
+
+void MainWindow::showExportDialog()
+{
+    auto *page = qobject_cast<RunPage *>(m_pages->currentWidget());
+    if (!page)
+        return;
+    QString baseName = m_pages->tabText(m_pages->currentIndex());
+    baseName = QFileInfo(baseName).completeBaseName();
+    baseName.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    QString directory = m_windowState.exportDirectory();
+    if (directory.isEmpty() || !QDir(directory).exists())
+        directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (!QDir(directory).exists()) // a fresh account may have no Documents folder yet
+        directory = QDir::homePath();
+    auto *dialog = new ExportRunDialog(
+        directory, baseName.isEmpty() ? QStringLiteral("run") : baseName, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, page = QPointer<RunPage>(page)] {
+        if (page)
+            startExport(page, dialog->path(), dialog->format(), dialog->redact());
+    });
+    dialog->open();
+}
+
+// The tree is copied here (it lives on this thread); redacting, rendering and writing, the
+// slow part, run on a worker thread behind a progress dialog. Cancel writes nothing.
+void MainWindow::startExport(
+    const RunPage *page, const QString &path, RunExporter::Format format, bool redact)
+{
+    struct Job {
+        RunExporter exporter;
+        ExportedRun run;
+        QString why;
+        bool ok = false;
+        std::atomic_bool cancelled {false};
+    };
+    auto job = std::make_shared<Job>();
+    job->run = exportSnapshot(page, redact, &job->exporter);
+    QThread *worker = QThread::create([job, path, format, redact] {
+        if (redact)
+            job->exporter.redact(&job->run);
+        const QByteArray bytes = job->exporter.render(job->run, format);
+        if (!job->cancelled)
+            job->ok = RunExporter::writeFile(path, bytes, &job->why);
+    });
+    auto *progress = new QProgressDialog(
+        tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
+    progress->setObjectName(QStringLiteral("exportProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    connect(worker, &QThread::finished, this, [this, job, progress, path, redact] {
+        progress->deleteLater();
+        if (job->ok) {
+            m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
+            m_messageBar->showMessage(tr("Exported the run to %1%2.")
+                                          .arg(QDir::toNativeSeparators(path),
+                                              redact ? tr(" (secrets redacted)") : QString()),
+                MessageBar::Level::Information);
+        } else if (job->cancelled) {
+            m_messageBar->showMessage(
+                tr("Export cancelled: nothing was written."), MessageBar::Level::Information);
+        } else {
+            m_messageBar->showMessage(
+                tr("The run was not exported: %1. It is still shown here.").arg(job->why),
+                MessageBar::Level::Error);
+        }
+        Q_EMIT exportFinished(job->ok);
+    });
+    worker->start();
+}
+
+ExportedRun MainWindow::exportSnapshot(
+    const RunPage *page, bool redact, RunExporter *exporter) const
+{
+    exporter->setRedacting(redact);
+    exporter->addSecret(m_client->connection().apiKey);
+    const QString source = page->filePath().isEmpty()
+        ? (page->sessionSource() ? page->sessionSource()->identity.userId + QLatin1Char('/')
+                    + page->sessionSource()->sessionId
+                                 : page->recordingPath())
+        : page->filePath();
+    // Unredacted here: the caller redacts, on whichever thread renders.
+    exporter->setRedacting(false);
+    ExportedRun run = exporter->snapshot(*page->model(), source, page->skippedLines());
+    exporter->setRedacting(redact);
+    return run;
+}
+
+bool MainWindow::exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
+    bool redact, QString *why) const
+{
+    RunExporter exporter;
+    ExportedRun run = exportSnapshot(page, redact, &exporter);
+    if (redact)
+        exporter.redact(&run);
+    return RunExporter::writeFile(path, exporter.render(run, format), why);
 }
 
 void MainWindow::fillRecentMenu(QMenu *menu)
@@ -688,16 +890,23 @@ QString MainWindow::uniqueTitle(const QString &base, const QStringList &taken)
 
 int MainWindow::addRunTab(RunPage *page, const QString &title, const QString &toolTip)
 {
+    const int tab = addClosableTab(page, title, toolTip, tr("Close this run"));
+    m_windowState.restoreSplitters(page);
+    return tab;
+}
+
+int MainWindow::addClosableTab(
+    QWidget *page, const QString &title, const QString &toolTip, const QString &closeToolTip)
+{
     const int tab = m_pages->addTab(page, RunDelegate::icon(QStringLiteral("run")), title);
     m_pages->setTabToolTip(tab, toolTip);
     auto *close = new QToolButton(m_pages);
     close->setAutoRaise(true);
     close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
-    close->setToolTip(tr("Close this run"));
+    close->setToolTip(closeToolTip);
     connect(close, &QToolButton::clicked, page, &QObject::deleteLater);
     m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
     m_pages->setCurrentWidget(page);
-    m_windowState.restoreSplitters(page);
     return tab;
 }
 
@@ -998,6 +1207,16 @@ void MainWindow::addFilePages()
     connect(
         m_sessions, &SessionsPage::resumeRequested, this, &MainWindow::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);
+    m_usage = new UsagePage(this);
+    m_pages->insertTab(m_pages->indexOf(m_sessions) + 1, m_usage,
+        QIcon::fromTheme(QStringLiteral("office-chart-bar"),
+            style()->standardIcon(QStyle::SP_FileDialogInfoView)),
+        tr("Usage"));
+    // Reading every home's transcripts as root is audited like acting as another user.
+    m_usage->setAuditHook([this](const QString &homesRoot) {
+        audit(QStringLiteral("usage-all-users"),
+            homesRoot + QStringLiteral(" ") + m_adminAccess.describe(), QStringLiteral("started"));
+    });
     m_pages->addTab(m_admin,
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
@@ -1022,6 +1241,8 @@ void MainWindow::syncFilePages(bool connected)
     m_admin->setClient(client);
     m_sessions->setConnection(client, m_identity);
     m_sessions->setAdminAccess(m_adminAccess, m_report.prefix);
+    m_usage->setConnection(client, m_identity);
+    m_usage->setAdminAccess(m_adminAccess, m_report.prefix);
     m_isolation->setIdentityContext(m_profileName, m_report.url);
     m_isolation->setClient(client);
     m_admin->setAccountPrefix(m_report.prefix);

@@ -4,6 +4,7 @@
 // OpenTerminalClient and wires the server check, dialogs and pages to it; it parses nothing
 // itself.
 
+#include "export/runexporter.h"
 #include "security/auditlog.h"
 #include "security/profilestore.h"
 #include "server/accountnames.h"
@@ -34,6 +35,7 @@ class ConsolePage;
 class FilesPage;
 class ProbePage;
 class SessionsPage;
+class UsagePage;
 class DesktopNotifier;
 class TerminalPage;
 class RunPage;
@@ -80,6 +82,7 @@ public:
     CleanupPage *cleanupPage() const { return m_cleanup; }
     ProbePage *isolationPage() const { return m_isolation; }
     SessionsPage *sessionsPage() const { return m_sessions; }
+    UsagePage *usagePage() const { return m_usage; }
     // Tells the desktop when a live run ends while the window is not active.
     DesktopNotifier *notifier() const { return m_notifier; }
     QTabWidget *pages() const { return m_pages; }
@@ -93,11 +96,15 @@ public Q_SLOTS:
     void showSwitchUserDialog();
     void showAbout();
     void showOpenRunDialog();
+    // File → Compare Runs…: two open run tabs or files, shown side by side in a Compare tab.
+    void showCompareDialog();
     // Opens a run recording or stream-json capture in a new, closable run tab.
     RunPage *openRunFile(const QString &path);
     // Opens each file in its own run tab (command line, drops, Open Recent); one message
     // names the files that could not be opened. Returns how many opened.
     int openRunFiles(const QStringList &paths);
+    // File › Export…: the run tab in front as HTML, Markdown or JSON (ExportRunDialog).
+    void showExportDialog();
     WindowState *windowState() { return &m_windowState; }
     // Asks for a live run as the current identity (File → New Run…, Ctrl+N).
     void showNewRunDialog();
@@ -127,13 +134,28 @@ public Q_SLOTS:
 Q_SIGNALS:
     // After every server check (version, key, accounts), successful or not.
     void serverChecked(bool ok);
+    // An export started by startExport ended: written, failed or cancelled.
+    void exportFinished(bool written);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
+public:
+    // Writes what `page` shows (also a live run, as far as it got); the page keeps everything
+    // whether or not the file could be written. False with the reason.
+    bool exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
+        bool redact, QString *why) const;
+    // exportRun with the slow part on a worker thread (the dialog's way); the message bar
+    // tells the result and exportFinished follows.
+    void startExport(
+        const RunPage *page, const QString &path, RunExporter::Format format, bool redact);
+
 private:
+    // What `page` shows, unredacted, for exporter (set up with the key and `redact`).
+    ExportedRun exportSnapshot(const RunPage *page, bool redact, RunExporter *exporter) const;
+
     void createMenus();
     void fillRecentMenu(QMenu *menu);
     RunPage *openRunFileReporting(const QString &path, QString *why);
@@ -151,6 +173,9 @@ private:
     // The Files and Users tabs: created once, then kept in step with client and identity.
     void addFilePages();
     void syncFilePages(bool connected);
+    // A tab with a close button, brought to the front.
+    int addClosableTab(
+        QWidget *page, const QString &title, const QString &toolTip, const QString &closeToolTip);
     int addRunTab(RunPage *page, const QString &title, const QString &toolTip);
     void showNewRunDialogLike(const sandscope::LiveRunRequest *like);
     // Connected and acting as a sandbox user; otherwise says what `what` needs.
@@ -176,6 +201,7 @@ private:
     IdentityBar *m_identityBar;
     MessageBar *m_messageBar;
     QTabWidget *m_pages;
+    QAction *m_exportAction = nullptr;
     ConsolePage *m_console;
     TerminalPage *m_terminal; // interactive shells, each as the user acting when it opened
     FilesPage *m_files = nullptr;
@@ -183,6 +209,7 @@ private:
     CleanupPage *m_cleanup = nullptr; // runs as the server account, whoever is acted as
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
+    UsagePage *m_usage = nullptr; // usage over time from the transcripts on the server
     DesktopNotifier *m_notifier = nullptr;
     AdminAccess m_adminAccess;
     // Learned from the checks of this server, whoever was acted as at the time.

@@ -13,6 +13,7 @@ namespace {
 const QString geometryKey = QStringLiteral("window/geometry");
 const QString windowStateKey = QStringLiteral("window/state");
 const QString recentRunsKey = QStringLiteral("recent/runs");
+const QString exportDirectoryKey = QStringLiteral("export/directory");
 
 QString splitterKey(const QWidget *page, const QSplitter *splitter)
 {
@@ -107,6 +108,17 @@ void WindowState::addRecentRun(const QString &path)
 void WindowState::clearRecentRuns()
 {
     m_settings->remove(recentRunsKey);
+    m_settings->sync();
+}
+
+QString WindowState::exportDirectory() const
+{
+    return m_settings->value(exportDirectoryKey).toString();
+}
+
+void WindowState::setExportDirectory(const QString &directory)
+{
+    m_settings->setValue(exportDirectoryKey, directory);
     m_settings->sync();
 }
 

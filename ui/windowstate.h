@@ -33,6 +33,10 @@ public:
     void addRecentRun(const QString &path);
     void clearRecentRuns();
 
+    // Where File › Export… saved last (empty at first).
+    QString exportDirectory() const;
+    void setExportDirectory(const QString &directory);
+
     QString path() const;
 
 private:

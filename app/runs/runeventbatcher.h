@@ -2,7 +2,9 @@
 // Parsed events reach a RunModel in batches rather than one by one: at least minIntervalMs
 // apart, and further apart when applying a batch (together with the view work done in
 // batchApplied's handlers) gets expensive, so that at most about a third of the time goes to
-// updates and a flood of events cannot starve the event loop.
+// updates and a flood of events cannot starve the event loop. A timed batch applies at most
+// applyBudgetMs of events; a backlog (a file parsed faster than the tree grows) is worked off
+// in further slices, so no single batch freezes the window.
 
 #include "runs/runevents.h"
 
@@ -19,13 +21,17 @@ public:
     static constexpr int minIntervalMs = 40;
     static constexpr int maxIntervalMs = 1000;
     static constexpr int costFactor = 3;
+    static constexpr int applyBudgetMs = 20;
 
     explicit RunEventBatcher(RunModel *model, QObject *parent = nullptr);
 
     void enqueue(const sandscope::RunEventBatch &events);
-    // Applies the pending events now (e.g. when a run ends or a file finished loading).
+    // Applies every pending event now, in one batch (e.g. when a live run ends).
     void flush();
-    bool hasPending() const { return !m_pending.isEmpty(); }
+    // Works off the pending events in budgeted slices back to back (the producer is done,
+    // e.g. a file finished parsing); drained() follows. Cheap when nothing is pending.
+    void drain();
+    bool hasPending() const { return m_next < m_pending.size(); }
     // How long the next batch waits: grows with the cost of the last one.
     int intervalMs() const { return m_intervalMs; }
 
@@ -33,10 +39,16 @@ Q_SIGNALS:
     // The model took a batch. Emitted synchronously; the handlers' time counts toward the
     // batch's cost (relayout, scrolling).
     void batchApplied();
+    // The pending events of a drain() are all applied (by its slices or a flush()).
+    void drained();
 
 private:
+    void applyDue();
+
     RunModel *m_model;
     RunEventBatch m_pending;
+    int m_next = 0; // m_pending before this was applied
+    bool m_draining = false;
     QTimer m_timer;
     int m_intervalMs = minIntervalMs;
 };

@@ -4,7 +4,11 @@
 #include "util/format.h"
 #include "util/jsonindent.h"
 
+#include <QLocale>
+
 #include <algorithm>
+#include <atomic>
+#include <unordered_set>
 #include <vector>
 
 namespace sandscope {
@@ -42,13 +46,34 @@ RunModel::ToolKind toolKindOf(const QString &name)
     return kinds.value(name, Kind::Other);
 }
 
+// Node stamps, unique across models and time.
+quint64 nextStamp()
+{
+    static std::atomic<quint64> last {0};
+    return ++last;
+}
+
 } // namespace
+
+// A node's children; copying a node copies its own fields only (a snapshot links the copies),
+// and assigning one node to another leaves the children where they are.
+template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
+    OwnedChildren() = default;
+    OwnedChildren(const OwnedChildren &)
+        : std::vector<std::unique_ptr<T>>()
+    {
+    }
+    OwnedChildren(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(OwnedChildren &&) noexcept = default;
+    OwnedChildren &operator=(const OwnedChildren &) { return *this; }
+    ~OwnedChildren() = default;
+};
 
 struct RunModel::Node {
     NodeKind kind = NodeKind::Raw;
     Node *parent = nullptr;
     int row = 0; // rows are only appended, so the position never changes
-    std::vector<std::unique_ptr<Node>> children;
+    OwnedChildren<Node> children;
 
     Status status = Status::None;
     QString title; // "what happened", without the tool name
@@ -71,6 +96,12 @@ struct RunModel::Node {
     qint64 endedMs = -1;
     qint64 reportedDurationMs = -1; // from a result line; wins over arrival times
     TokenUsage tokens;
+    // Tool calls and errors in the subtree, counted where tokens are (plain fields, so a
+    // snapshot of the node keeps them); the flags make each node count once.
+    qint64 toolCalls = 0;
+    qint64 errors = 0;
+    bool countedAsCall = false;
+    bool countedAsError = false;
     bool hasCost = false;
     double costUsd = 0;
     TaskInfo task; // merged from system/task_* events
@@ -83,6 +114,15 @@ struct RunModel::Node {
     mutable bool foldedSearchValid = false;
     mutable bool filterMatches = false;
     mutable quint32 filterGeneration = 0;
+    // Unique to each state of the node's fields: set when it is added and by changed(), which
+    // must follow every change. A snapshot's node with the same stamp holds the same fields,
+    // so putting a snapshot back skips it.
+    quint64 stamp = 0;
+
+    Node() = default;
+    // Every field but the children (snapshots; see OwnedChildren).
+    Node(const Node &) = default;
+    Node &operator=(const Node &) = default; // every field but the children
 
     // Iterative, so a pathologically deep tree (nested sub-agents from a hostile file) cannot
     // overflow the stack on destruction.
@@ -136,6 +176,7 @@ RunModel::RunModel(QObject *parent)
     run->kind = NodeKind::Run;
     run->status = Status::Running;
     run->title = QStringLiteral("Run");
+    run->stamp = nextStamp();
     run->parent = m_root.get();
     m_run = run.get();
     m_root->children.push_back(std::move(run));
@@ -255,6 +296,8 @@ QModelIndex RunModel::indexForToolUseId(const QString &toolUseId, int column) co
 
 RunSummary RunModel::summary() const
 {
+    if (m_restored)
+        return m_restoredSummary;
     return m_summary.summary(m_runEnded);
 }
 
@@ -273,6 +316,10 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
         return tr("Tokens");
     case CostColumn:
         return tr("Cost");
+    case ToolCallsColumn:
+        return tr("Calls");
+    case ErrorsColumn:
+        return tr("Errors");
     default:
         return {};
     }
@@ -302,6 +349,10 @@ QHash<int, QByteArray> RunModel::roleNames() const
     names.insert(OutputTokensRole, "outputTokens");
     names.insert(CostUsdRole, "costUsd");
     names.insert(LineNumberRole, "lineNumber");
+    names.insert(CacheReadTokensRole, "cacheReadTokens");
+    names.insert(CacheCreationTokensRole, "cacheCreationTokens");
+    names.insert(ToolCallsRole, "toolCalls");
+    names.insert(ErrorsRole, "errors");
     return names;
 }
 
@@ -326,6 +377,14 @@ QVariant RunModel::displayData(const Node *node, int column) const
         return runtext::tokenText(node->tokens);
     case CostColumn:
         return node->hasCost ? runtext::costText(node->costUsd) : QString();
+    case ToolCallsColumn:
+    case ErrorsColumn: {
+        // Containers always show their count; a plain call or a text only when it has one.
+        const qint64 count = column == ToolCallsColumn ? node->toolCalls : node->errors;
+        const bool container = node->kind == NodeKind::Run || node->kind == NodeKind::Turn
+            || node->toolKind == ToolKind::Agent;
+        return count > 0 || container ? QLocale().toString(count) : QString();
+    }
     default:
         return {};
     }
@@ -340,6 +399,8 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return displayData(node, index.column());
     case Qt::ToolTipRole:
+        if (index.column() == TokensColumn)
+            return runtext::tokenToolTip(node->tokens);
         return index.column() == SummaryColumn && !node->text.isEmpty() ? node->text : QVariant();
     case KindRole:
         return int(node->kind);
@@ -393,6 +454,14 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
         return node->hasCost ? QVariant(node->costUsd) : QVariant();
     case LineNumberRole:
         return node->lineNumber;
+    case CacheReadTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.cacheReadInputTokens) : QVariant();
+    case CacheCreationTokensRole:
+        return node->tokens.present ? QVariant(node->tokens.cacheCreationInputTokens) : QVariant();
+    case ToolCallsRole:
+        return node->toolCalls;
+    case ErrorsRole:
+        return node->errors;
     default:
         return {};
     }
@@ -401,12 +470,16 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
 RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 {
     const int row = int(parent->children.size());
-    beginInsertRows(indexOf(parent), row, row);
+    if (!m_rebuilding)
+        beginInsertRows(indexOf(parent), row, row);
     node->parent = parent;
     node->row = row;
     Node *added = node.get();
     parent->children.push_back(std::move(node));
-    endInsertRows();
+    ++m_nodeCount;
+    added->stamp = nextStamp();
+    if (!m_rebuilding)
+        endInsertRows();
     return added;
 }
 
@@ -415,7 +488,9 @@ void RunModel::changed(Node *node, int firstColumn, int lastColumn)
     node->foldedSearchValid = false;
     node->foldedSearch = QString();
     node->filterGeneration = 0;
-    Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
+    node->stamp = nextStamp();
+    if (!m_rebuilding)
+        Q_EMIT dataChanged(indexOf(node, firstColumn), indexOf(node, lastColumn));
 }
 
 void RunModel::setStatus(Node *node, Status status)
@@ -519,6 +594,31 @@ void RunModel::addTokens(Node *owner, const TokenUsage &delta)
     }
 }
 
+void RunModel::countCall(Node *node)
+{
+    if (node->countedAsCall)
+        return;
+    node->countedAsCall = true;
+    addCounts(node->parent, 1, 0);
+}
+
+void RunModel::countError(Node *node)
+{
+    if (node->countedAsError)
+        return;
+    node->countedAsError = true;
+    addCounts(node->parent, 0, 1);
+}
+
+void RunModel::addCounts(Node *owner, qint64 calls, qint64 errors)
+{
+    for (Node *node = owner; node && node != m_root.get(); node = node->parent) {
+        node->toolCalls += calls;
+        node->errors += errors;
+        changed(node, ToolCallsColumn, ErrorsColumn);
+    }
+}
+
 RunModel::Node *RunModel::addLeaf(
     NodeKind kind, Node *parent, const RunEvent &event, const QString &title, Status status)
 {
@@ -565,6 +665,7 @@ void RunModel::onToolUse(const RunEvent &event)
     }
     node->toolName = event.toolName;
     node->toolKind = toolKindOf(event.toolName);
+    countCall(node);
     node->input = event.input;
     node->inputJson = event.inputJson;
     node->title = runtext::toolSummary(node->toolKind, event.input, event.inputJson);
@@ -598,6 +699,8 @@ void RunModel::onToolResult(const RunEvent &event)
     }
     if (node->status != Status::Background)
         m_openTools.remove(node);
+    if (event.isError)
+        countError(node);
     changed(node);
 }
 
@@ -637,6 +740,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
         tool->status = Status::Denied;
         tool->isError = true;
         m_openTools.remove(tool);
+        countError(tool);
         changed(tool);
         parent = tool;
     }
@@ -686,9 +790,10 @@ void RunModel::onTask(const RunEvent &event)
     if (node->status == Status::Background) {
         if (update.status == QLatin1String("completed"))
             node->status = Status::Ok;
-        else if (update.status == QLatin1String("failed"))
+        else if (update.status == QLatin1String("failed")) {
             node->status = Status::Error;
-        else if (update.status == QLatin1String("stopped")
+            countError(node);
+        } else if (update.status == QLatin1String("stopped")
             || update.status == QLatin1String("killed"))
             node->status = Status::Interrupted;
         if (node->status != Status::Background) {
@@ -749,8 +854,10 @@ void RunModel::onResult(const RunEvent &event)
     for (const QString &id : result.deniedToolUseIds) {
         if (Node *tool = m_toolsById.value(id)) {
             tool->isError = true;
+            countError(tool);
             setStatus(tool, Status::Denied);
             m_openTools.remove(tool);
+            changed(tool);
         }
     }
 }
@@ -834,13 +941,15 @@ void RunModel::addEvents(const RunEventBatch &events)
 {
     for (const RunEvent &event : events)
         apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::addEvent(const RunEvent &event)
 {
     apply(event);
-    Q_EMIT summaryChanged();
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
 }
 
 void RunModel::apply(const RunEvent &event)
@@ -893,12 +1002,12 @@ void RunModel::apply(const RunEvent &event)
             Status::Retrying);
         break;
     case RunEvent::ApiError:
-        addLeaf(NodeKind::ApiError, contextFor(event), event,
+        countError(addLeaf(NodeKind::ApiError, contextFor(event), event,
             QStringLiteral("API error: ") + runtext::oneLine(event.text)
                 + (event.errorCode.isEmpty()
                         ? QString()
                         : QStringLiteral(" (") + event.errorCode + QLatin1Char(')')),
-            Status::Error);
+            Status::Error));
         break;
     case RunEvent::PermissionDenied:
         onPermissionDenied(event);
@@ -942,12 +1051,15 @@ void RunModel::apply(const RunEvent &event)
         addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event, title);
         break;
     }
-    case RunEvent::NotJson:
-        addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
+    case RunEvent::NotJson: {
+        Node *leaf = addLeaf(NodeKind::Raw, currentTurn(event.arrivalMs), event,
             (event.corrupt ? QStringLiteral("Corrupt JSON: ") : QStringLiteral("Not JSON: "))
                 + runtext::oneLine(QString::fromUtf8(event.raw.left(runtext::titleLimit * 4))),
             event.corrupt ? Status::Error : Status::None);
+        if (event.corrupt)
+            countError(leaf);
         break;
+    }
     }
 }
 
@@ -976,7 +1088,358 @@ void RunModel::markRunEnded(qint64 arrivalMs)
     else
         m_run->status = m_run->isError ? Status::Error : Status::Ok;
     changed(m_run);
+    if (!m_rebuilding)
+        Q_EMIT summaryChanged();
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshots: the tree flattened in pre-order, pointers kept as positions in that order.
+
+class RunModel::Snapshot {
+public:
+    // nodes[0] is the invisible root. A node unchanged since the previous snapshot (the same
+    // stamp) is that snapshot's copy.
+    std::vector<std::shared_ptr<const Node>> nodes;
+    std::vector<int> parents; // position of each node's parent (-1 for the root)
+    int run = -1;
+    int turn = -1;
+    std::vector<int> turns;
+    std::vector<int> openTools;
+    QHash<QString, int> toolsById;
+    QHash<QString, std::pair<TokenUsage, int>> messages;
+    QHash<QString, int> tasksById;
+    size_t firstOpenTurn = 0;
+    size_t endedTurns = 0;
+    qint64 turnDurationSum = 0;
+    bool turnDurationKnown = false;
+    int turnCount = 0;
+    double lastTotalCost = 0;
+    bool runEnded = false;
+    RunSummaryBuilder summary;
+};
+
+qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previous)
+{
+    // Node copies not shared with `previous` (with their control block and allocation), the
+    // tables, and about 96 bytes a hash entry with its allocation (bench_playback compares the
+    // estimate with resident memory);
+    // strings are shared with the model and not counted.
+    std::unordered_set<const Node *> shared;
+    if (previous) {
+        shared.reserve(previous->nodes.size());
+        for (const auto &node : previous->nodes)
+            shared.insert(node.get());
+    }
+    qint64 copies = 0;
+    for (const auto &node : snapshot.nodes)
+        copies += shared.count(node.get()) ? 0 : 1;
+    const qint64 entries = snapshot.toolsById.size() + snapshot.messages.size()
+        + snapshot.tasksById.size() + snapshot.summary.entryCount();
+    return copies * qint64(sizeof(Node) + 64)
+        + qint64(snapshot.nodes.size() * (sizeof(std::shared_ptr<const Node>) + sizeof(int)))
+        + entries * 96;
+}
+
+qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
+{
+    return qint64(snapshot.nodes.size());
+}
+
+std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot *previous) const
+{
+    auto snapshot = std::make_shared<Snapshot>();
+    QHash<const Node *, int> positions;
+    positions.reserve(int(m_nodeCount + 1));
+    snapshot->nodes.reserve(size_t(m_nodeCount + 1));
+    snapshot->parents.reserve(size_t(m_nodeCount + 1));
+    // The previous snapshot's children of each node, to find a node's earlier copy: its rows
+    // are the first rows of the same node now.
+    std::vector<int> firstChild;
+    std::vector<int> childPositions;
+    if (previous) {
+        const size_t count = previous->nodes.size();
+        std::vector<int> counts(count + 1, 0);
+        for (size_t i = 1; i < count; ++i)
+            ++counts[size_t(previous->parents[i]) + 1];
+        for (size_t i = 1; i <= count; ++i)
+            counts[i] += counts[i - 1];
+        firstChild = counts; // children of p: childPositions[firstChild[p] .. firstChild[p + 1])
+        childPositions.resize(count);
+        for (size_t i = 1; i < count; ++i)
+            childPositions[size_t(counts[size_t(previous->parents[i])]++)] = int(i);
+    }
+    std::vector<std::pair<const Node *, int>> pending {{m_root.get(), previous ? 0 : -1}};
+    while (!pending.empty()) {
+        const auto [node, earlier] = pending.back();
+        pending.pop_back();
+        positions.insert(node, int(snapshot->nodes.size()));
+        snapshot->parents.push_back(node->parent ? positions.value(node->parent) : -1);
+        if (earlier >= 0 && previous->nodes[size_t(earlier)]->stamp == node->stamp) {
+            snapshot->nodes.push_back(previous->nodes[size_t(earlier)]);
+        } else {
+            auto copy = std::make_shared<Node>(*node);
+            copy->foldedSearch = QString(); // a cache; rebuilt on use
+            copy->foldedSearchValid = false;
+            copy->filterGeneration = 0;
+            snapshot->nodes.push_back(std::move(copy));
+        }
+        const int earlierChildren
+            = earlier >= 0 ? firstChild[size_t(earlier) + 1] - firstChild[size_t(earlier)] : 0;
+        for (int row = int(node->children.size()) - 1; row >= 0; --row) {
+            const int match = row < earlierChildren
+                ? childPositions[size_t(firstChild[size_t(earlier)] + row)]
+                : -1;
+            pending.emplace_back(node->children[size_t(row)].get(), match);
+        }
+    }
+    const auto at = [&positions](const Node *node) {
+        return node ? positions.value(node) : -1;
+    };
+    snapshot->run = at(m_run);
+    snapshot->turn = at(m_turn);
+    for (const Node *turn : m_turns)
+        snapshot->turns.push_back(at(turn));
+    for (const Node *tool : m_openTools)
+        snapshot->openTools.push_back(at(tool));
+    for (auto it = m_toolsById.cbegin(); it != m_toolsById.cend(); ++it)
+        snapshot->toolsById.insert(it.key(), at(it.value()));
+    for (auto it = m_messages.cbegin(); it != m_messages.cend(); ++it)
+        snapshot->messages.insert(it.key(), {it->counted, at(it->owner)});
+    for (auto it = m_tasksById.cbegin(); it != m_tasksById.cend(); ++it)
+        snapshot->tasksById.insert(it.key(), at(it.value()));
+    snapshot->firstOpenTurn = m_firstOpenTurn;
+    snapshot->endedTurns = m_endedTurns;
+    snapshot->turnDurationSum = m_turnDurationSum;
+    snapshot->turnDurationKnown = m_turnDurationKnown;
+    snapshot->turnCount = m_turnCount;
+    snapshot->lastTotalCost = m_lastTotalCost;
+    snapshot->runEnded = m_runEnded;
+    snapshot->summary = m_summary;
+    return snapshot;
+}
+
+void RunModel::beginRebuild(const Snapshot *snapshot)
+{
+    beginResetModel();
+    m_rebuilding = true;
+    m_toolsById.clear();
+    m_openTools.clear();
+    m_messages.clear();
+    m_tasksById.clear();
+    m_turns.clear();
+    if (!snapshot) {
+        m_root = std::make_unique<Node>();
+        auto run = std::make_unique<Node>();
+        run->kind = NodeKind::Run;
+        run->status = Status::Running;
+        run->title = QStringLiteral("Run");
+        run->stamp = nextStamp();
+        run->parent = m_root.get();
+        m_run = run.get();
+        m_root->children.push_back(std::move(run));
+        m_turn = nullptr;
+        m_nodeCount = 1;
+        m_firstOpenTurn = 0;
+        m_endedTurns = 0;
+        m_turnDurationSum = 0;
+        m_turnDurationKnown = false;
+        m_turnCount = 0;
+        m_lastTotalCost = 0;
+        m_runEnded = false;
+        m_summary = RunSummaryBuilder();
+        return;
+    }
+    // The tree is put back over the one shown: both come from the same events, so the
+    // snapshot's children of a node are the first ones the model has (rows are only ever
+    // appended). Nodes with the snapshot's stamp are kept as they are; others take its fields;
+    // rows beyond the snapshot's go, missing ones are added.
+    const size_t count = snapshot->nodes.size();
+    std::vector<Node *> nodes(count);
+    std::vector<int> childCounts(count, 0);
+    nodes[0] = m_root.get();
+    for (size_t i = 1; i < count; ++i) {
+        const Node &saved = *snapshot->nodes[i];
+        const int parentPosition = snapshot->parents[i];
+        Node *parent = nodes[size_t(parentPosition)];
+        const size_t row = size_t(childCounts[size_t(parentPosition)]++);
+        if (row < parent->children.size()) {
+            Node *node = parent->children[row].get();
+            if (node->stamp != saved.stamp) {
+                *node = saved;
+                node->parent = parent;
+                node->row = int(row);
+            }
+            nodes[i] = node;
+        } else {
+            auto node = std::make_unique<Node>(saved);
+            node->parent = parent;
+            node->row = int(row);
+            nodes[i] = node.get();
+            parent->children.push_back(std::move(node));
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        auto &children = nodes[i]->children;
+        const size_t keep = size_t(childCounts[i]);
+        if (children.size() > keep)
+            children.erase(children.begin() + std::ptrdiff_t(keep), children.end());
+    }
+    const auto node = [&nodes](int position) {
+        return position >= 0 ? nodes[size_t(position)] : nullptr;
+    };
+    m_toolsById.reserve(snapshot->toolsById.size());
+    m_messages.reserve(snapshot->messages.size());
+    m_run = node(snapshot->run);
+    m_turn = node(snapshot->turn);
+    for (int turn : snapshot->turns)
+        m_turns.push_back(node(turn));
+    for (int tool : snapshot->openTools)
+        m_openTools.insert(node(tool));
+    for (auto it = snapshot->toolsById.cbegin(); it != snapshot->toolsById.cend(); ++it)
+        m_toolsById.insert(it.key(), node(it.value()));
+    for (auto it = snapshot->messages.cbegin(); it != snapshot->messages.cend(); ++it)
+        m_messages.insert(it.key(), MessageAccount {it->first, node(it->second)});
+    for (auto it = snapshot->tasksById.cbegin(); it != snapshot->tasksById.cend(); ++it)
+        m_tasksById.insert(it.key(), node(it.value()));
+    m_nodeCount = qint64(snapshot->nodes.size()) - 1;
+    m_firstOpenTurn = snapshot->firstOpenTurn;
+    m_endedTurns = snapshot->endedTurns;
+    m_turnDurationSum = snapshot->turnDurationSum;
+    m_turnDurationKnown = snapshot->turnDurationKnown;
+    m_turnCount = snapshot->turnCount;
+    m_lastTotalCost = snapshot->lastTotalCost;
+    m_runEnded = snapshot->runEnded;
+    m_summary = snapshot->summary;
+}
+
+void RunModel::beginRebuild()
+{
+    beginResetModel();
+    m_rebuilding = true;
+}
+
+void RunModel::endRebuild()
+{
+    m_rebuilding = false;
+    endResetModel();
     Q_EMIT summaryChanged();
+}
+
+namespace {
+
+// Iterative copies both ways, so a deep tree from a hostile file cannot overflow the stack.
+template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
+{
+    to.kind = int(from.kind);
+    to.status = int(from.status);
+    to.toolKind = int(from.toolKind);
+    to.title = from.title;
+    to.text = from.text;
+    to.toolName = from.toolName;
+    to.toolUseId = from.toolUseId;
+    to.parentToolUseId = from.parentToolUseId;
+    to.messageId = from.messageId;
+    to.input = from.input;
+    to.inputJson = from.inputJson;
+    to.resultText = from.resultText;
+    to.structuredResultJson = from.structuredResultJson;
+    to.raw = from.raw;
+    to.rawIsJson = from.rawIsJson;
+    to.resultRaw = from.resultRaw;
+    to.isError = from.isError;
+    to.lineNumber = from.lineNumber;
+    to.startedMs = from.startedMs;
+    to.durationMs = from.durationMs();
+    to.tokens = from.tokens;
+    to.toolCalls = from.toolCalls;
+    to.errors = from.errors;
+    to.hasCost = from.hasCost;
+    to.costUsd = from.costUsd;
+    to.task = from.task;
+    to.model = from.model;
+    to.errorCode = from.errorCode;
+}
+
+} // namespace
+
+RunNodeRecord RunModel::record(const QModelIndex &index) const
+{
+    const Node *top = index.isValid() ? static_cast<const Node *>(index.internalPointer()) : m_run;
+    RunNodeRecord result;
+    std::vector<std::pair<const Node *, RunNodeRecord *>> pending {{top, &result}};
+    while (!pending.empty()) {
+        const auto [node, out] = pending.back();
+        pending.pop_back();
+        copyValues(*node, *out);
+        out->children.resize(node->children.size());
+        for (size_t i = 0; i < node->children.size(); ++i)
+            pending.emplace_back(node->children[i].get(), &out->children[i]);
+    }
+    return result;
+}
+
+bool RunModel::restore(const RunNodeRecord &run, const RunSummary &summary)
+{
+    if (!m_run->children.empty() || m_restored)
+        return false;
+    beginResetModel();
+    std::vector<std::pair<const RunNodeRecord *, Node *>> pending {{&run, m_run}};
+    while (!pending.empty()) {
+        const auto [from, node] = pending.back();
+        pending.pop_back();
+        node->kind = node == m_run ? NodeKind::Run : NodeKind(from->kind);
+        node->status = Status(from->status);
+        node->toolKind = ToolKind(from->toolKind);
+        node->title = from->title;
+        node->text = from->text;
+        node->toolName = from->toolName;
+        node->toolUseId = from->toolUseId;
+        node->parentToolUseId = from->parentToolUseId;
+        node->messageId = from->messageId;
+        node->input = from->input;
+        node->inputJson = from->inputJson;
+        node->resultText = from->resultText;
+        node->structuredResultJson = from->structuredResultJson;
+        node->raw = from->raw;
+        node->rawIsJson = from->rawIsJson;
+        node->resultRaw = from->resultRaw;
+        node->isError = from->isError;
+        node->lineNumber = from->lineNumber;
+        node->startedMs = from->startedMs;
+        node->reportedDurationMs = from->durationMs;
+        node->tokens = from->tokens;
+        node->hasCost = from->hasCost;
+        node->costUsd = from->costUsd;
+        node->toolCalls = from->toolCalls;
+        node->errors = from->errors;
+        node->task = from->task;
+        node->model = from->model;
+        node->errorCode = from->errorCode;
+        node->ended = true;
+        if (!node->toolUseId.isEmpty() && node->kind == NodeKind::ToolCall)
+            m_toolsById.insert(node->toolUseId, node);
+        for (size_t i = 0; i < from->children.size(); ++i) {
+            auto child = std::make_unique<Node>();
+            child->parent = node;
+            child->row = int(node->children.size());
+            node->children.push_back(std::move(child));
+        }
+        // Last child first onto the stack, so turns are visited (and listed) in order.
+        for (size_t i = from->children.size(); i-- > 0;)
+            pending.emplace_back(&from->children[i], node->children[i].get());
+        if (node->parent == m_run && node->kind == NodeKind::Turn) {
+            m_turns.push_back(node);
+            ++m_turnCount;
+        }
+    }
+    m_endedTurns = m_turns.size();
+    m_firstOpenTurn = m_turns.size();
+    m_runEnded = true;
+    m_restored = true;
+    m_restoredSummary = summary;
+    endResetModel();
+    Q_EMIT summaryChanged();
+    return true;
 }
 
 } // namespace sandscope

@@ -7,6 +7,7 @@
 
 #include "runs/runevents.h"
 #include "runs/runnodedetails.h"
+#include "runs/runnoderecord.h"
 #include "runs/runsummary.h"
 
 #include <QAbstractItemModel>
@@ -28,6 +29,8 @@ public:
         DurationColumn,
         TokensColumn,
         CostColumn,
+        ToolCallsColumn, // tool calls under the node: a turn's, a sub-agent's (its Agent call)
+        ErrorsColumn, // failed calls, API errors and corrupt lines under the node
         ColumnCount
     };
 
@@ -99,6 +102,10 @@ public:
         OutputTokensRole,
         CostUsdRole, // double, invalid when unknown
         LineNumberRole,
+        CacheReadTokensRole, // qint64, invalid when the node has no usage
+        CacheCreationTokensRole,
+        ToolCallsRole, // qint64: tool calls in the node's subtree (not the node itself)
+        ErrorsRole, // qint64: errors in the node's subtree (not the node itself)
     };
 
     explicit RunModel(QObject *parent = nullptr);
@@ -139,6 +146,31 @@ public:
     RunSummary summary() const;
     bool runEnded() const { return m_runEnded; }
 
+    // The node at index (the run node when invalid) and everything under it, as plain values.
+    RunNodeRecord record(const QModelIndex &index = QModelIndex()) const;
+    // Builds an exported run's tree (docs/export.md) in an empty model and ends the run: the
+    // run node takes run's values, its children become the turns. summary() then returns
+    // `summary`, as the exported run had no events to count. False when the model is not empty.
+    bool restore(const RunNodeRecord &run, const RunSummary &summary);
+    // The whole state (tree and bookkeeping) as a value, for playback's checkpoints. Nodes are
+    // copied whole (any field a node has comes along); their strings are implicitly shared
+    // with the model's, so a snapshot costs about the nodes' own size.
+    class Snapshot;
+    // Nodes unchanged since `previous` (an earlier snapshot of this model) are shared with it.
+    std::shared_ptr<const Snapshot> saveSnapshot(const Snapshot *previous = nullptr) const;
+    // About what a snapshot holds beyond `previous` (whose unchanged nodes it shares; strings
+    // are shared with the model and not counted), and its nodes (with the root).
+    static qint64 snapshotBytes(const Snapshot &snapshot, const Snapshot *previous = nullptr);
+    static qint64 snapshotNodeCount(const Snapshot &snapshot);
+    // Playback: one model reset that puts `snapshot`'s state back (null: an empty run);
+    // addEvents and markRunEnded until endRebuild() then change the tree without row or data
+    // signals. endRebuild() ends the reset, so views, proxies and the summary follow once.
+    void beginRebuild(const Snapshot *snapshot);
+    void beginRebuild(); // from the state the model is in
+    void endRebuild();
+    bool isRebuilding() const { return m_rebuilding; }
+    qint64 nodeCount() const { return m_nodeCount; }
+
 Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
     void summaryChanged();
@@ -155,12 +187,16 @@ private:
 
     void apply(const RunEvent &event);
     Node *appendNode(Node *parent, std::unique_ptr<Node> node);
-    void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = CostColumn);
+    void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = ColumnCount - 1);
     Node *currentTurn(qint64 arrivalMs);
     Node *startTurn(const RunEvent &event);
     Node *contextFor(const RunEvent &event);
     Node *toolNode(const QString &toolUseId, Node *placeholderParent);
     void addTokens(Node *owner, const TokenUsage &delta);
+    // Counts a node once as a tool call / an error of its ancestors.
+    void countCall(Node *node);
+    void countError(Node *node);
+    void addCounts(Node *owner, qint64 calls, qint64 errors);
     void setStatus(Node *node, Status status);
 
     void onToolUse(const RunEvent &event);
@@ -200,6 +236,10 @@ private:
     double m_lastTotalCost = 0;
     bool m_runEnded = false;
     RunSummaryBuilder m_summary;
+    bool m_restored = false;
+    RunSummary m_restoredSummary;
+    qint64 m_nodeCount = 1; // the run node
+    bool m_rebuilding = false;
 };
 
 } // namespace sandscope

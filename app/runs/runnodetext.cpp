@@ -82,8 +82,25 @@ QString tokenText(const TokenUsage &tokens)
 {
     if (!tokens.present)
         return QString();
-    return QStringLiteral("%1 in · %2 out")
-        .arg(QLocale().toString(tokens.inputTokens), QLocale().toString(tokens.outputTokens));
+    const QLocale locale;
+    QString text
+        = QStringLiteral("%1 in · %2 out")
+              .arg(locale.toString(tokens.inputTokens), locale.toString(tokens.outputTokens));
+    const qint64 cache = tokens.cacheReadInputTokens + tokens.cacheCreationInputTokens;
+    if (cache > 0)
+        text += QStringLiteral(" · %1 cache").arg(locale.toString(cache));
+    return text;
+}
+
+QString tokenToolTip(const TokenUsage &tokens)
+{
+    if (!tokens.present)
+        return QString();
+    const QLocale locale;
+    return QStringLiteral("Input: %1\nOutput: %2\nCache read: %3\nCache written: %4")
+        .arg(locale.toString(tokens.inputTokens), locale.toString(tokens.outputTokens),
+            locale.toString(tokens.cacheReadInputTokens),
+            locale.toString(tokens.cacheCreationInputTokens));
 }
 
 QString costText(double usd)

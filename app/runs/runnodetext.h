@@ -25,8 +25,11 @@ QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByte
 // "running", "ok", "error", ...; empty for Status::None.
 QString statusText(RunModel::Status status);
 
-// "1,234 in · 56 out" (the locale's digit grouping); empty when the usage is not present.
+// "1,234 in · 56 out · 7,890 cache" (the locale's digit grouping; cache: read plus written,
+// left out when zero); empty when the usage is not present.
 QString tokenText(const TokenUsage &tokens);
+// Every field on its own line, for the Tokens column's tooltip; empty without usage.
+QString tokenToolTip(const TokenUsage &tokens);
 
 // "$0.012345".
 QString costText(double usd);

@@ -124,6 +124,8 @@ void RunSummaryBuilder::add(const RunEvent &event)
         }
         break;
     case RunEvent::ApiError: // what the main thread did last decides a transcript turn
+        addApiError();
+        [[fallthrough]];
     case RunEvent::AssistantText:
         if (event.parentToolUseId.isEmpty())
             addMainThreadOutcome(event.kind == RunEvent::ApiError);
@@ -154,15 +156,16 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     if (!result.hasResult)
         result.isError
             = result.isTranscript ? (runEnded && result.turnOpen) || result.turnFailed : runEnded;
-    if (result.hasResult) {
-        result.inputTokens = m_resultUsage.inputTokens;
-        result.outputTokens = m_resultUsage.outputTokens;
-    } else {
-        for (const TokenUsage &usage : m_messageUsage) {
-            result.inputTokens += usage.inputTokens;
-            result.outputTokens += usage.outputTokens;
-        }
+    TokenUsage tokens = m_resultUsage;
+    if (!result.hasResult) {
+        tokens = TokenUsage();
+        for (const TokenUsage &usage : m_messageUsage)
+            tokens += usage;
     }
+    result.inputTokens = tokens.inputTokens;
+    result.outputTokens = tokens.outputTokens;
+    result.cacheReadTokens = tokens.cacheReadInputTokens;
+    result.cacheCreationTokens = tokens.cacheCreationInputTokens;
     return result;
 }
 

@@ -27,6 +27,9 @@ struct RunSummary {
     double costUsd = 0; // the last result's total_cost_usd (cumulative for the process)
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
+    qint64 cacheReadTokens = 0; // counted like inputTokens
+    qint64 cacheCreationTokens = 0;
+    qint64 apiErrors = 0; // API error messages (synthetic assistant messages)
     qint64 durationMs = 0; // sum of the results' duration_ms (transcripts: of the turns' spans)
     int numTurns = 0; // sum of the results' num_turns (transcripts: prompts)
     // Transcripts have no result lines: their turns end with a cost-state record, whose
@@ -57,6 +60,7 @@ public:
     // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
     void addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread);
     void addMainThreadOutcome(bool apiError) { m_summary.turnFailed = apiError; }
+    void addApiError() { ++m_summary.apiErrors; }
     void addMessageUsage(const QByteArray &messageId, const TokenUsage &usage);
     void addResult(const ResultInfo &result);
     // Token totals: per result line its model_usage_since_last_result (all models, including
@@ -64,6 +68,11 @@ public:
     // messages seen, counted once per message.id.
     // runEnded=false (a live run) does not count a missing result line as an error yet.
     RunSummary summary(bool runEnded = true) const;
+    // Ids held (playback's checkpoint memory estimate).
+    qint64 entryCount() const
+    {
+        return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size();
+    }
 
 private:
     RunSummary m_summary;

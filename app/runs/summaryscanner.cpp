@@ -92,6 +92,7 @@ struct RunSummaryScanner::Impl {
         const bool hasContent = message.at_key("content").get(content) == simdjson::SUCCESS;
         if (boolField(line, "is_api_error_message") || boolField(line, "isApiErrorMessage")
             || stringView(message, "model") == "<synthetic>") {
+            builder->addApiError();
             if (mainThread)
                 builder->addMainThreadOutcome(true);
             return; // no usage counted, as RunParser's ApiError

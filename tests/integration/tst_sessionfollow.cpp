@@ -8,6 +8,7 @@
 //  * `sandscope replay --server --user --session --follow` follows a REAL claude run started
 //    with a plain /execute (as Open WebUI's pipe does) until its turn ends.
 
+#include "putfile.h"
 #include "realserver.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
@@ -141,13 +142,7 @@ void SessionFollowTest::cleanupTestCase()
 
 bool SessionFollowTest::put(const Identity &who, const QString &path, const QByteArray &bytes)
 {
-    const Result<WriteResult> written = sandscope::await<WriteResult>([&](auto done) {
-        return m_client->uploadFile(
-            who, QFileInfo(path).path(), QFileInfo(path).fileName(), bytes, m_client.get(), done);
-    });
-    if (!written.ok())
-        qWarning() << "upload failed:" << written.error.toString();
-    return written.ok();
+    return putFile(m_client.get(), who, path, bytes);
 }
 
 QString SessionFollowTest::homeOf(const Identity &who)

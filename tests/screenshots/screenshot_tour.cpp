@@ -3,9 +3,9 @@
 // tests/data/transcripts and a chat with a source file. Shown: the Sessions tab, a session in a
 // run tab with its sub-agent (as a tree, then on the timeline), the Files tab with a preview,
 // the Cleanup viewer (a dry run over a generated folder of homes, through the admin command
-// `env`) and the Isolation matrix of a real probe of the two users. Run by
-// scripts/screenshots.sh (needs root, as multi-user open-terminal does); writes PNGs into the
-// folder it is given.
+// `env`), the Usage tab (three users over a week, also through `env`) and the Isolation matrix
+// of a real probe of the two users. Run by scripts/screenshots.sh (needs root, as multi-user
+// open-terminal does); writes PNGs into the folder it is given.
 //
 //   screenshot_tour OUTPUT-DIRECTORY
 
@@ -17,6 +17,7 @@
 #include "realserver.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runs/runplayback.h"
 #include "runs/sessionfilterproxy.h"
 #include "runs/sessionlistmodel.h"
 #include "runs/sessionspage.h"
@@ -25,11 +26,13 @@
 #include "terminal/terminalpage.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usagepage.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QLineEdit>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -49,6 +52,50 @@ bool save(QWidget *window, const QString &path)
     const bool ok = window->grab().save(path);
     std::printf("%s %s\n", ok ? "wrote" : "could not write", qPrintable(path));
     return ok;
+}
+
+// Installs a recorded scenario into `home` as a session of its own (ids tagged with `tag`,
+// so copies are not the same records) with its records moved `days` into the past, so the
+// Usage chart has several days.
+bool installDaysAgo(const QString &home, const QString &scenario, int days, const QString &tag)
+{
+    QTemporaryDir staging;
+    const QString main = installRecordedScenario(staging.path(), scenario, 60);
+    if (main.isEmpty())
+        return false;
+    static const QRegularExpression stamp(
+        QStringLiteral("\"timestamp\":\"(\\d{4}-\\d\\d-\\d\\d)T"));
+    static const QRegularExpression ids(QStringLiteral("((?:msg|toolu)_[A-Za-z0-9_]+)"));
+    const QString project = QFileInfo(main).path();
+    const QString session = QFileInfo(main).completeBaseName();
+    const QString target
+        = projectsDirectory(home) + QFileInfo(project).fileName() + QLatin1Char('-') + tag;
+    QDirIterator files(
+        project, {QStringLiteral("*.jsonl")}, QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        const QString path = files.next();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return false;
+        const QString text = QString::fromUtf8(file.readAll());
+        QString moved;
+        qsizetype last = 0;
+        auto matches = stamp.globalMatch(text);
+        while (matches.hasNext()) {
+            const QRegularExpressionMatch match = matches.next();
+            const QDate date = QDate::fromString(match.captured(1), Qt::ISODate).addDays(-days);
+            moved += text.mid(last, match.capturedStart(1) - last) + date.toString(Qt::ISODate);
+            last = match.capturedEnd(1);
+        }
+        moved += text.mid(last);
+        moved.replace(ids, QString(QStringLiteral("\\1") + tag));
+        moved.replace(QStringLiteral("\"uuid\":\""), QString(QStringLiteral("\"uuid\":\"") + tag));
+        QString relative = path.mid(project.size());
+        relative.replace(session, QString(session + QLatin1Char('-') + tag));
+        if (!writeFile(target + relative, moved.toUtf8()))
+            return false;
+    }
+    return true;
 }
 
 int fail(const char *what)
@@ -165,6 +212,48 @@ int main(int argc, char **argv)
     page->timelineView()->fitRun();
     ok = save(&window, output + QStringLiteral("/timeline.png")) && ok;
     page->setTimelineShown(false);
+
+    // The same session in playback, at its second tool call
+    if (page->enterPlayback()) {
+        page->playback()->jumpToPosition(0);
+        page->playback()->step(RunPlayback::Step::ToolCall, true);
+        page->playback()->step(RunPlayback::Step::ToolCall, true);
+        ok = save(&window, output + QStringLiteral("/playback.png")) && ok;
+        page->leavePlayback();
+    } else {
+        ok = fail("playback did not start") == 0;
+    }
+
+    // Usage of every user (a folder of homes whose sessions span a week), through `env`.
+    QTemporaryDir usageHomes;
+    const QStringList scenarios {QStringLiteral("bash"), QStringLiteral("parallel"),
+        QStringLiteral("tool-error"), QStringLiteral("resume"), QStringLiteral("subagent"),
+        QStringLiteral("compact")};
+    const QStringList users {
+        QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol")};
+    for (int day = 0; day < 8; ++day) {
+        for (int u = 0; u < users.size(); ++u) {
+            if ((day + u) % 3 == 2)
+                continue; // not everyone works every day
+            for (int s = 0; s <= (day * 7 + u * 3) % 4; ++s) {
+                if (!installDaysAgo(usageHomes.filePath(users.at(u)),
+                        scenarios.at((day + u + s) % scenarios.size()), day,
+                        QStringLiteral("d%1s%2").arg(day).arg(s)))
+                    return fail("could not install the usage sessions");
+            }
+        }
+    }
+    UsagePage *usage = window.usagePage();
+    AdminAccess usageAdmin;
+    AdminAccess::fromCommand(QStringLiteral("env"), &usageAdmin);
+    usage->setAdminAccess(usageAdmin, QString());
+    usage->setHomesRoot(usageHomes.path());
+    window.pages()->setCurrentWidget(usage);
+    QSignalSpy counted(usage, &UsagePage::collectionFinished);
+    usage->setAllUsers(true);
+    if (!counted.wait(60000))
+        return fail("the usage was not collected");
+    ok = save(&window, output + QStringLiteral("/usage.png")) && ok;
 
     // Files with a preview
     FilesPage *files = window.filesPage();

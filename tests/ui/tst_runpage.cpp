@@ -32,6 +32,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -276,6 +277,30 @@ void TestRunPage::everyCaptureOpensWithItsOutcome()
                      lastResult.value(QLatin1String("total_cost_usd")).toDouble(), 0, 'f', 6)),
             qPrintable(page.summaryBar()->text()));
     }
+
+    // Errors: failed calls (a tool_result with is_error for a tool_use of the file) and API
+    // error messages, counted here from the lines.
+    QSet<QString> uses;
+    QSet<QString> failed;
+    int apiErrors = 0;
+    for (const QByteArray &line : lines) {
+        const QJsonObject json = objectOf(line);
+        const QJsonObject message = json.value(QLatin1String("message")).toObject();
+        if (json.value(QLatin1String("type")) == QLatin1String("assistant")
+            && (json.value(QLatin1String("is_api_error_message")).toBool()
+                || message.value(QLatin1String("model")) == QLatin1String("<synthetic>")))
+            ++apiErrors;
+        for (const QJsonValue &value : message.value(QLatin1String("content")).toArray()) {
+            const QJsonObject block = value.toObject();
+            if (block.value(QLatin1String("type")) == QLatin1String("tool_use"))
+                uses.insert(block.value(QLatin1String("id")).toString());
+            if (block.value(QLatin1String("is_error")).toBool())
+                failed.insert(block.value(QLatin1String("tool_use_id")).toString());
+        }
+    }
+    QVERIFY2(page.summaryBar()->text().contains(
+                 QStringLiteral("Errors: %1").arg((uses & failed).size() + apiErrors)),
+        qPrintable(page.summaryBar()->text()));
 
     // One run at the top, expanded, with a turn per system/init line.
     QCOMPARE(page.proxy()->rowCount(), 1);

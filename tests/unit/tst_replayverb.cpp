@@ -6,13 +6,13 @@
 // name the calls; usage and file errors have their own exit codes and messages.
 
 #include "runs/runrecording.h"
+#include "sandscopecli.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
@@ -43,27 +43,8 @@ qint64 integer(const QJsonValue &value)
     return qint64(value.toDouble());
 }
 
-struct Outcome {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Outcome runSandscope(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
-    Outcome outcome;
-    if (!process.waitForFinished(30000)) {
-        process.kill();
-        process.waitForFinished();
-        return outcome;
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = process.readAllStandardOutput();
-    outcome.err = process.readAllStandardError();
-    return outcome;
-}
+using Outcome = test::CliOutcome;
+using test::runSandscope;
 
 // The summary of a capture, computed from its JSON independently of the app's parser.
 QJsonObject expectedSummary(const QList<QByteArray> &lines)

@@ -1,5 +1,7 @@
 // RunEventBatcher: events reach the model only in batches (on its timer or an explicit flush),
-// one model update per batch, and an expensive batch makes the next one wait longer.
+// one model update per batch, and an expensive batch makes the next one wait longer; a
+// backlog is worked off in budgeted slices, in order, and drain() ends with drained() once,
+// also when a flush takes the rest.
 
 #include "runs/runeventbatcher.h"
 #include "runs/runmodel.h"
@@ -29,6 +31,41 @@ RunEventBatch captureEvents()
     while (!file.atEnd())
         parser.feedLine(file.readLine(), ++number);
     return events;
+}
+
+// A session with `calls` Bash calls and their results: a backlog far bigger than one slice.
+RunEventBatch manyCalls(int calls)
+{
+    RunEventBatch events;
+    RunEvent init;
+    init.kind = RunEvent::SessionInit;
+    init.sessionId = QStringLiteral("s");
+    events << init;
+    for (int i = 0; i < calls; ++i) {
+        RunEvent use;
+        use.kind = RunEvent::ToolUse;
+        use.toolName = QStringLiteral("Bash");
+        use.toolUseId = QStringLiteral("call-%1").arg(i);
+        use.input.command = QStringLiteral("echo %1").arg(i);
+        RunEvent result;
+        result.kind = RunEvent::ToolResult;
+        result.toolUseId = use.toolUseId;
+        result.resultText = QString::number(i);
+        events << use << result;
+    }
+    return events;
+}
+
+QStringList toolIds(const RunModel &model)
+{
+    QStringList ids;
+    const QModelIndex run = model.runIndex();
+    for (int turn = 0; turn < model.rowCount(run); ++turn) {
+        const QModelIndex turnIndex = model.index(turn, 0, run);
+        for (int row = 0; row < model.rowCount(turnIndex); ++row)
+            ids << model.index(row, 0, turnIndex).data(RunModel::ToolUseIdRole).toString();
+    }
+    return ids;
 }
 
 } // namespace
@@ -84,6 +121,43 @@ private Q_SLOTS:
         QVERIFY2(batcher.intervalMs() >= 100 * RunEventBatcher::costFactor,
             qPrintable(QString::number(batcher.intervalMs())));
         QVERIFY(batcher.intervalMs() <= RunEventBatcher::maxIntervalMs);
+    }
+
+    void aBacklogIsAppliedInSeveralSlicesInOrder()
+    {
+        const RunEventBatch events = manyCalls(4000);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        // Slow model updates (1 ms per insertion) make the backlog outlast one slice's budget.
+        connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
+        QSignalSpy applied(&batcher, &RunEventBatcher::batchApplied);
+        QSignalSpy drained(&batcher, &RunEventBatcher::drained);
+        batcher.enqueue(events);
+        batcher.drain();
+        QVERIFY(drained.wait(20000));
+        QCOMPARE(drained.count(), 1);
+        QVERIFY2(applied.count() >= 2, qPrintable(QString::number(applied.count())));
+        QVERIFY(!batcher.hasPending());
+
+        RunModel reference;
+        reference.addEvents(events);
+        QCOMPARE(toolIds(model), toolIds(reference));
+        QCOMPARE(model.summary().toolCalls, qint64(4000));
+    }
+
+    void aFlushDuringADrainAppliesTheRestAndEndsTheDrain()
+    {
+        const RunEventBatch events = manyCalls(2000);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        QSignalSpy drained(&batcher, &RunEventBatcher::drained);
+        batcher.enqueue(events);
+        batcher.drain();
+        batcher.flush();
+        QCOMPARE(drained.count(), 1);
+        QCOMPARE(model.summary().toolCalls, qint64(2000));
+        QTest::qWait(2 * RunEventBatcher::minIntervalMs);
+        QCOMPARE(drained.count(), 1);
     }
 };
 

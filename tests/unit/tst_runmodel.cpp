@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QSignalSpy>
@@ -476,6 +477,171 @@ private slots:
         // Cost: the run shows the cumulative total of the result line.
         QCOMPARE(run.data(RunModel::CostUsdRole).toDouble(),
             result.value(QLatin1String("total_cost_usd")).toDouble());
+    }
+
+    void callsErrorsAndCacheTokensPerTurnAndSubAgent_data()
+    {
+        QTest::addColumn<QString>("capture");
+        QTest::addColumn<bool>("corruptLine");
+        QStringList names = streamCaptures();
+        for (const QString &scenario : QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts"))
+                                           .entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            names.append(QStringLiteral("transcripts/%1/stream.jsonl").arg(scenario));
+        for (const QString &name : std::as_const(names)) {
+            QTest::newRow(qPrintable(name)) << name << false;
+            QTest::newRow(qPrintable(name + QStringLiteral(" + corrupt"))) << name << true;
+        }
+    }
+
+    // Per turn, per sub-agent (its Agent call) and for the run: the tree's calls, errors and
+    // tokens (cache included) equal sums taken here from the same lines.
+    void callsErrorsAndCacheTokensPerTurnAndSubAgent()
+    {
+        QFETCH(QString, capture);
+        QFETCH(bool, corruptLine);
+        QList<QByteArray> lines = captureLines(capture);
+        QVERIFY(!lines.isEmpty());
+        if (corruptLine) // in the middle of the first turn
+            lines.insert(lines.size() / 2, QByteArrayLiteral("{\"type\":\"assistant\",\"mess"));
+        Harness harness;
+        harness.feedLines(lines);
+        harness.end();
+        const RunModel &model = harness.model;
+
+        // Independently: a "scope" is a turn (lines from one system/init to the next) or a
+        // sub-agent (lines whose parent_tool_use_id is its Agent call, and its nested ones).
+        struct Scope {
+            QSet<QString> calls;
+            QSet<QString> failed;
+            qint64 otherErrors = 0; // API error messages, corrupt lines
+            QHash<QString, QJsonObject> usage; // message.id → the largest usage seen
+        };
+        QVector<Scope> turns;
+        QHash<QString, Scope> agents; // Agent tool_use id → its sub-agent
+        QHash<QString, QString> parentOf; // tool_use id → the sub-agent it runs in
+        QHash<QString, QString> firstScopeOf; // message.id → where it counts (first sighting)
+        const auto max = [](const QJsonObject &a, const QJsonObject &b) {
+            QJsonObject merged = a;
+            for (auto it = b.begin(); it != b.end(); ++it)
+                if (it.value().toDouble() > merged.value(it.key()).toDouble())
+                    merged.insert(it.key(), it.value());
+            return merged;
+        };
+        const bool partial = countLines(lines, "stream_event") > 0;
+        bool turnHasInit = false;
+        for (const QByteArray &line : std::as_const(lines)) {
+            QJsonParseError parseError;
+            const QJsonObject json = QJsonDocument::fromJson(line, &parseError).object();
+            const QString type = str(json, "type");
+            // Lines before a turn's init (system/status of /compact) belong to it.
+            if (type == QLatin1String("system") && str(json, "subtype") == QLatin1String("init")) {
+                if (turnHasInit || turns.isEmpty())
+                    turns.append(Scope());
+                turnHasInit = true;
+            }
+            if (turns.isEmpty())
+                turns.append(Scope());
+            const QString parent = str(json, "parent_tool_use_id");
+            // Every scope a line counts in: its turn, its sub-agent and those around it.
+            QList<Scope *> scopes {&turns.last()};
+            QStringList agentChain;
+            for (QString at = parent; !at.isEmpty() && !agentChain.contains(at);
+                 at = parentOf.value(at)) {
+                agentChain.append(at);
+                scopes.append(&agents[at]);
+            }
+            if (parseError.error != QJsonParseError::NoError) {
+                for (Scope *scope : scopes)
+                    ++scope->otherErrors;
+                continue;
+            }
+            const QJsonObject message = json.value(QLatin1String("message")).toObject();
+            if (type == QLatin1String("assistant")) {
+                if (json.value(QLatin1String("is_api_error_message")).toBool()
+                    || str(message, "model") == QLatin1String("<synthetic>")) {
+                    for (Scope *scope : scopes)
+                        ++scope->otherErrors;
+                    continue;
+                }
+                const QString id = str(message, "id");
+                const QString key = QString::number(turns.size()) + QLatin1Char('/') + parent;
+                if (!firstScopeOf.contains(id))
+                    firstScopeOf.insert(id, key);
+                if (firstScopeOf.value(id) == key)
+                    for (Scope *scope : scopes)
+                        scope->usage[id] = max(scope->usage.value(id),
+                            message.value(QLatin1String("usage")).toObject());
+            }
+            for (const QJsonValue &value : contentBlocks(json)) {
+                const QJsonObject block = value.toObject();
+                if (type == QLatin1String("assistant")
+                    && str(block, "type") == QLatin1String("tool_use")) {
+                    parentOf.insert(str(block, "id"), parent);
+                    for (Scope *scope : scopes)
+                        scope->calls.insert(str(block, "id"));
+                }
+                if (str(block, "type") == QLatin1String("tool_result")
+                    && block.value(QLatin1String("is_error")).toBool())
+                    for (Scope *scope : scopes)
+                        scope->failed.insert(str(block, "tool_use_id"));
+            }
+        }
+        const auto sum = [](const Scope &scope, const char *field) {
+            qint64 total = 0;
+            for (const QJsonObject &usage : scope.usage)
+                total += qint64(usage.value(QLatin1String(field)).toDouble());
+            return total;
+        };
+        const auto check = [&](const QModelIndex &index, const Scope &scope) {
+            const QString where = index.data().toString();
+            QVERIFY2(index.data(RunModel::ToolCallsRole).toLongLong() == scope.calls.size(),
+                qPrintable(where));
+            QCOMPARE(index.siblingAtColumn(RunModel::ToolCallsColumn).data().toString(),
+                QLocale().toString(qint64(scope.calls.size())));
+            QVERIFY2(index.data(RunModel::ErrorsRole).toLongLong()
+                    == scope.failed.size() + scope.otherErrors,
+                qPrintable(where));
+            if (partial) // message_delta's counts join in; tst usageIsCountedOncePerMessage
+                return;
+            QCOMPARE(index.data(RunModel::CacheReadTokensRole).toLongLong(),
+                sum(scope, "cache_read_input_tokens"));
+            QCOMPARE(index.data(RunModel::CacheCreationTokensRole).toLongLong(),
+                sum(scope, "cache_creation_input_tokens"));
+            QCOMPARE(inputTokensOf(index), sum(scope, "input_tokens"));
+        };
+
+        const QModelIndex run = model.runIndex();
+        QList<QModelIndex> turnIndexes;
+        for (int row = 0; row < model.rowCount(run); ++row)
+            turnIndexes.append(model.index(row, 0, run));
+        QCOMPARE(turnIndexes.size(), turns.size());
+        Scope whole;
+        for (int i = 0; i < turns.size(); ++i) {
+            check(turnIndexes[i], turns[i]);
+            whole.calls += turns[i].calls;
+            whole.failed += turns[i].failed;
+            whole.otherErrors += turns[i].otherErrors;
+            for (auto it = turns[i].usage.cbegin(); it != turns[i].usage.cend(); ++it)
+                whole.usage.insert(it.key() + QString::number(i), it.value());
+        }
+        check(run, whole);
+        int agentsChecked = 0;
+        for (const QModelIndex &tool : indexesOfKind(model, Kind::ToolCall)) {
+            if (tool.data(RunModel::ToolKindRole).toInt() != int(RunModel::ToolKind::Agent))
+                continue;
+            check(tool, agents.value(tool.data(RunModel::ToolUseIdRole).toString()));
+            ++agentsChecked;
+        }
+        if (capture.contains(QLatin1String("subagent")))
+            QVERIFY(agentsChecked > 0
+                && model.index(0, 0, run).data(RunModel::ToolCallsRole).toLongLong() > 1);
+        if (corruptLine)
+            QVERIFY(run.data(RunModel::ErrorsRole).toLongLong() > 0);
+        if (run.data(RunModel::InputTokensRole).isValid()) // an API error's usage is not counted
+            QVERIFY(run.siblingAtColumn(RunModel::TokensColumn)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QLatin1String("Cache read")));
     }
 
     // A live chat stays open for follow-ups after a result: its run node must not stay

@@ -211,6 +211,8 @@ void RunDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelInde
     case RunModel::DurationColumn:
     case RunModel::TokensColumn:
     case RunModel::CostColumn:
+    case RunModel::ToolCallsColumn:
+    case RunModel::ErrorsColumn:
         option->displayAlignment = Qt::AlignRight | Qt::AlignVCenter;
         option->palette.setColor(QPalette::Text,
             mixed(option->palette.color(QPalette::Text), option->palette.color(QPalette::Base),

@@ -12,7 +12,9 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -676,6 +678,13 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails 
             fact(tr("Tool uses"), QString::number(task.toolUses));
         if (task.totalTokens >= 0)
             fact(tr("Tokens"), QString::number(task.totalTokens));
+        // What the tree counted of the sub-agent's own lines (tokens once per message.id).
+        fact(tr("Sub-agent"),
+            tr("calls %1 · errors %2 · %3")
+                .arg(index.siblingAtColumn(RunModel::ToolCallsColumn).data().toString(),
+                    index.siblingAtColumn(RunModel::ErrorsColumn).data().toString(),
+                    index.siblingAtColumn(RunModel::TokensColumn).data().toString())
+                .remove(QRegularExpression(QStringLiteral(" · $"))));
         fact(tr("Output file"), task.outputFile, true);
         setFacts(facts);
         showText(input.prompt, false);
@@ -747,7 +756,14 @@ void RunDetailPane::refresh()
         fact(tr("Directory"), text, true);
         fact(tr("Duration"), index.siblingAtColumn(RunModel::DurationColumn).data());
         fact(tr("Tokens"), index.siblingAtColumn(RunModel::TokensColumn).data());
+        fact(tr("Cache"),
+            tr("%1 read · %2 written")
+                .arg(QLocale().toString(index.data(RunModel::CacheReadTokensRole).toLongLong()),
+                    QLocale().toString(
+                        index.data(RunModel::CacheCreationTokensRole).toLongLong())));
         fact(tr("Cost"), index.siblingAtColumn(RunModel::CostColumn).data());
+        fact(tr("Tool calls"), index.siblingAtColumn(RunModel::ToolCallsColumn).data());
+        fact(tr("Errors"), index.siblingAtColumn(RunModel::ErrorsColumn).data());
         fact(tr("Children"), index.model()->rowCount(index));
         setFacts(facts);
         setView(View::Empty);

@@ -1,9 +1,11 @@
 #include "runpage.h"
 
+#include "export/runjsonformat.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
 #include "runs/livechat.h"
+#include "runs/playbackbar.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
@@ -13,6 +15,7 @@
 #include "ui_runpage.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -25,8 +28,10 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScopedValueRollback>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QStyle>
 
 #include <algorithm>
@@ -73,6 +78,10 @@ RunPage::RunPage(QWidget *parent)
     for (QTimer *timer : {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
         timer->setSingleShot(true);
     connect(m_batcher, &RunEventBatcher::batchApplied, this, &RunPage::onBatchApplied);
+    connect(m_batcher, &RunEventBatcher::drained, this, [this] {
+        if (m_drainingLoad)
+            onLoadFinished(m_loadCompletedBeforeDrain);
+    });
     m_viewTimer.setInterval(viewUpdateMs);
     m_summaryTimer.setInterval(summaryUpdateMs);
     m_detailTimer.setInterval(summaryUpdateMs);
@@ -88,6 +97,17 @@ RunPage::RunPage(QWidget *parent)
             m_summaryTimer.start();
     });
     connect(m_model, &RunModel::dataChanged, this, &RunPage::onSourceDataChanged);
+    connect(m_model, &RunModel::modelAboutToBeReset, this, [this] {
+        m_currentToolUseId = m_proxy->mapToSource(m_ui->runTree->currentIndex())
+                                 .siblingAtColumn(0)
+                                 .data(RunModel::ToolUseIdRole)
+                                 .toString();
+    });
+    connect(m_model, &RunModel::modelReset, this, &RunPage::onModelReset);
+    m_ui->playbackBar->hide();
+    m_ui->playbackButton->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    connect(m_ui->playbackButton, &QToolButton::toggled, this, &RunPage::setPlaybackActive);
+    connect(m_ui->playbackBar, &PlaybackBar::liveRequested, this, &RunPage::leavePlayback);
 
     connect(m_ui->searchEdit, &QLineEdit::textChanged, this, [this] { m_searchTimer.start(); });
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, [this] {
@@ -149,8 +169,9 @@ RunPage::~RunPage()
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
     // The widgets and models are destroyed after this page's members (its timers): what they
-    // report on their way out (the tree's scroll range when it is hidden, a current index
-    // when the model goes) must not reach the page.
+    // report on their way out must not reach the page. Hiding the widgets can lay the tree out
+    // once more (after a playback reset), and its scroll bar would start a timer; a model that
+    // goes takes the current index with it.
     const QList<QObject *> senders {m_ui->runTree->verticalScrollBar(),
         m_ui->runTree->selectionModel(), m_ui->timelineView->selectionModel(), m_model, m_proxy,
         m_timeline};
@@ -184,8 +205,11 @@ void RunPage::setupTree()
     };
     header->resizeSection(RunModel::StatusColumn, widthFor("interrupted"));
     header->resizeSection(RunModel::DurationColumn, widthFor("12 min 59 s"));
-    header->resizeSection(RunModel::TokensColumn, widthFor("123,456 in · 12,345 out"));
+    header->resizeSection(
+        RunModel::TokensColumn, widthFor("12,345 in · 1,234 out · 123,456 cache"));
     header->resizeSection(RunModel::CostColumn, widthFor("$0.000000"));
+    header->resizeSection(RunModel::ToolCallsColumn, widthFor("Calls"));
+    header->resizeSection(RunModel::ErrorsColumn, widthFor("Errors"));
     for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column)
         header->setSectionResizeMode(column, QHeaderView::Interactive);
 
@@ -286,7 +310,7 @@ void RunPage::onTimelineCurrentChanged(const QModelIndex &current)
 
 void RunPage::setupActions()
 {
-    auto addShortcut = [this](const QKeySequence &keys, void (RunPage::*slot)()) {
+    auto addShortcut = [this](const QKeySequence &keys, auto slot) {
         auto *action = new QAction(this);
         action->setShortcut(keys);
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -296,6 +320,8 @@ void RunPage::setupActions()
     addShortcut(QKeySequence(Qt::Key_F8), &RunPage::nextError);
     addShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8), &RunPage::previousError);
     addShortcut(QKeySequence::Find, &RunPage::focusSearch);
+    addShortcut(
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), [this] { m_ui->playbackButton->toggle(); });
 
     m_openFileAction = new QAction(tr("Open File in Files"), this);
     m_openFileAction->setObjectName(QStringLiteral("openFileAction"));
@@ -364,6 +390,11 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
             setFollowing(false);
             return true;
         }
+        if (watched == m_ui->runTree && m_playback && key->key() == Qt::Key_Space
+            && key->modifiers() == Qt::NoModifier) {
+            m_ui->playbackBar->togglePlaying();
+            return true;
+        }
         if (watched == m_ui->searchEdit) {
             if (key->key() == Qt::Key_Escape && !m_ui->searchEdit->text().isEmpty()) {
                 m_ui->searchEdit->clear();
@@ -387,6 +418,8 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
             *errorMessage = why;
         return false;
     }
+    if (RunJsonFormat::looksLikeExport(path))
+        return openExport(path, errorMessage);
     auto *reader = new RecordingReader(this);
     if (!reader->open(path, &why)) {
         delete reader;
@@ -527,7 +560,7 @@ void RunPage::setupSessionControls()
 
 bool RunPage::isLoading() const
 {
-    return (m_reader && m_reader->isRunning())
+    return (m_reader && (m_reader->isRunning() || m_drainingLoad))
         || (m_follower && m_follower->state() == TranscriptFollower::State::Reading);
 }
 
@@ -535,12 +568,22 @@ void RunPage::cancelLoading()
 {
     if (m_reader && m_reader->isRunning())
         m_reader->cancel();
+    if (m_drainingLoad)
+        flushEvents(); // everything is parsed already: show it now (drained() ends the load)
     if (m_follower)
         m_follower->stop();
 }
 
 void RunPage::enqueueEvents(const RunEventBatch &events)
 {
+    // A file is read again for playback; other runs cannot be, so they keep their events.
+    if (m_filePath.isEmpty())
+        m_events += events;
+    m_eventsShown += events.size();
+    if (m_playback) {
+        m_playback->appendEvents(events); // the view stays at its moment
+        return;
+    }
     m_batcher->enqueue(events);
 }
 
@@ -599,18 +642,60 @@ void RunPage::onBatchApplied()
         updateMatchCount(); // new nodes may match
     if (!m_pendingReveal.isEmpty() && m_model->indexForToolUseId(m_pendingReveal).isValid())
         QTimer::singleShot(0, this, [this] { revealToolCall(m_pendingReveal); });
-    if (m_ui->runTree->isVisible())
-        m_ui->runTree->doItemsLayout(); // now, so its cost is measured with the batch
+    // Expansions first: while the batch's rows wait for their layout, expanding or folding a
+    // row only marks it (each would otherwise lay out the tree on its own); then one layout,
+    // now, so its cost is measured with the batch (following scrolls, which lays out).
     m_viewTimer.stop();
     applyPendingViewWork();
+    if (m_ui->runTree->isVisible() && !m_following)
+        m_ui->runTree->doItemsLayout();
+}
+
+bool RunPage::openExport(const QString &path, QString *errorMessage)
+{
+    ExportedRun exported;
+    QString why;
+    if (!RunJsonFormat::readFile(path, &exported, &why)) {
+        showNotice(why, true);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_filePath = path;
+    m_skipped = exported.skipped;
+    m_ui->artifactsPanel->setUnavailable(
+        tr("Artifacts are listed for live runs: an export does not say which files changed."));
+    m_model->restore(exported.run, exported.summary);
+    QStringList notes {
+        tr("A Sandscope export%1.").arg(exported.redacted ? tr(", secrets redacted") : QString())};
+    if (!m_skipped.isEmpty())
+        notes.append(tr("%n item(s) were not exported: %1", nullptr, int(m_skipped.size()))
+                         .arg(m_skipped.mid(0, 3).join(QStringLiteral("; "))));
+    showNotice(notes.join(QLatin1Char(' ')), !m_skipped.isEmpty());
+    updateSummary();
+    // After the caller connected the page, like a file read in slices.
+    QMetaObject::invokeMethod(
+        this, [this] { Q_EMIT loadFinished(true); }, Qt::QueuedConnection);
+    return true;
 }
 
 void RunPage::onLoadFinished(bool completed)
 {
-    flushEvents();
+    // Parsing can outrun the tree: the rest goes in budgeted slices, so the window stays
+    // responsive to the end, and the load finishes when the tree has everything.
+    if (m_batcher->hasPending()) {
+        m_loadCompletedBeforeDrain = completed;
+        m_drainingLoad = true;
+        m_ui->loadLabel->setText(
+            tr("Building the tree of %1…").arg(QFileInfo(m_filePath).fileName()));
+        m_batcher->drain();
+        return;
+    }
+    m_drainingLoad = false;
     RecordingReader *reader = m_reader;
     m_ui->loadPanel->hide();
     QStringList notes;
+    m_loadCompleted = completed;
     if (completed) {
         m_model->markRunEnded(reader->lastArrivalMs());
     } else if (!reader->readError().isEmpty()) {
@@ -621,6 +706,7 @@ void RunPage::onLoadFinished(bool completed)
                          .arg(reader->totalBytes() / 1024));
     }
     const QStringList problems = reader->problems();
+    m_skipped = problems;
     if (!problems.isEmpty()) {
         notes.append(tr("%n damaged recording line(s) skipped: %1", nullptr, int(problems.size()))
                          .arg(problems.mid(0, 3).join(QStringLiteral("; "))));
@@ -644,6 +730,12 @@ void RunPage::appendLine(const QByteArray &line, qint64 arrivalMs)
 void RunPage::endRun(qint64 arrivalMs)
 {
     flushEvents();
+    if (m_filePath.isEmpty())
+        m_ends.append(RunPlayback::End {int(m_events.size()), arrivalMs});
+    if (m_playback) {
+        m_playback->appendEnd(arrivalMs);
+        return;
+    }
     m_model->markRunEnded(arrivalMs);
     updateSummary();
 }
@@ -770,7 +862,8 @@ void RunPage::updateSummary()
     QElapsedTimer cost;
     cost.start();
     // A live chat's run is over between turns too (a follow-up may add another turn).
-    const bool ended = isLive() ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
+    const bool ended
+        = isLive() && !m_playback ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
     m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
     m_summaryTimer.setInterval(int(std::clamp<qint64>(
@@ -834,6 +927,133 @@ void RunPage::goToError(bool forward)
     }
     if (!start.isValid() || !RunFilterProxy::isErrorIndex(start))
         showNotice(tr("No errors in this run."));
+}
+
+// ---------------------------------------------------------------------------------------
+// Playback
+
+void RunPage::setPlaybackActive(bool active)
+{
+    if (active && !m_playback)
+        enterPlayback();
+    else if (!active && m_playback)
+        leavePlayback();
+}
+
+bool RunPage::enterPlayback(QString *errorMessage)
+{
+    if (m_playback)
+        return true;
+    QString why;
+    RunEventBatch events;
+    QVector<RunPlayback::End> ends;
+    LoadedRun::Clock clock = LoadedRun::Clock::Order;
+    QStringList problems;
+    bool rebuild = false;
+    // Reading a file again and the checkpoints take a moment on big runs (1 to 3 s at
+    // 100,000 events, bench_playback).
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const auto restoreCursor = qScopeGuard([] { QApplication::restoreOverrideCursor(); });
+    if (isLoading()) {
+        why = tr("the run is still being read");
+    } else if (!m_filePath.isEmpty()) {
+        LoadedRun run;
+        if (LoadedRun::fromFile(m_filePath, &run, &why)) {
+            events = run.events;
+            clock = run.clock;
+            problems = run.problems;
+            if (m_loadCompleted)
+                ends.append(RunPlayback::End {int(events.size()), run.lastArrivalMs});
+            // A cancelled load showed a part, and a file may have grown since: playback shows
+            // the whole file as read now.
+            rebuild = !m_loadCompleted || m_eventsShown != events.size();
+        }
+    } else {
+        flushEvents();
+        events = m_events;
+        ends = m_ends;
+        const bool timed = std::any_of(events.cbegin(), events.cend(),
+            [](const RunEvent &event) { return event.arrivalMs > 0; });
+        clock = !timed  ? LoadedRun::Clock::Order
+            : m_session ? LoadedRun::Clock::Timestamps
+                        : LoadedRun::Clock::Arrival;
+    }
+    if (why.isEmpty() && events.isEmpty())
+        why = tr("the run has no events yet");
+    if (!why.isEmpty()) {
+        showNotice(tr("Playback is not available: %1.").arg(why), true);
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(false);
+        if (errorMessage)
+            *errorMessage = why;
+        return false;
+    }
+    m_playback = new RunPlayback(m_model, this);
+    m_playback->setRun(events, clock, ends, rebuild);
+    // Anything but a file may still grow.
+    m_ui->playbackBar->setPlayback(m_playback, m_filePath.isEmpty());
+    m_ui->playbackBar->show();
+    {
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(true);
+    }
+    if (!problems.isEmpty())
+        showNotice(tr("Playback: %n damaged line(s) skipped: %1", nullptr, int(problems.size()))
+                       .arg(problems.mid(0, 3).join(QStringLiteral("; "))),
+            true);
+    return true;
+}
+
+void RunPage::leavePlayback()
+{
+    if (!m_playback)
+        return;
+    m_playback->pause();
+    m_playback->jumpToPosition(m_playback->eventCount());
+    m_ui->playbackBar->setPlayback(nullptr, false);
+    m_ui->playbackBar->hide();
+    delete std::exchange(m_playback, nullptr); // and its checkpoints
+    {
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(false);
+    }
+    setFollowing(true);
+    updateSummary();
+}
+
+// After a playback jump the tree starts folded: open the run and its last turn, as following
+// would, and keep the call that was current when it is still there.
+void RunPage::onModelReset()
+{
+    QTreeView *tree = m_ui->runTree;
+    const QModelIndex run = m_proxy->index(0, 0);
+    tree->expand(run);
+    const int turns = m_proxy->rowCount(run);
+    if (turns > 0)
+        tree->expand(m_proxy->index(turns - 1, 0, run));
+    const QModelIndex current = m_currentToolUseId.isEmpty()
+        ? QModelIndex()
+        : m_proxy->mapFromSource(m_model->indexForToolUseId(m_currentToolUseId));
+    if (current.isValid()) {
+        for (QModelIndex up = current.parent(); up.isValid(); up = up.parent())
+            tree->expand(up);
+        tree->setCurrentIndex(current);
+        tree->scrollTo(current);
+    }
+    onCurrentChanged(tree->currentIndex());
+    updateSummary();
+    if (m_following)
+        scheduleFollowScroll();
+}
+
+PlaybackBar *RunPage::playbackBar() const
+{
+    return m_ui->playbackBar;
+}
+
+QToolButton *RunPage::playbackButton() const
+{
+    return m_ui->playbackButton;
 }
 
 QTreeView *RunPage::treeView() const

@@ -22,6 +22,7 @@
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
+#include "runs/runplayback.h"
 #include "runs/runrecording.h"
 #include "runs/runsession.h"
 #include "runs/transcriptfollower.h"
@@ -46,6 +47,7 @@ namespace sandscope {
 class ArtifactsPanel;
 class AttachmentList;
 class LiveChat;
+class PlaybackBar;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -81,6 +83,9 @@ public:
     bool openFile(const QString &path, QString *errorMessage = nullptr);
     bool isLoading() const;
     QString filePath() const { return m_filePath; }
+    // What could not be read of the file (damaged lines, missing sub-agents, what a re-opened
+    // export lists as skipped): exports list it.
+    QStringList skippedLines() const { return m_skipped; }
 
     // Live lines: recorded first (when a recorder is set and open), then parsed and shown.
     void setRecorder(RunRecorder *recorder);
@@ -166,6 +171,18 @@ public:
     QString linkedFilePath(const QModelIndex &sourceIndex) const;
     QAction *openFileAction() const { return m_openFileAction; }
 
+    // Playback (RunPlayback, the playback bar): the run as it was at any moment, played at
+    // 1x to 100x. A file is read again for it; a live run or session keeps its events (shared
+    // with the parsed batches) and goes on arriving underneath, frozen in the view until
+    // playback is left ("Live"), which shows the whole run again. False with a message while
+    // the run is still being read or has no events.
+    bool enterPlayback(QString *errorMessage = nullptr);
+    void leavePlayback();
+    bool isInPlayback() const { return m_playback != nullptr; }
+    RunPlayback *playback() const { return m_playback; }
+    PlaybackBar *playbackBar() const;
+    QToolButton *playbackButton() const;
+
 public slots:
     void setFollowing(bool following);
     void setTimelineShown(bool shown);
@@ -177,6 +194,7 @@ public slots:
     void focusSearch();
     // Emits openFileRequested for the current node's file (see linkedFilePath).
     void openFileOfCurrentNode();
+    void setPlaybackActive(bool active);
 
 Q_SIGNALS:
     void loadFinished(bool completed);
@@ -219,6 +237,7 @@ private:
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
+    bool openExport(const QString &path, QString *errorMessage);
     // Creates the live chat on the control row's widgets and shows what it reports.
     void setupLiveChat();
     bool refuseSecondRun(QString *errorMessage);
@@ -232,7 +251,10 @@ private:
     RunParser *m_parser;
     RecordingFeed *m_feed;
     QPointer<RecordingReader> m_reader;
+    bool m_drainingLoad = false; // the file is parsed; the tree takes the rest in slices
+    bool m_loadCompletedBeforeDrain = false;
     QString m_filePath;
+    QStringList m_skipped;
 
     bool m_following = true;
     bool m_autoScrolling = false;
@@ -252,6 +274,14 @@ private:
     void setupSessionControls();
     QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
+
+    void onModelReset();
+    RunPlayback *m_playback = nullptr;
+    RunEventBatch m_events; // a live run's or session's events, for playback (not files)
+    QVector<RunPlayback::End> m_ends;
+    bool m_loadCompleted = false;
+    qint64 m_eventsShown = 0; // events the page received
+    QString m_currentToolUseId; // kept across a playback jump
 };
 
 } // namespace sandscope

@@ -38,6 +38,11 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
         tr("Input and output tokens as the CLI bills them: its result lines' usage of every "
            "model, sub-agents included (without result lines: each API response once). The "
            "tree's Tokens column adds up the API responses it shows under each node."));
+    m_cache = addField(tr("Cache"),
+        tr("Prompt-cache tokens, counted like the tokens: read from the cache plus written to "
+           "it"));
+    m_errors = addField(
+        tr("Errors"), tr("Failed tool calls (a tool_result with is_error) and API error messages"));
     m_cost = addField(tr("Cost"),
         tr("total_cost_usd of the last result line (a transcript: of its last cost-state "
            "record)"));
@@ -86,7 +91,8 @@ void RunSummaryBar::setOutcome(const QString &text, RunModel::Status status)
 void RunSummaryBar::clear()
 {
     setOutcome(tr("No run"), RunModel::Status::None);
-    for (QLabel *label : {m_turns, m_tools, m_tokens, m_cost, m_duration, m_session})
+    for (QLabel *label :
+        {m_turns, m_tools, m_tokens, m_cache, m_errors, m_cost, m_duration, m_session})
         setField(label, QStringLiteral("–"));
 }
 
@@ -128,6 +134,13 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
     setField(m_tokens,
         tr("%1 in · %2 out")
             .arg(locale.toString(summary.inputTokens), locale.toString(summary.outputTokens)));
+    setField(m_cache, locale.toString(summary.cacheReadTokens + summary.cacheCreationTokens));
+    m_cache->setToolTip(tr("Prompt-cache tokens: %1 read, %2 written")
+                            .arg(locale.toString(summary.cacheReadTokens),
+                                locale.toString(summary.cacheCreationTokens)));
+    // A transcript has no result lines, so no round trips: the field would only say "–".
+    m_turns->setVisible(!transcript);
+    setField(m_errors, locale.toString(summary.toolErrors + summary.apiErrors));
     const bool costed = summary.hasResult || (transcript && summary.costUsd > 0);
     setField(m_cost,
         costed ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6) : QStringLiteral("–"));
@@ -146,7 +159,8 @@ QString RunSummaryBar::outcomeText() const
 QString RunSummaryBar::text() const
 {
     QStringList parts {m_outcome->text()};
-    for (QLabel *label : {m_turns, m_tools, m_tokens, m_cost, m_duration, m_session})
+    for (QLabel *label :
+        {m_turns, m_tools, m_tokens, m_cache, m_errors, m_cost, m_duration, m_session})
         parts.append(label->accessibleName());
     return parts.join(QStringLiteral(" | "));
 }

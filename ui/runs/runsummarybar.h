@@ -33,6 +33,8 @@ private:
     QLabel *m_turns;
     QLabel *m_tools;
     QLabel *m_tokens;
+    QLabel *m_cache;
+    QLabel *m_errors;
     QLabel *m_cost;
     QLabel *m_duration;
     QLabel *m_session;

@@ -1,0 +1,150 @@
+#pragma once
+// Playback of a run as it happened (issue 14): a RunModel shown at any moment of its events.
+// A position is a number of events: the model then holds exactly what those events (and the
+// run's end, when it ended there) build, as a fresh model fed only them would. Jumps restore the
+// nearest checkpoint (a RunModel::Snapshot taken every checkpointSpacing() events: about 64 to
+// start with, fewer for big runs so that they stay within a memory budget; unchanged nodes are
+// shared between them), apply the few events after it and reset the model once; short moves
+// forward and playing apply events as they come (rows are inserted, no reset).
+//
+// Times: the run's clock (LoadedRun::Clock) gives every event a time on one axis: milliseconds
+// since the epoch for arrival times and timestamps (made non-decreasing), the event's number
+// when the run has no times. Playing at 1x moves through that axis in real time (10 events a
+// second for event order) and skips idle gaps longer than idleGapMs down to idleGapMs.
+
+#include "runs/loadedrun.h"
+#include "runs/runevents.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+#include <QVector>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace sandscope {
+
+class RunModel;
+
+class RunPlayback : public QObject {
+    Q_OBJECT
+
+public:
+    enum class Step { ToolCall, Error, Turn };
+    Q_ENUM(Step)
+
+    // markRunEnded ran after `afterEvents` events, at `ms`.
+    struct End {
+        int afterEvents = 0;
+        qint64 ms = 0;
+    };
+
+    static constexpr qint64 idleGapMs = 2000;
+    static constexpr int orderEventsPerSecond = 10; // event order only, at 1x
+    static constexpr qint64 defaultBudgetBytes = 96LL * 1024 * 1024;
+    static constexpr int minimumSpacing = 256;
+
+    // Plays into `model`, which must already show the whole run when setRun is called.
+    explicit RunPlayback(RunModel *model, QObject *parent = nullptr);
+    ~RunPlayback() override;
+
+    // The run the model shows: its events in order, its clock and where it ended. Builds the
+    // checkpoints (one pass over every event in a model of its own) and the step targets; the
+    // position is the end, what the model shows already (rebuildModel: what it shows is not
+    // that, e.g. a cancelled load; the model is reset to the end).
+    void setRun(const RunEventBatch &events, LoadedRun::Clock clock, const QVector<End> &ends,
+        bool rebuildModel = false);
+    // More of a live run arrived while playing it: the run grows, the model stays where it is.
+    void appendEvents(const RunEventBatch &events);
+    void appendEnd(qint64 ms);
+
+    RunModel *model() const { return m_model; }
+    const RunEventBatch &events() const { return m_events; }
+    int eventCount() const { return int(m_events.size()); }
+    int position() const { return m_position; }
+    LoadedRun::Clock clock() const { return m_clock; }
+    bool usesEventOrder() const { return m_clock == LoadedRun::Clock::Order; }
+
+    // The axis: ms since the epoch (or the event number for event order) of a position,
+    // i.e. of the last event it includes (position 0: the first event's).
+    qint64 timeAt(int position) const;
+    qint64 startTime() const { return timeAt(0); }
+    qint64 endTime() const { return timeAt(eventCount()); }
+    qint64 currentTime() const;
+    // The position that includes every event up to `time`.
+    int positionAtTime(qint64 time) const;
+
+    void jumpToPosition(int position);
+    void jumpToTime(qint64 time);
+    // To the next (previous) moment a tool call started, an error showed or a turn started,
+    // counted from the position. False (and no move) when there is none.
+    bool step(Step step, bool forward);
+    // Positions just after each such event, in order (the scrubber's ticks).
+    const std::vector<int> &targets(Step step) const;
+
+    bool isPlaying() const { return m_timer.isActive(); }
+    double speed() const { return m_speed; }
+    void setSpeed(double speed);
+    void play();
+    void pause();
+    void setPlaying(bool playing);
+    // One tick of playing, `elapsedMs` of real time later (the timer calls it; tests too).
+    void advance(qint64 elapsedMs);
+
+    int checkpointCount() const;
+    int checkpointSpacing() const { return m_spacing; }
+    qint64 checkpointBytes() const;
+    void setBudgetBytes(qint64 bytes) { m_budgetBytes = bytes; }
+    // Before setRun: the densest spacing (tests use a few events to exercise restores).
+    void setMinimumSpacing(int events) { m_minimumSpacing = std::max(1, events); }
+
+Q_SIGNALS:
+    void positionChanged(int position);
+    void playingChanged(bool playing);
+    // Playing reached the end of the run.
+    void reachedEnd();
+
+private:
+    struct Checkpoint;
+
+    void addTimes(const RunEventBatch &events);
+    void buildFrom(int position);
+    void scanEvent(int index);
+    void thinCheckpoints();
+    // Applies events [m_position, position) to the model as rows inserted (playing forward).
+    void applyForward(int position);
+    void applyQuietly(int from, int to);
+    void applyEnds(RunModel *model, int from, int to) const;
+    const Checkpoint *checkpointAtOrBefore(int position) const;
+
+    RunModel *m_model;
+    RunEventBatch m_events;
+    std::vector<qint64> m_times; // per event, non-decreasing
+    LoadedRun::Clock m_clock = LoadedRun::Clock::Order;
+    QVector<End> m_ends;
+    int m_position = 0;
+
+    // A model of its own that every event went through once: the checkpoints and step targets
+    // come from it. Kept for a live run, whose events keep coming.
+    std::unique_ptr<RunModel> m_builder;
+    int m_built = 0; // events the builder has applied
+    std::vector<Checkpoint> m_checkpoints;
+    int m_minimumSpacing = minimumSpacing;
+    int m_spacing = minimumSpacing;
+    qint64 m_budgetBytes = defaultBudgetBytes;
+    std::vector<int> m_toolTargets;
+    std::vector<int> m_errorTargets;
+    std::vector<int> m_turnTargets;
+    int m_scanning = -1; // the event the builder applies (its signals mark the targets)
+    QSet<const void *> m_errorNodes;
+
+    QTimer m_timer;
+    QElapsedTimer m_sinceTick;
+    double m_speed = 1;
+    double m_playTime = 0; // the axis time playing has reached (between event times)
+};
+
+} // namespace sandscope

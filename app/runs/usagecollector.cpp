@@ -1,0 +1,141 @@
+#include "usagecollector.h"
+
+#include "runs/usagefacts.h"
+#include "server/adminscript.h"
+#include "server/shortcommand.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace sandscope {
+
+namespace {
+
+constexpr int sliceMs = 8;
+constexpr int sliceLines = 20000;
+
+std::function<void(const Result<CommandOutput> &)> outputOf(
+    std::function<void(bool, const QString &, const QString &)> done)
+{
+    return [done](const Result<CommandOutput> &result) {
+        if (!result.ok())
+            return done(false, QString(), result.error.toString());
+        const QString output = result.value.lines.join(QLatin1Char('\n'));
+        if (result.value.exitCode != 0)
+            return done(false, QString(),
+                QStringLiteral("reading the transcripts' usage failed (exit status %1): %2")
+                    .arg(result.value.exitCode)
+                    .arg(output.trimmed().left(500)));
+        done(true, output, QString());
+    };
+}
+
+} // namespace
+
+UsageCollector::UsageCollector(QObject *parent)
+    : QObject(parent)
+{
+}
+
+UsageCollector::~UsageCollector() = default;
+
+void UsageCollector::start()
+{
+    cancel();
+    m_running = true;
+    m_call = new QObject(this);
+    m_lines.clear();
+    m_next = 0;
+    Q_EMIT progress(0, 0, tr("Reading the transcripts on the server…"));
+}
+
+void UsageCollector::collect(
+    OpenTerminalClient *client, const Identity &identity, const QDate &since)
+{
+    start();
+    m_user = identity.userId;
+    m_since = since;
+    runShortCommand(client, identity, usagefacts::script(), m_call,
+        outputOf([this](bool ok, const QString &output, const QString &error) {
+            onOutput(ok, output, error);
+        }),
+        10 * 60 * 1000);
+}
+
+void UsageCollector::collectAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
+    const QDate &since, const QString &homesRoot)
+{
+    start();
+    m_user.clear();
+    m_since = since;
+    runAdminCommand(client, admin, usagefacts::allUsersScript(homesRoot), m_call,
+        outputOf([this](bool ok, const QString &output, const QString &error) {
+            onOutput(ok, output, error);
+        }));
+}
+
+void UsageCollector::cancel()
+{
+    if (!m_running)
+        return;
+    m_running = false;
+    // Its callbacks and slices never run; a stream that reports its end while it is deleted
+    // finds the collector no longer running.
+    QObject *call = m_call;
+    m_call = nullptr;
+    delete call;
+    m_lines.clear();
+    Q_EMIT cancelled();
+}
+
+void UsageCollector::onOutput(bool ok, const QString &output, const QString &error)
+{
+    if (!m_running || !m_call)
+        return;
+    if (!ok) {
+        m_running = false;
+        m_call->deleteLater();
+        m_call = nullptr;
+        Q_EMIT failed(error);
+        return;
+    }
+    // Added up in slices: a listing of many users can hold millions of lines.
+    m_lines = output.split(QLatin1Char('\n'));
+    m_next = 0;
+    m_sawHome = false;
+    m_aggregator = UsageAggregator();
+    QTimer::singleShot(0, m_call, [this] { addSlice(); });
+}
+
+void UsageCollector::addSlice()
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString home;
+    const qsizetype end = std::min<qsizetype>(m_lines.size(), m_next + sliceLines);
+    while (m_next < end && timer.elapsed() < sliceMs) {
+        m_sawHome = usagefacts::parseLine(
+                        m_lines.at(m_next++), m_user, &m_aggregator, m_sawHome ? nullptr : &home)
+            || m_sawHome;
+    }
+    Q_EMIT progress(m_next, m_lines.size(), tr("Adding up %1 records…").arg(m_lines.size()));
+    if (!m_running) // cancelled from a progress slot
+        return;
+    if (m_next < m_lines.size()) {
+        QTimer::singleShot(0, m_call, [this] { addSlice(); });
+        return;
+    }
+    m_running = false;
+    m_call->deleteLater();
+    m_call = nullptr;
+    m_lines.clear();
+    if (!m_sawHome) {
+        Q_EMIT failed(tr("reading the transcripts' usage failed: the answer had no home line"));
+        return;
+    }
+    Q_EMIT finished(m_aggregator.report(m_since));
+}
+
+} // namespace sandscope

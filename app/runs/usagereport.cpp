@@ -1,0 +1,120 @@
+#include "usagereport.h"
+
+#include <QJsonArray>
+#include <QSet>
+
+namespace sandscope {
+
+UsageDay &UsageDay::operator+=(const UsageDay &other)
+{
+    sessions += other.sessions;
+    turns += other.turns;
+    toolCalls += other.toolCalls;
+    errors += other.errors;
+    inputTokens += other.inputTokens;
+    outputTokens += other.outputTokens;
+    cacheReadTokens += other.cacheReadTokens;
+    cacheCreationTokens += other.cacheCreationTokens;
+    costUsd += other.costUsd;
+    return *this;
+}
+
+UsageDay UsageReport::total() const
+{
+    UsageDay sum;
+    for (const UsageDay &day : days)
+        sum += day;
+    sum.sessions = sessions;
+    return sum;
+}
+
+QStringList UsageReport::users() const
+{
+    QStringList names;
+    for (const UsageDay &day : days)
+        if (names.isEmpty() || names.last() != day.user)
+            names.append(day.user);
+    return names;
+}
+
+static QJsonObject dayJson(const UsageDay &day)
+{
+    QJsonObject json {
+        {QStringLiteral("sessions"), day.sessions},
+        {QStringLiteral("turns"), day.turns},
+        {QStringLiteral("tool_calls"), day.toolCalls},
+        {QStringLiteral("errors"), day.errors},
+        {QStringLiteral("input_tokens"), day.inputTokens},
+        {QStringLiteral("output_tokens"), day.outputTokens},
+        {QStringLiteral("cache_read_tokens"), day.cacheReadTokens},
+        {QStringLiteral("cache_creation_tokens"), day.cacheCreationTokens},
+        {QStringLiteral("cost_usd"), day.costUsd},
+    };
+    if (!day.user.isEmpty())
+        json.insert(QStringLiteral("user"), day.user);
+    if (day.day.isValid())
+        json.insert(QStringLiteral("day"), day.day.toString(Qt::ISODate));
+    return json;
+}
+
+QJsonObject UsageReport::toJson() const
+{
+    QJsonArray dayArray;
+    for (const UsageDay &day : days)
+        dayArray.append(dayJson(day));
+    QJsonArray toolArray;
+    for (const ToolUsage &tool : tools) {
+        toolArray.append(QJsonObject {
+            {QStringLiteral("name"), tool.name},
+            {QStringLiteral("calls"), tool.calls},
+            {QStringLiteral("errors"), tool.errors},
+            {QStringLiteral("timed_calls"), tool.timedCalls},
+            {QStringLiteral("total_ms"), tool.totalMs},
+        });
+    }
+    return QJsonObject {
+        {QStringLiteral("type"), QStringLiteral("sandscope_usage")},
+        {QStringLiteral("days"), dayArray},
+        {QStringLiteral("tools"), toolArray},
+        {QStringLiteral("total"), dayJson(total())},
+        {QStringLiteral("records"), records},
+        {QStringLiteral("skipped"), QJsonArray::fromStringList(skipped)},
+    };
+}
+
+QStringList UsageReport::csvHeader()
+{
+    return {QStringLiteral("user"), QStringLiteral("day"), QStringLiteral("sessions"),
+        QStringLiteral("turns"), QStringLiteral("tool_calls"), QStringLiteral("errors"),
+        QStringLiteral("input_tokens"), QStringLiteral("output_tokens"),
+        QStringLiteral("cache_read_tokens"), QStringLiteral("cache_creation_tokens"),
+        QStringLiteral("cost_usd")};
+}
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+static QString csvField(const QString &text)
+{
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"'))
+        && !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+QByteArray UsageReport::toCsv() const
+{
+    QString text = csvHeader().join(QLatin1Char(',')) + QStringLiteral("\r\n");
+    for (const UsageDay &day : days) {
+        const QStringList fields {csvField(day.user), day.day.toString(Qt::ISODate),
+            QString::number(day.sessions), QString::number(day.turns),
+            QString::number(day.toolCalls), QString::number(day.errors),
+            QString::number(day.inputTokens), QString::number(day.outputTokens),
+            QString::number(day.cacheReadTokens), QString::number(day.cacheCreationTokens),
+            QString::number(day.costUsd, 'f', 6)};
+        text += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
+    }
+    return text.toUtf8();
+}
+
+} // namespace sandscope

@@ -1,0 +1,58 @@
+#pragma once
+// Usage over time (docs/stream-json.md, "Usage over time"): per user and per UTC day the
+// sessions, turns, tool calls, errors, tokens and cost taken from the transcripts on the
+// server, and the tools used most. Built by UsageAggregator; shown by the Usage page and
+// printed by `sandscope usage`.
+
+#include <QDate>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace sandscope {
+
+// One user's figures on one day (or, from UsageReport::total, over every row).
+struct UsageDay {
+    QString user;
+    QDate day; // UTC
+    qint64 sessions = 0; // sessions with a record that day
+    qint64 turns = 0; // typed prompts
+    qint64 toolCalls = 0; // tool_use blocks, sub-agents included
+    qint64 errors = 0; // tool results with is_error, and API error messages
+    qint64 inputTokens = 0; // once per message.id, sub-agents included
+    qint64 outputTokens = 0;
+    qint64 cacheReadTokens = 0;
+    qint64 cacheCreationTokens = 0;
+    double costUsd = 0; // increments of the sessions' cumulative cost-state
+
+    UsageDay &operator+=(const UsageDay &other);
+};
+
+struct ToolUsage {
+    QString name;
+    qint64 calls = 0;
+    qint64 errors = 0;
+    qint64 timedCalls = 0; // calls whose result was found: they make up totalMs
+    qint64 totalMs = 0; // from each tool_use record's timestamp to its tool_result's
+};
+
+struct UsageReport {
+    QVector<UsageDay> days; // by user, then day
+    QVector<ToolUsage> tools; // most calls first
+    qint64 sessions = 0; // distinct sessions with a record in the period
+    qint64 records = 0; // facts read
+    QStringList skipped; // lines that were not complete records, and facts that made no sense
+
+    UsageDay total() const; // sessions: the distinct ones, not the days' sum
+    QStringList users() const;
+
+    // {"type":"sandscope_usage","days":[…],"tools":[…],"total":{…},"skipped":[…]}
+    QJsonObject toJson() const;
+    // user,day,sessions,turns,tool_calls,errors,input_tokens,output_tokens,
+    // cache_read_tokens,cache_creation_tokens,cost_usd — with that header row
+    QByteArray toCsv() const;
+    static QStringList csvHeader();
+};
+
+} // namespace sandscope

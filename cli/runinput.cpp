@@ -1,0 +1,100 @@
+#include "runinput.h"
+
+#include "cli/clioutput.h"
+#include "cli/verbsupport.h"
+#include "runs/sessiondiscovery.h"
+#include "runs/transcriptfollower.h"
+#include "security/secretredactor.h"
+#include "server/openterminalclient.h"
+
+#include <QEventLoop>
+#include <QSocketNotifier>
+
+namespace sandscope::cli {
+
+bool findSessionTranscript(OpenTerminalClient &client, const ConnectionOptions &options,
+    const QString &sessionId, QString *path, QString *error, bool *listingFailed)
+{
+    sessiondiscovery::Listing listing;
+    const bool listed = listAsUser(&sessiondiscovery::discover, client, options, &listing, error);
+    if (listingFailed)
+        *listingFailed = !listed;
+    if (!listed)
+        return false;
+    path->clear();
+    QDateTime newest;
+    for (const DiscoveredSession &session : std::as_const(listing.transcripts)) {
+        if (session.sessionId == sessionId && (path->isEmpty() || session.lastActivity > newest)) {
+            *path = session.path;
+            newest = session.lastActivity;
+        }
+    }
+    if (path->isEmpty()) {
+        *error = serverMessage(
+            QStringLiteral(
+                "user %1 has no session %2 (no transcript ~/.claude/projects/*/%2.jsonl)")
+                .arg(options.userId, sessionId),
+            options);
+        return false;
+    }
+    return true;
+}
+
+int loadSessionRun(const ConnectionOptions &options, const QString &sessionId, LoadedRun *run)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    OpenTerminalClient client(options.connection);
+    QString path;
+    QString why;
+    bool listingFailed = false;
+    if (!findSessionTranscript(client, options, sessionId, &path, &why, &listingFailed)) {
+        printError(redactor.redact(why));
+        return listingFailed ? serverErrorExitCode : 1;
+    }
+    *run = LoadedRun();
+    run->source = options.userId + QLatin1Char('/') + sessionId;
+    run->format = RecordingReader::Format::Transcript;
+    Identity identity;
+    identity.userId = options.userId;
+    TranscriptFollower follower(&client, identity, path);
+    QEventLoop loop;
+    bool completed = false;
+    QObject::connect(&follower, &TranscriptFollower::eventsReady, &loop,
+        [&](const RunEventBatch &events) { run->append(events); });
+    QObject::connect(&follower, &TranscriptFollower::notice, &loop,
+        [&](const QString &message) { run->problems << redactor.redact(message); });
+    QObject::connect(
+        &follower, &TranscriptFollower::finished, &loop, [&](bool ok, const QString &message) {
+            completed = ok;
+            if (!ok)
+                why = redactor.redact(serverMessage(message, options));
+            loop.quit();
+        });
+    const auto stopWatcher = onStopSignals([&](int) { follower.stop(); });
+    follower.start(false, 0);
+    loop.exec();
+    run->lines = follower.linesParsed();
+    if (!completed) {
+        printError(why);
+        return follower.bytesRead() == 0 ? serverErrorExitCode : 1;
+    }
+    for (const QString &problem : std::as_const(run->problems))
+        printError(QStringLiteral("warning: %1: %2").arg(run->source, problem));
+    return -1;
+}
+
+int loadFileRun(const QString &path, LoadedRun *run)
+{
+    QString why;
+    const bool read = LoadedRun::fromFile(path, run, &why);
+    for (const QString &problem : std::as_const(run->problems))
+        printError(QStringLiteral("warning: %1: %2").arg(path, problem));
+    if (!read) {
+        printError(why);
+        return 1;
+    }
+    return -1;
+}
+
+} // namespace sandscope::cli

@@ -1,0 +1,190 @@
+#include "usageverb.h"
+
+#include "cli/clioutput.h"
+#include "cli/connectionoptions.h"
+#include "cli/verbsupport.h"
+#include "runs/usagecollector.h"
+#include "security/auditlog.h"
+#include "server/openterminalclient.h"
+#include "util/format.h"
+
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QLocale>
+
+#include <cstdio>
+
+namespace sandscope::cli {
+
+const QString usageVerb = QStringLiteral("usage");
+
+namespace {
+
+enum ExitCode { Ok = 0 }; // usage errors: 2, server errors: 3 (clioutput, verbsupport)
+
+constexpr int topTools = 10;
+
+QString row(const QStringList &cells, const QList<int> &widths)
+{
+    QString line;
+    for (int i = 0; i < cells.size(); ++i)
+        line += (i < 2 ? cells.at(i).leftJustified(widths.at(i))
+                       : cells.at(i).rightJustified(widths.at(i)))
+            + QStringLiteral("  ");
+    return line.trimmed() + QLatin1Char('\n');
+}
+
+QStringList dayCells(const UsageDay &day, const QString &user, const QString &when)
+{
+    const QLocale c = QLocale::c();
+    return {user, when, c.toString(day.sessions), c.toString(day.turns), c.toString(day.toolCalls),
+        c.toString(day.errors), c.toString(day.inputTokens), c.toString(day.outputTokens),
+        c.toString(day.cacheReadTokens), c.toString(day.cacheCreationTokens),
+        QStringLiteral("$%1").arg(day.costUsd, 0, 'f', 4)};
+}
+
+QString reportText(const UsageReport &report)
+{
+    const QList<int> widths {20, 10, 8, 6, 6, 6, 11, 10, 12, 12, 10};
+    QString text
+        = row({QStringLiteral("USER"), QStringLiteral("DAY (UTC)"), QStringLiteral("SESSIONS"),
+                  QStringLiteral("TURNS"), QStringLiteral("TOOLS"), QStringLiteral("ERRORS"),
+                  QStringLiteral("INPUT"), QStringLiteral("OUTPUT"), QStringLiteral("CACHE READ"),
+                  QStringLiteral("CACHE WRITE"), QStringLiteral("COST")},
+            widths);
+    for (const UsageDay &day : report.days)
+        text += row(dayCells(day, day.user, day.day.toString(Qt::ISODate)), widths);
+    if (report.days.isEmpty())
+        text += QStringLiteral("(no usage in the transcripts)\n");
+    else
+        text += row(dayCells(report.total(), QStringLiteral("TOTAL"), QString()), widths);
+    if (!report.tools.isEmpty()) {
+        text += QStringLiteral("\nTOP TOOLS          CALLS  FAILED  TOTAL TIME  AVERAGE\n");
+        for (int i = 0; i < std::min<int>(topTools, int(report.tools.size())); ++i) {
+            const ToolUsage &tool = report.tools.at(i);
+            text += tool.name.leftJustified(16) + QStringLiteral("  ")
+                + QString::number(tool.calls).rightJustified(6) + QStringLiteral("  ")
+                + QString::number(tool.errors).rightJustified(6) + QStringLiteral("  ")
+                + format::duration(tool.totalMs).rightJustified(10) + QStringLiteral("  ")
+                + (tool.timedCalls > 0 ? format::duration(tool.totalMs / tool.timedCalls)
+                                       : QStringLiteral("-"))
+                      .rightJustified(7)
+                + QLatin1Char('\n');
+        }
+    }
+    return text;
+}
+
+} // namespace
+
+int runUsage(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Adds up the user's Claude Code transcripts on the server (sessions and sub-agents,\n"
+        "whoever started them) per UTC day: sessions active, turns (typed prompts), tool\n"
+        "calls, errors (failed tool calls and API errors), input, output and cache tokens\n"
+        "(each API response once) and cost (the growth of each session's cumulative\n"
+        "cost-state that day), then the tools called most with their time. Damaged lines are\n"
+        "skipped and listed on stderr."));
+    const QCommandLineOption sinceOption(QStringLiteral("since"),
+        QStringLiteral("Only days from DATE on (2026-11-29 or ISO 8601, UTC)."),
+        QStringLiteral("DATE"));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print one JSON object."));
+    const QCommandLineOption csvOption(QStringLiteral("csv"),
+        QStringLiteral("Print CSV: a header row, then one row per user and day."));
+    const QCommandLineOption allUsers(QStringLiteral("all-users"),
+        QStringLiteral("Every user's usage (every home under /home; the user is the account), "
+                       "as root in the sandbox: through --admin-exec or the profile's admin "
+                       "command, else the server's own account. Audited."));
+    parser.addOptions({sinceOption, jsonOption, csvOption, allUsers, adminExecOption()});
+    const QString usage
+        = QStringLiteral("usage --server URL (--user ID | --all-users [--admin-exec PREFIX]) "
+                         "[--since DATE] [--json | --csv]");
+    ConnectionOptions options;
+    const int parsed = parseVerbArguments(parser, usageVerb, arguments, usage, options);
+    if (parsed >= 0)
+        return parsed;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("usage takes no arguments"), usageVerb);
+    const bool everyone = parser.isSet(allUsers);
+    if (everyone && parser.isSet(QStringLiteral("user")))
+        return usageError(QStringLiteral("--all-users and --user exclude each other"), usageVerb);
+    if (!everyone && options.userId.isEmpty())
+        return usageError(
+            QStringLiteral("usage needs --user ID (the sandbox user) or --all-users"), usageVerb);
+    if (!everyone && parser.isSet(QStringLiteral("admin-exec")))
+        return usageError(QStringLiteral("--admin-exec belongs to --all-users"), usageVerb);
+    if (parser.isSet(jsonOption) && parser.isSet(csvOption))
+        return usageError(QStringLiteral("--json and --csv exclude each other"), usageVerb);
+    AdminAccess admin;
+    QString adminError;
+    if (everyone && !resolveAdminAccess(parser, options, &admin, &adminError))
+        return usageError(adminError, usageVerb);
+    QDate since;
+    if (parser.isSet(sinceOption)) {
+        since = parseSince(parser.value(sinceOption)).date();
+        if (!since.isValid())
+            return usageError(
+                QStringLiteral("--since \"%1\" is not a date (2026-11-29 or ISO 8601)")
+                    .arg(parser.value(sinceOption)),
+                usageVerb);
+    }
+
+    OpenTerminalClient client(options.connection);
+    UsageCollector collector;
+    QEventLoop loop;
+    bool ok = false;
+    UsageReport report;
+    QString why;
+    QObject::connect(&collector, &UsageCollector::finished, &loop, [&](const UsageReport &found) {
+        ok = true;
+        report = found;
+        loop.quit();
+    });
+    QObject::connect(&collector, &UsageCollector::failed, &loop, [&](const QString &error) {
+        why = serverMessage(error, options);
+        loop.quit();
+    });
+    if (everyone) {
+        // Reading every user's transcripts as root is audited, like acting as a user.
+        printError(QStringLiteral("Reading every home's usage %1").arg(admin.describe()));
+        AuditLog log;
+        if (!log.append({options.profileName, options.serverText(), QString(),
+                QStringLiteral("usage-all-users"), admin.describe(), QStringLiteral("started")}))
+            printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
+        collector.collectAllUsers(&client, admin, since);
+    } else {
+        Identity identity;
+        identity.userId = options.userId;
+        collector.collect(&client, identity, since);
+    }
+    loop.exec();
+    if (!ok)
+        return listingFailed(why, options);
+    for (const QString &skipped : std::as_const(report.skipped))
+        printError(QStringLiteral("skipped: ") + skipped);
+    if (parser.isSet(jsonOption)) {
+        QJsonObject json = report.toJson();
+        json.insert(QStringLiteral("user"), everyone ? QJsonValue() : QJsonValue(options.userId));
+        json.insert(QStringLiteral("all_users"), everyone);
+        json.insert(QStringLiteral("since"),
+            since.isValid() ? QJsonValue(since.toString(Qt::ISODate)) : QJsonValue());
+        writeBytes(stdout, QJsonDocument(json).toJson(QJsonDocument::Indented));
+    } else if (parser.isSet(csvOption)) {
+        writeBytes(stdout, report.toCsv());
+    } else {
+        writeText(stdout, reportText(report));
+    }
+    return Ok;
+}
+
+QString usageVerbSummary()
+{
+    return QStringLiteral(
+        "  usage         Sessions, turns, tool calls, tokens and cost per user and day\n");
+}
+
+} // namespace sandscope::cli

@@ -1,0 +1,36 @@
+#pragma once
+// Runs the built `sandscope` binary for the command-line tests: its exit code (-1 when it
+// crashed or did not finish within 30 s) and everything it wrote.
+
+#include <QByteArray>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+namespace sandscope::test {
+
+struct CliOutcome {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+inline CliOutcome runSandscope(const QStringList &arguments,
+    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+{
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
+    CliOutcome outcome;
+    if (!process.waitForFinished(30000)) {
+        process.kill();
+        process.waitForFinished();
+        return outcome;
+    }
+    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    outcome.out = process.readAllStandardOutput();
+    outcome.err = process.readAllStandardError();
+    return outcome;
+}
+
+} // namespace sandscope::test

@@ -1,0 +1,308 @@
+// Usage over time: the usage script run by the local sh against fake homes made from the
+// recorded transcripts (tests/data/transcripts, sub-agents and a fork included), added up by
+// UsageAggregator, must give the figures computed here straight from the same files with
+// QJsonDocument (usageexpectation.h): per day, per user, the top tools; damaged lines are
+// skipped and reported; the models under QAbstractItemModelTester; CSV and JSON output.
+
+#include "runs/usageaggregator.h"
+#include "runs/usagecollector.h"
+#include "runs/usagefacts.h"
+#include "runs/usagemodel.h"
+#include "runs/usagetoolsmodel.h"
+#include "testing.h"
+#include "transcripthome.h"
+#include "usageexpectation.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+const QStringList scenarios {QStringLiteral("bash"), QStringLiteral("compact"),
+    QStringLiteral("fork"), QStringLiteral("parallel"), QStringLiteral("resume"),
+    QStringLiteral("subagent"), QStringLiteral("tool-error")};
+
+UsageReport reportOf(const ShellOutput &output, const QString &user, bool *ok)
+{
+    UsageAggregator aggregator;
+    *ok = output.exitCode == 0 && usagefacts::parse(output.out, user, &aggregator);
+    if (!*ok)
+        qWarning().noquote() << "usage script failed:" << output.exitCode << output.err;
+    return aggregator.report();
+}
+
+// Installs each "user/scenario" into <root>/<user>; false when one could not be written.
+bool installHomes(const QString &root, const QStringList &userScenarios)
+{
+    for (const QString &pair : userScenarios) {
+        const QString home = root + QLatin1Char('/') + pair.section(QLatin1Char('/'), 0, 0);
+        if (installRecordedScenario(home, pair.section(QLatin1Char('/'), 1), 60).isEmpty())
+            return false;
+    }
+    return true;
+}
+
+UsageReport everyHomeReport(const QString &root, bool *ok)
+{
+    return reportOf(runInHome(usagefacts::allUsersScript(root), root), QString(), ok);
+}
+
+// Rewrites the cache counts of every usage in the files under `projects` to values that grow
+// from record to record (the records of one response then differ: the largest counts).
+bool giveCacheTokens(const QString &projects)
+{
+    qint64 next = 1000;
+    QDirIterator it(
+        projects, {QStringLiteral("*.jsonl")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return false;
+        QList<QByteArray> lines = file.readAll().split('\n');
+        file.close();
+        for (QByteArray &line : lines) {
+            line.replace("\"cache_read_input_tokens\":0,",
+                QByteArray("\"cache_read_input_tokens\":" + QByteArray::number(next += 7) + ','));
+            line.replace("\"cache_creation_input_tokens\":0,",
+                QByteArray(
+                    "\"cache_creation_input_tokens\":" + QByteArray::number(next += 3) + ','));
+        }
+        if (!writeFile(path, lines.join('\n')))
+            return false;
+    }
+    return true;
+}
+
+// Sandscope's figures of one user against the independent ones, day by day.
+void compare(const UsageReport &report, const QString &user, ExpectedUsage expected)
+{
+    expected.finish();
+    QVector<UsageDay> days;
+    for (const UsageDay &day : report.days)
+        if (day.user == user)
+            days.append(day);
+    QCOMPARE(days.size(), expected.days.size());
+    for (const UsageDay &day : days) {
+        QVERIFY2(expected.days.contains(day.day), qPrintable(day.day.toString()));
+        const ExpectedDay want = expected.days.value(day.day);
+        QCOMPARE(day.sessions, qint64(want.sessions.size()));
+        QCOMPARE(day.turns, want.turns);
+        QCOMPARE(day.toolCalls, want.toolCalls);
+        QCOMPARE(day.errors, want.errors);
+        QCOMPARE(day.inputTokens, want.input);
+        QCOMPARE(day.outputTokens, want.output);
+        QCOMPARE(day.cacheReadTokens, want.cacheRead);
+        QCOMPARE(day.cacheCreationTokens, want.cacheCreation);
+        QVERIFY2(qAbs(day.costUsd - want.cost) < 1e-9,
+            qPrintable(QStringLiteral("%1 != %2").arg(day.costUsd).arg(want.cost)));
+    }
+}
+
+} // namespace
+
+class TestUsage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void oneUserEqualsIndependentSums_data()
+    {
+        QTest::addColumn<QString>("shell");
+        QTest::addColumn<QStringList>("installed");
+        QTest::addColumn<bool>("cacheTokens");
+        QTest::newRow("sh, every scenario") << QStringLiteral("sh") << scenarios << false;
+        if (!QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
+            QTest::newRow("bash, every scenario") << QStringLiteral("bash") << scenarios << false;
+        QTest::newRow("sub-agent only")
+            << QStringLiteral("sh") << QStringList {QStringLiteral("subagent")} << false;
+        QTest::newRow("fork only (copied history once)")
+            << QStringLiteral("sh") << QStringList {QStringLiteral("fork")} << false;
+        QTest::newRow("cache tokens, growing per record")
+            << QStringLiteral("sh") << scenarios << true;
+    }
+
+    void oneUserEqualsIndependentSums()
+    {
+        QFETCH(QString, shell);
+        QFETCH(QStringList, installed);
+        QFETCH(bool, cacheTokens);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString home = dir.filePath(QStringLiteral("alice"));
+        for (const QString &scenario : installed)
+            QVERIFY(!installRecordedScenario(home, scenario, 60).isEmpty());
+        if (cacheTokens) // the recorded model server reports none: give every record its own
+            QVERIFY(giveCacheTokens(projectsDirectory(home)));
+        bool ok = false;
+        const UsageReport report
+            = reportOf(runInHome(usagefacts::script(), home, shell), QStringLiteral("alice"), &ok);
+        QVERIFY(ok);
+        QVERIFY(report.skipped.isEmpty());
+        ExpectedUsage expected;
+        expected.addProjects(projectsDirectory(home));
+        QCOMPARE(expected.unparsable, 0);
+        compare(report, QStringLiteral("alice"), expected);
+        expected.finish();
+        const ExpectedDay total = expected.total();
+        QVERIFY(total.turns > 0 && total.toolCalls > 0 && total.input > 0);
+        QCOMPARE(total.cacheRead > 0 && total.cacheCreation > 0, cacheTokens);
+        if (installed.contains(QStringLiteral("subagent"))) // the sub-agent's Bash call counts
+            QVERIFY(expected.tools.value(QStringLiteral("Bash")).calls > 0
+                && expected.tools.contains(QStringLiteral("Agent")));
+
+        // Top tools: every name with its calls and failures.
+        QCOMPARE(report.tools.size(), expected.tools.size());
+        for (const ToolUsage &tool : report.tools) {
+            QCOMPARE(tool.calls, expected.tools.value(tool.name).calls);
+            QCOMPARE(tool.errors, expected.tools.value(tool.name).errors);
+            QCOMPARE(tool.timedCalls, expected.tools.value(tool.name).answered);
+            QVERIFY(tool.totalMs >= 0);
+        }
+        for (int i = 1; i < report.tools.size(); ++i)
+            QVERIFY(report.tools[i - 1].calls >= report.tools[i].calls);
+    }
+
+    // A corrupt line in the middle and a last line cut short: counted what is there, and
+    // said which lines were skipped.
+    void damagedTranscriptCountsWhatItHas()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString home = dir.filePath(QStringLiteral("alice"));
+        const QString path = installRecordedScenario(home, QStringLiteral("subagent"), 60);
+        QVERIFY(!path.isEmpty());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = file.readAll().split('\n');
+        file.close();
+        lines.insert(
+            3, QByteArrayLiteral("{\"type\":\"assistant\",\"message\":{\"id\":\"x\" GARBAGE"));
+        QByteArray bytes = lines.join('\n');
+        bytes += QByteArrayLiteral("{\"parentUuid\":\"p\",\"type\":\"user\",\"message\":{\"role\":"
+                                   "\"user\",\"content\":\"cut");
+        QVERIFY(writeFile(path, bytes));
+
+        bool ok = false;
+        const UsageReport report
+            = reportOf(runInHome(usagefacts::script(), home), QStringLiteral("alice"), &ok);
+        QVERIFY(ok);
+        ExpectedUsage expected;
+        expected.addProjects(projectsDirectory(home));
+        QCOMPARE(expected.unparsable, 2);
+        compare(report, QStringLiteral("alice"), expected);
+        QCOMPARE(report.skipped.size(), 2);
+        QVERIFY(report.skipped.at(0).contains(QStringLiteral("line 4 ")));
+        QVERIFY(report.skipped.at(0).startsWith(path));
+        QCOMPARE(report.toJson().value(QLatin1String("skipped")).toArray().size(), 2);
+    }
+
+    // As root over every home: each home's account is a user with its own figures.
+    void everyHomeIsAUser()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString root = dir.filePath(QStringLiteral("home"));
+        QVERIFY(installHomes(root,
+            {QStringLiteral("alice/subagent"), QStringLiteral("alice/bash"),
+                QStringLiteral("bob/tool-error")}));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/carol"))); // no sessions: no rows
+        bool ok = false;
+        const UsageReport report = everyHomeReport(root, &ok);
+        QVERIFY(ok);
+        QCOMPARE(report.users(), QStringList({QStringLiteral("alice"), QStringLiteral("bob")}));
+        for (const QString &user : report.users()) {
+            ExpectedUsage expected;
+            expected.addProjects(projectsDirectory(root + QLatin1Char('/') + user));
+            compare(report, user, expected);
+        }
+        QCOMPARE(report.sessions, qint64(3));
+    }
+
+    void sinceLeavesEarlierDaysOut()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString home = dir.filePath(QStringLiteral("alice"));
+        QVERIFY(!installRecordedScenario(home, QStringLiteral("bash"), 60).isEmpty());
+        const ShellOutput output = runInHome(usagefacts::script(), home);
+        UsageAggregator aggregator;
+        QVERIFY(usagefacts::parse(output.out, QStringLiteral("alice"), &aggregator));
+        const UsageReport all = aggregator.report();
+        QVERIFY(!all.days.isEmpty());
+        const QDate first = all.days.first().day;
+        QCOMPARE(aggregator.report(first).days.size(), all.days.size());
+        QVERIFY(aggregator.report(first.addDays(1)).days.isEmpty());
+        QVERIFY(aggregator.report(first.addDays(1)).tools.isEmpty());
+    }
+
+    void modelsAndCsv()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString root = dir.filePath(QStringLiteral("home"));
+        QVERIFY(
+            installHomes(root, {QStringLiteral("alice/subagent"), QStringLiteral("b,\"ob/bash")}));
+        bool ok = false;
+        const UsageReport report = everyHomeReport(root, &ok);
+        QVERIFY(ok);
+        QCOMPARE(report.days.size(), 2);
+
+        UsageModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        UsageToolsModel tools;
+        QAbstractItemModelTester toolsTester(
+            &tools, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        model.setReport(report);
+        tools.setTools(report.tools);
+        QCOMPARE(model.rowCount(), report.days.size());
+        QCOMPARE(tools.rowCount(), report.tools.size());
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const UsageDay &day = report.days.at(row);
+            QCOMPARE(model.index(row, UsageModel::UserColumn).data().toString(), day.user);
+            QCOMPARE(
+                model.index(row, UsageModel::InputTokensColumn).data(Qt::EditRole).toLongLong(),
+                day.inputTokens);
+            QCOMPARE(model.index(row, UsageModel::ToolCallsColumn).data(Qt::EditRole).toLongLong(),
+                day.toolCalls);
+        }
+
+        // CSV: the header row, then one row per user and day; a user name with a comma and
+        // a quote comes back whole.
+        const QList<QByteArray> csv = report.toCsv().trimmed().split('\n');
+        QCOMPARE(csv.size(), report.days.size() + 1);
+        QCOMPARE(QString::fromUtf8(csv.at(0).trimmed()),
+            UsageReport::csvHeader().join(QLatin1Char(',')));
+        QVERIFY(csv.at(2).startsWith("\"b,\"\"ob\","));
+        const QList<QByteArray> alice = csv.at(1).trimmed().split(',');
+        QCOMPARE(alice.size(), UsageReport::csvHeader().size());
+        QCOMPARE(alice.at(6).toLongLong(), report.days.at(0).inputTokens);
+
+        const QJsonObject json = report.toJson();
+        QCOMPARE(json.value(QLatin1String("days")).toArray().size(), 2);
+        QCOMPARE(qint64(json.value(QLatin1String("total"))
+                            .toObject()
+                            .value(QLatin1String("tool_calls"))
+                            .toDouble()),
+            report.days.at(0).toolCalls + report.days.at(1).toolCalls);
+    }
+
+    // The collector's failure path without a server: a context deleted on cancel means
+    // nothing arrives afterwards.
+    void cancelledCollectorStaysQuiet()
+    {
+        UsageCollector collector;
+        QSignalSpy cancelled(&collector, &UsageCollector::cancelled);
+        collector.cancel(); // not running: nothing to cancel
+        QCOMPARE(cancelled.size(), 0);
+        QVERIFY(!collector.isRunning());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestUsage)
+#include "tst_usage.moc"

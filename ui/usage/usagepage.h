@@ -1,0 +1,104 @@
+#pragma once
+// Usage over time: per UTC day the chosen figure (sessions, turns, tool calls, errors,
+// tokens, cost) as a bar chart stacked by user, a table per user and day, and the top tools
+// by count or by time, from the transcripts on the server of the acting user or, with "All
+// users", of every home through the admin channel (audited). Collected in the background
+// (UsageCollector) with progress and Cancel; the rows export as CSV.
+
+#include "runs/usagereport.h"
+#include "server/adminaccess.h"
+#include "server/connection.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class QGraphicsView;
+class QSortFilterProxyModel;
+
+namespace sandscope {
+
+class OpenTerminalClient;
+class UsageCollector;
+class UsageModel;
+class UsageToolsModel;
+
+namespace Ui {
+class UsagePage;
+}
+
+class UsagePage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit UsagePage(QWidget *parent = nullptr);
+    ~UsagePage() override;
+
+    // Not owned; nullptr means "not connected". Another user or server clears the figures.
+    void setConnection(OpenTerminalClient *client, const Identity &identity);
+    // The admin channel for "All users" and the server's account prefix (a user id is the
+    // account without it); where the homes are (tests: a folder of their own).
+    void setAdminAccess(const AdminAccess &admin, const QString &accountPrefix);
+    void setHomesRoot(const QString &homesRoot) { m_homesRoot = homesRoot; }
+    // Called for "All users" before the homes are read (MainWindow writes the audit entry).
+    void setAuditHook(std::function<void(const QString &target)> hook)
+    {
+        m_audit = std::move(hook);
+    }
+
+    void setAllUsers(bool allUsers);
+    // The UsageModel column the chart shows.
+    void setMetric(int column);
+    int metric() const;
+
+    UsageModel *model() const { return m_model; }
+    UsageToolsModel *toolsModel() const { return m_toolsModel; }
+    QSortFilterProxyModel *toolsProxy() const { return m_toolsProxy; }
+    QGraphicsView *chartView() const { return m_chartView; }
+    bool isCollecting() const;
+    QString statusText() const;
+    // The chart's bars: per user, per day (tests).
+    QStringList chartCategories() const;
+    QVector<double> chartValues(const QString &user) const;
+
+    bool exportCsv(const QString &path, QString *error = nullptr) const;
+
+public Q_SLOTS:
+    void refresh();
+    void cancel();
+
+Q_SIGNALS:
+    void collectionFinished(bool ok);
+
+protected:
+    // The first time the page is shown for a connection it collects by itself.
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void showReport(const UsageReport &report);
+    void rebuildChart();
+    void setStatus(const QString &text, bool busy);
+    void exportFromDialog();
+    QString userOf(const QString &account) const;
+
+    std::unique_ptr<Ui::UsagePage> m_ui;
+    QPointer<OpenTerminalClient> m_client;
+    Identity m_identity;
+    AdminAccess m_adminAccess;
+    QString m_accountPrefix;
+    QString m_homesRoot = QStringLiteral("/home");
+    std::function<void(const QString &)> m_audit;
+    bool m_stale = false; // connected, not collected yet
+    UsageCollector *m_collector;
+    UsageModel *m_model;
+    UsageToolsModel *m_toolsModel;
+    QSortFilterProxyModel *m_daysProxy;
+    QSortFilterProxyModel *m_toolsProxy;
+    QGraphicsView *m_chartView = nullptr;
+    QStringList m_categories;
+    QHash<QString, QVector<double>> m_values;
+};
+
+} // namespace sandscope
