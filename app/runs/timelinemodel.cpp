@@ -418,8 +418,9 @@ void TimelineModel::onDataChanged(const QModelIndex &topLeft, const QModelIndex 
 {
     if (m_resetting || !m_source || !topLeft.isValid())
         return;
-    // Tokens and cost are read when asked for; the bars do not show them.
-    if (topLeft.column() >= RunModel::TokensColumn && bottomRight.column() <= RunModel::CostColumn)
+    // Tokens, cost and the counts are read when asked for; the bars do not show them (status
+    // and times are in the columns before).
+    if (topLeft.column() >= RunModel::TokensColumn)
         return;
     const QModelIndex parent = topLeft.parent();
     const quint64 revision = m_layoutRevision;

@@ -2,13 +2,15 @@
 // and selecting a node in the tree selects its bar (a node without one, its turn's band); "Fit
 // run" brings every bar into view; the wheel zooms around the pointer, Shift+wheel and dragging
 // pan; hovering a bar shows the tool's name, its duration and its tokens; a live run's running
-// call grows with the clock while the view keeps the run in view; the tree and the timeline
-// share the top of the page as tabs. Times and names come from the captures' own JSON (tests/data).
+// call grows with the clock while the view keeps the run in view; playback's jumps show their
+// moment on the timeline; the tree and the timeline share the top of the page as tabs. Times and
+// names come from the captures' own JSON (tests/data).
 
 #include "runs/rundetailpane.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runs/runplayback.h"
 #include "runs/timelinemodel.h"
 #include "runs/timelineview.h"
 #include "util/format.h"
@@ -366,6 +368,48 @@ private Q_SLOTS:
         QCOMPARE(timeline->endMs(bash), t0 + 4000);
         const QRect done = view->visualRect(timeline->index(bash, 0));
         QVERIFY(qAbs(done.right() - view->xForTime(double(t0 + 4000))) <= 2);
+    }
+
+    void playbackShowsItsMomentOnTheTimeline()
+    {
+        // Playback resets the page's RunModel to a moment; the timeline follows each jump.
+        Fixture f;
+        QVERIFY(f.open(QStringLiteral("stream-subagent.jsonl")));
+        QAbstractItemModelTester tester(
+            f.timeline, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int allCalls = f.timeline->callCount();
+        QCOMPARE(allCalls, 2);
+        auto sameAsScratch = [&] {
+            TimelineModel scratch;
+            scratch.setSourceModel(f.page.model());
+            if (scratch.itemCount() != f.timeline->itemCount())
+                return false;
+            for (int row = 0; row < scratch.itemCount(); ++row) {
+                const TimelineModel::Item &a = scratch.item(row);
+                const TimelineModel::Item &b = f.timeline->item(row);
+                if (a.kind != b.kind || a.startMs != b.startMs || a.lane != b.lane
+                    || a.group != b.group || scratch.endMs(row) != f.timeline->endMs(row))
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(f.page.enterPlayback());
+        RunPlayback *playback = f.page.playback();
+        playback->jumpToPosition(0);
+        QCOMPARE(f.timeline->callCount(), 0);
+        QVERIFY(playback->step(RunPlayback::Step::ToolCall, true));
+        QCOMPARE(f.timeline->callCount(), 1);
+        QVERIFY(f.timeline->item(callRow(f.timeline, QStringLiteral("Agent"))).open());
+        QVERIFY(sameAsScratch());
+        QVERIFY(playback->step(RunPlayback::Step::ToolCall, true));
+        QCOMPARE(f.timeline->callCount(), 2);
+        QVERIFY(sameAsScratch());
+        // The view keeps painting what is there.
+        f.view->viewport()->repaint();
+        f.page.leavePlayback();
+        QCOMPARE(f.timeline->callCount(), allCalls);
+        QVERIFY(sameAsScratch());
+        QVERIFY(!f.timeline->hasOpenItems());
     }
 
     void theTabsSwitchBetweenTreeAndTimeline()
