@@ -270,6 +270,20 @@ void RunModel::setFilterMemo(const QModelIndex &index, quint32 generation, bool 
     node->filterMatches = matches;
 }
 
+RunModel::Timing RunModel::timing(const QModelIndex &index) const
+{
+    Timing timing;
+    if (!index.isValid() || index.model() != this)
+        return timing;
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    timing.kind = node->kind;
+    timing.status = node->status;
+    timing.toolKind = node->toolKind;
+    timing.startedMs = node->startedMs >= 0 ? node->startedMs : -1;
+    timing.durationMs = node->durationMs();
+    return timing;
+}
+
 QModelIndex RunModel::runIndex() const
 {
     return indexOf(m_run);

@@ -1,11 +1,11 @@
 // Takes the README's screenshots from the real window: a real multi-user open-terminal (the
 // pinned version) with two test users; alice's home holds the recorded Claude Code sessions of
 // tests/data/transcripts and a chat with a source file. Shown: the Sessions tab, a session in a
-// run tab with its sub-agent, the Files tab with a preview, the Cleanup viewer (a dry run over a
-// generated folder of homes, through the admin command `env`), the Usage tab (three users over
-// a week, also through `env`) and the Isolation matrix of a
-// real probe of the two users. Run by scripts/screenshots.sh (needs root, as multi-user
-// open-terminal does); writes PNGs into the folder it is given.
+// run tab with its sub-agent (as a tree, then on the timeline, then in playback), the Files tab
+// with a preview, the Cleanup viewer (a dry run over a generated folder of homes, through the
+// admin command `env`), the Usage tab (three users over a week, also through `env`) and the
+// Isolation matrix of a real probe of the two users. Run by scripts/screenshots.sh (needs root,
+// as multi-user open-terminal does); writes PNGs into the folder it is given.
 //
 //   screenshot_tour OUTPUT-DIRECTORY
 
@@ -21,6 +21,7 @@
 #include "runs/sessionfilterproxy.h"
 #include "runs/sessionlistmodel.h"
 #include "runs/sessionspage.h"
+#include "runs/timelineview.h"
 #include "server/adminaccess.h"
 #include "terminal/terminalpage.h"
 #include "testing.h"
@@ -205,6 +206,12 @@ int main(int argc, char **argv)
             page->treeView()->setCurrentIndex(page->proxy()->mapFromSource(index));
     }
     ok = save(&window, output + QStringLiteral("/run-view.png")) && ok;
+
+    // The same session on the timeline: the Agent call still selected, its sub-agent nested.
+    page->setTimelineShown(true);
+    page->timelineView()->fitRun();
+    ok = save(&window, output + QStringLiteral("/timeline.png")) && ok;
+    page->setTimelineShown(false);
 
     // The same session in playback, at its second tool call
     if (page->enterPlayback()) {

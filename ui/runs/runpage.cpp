@@ -9,6 +9,8 @@
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
+#include "runs/timelinemodel.h"
+#include "runs/timelineview.h"
 #include "runs/treeorder.h"
 #include "ui_runpage.h"
 
@@ -18,6 +20,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLineEdit>
@@ -26,11 +29,13 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QScopedValueRollback>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QStyle>
 
 #include <algorithm>
+#include <functional>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -54,6 +59,7 @@ RunPage::RunPage(QWidget *parent)
     , m_ui(std::make_unique<Ui::RunPage>())
     , m_model(new RunModel(this))
     , m_proxy(new RunFilterProxy(this))
+    , m_timeline(new TimelineModel(this))
     , m_parser(new RunParser(this))
     , m_feed(new RecordingFeed(m_parser, nullptr, this))
     , m_batcher(new RunEventBatcher(m_model, this))
@@ -146,6 +152,7 @@ RunPage::RunPage(QWidget *parent)
         [this](const QString &path) { Q_EMIT openFileRequested(userId(), path); });
 
     setupTree();
+    setupTimeline();
     setupActions();
     // The detail pane holds a command's output: at the default size it shows more than a
     // couple of lines.
@@ -161,9 +168,14 @@ RunPage::~RunPage()
     // report on their way out (an aborted request) does not reach this page.
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
-    // Hiding the widgets on the way out can lay the tree out once more (after a playback
-    // reset): its scroll bar must not reach the page's timers then.
-    QObject::disconnect(m_ui->runTree->verticalScrollBar(), nullptr, this, nullptr);
+    // The widgets and models are destroyed after this page's members (its timers): what they
+    // report on their way out (the tree's scroll range when it is hidden, a current index
+    // when the model goes) must not reach the page.
+    const QList<QObject *> senders {m_ui->runTree->verticalScrollBar(),
+        m_ui->runTree->selectionModel(), m_ui->timelineView->selectionModel(), m_model, m_proxy,
+        m_timeline};
+    for (QObject *sender : senders)
+        QObject::disconnect(sender, nullptr, this, nullptr);
 #ifdef __GLIBC__
     // A big run is hundreds of thousands of small blocks; glibc keeps freed ones for reuse
     // and the tab's memory would stay with the process. Given back once the page (and its
@@ -210,6 +222,89 @@ void RunPage::setupTree()
             scheduleFollowScroll();
     });
     tree->expand(m_proxy->index(0, 0));
+}
+
+void RunPage::setupTimeline()
+{
+    m_timeline->setSourceModel(m_model);
+    TimelineView *view = m_ui->timelineView;
+    view->setModel(m_timeline);
+    connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex &current) { onTimelineCurrentChanged(current); });
+    // Fit run and Fit selection beside the tabs, while the timeline is shown.
+    auto *corner = new QWidget(m_ui->viewTabs);
+    auto *cornerLayout = new QHBoxLayout(corner);
+    cornerLayout->setContentsMargins(0, 0, 4, 0);
+    cornerLayout->setSpacing(2);
+    auto addButton = [&](const QString &name, const QString &text, const QString &tip,
+                         void (TimelineView::*slot)()) {
+        auto *button = new QToolButton(corner);
+        button->setObjectName(name);
+        button->setText(text);
+        button->setToolTip(tip);
+        button->setAutoRaise(true);
+        connect(button, &QToolButton::clicked, view, slot);
+        cornerLayout->addWidget(button);
+    };
+    addButton(QStringLiteral("fitRunButton"), tr("Fit run"),
+        tr("Show the whole run (Ctrl+Shift+R; 0 in the timeline)"), &TimelineView::fitRun);
+    addButton(QStringLiteral("fitSelectionButton"), tr("Fit selection"),
+        tr("Zoom to the selected call with its sub-agent's work, or to the selected turn "
+           "(Ctrl+Shift+S; F or a double-click in the timeline)"),
+        &TimelineView::fitSelection);
+    m_ui->viewTabs->setCornerWidget(corner, Qt::TopRightCorner);
+    corner->hide();
+    connect(m_ui->viewTabs, &QTabWidget::currentChanged, this, [this, corner] {
+        const bool timeline = isTimelineShown();
+        corner->setVisible(timeline);
+        // What is selected stays in view when switching.
+        if (timeline && m_ui->timelineView->currentIndex().isValid())
+            m_ui->timelineView->scrollTo(m_ui->timelineView->currentIndex());
+        else if (!timeline && m_ui->runTree->currentIndex().isValid())
+            m_ui->runTree->scrollTo(m_ui->runTree->currentIndex());
+    });
+    // Page-wide keys; fitting shows the timeline first.
+    auto addTimelineAction
+        = [this](const QString &name, const QKeySequence &keys, const std::function<void()> &act) {
+              auto *action = new QAction(this);
+              action->setObjectName(name);
+              action->setShortcut(keys);
+              action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+              connect(action, &QAction::triggered, this, act);
+              QWidget::addAction(action);
+          };
+    addTimelineAction(
+        QStringLiteral("fitRunAction"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), [this] {
+            setTimelineShown(true);
+            m_ui->timelineView->fitRun();
+        });
+    addTimelineAction(QStringLiteral("fitSelectionAction"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
+            setTimelineShown(true);
+            m_ui->timelineView->fitSelection();
+        });
+    addTimelineAction(QStringLiteral("switchViewAction"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+        [this] { setTimelineShown(!isTimelineShown()); });
+}
+
+// A bar selected in the timeline selects its node in the tree (opening its ancestors).
+void RunPage::onTimelineCurrentChanged(const QModelIndex &current)
+{
+    if (m_syncingSelection || !current.isValid())
+        return;
+    const QScopedValueRollback<bool> guard(m_syncingSelection, true);
+    const QModelIndex source = m_timeline->sourceIndex(current);
+    const QModelIndex shown = m_proxy->mapFromSource(source);
+    if (!shown.isValid()) {
+        // Hidden by the search or "errors only": its details are shown all the same.
+        m_ui->detailPane->showIndex(source);
+        return;
+    }
+    setFollowing(false);
+    QTreeView *tree = m_ui->runTree;
+    tree->setCurrentIndex(shown);
+    tree->scrollTo(shown);
 }
 
 void RunPage::setupActions()
@@ -735,6 +830,20 @@ void RunPage::onCurrentChanged(const QModelIndex &current)
     const QModelIndex source = m_proxy->mapToSource(current);
     m_ui->detailPane->showIndex(source);
     m_openFileAction->setEnabled(!linkedFilePath(source).isEmpty());
+    if (m_syncingSelection)
+        return;
+    // The timeline selects the node's bar (or its nearest ancestor's: a result selects its
+    // turn) and brings it into view.
+    const QScopedValueRollback<bool> guard(m_syncingSelection, true);
+    TimelineView *view = m_ui->timelineView;
+    const QModelIndex item = m_timeline->indexForSource(source);
+    if (!item.isValid()) {
+        view->selectionModel()->clear();
+        return;
+    }
+    view->selectionModel()->setCurrentIndex(item, QItemSelectionModel::ClearAndSelect);
+    if (view->isVisible())
+        view->scrollTo(item);
 }
 
 void RunPage::onSourceDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
@@ -951,6 +1060,25 @@ QTreeView *RunPage::treeView() const
     return m_ui->runTree;
 }
 
+TimelineView *RunPage::timelineView() const
+{
+    return m_ui->timelineView;
+}
+
+bool RunPage::isTimelineShown() const
+{
+    return m_ui->viewTabs->currentWidget() == m_ui->timelineTab;
+}
+
+void RunPage::setTimelineShown(bool shown)
+{
+    m_ui->viewTabs->setCurrentWidget(shown ? m_ui->timelineTab : m_ui->treeTab);
+    if (shown)
+        m_ui->timelineView->setFocus(Qt::ShortcutFocusReason);
+    else
+        m_ui->runTree->setFocus(Qt::ShortcutFocusReason);
+}
+
 RunDetailPane *RunPage::detailPane() const
 {
     return m_ui->detailPane;
@@ -1014,6 +1142,7 @@ void RunPage::setupLiveChat()
             m_ui->artifactsPanel->watch(m_chat->client(), liveRequest()->identity,
                 m_chat->workDirectory(), m_chat->artifactsReference());
         m_ui->artifactsPanel->setTurnRunning(running); // when it ends, lists them once more
+        m_ui->timelineView->setLiveClock(running); // running calls grow with the clock
     });
     connect(m_chat, &LiveChat::liveTurnStarted, this, &RunPage::liveTurnStarted);
     connect(m_chat, &LiveChat::liveTurnFinished, this, &RunPage::liveTurnFinished);

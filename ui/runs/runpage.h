@@ -11,7 +11,10 @@
 // keeps the prompt and the attachments. The Artifacts tab lists the files of the chat folder
 // created or changed since the run started (when a turn starts and ends, every 30 s while it
 // runs, and on request). The file of a Read/Write/Edit/NotebookEdit node, or an artifact, opens
-// through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O).
+// through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O). The run's
+// timeline (TimelineView) shares the top of the page with the tree as a second tab
+// (Ctrl+Shift+L switches; Ctrl+Shift+R fits the run, Ctrl+Shift+S the selection); it selects
+// what the tree selects, and the other way round.
 
 #include "files/fileoperations.h"
 #include "runs/runcontroller.h"
@@ -48,6 +51,8 @@ class PlaybackBar;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
+class TimelineModel;
+class TimelineView;
 
 namespace Ui {
 class RunPage;
@@ -97,6 +102,11 @@ public:
     RunModel *model() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }
     QTreeView *treeView() const;
+    // The run on a time axis, in the tab beside the tree's; it selects what the tree selects.
+    TimelineView *timelineView() const;
+    TimelineModel *timelineModel() const { return m_timeline; }
+    // Whether the timeline's tab is shown (else the tree's).
+    bool isTimelineShown() const;
     RunDetailPane *detailPane() const;
     RunSummaryBar *summaryBar() const;
     QLineEdit *searchEdit() const;
@@ -175,6 +185,7 @@ public:
 
 public slots:
     void setFollowing(bool following);
+    void setTimelineShown(bool shown);
     void nextError();
     void previousError();
     void expandAll();
@@ -213,6 +224,8 @@ private:
     void updateMatchCount();
     void applyFilter(const QString &searchText, bool errorsOnly);
     void setupTree();
+    void setupTimeline();
+    void onTimelineCurrentChanged(const QModelIndex &current);
     void setupActions();
     void onRowsInserted(const QModelIndex &parent, int first, int last);
     void onCurrentChanged(const QModelIndex &current);
@@ -233,6 +246,8 @@ private:
     std::unique_ptr<Ui::RunPage> m_ui;
     RunModel *m_model;
     RunFilterProxy *m_proxy;
+    TimelineModel *m_timeline;
+    bool m_syncingSelection = false; // the tree and the timeline select each other's node
     RunParser *m_parser;
     RecordingFeed *m_feed;
     QPointer<RecordingReader> m_reader;
