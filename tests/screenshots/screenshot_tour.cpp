@@ -218,6 +218,7 @@ int main(int argc, char **argv)
         page->playback()->jumpToPosition(0);
         page->playback()->step(RunPlayback::Step::ToolCall, true);
         page->playback()->step(RunPlayback::Step::ToolCall, true);
+        QTest::qWait(500); // the page's view and summary timers, as a user would see them
         ok = save(&window, output + QStringLiteral("/playback.png")) && ok;
         page->leavePlayback();
     } else {
