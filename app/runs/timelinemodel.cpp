@@ -748,7 +748,7 @@ QModelIndex TimelineModel::sourceIndex(const QModelIndex &index) const
     return m_items[size_t(index.row())].source;
 }
 
-std::pair<qint64, qint64> TimelineModel::span(int row) const
+std::pair<qint64, qint64> TimelineModel::timeSpan(int row) const
 {
     const Item &item = m_items[size_t(row)];
     qint64 start = startMs(row);

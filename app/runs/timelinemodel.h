@@ -160,7 +160,7 @@ public:
     QString toolTip(int row) const;
     // The span of an item and of everything nested in it (a call with its sub-agent, a turn
     // with its items), for "fit selection".
-    std::pair<qint64, qint64> span(int row) const;
+    std::pair<qint64, qint64> timeSpan(int row) const;
 
 Q_SIGNALS:
     // The run's extent on the axis changed (new items, a later end, the clock).

@@ -2,13 +2,16 @@
 // RunModel watched by QAbstractItemModelTester (Fatal), then every index and role is read.
 // Finds crashes, sanitizer reports and model-contract violations on hostile streams. The same
 // lines also go through RunSummaryScanner (the summary fast path), whose summary must equal
-// the one RunSummaryBuilder makes from the parser's events.
+// the one RunSummaryBuilder makes from the parser's events. A TimelineModel follows the run
+// (also under the tester) and must keep its lanes sorted and free of overlaps, its marks sorted,
+// and list exactly its failed calls as problems, also when rebuilt from the finished run.
 
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runsummary.h"
 #include "runs/summaryscanner.h"
+#include "runs/timelinemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>
@@ -55,6 +58,45 @@ int nodesMentioningA(const QAbstractItemModel &model, const QModelIndex &parent,
     return count;
 }
 
+// The timeline's invariants; false when one is broken.
+bool timelineHolds(const sandscope::TimelineModel &timeline)
+{
+    using Item = sandscope::TimelineModel::Item;
+    for (int id = 0; id < timeline.groupCount(); ++id) {
+        const sandscope::TimelineModel::Group &group = timeline.group(id);
+        if (group.lanes.size() != group.problems.size())
+            return false;
+        for (size_t lane = 0; lane < group.lanes.size(); ++lane) {
+            const std::vector<int> &rows = group.lanes[lane];
+            size_t problems = 0;
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const Item &item = timeline.item(rows[i]);
+                if (!item.placed || item.group != id || item.lane != int(lane))
+                    return false;
+                problems += sandscope::TimelineModel::isProblem(item.status);
+                if (i + 1 < rows.size()) {
+                    const Item &next = timeline.item(rows[i + 1]);
+                    // Sorted, and no two calls of a lane at once (an open call is the last).
+                    if (item.open() || item.endMs > next.startMs || item.startMs > next.startMs)
+                        return false;
+                }
+            }
+            if (problems != group.problems[lane].size())
+                return false;
+        }
+        for (size_t i = 1; i < group.marks.size(); ++i) {
+            if (timeline.item(group.marks[i - 1]).startMs > timeline.item(group.marks[i]).startMs)
+                return false;
+        }
+    }
+    for (int row = 0; row < timeline.itemCount(); ++row) {
+        const Item &item = timeline.item(row);
+        if (item.placed != (item.startMs >= 0) || timeline.endMs(row) < item.startMs)
+            return false;
+    }
+    return true;
+}
+
 bool sameSummary(const sandscope::RunSummary &a, const sandscope::RunSummary &b)
 {
     return a.sessionId == b.sessionId && a.resultSubtype == b.resultSubtype
@@ -87,6 +129,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QAbstractItemModelTester proxyTester(
         &proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
     proxy.setSearchText(QStringLiteral("A"));
+    sandscope::TimelineModel timeline;
+    timeline.setSourceModel(&model);
+    QAbstractItemModelTester timelineTester(
+        &timeline, QAbstractItemModelTester::FailureReportingMode::Fatal);
     sandscope::RunSummaryBuilder fromEvents;
     QObject::connect(&parser, &sandscope::RunParser::eventsReady,
         [&](const sandscope::RunEventBatch &events) { fromEvents.add(events); });
@@ -99,6 +145,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     readEverything(model, QModelIndex(), 0);
     readEverything(proxy, QModelIndex(), 0);
+    readEverything(timeline, QModelIndex(), 0);
+    sandscope::TimelineModel rebuilt;
+    rebuilt.setSourceModel(&model);
+    if (!timelineHolds(timeline) || !timelineHolds(rebuilt)
+        || rebuilt.itemCount() != timeline.itemCount())
+        std::abort(); // the timeline broke its invariants
+    for (int row = 0; row < timeline.itemCount(); ++row) {
+        const QModelIndex item = timeline.indexForSource(timeline.item(row).source);
+        if (timeline.item(row).placed && item.row() != row)
+            std::abort(); // a node does not find its own item
+    }
     if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), false))
         std::abort(); // the count the run page shows is wrong
     proxy.setErrorsOnly(true);

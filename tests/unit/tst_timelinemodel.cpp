@@ -285,7 +285,8 @@ private Q_SLOTS:
             const Item &item = timeline.item(row);
             if (item.kind != ItemKind::Call)
                 continue;
-            const auto [turnStart, turnEnd] = timeline.span(timeline.turnRows()[size_t(item.turn)]);
+            const auto [turnStart, turnEnd]
+                = timeline.timeSpan(timeline.turnRows()[size_t(item.turn)]);
             QVERIFY(turnStart <= item.startMs);
             QVERIFY(turnEnd >= timeline.endMs(row));
         }
@@ -391,7 +392,7 @@ private Q_SLOTS:
         QVERIFY(promptInGroup);
         QVERIFY(timeline.item(sub).startMs >= timeline.item(agent).startMs);
         QVERIFY(timeline.endMs(sub) <= timeline.endMs(agent));
-        const auto [start, end] = timeline.span(agent);
+        const auto [start, end] = timeline.timeSpan(agent);
         QCOMPARE(start, timeline.item(agent).startMs);
         QCOMPARE(end, timeline.endMs(agent));
         // A tree node maps to its item, a node without one to its nearest ancestor's.

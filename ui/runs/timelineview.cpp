@@ -469,7 +469,7 @@ void TimelineView::fitSelection()
     const QModelIndex current = currentIndex();
     if (!m_model || !current.isValid() || !m_model->item(current.row()).placed)
         return;
-    const auto [start, end] = m_model->span(current.row());
+    const auto [start, end] = m_model->timeSpan(current.row());
     const double width = std::max(40, viewport()->width() - 4 * padPx);
     // A mark (an instant) gets a second around it, a call at least a millisecond.
     const double span = end > start                           ? double(end - start)
