@@ -1,11 +1,11 @@
 // Takes the README's screenshots from the real window: a real multi-user open-terminal (the
 // pinned version) with two test users; alice's home holds the recorded Claude Code sessions of
 // tests/data/transcripts and a chat with a source file. Shown: the Sessions tab, a session in a
-// run tab with its sub-agent (as a tree, then on the timeline), the Files tab with a preview,
-// the Cleanup viewer (a dry run over a generated folder of homes, through the admin command
-// `env`), the Usage tab (three users over a week, also through `env`) and the Isolation matrix
-// of a real probe of the two users. Run by scripts/screenshots.sh (needs root, as multi-user
-// open-terminal does); writes PNGs into the folder it is given.
+// run tab with its sub-agent (as a tree, then on the timeline, then in playback), the Files tab
+// with a preview, the Cleanup viewer (a dry run over a generated folder of homes, through the
+// admin command `env`), the Usage tab (three users over a week, also through `env`) and the
+// Isolation matrix of a real probe of the two users. Run by scripts/screenshots.sh (needs root,
+// as multi-user open-terminal does); writes PNGs into the folder it is given.
 //
 //   screenshot_tour OUTPUT-DIRECTORY
 
@@ -218,6 +218,7 @@ int main(int argc, char **argv)
         page->playback()->jumpToPosition(0);
         page->playback()->step(RunPlayback::Step::ToolCall, true);
         page->playback()->step(RunPlayback::Step::ToolCall, true);
+        QTest::qWait(500); // the page's view and summary timers, as a user would see them
         ok = save(&window, output + QStringLiteral("/playback.png")) && ok;
         page->leavePlayback();
     } else {

@@ -169,9 +169,8 @@ RunPage::~RunPage()
     QObject::disconnect(m_chat, nullptr, this, nullptr);
     delete m_chat;
     // The widgets and models are destroyed after this page's members (its timers): what they
-    // report on their way out must not reach the page. Hiding the widgets can lay the tree out
-    // once more (after a playback reset), and its scroll bar would start a timer; a model that
-    // goes takes the current index with it.
+    // report on their way out (the tree's scroll range when it is hidden, a current index
+    // when the model goes) must not reach the page.
     const QList<QObject *> senders {m_ui->runTree->verticalScrollBar(),
         m_ui->runTree->selectionModel(), m_ui->timelineView->selectionModel(), m_model, m_proxy,
         m_timeline};
