@@ -490,13 +490,14 @@ void SessionsPageTest::allUsersListsEveryHomeThroughTheAdminCommand()
     QTemporaryDir root;
     QVERIFY(root.isValid());
     for (const char *account : {"ann", "ben"}) {
+        // The home first: cp must not race its creation.
+        QVERIFY(QDir().mkpath(root.filePath(QLatin1String(account))));
         QProcess copy;
         copy.start(QStringLiteral("cp"),
             {QStringLiteral("-a"), m_home + QStringLiteral("/.claude"),
                 root.filePath(QLatin1String(account)) + QStringLiteral("/.claude")});
-        QVERIFY(QDir().mkpath(root.filePath(QLatin1String(account))));
         copy.waitForFinished();
-        QCOMPARE(copy.exitCode(), 0);
+        QVERIFY2(copy.exitCode() == 0, copy.readAllStandardError().constData());
     }
     const int perHome = int(QDir(m_home + QStringLiteral("/.claude/projects"))
                                 .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
