@@ -652,7 +652,8 @@ void TestRunComparison::verbExitCodes()
 void TestRunComparison::verbRefusesWhatIsNotARun_data()
 {
     QTest::addColumn<QByteArray>("content");
-    QTest::newRow("png") << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10", 24);
+    static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
+    QTest::newRow("png") << QByteArray(png, sizeof png - 1);
     QTest::newRow("html") << QByteArray("<!DOCTYPE html>\n<html><body><p>Hi</p></body></html>\n");
     QTest::newRow("empty") << QByteArray();
     QTest::newRow("other json") << QByteArray("{\"name\":\"pkg\",\"version\":\"1.0.0\"}\n");
