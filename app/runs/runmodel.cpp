@@ -170,8 +170,14 @@ struct RunModel::Node {
 
 RunModel::RunModel(QObject *parent)
     : QAbstractItemModel(parent)
-    , m_root(std::make_unique<Node>())
 {
+    makeEmptyTree();
+}
+
+// The invisible root with a running run node as its only child: a model before any event.
+void RunModel::makeEmptyTree()
+{
+    m_root = std::make_unique<Node>();
     auto run = std::make_unique<Node>();
     run->kind = NodeKind::Run;
     run->status = Status::Running;
@@ -1228,15 +1234,7 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
     m_tasksById.clear();
     m_turns.clear();
     if (!snapshot) {
-        m_root = std::make_unique<Node>();
-        auto run = std::make_unique<Node>();
-        run->kind = NodeKind::Run;
-        run->status = Status::Running;
-        run->title = QStringLiteral("Run");
-        run->stamp = nextStamp();
-        run->parent = m_root.get();
-        m_run = run.get();
-        m_root->children.push_back(std::move(run));
+        makeEmptyTree();
         m_turn = nullptr;
         m_nodeCount = 1;
         m_firstOpenTurn = 0;

@@ -185,6 +185,7 @@ public slots:
 private:
     struct Node;
 
+    void makeEmptyTree();
     void apply(const RunEvent &event);
     Node *appendNode(Node *parent, std::unique_ptr<Node> node);
     void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = ColumnCount - 1);
