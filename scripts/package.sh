@@ -62,8 +62,12 @@ as_root dpkg -i "$deb"
   echo "$installed"
   [ "$installed" = "sandscope $version" ] \
     || { echo "package: the installed sandscope is not version $version" >&2; exit 1; }
-  ldd /usr/bin/sandscope | grep -q "libsandscope_core.so.0 => /usr/bin/../lib/sandscope/" \
-    || { echo "package: /usr/bin/sandscope does not load its private libsandscope_core" >&2; exit 1; }
+  # Captured first: under pipefail, `ldd | grep -q` fails whenever grep exits before ldd has
+  # written its last line (SIGPIPE), which made this check fail at random.
+  libs=$(env -u LD_LIBRARY_PATH ldd /usr/bin/sandscope)
+  grep -q "libsandscope_core.so.0 => /usr/bin/../lib/sandscope/" <<<"$libs" \
+    || { echo "package: /usr/bin/sandscope does not load its private libsandscope_core:" >&2
+         grep sandscope <<<"$libs" >&2 || echo "(ldd names no libsandscope_core)" >&2; exit 1; }
   env -u LD_LIBRARY_PATH /usr/bin/sandscope replay "$here/tests/data/stream-basic.jsonl" --summary
 )
 trap - EXIT
