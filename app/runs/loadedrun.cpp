@@ -33,7 +33,7 @@ bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMess
             ++run->lines;
         run->append(reader.eventsOf(parser, line));
     }
-    reader.finishReading();
+    run->append(reader.finishReading());
     run->problems = reader.problems();
     if (!reader.readError().isEmpty()) {
         if (errorMessage)

@@ -597,13 +597,15 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
     return true;
 }
 
-void RecordingReader::finishReading()
+RunEventBatch RecordingReader::finishReading()
 {
     if (m_finishedReading)
-        return;
+        return {};
     m_finishedReading = true;
+    const RunEventBatch held = m_subagents.finish();
     for (const QString &missing : m_subagents.missingSubagents())
         addProblem(missing);
+    return held;
 }
 
 void RecordingReader::start(RunParser *parser, int sliceBudgetMs)
@@ -636,13 +638,14 @@ void RecordingReader::runSlice()
         }
         batch += eventsOf(*m_parser, line);
     }
+    if (done)
+        batch += finishReading();
     if (!batch.isEmpty())
         Q_EMIT eventsReady(batch);
     Q_EMIT progress(m_bytesRead, m_totalBytes);
     if (!m_running) // cancelled by a slot connected to eventsReady or progress
         return;
     if (done) {
-        finishReading();
         finish(m_readError.isEmpty());
     } else
         QTimer::singleShot(0, this, &RecordingReader::runSlice);

@@ -129,11 +129,13 @@ public:
     // Synchronous reading (CLI, tests). Plain captures have no arrival times: the lines' own
     // "timestamp" fields are used where present, and lines without one take the nearest.
     bool readLine(RecordedLine *out);
-    // The events of one line read by readLine, with a transcript's sub-agents spliced in.
+    // The events of one line read by readLine, with a transcript's sub-agents spliced in
+    // where they happened (a sub-agent's events can wait for a later line).
     RunEventBatch eventsOf(RunParser &parser, const RecordedLine &line);
-    // Once all lines are read: what could not be shown, e.g. a sub-agent without its file
-    // (also added to problems()).
-    void finishReading();
+    // Once all lines are read: the sub-agent events still waiting (they follow the last
+    // line's), and what could not be shown, e.g. a sub-agent without its file (added to
+    // problems()).
+    [[nodiscard]] RunEventBatch finishReading();
     bool atEnd() const;
     qint64 bytesRead() const { return m_bytesRead; }
     qint64 totalBytes() const { return m_totalBytes; }

@@ -193,7 +193,7 @@ bool summarizeRunFile(
             builder.add(reader->eventsOf(parser, line));
         }
     }
-    reader->finishReading();
+    builder.add(reader->finishReading());
     if (problems)
         *problems = reader->problems();
     if (!reader->readError().isEmpty()) {

@@ -91,10 +91,12 @@ void SubagentSplicer::splice(RunEventBatch &events)
         }
         return;
     }
-    RunEventBatch out;
-    out.reserve(events.size());
-    spliceInto(events, out, 0);
-    events = std::move(out);
+    events = spliceWith(m_merger, events, 0);
+}
+
+RunEventBatch SubagentSplicer::finish()
+{
+    return m_merger.flush();
 }
 
 // The sub-agent an event brings in: its call (by the meta file), or its call's result naming
@@ -115,22 +117,17 @@ int SubagentSplicer::agentFor(const RunEvent &event) const
     return agent >= 0 && !m_spliced.contains(agent) ? agent : -1;
 }
 
-void SubagentSplicer::spliceInto(const RunEventBatch &events, RunEventBatch &out, int depth)
+RunEventBatch SubagentSplicer::spliceWith(
+    SubagentMerger &merger, const RunEventBatch &events, int depth)
 {
     for (const RunEvent &event : events) {
         const int agent = agentFor(event);
         if (event.kind == RunEvent::ToolUse && isAgentTool(event.toolName))
             m_agentCalls.append(event.toolUseId);
-        if (event.kind == RunEvent::ToolUse) {
-            out.append(event);
-            if (agent >= 0)
-                out += eventsOf(agent, event.toolUseId, depth);
-        } else {
-            if (agent >= 0)
-                out += eventsOf(agent, event.toolUseId, depth);
-            out.append(event);
-        }
+        if (agent >= 0)
+            merger.addSubagentEvents(event.toolUseId, eventsOf(agent, event.toolUseId, depth));
     }
+    return merger.merge(events);
 }
 
 RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int depth)
@@ -176,9 +173,10 @@ RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int
         if (event.parentToolUseId.isEmpty())
             event.parentToolUseId = toolUseId;
     }
-    RunEventBatch out;
-    out.reserve(parsed.size());
-    spliceInto(parsed, out, depth + 1);
+    // A sub-agent's file is read whole: its own sub-agents are merged into it completely.
+    SubagentMerger nested;
+    RunEventBatch out = spliceWith(nested, parsed, depth + 1);
+    out += nested.flush();
     return out;
 }
 

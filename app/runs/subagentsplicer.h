@@ -4,10 +4,11 @@
 // agent-<id>.meta.json ("toolUseId") or by the call's result ("agentId"); stream-json instead
 // interleaves them, marked with that call's id (docs/stream-json.md, "Transcripts on disk").
 // SubagentSplicer puts a sub-agent's events under its call, so a transcript gives the same tree
-// as the stream: right after the call (or, matched by the result's agentId, right before the
-// result), nested sub-agents the same way.
+// as the stream, and among the main thread's events in the order they happened
+// (SubagentMerger); nested sub-agents the same way.
 
 #include "runs/runevents.h"
+#include "runs/subagentmerger.h"
 
 #include <QHash>
 #include <QSet>
@@ -40,15 +41,18 @@ public:
     void add(const SubagentTranscript &subagent);
     bool isEmpty() const { return m_agents.isEmpty(); }
 
-    // Inserts the known sub-agents' events into `events` (one batch of the main transcript),
-    // each time one of their calls appears in it.
+    // Inserts the known sub-agents' events into `events` (the main transcript's next events)
+    // where they happened; a sub-agent's events later than the batch's last event are held
+    // until the main transcript gets past them, or finish().
     void splice(RunEventBatch &events);
+    // At the end of the transcript: the events still held, in time order.
+    [[nodiscard]] RunEventBatch finish();
     // Agent/Task calls seen whose sub-agent transcript was never found, one message each.
     QStringList missingSubagents() const;
 
 private:
     RunEventBatch eventsOf(int agent, const QString &toolUseId, int depth);
-    void spliceInto(const RunEventBatch &events, RunEventBatch &out, int depth);
+    RunEventBatch spliceWith(SubagentMerger &merger, const RunEventBatch &events, int depth);
     int agentFor(const RunEvent &event) const;
 
     QVector<SubagentTranscript> m_agents;
@@ -57,6 +61,7 @@ private:
     QSet<int> m_spliced;
     QStringList m_agentCalls; // Agent/Task tool_use ids in order
     QSet<QString> m_servedCalls;
+    SubagentMerger m_merger;
 };
 
 } // namespace sandscope

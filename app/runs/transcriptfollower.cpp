@@ -251,7 +251,6 @@ void TranscriptFollower::handleLook(const Look &look)
         return;
     }
     RunEventBatch events;
-    RunEventBatch agentEvents;
     bool grew = false;
     bool more = false; // a file has more bytes than this look could carry
     for (const Look::File &file : look.files) {
@@ -300,7 +299,8 @@ void TranscriptFollower::handleLook(const Look &look)
             agent.held += agent.parser.parseLine(line, 0);
     }
 
-    // The main file first, so each sub-agent's call exists before its events.
+    // Sub-agents' events among the main file's where they happened (the main file's calls
+    // first); what a sub-agent did after the main file's last record goes at the end.
     for (const RunEvent &event : std::as_const(events)) {
         if (event.kind != RunEvent::Transient)
             m_turnEnded = event.kind == RunEvent::SessionCost;
@@ -315,10 +315,11 @@ void TranscriptFollower::handleLook(const Look &look)
             if (event.parentToolUseId.isEmpty())
                 event.parentToolUseId = agent->toolUseId;
         }
-        agentEvents += agent->held;
+        m_merger.addSubagentEvents(agent->toolUseId, agent->held);
         agent->held.clear();
     }
-    events += agentEvents;
+    events = m_merger.merge(events);
+    events += m_merger.flush();
     if (!events.isEmpty())
         Q_EMIT eventsReady(events);
     Q_EMIT progress(m_offset, m_size);

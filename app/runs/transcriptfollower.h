@@ -12,6 +12,7 @@
 // per 15 s (0.2 requests/s) while it does not.
 
 #include "runs/runevents.h"
+#include "runs/subagentmerger.h"
 #include "server/connection.h"
 
 #include <QElapsedTimer>
@@ -119,6 +120,7 @@ private:
     std::unique_ptr<RunParser> m_parser;
     std::map<QString, std::unique_ptr<Agent>> m_agents; // by agent id
     QHash<QString, QString> m_callByAgent; // agent id → Agent call id, from results
+    SubagentMerger m_merger;
     QElapsedTimer m_quietFor;
     QTimer m_timer;
     QObject *m_lookContext = nullptr; // owns the running look; deleted to abandon it

@@ -56,6 +56,7 @@ QStringList localShape(const QString &path)
     RecordedLine line;
     while (reader.readLine(&line))
         model.addEvents(reader.eventsOf(parser, line));
+    model.addEvents(reader.finishReading());
     return toolCallShape(model);
 }
 

@@ -13,6 +13,8 @@ The answer is chosen from the newest prompt (the last user text that is not a to
   THINK                  prepends a thinking block to the first answer (combines with the others)
   USE_AGENT              Agent tool_use whose sub-agent prompt is "SUBTASK: run echo sub"; the
                          sub-agent then runs Bash "echo sub" and reports its output
+  PARALLEL_AGENTS        two Agent tool_use blocks in one message; their sub-agents run
+                         "sleep 1; echo sub-a" and "sleep 1; echo sub-b" at the same time
   PARALLEL               two Bash tool_use blocks in one message ("echo one", "echo two")
   SLOW_FIRST             with PARALLEL: the first call sleeps 2 s before printing, so the second
                          call's result comes back first (results out of call order)
@@ -156,6 +158,12 @@ def bash_block(command, description):
             "input": {"command": command, "description": description}}
 
 
+def agent_block(description, prompt):
+    return {"type": "tool_use", "id": new_id("toolu_agent_"), "name": "Agent",
+            "input": {"description": description, "prompt": prompt,
+                      "subagent_type": "general-purpose", "run_in_background": False}}
+
+
 def quote_results(results):
     outputs = [tool_result_text(r).strip() for r in results]
     return "The command printed: " + "\n".join(outputs)
@@ -184,14 +192,18 @@ def choose_answer(body):
         command = prompt[len("SUBTASK: run "):].strip()
     write = re.search(r"WRITE:\s*(\S+)\s+(.*)", prompt, re.DOTALL)
 
-    if "USE_AGENT" in prompt:
+    if "PARALLEL_AGENTS" in prompt:
+        if results:
+            blocks.append(text_block("Both sub-agents finished."))
+        else:
+            for name in ("a", "b"):
+                blocks.append(agent_block("Sub job " + name,
+                                          "SUBTASK: run sleep 1; echo sub-" + name))
+    elif "USE_AGENT" in prompt:
         if results:
             blocks.append(text_block("The sub-agent finished."))
         else:
-            blocks.append({"type": "tool_use", "id": new_id("toolu_agent_"), "name": "Agent",
-                           "input": {"description": "Sub job", "prompt": SUBTASK_PROMPT,
-                                     "subagent_type": "general-purpose",
-                                     "run_in_background": False}})
+            blocks.append(agent_block("Sub job", SUBTASK_PROMPT))
     elif "PARALLEL" in prompt:
         if results:
             blocks.append(text_block(quote_results(results)))

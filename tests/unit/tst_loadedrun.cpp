@@ -155,6 +155,11 @@ void LoadedRunTest::treeEqualsFeedingTheReaderByHand()
             last = std::max(last, event.arrivalMs);
         byHand.addEvents(batch);
     }
+    const RunEventBatch held = reader.finishReading();
+    events += held.size();
+    for (const RunEvent &event : held)
+        last = std::max(last, event.arrivalMs);
+    byHand.addEvents(held);
     byHand.markRunEnded(last);
 
     QCOMPARE(run.events.size(), events);

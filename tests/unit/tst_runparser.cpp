@@ -64,7 +64,7 @@ ReferenceSummary eventPathSummary(const QString &path)
             ++lines;
         builder.add(reader.eventsOf(parser, line));
     }
-    reader.finishReading();
+    builder.add(reader.finishReading());
     out.summary = builder.summary();
     out.summary.lines = lines;
     out.problems = reader.problems();

@@ -59,7 +59,7 @@ RunEventBatch eventsOf(const QString &path, qint64 *lastMs = nullptr)
     RecordedLine line;
     while (reader.readLine(&line))
         all += reader.eventsOf(parser, line);
-    reader.finishReading();
+    all += reader.finishReading();
     if (lastMs) {
         *lastMs = 0;
         for (const RunEvent &event : all)

@@ -5,6 +5,7 @@
 // bad input (corrupt or unknown records, a line still being written, a missing or unreadable
 // sub-agent file) is shown or reported, never fatal.
 
+#include "runs/loadedrun.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -70,7 +71,9 @@ Loaded load(const QString &path, RunModel *model)
         if (!events.isEmpty())
             last = std::max(last, events.constLast().arrivalMs);
     }
-    reader.finishReading();
+    const RunEventBatch held = reader.finishReading();
+    summary.add(held);
+    model->addEvents(held);
     model->markRunEnded(last);
     loaded.problems = reader.problems();
     loaded.summary = summary.summary(true);
@@ -131,9 +134,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("transcript");
         QTest::addColumn<int>("expectedCalls");
         QTest::addColumn<int>("expectedTurns");
-        for (const char *scenario : {"bash", "parallel", "subagent", "tool-error", "resume"}) {
+        for (const char *scenario :
+            {"bash", "parallel", "subagent", "parallel-agents", "tool-error", "resume"}) {
             const QString name = QString::fromLatin1(scenario);
-            const int calls = name == QLatin1String("parallel") || name == QLatin1String("resume")
+            const int calls = name == QLatin1String("parallel-agents") ? 4
+                : name == QLatin1String("parallel") || name == QLatin1String("resume")
                     || name == QLatin1String("subagent")
                 ? 2
                 : 1;
@@ -193,6 +198,64 @@ private Q_SLOTS:
         QCOMPARE(nodesOfKind(fromTranscript, RunModel::NodeKind::Turn).size(), expectedTurns);
         // Nothing in a transcript the CLI wrote is unknown to the reader.
         QCOMPARE(nodesOfKind(fromTranscript, RunModel::NodeKind::Raw).size(), 0);
+    }
+
+    // The stream is written as the run happens; the transcript keeps each sub-agent in a file of
+    // its own. Read back, the transcript's calls start and return in the stream's order: two
+    // sub-agents started in one message run side by side, not one after the other, and each
+    // sub-agent's events come after its call and before its result.
+    void transcriptEventsComeInTheOrderTheyHappened_data()
+    {
+        transcriptAndStreamGiveTheSameTree_data();
+    }
+
+    void transcriptEventsComeInTheOrderTheyHappened()
+    {
+        QFETCH(QString, stream);
+        QFETCH(QString, transcript);
+        LoadedRun streamed;
+        LoadedRun read;
+        QVERIFY(LoadedRun::fromFile(stream, &streamed));
+        QVERIFY(LoadedRun::fromFile(transcript, &read));
+        auto callOrder = [](const LoadedRun &run) {
+            QStringList order;
+            for (const RunEvent &event : run.events) {
+                if (event.kind == RunEvent::ToolUse)
+                    order.append(QStringLiteral("call ") + event.toolUseId);
+                else if (event.kind == RunEvent::ToolResult)
+                    order.append(QStringLiteral("result ") + event.toolUseId);
+            }
+            return order;
+        };
+        const QStringList fromTranscript = callOrder(read);
+        QCOMPARE(fromTranscript,
+            callOrder(streamed).mid(callOrder(streamed).size()
+                - fromTranscript.size())); // a fork: its own turn's calls
+
+        // Each sub-agent event: after its call, before its result, and no main-thread event
+        // that happened later is shown before it.
+        QHash<QString, qsizetype> callAt;
+        QHash<QString, qsizetype> resultAt;
+        for (qsizetype i = 0; i < read.events.size(); ++i) {
+            const RunEvent &event = read.events.at(i);
+            if (event.kind == RunEvent::ToolUse)
+                callAt.insert(event.toolUseId, i);
+            else if (event.kind == RunEvent::ToolResult && event.parentToolUseId.isEmpty())
+                resultAt.insert(event.toolUseId, i);
+        }
+        qint64 mainTime = 0;
+        for (qsizetype i = 0; i < read.events.size(); ++i) {
+            const RunEvent &event = read.events.at(i);
+            if (event.parentToolUseId.isEmpty()) {
+                mainTime = std::max(mainTime, event.arrivalMs);
+                continue;
+            }
+            const QString where = QStringLiteral("event %1 (%2)").arg(i).arg(event.parentToolUseId);
+            QVERIFY2(callAt.value(event.parentToolUseId, i) < i, qPrintable(where));
+            QVERIFY2(resultAt.value(event.parentToolUseId, i + 1) > i, qPrintable(where));
+            if (event.arrivalMs > 0)
+                QVERIFY2(mainTime <= event.arrivalMs, qPrintable(where));
+        }
     }
 
     void costIsTheLastCostStateAndTokensCountOncePerMessage()

@@ -2,8 +2,8 @@
 # Records the transcript fixtures in this directory: real Claude Code CLI runs, offline.
 #
 # Usage: tests/data/transcripts/record.sh [scenario ...]
-#        (no argument: every scenario; scenarios: bash parallel subagent tool-error resume fork
-#        compact)
+#        (no argument: every scenario; scenarios: bash parallel subagent parallel-agents
+#        tool-error resume fork compact)
 #
 # What it does, for each scenario:
 #   * starts tests/model_server/scripted_model_server.py on a free loopback port (port 0; the
@@ -31,7 +31,8 @@
 # the fixtures were recorded with 2.1.332. Exits non-zero when a turn fails unexpectedly.
 #
 # Model server keywords used: "CMD: <command>" (one Bash call), PARALLEL (two Bash calls in one
-# message), USE_AGENT (Agent call whose sub-agent runs Bash "echo sub"); "/compact" is answered
+# message), USE_AGENT (Agent call whose sub-agent runs Bash "echo sub"), PARALLEL_AGENTS (two
+# Agent calls in one message, their sub-agents running at the same time); "/compact" is answered
 # with a fixed summary text (see the server's docstring).
 
 set -eu
@@ -45,7 +46,7 @@ PYTHON=${PYTHON:-python3}
 command -v "$CLAUDE" >/dev/null 2>&1 || { echo "record.sh: $CLAUDE not found" >&2; exit 2; }
 command -v jq >/dev/null 2>&1 || { echo "record.sh: jq is needed" >&2; exit 2; }
 
-scenarios=${*:-"bash parallel subagent tool-error resume fork compact"}
+scenarios=${*:-"bash parallel subagent parallel-agents tool-error resume fork compact"}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sandscope-transcripts.XXXXXX")
 server_pid=
@@ -166,6 +167,12 @@ for scenario in $scenarios; do
     parallel)
         begin parallel
         turn "PARALLEL" 0 --allowedTools=Bash
+        copy_session "$session"
+        end
+        ;;
+    parallel-agents)
+        begin parallel-agents
+        turn "PARALLEL_AGENTS please" 0 --allowedTools=Bash --allowedTools=Agent
         copy_session "$session"
         end
         ;;
