@@ -10,6 +10,7 @@
 
 #include "putfile.h"
 #include "realserver.h"
+#include "runs/loadedrun.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -60,6 +61,19 @@ QStringList localShape(const QString &path)
     return toolCallShape(model);
 }
 
+// The order in which calls start and return.
+QStringList callsAndResults(const RunEventBatch &events)
+{
+    QStringList order;
+    for (const RunEvent &event : events) {
+        if (event.kind == RunEvent::ToolUse)
+            order.append(QStringLiteral("call ") + event.toolUseId);
+        else if (event.kind == RunEvent::ToolResult)
+            order.append(QStringLiteral("result ") + event.toolUseId);
+    }
+    return order;
+}
+
 // Everything a follower reported, applied to a model.
 struct Followed {
     RunModel model;
@@ -68,6 +82,7 @@ struct Followed {
     bool completed = false;
     QString message;
     qint64 events = 0;
+    QStringList callOrder;
 
     void watch(TranscriptFollower *follower)
     {
@@ -75,6 +90,7 @@ struct Followed {
             [this](const RunEventBatch &batch) {
                 model.addEvents(batch);
                 events += batch.size();
+                callOrder += callsAndResults(batch);
             });
         QObject::connect(follower, &TranscriptFollower::notice, follower,
             [this](const QString &text) { notices.append(text); });
@@ -96,6 +112,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void aGrowingTranscriptIsFollowedInRangedLooks();
+    void subagentsAreReadFromTheServer_data();
     void subagentsAreReadFromTheServer();
     void aDeletedTranscriptKeepsWhatWasShown();
     void anotherUsersTranscriptIsRefusedClearly();
@@ -200,12 +217,24 @@ void SessionFollowTest::aGrowingTranscriptIsFollowedInRangedLooks()
     QVERIFY2(follower->looks() < 40, qPrintable(QString::number(follower->looks())));
 }
 
+void SessionFollowTest::subagentsAreReadFromTheServer_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("calls");
+    QTest::newRow("one sub-agent") << QStringLiteral("subagent") << 2;
+    QTest::newRow("two sub-agents at once") << QStringLiteral("parallel-agents") << 4;
+}
+
+// Read from the server, a session's sub-agents give the same tree as the local files, and
+// their calls start and return in the same order (merged by time, not one after the other).
 void SessionFollowTest::subagentsAreReadFromTheServer()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    QFETCH(QString, scenario);
+    QFETCH(int, calls);
     const Identity bob = newIdentity(QStringLiteral("subag"));
     const QString home = homeOf(bob);
-    const QString source = dataPath(QStringLiteral("transcripts/subagent/transcript"));
+    const QString source = dataPath(QStringLiteral("transcripts/%1/transcript").arg(scenario));
     const QString project = home + QStringLiteral("/.claude/projects/-home-x-chat-sub");
     QString mainFile;
     QDirIterator files(source, QDir::Files, QDirIterator::Subdirectories);
@@ -225,8 +254,11 @@ void SessionFollowTest::subagentsAreReadFromTheServer()
     QVERIFY(QTest::qWaitFor([&] { return seen.finished; }, waitMs));
     QVERIFY2(seen.completed, qPrintable(seen.message));
     const QStringList shape = toolCallShape(seen.model);
-    QCOMPARE(shape.size(), 2);
+    QCOMPARE(shape.size(), calls);
     QCOMPARE(shape, localShape(source + QLatin1Char('/') + mainFile));
+    LoadedRun local;
+    QVERIFY(LoadedRun::fromFile(source + QLatin1Char('/') + mainFile, &local));
+    QCOMPARE(seen.callOrder, callsAndResults(local.events));
 }
 
 void SessionFollowTest::aDeletedTranscriptKeepsWhatWasShown()
