@@ -10,7 +10,8 @@
 
 namespace sandscope {
 
-bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMessage)
+bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMessage,
+    const std::function<bool(qint64, qint64)> &keepGoing)
 {
     *run = LoadedRun();
     run->source = path;
@@ -29,6 +30,12 @@ bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMess
     RunParser parser;
     RecordedLine line;
     while (reader.readLine(&line)) {
+        if (keepGoing && run->lines % 4096 == 0
+            && !keepGoing(reader.bytesRead(), reader.totalBytes())) {
+            if (errorMessage)
+                *errorMessage = QObject::tr("cancelled");
+            return false;
+        }
         if (!line.line.trimmed().isEmpty())
             ++run->lines;
         run->append(reader.eventsOf(parser, line));

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace sandscope {
@@ -38,7 +39,10 @@ struct LoadedRun {
 
     // Reads the whole file synchronously (CLI, tests, background work). False with the reason
     // when it cannot be opened or read; a corrupt line is a problem, not a failure.
-    static bool fromFile(const QString &path, LoadedRun *run, QString *errorMessage = nullptr);
+    // `keepGoing` (background work) is asked now and then with the bytes read and the file's
+    // size; false stops reading (false is returned, the reason "cancelled").
+    static bool fromFile(const QString &path, LoadedRun *run, QString *errorMessage = nullptr,
+        const std::function<bool(qint64 done, qint64 total)> &keepGoing = {});
     // Appends events of one read (a server session), keeping lastArrivalMs and the clock.
     void append(const RunEventBatch &batch);
     // Feeds every event to an empty model and ends the run (an export: restores its tree).

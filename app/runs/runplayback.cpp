@@ -3,6 +3,9 @@
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 
+#include <QSet>
+#include <QThread>
+
 #include <algorithm>
 
 namespace sandscope {
@@ -15,17 +18,187 @@ constexpr int tickMs = 33;
 // (bench_playback: about 0.15 ms an event inserted, 25 ms a median jump at 100,000 events).
 constexpr int incrementalLimit = 200;
 
-} // namespace
-
-struct RunPlayback::Checkpoint {
+struct Checkpoint {
     int position = 0;
     std::shared_ptr<const RunModel::Snapshot> snapshot;
     qint64 bytes = 0;
 };
 
+void applyEnds(const QVector<RunPlayback::End> &ends, RunModel *model, int from, int to)
+{
+    for (const RunPlayback::End &end : ends) {
+        if (end.afterEvents >= from && end.afterEvents <= to)
+            model->markRunEnded(end.ms);
+    }
+}
+
+} // namespace
+
+// Every event goes through the builder once: its row and data signals mark the step targets,
+// and every `spacing` events its state becomes a checkpoint. Kept (with the builder) for a run
+// that may grow.
+struct RunPlayback::Index {
+    std::unique_ptr<RunModel> builder;
+    int built = 0; // events the builder has applied
+    std::vector<Checkpoint> checkpoints;
+    int spacing = RunPlayback::minimumSpacing;
+    qint64 budgetBytes = RunPlayback::defaultBudgetBytes;
+    std::vector<int> toolTargets;
+    std::vector<int> errorTargets;
+    std::vector<int> turnTargets;
+    int scanning = -1; // the event the builder applies (its signals mark the targets)
+    QSet<const void *> errorNodes;
+
+    // Applies events [built, events.size()); false when keepGoing said stop.
+    bool build(const RunEventBatch &events, const QVector<End> &ends,
+        const std::function<bool(int)> &keepGoing = {});
+    void startBuilder(const RunEventBatch &events, const QVector<End> &ends);
+    void thin();
+    qint64 bytes() const;
+    const Checkpoint *atOrBefore(int position) const;
+};
+
+void RunPlayback::Index::startBuilder(const RunEventBatch &events, const QVector<End> &ends)
+{
+    builder = std::make_unique<RunModel>();
+    // A run that grew again after its builder went: from the last checkpoint.
+    if (const Checkpoint *start = atOrBefore(built)) {
+        builder->beginRebuild(start->snapshot.get());
+        for (int index = start->position; index < built; ++index) {
+            builder->addEvent(events[index]);
+            applyEnds(ends, builder.get(), index + 1, index + 1);
+        }
+        builder->endRebuild();
+    }
+    auto isError = [](const QModelIndex &index) {
+        return RunFilterProxy::isErrorIndex(index.siblingAtColumn(0));
+    };
+    auto mark = [this](std::vector<int> &targets) {
+        const int at = scanning + 1;
+        if (scanning >= 0 && (targets.empty() || targets.back() < at))
+            targets.push_back(at);
+    };
+    RunModel *model = builder.get();
+    // No context object: the builder may run on a worker thread, and the calls stay direct.
+    QObject::connect(model, &RunModel::rowsInserted,
+        [this, model, isError, mark](const QModelIndex &parent, int first, int last) {
+            for (int row = first; row <= last; ++row) {
+                const QModelIndex index = model->index(row, 0, parent);
+                const auto kind = RunModel::NodeKind(index.data(RunModel::KindRole).toInt());
+                if (kind == RunModel::NodeKind::Turn)
+                    mark(turnTargets);
+                else if (kind == RunModel::NodeKind::ToolCall)
+                    mark(toolTargets);
+                if (isError(index) && !errorNodes.contains(index.internalPointer())) {
+                    errorNodes.insert(index.internalPointer());
+                    mark(errorTargets);
+                }
+            }
+        });
+    QObject::connect(
+        model, &RunModel::dataChanged, [this, isError, mark](const QModelIndex &topLeft) {
+            if (isError(topLeft) && !errorNodes.contains(topLeft.internalPointer())) {
+                errorNodes.insert(topLeft.internalPointer());
+                mark(errorTargets);
+            }
+        });
+    if (checkpoints.empty()) {
+        applyEnds(ends, model, 0, 0);
+        checkpoints.push_back(Checkpoint {0, model->saveSnapshot(), 0});
+        checkpoints.back().bytes = RunModel::snapshotBytes(*checkpoints.back().snapshot);
+    }
+}
+
+bool RunPlayback::Index::build(const RunEventBatch &events, const QVector<End> &ends,
+    const std::function<bool(int)> &keepGoing)
+{
+    if (!builder)
+        startBuilder(events, ends);
+    const int count = int(events.size());
+    for (int index = built; index < count; ++index) {
+        if (keepGoing && index % 2048 == 0 && !keepGoing(index))
+            return false;
+        scanning = index;
+        builder->addEvent(events[index]);
+        applyEnds(ends, builder.get(), index + 1, index + 1);
+        scanning = -1;
+        built = index + 1;
+        if (built % spacing == 0) {
+            Checkpoint checkpoint {
+                built, builder->saveSnapshot(checkpoints.back().snapshot.get()), 0};
+            checkpoint.bytes
+                = RunModel::snapshotBytes(*checkpoint.snapshot, checkpoints.back().snapshot.get());
+            checkpoints.push_back(std::move(checkpoint));
+            thin();
+        }
+    }
+    return true;
+}
+
+// Over the budget: every other checkpoint goes and the spacing doubles, so the checkpoints
+// left are still evenly spaced (the first, at position 0, always stays).
+void RunPlayback::Index::thin()
+{
+    while (bytes() > budgetBytes && checkpoints.size() > 1) {
+        spacing *= 2;
+        checkpoints.erase(std::remove_if(checkpoints.begin(), checkpoints.end(),
+                              [this](const Checkpoint &c) { return c.position % spacing != 0; }),
+            checkpoints.end());
+        // A checkpoint shares the nodes unchanged since the one before it, which may be gone.
+        for (size_t i = 1; i < checkpoints.size(); ++i)
+            checkpoints[i].bytes = RunModel::snapshotBytes(
+                *checkpoints[i].snapshot, checkpoints[i - 1].snapshot.get());
+    }
+}
+
+qint64 RunPlayback::Index::bytes() const
+{
+    qint64 total = 0;
+    for (const Checkpoint &checkpoint : checkpoints)
+        total += checkpoint.bytes;
+    return total;
+}
+
+const Checkpoint *RunPlayback::Index::atOrBefore(int position) const
+{
+    const auto after = std::upper_bound(checkpoints.begin(), checkpoints.end(), position,
+        [](int p, const Checkpoint &c) { return p < c.position; });
+    return after == checkpoints.begin() ? nullptr : &*(after - 1);
+}
+
+RunPlayback::Prepared RunPlayback::prepare(const RunEventBatch &events, LoadedRun::Clock clock,
+    const QVector<End> &ends, const Options &options,
+    const std::function<bool(int done)> &keepGoing, QThread *owner)
+{
+    Prepared prepared;
+    prepared.events = events;
+    prepared.clock = clock;
+    prepared.ends = ends;
+    std::sort(prepared.ends.begin(), prepared.ends.end(),
+        [](const End &a, const End &b) { return a.afterEvents < b.afterEvents; });
+    auto index = std::make_shared<Index>();
+    index->budgetBytes = options.budgetBytes;
+    // At most about 64 checkpoints to start with: each costs a walk over the tree.
+    index->spacing = std::max(1, options.minimumSpacing);
+    while (qint64(index->spacing) * 64 < events.size())
+        index->spacing *= 2;
+    if (!index->build(prepared.events, prepared.ends, keepGoing))
+        return prepared;
+    // A finished run does not grow: its builder (a second copy of the tree) can go.
+    if (!prepared.ends.isEmpty() && prepared.ends.constLast().afterEvents == events.size()) {
+        index->builder.reset();
+        index->errorNodes.clear();
+    } else if (owner && index->builder->thread() != owner) {
+        index->builder->moveToThread(owner);
+    }
+    prepared.index = std::move(index);
+    return prepared;
+}
+
 RunPlayback::RunPlayback(RunModel *model, QObject *parent)
     : QObject(parent)
     , m_model(model)
+    , m_index(std::make_shared<Index>())
 {
     m_timer.setInterval(tickMs);
     connect(&m_timer, &QTimer::timeout, this, [this] { advance(m_sinceTick.restart()); });
@@ -36,39 +209,27 @@ RunPlayback::~RunPlayback() = default;
 void RunPlayback::setRun(const RunEventBatch &events, LoadedRun::Clock clock,
     const QVector<End> &ends, bool rebuildModel)
 {
+    setRun(prepare(events, clock, ends, m_options, {}, thread()), rebuildModel);
+}
+
+void RunPlayback::setRun(Prepared prepared, bool rebuildModel)
+{
+    Q_ASSERT(prepared.index);
     pause();
-    m_events = events;
-    m_clock = clock;
-    m_ends = ends;
-    std::sort(m_ends.begin(), m_ends.end(),
-        [](const End &a, const End &b) { return a.afterEvents < b.afterEvents; });
+    m_events = std::move(prepared.events);
+    m_clock = prepared.clock;
+    m_ends = std::move(prepared.ends);
+    m_index = std::move(prepared.index);
     m_times.clear();
     addTimes(m_events);
-    m_builder.reset();
-    m_built = 0;
-    m_checkpoints.clear();
-    // At most about 64 checkpoints to start with: each costs a walk over the tree.
-    m_spacing = m_minimumSpacing;
-    while (qint64(m_spacing) * 64 < events.size())
-        m_spacing *= 2;
-    m_toolTargets.clear();
-    m_errorTargets.clear();
-    m_turnTargets.clear();
-    m_errorNodes.clear();
-    buildFrom(0);
     m_position = eventCount();
     if (rebuildModel) {
-        const Checkpoint *checkpoint = checkpointAtOrBefore(m_position);
+        const Checkpoint *checkpoint = m_index->atOrBefore(m_position);
         m_model->beginRebuild(checkpoint->snapshot.get());
         applyQuietly(checkpoint->position, m_position);
         m_model->endRebuild();
     }
     m_playTime = double(currentTime());
-    // A finished run does not grow: its builder (a second copy of the tree) can go.
-    if (!m_ends.isEmpty() && m_ends.constLast().afterEvents == eventCount()) {
-        m_builder.reset();
-        m_errorNodes.clear();
-    }
     Q_EMIT positionChanged(m_position);
 }
 
@@ -78,7 +239,7 @@ void RunPlayback::appendEvents(const RunEventBatch &events)
         return;
     m_events += events;
     addTimes(events);
-    buildFrom(m_built);
+    m_index->build(m_events, m_ends);
     Q_EMIT positionChanged(m_position); // the run's length changed
 }
 
@@ -88,10 +249,11 @@ void RunPlayback::appendEnd(qint64 ms)
     // A position includes the ends after its events: the model at the run's edge ends too.
     if (m_position == eventCount())
         m_model->markRunEnded(ms);
-    if (m_builder && m_built == eventCount()) {
-        m_scanning = m_built - 1;
-        m_builder->markRunEnded(ms);
-        m_scanning = -1;
+    Index &index = *m_index;
+    if (index.builder && index.built == eventCount()) {
+        index.scanning = index.built - 1;
+        index.builder->markRunEnded(ms);
+        index.scanning = -1;
     }
 }
 
@@ -133,125 +295,26 @@ int RunPlayback::positionAtTime(qint64 time) const
     return int(std::upper_bound(m_times.begin(), m_times.end(), time) - m_times.begin());
 }
 
-// Every event goes through the builder once: its row and data signals mark the step targets,
-// and every m_spacing events its state becomes a checkpoint.
-void RunPlayback::buildFrom(int position)
-{
-    if (!m_builder) {
-        m_builder = std::make_unique<RunModel>();
-        const Checkpoint *start = checkpointAtOrBefore(position);
-        if (start) {
-            m_builder->beginRebuild(start->snapshot.get());
-            for (int index = start->position; index < position; ++index) {
-                m_builder->addEvent(m_events[index]);
-                applyEnds(m_builder.get(), index + 1, index + 1);
-            }
-            m_builder->endRebuild();
-        }
-        auto isError = [](const QModelIndex &index) {
-            return RunFilterProxy::isErrorIndex(index.siblingAtColumn(0));
-        };
-        auto mark = [this](std::vector<int> &targets) {
-            const int at = m_scanning + 1;
-            if (m_scanning >= 0 && (targets.empty() || targets.back() < at))
-                targets.push_back(at);
-        };
-        RunModel *builder = m_builder.get();
-        connect(builder, &RunModel::rowsInserted, this,
-            [this, builder, isError, mark](const QModelIndex &parent, int first, int last) {
-                for (int row = first; row <= last; ++row) {
-                    const QModelIndex index = builder->index(row, 0, parent);
-                    const auto kind = RunModel::NodeKind(index.data(RunModel::KindRole).toInt());
-                    if (kind == RunModel::NodeKind::Turn)
-                        mark(m_turnTargets);
-                    else if (kind == RunModel::NodeKind::ToolCall)
-                        mark(m_toolTargets);
-                    if (isError(index) && !m_errorNodes.contains(index.internalPointer())) {
-                        m_errorNodes.insert(index.internalPointer());
-                        mark(m_errorTargets);
-                    }
-                }
-            });
-        connect(builder, &RunModel::dataChanged, this,
-            [this, isError, mark](const QModelIndex &topLeft) {
-                if (isError(topLeft) && !m_errorNodes.contains(topLeft.internalPointer())) {
-                    m_errorNodes.insert(topLeft.internalPointer());
-                    mark(m_errorTargets);
-                }
-            });
-        if (m_checkpoints.empty()) {
-            applyEnds(builder, 0, 0);
-            m_checkpoints.push_back(Checkpoint {0, builder->saveSnapshot(), 0});
-            m_checkpoints.back().bytes = RunModel::snapshotBytes(*m_checkpoints.back().snapshot);
-        }
-    }
-    for (int index = m_built; index < eventCount(); ++index) {
-        m_scanning = index;
-        m_builder->addEvent(m_events[index]);
-        applyEnds(m_builder.get(), index + 1, index + 1);
-        m_scanning = -1;
-        m_built = index + 1;
-        if (m_built % m_spacing == 0) {
-            Checkpoint checkpoint {
-                m_built, m_builder->saveSnapshot(m_checkpoints.back().snapshot.get()), 0};
-            checkpoint.bytes = RunModel::snapshotBytes(
-                *checkpoint.snapshot, m_checkpoints.back().snapshot.get());
-            m_checkpoints.push_back(std::move(checkpoint));
-            thinCheckpoints();
-        }
-    }
-}
-
-// Over the budget: every other checkpoint goes and the spacing doubles, so the checkpoints
-// left are still evenly spaced (the first, at position 0, always stays).
-void RunPlayback::thinCheckpoints()
-{
-    while (checkpointBytes() > m_budgetBytes && m_checkpoints.size() > 1) {
-        m_spacing *= 2;
-        m_checkpoints.erase(
-            std::remove_if(m_checkpoints.begin(), m_checkpoints.end(),
-                [this](const Checkpoint &c) { return c.position % m_spacing != 0; }),
-            m_checkpoints.end());
-        // A checkpoint shares the nodes unchanged since the one before it, which may be gone.
-        for (size_t i = 1; i < m_checkpoints.size(); ++i)
-            m_checkpoints[i].bytes = RunModel::snapshotBytes(
-                *m_checkpoints[i].snapshot, m_checkpoints[i - 1].snapshot.get());
-    }
-}
-
 int RunPlayback::checkpointCount() const
 {
-    return int(m_checkpoints.size());
+    return int(m_index->checkpoints.size());
+}
+
+int RunPlayback::checkpointSpacing() const
+{
+    return m_index->spacing;
 }
 
 qint64 RunPlayback::checkpointBytes() const
 {
-    qint64 bytes = 0;
-    for (const Checkpoint &checkpoint : m_checkpoints)
-        bytes += checkpoint.bytes;
-    return bytes;
-}
-
-const RunPlayback::Checkpoint *RunPlayback::checkpointAtOrBefore(int position) const
-{
-    const auto after = std::upper_bound(m_checkpoints.begin(), m_checkpoints.end(), position,
-        [](int p, const Checkpoint &c) { return p < c.position; });
-    return after == m_checkpoints.begin() ? nullptr : &*(after - 1);
-}
-
-void RunPlayback::applyEnds(RunModel *model, int from, int to) const
-{
-    for (const End &end : m_ends) {
-        if (end.afterEvents >= from && end.afterEvents <= to)
-            model->markRunEnded(end.ms);
-    }
+    return m_index->bytes();
 }
 
 void RunPlayback::applyQuietly(int from, int to)
 {
     for (int index = from; index < to; ++index) {
         m_model->addEvent(m_events[index]);
-        applyEnds(m_model, index + 1, index + 1);
+        applyEnds(m_ends, m_model, index + 1, index + 1);
     }
 }
 
@@ -259,7 +322,7 @@ void RunPlayback::applyForward(int position)
 {
     for (int index = m_position; index < position; ++index) {
         m_model->addEvent(m_events[index]);
-        applyEnds(m_model, index + 1, index + 1);
+        applyEnds(m_ends, m_model, index + 1, index + 1);
     }
     m_position = position;
     Q_EMIT positionChanged(m_position);
@@ -273,7 +336,7 @@ void RunPlayback::jumpToPosition(int position)
     if (position > m_position && position - m_position <= incrementalLimit) {
         applyForward(position);
     } else {
-        const Checkpoint *checkpoint = checkpointAtOrBefore(position);
+        const Checkpoint *checkpoint = m_index->atOrBefore(position);
         // From where the model is when that is nearer than the checkpoint.
         if (position > m_position && (!checkpoint || checkpoint->position <= m_position)) {
             m_model->beginRebuild();
@@ -298,13 +361,13 @@ const std::vector<int> &RunPlayback::targets(Step step) const
 {
     switch (step) {
     case Step::ToolCall:
-        return m_toolTargets;
+        return m_index->toolTargets;
     case Step::Error:
-        return m_errorTargets;
+        return m_index->errorTargets;
     case Step::Turn:
         break;
     }
-    return m_turnTargets;
+    return m_index->turnTargets;
 }
 
 bool RunPlayback::step(Step step, bool forward)

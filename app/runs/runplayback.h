@@ -7,6 +7,10 @@
 // shared between them), apply the few events after it and reset the model once; short moves
 // forward and playing apply events as they come (rows are inserted, no reset).
 //
+// The checkpoints and step targets (an Index) come from one pass over every event in a model
+// of its own: about a second at 100,000 events, so the app prepares them on a worker thread
+// (prepare(), PlaybackPreparer) and hands them over with setRun(Prepared).
+//
 // Times: the run's clock (LoadedRun::Clock) gives every event a time on one axis: milliseconds
 // since the epoch for arrival times and timestamps (made non-decreasing), the event's number
 // when the run has no times. Playing at 1x moves through that axis in real time (10 events a
@@ -17,13 +21,15 @@
 
 #include <QElapsedTimer>
 #include <QObject>
-#include <QSet>
 #include <QTimer>
 #include <QVector>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
+
+class QThread;
 
 namespace sandscope {
 
@@ -47,6 +53,25 @@ public:
     static constexpr qint64 defaultBudgetBytes = 96LL * 1024 * 1024;
     static constexpr int minimumSpacing = 256;
 
+    struct Index;
+    // A run made ready for playback: its events, clock, ends and index.
+    struct Prepared {
+        RunEventBatch events;
+        LoadedRun::Clock clock = LoadedRun::Clock::Order;
+        QVector<End> ends; // sorted
+        std::shared_ptr<Index> index;
+    };
+    struct Options {
+        int minimumSpacing = minimumSpacing;
+        qint64 budgetBytes = defaultBudgetBytes;
+    };
+    // Builds the index on the calling thread (any thread). `keepGoing` is asked every few
+    // thousand events with the number done; false cancels (the result has no index). The
+    // model that keeps building a run that may grow is handed to `owner`'s thread.
+    static Prepared prepare(const RunEventBatch &events, LoadedRun::Clock clock,
+        const QVector<End> &ends, const Options &options,
+        const std::function<bool(int done)> &keepGoing, QThread *owner);
+
     // Plays into `model`, which must already show the whole run when setRun is called.
     explicit RunPlayback(RunModel *model, QObject *parent = nullptr);
     ~RunPlayback() override;
@@ -57,6 +82,8 @@ public:
     // that, e.g. a cancelled load; the model is reset to the end).
     void setRun(const RunEventBatch &events, LoadedRun::Clock clock, const QVector<End> &ends,
         bool rebuildModel = false);
+    // The same with the index prepared already (it must have one).
+    void setRun(Prepared prepared, bool rebuildModel = false);
     // More of a live run arrived while playing it: the run grows, the model stays where it is.
     void appendEvents(const RunEventBatch &events);
     void appendEnd(qint64 ms);
@@ -95,11 +122,11 @@ public:
     void advance(qint64 elapsedMs);
 
     int checkpointCount() const;
-    int checkpointSpacing() const { return m_spacing; }
+    int checkpointSpacing() const;
     qint64 checkpointBytes() const;
-    void setBudgetBytes(qint64 bytes) { m_budgetBytes = bytes; }
+    void setBudgetBytes(qint64 bytes) { m_options.budgetBytes = bytes; }
     // Before setRun: the densest spacing (tests use a few events to exercise restores).
-    void setMinimumSpacing(int events) { m_minimumSpacing = std::max(1, events); }
+    void setMinimumSpacing(int events) { m_options.minimumSpacing = std::max(1, events); }
 
 Q_SIGNALS:
     void positionChanged(int position);
@@ -108,17 +135,10 @@ Q_SIGNALS:
     void reachedEnd();
 
 private:
-    struct Checkpoint;
-
     void addTimes(const RunEventBatch &events);
-    void buildFrom(int position);
-    void scanEvent(int index);
-    void thinCheckpoints();
     // Applies events [m_position, position) to the model as rows inserted (playing forward).
     void applyForward(int position);
     void applyQuietly(int from, int to);
-    void applyEnds(RunModel *model, int from, int to) const;
-    const Checkpoint *checkpointAtOrBefore(int position) const;
 
     RunModel *m_model;
     RunEventBatch m_events;
@@ -126,20 +146,8 @@ private:
     LoadedRun::Clock m_clock = LoadedRun::Clock::Order;
     QVector<End> m_ends;
     int m_position = 0;
-
-    // A model of its own that every event went through once: the checkpoints and step targets
-    // come from it. Kept for a live run, whose events keep coming.
-    std::unique_ptr<RunModel> m_builder;
-    int m_built = 0; // events the builder has applied
-    std::vector<Checkpoint> m_checkpoints;
-    int m_minimumSpacing = minimumSpacing;
-    int m_spacing = minimumSpacing;
-    qint64 m_budgetBytes = defaultBudgetBytes;
-    std::vector<int> m_toolTargets;
-    std::vector<int> m_errorTargets;
-    std::vector<int> m_turnTargets;
-    int m_scanning = -1; // the event the builder applies (its signals mark the targets)
-    QSet<const void *> m_errorNodes;
+    Options m_options;
+    std::shared_ptr<Index> m_index;
 
     QTimer m_timer;
     QElapsedTimer m_sinceTick;

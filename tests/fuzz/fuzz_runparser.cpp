@@ -5,16 +5,20 @@
 // the one RunSummaryBuilder makes from the parser's events. A TimelineModel follows the run
 // (also under the tester) and must keep its lanes sorted and free of overlaps, its marks sorted,
 // and list exactly its failed calls as problems, also when rebuilt from the finished run.
+// The events, split by thread as a transcript's files would be, go through SubagentMerger in
+// batches: every event must come out once, each thread's in its own order.
 
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runsummary.h"
+#include "runs/subagentmerger.h"
 #include "runs/summaryscanner.h"
 #include "runs/timelinemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>
+#include <QHash>
 
 #include <cstddef>
 #include <cstdint>
@@ -109,6 +113,41 @@ bool sameSummary(const sandscope::RunSummary &a, const sandscope::RunSummary &b)
         && a.turnFailed == b.turnFailed;
 }
 
+// Splits `all` by thread (parentToolUseId), merges it back in batches of `batch` main events
+// and checks that nothing is lost or reordered within a thread.
+bool mergeKeepsEveryThreadsOrder(const sandscope::RunEventBatch &all, qsizetype batch)
+{
+    sandscope::RunEventBatch main;
+    QHash<QString, sandscope::RunEventBatch> threads;
+    for (const sandscope::RunEvent &event : all) {
+        if (event.parentToolUseId.isEmpty())
+            main.append(event);
+        else
+            threads[event.parentToolUseId].append(event);
+    }
+    sandscope::SubagentMerger merger;
+    for (auto it = threads.cbegin(); it != threads.cend(); ++it)
+        merger.addSubagentEvents(it.key(), it.value());
+    sandscope::RunEventBatch out;
+    for (qsizetype at = 0; at < main.size(); at += batch)
+        out += merger.merge(main.mid(at, batch));
+    out += merger.flush();
+    if (out.size() != all.size() || merger.isHolding())
+        return false;
+    QHash<QString, qsizetype> next;
+    qsizetype mainNext = 0;
+    for (const sandscope::RunEvent &event : out) {
+        const sandscope::RunEventBatch &thread
+            = event.parentToolUseId.isEmpty() ? main : threads[event.parentToolUseId];
+        qsizetype &at = event.parentToolUseId.isEmpty() ? mainNext : next[event.parentToolUseId];
+        if (at >= thread.size() || thread.at(at).lineNumber != event.lineNumber
+            || thread.at(at).kind != event.kind)
+            return false;
+        ++at;
+    }
+    return true;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -134,8 +173,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QAbstractItemModelTester timelineTester(
         &timeline, QAbstractItemModelTester::FailureReportingMode::Fatal);
     sandscope::RunSummaryBuilder fromEvents;
-    QObject::connect(&parser, &sandscope::RunParser::eventsReady,
-        [&](const sandscope::RunEventBatch &events) { fromEvents.add(events); });
+    sandscope::RunEventBatch all;
+    QObject::connect(
+        &parser, &sandscope::RunParser::eventsReady, [&](const sandscope::RunEventBatch &events) {
+            fromEvents.add(events);
+            all += events;
+        });
 
     qint64 arrival = 0;
     for (qsizetype position = size > 0 ? 1 : 0; position < input.size(); position += chunk)
@@ -156,6 +199,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (timeline.item(row).placed && item.row() != row)
             std::abort(); // a node does not find its own item
     }
+    if (!mergeKeepsEveryThreadsOrder(all, 1 + chunk % 7))
+        std::abort(); // the sub-agent merge lost or reordered events
     if (proxy.matchCount() != nodesMentioningA(model, QModelIndex(), false))
         std::abort(); // the count the run page shows is wrong
     proxy.setErrorsOnly(true);

@@ -214,7 +214,7 @@ int main(int argc, char **argv)
     page->setTimelineShown(false);
 
     // The same session in playback, at its second tool call
-    if (page->enterPlayback()) {
+    if (page->enterPlayback() && QTest::qWaitFor([page] { return page->isInPlayback(); }, 30000)) {
         page->playback()->jumpToPosition(0);
         page->playback()->step(RunPlayback::Step::ToolCall, true);
         page->playback()->step(RunPlayback::Step::ToolCall, true);

@@ -1,13 +1,15 @@
 // The run page's playback (offscreen): entering it keeps the whole run shown, scrubbing to the
 // start shows an empty run, a step goes to the first tool call, playing at 100x reaches the end
 // with the whole tree, leaving restores the whole run; a live run stays frozen while more
-// arrives and "Live" shows all of it. Expected trees are fresh models of the same events.
+// arrives and "Live" shows all of it; entering returns at once and can be cancelled, and a live
+// run that grows meanwhile is played whole. Expected trees are fresh models of the same events.
 
 #include "runs/loadedrun.h"
 #include "runs/playbackbar.h"
 #include "runs/playbackscrubber.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runs/runparser.h"
 #include "runs/runplayback.h"
 #include "runs/runsummarybar.h"
 #include "runtreeshape.h"
@@ -36,6 +38,52 @@ bool openAndWait(RunPage &page, const QString &path)
     return page.openFile(path) && finished.wait(10000) && finished.first().first().toBool();
 }
 
+QList<QByteArray> captureLines(const QString &name)
+{
+    QFile capture(capturePath(name));
+    QList<QByteArray> lines
+        = capture.open(QIODevice::ReadOnly) ? capture.readAll().split('\n') : QList<QByteArray>();
+    lines.removeAll(QByteArray());
+    return lines;
+}
+
+constexpr qint64 firstArrival = 1'700'000'000'000;
+
+// Lines [from, to) reach a live page 500 ms apart; `arrival` is the last one's time.
+void feed(RunPage &page, const QList<QByteArray> &lines, int from, int to, qint64 *arrival)
+{
+    for (int i = from; i < to; ++i)
+        page.appendLine(lines[i], *arrival += 500);
+}
+
+// What a fresh model of every line shows, fed as feed() feeds them.
+void buildExpected(RunModel *model, const QList<QByteArray> &lines)
+{
+    RunParser parser;
+    qint64 arrival = firstArrival;
+    for (const QByteArray &line : lines)
+        model->addEvents(parser.parseLine(line, arrival += 500));
+}
+
+// A page that opened a capture, and the capture read on its own: its events and whole tree.
+struct OpenedCapture {
+    QString path;
+    LoadedRun run;
+    RunModel whole;
+    RunPage page;
+
+    bool open(const QString &name)
+    {
+        path = capturePath(name);
+        if (!LoadedRun::fromFile(path, &run))
+            return false;
+        run.buildModel(&whole);
+        page.resize(1100, 700);
+        page.show();
+        return openAndWait(page, path);
+    }
+};
+
 } // namespace
 
 class TestPlaybackBar : public QObject {
@@ -44,21 +92,16 @@ class TestPlaybackBar : public QObject {
 private slots:
     void playsScrubsStepsAndLeaves()
     {
-        const QString path = capturePath(QStringLiteral("stream-subagent.jsonl"));
-        LoadedRun run;
-        QVERIFY(LoadedRun::fromFile(path, &run));
-        RunModel whole;
-        run.buildModel(&whole);
-
-        RunPage page;
-        page.resize(1100, 700);
-        page.show();
-        QVERIFY(openAndWait(page, path));
+        OpenedCapture opened;
+        QVERIFY(opened.open(QStringLiteral("stream-subagent.jsonl")));
+        const LoadedRun &run = opened.run;
+        const RunModel &whole = opened.whole;
+        RunPage &page = opened.page;
         QAbstractItemModelTester tester(
             page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page.playbackBar()->isHidden());
         page.playbackButton()->click();
-        QVERIFY(page.isInPlayback());
+        QTRY_VERIFY(page.isInPlayback());
         QVERIFY(page.playbackBar()->isVisible());
         RunPlayback *playback = page.playback();
         QCOMPARE(playback->position(), int(run.events.size()));
@@ -136,25 +179,22 @@ private slots:
 
     void liveRunStaysFrozenUntilLive()
     {
-        QFile capture(capturePath(QStringLiteral("stream-partial.jsonl")));
-        QVERIFY(capture.open(QIODevice::ReadOnly));
-        QList<QByteArray> lines = capture.readAll().split('\n');
-        lines.removeAll(QByteArray());
+        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
+        QVERIFY(!lines.isEmpty());
         RunPage page;
         page.resize(1000, 600);
         page.show();
-        qint64 arrival = 1'700'000'000'000;
+        qint64 arrival = firstArrival;
         const int half = int(lines.size()) / 2;
-        for (int i = 0; i < half; ++i)
-            page.appendLine(lines[i], arrival += 500);
+        feed(page, lines, 0, half, &arrival);
         page.flushEvents();
         QVERIFY(page.enterPlayback());
+        QTRY_VERIFY(page.isInPlayback());
         RunPlayback *playback = page.playback();
         QCOMPARE(playback->clock(), LoadedRun::Clock::Arrival);
         playback->jumpToPosition(1);
         const int shownRows = page.model()->rowCount(page.model()->runIndex());
-        for (int i = half; i < lines.size(); ++i)
-            page.appendLine(lines[i], arrival += 500);
+        feed(page, lines, half, int(lines.size()), &arrival);
         page.flushEvents();
         QTest::qWait(100);
         QCOMPARE(playback->position(), 1);
@@ -167,11 +207,75 @@ private slots:
         QVERIFY(page.isFollowing());
 
         RunModel expected;
-        RunParser parser;
-        arrival = 1'700'000'000'000;
-        for (const QByteArray &line : std::as_const(lines))
-            expected.addEvents(parser.parseLine(line, arrival += 500));
+        buildExpected(&expected, lines);
         QCOMPARE(test::firstDifference(*page.model(), expected), QString());
+    }
+
+    // Entering playback returns at once: the checkpoints are built on a worker while the run
+    // stays shown, with progress and Cancel in the load panel. Cancelled, the page says so and
+    // shows the whole run as before.
+    void preparingDoesNotWaitAndCanBeCancelled()
+    {
+        OpenedCapture opened;
+        QVERIFY(opened.open(QStringLiteral("stream-subagent.jsonl")));
+        RunPage &page = opened.page;
+        QSignalSpy prepared(&page, &RunPage::playbackPrepared);
+        QVERIFY(page.enterPlayback());
+        QVERIFY(page.isPreparingPlayback());
+        QVERIFY(!page.isInPlayback());
+        QVERIFY(page.playbackButton()->isChecked());
+        auto *panel = page.findChild<QWidget *>(QStringLiteral("loadPanel"));
+        auto *cancel = page.findChild<QPushButton *>(QStringLiteral("cancelLoadButton"));
+        QVERIFY(panel && cancel);
+        QVERIFY(panel->isVisible());
+        QVERIFY(cancel->toolTip().contains(QLatin1String("playback")));
+        cancel->click();
+        QVERIFY(prepared.wait(30000));
+        QCOMPARE(prepared.first().first().toBool(), false);
+        QVERIFY(!page.isInPlayback());
+        QVERIFY(!page.isPreparingPlayback());
+        QVERIFY(!page.playbackButton()->isChecked());
+        QVERIFY(panel->isHidden());
+        QVERIFY2(
+            page.noticeText().contains(QLatin1String("cancelled")), qPrintable(page.noticeText()));
+        QCOMPARE(test::firstDifference(*page.model(), opened.whole), QString());
+
+        // The button again: this time it gets there.
+        page.playbackButton()->click();
+        QTRY_VERIFY(page.isInPlayback());
+        QCOMPARE(page.playback()->eventCount(), int(opened.run.events.size()));
+        QVERIFY(panel->isHidden());
+        QVERIFY(!cancel->toolTip().contains(QLatin1String("playback")));
+    }
+
+    // A live run goes on while its playback is prepared: playback then holds every event and
+    // the end that came meanwhile, and the page still shows the whole run.
+    void liveRunThatGrewWhilePreparedPlaysAllOfIt()
+    {
+        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+        QVERIFY(!lines.isEmpty());
+        RunPage page;
+        page.resize(1000, 600);
+        page.show();
+        qint64 arrival = firstArrival;
+        const int half = int(lines.size()) / 2;
+        feed(page, lines, 0, half, &arrival);
+        QVERIFY(page.enterPlayback());
+        feed(page, lines, half, int(lines.size()), &arrival);
+        page.endRun(arrival);
+        QTRY_VERIFY(page.isInPlayback());
+
+        RunModel expected;
+        buildExpected(&expected, lines);
+        expected.markRunEnded(arrival);
+        RunPlayback *playback = page.playback();
+        QCOMPARE(playback->position(), playback->eventCount());
+        QCOMPARE(test::firstDifference(*page.model(), expected), QString());
+        QCOMPARE(page.model()->runEnded(), true);
+        playback->jumpToPosition(0);
+        playback->jumpToPosition(playback->eventCount());
+        QCOMPARE(test::firstDifference(*page.model(), expected), QString());
+        QCOMPARE(page.model()->runEnded(), true);
     }
 
     void refusedWhileNothingToPlay()

@@ -394,6 +394,7 @@ private Q_SLOTS:
             return true;
         };
         QVERIFY(f.page.enterPlayback());
+        QTRY_VERIFY(f.page.isInPlayback());
         RunPlayback *playback = f.page.playback();
         playback->jumpToPosition(0);
         QCOMPARE(f.timeline->callCount(), 0);

@@ -6,6 +6,7 @@
 // skipped. The seed is printed; SANDSCOPE_SEED repeats a run.
 
 #include "runs/loadedrun.h"
+#include "runs/playbackpreparer.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runplayback.h"
@@ -407,6 +408,104 @@ private slots:
         playback.jumpToPosition(playback.eventCount());
         QVERIFY2(matchesFresh(playback, run, playback.eventCount(), &why), qPrintable(why));
         QVERIFY(playback.step(RunPlayback::Step::ToolCall, false));
+    }
+
+    // Prepared on a worker thread (PlaybackPreparer), a run plays exactly as one prepared on
+    // the spot: same checkpoints, same step targets, jumps that match a fresh model; a live run
+    // keeps its builder, which the owner's thread drives as the run grows.
+    void preparedOnAWorkerPlaysTheSame_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("fromFile");
+        for (const char *name : {"stream-subagent.jsonl", "transcript-basic.jsonl"}) {
+            QTest::addRow("%s, file", name) << dataDir() + u'/' + QLatin1String(name) << true;
+            QTest::addRow("%s, events", name) << dataDir() + u'/' + QLatin1String(name) << false;
+        }
+        QTest::addRow("parallel sub-agents transcript, file") << dataDir()
+                + QStringLiteral("/transcripts/parallel-agents/transcript/"
+                                 "5a842f9e-5bf9-4864-8ec9-b285374e1b87.jsonl")
+                                                              << true;
+    }
+
+    void preparedOnAWorkerPlaysTheSame()
+    {
+        QFETCH(QString, path);
+        QFETCH(bool, fromFile);
+        LoadedRun run;
+        QVERIFY(LoadedRun::fromFile(path, &run));
+        RunModel model;
+        run.buildModel(&model);
+        RunModel syncModel;
+        run.buildModel(&syncModel);
+        RunPlayback sync(&syncModel);
+        sync.setMinimumSpacing(3);
+        // A file ends where it ends; the events of a live page have no end yet.
+        const QVector<RunPlayback::End> ends = fromFile ? endOf(run) : QVector<RunPlayback::End>();
+        sync.setRun(run.events, run.clock, ends);
+
+        PlaybackPreparer preparer;
+        RunPlayback::Options options;
+        options.minimumSpacing = 3;
+        preparer.setOptions(options);
+        QSignalSpy finished(&preparer, &PlaybackPreparer::finished);
+        QSignalSpy progress(&preparer, &PlaybackPreparer::progress);
+        if (fromFile)
+            preparer.startFromFile(path, true);
+        else
+            preparer.startFromEvents(run.events, run.clock, ends);
+        QVERIFY(preparer.isRunning());
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.first().at(0).toBool(), true);
+        QVERIFY(!preparer.isRunning());
+        QVERIFY(!progress.isEmpty());
+        RunPlayback::Prepared prepared = preparer.takeResult();
+        QCOMPARE(prepared.events.size(), run.events.size());
+        QCOMPARE(prepared.clock, run.clock);
+
+        RunPlayback playback(&model);
+        playback.setRun(std::move(prepared));
+        QCOMPARE(playback.checkpointCount(), sync.checkpointCount());
+        QCOMPARE(playback.checkpointSpacing(), sync.checkpointSpacing());
+        for (const auto step :
+            {RunPlayback::Step::ToolCall, RunPlayback::Step::Error, RunPlayback::Step::Turn})
+            QCOMPARE(playback.targets(step), sync.targets(step));
+        QString why;
+        for (int position : {0, int(run.events.size()) / 3, int(run.events.size()) / 2}) {
+            playback.jumpToPosition(position);
+            QVERIFY2(matchesFresh(playback, run, position, &why), qPrintable(why));
+        }
+        if (!fromFile) {
+            // The builder came back to this thread: the run can grow and end.
+            playback.appendEnd(run.lastArrivalMs);
+            playback.jumpToPosition(playback.eventCount());
+            QVERIFY2(matchesFresh(playback, run, playback.eventCount(), &why), qPrintable(why));
+        }
+    }
+
+    // Cancelled, the preparer says so with no error and hands out nothing; a file that cannot
+    // be read is an error; deleting a preparer that is still at work waits for its worker.
+    void preparingCanBeCancelledAndFailsClearly()
+    {
+        LoadedRun run;
+        QVERIFY(LoadedRun::fromFile(dataDir() + QStringLiteral("/stream-subagent.jsonl"), &run));
+        PlaybackPreparer preparer;
+        QSignalSpy finished(&preparer, &PlaybackPreparer::finished);
+        preparer.startFromEvents(run.events, run.clock, endOf(run));
+        preparer.cancel();
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QCOMPARE(finished.first().at(1).toString(), QString());
+        QVERIFY(!preparer.takeResult().index);
+
+        finished.clear();
+        preparer.startFromFile(dataDir() + QStringLiteral("/no-such-run.jsonl"), true);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QVERIFY(!finished.first().at(1).toString().isEmpty());
+
+        auto busy = std::make_unique<PlaybackPreparer>();
+        busy->startFromEvents(run.events, run.clock, endOf(run));
+        busy.reset();
     }
 
     // A recording cut mid-line with a damaged entry plays every event it has and says which

@@ -6,6 +6,7 @@
 #include "runs/attachmentlist.h"
 #include "runs/livechat.h"
 #include "runs/playbackbar.h"
+#include "runs/playbackpreparer.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
@@ -137,7 +138,13 @@ RunPage::RunPage(QWidget *parent)
     connect(m_ui->expandAllButton, &QToolButton::clicked, this, &RunPage::expandAll);
     connect(m_ui->collapseAllButton, &QToolButton::clicked, this, &RunPage::collapseAll);
     connect(m_ui->followButton, &QToolButton::toggled, this, &RunPage::setFollowing);
-    connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, &RunPage::cancelLoading);
+    // The load panel shows reading the run, or preparing playback (never both).
+    connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, [this] {
+        if (isPreparingPlayback())
+            m_preparer->cancel();
+        else
+            cancelLoading();
+    });
 
     connect(m_ui->artifactsPanel, &ArtifactsPanel::listed, this, &RunPage::artifactsListed);
     connect(m_ui->artifactsPanel, &ArtifactsPanel::openRequested, this,
@@ -935,50 +942,29 @@ void RunPage::setPlaybackActive(bool active)
 {
     if (active && !m_playback)
         enterPlayback();
+    else if (!active && isPreparingPlayback())
+        m_preparer->cancel();
     else if (!active && m_playback)
         leavePlayback();
 }
 
+bool RunPage::isPreparingPlayback() const
+{
+    return m_preparer && m_preparer->isRunning();
+}
+
 bool RunPage::enterPlayback(QString *errorMessage)
 {
-    if (m_playback)
+    if (m_playback || isPreparingPlayback())
         return true;
     QString why;
-    RunEventBatch events;
-    QVector<RunPlayback::End> ends;
-    LoadedRun::Clock clock = LoadedRun::Clock::Order;
-    QStringList problems;
-    bool rebuild = false;
-    // Reading a file again and the checkpoints take a moment on big runs (1 to 3 s at
-    // 100,000 events, bench_playback).
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const auto restoreCursor = qScopeGuard([] { QApplication::restoreOverrideCursor(); });
-    if (isLoading()) {
+    if (isLoading())
         why = tr("the run is still being read");
-    } else if (!m_filePath.isEmpty()) {
-        LoadedRun run;
-        if (LoadedRun::fromFile(m_filePath, &run, &why)) {
-            events = run.events;
-            clock = run.clock;
-            problems = run.problems;
-            if (m_loadCompleted)
-                ends.append(RunPlayback::End {int(events.size()), run.lastArrivalMs});
-            // A cancelled load showed a part, and a file may have grown since: playback shows
-            // the whole file as read now.
-            rebuild = !m_loadCompleted || m_eventsShown != events.size();
-        }
-    } else {
+    else if (m_filePath.isEmpty()) {
         flushEvents();
-        events = m_events;
-        ends = m_ends;
-        const bool timed = std::any_of(events.cbegin(), events.cend(),
-            [](const RunEvent &event) { return event.arrivalMs > 0; });
-        clock = !timed  ? LoadedRun::Clock::Order
-            : m_session ? LoadedRun::Clock::Timestamps
-                        : LoadedRun::Clock::Arrival;
+        if (m_events.isEmpty())
+            why = tr("the run has no events yet");
     }
-    if (why.isEmpty() && events.isEmpty())
-        why = tr("the run has no events yet");
     if (!why.isEmpty()) {
         showNotice(tr("Playback is not available: %1.").arg(why), true);
         const QSignalBlocker blocker(m_ui->playbackButton);
@@ -987,20 +973,84 @@ bool RunPage::enterPlayback(QString *errorMessage)
             *errorMessage = why;
         return false;
     }
+    if (!m_preparer) {
+        m_preparer = new PlaybackPreparer(this);
+        connect(m_preparer, &PlaybackPreparer::progress, this,
+            [this](int percent, const QString &what) {
+                m_ui->loadLabel->setText(tr("Preparing playback: %1…").arg(what));
+                m_ui->loadProgress->setValue(percent * 10);
+            });
+        connect(m_preparer, &PlaybackPreparer::finished, this, &RunPage::onPlaybackPrepared);
+    }
+    if (!m_filePath.isEmpty()) {
+        m_preparer->startFromFile(m_filePath, m_loadCompleted);
+    } else {
+        const bool timed = std::any_of(m_events.cbegin(), m_events.cend(),
+            [](const RunEvent &event) { return event.arrivalMs > 0; });
+        const LoadedRun::Clock clock = !timed ? LoadedRun::Clock::Order
+            : m_session                       ? LoadedRun::Clock::Timestamps
+                                              : LoadedRun::Clock::Arrival;
+        m_preparer->startFromEvents(m_events, clock, m_ends);
+    }
+    m_ui->loadLabel->setText(tr("Preparing playback…"));
+    m_ui->loadProgress->setValue(0);
+    m_ui->cancelLoadButton->setToolTip(tr("Stop preparing playback; the run stays as shown"));
+    m_ui->loadPanel->show();
+    const QSignalBlocker blocker(m_ui->playbackButton);
+    m_ui->playbackButton->setChecked(true);
+    return true;
+}
+
+void RunPage::onPlaybackPrepared(bool ok, const QString &error)
+{
+    m_ui->loadPanel->hide();
+    m_ui->cancelLoadButton->setToolTip(
+        tr("Stop reading the file; what was read so far stays shown"));
+    if (!ok) {
+        showNotice(error.isEmpty() ? tr("Playback cancelled.")
+                                   : tr("Playback is not available: %1.").arg(error),
+            !error.isEmpty());
+        const QSignalBlocker blocker(m_ui->playbackButton);
+        m_ui->playbackButton->setChecked(false);
+        Q_EMIT playbackPrepared(false);
+        return;
+    }
+    RunPlayback::Prepared prepared = m_preparer->takeResult();
+    const QStringList problems = m_preparer->problems();
+    const int preparedEvents = int(prepared.events.size());
     m_playback = new RunPlayback(m_model, this);
-    m_playback->setRun(events, clock, ends, rebuild);
+    if (!m_filePath.isEmpty()) {
+        // A cancelled load showed a part, and a file may have grown since: playback shows
+        // the whole file as read now.
+        m_playback->setRun(
+            std::move(prepared), !m_loadCompleted || m_eventsShown != preparedEvents);
+    } else {
+        // A live run went on while playback was prepared: the model shows more than the
+        // prepared events. From their end state, what came since is added as the run grew.
+        flushEvents();
+        const qsizetype preparedEnds = prepared.ends.size();
+        const bool grew = m_events.size() > preparedEvents || m_ends.size() > preparedEnds;
+        m_playback->setRun(std::move(prepared), grew);
+        if (grew) {
+            int added = preparedEvents;
+            for (qsizetype i = preparedEnds; i < m_ends.size(); ++i) {
+                const RunPlayback::End &end = m_ends.at(i);
+                m_playback->appendEvents(m_events.mid(added, end.afterEvents - added));
+                added = end.afterEvents;
+                m_playback->appendEnd(end.ms);
+            }
+            m_playback->appendEvents(m_events.mid(added));
+            m_playback->jumpToPosition(m_playback->eventCount());
+        }
+    }
     // Anything but a file may still grow.
     m_ui->playbackBar->setPlayback(m_playback, m_filePath.isEmpty());
     m_ui->playbackBar->show();
-    {
-        const QSignalBlocker blocker(m_ui->playbackButton);
-        m_ui->playbackButton->setChecked(true);
-    }
     if (!problems.isEmpty())
         showNotice(tr("Playback: %n damaged line(s) skipped: %1", nullptr, int(problems.size()))
                        .arg(problems.mid(0, 3).join(QStringLiteral("; "))),
             true);
-    return true;
+    Q_EMIT playbackPrepared(true);
 }
 
 void RunPage::leavePlayback()

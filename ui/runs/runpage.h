@@ -48,6 +48,7 @@ class ArtifactsPanel;
 class AttachmentList;
 class LiveChat;
 class PlaybackBar;
+class PlaybackPreparer;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -174,10 +175,14 @@ public:
     // Playback (RunPlayback, the playback bar): the run as it was at any moment, played at
     // 1x to 100x. A file is read again for it; a live run or session keeps its events (shared
     // with the parsed batches) and goes on arriving underneath, frozen in the view until
-    // playback is left ("Live"), which shows the whole run again. False with a message while
-    // the run is still being read or has no events.
+    // playback is left ("Live"), which shows the whole run again. Entering prepares playback
+    // on a worker thread (PlaybackPreparer: about a second at 100,000 events) with progress
+    // and Cancel in the load panel; the run stays shown and usable meanwhile, and
+    // playbackPrepared() tells how it went. False with a message while the run is still being
+    // read or has no events.
     bool enterPlayback(QString *errorMessage = nullptr);
     void leavePlayback();
+    bool isPreparingPlayback() const;
     bool isInPlayback() const { return m_playback != nullptr; }
     RunPlayback *playback() const { return m_playback; }
     PlaybackBar *playbackBar() const;
@@ -198,6 +203,8 @@ public slots:
 
 Q_SIGNALS:
     void loadFinished(bool completed);
+    // Entering playback ended: in playback, or not (failed or cancelled; the notice says).
+    void playbackPrepared(bool inPlayback);
     // A session page's Resume…, Fork… and Open Folder in Files.
     void continueSessionRequested(const sandscope::SessionSource &source, bool fork);
     void openFolderRequested(const QString &userId, const QString &absolutePath);
@@ -276,7 +283,9 @@ private:
     QAction *m_openFileAction = nullptr;
 
     void onModelReset();
+    void onPlaybackPrepared(bool ok, const QString &error);
     RunPlayback *m_playback = nullptr;
+    PlaybackPreparer *m_preparer = nullptr;
     RunEventBatch m_events; // a live run's or session's events, for playback (not files)
     QVector<RunPlayback::End> m_ends;
     bool m_loadCompleted = false;
