@@ -5,9 +5,12 @@
 #include "util/jsonindent.h"
 
 #include <QLocale>
+#include <QScopeGuard>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <unordered_set>
 #include <vector>
 
@@ -1224,16 +1227,36 @@ std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot 
     return snapshot;
 }
 
+// What a rebuild drops: a jump back in a big run drops tens of thousands of nodes and table
+// entries, and freeing them on the UI thread took as long as the rest of the jump
+// (bench_playback). Nothing refers to them any more (the reset invalidated every index), so a
+// pool thread frees them.
+struct RunModel::Garbage {
+    std::vector<std::unique_ptr<Node>> nodes;
+    QHash<QString, Node *> toolsById;
+    QHash<QString, MessageAccount> messages;
+    QHash<QString, Node *> tasksById;
+};
+
+void RunModel::releaseInBackground(Garbage &&garbage)
+{
+    auto dropped = std::make_shared<Garbage>(std::move(garbage));
+    QThreadPool::globalInstance()->start([dropped]() mutable { dropped.reset(); });
+}
+
 void RunModel::beginRebuild(const Snapshot *snapshot)
 {
     beginResetModel();
     m_rebuilding = true;
-    m_toolsById.clear();
+    Garbage garbage;
+    garbage.toolsById = std::exchange(m_toolsById, {});
+    garbage.messages = std::exchange(m_messages, {});
+    garbage.tasksById = std::exchange(m_tasksById, {});
     m_openTools.clear();
-    m_messages.clear();
-    m_tasksById.clear();
     m_turns.clear();
+    const auto release = qScopeGuard([&garbage] { releaseInBackground(std::move(garbage)); });
     if (!snapshot) {
+        garbage.nodes.push_back(std::move(m_root));
         makeEmptyTree();
         m_turn = nullptr;
         m_nodeCount = 1;
@@ -1279,8 +1302,11 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
     for (size_t i = 0; i < count; ++i) {
         auto &children = nodes[i]->children;
         const size_t keep = size_t(childCounts[i]);
-        if (children.size() > keep)
+        if (children.size() > keep) {
+            std::move(children.begin() + std::ptrdiff_t(keep), children.end(),
+                std::back_inserter(garbage.nodes));
             children.erase(children.begin() + std::ptrdiff_t(keep), children.end());
+        }
     }
     const auto node = [&nodes](int position) {
         return position >= 0 ? nodes[size_t(position)] : nullptr;

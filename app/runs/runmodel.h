@@ -217,6 +217,9 @@ private:
     QModelIndex indexOf(const Node *node, int column = 0) const;
     QVariant displayData(const Node *node, int column) const;
 
+    struct Garbage;
+    static void releaseInBackground(Garbage &&garbage);
+
     std::unique_ptr<Node> m_root; // invisible; its only child is the run node
     Node *m_run = nullptr;
     Node *m_turn = nullptr; // where lines without a parent_tool_use_id go

@@ -179,7 +179,7 @@ RunPlayback::Prepared RunPlayback::prepare(const RunEventBatch &events, LoadedRu
     auto index = std::make_shared<Index>();
     index->budgetBytes = options.budgetBytes;
     // At most about 64 checkpoints to start with: each costs a walk over the tree.
-    index->spacing = std::max(1, options.minimumSpacing);
+    index->spacing = std::max(1, options.densestSpacing);
     while (qint64(index->spacing) * 64 < events.size())
         index->spacing *= 2;
     if (!index->build(prepared.events, prepared.ends, keepGoing))

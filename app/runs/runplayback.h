@@ -62,7 +62,7 @@ public:
         std::shared_ptr<Index> index;
     };
     struct Options {
-        int minimumSpacing = minimumSpacing;
+        int densestSpacing = minimumSpacing; // events between checkpoints, at least
         qint64 budgetBytes = defaultBudgetBytes;
     };
     // Builds the index on the calling thread (any thread). `keepGoing` is asked every few
@@ -126,7 +126,7 @@ public:
     qint64 checkpointBytes() const;
     void setBudgetBytes(qint64 bytes) { m_options.budgetBytes = bytes; }
     // Before setRun: the densest spacing (tests use a few events to exercise restores).
-    void setMinimumSpacing(int events) { m_options.minimumSpacing = std::max(1, events); }
+    void setMinimumSpacing(int events) { m_options.densestSpacing = std::max(1, events); }
 
 Q_SIGNALS:
     void positionChanged(int position);

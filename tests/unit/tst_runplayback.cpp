@@ -445,7 +445,7 @@ private slots:
 
         PlaybackPreparer preparer;
         RunPlayback::Options options;
-        options.minimumSpacing = 3;
+        options.densestSpacing = 3;
         preparer.setOptions(options);
         QSignalSpy finished(&preparer, &PlaybackPreparer::finished);
         QSignalSpy progress(&preparer, &PlaybackPreparer::progress);
@@ -480,6 +480,28 @@ private slots:
             playback.jumpToPosition(playback.eventCount());
             QVERIFY2(matchesFresh(playback, run, playback.eventCount(), &why), qPrintable(why));
         }
+    }
+
+    // Without options, checkpoints are the documented minimum apart and within the default
+    // budget, prepared here or on a worker.
+    void defaultOptionsSpaceCheckpointsAtTheMinimum()
+    {
+        LoadedRun run;
+        QVERIFY(LoadedRun::fromFile(dataDir() + QStringLiteral("/stream-subagent.jsonl"), &run));
+        RunModel model;
+        run.buildModel(&model);
+        RunPlayback playback(&model);
+        playback.setRun(run.events, run.clock, endOf(run));
+        QCOMPARE(playback.checkpointSpacing(), int(RunPlayback::minimumSpacing));
+        QCOMPARE(
+            playback.checkpointCount(), 1 + int(run.events.size()) / RunPlayback::minimumSpacing);
+        PlaybackPreparer preparer;
+        QSignalSpy finished(&preparer, &PlaybackPreparer::finished);
+        preparer.startFromEvents(run.events, run.clock, endOf(run));
+        QVERIFY(finished.wait(30000));
+        RunPlayback prepared(&model);
+        prepared.setRun(preparer.takeResult());
+        QCOMPARE(prepared.checkpointSpacing(), int(RunPlayback::minimumSpacing));
     }
 
     // Cancelled, the preparer says so with no error and hands out nothing; a file that cannot
