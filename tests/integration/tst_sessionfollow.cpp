@@ -16,6 +16,7 @@
 #include "runs/runrecording.h"
 #include "runs/transcriptfollower.h"
 #include "runtreeshape.h"
+#include "sandscopecli.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
 #include "util/shellquote.h"
@@ -117,6 +118,7 @@ private Q_SLOTS:
     void aDeletedTranscriptKeepsWhatWasShown();
     void anotherUsersTranscriptIsRefusedClearly();
     void cliFollowsARunStartedWithoutSandscope();
+    void cliExportsASessionFromTheServer();
 
 private:
     bool ready() const { return m_server && m_model; }
@@ -128,6 +130,9 @@ private:
     // Puts `bytes` at `path` (under the user's home) with the user's own rights.
     bool put(const Identity &who, const QString &path, const QByteArray &bytes);
     QString homeOf(const Identity &who);
+    // Copies a recorded session (its file and subagents/ folder) into `project` as `who`;
+    // the main file's name, empty when a copy failed.
+    QString putSession(const Identity &who, const QString &source, const QString &project);
     std::unique_ptr<TranscriptFollower> newFollower(const Identity &who, const QString &path)
     {
         auto follower = std::make_unique<TranscriptFollower>(m_client.get(), who, path);
@@ -233,18 +238,9 @@ void SessionFollowTest::subagentsAreReadFromTheServer()
     QFETCH(QString, scenario);
     QFETCH(int, calls);
     const Identity bob = newIdentity(QStringLiteral("subag"));
-    const QString home = homeOf(bob);
     const QString source = dataPath(QStringLiteral("transcripts/%1/transcript").arg(scenario));
-    const QString project = home + QStringLiteral("/.claude/projects/-home-x-chat-sub");
-    QString mainFile;
-    QDirIterator files(source, QDir::Files, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        const QString local = files.next();
-        const QString relative = QDir(source).relativeFilePath(local);
-        QVERIFY(put(bob, project + QLatin1Char('/') + relative, readFile(local)));
-        if (!relative.contains(QLatin1Char('/')))
-            mainFile = relative;
-    }
+    const QString project = homeOf(bob) + QStringLiteral("/.claude/projects/-home-x-chat-sub");
+    const QString mainFile = putSession(bob, source, project);
     QVERIFY(!mainFile.isEmpty());
 
     auto follower = newFollower(bob, project + QLatin1Char('/') + mainFile);
@@ -259,6 +255,67 @@ void SessionFollowTest::subagentsAreReadFromTheServer()
     LoadedRun local;
     QVERIFY(LoadedRun::fromFile(source + QLatin1Char('/') + mainFile, &local));
     QCOMPARE(seen.callOrder, callsAndResults(local.events));
+}
+
+QString SessionFollowTest::putSession(
+    const Identity &who, const QString &source, const QString &project)
+{
+    QString mainFile;
+    QDirIterator files(source, QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        const QString local = files.next();
+        const QString relative = QDir(source).relativeFilePath(local);
+        if (!put(who, project + QLatin1Char('/') + relative, readFile(local)))
+            return {};
+        if (!relative.contains(QLatin1Char('/')))
+            mainFile = relative;
+    }
+    return mainFile;
+}
+
+// `sandscope export --server --user --session` reads the session (with its sub-agents) as
+// the user and writes what a local copy of the files gives: the JSON export opens again as
+// the same tree, and the Markdown names every call; the key never shows.
+void SessionFollowTest::cliExportsASessionFromTheServer()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity erin = newIdentity(QStringLiteral("export"));
+    const QString source = dataPath(QStringLiteral("transcripts/parallel-agents/transcript"));
+    const QString mainFile = putSession(
+        erin, source, homeOf(erin) + QStringLiteral("/.claude/projects/-home-x-chat-exp"));
+    QVERIFY(!mainFile.isEmpty());
+    const QString session = QFileInfo(mainFile).completeBaseName();
+
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_server->apiKey());
+    environment.insert(
+        QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
+    const QStringList server {QStringLiteral("export"), QStringLiteral("--server"),
+        m_server->url().toString(), QStringLiteral("--user"), erin.userId,
+        QStringLiteral("--session"), session};
+    const QString json = m_local.filePath(QStringLiteral("exported.json"));
+    const auto exported = runSandscope(server
+            + QStringList {QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("-o"),
+                json},
+        environment);
+    QVERIFY2(exported.exitCode == 0, exported.err.constData());
+    LoadedRun reopened;
+    QString why;
+    QVERIFY2(LoadedRun::fromFile(json, &reopened, &why), qPrintable(why));
+    RunModel fromExport;
+    reopened.buildModel(&fromExport);
+    const QStringList shape = localShape(source + QLatin1Char('/') + mainFile);
+    QCOMPARE(shape.size(), 4);
+    QCOMPARE(toolCallShape(fromExport), shape);
+
+    const auto markdown = runSandscope(
+        server + QStringList {QStringLiteral("--format"), QStringLiteral("md")}, environment);
+    QVERIFY2(markdown.exitCode == 0, markdown.err.constData());
+    QCOMPARE(markdown.out.count("Agent"), 2);
+    QVERIFY(markdown.out.contains("echo sub-a") && markdown.out.contains("echo sub-b"));
+    const QByteArray key = m_server->apiKey().toUtf8();
+    QVERIFY(!markdown.out.contains(key) && !markdown.err.contains(key));
+    QVERIFY(!readFile(json).contains(key));
 }
 
 void SessionFollowTest::aDeletedTranscriptKeepsWhatWasShown()
