@@ -95,14 +95,18 @@ int runUsage(const QStringList &arguments)
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
     const QCommandLineOption csvOption(QStringLiteral("csv"),
         QStringLiteral("Print CSV: a header row, then one row per user and day."));
+    const QCommandLineOption csvToolsOption(QStringLiteral("csv-tools"),
+        QStringLiteral("Print CSV of the tools instead: a header row, then one row per tool, "
+                       "most calls first (calls, errors, timed calls, total and mean ms)."));
     const QCommandLineOption allUsers(QStringLiteral("all-users"),
         QStringLiteral("Every user's usage (every home under /home; the user is the account), "
                        "as root in the sandbox: through --admin-exec or the profile's admin "
                        "command, else the server's own account. Audited."));
-    parser.addOptions({sinceOption, jsonOption, csvOption, allUsers, adminExecOption()});
+    parser.addOptions(
+        {sinceOption, jsonOption, csvOption, csvToolsOption, allUsers, adminExecOption()});
     const QString usage
         = QStringLiteral("usage --server URL (--user ID | --all-users [--admin-exec PREFIX]) "
-                         "[--since DATE] [--json | --csv]");
+                         "[--since DATE] [--json | --csv | --csv-tools]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, usageVerb, arguments, usage, options);
     if (parsed >= 0)
@@ -117,8 +121,11 @@ int runUsage(const QStringList &arguments)
             QStringLiteral("usage needs --user ID (the sandbox user) or --all-users"), usageVerb);
     if (!everyone && parser.isSet(QStringLiteral("admin-exec")))
         return usageError(QStringLiteral("--admin-exec belongs to --all-users"), usageVerb);
-    if (parser.isSet(jsonOption) && parser.isSet(csvOption))
-        return usageError(QStringLiteral("--json and --csv exclude each other"), usageVerb);
+    if (int(parser.isSet(jsonOption)) + int(parser.isSet(csvOption))
+            + int(parser.isSet(csvToolsOption))
+        > 1)
+        return usageError(
+            QStringLiteral("--json, --csv and --csv-tools exclude each other"), usageVerb);
     AdminAccess admin;
     QString adminError;
     if (everyone && !resolveAdminAccess(parser, options, &admin, &adminError))
@@ -175,6 +182,8 @@ int runUsage(const QStringList &arguments)
         writeBytes(stdout, QJsonDocument(json).toJson(QJsonDocument::Indented));
     } else if (parser.isSet(csvOption)) {
         writeBytes(stdout, report.toCsv());
+    } else if (parser.isSet(csvToolsOption)) {
+        writeBytes(stdout, report.toolsCsv());
     } else {
         writeText(stdout, reportText(report));
     }

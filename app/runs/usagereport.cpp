@@ -117,4 +117,23 @@ QByteArray UsageReport::toCsv() const
     return text.toUtf8();
 }
 
+QStringList UsageReport::toolsCsvHeader()
+{
+    return {QStringLiteral("tool"), QStringLiteral("calls"), QStringLiteral("errors"),
+        QStringLiteral("timed_calls"), QStringLiteral("total_ms"), QStringLiteral("mean_ms")};
+}
+
+QByteArray UsageReport::toolsCsv() const
+{
+    QString text = toolsCsvHeader().join(QLatin1Char(',')) + QStringLiteral("\r\n");
+    for (const ToolUsage &tool : tools) {
+        const QStringList fields {csvField(tool.name), QString::number(tool.calls),
+            QString::number(tool.errors), QString::number(tool.timedCalls),
+            QString::number(tool.totalMs),
+            tool.timedCalls > 0 ? QString::number(tool.totalMs / tool.timedCalls) : QString()};
+        text += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
+    }
+    return text.toUtf8();
+}
+
 } // namespace sandscope

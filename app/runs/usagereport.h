@@ -53,6 +53,10 @@ struct UsageReport {
     // cache_read_tokens,cache_creation_tokens,cost_usd — with that header row
     QByteArray toCsv() const;
     static QStringList csvHeader();
+    // The tools, most calls first: tool,calls,errors,timed_calls,total_ms,mean_ms (mean over
+    // the timed calls, empty without one) — with that header row
+    QByteArray toolsCsv() const;
+    static QStringList toolsCsvHeader();
 };
 
 } // namespace sandscope

@@ -5,6 +5,7 @@
 // as root through `sudo -n` (--all-users), which is audited.
 
 #include "realserver.h"
+#include "runs/usagereport.h"
 #include "sandscopecli.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -141,6 +142,20 @@ private Q_SLOTS:
             = QString::fromUtf8(csv.out).trimmed().split(QStringLiteral("\r\n"));
         QVERIFY(lines.value(0).startsWith(QLatin1String("user,day,sessions,turns,tool_calls")));
         QCOMPARE(lines.size() - 1, expected.days.size());
+
+        // The tools as CSV: the same calls per tool as counted from the transcripts.
+        const CliOutcome toolsCsv = runCli(QStringList {QStringLiteral("usage")} + connection
+            + QStringList {QStringLiteral("--csv-tools")});
+        QVERIFY2(toolsCsv.exitCode == 0, diagnostics(toolsCsv));
+        const QStringList toolRows
+            = QString::fromUtf8(toolsCsv.out).trimmed().split(QStringLiteral("\r\n"));
+        QCOMPARE(toolRows.value(0), UsageReport::toolsCsvHeader().join(QLatin1Char(',')));
+        QCOMPARE(toolRows.size() - 1, expected.tools.size());
+        for (const QString &row : toolRows.mid(1)) {
+            const QStringList fields = row.split(QLatin1Char(','));
+            QCOMPARE(fields.value(1).toLongLong(), expected.tools.value(fields.value(0)).calls);
+            QCOMPARE(fields.value(2).toLongLong(), expected.tools.value(fields.value(0)).errors);
+        }
 
         const CliOutcome future = runCli(QStringList {QStringLiteral("usage")} + connection
             + QStringList {

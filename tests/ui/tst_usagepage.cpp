@@ -137,6 +137,26 @@ private Q_SLOTS:
                          .data(Qt::EditRole)
                          .toLongLong();
         QCOMPARE(input, shown);
+
+        // The tools table: one row per tool of the page's table, the calls it shows.
+        const QString toolsPath = dir.filePath(QStringLiteral("tools.csv"));
+        QVERIFY2(
+            m_page->exportCsv(toolsPath, &error, UsagePage::CsvTable::Tools), qPrintable(error));
+        QFile toolsFile(toolsPath);
+        QVERIFY(toolsFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> toolLines = toolsFile.readAll().trimmed().split('\n');
+        UsageToolsModel *tools = m_page->toolsModel();
+        QCOMPARE(toolLines.size(), tools->rowCount() + 1);
+        QCOMPARE(toolLines.at(0).trimmed(),
+            QByteArray("tool,calls,errors,timed_calls,total_ms,mean_ms"));
+        QHash<QString, qint64> csvCalls;
+        for (int i = 1; i < toolLines.size(); ++i) {
+            const QList<QByteArray> fields = toolLines.at(i).split(',');
+            csvCalls.insert(QString::fromUtf8(fields.at(0)), fields.at(1).toLongLong());
+        }
+        for (int row = 0; row < tools->rowCount(); ++row)
+            QCOMPARE(csvCalls.value(tools->index(row, 0).data().toString(), -1),
+                tools->index(row, UsageToolsModel::CallsColumn).data(Qt::EditRole).toLongLong());
     }
 
     void allUsersReadsEveryHomeAndIsAudited()

@@ -283,6 +283,20 @@ private Q_SLOTS:
         QCOMPARE(alice.size(), UsageReport::csvHeader().size());
         QCOMPARE(alice.at(6).toLongLong(), report.days.at(0).inputTokens);
 
+        // The tools' CSV: a row per tool in the report's order, the mean over timed calls.
+        const QList<QByteArray> toolRows = report.toolsCsv().trimmed().split('\n');
+        QCOMPARE(toolRows.size(), report.tools.size() + 1);
+        QCOMPARE(QString::fromUtf8(toolRows.at(0).trimmed()),
+            UsageReport::toolsCsvHeader().join(QLatin1Char(',')));
+        for (int i = 0; i < report.tools.size(); ++i) {
+            const ToolUsage &tool = report.tools.at(i);
+            const QList<QByteArray> fields = toolRows.at(i + 1).trimmed().split(',');
+            QCOMPARE(QString::fromUtf8(fields.at(0)), tool.name);
+            QCOMPARE(fields.at(1).toLongLong(), tool.calls);
+            QCOMPARE(fields.at(3).toLongLong(), tool.timedCalls);
+            QCOMPARE(fields.at(5).isEmpty(), tool.timedCalls == 0);
+        }
+
         const QJsonObject json = report.toJson();
         QCOMPARE(json.value(QLatin1String("days")).toArray().size(), 2);
         QCOMPARE(qint64(json.value(QLatin1String("total"))

@@ -336,10 +336,12 @@ QVector<double> UsagePage::chartValues(const QString &user) const
     return m_values.value(user);
 }
 
-bool UsagePage::exportCsv(const QString &path, QString *error) const
+bool UsagePage::exportCsv(const QString &path, QString *error, CsvTable table) const
 {
+    const UsageReport &report = m_model->report();
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_model->report().toCsv()) < 0
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write(table == CsvTable::Tools ? report.toolsCsv() : report.toCsv()) < 0
         || !file.commit()) {
         if (error)
             *error = file.errorString();
@@ -350,13 +352,17 @@ bool UsagePage::exportCsv(const QString &path, QString *error) const
 
 void UsagePage::exportFromDialog()
 {
+    // One dialog for both tables: the file type says which.
+    const QString days = tr("Usage per user and day (*.csv)");
+    const QString tools = tr("Top tools (*.csv)");
+    QString chosen = days;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Usage as CSV"),
         QStringLiteral("usage-%1.csv").arg(QDate::currentDate().toString(Qt::ISODate)),
-        tr("CSV files (*.csv)"));
+        days + QStringLiteral(";;") + tools, &chosen);
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportCsv(path, &error))
+    if (!exportCsv(path, &error, chosen == tools ? CsvTable::Tools : CsvTable::Days))
         QMessageBox::warning(
             this, tr("Export Usage"), tr("%1 could not be written: %2").arg(path, error));
 }

@@ -63,7 +63,10 @@ public:
     QStringList chartCategories() const;
     QVector<double> chartValues(const QString &user) const;
 
-    bool exportCsv(const QString &path, QString *error = nullptr) const;
+    // What Export CSV… writes: the per user and day table, or the tools table.
+    enum class CsvTable { Days, Tools };
+    bool exportCsv(
+        const QString &path, QString *error = nullptr, CsvTable table = CsvTable::Days) const;
 
 public Q_SLOTS:
     void refresh();
