@@ -1349,6 +1349,37 @@ void RunModel::endRebuild()
     Q_EMIT summaryChanged();
 }
 
+void RunModel::replaceWith(RunModel &other)
+{
+    beginResetModel();
+    Garbage garbage;
+    garbage.nodes.push_back(std::move(m_root));
+    garbage.toolsById = std::exchange(m_toolsById, std::move(other.m_toolsById));
+    garbage.messages = std::exchange(m_messages, std::move(other.m_messages));
+    garbage.tasksById = std::exchange(m_tasksById, std::move(other.m_tasksById));
+    m_root = std::move(other.m_root);
+    m_run = std::exchange(other.m_run, nullptr);
+    m_turn = std::exchange(other.m_turn, nullptr);
+    m_turns = std::move(other.m_turns);
+    m_firstOpenTurn = other.m_firstOpenTurn;
+    m_endedTurns = other.m_endedTurns;
+    m_turnDurationSum = other.m_turnDurationSum;
+    m_turnDurationKnown = other.m_turnDurationKnown;
+    m_turnCount = other.m_turnCount;
+    m_openTools = std::move(other.m_openTools);
+    m_lastTotalCost = other.m_lastTotalCost;
+    m_runEnded = other.m_runEnded;
+    m_summary = std::move(other.m_summary);
+    m_restored = other.m_restored;
+    m_restoredSummary = other.m_restoredSummary;
+    m_nodeCount = other.m_nodeCount;
+    endResetModel();
+    releaseInBackground(std::move(garbage));
+    Q_EMIT summaryChanged();
+    other.beginRebuild(nullptr); // an empty run again
+    other.endRebuild();
+}
+
 namespace {
 
 // Iterative copies both ways, so a deep tree from a hostile file cannot overflow the stack.

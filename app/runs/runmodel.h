@@ -168,6 +168,10 @@ public:
     void beginRebuild(const Snapshot *snapshot);
     void beginRebuild(); // from the state the model is in
     void endRebuild();
+    // One model reset in which this model takes `other`'s whole state (the same run built
+    // elsewhere: playback's own model, whose nodes carry the stamps its snapshots share, so
+    // that putting a snapshot back later costs what changed). `other` is left empty.
+    void replaceWith(RunModel &other);
     bool isRebuilding() const { return m_rebuilding; }
     qint64 nodeCount() const { return m_nodeCount; }
 

@@ -184,13 +184,9 @@ RunPlayback::Prepared RunPlayback::prepare(const RunEventBatch &events, LoadedRu
         index->spacing *= 2;
     if (!index->build(prepared.events, prepared.ends, keepGoing))
         return prepared;
-    // A finished run does not grow: its builder (a second copy of the tree) can go.
-    if (!prepared.ends.isEmpty() && prepared.ends.constLast().afterEvents == events.size()) {
-        index->builder.reset();
-        index->errorNodes.clear();
-    } else if (owner && index->builder->thread() != owner) {
+    // setRun() takes the builder's tree (a finished run) or keeps it building (a live run).
+    if (owner && index->builder->thread() != owner)
         index->builder->moveToThread(owner);
-    }
     prepared.index = std::move(index);
     return prepared;
 }
@@ -223,7 +219,14 @@ void RunPlayback::setRun(Prepared prepared, bool rebuildModel)
     m_times.clear();
     addTimes(m_events);
     m_position = eventCount();
-    if (rebuildModel) {
+    if (!m_ends.isEmpty() && m_ends.constLast().afterEvents == eventCount()) {
+        // A finished run does not grow: the model takes the builder's tree, which shows the
+        // same run and whose nodes carry the checkpoints' stamps (a first jump would
+        // otherwise copy every node), and the builder goes.
+        m_model->replaceWith(*m_index->builder);
+        m_index->builder.reset();
+        m_index->errorNodes.clear();
+    } else if (rebuildModel) {
         const Checkpoint *checkpoint = m_index->atOrBefore(m_position);
         m_model->beginRebuild(checkpoint->snapshot.get());
         applyQuietly(checkpoint->position, m_position);

@@ -78,8 +78,10 @@ public:
 
     // The run the model shows: its events in order, its clock and where it ended. Builds the
     // checkpoints (one pass over every event in a model of its own) and the step targets; the
-    // position is the end, what the model shows already (rebuildModel: what it shows is not
-    // that, e.g. a cancelled load; the model is reset to the end).
+    // position is the end. A finished run's model takes that model's tree (one reset: the
+    // same run, with the nodes the checkpoints share). A run that may grow keeps what the
+    // model shows (rebuildModel: what it shows is not the end, e.g. it grew meanwhile; the
+    // model is reset to the end).
     void setRun(const RunEventBatch &events, LoadedRun::Clock clock, const QVector<End> &ends,
         bool rebuildModel = false);
     // The same with the index prepared already (it must have one).
