@@ -3,6 +3,7 @@
 #include "server/lineassembler.h"
 #include "server/processstream.h"
 
+#include <QPointer>
 #include <QTimer>
 
 #include <memory>
@@ -67,12 +68,18 @@ void runShortCommand(OpenTerminalClient *client, const Identity &identity, const
     auto *timer = new QTimer(stream);
     timer->setSingleShot(true);
     OutputLines output;
+    // The stream is the context's child: when the context is destroyed first, deleting the
+    // stream aborts the call, which fails it, and `done` must not reach into the half-destroyed
+    // context (UBSan caught a TerminalSession's resize callback doing so).
+    const QPointer<QObject> alive(context);
+    const bool hasContext = context != nullptr;
     // Delivers exactly once, then lets the stream go (it may be inside its own signal).
-    auto deliver = [stream, done](const Result<CommandOutput> &result) {
+    auto deliver = [stream, done, alive, hasContext](const Result<CommandOutput> &result) {
         QObject::disconnect(stream, nullptr, nullptr, nullptr);
         stream->detach();
         stream->deleteLater();
-        done(result);
+        if (!hasContext || alive)
+            done(result);
     };
     QObject::connect(stream, &ProcessStream::output, stream,
         [output](const QString &text) mutable { output.feed(text); });
