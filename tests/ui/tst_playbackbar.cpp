@@ -84,6 +84,26 @@ struct OpenedCapture {
     }
 };
 
+// A live page that got the first half of a capture's lines, 500 ms apart (see feed()).
+struct LiveCapture {
+    QList<QByteArray> lines;
+    RunPage page;
+    qint64 arrival = firstArrival;
+    int half = 0;
+
+    bool startWithHalf(const QString &name)
+    {
+        lines = captureLines(name);
+        if (lines.isEmpty())
+            return false;
+        page.resize(1000, 600);
+        page.show();
+        half = int(lines.size()) / 2;
+        feed(page, lines, 0, half, &arrival);
+        return true;
+    }
+};
+
 } // namespace
 
 class TestPlaybackBar : public QObject {
@@ -179,14 +199,12 @@ private slots:
 
     void liveRunStaysFrozenUntilLive()
     {
-        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
-        QVERIFY(!lines.isEmpty());
-        RunPage page;
-        page.resize(1000, 600);
-        page.show();
-        qint64 arrival = firstArrival;
-        const int half = int(lines.size()) / 2;
-        feed(page, lines, 0, half, &arrival);
+        LiveCapture live;
+        QVERIFY(live.startWithHalf(QStringLiteral("stream-partial.jsonl")));
+        const QList<QByteArray> &lines = live.lines;
+        RunPage &page = live.page;
+        qint64 &arrival = live.arrival;
+        const int half = live.half;
         page.flushEvents();
         QVERIFY(page.enterPlayback());
         QTRY_VERIFY(page.isInPlayback());
@@ -252,14 +270,12 @@ private slots:
     // the end that came meanwhile, and the page still shows the whole run.
     void liveRunThatGrewWhilePreparedPlaysAllOfIt()
     {
-        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
-        QVERIFY(!lines.isEmpty());
-        RunPage page;
-        page.resize(1000, 600);
-        page.show();
-        qint64 arrival = firstArrival;
-        const int half = int(lines.size()) / 2;
-        feed(page, lines, 0, half, &arrival);
+        LiveCapture live;
+        QVERIFY(live.startWithHalf(QStringLiteral("stream-subagent.jsonl")));
+        const QList<QByteArray> &lines = live.lines;
+        RunPage &page = live.page;
+        qint64 &arrival = live.arrival;
+        const int half = live.half;
         QVERIFY(page.enterPlayback());
         feed(page, lines, half, int(lines.size()), &arrival);
         page.endRun(arrival);
