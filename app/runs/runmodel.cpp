@@ -77,6 +77,10 @@ struct RunModel::Node {
     Node *parent = nullptr;
     int row = 0; // rows are only appended, so the position never changes
     OwnedChildren<Node> children;
+    // Playback: the rows after the last one, put aside by a jump back (highest row first, so
+    // the next row is the last element) with their subtrees, for a jump forward to put back
+    // without copying them from a checkpoint. Never shown, never referred to.
+    OwnedChildren<Node> parked;
 
     Status status = Status::None;
     QString title; // "what happened", without the tool name
@@ -132,12 +136,17 @@ struct RunModel::Node {
     ~Node()
     {
         std::vector<std::unique_ptr<Node>> pending = std::move(children);
+        std::move(parked.begin(), parked.end(), std::back_inserter(pending));
+        parked.clear();
         while (!pending.empty()) {
             std::unique_ptr<Node> node = std::move(pending.back());
             pending.pop_back();
             for (std::unique_ptr<Node> &child : node->children)
                 pending.push_back(std::move(child));
+            for (std::unique_ptr<Node> &child : node->parked)
+                pending.push_back(std::move(child));
             node->children.clear();
+            node->parked.clear();
         }
     }
 
@@ -476,9 +485,27 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     }
 }
 
+void RunModel::parkChildren(Node *node, size_t keep)
+{
+    auto &children = node->children;
+    // Highest row first, after the rows already put aside (which come after these).
+    for (size_t row = children.size(); row > keep; --row)
+        node->parked.push_back(std::move(children[row - 1]));
+    children.erase(
+        children.begin() + std::ptrdiff_t(std::min(keep, children.size())), children.end());
+}
+
 RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 {
     const int row = int(parent->children.size());
+    if (!parent->parked.empty()) {
+        // Playing events again after a jump back: the node put aside at this row was most
+        // likely this one later on, so its subtree stays put aside under the new node.
+        const std::unique_ptr<Node> earlier = std::move(parent->parked.back());
+        parent->parked.pop_back();
+        parkChildren(earlier.get(), 0);
+        node->parked = std::move(earlier->parked);
+    }
     if (!m_rebuilding)
         beginInsertRows(indexOf(parent), row, row);
     node->parent = parent;
@@ -720,20 +747,23 @@ void RunModel::onMessageUsage(const RunEvent &event)
         return;
     }
     // Every per-block line of one API response repeats its usage: count each message.id once.
-    auto it = m_messages.find(event.messageId);
-    if (it == m_messages.end())
-        it = m_messages.insert(event.messageId, MessageAccount {TokenUsage(), contextFor(event)});
-    const TokenUsage merged = mergedUsage(it->counted, event.usage);
+    MessageAccount *account = m_messages.find(event.messageId);
+    if (!account) {
+        Node *owner = contextFor(event);
+        account = &m_messages.insert(event.messageId, MessageAccount {TokenUsage(), owner});
+    }
+    const TokenUsage merged = mergedUsage(account->counted, event.usage);
     TokenUsage delta;
-    delta.inputTokens = merged.inputTokens - it->counted.inputTokens;
-    delta.outputTokens = merged.outputTokens - it->counted.outputTokens;
-    delta.cacheReadInputTokens = merged.cacheReadInputTokens - it->counted.cacheReadInputTokens;
+    delta.inputTokens = merged.inputTokens - account->counted.inputTokens;
+    delta.outputTokens = merged.outputTokens - account->counted.outputTokens;
+    delta.cacheReadInputTokens
+        = merged.cacheReadInputTokens - account->counted.cacheReadInputTokens;
     delta.cacheCreationInputTokens
-        = merged.cacheCreationInputTokens - it->counted.cacheCreationInputTokens;
-    const bool firstSighting = !it->counted.present;
-    it->counted = merged;
+        = merged.cacheCreationInputTokens - account->counted.cacheCreationInputTokens;
+    const bool firstSighting = !account->counted.present;
+    account->counted = merged;
     if (firstSighting || delta != TokenUsage())
-        addTokens(it->owner, delta);
+        addTokens(account->owner, delta);
 }
 
 void RunModel::onPermissionDenied(const RunEvent &event)
@@ -1114,9 +1144,13 @@ public:
     int turn = -1;
     std::vector<int> turns;
     std::vector<int> openTools;
-    QHash<QString, int> toolsById;
-    QHash<QString, std::pair<TokenUsage, int>> messages;
-    QHash<QString, int> tasksById;
+    // The slot tables: their keys in slot order, and each slot's node (its position).
+    std::vector<QString> toolKeys;
+    std::vector<int> tools;
+    std::vector<QString> messageKeys;
+    std::vector<std::pair<TokenUsage, int>> messages;
+    std::vector<QString> taskKeys;
+    std::vector<int> tasks;
     size_t firstOpenTurn = 0;
     size_t endedTurns = 0;
     qint64 turnDurationSum = 0;
@@ -1130,9 +1164,9 @@ public:
 qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previous)
 {
     // Node copies not shared with `previous` (with their control block and allocation), the
-    // tables, and about 96 bytes a hash entry with its allocation (bench_playback compares the
-    // estimate with resident memory);
-    // strings are shared with the model and not counted.
+    // slot tables' arrays, and about 96 bytes a hash entry of the summary's tables with its
+    // allocation (bench_playback compares the estimate with resident memory); strings are
+    // shared with the model and not counted.
     std::unordered_set<const Node *> shared;
     if (previous) {
         shared.reserve(previous->nodes.size());
@@ -1142,11 +1176,13 @@ qint64 RunModel::snapshotBytes(const Snapshot &snapshot, const Snapshot *previou
     qint64 copies = 0;
     for (const auto &node : snapshot.nodes)
         copies += shared.count(node.get()) ? 0 : 1;
-    const qint64 entries = snapshot.toolsById.size() + snapshot.messages.size()
-        + snapshot.tasksById.size() + snapshot.summary.entryCount();
+    const qint64 tableBytes = qint64(snapshot.toolKeys.size() + snapshot.taskKeys.size())
+            * qint64(sizeof(QString) + sizeof(int))
+        + qint64(snapshot.messageKeys.size())
+            * qint64(sizeof(QString) + sizeof(std::pair<TokenUsage, int>));
     return copies * qint64(sizeof(Node) + 64)
         + qint64(snapshot.nodes.size() * (sizeof(std::shared_ptr<const Node>) + sizeof(int)))
-        + entries * 96;
+        + tableBytes + snapshot.summary.entryCount() * 96;
 }
 
 qint64 RunModel::snapshotNodeCount(const Snapshot &snapshot)
@@ -1210,12 +1246,20 @@ std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot 
         snapshot->turns.push_back(at(turn));
     for (const Node *tool : m_openTools)
         snapshot->openTools.push_back(at(tool));
-    for (auto it = m_toolsById.cbegin(); it != m_toolsById.cend(); ++it)
-        snapshot->toolsById.insert(it.key(), at(it.value()));
-    for (auto it = m_messages.cbegin(); it != m_messages.cend(); ++it)
-        snapshot->messages.insert(it.key(), {it->counted, at(it->owner)});
-    for (auto it = m_tasksById.cbegin(); it != m_tasksById.cend(); ++it)
-        snapshot->tasksById.insert(it.key(), at(it.value()));
+    snapshot->toolKeys = m_toolsById.keys();
+    snapshot->tools.reserve(size_t(m_toolsById.size()));
+    for (int slot = 0; slot < m_toolsById.size(); ++slot)
+        snapshot->tools.push_back(at(m_toolsById.valueAt(slot)));
+    snapshot->messageKeys = m_messages.keys();
+    snapshot->messages.reserve(size_t(m_messages.size()));
+    for (int slot = 0; slot < m_messages.size(); ++slot) {
+        const MessageAccount &account = m_messages.valueAt(slot);
+        snapshot->messages.emplace_back(account.counted, at(account.owner));
+    }
+    snapshot->taskKeys = m_tasksById.keys();
+    snapshot->tasks.reserve(size_t(m_tasksById.size()));
+    for (int slot = 0; slot < m_tasksById.size(); ++slot)
+        snapshot->tasks.push_back(at(m_tasksById.valueAt(slot)));
     snapshot->firstOpenTurn = m_firstOpenTurn;
     snapshot->endedTurns = m_endedTurns;
     snapshot->turnDurationSum = m_turnDurationSum;
@@ -1227,15 +1271,15 @@ std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot 
     return snapshot;
 }
 
-// What a rebuild drops: a jump back in a big run drops tens of thousands of nodes and table
-// entries, and freeing them on the UI thread took as long as the rest of the jump
-// (bench_playback). Nothing refers to them any more (the reset invalidated every index), so a
-// pool thread frees them.
+// What replaceWith() drops: the whole tree a page built before playback took the builder's.
+// Nothing refers to it any more (the reset invalidated every index), so a pool thread frees
+// it. (Playback jumps drop nothing: they put rows aside, Node::parked, because freeing on a
+// pool thread made the UI thread's allocations wait for the allocator's lock.)
 struct RunModel::Garbage {
     std::vector<std::unique_ptr<Node>> nodes;
-    QHash<QString, Node *> toolsById;
-    QHash<QString, MessageAccount> messages;
-    QHash<QString, Node *> tasksById;
+    SlotTable<QString, Node *> toolsById;
+    SlotTable<QString, MessageAccount> messages;
+    SlotTable<QString, Node *> tasksById;
 };
 
 void RunModel::releaseInBackground(Garbage &&garbage)
@@ -1248,16 +1292,25 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
 {
     beginResetModel();
     m_rebuilding = true;
-    Garbage garbage;
-    garbage.toolsById = std::exchange(m_toolsById, {});
-    garbage.messages = std::exchange(m_messages, {});
-    garbage.tasksById = std::exchange(m_tasksById, {});
     m_openTools.clear();
     m_turns.clear();
-    const auto release = qScopeGuard([&garbage] { releaseInBackground(std::move(garbage)); });
     if (!snapshot) {
-        garbage.nodes.push_back(std::move(m_root));
-        makeEmptyTree();
+        if (!m_run) { // given away by replaceWith()
+            makeEmptyTree();
+        } else { // the run node again as it starts, with everything under it put aside
+            parkChildren(m_run, 0);
+            Node empty;
+            empty.kind = NodeKind::Run;
+            empty.status = Status::Running;
+            empty.title = QStringLiteral("Run");
+            empty.stamp = nextStamp();
+            empty.parent = m_root.get();
+            *m_run = empty;
+        }
+        // Empty, but the keys stay known for the events played again.
+        m_toolsById.restore({}, [](int) { return nullptr; });
+        m_messages.restore({}, [](int) { return MessageAccount(); });
+        m_tasksById.restore({}, [](int) { return nullptr; });
         m_turn = nullptr;
         m_nodeCount = 1;
         m_firstOpenTurn = 0;
@@ -1292,39 +1345,40 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
             }
             nodes[i] = node;
         } else {
-            auto node = std::make_unique<Node>(saved);
+            std::unique_ptr<Node> node;
+            if (!parent->parked.empty()) { // put aside by an earlier jump back
+                node = std::move(parent->parked.back());
+                parent->parked.pop_back();
+                if (node->stamp != saved.stamp)
+                    *node = saved;
+            } else {
+                node = std::make_unique<Node>(saved);
+            }
             node->parent = parent;
             node->row = int(row);
             nodes[i] = node.get();
             parent->children.push_back(std::move(node));
         }
     }
-    for (size_t i = 0; i < count; ++i) {
-        auto &children = nodes[i]->children;
-        const size_t keep = size_t(childCounts[i]);
-        if (children.size() > keep) {
-            std::move(children.begin() + std::ptrdiff_t(keep), children.end(),
-                std::back_inserter(garbage.nodes));
-            children.erase(children.begin() + std::ptrdiff_t(keep), children.end());
-        }
-    }
+    for (size_t i = 0; i < count; ++i)
+        parkChildren(nodes[i], size_t(childCounts[i]));
     const auto node = [&nodes](int position) {
         return position >= 0 ? nodes[size_t(position)] : nullptr;
     };
-    m_toolsById.reserve(snapshot->toolsById.size());
-    m_messages.reserve(snapshot->messages.size());
     m_run = node(snapshot->run);
     m_turn = node(snapshot->turn);
     for (int turn : snapshot->turns)
         m_turns.push_back(node(turn));
     for (int tool : snapshot->openTools)
         m_openTools.insert(node(tool));
-    for (auto it = snapshot->toolsById.cbegin(); it != snapshot->toolsById.cend(); ++it)
-        m_toolsById.insert(it.key(), node(it.value()));
-    for (auto it = snapshot->messages.cbegin(); it != snapshot->messages.cend(); ++it)
-        m_messages.insert(it.key(), MessageAccount {it->first, node(it->second)});
-    for (auto it = snapshot->tasksById.cbegin(); it != snapshot->tasksById.cend(); ++it)
-        m_tasksById.insert(it.key(), node(it.value()));
+    m_toolsById.restore(
+        snapshot->toolKeys, [&](int slot) { return node(snapshot->tools[size_t(slot)]); });
+    m_messages.restore(snapshot->messageKeys, [&](int slot) {
+        const auto &[counted, owner] = snapshot->messages[size_t(slot)];
+        return MessageAccount {counted, node(owner)};
+    });
+    m_tasksById.restore(
+        snapshot->taskKeys, [&](int slot) { return node(snapshot->tasks[size_t(slot)]); });
     m_nodeCount = qint64(snapshot->nodes.size()) - 1;
     m_firstOpenTurn = snapshot->firstOpenTurn;
     m_endedTurns = snapshot->endedTurns;

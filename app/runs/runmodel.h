@@ -9,6 +9,7 @@
 #include "runs/runnodedetails.h"
 #include "runs/runnoderecord.h"
 #include "runs/runsummary.h"
+#include "runs/slottable.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
@@ -192,6 +193,8 @@ private:
     void makeEmptyTree();
     void apply(const RunEvent &event);
     Node *appendNode(Node *parent, std::unique_ptr<Node> node);
+    // Puts the node's rows from `keep` on aside (Node::parked), for playback.
+    static void parkChildren(Node *node, size_t keep);
     void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = ColumnCount - 1);
     Node *currentTurn(qint64 arrivalMs);
     Node *startTurn(const RunEvent &event);
@@ -233,14 +236,15 @@ private:
     qint64 m_turnDurationSum = 0; // the ended turns' reported durations
     bool m_turnDurationKnown = false; // any ended turn reported one
     int m_turnCount = 0;
-    QHash<QString, Node *> m_toolsById;
+    // Slot tables, so that a playback jump puts them back without hashing every key again.
+    SlotTable<QString, Node *> m_toolsById;
     QSet<Node *> m_openTools;
     struct MessageAccount {
         TokenUsage counted;
         Node *owner = nullptr;
     };
-    QHash<QString, MessageAccount> m_messages;
-    QHash<QString, Node *> m_tasksById;
+    SlotTable<QString, MessageAccount> m_messages;
+    SlotTable<QString, Node *> m_tasksById;
     double m_lastTotalCost = 0;
     bool m_runEnded = false;
     RunSummaryBuilder m_summary;

@@ -316,7 +316,7 @@ qint64 RunPlayback::checkpointBytes() const
 void RunPlayback::applyQuietly(int from, int to)
 {
     for (int index = from; index < to; ++index) {
-        m_model->addEvent(m_events[index]);
+        m_model->addEvent(std::as_const(m_events)[index]);
         applyEnds(m_ends, m_model, index + 1, index + 1);
     }
 }
@@ -324,7 +324,7 @@ void RunPlayback::applyQuietly(int from, int to)
 void RunPlayback::applyForward(int position)
 {
     for (int index = m_position; index < position; ++index) {
-        m_model->addEvent(m_events[index]);
+        m_model->addEvent(std::as_const(m_events)[index]);
         applyEnds(m_ends, m_model, index + 1, index + 1);
     }
     m_position = position;

@@ -237,6 +237,23 @@ private slots:
         QCOMPARE(resets.count(), 0);
     }
 
+    // Jumps, steps and play read the run's events where they are: a copy of a 100,000-event
+    // run is 63 MB, and making it stalled the first jump for 60 ms (bench_playback).
+    void playbackReadsTheRunsEventsWithoutCopyingThem()
+    {
+        LoadedRun run;
+        QVERIFY(LoadedRun::fromFile(dataDir() + QStringLiteral("/stream-subagent.jsonl"), &run));
+        Played played(run, 4);
+        RunPlayback &playback = played.playback;
+        const int count = int(run.events.size());
+        playback.jumpToPosition(count / 2);
+        playback.jumpToPosition(count / 5);
+        QVERIFY(playback.step(RunPlayback::Step::ToolCall, true));
+        playback.advance(5000);
+        playback.jumpToPosition(count);
+        QCOMPARE(playback.events().constData(), run.events.constData());
+    }
+
     // Idle gaps longer than idleGapMs are skipped while playing: a 1x play of a run with an
     // hour-long pause still takes seconds.
     void idleGapsAreSkippedAt1x()
