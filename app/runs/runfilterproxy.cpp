@@ -2,17 +2,15 @@
 
 #include "runs/runnodedetails.h"
 
-#include <QVector>
-
+#include <algorithm>
 #include <atomic>
+#include <cstring> // memmem (glibc; _GNU_SOURCE is set by g++ and clang++)
 
 namespace sandscope {
 
 RunFilterProxy::RunFilterProxy(QObject *parent)
-    : QSortFilterProxyModel(parent)
+    : QAbstractProxyModel(parent)
 {
-    setRecursiveFilteringEnabled(true);
-    setDynamicSortFilter(true);
 }
 
 bool RunFilterProxy::isErrorIndex(const QModelIndex &index)
@@ -58,25 +56,128 @@ QVariant RunFilterProxy::headerData(int section, Qt::Orientation orientation, in
             || section == RunModel::CostColumn;
         return int((number ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     }
-    return QSortFilterProxyModel::headerData(section, orientation, role);
+    return sourceModel() ? sourceModel()->headerData(section, orientation, role) : QVariant();
 }
 
 void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
 {
+    beginResetModel();
     if (sourceModel())
         disconnect(sourceModel(), nullptr, this, nullptr);
     m_runModel = qobject_cast<RunModel *>(model);
-    m_matchCount = -1;
-    QSortFilterProxyModel::setSourceModel(model);
-    if (!model)
-        return;
-    // New or changed nodes change the count (RunModel forgets a changed node's verdict).
-    const auto recount = [this] {
-        m_matchCount = -1;
-    };
-    connect(model, &QAbstractItemModel::rowsInserted, this, recount);
-    connect(model, &QAbstractItemModel::modelReset, this, recount);
-    connect(model, &QAbstractItemModel::dataChanged, this, recount);
+    QAbstractProxyModel::setSourceModel(m_runModel);
+    m_shown.clear();
+    m_resetting = false;
+    if (m_runModel) {
+        // The source only appends rows and changes data; anything else is a reset.
+        connect(m_runModel, &QAbstractItemModel::rowsAboutToBeInserted, this,
+            [this](const QModelIndex &parent, int first, int last) {
+                if (!isFiltering())
+                    beginInsertRows(mapFromSource(parent), first, last);
+            });
+        connect(m_runModel, &QAbstractItemModel::rowsInserted, this,
+            [this](const QModelIndex &parent, int first, int last) {
+                if (!isFiltering())
+                    endInsertRows();
+                else
+                    onRowsInserted(parent, first, last);
+            });
+        connect(m_runModel, &QAbstractItemModel::dataChanged, this, &RunFilterProxy::onDataChanged);
+        connect(m_runModel, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+            m_resetting = true;
+            beginResetModel();
+        });
+        connect(m_runModel, &QAbstractItemModel::modelReset, this, [this] {
+            m_resetting = false;
+            rebuild();
+            endResetModel();
+        });
+        connect(m_runModel, &QAbstractItemModel::headerDataChanged, this,
+            &QAbstractItemModel::headerDataChanged);
+        connect(m_runModel, &QObject::destroyed, this, [this] {
+            beginResetModel();
+            m_runModel = nullptr;
+            m_shown.clear();
+            endResetModel();
+        });
+        rebuild();
+    }
+    endResetModel();
+}
+
+// Proxy indexes carry the source node (its internal pointer); without a filter their rows are
+// the source's.
+QModelIndex RunFilterProxy::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!m_runModel || row < 0 || column < 0 || column >= RunModel::ColumnCount
+        || (parent.isValid() && parent.column() != 0))
+        return {};
+    const QModelIndex sourceParent = mapToSource(parent);
+    int sourceRow = row;
+    if (isFiltering()) {
+        const auto shown = m_shown.constFind(parent.internalPointer());
+        if (shown == m_shown.cend() || row >= shown->rows.size())
+            return {};
+        sourceRow = shown->rows.at(row);
+    }
+    const QModelIndex source = m_runModel->index(sourceRow, column, sourceParent);
+    return source.isValid() ? createIndex(row, column, source.internalPointer()) : QModelIndex();
+}
+
+QModelIndex RunFilterProxy::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || !m_runModel)
+        return {};
+    return mapFromSource(m_runModel->parent(mapToSource(child)));
+}
+
+QModelIndex RunFilterProxy::sibling(int row, int column, const QModelIndex &index) const
+{
+    if (row == index.row() && index.isValid())
+        return column >= 0 && column < RunModel::ColumnCount
+            ? createIndex(row, column, index.internalPointer())
+            : QModelIndex();
+    return this->index(row, column, parent(index));
+}
+
+int RunFilterProxy::rowCount(const QModelIndex &parent) const
+{
+    if (!m_runModel || (parent.isValid() && parent.column() != 0))
+        return 0;
+    if (!isFiltering())
+        return m_runModel->rowCount(mapToSource(parent));
+    const auto shown = m_shown.constFind(parent.internalPointer());
+    return shown == m_shown.cend() ? 0 : int(shown->rows.size());
+}
+
+int RunFilterProxy::columnCount(const QModelIndex &parent) const
+{
+    return m_runModel && (!parent.isValid() || parent.column() == 0) ? int(RunModel::ColumnCount)
+                                                                     : 0;
+}
+
+bool RunFilterProxy::hasChildren(const QModelIndex &parent) const
+{
+    return rowCount(parent) > 0;
+}
+
+QModelIndex RunFilterProxy::mapToSource(const QModelIndex &proxyIndex) const
+{
+    if (!m_runModel || !proxyIndex.isValid())
+        return {};
+    return m_runModel->indexForInternalPointer(proxyIndex.internalPointer(), proxyIndex.column());
+}
+
+QModelIndex RunFilterProxy::mapFromSource(const QModelIndex &sourceIndex) const
+{
+    if (!m_runModel || !sourceIndex.isValid() || sourceIndex.model() != m_runModel)
+        return {};
+    if (!isFiltering())
+        return createIndex(sourceIndex.row(), sourceIndex.column(), sourceIndex.internalPointer());
+    const auto shown = m_shown.constFind(sourceIndex.internalPointer());
+    if (shown == m_shown.cend())
+        return {};
+    return createIndex(shown->row, sourceIndex.column(), sourceIndex.internalPointer());
 }
 
 void RunFilterProxy::setSearchText(const QString &text)
@@ -85,8 +186,11 @@ void RunFilterProxy::setSearchText(const QString &text)
     if (simplified == m_searchText)
         return;
     m_searchText = simplified;
-    m_words
-        = simplified.isEmpty() ? QStringList() : simplified.toCaseFolded().split(QLatin1Char(' '));
+    m_words.clear();
+    if (!simplified.isEmpty()) {
+        for (const QString &word : simplified.toCaseFolded().split(QLatin1Char(' ')))
+            m_words.append(word.toUtf8());
+    }
     if (m_words.isEmpty() && m_runModel)
         m_runModel->dropSearchTexts(); // the memory goes back when nobody searches
     filterChangedNow();
@@ -100,18 +204,30 @@ void RunFilterProxy::setErrorsOnly(bool errorsOnly)
     filterChangedNow();
 }
 
+// One layoutChanged: the persistent indexes (the view's current and selected rows, and one
+// per expanded row) move to their node's new row, or go when it is hidden.
 void RunFilterProxy::filterChangedNow()
 {
-    m_matchCount = -1;
     // Unique over all proxies, so two proxies of one model never read each other's verdicts.
     static std::atomic<quint32> generations {1};
     m_generation = ++generations;
     if (m_generation == 0) // 0 marks "no verdict" on the nodes
         m_generation = ++generations;
-    // invalidate(), not invalidateFilter(): one layoutChanged for the whole tree. Filtering
-    // range by range updates every persistent index per range (a view keeps one per
-    // expanded row): quadratic, ~30 s at 100,000 expanded nodes.
-    invalidate();
+    if (!m_resetting) {
+        Q_EMIT layoutAboutToBeChanged();
+        const QModelIndexList before = persistentIndexList();
+        QVector<QModelIndex> sources;
+        sources.reserve(before.size());
+        for (const QModelIndex &index : before)
+            sources.append(mapToSource(index));
+        rebuild();
+        QModelIndexList after;
+        after.reserve(before.size());
+        for (const QModelIndex &source : std::as_const(sources))
+            after.append(mapFromSource(source));
+        changePersistentIndexList(before, after);
+        Q_EMIT layoutChanged();
+    }
     Q_EMIT filterChanged();
 }
 
@@ -121,10 +237,9 @@ bool RunFilterProxy::evaluate(const QModelIndex &index) const
         return false;
     if (m_words.isEmpty())
         return true;
-    const QString folded = m_runModel ? QString() : searchableText(index).toCaseFolded();
-    const QString &text = m_runModel ? m_runModel->foldedSearchText(index) : folded;
-    for (const QString &word : m_words) {
-        if (!text.contains(word))
+    const QByteArray &text = m_runModel->foldedSearchText(index);
+    for (const QByteArray &word : m_words) {
+        if (!memmem(text.constData(), size_t(text.size()), word.constData(), size_t(word.size())))
             return false;
     }
     return true;
@@ -132,8 +247,6 @@ bool RunFilterProxy::evaluate(const QModelIndex &index) const
 
 bool RunFilterProxy::matchesItself(const QModelIndex &index) const
 {
-    if (!m_runModel)
-        return evaluate(index);
     const int known = m_runModel->filterMemo(index, m_generation);
     if (known >= 0)
         return known == 1;
@@ -142,38 +255,126 @@ bool RunFilterProxy::matchesItself(const QModelIndex &index) const
     return matches;
 }
 
-// Iterative: a hostile file can nest sub-agents deeper than the stack would allow.
-int RunFilterProxy::countMatches(const QModelIndex &sourceParent) const
+// The shown nodes of the current filter, in one walk of the run (iterative: a hostile file
+// can nest sub-agents deeper than the stack would allow): a node is shown when it matches or
+// has a shown child.
+void RunFilterProxy::rebuild()
 {
-    const QAbstractItemModel *model = sourceModel();
-    int count = 0;
-    QVector<QModelIndex> pending {sourceParent};
-    while (!pending.isEmpty()) {
-        const QModelIndex parent = pending.takeLast();
-        const int rows = model->rowCount(parent);
-        for (int row = 0; row < rows; ++row) {
-            const QModelIndex index = model->index(row, 0, parent);
-            count += matchesItself(index) ? 1 : 0;
-            pending.append(index);
+    m_shown.clear();
+    m_matchCount = 0;
+    if (!m_runModel || !isFiltering())
+        return;
+    struct Frame {
+        QModelIndex source;
+        int next = 0;
+        int rows = 0;
+        bool matches = false;
+        QVector<int> shownRows;
+    };
+    std::vector<Frame> stack;
+    stack.push_back({QModelIndex(), 0, m_runModel->rowCount(), false, {}});
+    while (true) {
+        Frame &top = stack.back();
+        if (top.next < top.rows) {
+            const QModelIndex child = m_runModel->index(top.next++, 0, top.source);
+            const bool matches = matchesItself(child);
+            stack.push_back({child, 0, m_runModel->rowCount(child), matches, {}});
+            continue;
         }
+        Frame done = std::move(stack.back());
+        stack.pop_back();
+        if (stack.empty()) {
+            m_shown.insert(nullptr, Shown {0, false, std::move(done.shownRows)});
+            break;
+        }
+        if (!done.matches && done.shownRows.isEmpty())
+            continue;
+        m_matchCount += done.matches ? 1 : 0;
+        QVector<int> &siblings = stack.back().shownRows;
+        m_shown.insert(done.source.internalPointer(),
+            Shown {int(siblings.size()), done.matches, std::move(done.shownRows)});
+        siblings.append(done.source.row());
     }
-    return count;
 }
 
-int RunFilterProxy::matchCount() const
+void RunFilterProxy::onRowsInserted(const QModelIndex &sourceParent, int first, int last)
 {
-    if (!isFiltering() || !sourceModel())
-        return 0;
-    if (m_matchCount < 0)
-        m_matchCount = countMatches(QModelIndex());
-    return m_matchCount;
+    for (int row = first; row <= last; ++row)
+        update(m_runModel->index(row, 0, sourceParent));
 }
 
-bool RunFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+void RunFilterProxy::onDataChanged(
+    const QModelIndex &topLeft, const QModelIndex &bottomRight, const QVector<int> &roles)
 {
-    if (!isFiltering())
-        return true;
-    return matchesItself(sourceModel()->index(sourceRow, 0, sourceParent));
+    if (!isFiltering()) {
+        Q_EMIT dataChanged(mapFromSource(topLeft), mapFromSource(bottomRight), roles);
+        return;
+    }
+    const QModelIndex parent = topLeft.parent();
+    for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
+        const QModelIndex source = m_runModel->index(row, 0, parent);
+        update(source);
+        if (const QModelIndex shown = mapFromSource(source); shown.isValid())
+            Q_EMIT dataChanged(shown.siblingAtColumn(topLeft.column()),
+                shown.siblingAtColumn(bottomRight.column()), roles);
+    }
+}
+
+// A new or changed node: shown when it matches (its ancestors too) or has shown children.
+void RunFilterProxy::update(const QModelIndex &source)
+{
+    const bool matches = matchesItself(source);
+    const auto shown = m_shown.find(source.internalPointer());
+    if (shown == m_shown.end()) {
+        if (matches)
+            show(source, true);
+        return;
+    }
+    if (shown->matches != matches) {
+        m_matchCount += matches ? 1 : -1;
+        shown->matches = matches;
+    }
+    if (!matches && shown->rows.isEmpty())
+        hide(source);
+}
+
+void RunFilterProxy::show(const QModelIndex &source, bool matches)
+{
+    const QModelIndex sourceParent = source.parent();
+    const void *parentKey = sourceParent.internalPointer();
+    if (sourceParent.isValid() && !m_shown.contains(parentKey))
+        show(sourceParent, false);
+    const QVector<int> before = m_shown.value(parentKey).rows;
+    const int row
+        = int(std::lower_bound(before.begin(), before.end(), source.row()) - before.begin());
+    beginInsertRows(mapFromSource(sourceParent), row, row);
+    // (No reference into m_shown is held across an insert: it may rehash.)
+    m_shown.insert(source.internalPointer(), Shown {row, matches, {}});
+    m_shown[parentKey].rows.insert(row, source.row());
+    m_matchCount += matches ? 1 : 0;
+    for (int later = row; later < before.size(); ++later)
+        ++m_shown[m_runModel->index(before.at(later), 0, sourceParent).internalPointer()].row;
+    endInsertRows();
+}
+
+void RunFilterProxy::hide(const QModelIndex &source)
+{
+    const QModelIndex sourceParent = source.parent();
+    const void *parentKey = sourceParent.internalPointer();
+    const int row = m_shown.value(source.internalPointer()).row;
+    beginRemoveRows(mapFromSource(sourceParent), row, row);
+    m_shown.remove(source.internalPointer());
+    QVector<int> &siblings = m_shown[parentKey].rows;
+    siblings.remove(row);
+    const QVector<int> after = siblings.mid(row);
+    for (const int sourceRow : after)
+        --m_shown[m_runModel->index(sourceRow, 0, sourceParent).internalPointer()].row;
+    endRemoveRows();
+    if (!sourceParent.isValid())
+        return;
+    const Shown &parent = m_shown[parentKey];
+    if (!parent.matches && parent.rows.isEmpty())
+        hide(sourceParent);
 }
 
 } // namespace sandscope

@@ -117,7 +117,7 @@ struct RunModel::Node {
     QString model;
     QString errorCode;
     // RunFilterProxy's per-node state (foldedSearchText, filterMemo); reset by changed().
-    mutable QString foldedSearch;
+    mutable QByteArray foldedSearch; // UTF-8
     mutable bool foldedSearchValid = false;
     mutable bool filterMatches = false;
     mutable quint32 filterGeneration = 0;
@@ -244,7 +244,7 @@ QModelIndex RunModel::indexOf(const Node *node, int column) const
     return createIndex(node->row, column, const_cast<Node *>(node));
 }
 
-const QString &RunModel::foldedSearchText(const QModelIndex &index) const
+const QByteArray &RunModel::foldedSearchText(const QModelIndex &index) const
 {
     const Node *node = static_cast<const Node *>(index.internalPointer());
     if (!node->foldedSearchValid) {
@@ -256,7 +256,7 @@ const QString &RunModel::foldedSearchText(const QModelIndex &index) const
             text += QLatin1Char('\n') + *part;
         for (const QString &part : details)
             text += QLatin1Char('\n') + part;
-        node->foldedSearch = std::move(text).toCaseFolded();
+        node->foldedSearch = std::move(text).toCaseFolded().toUtf8();
         node->foldedSearchValid = true;
     }
     return node->foldedSearch;
@@ -268,7 +268,7 @@ void RunModel::dropSearchTexts()
     while (!pending.empty()) {
         Node *node = pending.back();
         pending.pop_back();
-        node->foldedSearch = QString();
+        node->foldedSearch = QByteArray();
         node->foldedSearchValid = false;
         for (const auto &child : node->children)
             pending.push_back(child.get());
@@ -522,7 +522,7 @@ RunModel::Node *RunModel::appendNode(Node *parent, std::unique_ptr<Node> node)
 void RunModel::changed(Node *node, int firstColumn, int lastColumn)
 {
     node->foldedSearchValid = false;
-    node->foldedSearch = QString();
+    node->foldedSearch = QByteArray();
     node->filterGeneration = 0;
     node->stamp = nextStamp();
     if (!m_rebuilding)
@@ -1223,7 +1223,7 @@ std::shared_ptr<const RunModel::Snapshot> RunModel::saveSnapshot(const Snapshot 
             snapshot->nodes.push_back(previous->nodes[size_t(earlier)]);
         } else {
             auto copy = std::make_shared<Node>(*node);
-            copy->foldedSearch = QString(); // a cache; rebuilt on use
+            copy->foldedSearch = QByteArray(); // a cache; rebuilt on use
             copy->foldedSearchValid = false;
             copy->filterGeneration = 0;
             snapshot->nodes.push_back(std::move(copy));

@@ -122,9 +122,17 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     // For RunFilterProxy at 100,000 nodes: state kept on the node itself, so filtering needs
-    // no lookups. The node's search text (RunFilterProxy::searchableText), case-folded, built
-    // on first use and kept until the node changes; dropSearchTexts() frees them all.
-    const QString &foldedSearchText(const QModelIndex &index) const;
+    // no lookups. The node's search text (RunFilterProxy::searchableText), case-folded, as
+    // UTF-8 (half the memory of UTF-16 for most text, and memmem searches it; a substring of
+    // valid UTF-8 matches whole characters), built on first use and kept until the node
+    // changes; dropSearchTexts() frees them all.
+    const QByteArray &foldedSearchText(const QModelIndex &index) const;
+    // The index of the node that is another index's internalPointer() (RunFilterProxy keeps
+    // those); invalid for null.
+    QModelIndex indexForInternalPointer(const void *node, int column = 0) const
+    {
+        return indexOf(static_cast<const Node *>(node), column);
+    }
     void dropSearchTexts();
     // Whether the node matched the filter of `generation` (> 0): -1 when not known (another
     // filter, or the node changed since).

@@ -10,6 +10,7 @@
 #include "runs/runparser.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -82,6 +83,18 @@ bool nodeMentions(const QModelIndex &index, const QString &word)
     return texts.join(QLatin1Char('\n')).contains(word, Qt::CaseInsensitive);
 }
 
+// An empty model under an "errors only" proxy, checked by QAbstractItemModelTester.
+struct ErrorsOnly {
+    RunModel model;
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester {&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal};
+    ErrorsOnly()
+    {
+        proxy.setSourceModel(&model);
+        proxy.setErrorsOnly(true);
+    }
+};
+
 } // namespace
 
 class TestRunFilterProxy : public QObject {
@@ -97,6 +110,10 @@ private Q_SLOTS:
     void errorsOnlyKeepsTheCapturesErrors();
     void errorsOnlyAndSearchCombine();
     void filtersFollowLiveEvents();
+    void everyLineLeavesTheTreeAFreshFilterGives_data();
+    void everyLineLeavesTheTreeAFreshFilterGives();
+    void aNodeThatStopsMatchingGoesWithTheAncestorsItKept();
+    void anOlderNodeThatStartsMatchingIsShownInItsPlace();
     void filterChangedIsSignalledOncePerChange();
     void matchCountCountsTheNodesThatMatch();
     void twoProxiesOfOneModelKeepTheirOwnFilters();
@@ -307,6 +324,121 @@ void TestRunFilterProxy::filtersFollowLiveEvents()
     QCOMPARE(outline(&proxy), outline(&referenceProxy));
 }
 
+// Live filtering row by row (new rows shown with the ancestors they bring, older nodes that
+// start to match shown between their siblings) ends each line where filtering the same tree
+// from scratch ends, with the same count.
+void TestRunFilterProxy::everyLineLeavesTheTreeAFreshFilterGives_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::addColumn<QString>("search");
+    QTest::addColumn<bool>("errorsOnly");
+    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
+    for (const QString &capture : data.entryList({QStringLiteral("stream-*.jsonl")})) {
+        QTest::addRow("%s, a", qPrintable(capture)) << capture << QStringLiteral("a") << false;
+        QTest::addRow("%s, bash", qPrintable(capture))
+            << capture << QStringLiteral("bash") << false;
+        QTest::addRow("%s, errors", qPrintable(capture)) << capture << QString() << true;
+        QTest::addRow("%s, errors + e", qPrintable(capture))
+            << capture << QStringLiteral("e") << true;
+    }
+}
+
+void TestRunFilterProxy::everyLineLeavesTheTreeAFreshFilterGives()
+{
+    QFETCH(QString, capture);
+    QFETCH(QString, search);
+    QFETCH(bool, errorsOnly);
+    RunModel model;
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setSearchText(search);
+    proxy.setErrorsOnly(errorsOnly);
+    RunParser parser;
+    qint64 clock = 1000;
+    const QList<QByteArray> lines = captureLines(capture);
+    QVERIFY(!lines.isEmpty());
+    for (qsizetype i = 0; i <= lines.size(); ++i) {
+        if (i < lines.size())
+            model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+        else
+            model.markRunEnded(clock);
+        RunFilterProxy fresh;
+        fresh.setSourceModel(&model);
+        fresh.setSearchText(search);
+        fresh.setErrorsOnly(errorsOnly);
+        QCOMPARE(outline(&proxy), outline(&fresh));
+        QCOMPARE(proxy.matchCount(), fresh.matchCount());
+    }
+}
+
+// A failed call answered again without the error (the CLI can repeat a tool_result): under
+// "errors only" it goes, and so do its turn and the run, kept only for it.
+void TestRunFilterProxy::aNodeThatStopsMatchingGoesWithTheAncestorsItKept()
+{
+    ErrorsOnly filtered;
+    RunModel &model = filtered.model;
+    RunFilterProxy &proxy = filtered.proxy;
+    RunEvent call;
+    call.kind = RunEvent::ToolUse;
+    call.toolName = QStringLiteral("Bash");
+    call.toolUseId = QStringLiteral("toolu_1");
+    RunEvent failed;
+    failed.kind = RunEvent::ToolResult;
+    failed.toolUseId = call.toolUseId;
+    failed.isError = true;
+    failed.resultText = QStringLiteral("exit 1");
+    RunEvent answered = failed;
+    answered.isError = false;
+    model.addEvent(call);
+    QCOMPARE(proxy.rowCount(), 0);
+    model.addEvent(failed);
+    QCOMPARE(proxy.matchCount(), 1);
+    const QModelIndex run = proxy.index(0, 0);
+    QVERIFY(run.isValid());
+    QCOMPARE(proxy.rowCount(run), 1); // the turn
+    QSignalSpy removed(&proxy, &QAbstractItemModel::rowsRemoved);
+    model.addEvent(answered);
+    QCOMPARE(proxy.matchCount(), 0);
+    QCOMPARE(proxy.rowCount(), 0);
+    QCOMPARE(removed.count(), 3); // the call, its turn, the run
+}
+
+// Two parallel calls: the second fails first, then the first; under "errors only" the first
+// comes back above the second, where it is in the run.
+void TestRunFilterProxy::anOlderNodeThatStartsMatchingIsShownInItsPlace()
+{
+    ErrorsOnly filtered;
+    RunModel &model = filtered.model;
+    RunFilterProxy &proxy = filtered.proxy;
+    auto call = [](const QString &id, const QString &command) {
+        RunEvent event;
+        event.kind = RunEvent::ToolUse;
+        event.toolName = QStringLiteral("Bash");
+        event.toolUseId = id;
+        event.input.command = command;
+        return event;
+    };
+    auto failure = [](const QString &id) {
+        RunEvent event;
+        event.kind = RunEvent::ToolResult;
+        event.toolUseId = id;
+        event.isError = true;
+        return event;
+    };
+    model.addEvent(call(QStringLiteral("toolu_a"), QStringLiteral("first")));
+    model.addEvent(call(QStringLiteral("toolu_b"), QStringLiteral("second")));
+    model.addEvent(failure(QStringLiteral("toolu_b")));
+    model.addEvent(failure(QStringLiteral("toolu_a")));
+    const QModelIndex turn = proxy.index(0, 0, proxy.index(0, 0));
+    QCOMPARE(proxy.rowCount(turn), 2);
+    QCOMPARE(proxy.index(0, 0, turn).data(RunModel::ToolUseIdRole).toString(),
+        QStringLiteral("toolu_a"));
+    QCOMPARE(proxy.index(1, 0, turn).data(RunModel::ToolUseIdRole).toString(),
+        QStringLiteral("toolu_b"));
+    QCOMPARE(proxy.mapFromSource(model.indexForToolUseId(QStringLiteral("toolu_b"))).row(), 1);
+}
+
 void TestRunFilterProxy::filterChangedIsSignalledOncePerChange()
 {
     RunFilterProxy proxy;
@@ -405,7 +537,7 @@ void TestRunFilterProxy::nodesKeepTheSearchTextOfSearchableText()
         forEachIndex(&model, QModelIndex(), [&](const QModelIndex &index) {
             ++nodes;
             QCOMPARE(model.foldedSearchText(index),
-                RunFilterProxy::searchableText(index).toCaseFolded());
+                RunFilterProxy::searchableText(index).toCaseFolded().toUtf8());
         });
         return nodes;
     };
