@@ -2,6 +2,8 @@
 
 #include "runs/runnodedetails.h"
 
+#include <QElapsedTimer>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring> // memmem (glibc; _GNU_SOURCE is set by g++ and clang++)
@@ -67,11 +69,16 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
     m_runModel = qobject_cast<RunModel *>(model);
     QAbstractProxyModel::setSourceModel(m_runModel);
     m_shown.clear();
+    forgetResults();
+    m_toPrepare.clear();
+    m_preparing = false;
+    m_prepared = false;
     m_resetting = false;
     if (m_runModel) {
         // The source only appends rows and changes data; anything else is a reset.
         connect(m_runModel, &QAbstractItemModel::rowsAboutToBeInserted, this,
             [this](const QModelIndex &parent, int first, int last) {
+                forgetResults(); // kept results no longer show this run
                 if (!isFiltering())
                     beginInsertRows(mapFromSource(parent), first, last);
             });
@@ -84,6 +91,10 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
             });
         connect(m_runModel, &QAbstractItemModel::dataChanged, this, &RunFilterProxy::onDataChanged);
         connect(m_runModel, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+            forgetResults();
+            m_toPrepare.clear(); // its indexes go with the reset
+            m_preparing = false;
+            m_prepared = false;
             m_resetting = true;
             beginResetModel();
         });
@@ -98,6 +109,9 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
             beginResetModel();
             m_runModel = nullptr;
             m_shown.clear();
+            forgetResults();
+            m_toPrepare.clear();
+            m_preparing = false;
             endResetModel();
         });
         rebuild();
@@ -185,29 +199,79 @@ void RunFilterProxy::setSearchText(const QString &text)
     const QString simplified = text.simplified();
     if (simplified == m_searchText)
         return;
+    const Filter previous = m_filter;
     m_searchText = simplified;
-    m_words.clear();
+    m_filter.words.clear();
     if (!simplified.isEmpty()) {
         for (const QString &word : simplified.toCaseFolded().split(QLatin1Char(' ')))
-            m_words.append(word.toUtf8());
+            m_filter.words.append(word.toUtf8());
     }
-    if (m_words.isEmpty() && m_runModel)
-        m_runModel->dropSearchTexts(); // the memory goes back when nobody searches
-    filterChangedNow();
+    filterChangedNow(previous);
+}
+
+bool RunFilterProxy::prepareSearchTexts(int budgetMs)
+{
+    if (!m_runModel || m_prepared)
+        return true;
+    if (!m_preparing) {
+        m_toPrepare.assign(1, QModelIndex());
+        m_preparing = true;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    int visited = 0;
+    while (!m_toPrepare.empty()) {
+        if (++visited % 256 == 0 && clock.elapsed() >= budgetMs)
+            return false;
+        const QModelIndex index = m_toPrepare.back();
+        m_toPrepare.pop_back();
+        if (index.isValid())
+            m_runModel->foldedSearchText(index);
+        for (int row = m_runModel->rowCount(index) - 1; row >= 0; --row)
+            m_toPrepare.push_back(m_runModel->index(row, 0, index));
+    }
+    m_preparing = false;
+    m_prepared = true; // nodes added later get theirs on use
+    return true;
+}
+
+void RunFilterProxy::releaseSearchTexts()
+{
+    m_toPrepare.clear();
+    m_preparing = false;
+    m_prepared = false;
+    if (m_runModel && m_filter.words.isEmpty())
+        m_runModel->dropSearchTexts();
 }
 
 void RunFilterProxy::setErrorsOnly(bool errorsOnly)
 {
-    if (errorsOnly == m_errorsOnly)
+    if (errorsOnly == m_filter.errorsOnly)
         return;
-    m_errorsOnly = errorsOnly;
-    filterChangedNow();
+    const Filter previous = m_filter;
+    m_filter.errorsOnly = errorsOnly;
+    filterChangedNow(previous);
+}
+
+bool RunFilterProxy::Filter::narrows(const Filter &wider) const
+{
+    if (wider.errorsOnly && !errorsOnly)
+        return false;
+    // Each of the wider filter's words must be inside one of these: a text with all of
+    // these words has all of those.
+    return std::all_of(wider.words.cbegin(), wider.words.cend(), [this](const QByteArray &w) {
+        return std::any_of(words.cbegin(), words.cend(),
+            [&w](const QByteArray &word) { return word.contains(w); });
+    });
 }
 
 // One layoutChanged: the persistent indexes (the view's current and selected rows, and one
 // per expanded row) move to their node's new row, or go when it is hidden.
-void RunFilterProxy::filterChangedNow()
+// Typing on only narrows: the walk covers the nodes shown so far and tests only those that
+// matched. Deleting a keystroke goes back to a result kept while the run did not change.
+void RunFilterProxy::filterChangedNow(const Filter &previous)
 {
+    const quint32 previousGeneration = m_generation;
     // Unique over all proxies, so two proxies of one model never read each other's verdicts.
     static std::atomic<quint32> generations {1};
     m_generation = ++generations;
@@ -220,7 +284,28 @@ void RunFilterProxy::filterChangedNow()
         sources.reserve(before.size());
         for (const QModelIndex &index : before)
             sources.append(mapToSource(index));
-        rebuild();
+        Remembered kept;
+        const auto found = std::find_if(m_remembered.begin(), m_remembered.end(),
+            [this](const Remembered &result) { return result.filter == m_filter; });
+        const bool reuse = found != m_remembered.end() && m_filter.isFiltering();
+        if (reuse) {
+            kept = *found;
+            m_remembered.erase(found);
+        }
+        const QHash<const void *, Shown> shownBefore = m_shown;
+        if (previous.isFiltering()) {
+            m_remembered.prepend({previous, previousGeneration, shownBefore, m_matchCount});
+            while (m_remembered.size() > 4)
+                m_remembered.removeLast();
+        }
+        if (reuse) {
+            m_shown = kept.shown; // the nodes' verdicts of that filter are still right
+            m_matchCount = kept.matchCount;
+            m_generation = kept.generation;
+        } else {
+            const bool narrower = previous.isFiltering() && m_filter.narrows(previous);
+            rebuild(narrower ? &shownBefore : nullptr);
+        }
         QModelIndexList after;
         after.reserve(before.size());
         for (const QModelIndex &source : std::as_const(sources))
@@ -233,12 +318,12 @@ void RunFilterProxy::filterChangedNow()
 
 bool RunFilterProxy::evaluate(const QModelIndex &index) const
 {
-    if (m_errorsOnly && !isErrorIndex(index))
+    if (m_filter.errorsOnly && !isErrorIndex(index))
         return false;
-    if (m_words.isEmpty())
+    if (m_filter.words.isEmpty())
         return true;
     const QByteArray &text = m_runModel->foldedSearchText(index);
-    for (const QByteArray &word : m_words) {
+    for (const QByteArray &word : m_filter.words) {
         if (!memmem(text.constData(), size_t(text.size()), word.constData(), size_t(word.size())))
             return false;
     }
@@ -258,27 +343,45 @@ bool RunFilterProxy::matchesItself(const QModelIndex &index) const
 // The shown nodes of the current filter, in one walk of the run (iterative: a hostile file
 // can nest sub-agents deeper than the stack would allow): a node is shown when it matches or
 // has a shown child.
-void RunFilterProxy::rebuild()
+void RunFilterProxy::rebuild(const QHash<const void *, Shown> *within)
 {
+    const int shownBefore = int(m_shown.size());
     m_shown.clear();
     m_matchCount = 0;
     if (!m_runModel || !isFiltering())
         return;
+    m_shown.reserve(within ? int(within->size()) : std::max(shownBefore, 1024));
     struct Frame {
         QModelIndex source;
+        QVector<int> candidates; // the rows to look at, with `within`
         int next = 0;
         int rows = 0;
         bool matches = false;
         QVector<int> shownRows;
     };
+    const auto frameFor = [this, within](const QModelIndex &source, bool couldMatch) {
+        Frame frame;
+        frame.source = source;
+        if (within) {
+            const Shown before = within->value(source.internalPointer());
+            frame.candidates = before.rows;
+            frame.rows = int(before.rows.size());
+            frame.matches = source.isValid() && before.matches && matchesItself(source);
+        } else {
+            frame.rows = m_runModel->RunModel::rowCount(source); // (not virtual: 100,000 calls)
+            frame.matches = source.isValid() && couldMatch && matchesItself(source);
+        }
+        return frame;
+    };
     std::vector<Frame> stack;
-    stack.push_back({QModelIndex(), 0, m_runModel->rowCount(), false, {}});
+    stack.push_back(frameFor(QModelIndex(), false));
     while (true) {
         Frame &top = stack.back();
         if (top.next < top.rows) {
-            const QModelIndex child = m_runModel->index(top.next++, 0, top.source);
-            const bool matches = matchesItself(child);
-            stack.push_back({child, 0, m_runModel->rowCount(child), matches, {}});
+            const int row = within ? top.candidates.at(top.next) : top.next;
+            ++top.next;
+            const QModelIndex child = m_runModel->RunModel::index(row, 0, top.source);
+            stack.push_back(frameFor(child, true));
             continue;
         }
         Frame done = std::move(stack.back());
@@ -306,6 +409,7 @@ void RunFilterProxy::onRowsInserted(const QModelIndex &sourceParent, int first, 
 void RunFilterProxy::onDataChanged(
     const QModelIndex &topLeft, const QModelIndex &bottomRight, const QVector<int> &roles)
 {
+    forgetResults();
     if (!isFiltering()) {
         Q_EMIT dataChanged(mapFromSource(topLeft), mapFromSource(bottomRight), roles);
         return;

@@ -13,8 +13,10 @@
 //   - new and changed nodes of a live run are filtered as they come: rows are inserted and
 //     removed (with the ancestors they bring or leave), never the whole tree again.
 // Each node's search text is built once and kept case-folded on the node
-// (RunModel::foldedSearchText; dropped when the node changes, all of them when the search is
-// cleared), and its verdict for the current filter too (RunModel::filterMemo).
+// (RunModel::foldedSearchText; dropped when the node changes; prepared ahead and released
+// by the run page around the search field's focus), and its verdict for the current filter
+// too (RunModel::filterMemo). Typing on narrows from the nodes shown; deleting a keystroke
+// goes back to a result kept while the run did not change.
 
 #include "runs/runmodel.h"
 
@@ -32,8 +34,8 @@ public:
     explicit RunFilterProxy(QObject *parent = nullptr);
 
     QString searchText() const { return m_searchText; }
-    bool errorsOnly() const { return m_errorsOnly; }
-    bool isFiltering() const { return !m_searchText.isEmpty() || m_errorsOnly; }
+    bool errorsOnly() const { return m_filter.errorsOnly; }
+    bool isFiltering() const { return m_filter.isFiltering(); }
 
     // What "next error" (F8) stops at and "errors only" keeps: failed or interrupted tool
     // calls, API retries and errors, permission denials, error results, corrupt lines.
@@ -44,6 +46,16 @@ public:
     // Nodes that match on their own (not the ancestors kept for them), over the whole run,
     // collapsed or not; 0 when not filtering.
     int matchCount() const { return isFiltering() ? m_matchCount : 0; }
+
+    // Builds the nodes' search texts ahead of a search (the first keystroke would otherwise
+    // build all of them at once), for about budgetMs a call, from where the last call
+    // stopped: true once every node has one. The run page calls it while the search field
+    // has the focus.
+    bool prepareSearchTexts(int budgetMs);
+    bool searchTextsPrepared() const { return m_prepared; }
+    // Frees the nodes' search texts (they come back on use); the run page calls it when the
+    // search field loses the focus with no search in it.
+    void releaseSearchTexts();
 
     // A RunModel (anything else is shown as an empty tree).
     void setSourceModel(QAbstractItemModel *sourceModel) override;
@@ -76,10 +88,34 @@ private:
         QVector<int> rows; // the source rows of its shown children, ascending
     };
 
+    // What a filter keeps: every word (case-folded, UTF-8), errors only or not.
+    struct Filter {
+        QList<QByteArray> words;
+        bool errorsOnly = false;
+        bool isFiltering() const { return !words.isEmpty() || errorsOnly; }
+        bool operator==(const Filter &other) const
+        {
+            return words == other.words && errorsOnly == other.errorsOnly;
+        }
+        // Whether everything this filter keeps on its own, `wider` keeps too (a word typed
+        // on, another word added, errors only turned on).
+        bool narrows(const Filter &wider) const;
+    };
+    // A filter's result kept for going back to it (a deleted keystroke) while the run does
+    // not change.
+    struct Remembered {
+        Filter filter;
+        quint32 generation = 0;
+        QHash<const void *, Shown> shown;
+        int matchCount = 0;
+    };
+
     bool matchesItself(const QModelIndex &sourceIndex) const;
     bool evaluate(const QModelIndex &sourceIndex) const;
-    void filterChangedNow();
-    void rebuild();
+    void filterChangedNow(const Filter &previous);
+    // Walks the run, or only the nodes `within` shows (a narrower filter shows no others).
+    void rebuild(const QHash<const void *, Shown> *within = nullptr);
+    void forgetResults() { m_remembered.clear(); }
     // Live changes while filtering.
     void onRowsInserted(const QModelIndex &sourceParent, int first, int last);
     void onDataChanged(
@@ -92,12 +128,17 @@ private:
 
     RunModel *m_runModel = nullptr;
     QString m_searchText;
-    QList<QByteArray> m_words; // case-folded, UTF-8
-    bool m_errorsOnly = false;
+    Filter m_filter;
+    QList<Remembered> m_remembered; // the latest first
     quint32 m_generation = 0; // of the filter, for RunModel::filterMemo
     QHash<const void *, Shown> m_shown; // while filtering
     int m_matchCount = 0;
     bool m_resetting = false; // between the source's modelAboutToBeReset and modelReset
+    // prepareSearchTexts(): the nodes still to visit (RunModel's indexes stay valid until a
+    // reset: rows are only appended), and whether it went through them all.
+    std::vector<QModelIndex> m_toPrepare;
+    bool m_preparing = false;
+    bool m_prepared = false;
 };
 
 } // namespace sandscope

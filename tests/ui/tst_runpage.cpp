@@ -23,6 +23,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QFile>
+#include <QFocusEvent>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -210,6 +211,7 @@ private Q_SLOTS:
     void searchKeepsAncestorsAndClearingRestores();
     void errorsOnlyKeepsErrorsAndTheirAncestors();
     void searchShowsItsMatchCount();
+    void searchTextsAreBuiltWhileTheSearchFieldHasTheFocus();
     void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
@@ -649,6 +651,29 @@ void TestRunPage::searchShowsItsMatchCount()
     QCOMPARE(label->text().isEmpty(), false);
     page.errorsOnlyButton()->click();
     QVERIFY(!label->isVisible());
+}
+
+// The first keystroke does not build every node's search text: they are built while the
+// field has the focus, and freed when it leaves the field empty.
+void TestRunPage::searchTextsAreBuiltWhileTheSearchFieldHasTheFocus()
+{
+    RunPage page;
+    page.show();
+    QVERIFY(loadCapture(page, QStringLiteral("stream-subagent.jsonl")));
+    QVERIFY(!page.proxy()->searchTextsPrepared());
+    QFocusEvent focusIn(QEvent::FocusIn, Qt::MouseFocusReason);
+    QCoreApplication::sendEvent(page.searchEdit(), &focusIn);
+    QTRY_VERIFY(page.proxy()->searchTextsPrepared());
+    QFocusEvent focusOut(QEvent::FocusOut, Qt::MouseFocusReason);
+    QCoreApplication::sendEvent(page.searchEdit(), &focusOut);
+    QVERIFY(!page.proxy()->searchTextsPrepared());
+    // With a search in the field, leaving it keeps them (the search still uses them).
+    QCoreApplication::sendEvent(page.searchEdit(), &focusIn);
+    QTRY_VERIFY(page.proxy()->searchTextsPrepared());
+    QTest::keyClicks(page.searchEdit(), QStringLiteral("echo"));
+    QTRY_COMPARE(page.proxy()->searchText(), QStringLiteral("echo"));
+    QCoreApplication::sendEvent(page.searchEdit(), &focusOut);
+    QVERIFY(page.proxy()->searchTextsPrepared());
 }
 
 // Filters expand everything they keep; turning them off folds the tree back to the turns

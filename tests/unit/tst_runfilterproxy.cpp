@@ -113,6 +113,8 @@ private Q_SLOTS:
     void everyLineLeavesTheTreeAFreshFilterGives_data();
     void everyLineLeavesTheTreeAFreshFilterGives();
     void aNodeThatStopsMatchingGoesWithTheAncestorsItKept();
+    void typingOnAndDeletingBackMatchFreshFilters();
+    void searchTextsArePreparedInSlices();
     void anOlderNodeThatStartsMatchingIsShownInItsPlace();
     void filterChangedIsSignalledOncePerChange();
     void matchCountCountsTheNodesThatMatch();
@@ -370,6 +372,75 @@ void TestRunFilterProxy::everyLineLeavesTheTreeAFreshFilterGives()
         QCOMPARE(outline(&proxy), outline(&fresh));
         QCOMPARE(proxy.matchCount(), fresh.matchCount());
     }
+}
+
+// Typing on narrows from what was shown, deleting goes back to a kept result: both must end
+// where a fresh filter ends, also when the run grew in between (kept results are stale then).
+void TestRunFilterProxy::typingOnAndDeletingBackMatchFreshFilters()
+{
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RunModel model;
+    RunParser parser;
+    qint64 clock = 1000;
+    const qsizetype half = lines.size() / 2;
+    for (qsizetype i = 0; i < half; ++i)
+        model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    const auto matchesFresh = [&] {
+        RunFilterProxy fresh;
+        fresh.setSourceModel(&model);
+        fresh.setSearchText(proxy.searchText());
+        fresh.setErrorsOnly(proxy.errorsOnly());
+        return outline(&proxy) == outline(&fresh) && proxy.matchCount() == fresh.matchCount();
+    };
+    const QStringList steps {QStringLiteral("e"), QStringLiteral("ec"), QStringLiteral("ech"),
+        QStringLiteral("echo"), QStringLiteral("echo s"), QStringLiteral("echo"),
+        QStringLiteral("ech"), QStringLiteral("e"), QString(), QStringLiteral("s"),
+        QStringLiteral("su"), QStringLiteral("s")};
+    for (const QString &step : steps) {
+        proxy.setSearchText(step);
+        QVERIFY2(matchesFresh(), qPrintable(step));
+    }
+    proxy.setSearchText(QStringLiteral("sub"));
+    for (qsizetype i = half; i < lines.size(); ++i) // the run grows under "sub"
+        model.addEvents(parser.parseLine(lines.at(i), clock += 10));
+    for (const QString &step : {QStringLiteral("su"), QStringLiteral("s"), QString()}) {
+        proxy.setSearchText(step); // kept results of "su" and "s" are from the shorter run
+        QVERIFY2(matchesFresh(), qPrintable(step));
+    }
+    proxy.setErrorsOnly(true);
+    QVERIFY(matchesFresh());
+    proxy.setSearchText(QStringLiteral("a"));
+    QVERIFY(matchesFresh());
+    proxy.setErrorsOnly(false);
+    QVERIFY(matchesFresh());
+}
+
+// prepareSearchTexts() goes on where it stopped and ends; a reset starts it again.
+void TestRunFilterProxy::searchTextsArePreparedInSlices()
+{
+    RunModel model;
+    for (int i = 0; i < 1000; ++i) { // over 256 nodes: more than one slice
+        RunEvent text;
+        text.kind = RunEvent::AssistantText;
+        text.text = QStringLiteral("text %1").arg(i);
+        model.addEvent(text);
+    }
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    int slices = 1;
+    while (!proxy.prepareSearchTexts(0))
+        ++slices;
+    QVERIFY(slices > 1);
+    QVERIFY(proxy.searchTextsPrepared());
+    model.beginRebuild();
+    model.endRebuild();
+    QVERIFY(!proxy.searchTextsPrepared());
+    QVERIFY(proxy.prepareSearchTexts(60'000));
+    proxy.releaseSearchTexts();
+    QVERIFY(!proxy.searchTextsPrepared());
 }
 
 // A failed call answered again without the error (the CLI can repeat a tool_result): under

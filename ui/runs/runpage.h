@@ -270,6 +270,7 @@ private:
     QTimer m_summaryTimer;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
+    QTimer m_prepareSearchTimer; // search texts built in slices while the field has the focus
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
     QPersistentModelIndex m_currentBeforeFilter; // a RunModel index (applyFilter)
