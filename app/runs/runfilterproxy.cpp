@@ -75,7 +75,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
     m_prepared = false;
     m_resetting = false;
     if (m_runModel) {
-        // The source only appends rows and changes data; anything else is a reset.
+        // A RunModel only appends rows, changes data and resets (it never removes or moves).
         connect(m_runModel, &QAbstractItemModel::rowsAboutToBeInserted, this,
             [this](const QModelIndex &parent, int first, int last) {
                 forgetResults(); // kept results no longer show this run
