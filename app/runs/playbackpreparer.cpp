@@ -110,6 +110,8 @@ void PlaybackPreparer::run(std::function<void(Job &)> work)
         m_worker->wait(); // finished() comes just before the thread ends
         delete std::exchange(m_worker, nullptr);
         const bool ok = job->ok && !job->cancelled;
+        if (!ok) // cancelled after the work was done still hands out nothing
+            job->result = RunPlayback::Prepared();
         Q_EMIT finished(ok, ok || job->cancelled ? QString() : job->error);
     });
     m_worker->start();

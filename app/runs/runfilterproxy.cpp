@@ -442,43 +442,52 @@ void RunFilterProxy::update(const QModelIndex &source)
         hide(source);
 }
 
+// Loops, not recursion, up the ancestors: a hostile file can nest sub-agents deeper than the
+// stack would allow.
 void RunFilterProxy::show(const QModelIndex &source, bool matches)
 {
-    const QModelIndex sourceParent = source.parent();
-    const void *parentKey = sourceParent.internalPointer();
-    if (sourceParent.isValid() && !m_shown.contains(parentKey))
-        show(sourceParent, false);
-    const QVector<int> before = m_shown.value(parentKey).rows;
-    const int row
-        = int(std::lower_bound(before.begin(), before.end(), source.row()) - before.begin());
-    beginInsertRows(mapFromSource(sourceParent), row, row);
-    // (No reference into m_shown is held across an insert: it may rehash.)
-    m_shown.insert(source.internalPointer(), Shown {row, matches, {}});
-    m_shown[parentKey].rows.insert(row, source.row());
-    m_matchCount += matches ? 1 : 0;
-    for (int later = row; later < before.size(); ++later)
-        ++m_shown[m_runModel->index(before.at(later), 0, sourceParent).internalPointer()].row;
-    endInsertRows();
+    std::vector<QModelIndex> hidden {source}; // the node, then its hidden ancestors
+    for (QModelIndex parent = source.parent();
+         parent.isValid() && !m_shown.contains(parent.internalPointer()); parent = parent.parent())
+        hidden.push_back(parent);
+    for (size_t i = hidden.size(); i-- > 0;) { // outermost first
+        const QModelIndex &node = hidden[i];
+        const bool nodeMatches = i == 0 && matches;
+        const QModelIndex sourceParent = node.parent();
+        const void *parentKey = sourceParent.internalPointer();
+        const QVector<int> before = m_shown.value(parentKey).rows;
+        const int row
+            = int(std::lower_bound(before.begin(), before.end(), node.row()) - before.begin());
+        beginInsertRows(mapFromSource(sourceParent), row, row);
+        // (No reference into m_shown is held across an insert: it may rehash.)
+        m_shown.insert(node.internalPointer(), Shown {row, nodeMatches, {}});
+        m_shown[parentKey].rows.insert(row, node.row());
+        m_matchCount += nodeMatches ? 1 : 0;
+        for (int later = row; later < before.size(); ++later)
+            ++m_shown[m_runModel->index(before.at(later), 0, sourceParent).internalPointer()].row;
+        endInsertRows();
+    }
 }
 
 void RunFilterProxy::hide(const QModelIndex &source)
 {
-    const QModelIndex sourceParent = source.parent();
-    const void *parentKey = sourceParent.internalPointer();
-    const int row = m_shown.value(source.internalPointer()).row;
-    beginRemoveRows(mapFromSource(sourceParent), row, row);
-    m_shown.remove(source.internalPointer());
-    QVector<int> &siblings = m_shown[parentKey].rows;
-    siblings.remove(row);
-    const QVector<int> after = siblings.mid(row);
-    for (const int sourceRow : after)
-        --m_shown[m_runModel->index(sourceRow, 0, sourceParent).internalPointer()].row;
-    endRemoveRows();
-    if (!sourceParent.isValid())
-        return;
-    const Shown &parent = m_shown[parentKey];
-    if (!parent.matches && parent.rows.isEmpty())
-        hide(sourceParent);
+    for (QModelIndex node = source; node.isValid();) {
+        const QModelIndex sourceParent = node.parent();
+        const void *parentKey = sourceParent.internalPointer();
+        const int row = m_shown.value(node.internalPointer()).row;
+        beginRemoveRows(mapFromSource(sourceParent), row, row);
+        m_shown.remove(node.internalPointer());
+        QVector<int> &siblings = m_shown[parentKey].rows;
+        siblings.remove(row);
+        const QVector<int> after = siblings.mid(row);
+        for (const int sourceRow : after)
+            --m_shown[m_runModel->index(sourceRow, 0, sourceParent).internalPointer()].row;
+        endRemoveRows();
+        const Shown &parent = m_shown[parentKey];
+        // The parent goes too when it was shown only for this node.
+        node = sourceParent.isValid() && !parent.matches && parent.rows.isEmpty() ? sourceParent
+                                                                                  : QModelIndex();
+    }
 }
 
 } // namespace sandscope

@@ -187,15 +187,27 @@ RunModel::RunModel(QObject *parent)
 }
 
 // The invisible root with a running run node as its only child: a model before any event.
+namespace {
+
+// The run node as a run starts (its children are not touched).
+template <typename Node> void makeEmptyRun(Node *run, Node *root)
+{
+    Node empty;
+    empty.kind = RunModel::NodeKind::Run;
+    empty.status = RunModel::Status::Running;
+    empty.title = QStringLiteral("Run");
+    empty.stamp = nextStamp();
+    empty.parent = root;
+    *run = empty;
+}
+
+} // namespace
+
 void RunModel::makeEmptyTree()
 {
     m_root = std::make_unique<Node>();
     auto run = std::make_unique<Node>();
-    run->kind = NodeKind::Run;
-    run->status = Status::Running;
-    run->title = QStringLiteral("Run");
-    run->stamp = nextStamp();
-    run->parent = m_root.get();
+    makeEmptyRun(run.get(), m_root.get());
     m_run = run.get();
     m_root->children.push_back(std::move(run));
 }
@@ -1299,13 +1311,7 @@ void RunModel::beginRebuild(const Snapshot *snapshot)
             makeEmptyTree();
         } else { // the run node again as it starts, with everything under it put aside
             parkChildren(m_run, 0);
-            Node empty;
-            empty.kind = NodeKind::Run;
-            empty.status = Status::Running;
-            empty.title = QStringLiteral("Run");
-            empty.stamp = nextStamp();
-            empty.parent = m_root.get();
-            *m_run = empty;
+            makeEmptyRun(m_run, m_root.get());
         }
         // Empty, but the keys stay known for the events played again.
         m_toolsById.restore({}, [](int) { return nullptr; });

@@ -401,7 +401,7 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
         m_prepareSearchTimer.start();
     if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut) {
         m_prepareSearchTimer.stop();
-        if (!m_proxy->isFiltering() || m_proxy->searchText().isEmpty())
+        if (m_proxy->searchText().isEmpty())
             m_proxy->releaseSearchTexts();
     }
     if (event->type() == QEvent::KeyPress) {
