@@ -130,7 +130,7 @@ QModelIndex RunFilterProxy::index(int row, int column, const QModelIndex &parent
     int sourceRow = row;
     if (isFiltering()) {
         const auto shown = m_shown.constFind(parent.internalPointer());
-        if (shown == m_shown.cend() || row >= shown->rows.size())
+        if (!shown || row >= shown->rows.size())
             return {};
         sourceRow = shown->rows.at(row);
     }
@@ -161,7 +161,7 @@ int RunFilterProxy::rowCount(const QModelIndex &parent) const
     if (!isFiltering())
         return m_runModel->rowCount(mapToSource(parent));
     const auto shown = m_shown.constFind(parent.internalPointer());
-    return shown == m_shown.cend() ? 0 : int(shown->rows.size());
+    return !shown ? 0 : int(shown->rows.size());
 }
 
 int RunFilterProxy::columnCount(const QModelIndex &parent) const
@@ -173,6 +173,17 @@ int RunFilterProxy::columnCount(const QModelIndex &parent) const
 bool RunFilterProxy::hasChildren(const QModelIndex &parent) const
 {
     return rowCount(parent) > 0;
+}
+
+Qt::ItemFlags RunFilterProxy::flags(const QModelIndex &index) const
+{
+    if (!isFiltering() || !index.isValid())
+        return QAbstractProxyModel::flags(index);
+    // A RunModel's flags differ only in ItemNeverHasChildren, decided here by the shown rows:
+    // the node itself is not read (a view lays out tens of thousands of matches at once).
+    const Qt::ItemFlags flags = Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+    const auto shown = m_shown.constFind(index.internalPointer());
+    return !shown || shown->rows.isEmpty() ? flags | Qt::ItemNeverHasChildren : flags;
 }
 
 QModelIndex RunFilterProxy::mapToSource(const QModelIndex &proxyIndex) const
@@ -189,7 +200,7 @@ QModelIndex RunFilterProxy::mapFromSource(const QModelIndex &sourceIndex) const
     if (!isFiltering())
         return createIndex(sourceIndex.row(), sourceIndex.column(), sourceIndex.internalPointer());
     const auto shown = m_shown.constFind(sourceIndex.internalPointer());
-    if (shown == m_shown.cend())
+    if (!shown)
         return {};
     return createIndex(shown->row, sourceIndex.column(), sourceIndex.internalPointer());
 }
@@ -292,7 +303,7 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
             kept = *found;
             m_remembered.erase(found);
         }
-        const QHash<const void *, Shown> shownBefore = m_shown;
+        const PointerHash<Shown> shownBefore = m_shown;
         if (previous.isFiltering()) {
             m_remembered.prepend({previous, previousGeneration, shownBefore, m_matchCount});
             while (m_remembered.size() > 4)
@@ -343,7 +354,7 @@ bool RunFilterProxy::matchesItself(const QModelIndex &index) const
 // The shown nodes of the current filter, in one walk of the run (iterative: a hostile file
 // can nest sub-agents deeper than the stack would allow): a node is shown when it matches or
 // has a shown child.
-void RunFilterProxy::rebuild(const QHash<const void *, Shown> *within)
+void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
 {
     const int shownBefore = int(m_shown.size());
     m_shown.clear();
@@ -359,29 +370,39 @@ void RunFilterProxy::rebuild(const QHash<const void *, Shown> *within)
         bool matches = false;
         QVector<int> shownRows;
     };
-    const auto frameFor = [this, within](const QModelIndex &source, bool couldMatch) {
-        Frame frame;
-        frame.source = source;
-        if (within) {
-            const Shown before = within->value(source.internalPointer());
-            frame.candidates = before.rows;
-            frame.rows = int(before.rows.size());
-            frame.matches = source.isValid() && before.matches && matchesItself(source);
-        } else {
-            frame.rows = m_runModel->RunModel::rowCount(source); // (not virtual: 100,000 calls)
-            frame.matches = source.isValid() && couldMatch && matchesItself(source);
-        }
-        return frame;
-    };
-    std::vector<Frame> stack;
-    stack.push_back(frameFor(QModelIndex(), false));
+    std::vector<Frame> stack(1); // the invisible root's
+    if (within)
+        stack.back().candidates = within->value(nullptr).rows;
+    stack.back().rows = within ? int(stack.back().candidates.size())
+                               : m_runModel->RunModel::rowCount(QModelIndex());
     while (true) {
         Frame &top = stack.back();
         if (top.next < top.rows) {
             const int row = within ? top.candidates.at(top.next) : top.next;
             ++top.next;
+            // (RunModel's own, not virtual: 100,000 calls)
             const QModelIndex child = m_runModel->RunModel::index(row, 0, top.source);
-            stack.push_back(frameFor(child, true));
+            Shown before;
+            if (within)
+                before = within->value(child.internalPointer());
+            const int rows
+                = within ? int(before.rows.size()) : m_runModel->RunModel::rowCount(child);
+            const bool matches = (!within || before.matches) && matchesItself(child);
+            if (rows == 0) { // most nodes are leaves: no frame for them
+                if (matches) {
+                    ++m_matchCount;
+                    m_shown.insert(
+                        child.internalPointer(), Shown {int(top.shownRows.size()), true, {}});
+                    top.shownRows.append(row);
+                }
+                continue;
+            }
+            Frame frame;
+            frame.source = child;
+            frame.candidates = std::move(before.rows);
+            frame.rows = rows;
+            frame.matches = matches;
+            stack.push_back(std::move(frame));
             continue;
         }
         Frame done = std::move(stack.back());
@@ -429,7 +450,7 @@ void RunFilterProxy::update(const QModelIndex &source)
 {
     const bool matches = matchesItself(source);
     const auto shown = m_shown.find(source.internalPointer());
-    if (shown == m_shown.end()) {
+    if (!shown) {
         if (matches)
             show(source, true);
         return;

@@ -18,10 +18,10 @@
 // too (RunModel::filterMemo). Typing on narrows from the nodes shown; deleting a keystroke
 // goes back to a result kept while the run did not change.
 
+#include "runs/pointerhash.h"
 #include "runs/runmodel.h"
 
 #include <QAbstractProxyModel>
-#include <QHash>
 #include <QString>
 #include <QVector>
 
@@ -66,6 +66,10 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     bool hasChildren(const QModelIndex &parent = {}) const override;
+    // While filtering, a shown node without shown children says it never has any, so that
+    // expanding every match (RunPage) skips the leaves; rows that start to match later still
+    // come in under it, and then it says so no longer.
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
     QModelIndex mapToSource(const QModelIndex &proxyIndex) const override;
     QModelIndex mapFromSource(const QModelIndex &sourceIndex) const override;
     // Number columns are right-aligned, their headers too.
@@ -106,7 +110,7 @@ private:
     struct Remembered {
         Filter filter;
         quint32 generation = 0;
-        QHash<const void *, Shown> shown;
+        PointerHash<Shown> shown;
         int matchCount = 0;
     };
 
@@ -114,7 +118,7 @@ private:
     bool evaluate(const QModelIndex &sourceIndex) const;
     void filterChangedNow(const Filter &previous);
     // Walks the run, or only the nodes `within` shows (a narrower filter shows no others).
-    void rebuild(const QHash<const void *, Shown> *within = nullptr);
+    void rebuild(const PointerHash<Shown> *within = nullptr);
     void forgetResults() { m_remembered.clear(); }
     // Live changes while filtering.
     void onRowsInserted(const QModelIndex &sourceParent, int first, int last);
@@ -131,7 +135,7 @@ private:
     Filter m_filter;
     QList<Remembered> m_remembered; // the latest first
     quint32 m_generation = 0; // of the filter, for RunModel::filterMemo
-    QHash<const void *, Shown> m_shown; // while filtering
+    PointerHash<Shown> m_shown; // while filtering
     int m_matchCount = 0;
     bool m_resetting = false; // between the source's modelAboutToBeReset and modelReset
     // prepareSearchTexts(): the nodes still to visit (RunModel's indexes stay valid until a

@@ -120,6 +120,7 @@ private Q_SLOTS:
     void matchCountCountsTheNodesThatMatch();
     void twoProxiesOfOneModelKeepTheirOwnFilters();
     void nodesKeepTheSearchTextOfSearchableText();
+    void onlyNodesThatCannotShowChildrenSayTheyNeverHaveAny();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -625,3 +626,60 @@ void TestRunFilterProxy::nodesKeepTheSearchTextOfSearchableText()
 
 QTEST_GUILESS_MAIN(TestRunFilterProxy)
 #include "tst_runfilterproxy.moc"
+
+// A QTreeView neither expands nor lays out under a node that says it never has children
+// (RunPage expands every match): say so only where no row can show up.
+void TestRunFilterProxy::onlyNodesThatCannotShowChildrenSayTheyNeverHaveAny()
+{
+    ErrorsOnly filtered;
+    RunModel &model = filtered.model;
+    RunFilterProxy &proxy = filtered.proxy;
+    const auto never = [](const QModelIndex &index) {
+        return index.flags().testFlag(Qt::ItemNeverHasChildren);
+    };
+    RunEvent agent;
+    agent.kind = RunEvent::ToolUse;
+    agent.toolName = QStringLiteral("Agent");
+    agent.toolUseId = QStringLiteral("toolu_agent");
+    model.addEvent(agent);
+    RunEvent text;
+    text.kind = RunEvent::AssistantText;
+    text.text = QStringLiteral("looking");
+    model.addEvent(text);
+    // Unfiltered, the model's own flags: text can never get children, a tool call can.
+    const QModelIndex turn = proxy.index(0, 0, proxy.index(0, 0));
+    QCOMPARE(proxy.rowCount(turn), 0); // errors only: nothing failed yet
+    proxy.setErrorsOnly(false);
+    const QModelIndex shownTurn = proxy.index(0, 0, proxy.index(0, 0));
+    QCOMPARE(proxy.rowCount(shownTurn), 2);
+    QVERIFY(!never(shownTurn));
+    QVERIFY(!never(proxy.index(0, 0, shownTurn))); // the Agent call
+    QVERIFY(never(proxy.index(1, 0, shownTurn))); // the text
+    QVERIFY(model.flags(model.index(1, 0, model.index(0, 0, model.runIndex())))
+                .testFlag(Qt::ItemNeverHasChildren));
+
+    // Filtering: the failed Agent call is a shown leaf until a row under it is shown too.
+    proxy.setErrorsOnly(true);
+    RunEvent failed;
+    failed.kind = RunEvent::ToolResult;
+    failed.toolUseId = agent.toolUseId;
+    failed.isError = true;
+    model.addEvent(failed);
+    const QModelIndex call = proxy.index(0, 0, proxy.index(0, 0, proxy.index(0, 0)));
+    QCOMPARE(call.data(RunModel::ToolUseIdRole).toString(), agent.toolUseId);
+    QVERIFY(never(call));
+    QVERIFY(!never(proxy.index(0, 0, proxy.index(0, 0)))); // the turn shows the call
+    RunEvent inner;
+    inner.kind = RunEvent::ToolUse;
+    inner.toolName = QStringLiteral("Bash");
+    inner.toolUseId = QStringLiteral("toolu_inner");
+    inner.parentToolUseId = agent.toolUseId;
+    model.addEvent(inner);
+    RunEvent innerFailed = failed;
+    innerFailed.toolUseId = inner.toolUseId;
+    innerFailed.parentToolUseId = agent.toolUseId;
+    model.addEvent(innerFailed);
+    QCOMPARE(proxy.rowCount(call), 1);
+    QVERIFY(!never(call));
+    QVERIFY(never(proxy.index(0, 0, call)));
+}
