@@ -13,6 +13,7 @@
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
 #include "runs/runparser.h"
+#include "util/allocatortuning.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -83,6 +84,7 @@ Feed makeFeed(qint64 wantedEvents, int callsPerTurn)
 
 int main(int argc, char **argv)
 {
+    tuneAllocatorForSteadyLatency(); // as the window's main() does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("QT_LOGGING_RULES", "qt.qpa.*=false");

@@ -9,6 +9,7 @@
 
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "util/allocatortuning.h"
 
 #include <QApplication>
 #include <QDir>
@@ -49,6 +50,7 @@ QByteArray uniqueCopy(QByteArray text, int copy, const QList<QByteArray> &ids)
 
 int main(int argc, char **argv)
 {
+    tuneAllocatorForSteadyLatency(); // as the window's main() does
     QApplication app(argc, argv);
     const qint64 megabytes = argc > 1 ? QByteArray(argv[1]).toLongLong() : 100;
     const QString source = QStringLiteral(SANDSCOPE_CAPTURES_DIR)

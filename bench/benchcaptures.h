@@ -3,6 +3,8 @@
 // captures in tests/data, and copies of them with ids of their own ("-<copy>" appended to
 // every tool, message, session, task and line id), so no copy's calls match another's.
 
+#include "util/allocatortuning.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -15,9 +17,11 @@
 
 namespace benchcaptures {
 
-// Before the QApplication: offscreen unless a platform is set, without its warnings.
+// Before the QApplication: offscreen unless a platform is set, without its warnings, and the
+// allocator set up as the window's main() does.
 inline void useOffscreenPlatform()
 {
+    sandscope::tuneAllocatorForSteadyLatency();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("QT_LOGGING_RULES", "qt.qpa.*=false");

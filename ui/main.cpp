@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "security/profilestore.h"
+#include "util/allocatortuning.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,6 +21,7 @@ int main(int argc, char **argv)
     CodeHighlighter::setInstance(&highlighter);
     if (cli::wantsCommandLine(argc, argv))
         return cli::run(argc, argv);
+    tuneAllocatorForSteadyLatency();
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("sandscope"));

@@ -19,9 +19,11 @@ RunEventBatcher::RunEventBatcher(RunModel *model, QObject *parent)
 
 void RunEventBatcher::enqueue(const RunEventBatch &events)
 {
-    m_pending += events;
+    if (events.isEmpty())
+        return;
+    m_pending.push_back(events); // shared, not copied
     if (!m_timer.isActive())
-        m_timer.start(m_draining ? 0 : m_intervalMs);
+        m_timer.start(m_draining ? drainGapMs : m_intervalMs);
 }
 
 void RunEventBatcher::flush()
@@ -35,13 +37,12 @@ void RunEventBatcher::flush()
     }
     QElapsedTimer cost;
     cost.start();
-    RunEventBatch events = std::exchange(m_pending, RunEventBatch());
-    if (m_next > 0)
-        events.remove(0, std::exchange(m_next, 0));
-    m_model->addEvents(events);
+    for (; !m_pending.empty(); m_pending.pop_front(), m_next = 0) {
+        const RunEvent *events = std::as_const(m_pending.front()).constData();
+        m_model->addEventRange(events + m_next, events + m_pending.front().size());
+    }
     Q_EMIT batchApplied();
-    m_intervalMs
-        = int(std::clamp<qint64>(cost.elapsed() * costFactor, minIntervalMs, maxIntervalMs));
+    setIntervalFrom(cost.elapsed());
     if (wasDraining)
         Q_EMIT drained();
 }
@@ -49,7 +50,19 @@ void RunEventBatcher::flush()
 void RunEventBatcher::drain()
 {
     m_draining = true;
-    m_timer.start(0);
+    m_timer.start(drainGapMs);
+}
+
+void RunEventBatcher::setFollowUpCostMs(qint64 ms)
+{
+    m_intervalMs
+        = int(std::clamp<qint64>((m_lastCostMs + ms) * costFactor, minIntervalMs, maxIntervalMs));
+}
+
+void RunEventBatcher::setIntervalFrom(qint64 costMs)
+{
+    m_lastCostMs = costMs;
+    m_intervalMs = int(std::clamp<qint64>(costMs * costFactor, minIntervalMs, maxIntervalMs));
 }
 
 void RunEventBatcher::applyDue()
@@ -58,28 +71,26 @@ void RunEventBatcher::applyDue()
     cost.start();
     const qint64 budgetNs = qint64(applyBudgetMs) * 1000000;
     qint64 applied = 0;
-    // Each slice is sized from the cost per event so far, to end near the budget.
-    int slice = 256;
-    while (hasPending()) {
-        const int count = std::min(slice, int(m_pending.size()) - m_next);
-        m_model->addEvents(m_pending.mid(m_next, count));
+    // Small slices, read in place: one event can cost a hundred times another (a result line
+    // settles its whole turn), so the clock is read often. Each batch as it was enqueued is
+    // freed once applied: freeing a whole backlog's events at once took 10 ms and more.
+    while (hasPending() && cost.nsecsElapsed() < budgetNs) {
+        const RunEventBatch &front = m_pending.front();
+        const RunEvent *events = front.constData();
+        const int count = std::min(sliceEvents, int(front.size()) - m_next);
+        m_model->addEventRange(events + m_next, events + m_next + count);
         m_next += count;
         applied += count;
-        const qint64 spentNs = cost.nsecsElapsed();
-        if (spentNs >= budgetNs)
-            break;
-        const qint64 perEventNs = std::max<qint64>(1, spentNs / applied);
-        slice = int(std::clamp<qint64>((budgetNs - spentNs) / perEventNs, 64, 1024));
+        if (m_next == front.size()) {
+            m_pending.pop_front();
+            m_next = 0;
+        }
     }
     const bool done = !hasPending();
-    if (done) {
-        m_pending.clear();
-        m_next = 0;
-    }
     if (applied > 0)
         Q_EMIT batchApplied();
     const qint64 spent = cost.elapsed();
-    m_intervalMs = int(std::clamp<qint64>(spent * costFactor, minIntervalMs, maxIntervalMs));
+    setIntervalFrom(spent);
     if (done) {
         if (std::exchange(m_draining, false))
             Q_EMIT drained();
@@ -87,7 +98,7 @@ void RunEventBatcher::applyDue()
     }
     // A backlog: about half the time to the tree, the rest to whoever produces the events
     // (all of it when the producer is done).
-    m_timer.start(m_draining ? 0 : int(std::max<qint64>(spent, minIntervalMs / 4)));
+    m_timer.start(m_draining ? drainGapMs : int(std::max<qint64>(spent, minIntervalMs / 4)));
 }
 
 } // namespace sandscope

@@ -11,6 +11,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <deque>
+
 namespace sandscope {
 
 class RunModel;
@@ -22,6 +24,10 @@ public:
     static constexpr int maxIntervalMs = 1000;
     static constexpr int costFactor = 3;
     static constexpr int applyBudgetMs = 20;
+    static constexpr int sliceEvents = 32; // between two looks at the clock
+    // Between a drain's slices: not 0, so that what the last slice set off (a view's layout,
+    // due at once) runs in a turn of its own rather than in the next slice's.
+    static constexpr int drainGapMs = 1;
 
     explicit RunEventBatcher(RunModel *model, QObject *parent = nullptr);
 
@@ -31,26 +37,31 @@ public:
     // Works off the pending events in budgeted slices back to back (the producer is done,
     // e.g. a file finished parsing); drained() follows. Cheap when nothing is pending.
     void drain();
-    bool hasPending() const { return m_next < m_pending.size(); }
+    bool hasPending() const { return !m_pending.empty(); }
     // How long the next batch waits: grows with the cost of the last one.
     int intervalMs() const { return m_intervalMs; }
+    // What the last batch cost after it was applied, in later event loop turns (a view laying
+    // out its rows): counted with the batch's own cost for the interval to the next one.
+    void setFollowUpCostMs(qint64 ms);
 
 Q_SIGNALS:
     // The model took a batch. Emitted synchronously; the handlers' time counts toward the
-    // batch's cost (relayout, scrolling).
+    // batch's cost, as does setFollowUpCostMs.
     void batchApplied();
     // The pending events of a drain() are all applied (by its slices or a flush()).
     void drained();
 
 private:
     void applyDue();
+    void setIntervalFrom(qint64 costMs);
 
     RunModel *m_model;
-    RunEventBatch m_pending;
-    int m_next = 0; // m_pending before this was applied
+    std::deque<RunEventBatch> m_pending; // as enqueued, none empty
+    int m_next = 0; // the first batch's events before this were applied
     bool m_draining = false;
     QTimer m_timer;
     int m_intervalMs = minIntervalMs;
+    qint64 m_lastCostMs = 0; // the last batch's, in its own turn
 };
 
 } // namespace sandscope

@@ -1007,8 +1007,13 @@ void RunModel::adoptModel(const QString &model)
 
 void RunModel::addEvents(const RunEventBatch &events)
 {
-    for (const RunEvent &event : events)
-        apply(event);
+    addEventRange(events.cbegin(), events.cend());
+}
+
+void RunModel::addEventRange(const RunEvent *first, const RunEvent *last)
+{
+    for (const RunEvent *event = first; event != last; ++event)
+        apply(*event);
     if (!m_rebuilding)
         Q_EMIT summaryChanged();
 }

@@ -194,6 +194,9 @@ Q_SIGNALS:
 public slots:
     void addEvents(const sandscope::RunEventBatch &events);
     void addEvent(const sandscope::RunEvent &event);
+    // The events in [first, last), read in place (RunEventBatcher applies a backlog a slice at
+    // a time without copying it).
+    void addEventRange(const sandscope::RunEvent *first, const sandscope::RunEvent *last);
     // The process exited (or the replay file ended): calls without a result become
     // Interrupted, turns without a result line too. Idempotent.
     void markRunEnded(qint64 arrivalMs);

@@ -7,6 +7,7 @@
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 
+#include <QAbstractEventDispatcher>
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
@@ -158,6 +159,74 @@ private Q_SLOTS:
         QCOMPARE(model.summary().toolCalls, qint64(2000));
         QTest::qWait(2 * RunEventBatcher::minIntervalMs);
         QCOMPARE(drained.count(), 1);
+    }
+
+    // Batches are kept as they came and freed one by one as they are applied; a flush in the
+    // middle of one takes the rest of it and all later ones, in order.
+    void manySmallBatchesAreAppliedInOrderAcrossSlicesAndFlushes()
+    {
+        const RunEventBatch events = manyCalls(1500);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
+        for (int first = 0; first < events.size(); first += 77)
+            batcher.enqueue(events.mid(first, 77));
+        batcher.enqueue({}); // nothing to keep
+        QSignalSpy applied(&batcher, &RunEventBatcher::batchApplied);
+        batcher.drain();
+        QVERIFY(applied.wait(10000));
+        QVERIFY(batcher.hasPending()); // one budget did not take 1,500 calls at 1 ms each
+        batcher.flush();
+        QVERIFY(!batcher.hasPending());
+        RunModel reference;
+        reference.addEvents(events);
+        QCOMPARE(toolIds(model), toolIds(reference));
+    }
+
+    // What a slice sets off at once (a view's delayed layout is a zero timer) runs in an event
+    // loop pass before the next slice's, not in the same pass: the two would add up to one
+    // freeze.
+    void whatASliceSetsOffRunsInAPassOfItsOwn()
+    {
+        const RunEventBatch events = manyCalls(1500);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
+        int pass = 0;
+        connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::awake, this,
+            [&pass] { ++pass; });
+        QList<int> slicePasses;
+        QList<int> followUpPasses;
+        connect(&batcher, &RunEventBatcher::batchApplied, this, [&] {
+            slicePasses.append(pass);
+            QTimer::singleShot(0, this, [&] { followUpPasses.append(pass); });
+        });
+        QSignalSpy drained(&batcher, &RunEventBatcher::drained);
+        batcher.enqueue(events);
+        batcher.drain();
+        QVERIFY(drained.wait(20000));
+        QTRY_COMPARE(followUpPasses.size(), slicePasses.size());
+        QVERIFY(slicePasses.size() >= 3);
+        for (int slice = 1; slice < slicePasses.size(); ++slice)
+            QVERIFY2(followUpPasses[slice - 1] < slicePasses[slice],
+                qPrintable(QStringLiteral("slice %1 ran in pass %2 with the follow-up of the one "
+                                          "before")
+                               .arg(slice)
+                               .arg(slicePasses[slice])));
+    }
+
+    // The view's work after a batch (laid out in later turns) counts toward its cost.
+    void aCostlyFollowUpMakesTheNextBatchWaitLonger()
+    {
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        batcher.enqueue(captureEvents());
+        batcher.flush();
+        QCOMPARE(batcher.intervalMs(), RunEventBatcher::minIntervalMs); // a cheap batch
+        batcher.setFollowUpCostMs(100);
+        QVERIFY2(batcher.intervalMs() >= 100 * RunEventBatcher::costFactor,
+            qPrintable(QString::number(batcher.intervalMs())));
+        QVERIFY(batcher.intervalMs() <= RunEventBatcher::maxIntervalMs);
     }
 };
 

@@ -28,6 +28,7 @@
 #include "runs/transcriptfollower.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QList>
 #include <QPersistentModelIndex>
 #include <QPointer>
@@ -228,6 +229,7 @@ protected:
 private:
     void enqueueEvents(const sandscope::RunEventBatch &events);
     void onBatchApplied();
+    void onViewCaughtUp();
     void updateMatchCount();
     void applyFilter(const QString &searchText, bool errorsOnly);
     void setupTree();
@@ -240,6 +242,7 @@ private:
     void onScrollValueChanged(int value);
     void scheduleFollowScroll();
     void applyPendingViewWork();
+    void applyPendingExpansions();
     void updateSummary();
     void goToError(bool forward);
     void showNotice(const QString &text, bool isError = false);
@@ -267,6 +270,8 @@ private:
     bool m_autoScrolling = false;
     RunEventBatcher *m_batcher;
     QTimer m_viewTimer; // coalesces follow scrolling and auto-expansion per batch
+    QTimer m_catchUpTimer; // the turn after a batch's, once the tree laid its rows out
+    QElapsedTimer m_sinceBatch;
     QTimer m_summaryTimer;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
