@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring> // memmem (glibc; _GNU_SOURCE is set by g++ and clang++)
+#include <future>
+#include <numeric>
 
 namespace sandscope {
 
@@ -351,9 +353,9 @@ bool RunFilterProxy::matchesItself(const QModelIndex &index) const
     return matches;
 }
 
-// The shown nodes of the current filter, in one walk of the run (iterative: a hostile file
-// can nest sub-agents deeper than the stack would allow): a node is shown when it matches or
-// has a shown child.
+// The shown nodes of the current filter, in one walk of the run: a node is shown when it
+// matches or has a shown child. The run's turns are split between this thread and one more
+// (bench_runsearch: the walk over 100,000 nodes is bound by reading them from memory).
 void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
 {
     const int shownBefore = int(m_shown.size());
@@ -361,7 +363,60 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
     m_matchCount = 0;
     if (!m_runModel || !isFiltering())
         return;
-    m_shown.reserve(within ? int(within->size()) : std::max(shownBefore, 1024));
+    const QModelIndex run = m_runModel->runIndex();
+    Shown runBefore;
+    if (within)
+        runBefore = within->value(run.internalPointer());
+    QVector<int> turns = runBefore.rows;
+    if (!within) {
+        turns.resize(m_runModel->RunModel::rowCount(run));
+        std::iota(turns.begin(), turns.end(), 0);
+    }
+    const bool runMatches = (!within || runBefore.matches) && matchesItself(run);
+    const int half = int(turns.size()) / 2;
+    std::future<Walk> later;
+    if (half > 0) {
+        later = std::async(
+            std::launch::async, [this, run, within, rows = turns.mid(turns.size() - half)] {
+                return walk(run, rows, within);
+            });
+    }
+    Walk first = walk(run, turns.mid(0, turns.size() - half), within);
+    Walk second = half > 0 ? later.get() : Walk();
+
+    m_shown.reserve(within ? int(within->size())
+                           : std::max(shownBefore,
+                               int(first.below.size() + second.below.size() + first.children.size()
+                                   + second.children.size())
+                                   + 2));
+    for (Walk *part : {&first, &second}) {
+        for (auto &[node, shown] : part->below)
+            m_shown.insert(node, std::move(shown));
+        m_matchCount += part->matchCount;
+    }
+    for (auto &[node, shown] : first.children)
+        m_shown.insert(node, std::move(shown));
+    for (auto &[node, shown] : second.children) {
+        shown.row += int(first.rows.size()); // after the first half's
+        m_shown.insert(node, std::move(shown));
+    }
+    QVector<int> runRows = std::move(first.rows);
+    runRows += second.rows;
+    if (!runMatches && runRows.isEmpty()) {
+        m_shown.insert(nullptr, Shown {});
+        return;
+    }
+    m_matchCount += runMatches ? 1 : 0;
+    m_shown.insert(run.internalPointer(), Shown {0, runMatches, std::move(runRows)});
+    m_shown.insert(nullptr, Shown {0, false, {run.row()}});
+}
+
+// The shown nodes among `rows` of `parent` and below them. Iterative: a hostile file can nest
+// sub-agents deeper than the stack would allow. Reads the model and writes only the nodes'
+// filter memos, so two walks of separate subtrees can run at once.
+RunFilterProxy::Walk RunFilterProxy::walk(
+    const QModelIndex &parent, const QVector<int> &rows, const PointerHash<Shown> *within) const
+{
     struct Frame {
         QModelIndex source;
         QVector<int> candidates; // the rows to look at, with `within`
@@ -370,29 +425,33 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
         bool matches = false;
         QVector<int> shownRows;
     };
-    std::vector<Frame> stack(1); // the invisible root's
-    if (within)
-        stack.back().candidates = within->value(nullptr).rows;
-    stack.back().rows = within ? int(stack.back().candidates.size())
-                               : m_runModel->RunModel::rowCount(QModelIndex());
+    Walk result;
+    std::vector<Frame> stack(1); // the parent's: every row it is given is a candidate
+    stack.back().source = parent;
+    stack.back().candidates = rows;
+    stack.back().rows = int(rows.size());
+    const auto keep = [&](const QModelIndex &node, Shown shown) {
+        (stack.size() == 1 ? result.children : result.below)
+            .emplace_back(node.internalPointer(), std::move(shown));
+    };
     while (true) {
         Frame &top = stack.back();
         if (top.next < top.rows) {
-            const int row = within ? top.candidates.at(top.next) : top.next;
+            const bool isStart = stack.size() == 1;
+            const int row = within || isStart ? top.candidates.at(top.next) : top.next;
             ++top.next;
             // (RunModel's own, not virtual: 100,000 calls)
             const QModelIndex child = m_runModel->RunModel::index(row, 0, top.source);
             Shown before;
             if (within)
                 before = within->value(child.internalPointer());
-            const int rows
+            const int childRows
                 = within ? int(before.rows.size()) : m_runModel->RunModel::rowCount(child);
             const bool matches = (!within || before.matches) && matchesItself(child);
-            if (rows == 0) { // most nodes are leaves: no frame for them
+            if (childRows == 0) { // most nodes are leaves: no frame for them
                 if (matches) {
-                    ++m_matchCount;
-                    m_shown.insert(
-                        child.internalPointer(), Shown {int(top.shownRows.size()), true, {}});
+                    ++result.matchCount;
+                    keep(child, Shown {int(top.shownRows.size()), true, {}});
                     top.shownRows.append(row);
                 }
                 continue;
@@ -400,7 +459,7 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
             Frame frame;
             frame.source = child;
             frame.candidates = std::move(before.rows);
-            frame.rows = rows;
+            frame.rows = childRows;
             frame.matches = matches;
             stack.push_back(std::move(frame));
             continue;
@@ -408,16 +467,16 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
         Frame done = std::move(stack.back());
         stack.pop_back();
         if (stack.empty()) {
-            m_shown.insert(nullptr, Shown {0, false, std::move(done.shownRows)});
-            break;
+            result.rows = std::move(done.shownRows);
+            return result;
         }
         if (!done.matches && done.shownRows.isEmpty())
             continue;
-        m_matchCount += done.matches ? 1 : 0;
+        result.matchCount += done.matches ? 1 : 0;
         QVector<int> &siblings = stack.back().shownRows;
-        m_shown.insert(done.source.internalPointer(),
-            Shown {int(siblings.size()), done.matches, std::move(done.shownRows)});
-        siblings.append(done.source.row());
+        const int sourceRow = done.source.row();
+        keep(done.source, Shown {int(siblings.size()), done.matches, std::move(done.shownRows)});
+        siblings.append(sourceRow);
     }
 }
 

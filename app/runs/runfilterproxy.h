@@ -25,6 +25,9 @@
 #include <QString>
 #include <QVector>
 
+#include <utility>
+#include <vector>
+
 namespace sandscope {
 
 class RunFilterProxy : public QAbstractProxyModel {
@@ -119,6 +122,14 @@ private:
     void filterChangedNow(const Filter &previous);
     // Walks the run, or only the nodes `within` shows (a narrower filter shows no others).
     void rebuild(const PointerHash<Shown> *within = nullptr);
+    struct Walk {
+        std::vector<std::pair<const void *, Shown>> children; // the shown among the rows walked
+        std::vector<std::pair<const void *, Shown>> below; // the shown under those
+        QVector<int> rows; // the source rows of `children`
+        int matchCount = 0;
+    };
+    Walk walk(const QModelIndex &parent, const QVector<int> &rows,
+        const PointerHash<Shown> *within) const;
     void forgetResults() { m_remembered.clear(); }
     // Live changes while filtering.
     void onRowsInserted(const QModelIndex &sourceParent, int first, int last);

@@ -121,6 +121,8 @@ private Q_SLOTS:
     void twoProxiesOfOneModelKeepTheirOwnFilters();
     void nodesKeepTheSearchTextOfSearchableText();
     void onlyNodesThatCannotShowChildrenSayTheyNeverHaveAny();
+    void aRunOfManyTurnsIsFilteredInOrder_data();
+    void aRunOfManyTurnsIsFilteredInOrder();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -682,4 +684,70 @@ void TestRunFilterProxy::onlyNodesThatCannotShowChildrenSayTheyNeverHaveAny()
     QCOMPARE(proxy.rowCount(call), 1);
     QVERIFY(!never(call));
     QVERIFY(never(proxy.index(0, 0, call)));
+}
+
+void TestRunFilterProxy::aRunOfManyTurnsIsFilteredInOrder_data()
+{
+    QTest::addColumn<QStringList>("searches"); // typed one after the other
+    QTest::addColumn<bool>("errorsOnly");
+    QTest::newRow("typing on") << QStringList {QStringLiteral("e"), QStringLiteral("ec"),
+        QStringLiteral("ech"), QStringLiteral("echo")}
+                               << false;
+    QTest::newRow("two words") << QStringList {QStringLiteral("hi"), QStringLiteral("hi the")}
+                               << false;
+    QTest::newRow("errors only") << QStringList {QString()} << true;
+    QTest::newRow("errors with a word")
+        << QStringList {QStringLiteral("a"), QStringLiteral("ap")} << true;
+}
+
+// Every capture in one run, a turn each: the filter walks the turns in two halves at once
+// (RunFilterProxy::rebuild), and the result is the nodes that match or have a matching
+// descendant, in the source's order, wherever the halves meet.
+void TestRunFilterProxy::aRunOfManyTurnsIsFilteredInOrder()
+{
+    QFETCH(QStringList, searches);
+    QFETCH(bool, errorsOnly);
+    QList<QByteArray> lines;
+    const QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                     .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    QVERIFY(captures.size() >= 5);
+    for (const QString &capture : captures)
+        lines += captureLines(capture);
+    RunModel model;
+    load(model, lines);
+    QCOMPARE(model.rowCount(model.runIndex()), int(captures.size())); // a turn each
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.setErrorsOnly(errorsOnly);
+    for (const QString &search : std::as_const(searches)) {
+        proxy.setSearchText(search);
+        const QStringList words = search.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        const auto matches = [&](const QModelIndex &index) {
+            if (errorsOnly && !RunFilterProxy::isErrorIndex(index))
+                return false;
+            return std::all_of(words.cbegin(), words.cend(),
+                [&index](const QString &word) { return nodeMentions(index, word); });
+        };
+        // Expected from the source, in view order: "depth|summary" of each kept node.
+        QStringList expected;
+        int expectedMatches = 0;
+        std::function<bool(const QModelIndex &, int)> collect = [&](const QModelIndex &index,
+                                                                    int depth) {
+            const int at = int(expected.size());
+            const bool itself = matches(index);
+            expected.append(QString::number(depth) + QLatin1Char('|') + index.data().toString());
+            bool keep = itself;
+            for (int row = 0; row < model.rowCount(index); ++row)
+                keep = collect(model.index(row, 0, index), depth + 1) || keep;
+            if (!keep)
+                expected.erase(expected.begin() + at, expected.end());
+            expectedMatches += itself ? 1 : 0;
+            return keep;
+        };
+        collect(model.runIndex(), 0);
+        QVERIFY2(outline(&proxy) == expected, qPrintable(search));
+        QCOMPARE(proxy.matchCount(), expectedMatches);
+        QVERIFY(proxy.matchCount() > 0);
+    }
 }
