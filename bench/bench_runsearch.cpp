@@ -5,7 +5,8 @@
 //     with the match count the page shows (target <= 100 ms per keystroke);
 //   - "Errors only" on and off, with the tree collapsed to the turns and fully expanded
 //     (target <= 100 ms each);
-//   - Expand all (target <= 300 ms) and Collapse all.
+//   - Expand all (target <= 300 ms) and Collapse all;
+//   - scrolling the expanded tree a page at a time, then in jumps (target <= 16 ms a step).
 //
 //   ./build/<dir>/bench/bench_runsearch [nodes]   (default 100000)
 
@@ -20,6 +21,7 @@
 #include <QFocusEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QTreeView>
 
@@ -168,6 +170,18 @@ int main(int argc, char **argv)
     const double offCollapsed = toggle(false);
     const double expand = timed(tree, [&] { page.expandAll(); });
     const double expandCpu = lastCpuMs;
+    // Scrolling the expanded tree a page at a time from the top, then by jumps of a tenth
+    // (dragging the scroll bar), each step laid out and painted.
+    QScrollBar *bar = tree->verticalScrollBar();
+    double worstScroll = 0;
+    int scrollSteps = 0;
+    bar->setValue(0);
+    for (int step = 0; step < 200 && bar->value() < bar->maximum(); ++step, ++scrollSteps)
+        worstScroll = std::max(
+            worstScroll, timed(tree, [&] { bar->setValue(bar->value() + bar->pageStep()); }));
+    for (int tenth = 0; tenth <= 10; ++tenth, ++scrollSteps)
+        worstScroll = std::max(
+            worstScroll, timed(tree, [&] { bar->setValue(bar->maximum() / 10 * (10 - tenth)); }));
     const double onExpanded = toggle(true);
     page.expandAll();
     const double offExpanded = toggle(false);
@@ -179,5 +193,8 @@ int main(int argc, char **argv)
     std::printf(
         "  expand all: %.1f ms (%.1f ms CPU; target <= 300 ms): %s; collapse all: %.1f ms\n",
         expand, expandCpu, verdict(expand, 300), collapse);
+    std::printf("  scrolling the expanded tree (%d steps: pages, then jumps): longest step %.1f ms "
+                "(target <= 16 ms): %s\n",
+        scrollSteps, worstScroll, verdict(worstScroll, 16));
     return 0;
 }
