@@ -10,6 +10,7 @@
 //   ./build/<dir>/bench/bench_playback [events] [budget MB]   (default 100000, the default budget)
 
 #include "benchcaptures.h"
+#include "benchmemory.h"
 #include "runs/playbackpreparer.h"
 #include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
@@ -37,24 +38,12 @@ using namespace sandscope;
 
 namespace {
 
-double residentMb()
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').first().toDouble() / 1024;
-    }
-    return -1;
-}
-
 double settledMb()
 {
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
-    return residentMb();
+    return benchmemory::residentMb();
 }
 
 struct Figures {

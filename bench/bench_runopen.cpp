@@ -9,6 +9,7 @@
 //   ./build/<dir>/bench/bench_runopen [megabytes]   (default 100)
 
 #include "benchcaptures.h"
+#include "benchmemory.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
 #include "runs/runrecording.h"
@@ -26,20 +27,6 @@
 using namespace sandscope;
 
 namespace {
-
-// VmRSS or VmHWM (peak) of this process in MB, from /proc/self/status; -1 elsewhere.
-double memoryMb(const char *field)
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith(field))
-            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').first().toDouble()
-                / 1024;
-    }
-    return -1;
-}
 
 void settle()
 {
@@ -76,7 +63,7 @@ int main(int argc, char **argv)
     const double fileMb = double(QFile(path).size()) / 1e6;
 
     settle();
-    const double before = memoryMb("VmRSS:");
+    const double before = benchmemory::residentMb();
     QPointer<RunPage> page = new RunPage;
     page->resize(1200, 800);
     page->show();
@@ -108,12 +95,12 @@ int main(int argc, char **argv)
     page->flushEvents();
     settle();
     const qint64 calls = page->model()->summary().toolCalls;
-    const double loaded = memoryMb("VmRSS:");
-    const double peak = memoryMb("VmHWM:");
+    const double loaded = benchmemory::residentMb();
+    const double peak = benchmemory::peakMb();
 
     page->deleteLater(); // what the tab's close button does
     settle();
-    const double closed = memoryMb("VmRSS:");
+    const double closed = benchmemory::residentMb();
     const bool deleted = page.isNull();
 
     const double peakTarget = 1.5 * fileMb + 50;

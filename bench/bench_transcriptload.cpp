@@ -3,10 +3,13 @@
 // tool, message and sub-agent ids, and its own sub-agent file), opens it in a visible RunPage
 // (offscreen) the way File → Open does, and reports the time to the first rows, the time to
 // fully loaded, and the longest main-thread stall while loading (the longest gap between ticks
-// of a 1 ms heartbeat timer). Target: no stall over 50 ms.
+// of a 1 ms heartbeat timer; target: no stall over 50 ms), and the resident memory before
+// opening, when loaded, at its peak (target <= 1.5 x file + 50 MB) and after the page is
+// closed (deleted, as closing its tab does).
 //
 //   ./build/<dir>/bench/bench_transcriptload [megabytes]
 
+#include "benchmemory.h"
 #include "runs/runmodel.h"
 #include "runs/runpage.h"
 #include "util/allocatortuning.h"
@@ -15,6 +18,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QPointer>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -108,7 +112,9 @@ int main(int argc, char **argv)
     }
     out.close();
 
-    RunPage page;
+    const double before = benchmemory::residentMb();
+    QPointer<RunPage> pagePointer = new RunPage;
+    RunPage &page = *pagePointer;
     page.resize(1200, 800);
     page.show();
     QElapsedTimer clock;
@@ -145,5 +151,19 @@ int main(int argc, char **argv)
         double(written) / 1024 / 1024 / (double(loadedMs) / 1000));
     std::printf("longest main-thread stall while loading: %lld ms (target <= 50 ms: %s)\n",
         static_cast<long long>(longestStall), longestStall <= 50 ? "met" : "NOT MET");
+    const double loaded = benchmemory::residentMb();
+    const double peak = benchmemory::peakMb();
+    pagePointer->deleteLater(); // what the tab's close button does
+    for (int round = 0; round < 3; ++round) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QCoreApplication::processEvents();
+    }
+    const double closed = benchmemory::residentMb();
+    const double fileMb = double(written) / 1e6;
+    const double peakTarget = 1.5 * fileMb + 50;
+    std::printf("RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
+                "%.0f MB after closing (%.0f MB above before; page %s)\n",
+        before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
+        closed - before, pagePointer.isNull() ? "deleted" : "NOT deleted");
     return calls == qint64(copies) * 2 ? 0 : 2;
 }
