@@ -9,6 +9,7 @@
 #include <cstring> // memmem (glibc; _GNU_SOURCE is set by g++ and clang++)
 #include <future>
 #include <numeric>
+#include <system_error>
 
 namespace sandscope {
 
@@ -364,6 +365,10 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
     if (!m_runModel || !isFiltering())
         return;
     const QModelIndex run = m_runModel->runIndex();
+    if (!run.isValid()) {
+        m_shown.insert(nullptr, Shown {});
+        return;
+    }
     Shown runBefore;
     if (within)
         runBefore = within->value(run.internalPointer());
@@ -373,13 +378,17 @@ void RunFilterProxy::rebuild(const PointerHash<Shown> *within)
         std::iota(turns.begin(), turns.end(), 0);
     }
     const bool runMatches = (!within || runBefore.matches) && matchesItself(run);
-    const int half = int(turns.size()) / 2;
+    int half = int(turns.size()) / 2;
     std::future<Walk> later;
     if (half > 0) {
-        later = std::async(
-            std::launch::async, [this, run, within, rows = turns.mid(turns.size() - half)] {
-                return walk(run, rows, within);
-            });
+        try {
+            later = std::async(
+                std::launch::async, [this, run, within, rows = turns.mid(turns.size() - half)] {
+                    return walk(run, rows, within);
+                });
+        } catch (const std::system_error &) { // no thread to be had: all of it here
+            half = 0;
+        }
     }
     Walk first = walk(run, turns.mid(0, turns.size() - half), within);
     Walk second = half > 0 ? later.get() : Walk();

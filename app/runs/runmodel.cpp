@@ -256,13 +256,14 @@ Qt::ItemFlags RunModel::flags(const QModelIndex &index) const
     Qt::ItemFlags flags = QAbstractItemModel::flags(index);
     if (!index.isValid())
         return flags;
-    switch (static_cast<const Node *>(index.internalPointer())->kind) {
+    const Node *node = static_cast<const Node *>(index.internalPointer());
+    switch (node->kind) {
     case NodeKind::Run:
     case NodeKind::Turn:
     case NodeKind::ToolCall: // a sub-agent's work goes under its call
         return flags;
-    default:
-        return flags | Qt::ItemNeverHasChildren;
+    default: // events never add children here; a restored export might have (restore())
+        return node->children.empty() ? flags | Qt::ItemNeverHasChildren : flags;
     }
 }
 
