@@ -248,11 +248,13 @@ bool RecordingReader::readRawLine(QByteArray *line)
         *line = m_firstLine;
         m_firstLine.clear();
         m_hasFirstLine = false;
+        m_rawOffset = m_firstLineOffset;
         ++m_fileLine;
         return true;
     }
     if (!m_file.isOpen() || m_file.atEnd())
         return false;
+    m_rawOffset = m_file.pos();
     const QByteArray bytes = m_file.readLine();
     if (bytes.isEmpty() && m_file.error() != QFileDevice::NoError) {
         m_readError
@@ -316,6 +318,7 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
     }
     if (gotLine) { // handed out again, with the same line number, by the next read
         m_firstLine = first;
+        m_firstLineOffset = m_rawOffset;
         m_hasFirstLine = true;
         --m_fileLine;
     }
@@ -358,6 +361,44 @@ bool RecordingReader::decodeRecordingEntry(const QByteArray &line, RecordedLine 
     return true;
 }
 
+void RecordingReader::locate(RecordedLine *out, const QByteArray &raw) const
+{
+    out->fileOffset = m_rawOffset;
+    out->fileLength = raw.size();
+}
+
+QByteArray RecordingReader::lineAt(
+    QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage)
+{
+    auto fail = [&](const QString &why) {
+        if (errorMessage)
+            *errorMessage = why;
+        return QByteArray();
+    };
+    if (offset < 0 || length < 0 || offset > file.size() - length)
+        return fail(QStringLiteral("line at %1 is outside %2").arg(offset).arg(file.fileName()));
+    if (!file.seek(offset))
+        return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
+    const QByteArray bytes = file.read(length);
+    if (bytes.size() != length)
+        return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
+    if (format != Format::Recording)
+        return bytes;
+    simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    std::string_view text;
+    if (parser.parse(bytes.constData(), size_t(bytes.size())).get(object) != simdjson::SUCCESS)
+        return fail(QStringLiteral("the entry at %1 of %2 is not a recording entry")
+                        .arg(offset)
+                        .arg(file.fileName()));
+    if (object["line"].get(text) == simdjson::SUCCESS)
+        return QByteArray(text.data(), qsizetype(text.size()));
+    if (object["line_base64"].get(text) == simdjson::SUCCESS)
+        return QByteArray::fromBase64(QByteArray(text.data(), qsizetype(text.size())));
+    return fail(
+        QStringLiteral("the entry at %1 of %2 has no \"line\"").arg(offset).arg(file.fileName()));
+}
+
 void RecordingReader::addProblem(const QString &problem)
 {
     m_problems.append(problem);
@@ -384,6 +425,7 @@ bool RecordingReader::fillPlainQueue()
     qsizetype waiting = 0;
     while (readRawLine(&line)) {
         RecordedLine entry {line, -1, m_fileLine};
+        locate(&entry, line);
         const qint64 stamp = line.trimmed().isEmpty() ? -1 : timestampOf(line);
         if (stamp >= 0) {
             const qint64 arrival = std::max(stamp, m_lastArrivalMs);
@@ -437,6 +479,7 @@ bool RecordingReader::readLine(RecordedLine *out)
                 return false;
             }
             *out = RecordedLine {line, 0, m_fileLine};
+            locate(out, line);
             return true;
         }
         return false;
@@ -446,8 +489,10 @@ bool RecordingReader::readLine(RecordedLine *out)
     while (readRawLine(&line)) {
         if (line.trimmed().isEmpty())
             continue;
-        if (decodeRecordingEntry(line, out))
+        if (decodeRecordingEntry(line, out)) {
+            locate(out, line);
             return true;
+        }
     }
     return false;
 }

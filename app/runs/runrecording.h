@@ -103,6 +103,10 @@ struct RecordedLine {
     QByteArray line;
     qint64 arrivalMs = 0;
     qint64 fileLine = 0; // 1-based line in the file it came from
+    // Where the line is in that file, as written (a recording's entry, a capture's or a
+    // transcript's line), without its terminator: RecordingReader::lineAt reads it again.
+    qint64 fileOffset = -1;
+    qint64 fileLength = 0;
 };
 
 class RecordingReader : public QObject {
@@ -125,6 +129,12 @@ public:
     Format format() const { return m_format; }
     QString path() const { return m_file.fileName(); }
     QJsonObject header() const { return m_header; } // recordings only
+
+    // The line `line` was, read again from the file (the run's view need not keep every line
+    // in memory): the bytes at [offset, offset + length) of `file`, decoded when `format` is a
+    // recording. Empty with *errorMessage set when they cannot be read or decoded.
+    static QByteArray lineAt(
+        QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage = nullptr);
 
     // Synchronous reading (CLI, tests). Plain captures have no arrival times: the lines' own
     // "timestamp" fields are used where present, and lines without one take the nearest.
@@ -168,6 +178,7 @@ Q_SIGNALS:
 
 private:
     bool readRawLine(QByteArray *line);
+    void locate(RecordedLine *out, const QByteArray &raw) const;
     bool decodeRecordingEntry(const QByteArray &line, RecordedLine *out);
     int scanLine(RunSummaryScanner &scanner, const char *begin, const char *end);
     qint64 timestampOf(const QByteArray &line) const;
@@ -183,6 +194,8 @@ private:
     QJsonObject m_header;
     QByteArray m_firstLine; // looked at for detection, not yet returned
     bool m_hasFirstLine = false;
+    qint64 m_firstLineOffset = -1;
+    qint64 m_rawOffset = -1; // of the line readRawLine returned last
     qint64 m_fileLine = 0;
     qint64 m_bytesRead = 0;
     qint64 m_totalBytes = 0;

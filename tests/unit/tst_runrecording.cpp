@@ -97,6 +97,9 @@ private Q_SLOTS:
     void asyncReadingUsesSlicesAndMatchesSyncParsing();
     void asyncReadingCanBeCancelled();
     void newRecordingPathsAreUnique();
+    void everyLineIsReadAgainFromItsPlaceInTheFile_data();
+    void everyLineIsReadAgainFromItsPlaceInTheFile();
+    void aLineOutsideTheFileIsAnError();
 
 private:
     QTemporaryDir m_dir;
@@ -436,6 +439,78 @@ int main(int argc, char **argv)
     TestRunRecording test;
     QTEST_SET_MAIN_SOURCE_PATH
     return QTest::qExec(&test, argc, argv);
+}
+
+// RecordedLine::fileOffset/fileLength and RecordingReader::lineAt: each line a reader hands
+// out, read again on its own from where it is, equals what the reader gave (a recording's
+// entry decoded, the unusual bytes of a base64 entry included).
+void TestRunRecording::everyLineIsReadAgainFromItsPlaceInTheFile_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("format");
+    QTest::newRow("plain capture") << capturePath(QStringLiteral("stream-subagent.jsonl"))
+                                   << int(RecordingReader::Format::StreamJson);
+    QTest::newRow("plain capture, CRLF and blank lines")
+        << QStringLiteral("crlf") << int(RecordingReader::Format::StreamJson);
+    QTest::newRow("transcript") << capturePath(QStringLiteral("transcript-basic.jsonl"))
+                                << int(RecordingReader::Format::Transcript);
+    QTest::newRow("recording") << QStringLiteral("recording")
+                               << int(RecordingReader::Format::Recording);
+}
+
+void TestRunRecording::everyLineIsReadAgainFromItsPlaceInTheFile()
+{
+    QFETCH(QString, path);
+    QFETCH(int, format);
+    if (path == QLatin1String("recording")) { // every capture line, then unusual bytes
+        path = m_dir.filePath(QStringLiteral("lineat.rec"));
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-basic.jsonl")))
+            QVERIFY(recorder.record(line, 5) >= 0);
+        for (const QByteArray &line : {QByteArray("\xff\xfe not utf-8 \x80"),
+                 QByteArray("tab\there \"quoted\" \x01 control"), QByteArray()})
+            QVERIFY(recorder.record(line, 6) >= 0);
+    } else if (path == QLatin1String("crlf")) {
+        path = m_dir.filePath(QStringLiteral("crlf.jsonl"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("\r\n");
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-basic.jsonl")))
+            file.write(line + "\r\n\n");
+        file.write(captureLines(QStringLiteral("stream-basic.jsonl")).constLast()); // no newline
+    }
+    RecordingReader reader;
+    QString why;
+    QVERIFY2(reader.open(path, &why), qPrintable(why));
+    QCOMPARE(int(reader.format()), format);
+    const QList<RecordedLine> lines = readAll(reader);
+    QVERIFY(lines.size() > 3);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    for (const RecordedLine &line : lines) {
+        QVERIFY(line.fileOffset >= 0);
+        const QByteArray again = RecordingReader::lineAt(
+            file, reader.format(), line.fileOffset, line.fileLength, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(again, line.line);
+    }
+}
+
+void TestRunRecording::aLineOutsideTheFileIsAnError()
+{
+    QFile file(capturePath(QStringLiteral("stream-basic.jsonl")));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QString why;
+    QVERIFY(RecordingReader::lineAt(
+        file, RecordingReader::Format::StreamJson, file.size() - 2, 10, &why)
+                .isEmpty());
+    QVERIFY(why.contains(QLatin1String("outside")));
+    why.clear();
+    // Bytes that are not a recording entry are refused, not handed out as a line.
+    QVERIFY(
+        RecordingReader::lineAt(file, RecordingReader::Format::Recording, 0, 20, &why).isEmpty());
+    QVERIFY(why.contains(QLatin1String("not a recording entry")));
 }
 
 #include "tst_runrecording.moc"
