@@ -104,6 +104,15 @@ struct TaskInfo {
     bool backgrounded = false;
 };
 
+// Where an event's line is in the files a run was read from (LineSource): which file, and the
+// line's bytes there as written. Invalid for lines that came from anywhere else.
+struct LineRef {
+    int source = -1;
+    qint64 offset = -1;
+    qint64 length = 0;
+    bool isValid() const { return source >= 0 && offset >= 0; }
+};
+
 struct RunEvent {
     enum Kind {
         SessionInit, // system/init: starts a turn
@@ -168,6 +177,9 @@ struct RunEvent {
     TaskInfo task; // Task
 
     QByteArray raw; // the complete line (shared between the events of one line)
+    // Where the line is in its file, when it came from one (RecordingReader); raw may then be
+    // empty, and LineSource reads the line again when it is asked for.
+    LineRef rawRef;
 };
 
 using RunEventBatch = QVector<RunEvent>;

@@ -1,5 +1,6 @@
 #include "runrecording.h"
 
+#include "runs/linesource.h"
 #include "runs/runparser.h"
 #include "runs/runsummary.h"
 #include "runs/streamjson.h"
@@ -305,6 +306,8 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         if (has("sandscope_recording")) {
             m_format = Format::Recording;
             m_header = QJsonDocument::fromJson(trimmed).object();
+            m_lineSource = std::make_shared<LineSource>();
+            m_lineSource->addFile(path, m_format);
             return true; // the header is not a line of the run
         }
         if (has("t") && (has("line") || has("line_base64")) && !has("type")) {
@@ -316,6 +319,8 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
                 m_subagents.add(subagent);
         }
     }
+    m_lineSource = std::make_shared<LineSource>();
+    m_lineSource->addFile(path, m_format);
     if (gotLine) { // handed out again, with the same line number, by the next read
         m_firstLine = first;
         m_firstLineOffset = m_rawOffset;
@@ -500,6 +505,11 @@ bool RecordingReader::readLine(RecordedLine *out)
 RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &line)
 {
     RunEventBatch events = parser.parseLine(line.line, line.arrivalMs);
+    if (line.fileOffset >= 0) {
+        const LineRef ref {0, line.fileOffset, line.fileLength};
+        for (RunEvent &event : events)
+            event.rawRef = ref;
+    }
     if (m_format == Format::Transcript)
         m_subagents.splice(events);
     return events;

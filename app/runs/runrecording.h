@@ -32,6 +32,7 @@
 
 namespace sandscope {
 
+class LineSource;
 class RunParser;
 class RunSummaryBuilder;
 class RunSummaryScanner;
@@ -127,6 +128,9 @@ public:
     // Opens path and detects its format; unreadable files are refused with a message.
     bool open(const QString &path, QString *errorMessage = nullptr);
     Format format() const { return m_format; }
+    // The file this reader reads, as LineSource source 0: the events eventsOf returns carry
+    // where their line is in it (RunEvent::rawRef; not yet a transcript's sub-agent lines).
+    std::shared_ptr<LineSource> lineSource() const { return m_lineSource; }
     QString path() const { return m_file.fileName(); }
     QJsonObject header() const { return m_header; } // recordings only
 
@@ -190,6 +194,7 @@ private:
     struct Json;
     std::unique_ptr<Json> m_json;
     QFile m_file;
+    std::shared_ptr<LineSource> m_lineSource;
     Format m_format = Format::Unknown;
     QJsonObject m_header;
     QByteArray m_firstLine; // looked at for detection, not yet returned

@@ -6,6 +6,7 @@
 // transcripts are recognised as such; corrupt recording lines are reported and skipped, not fatal;
 // the asynchronous reader parses in several slices with progress and can be cancelled.
 
+#include "runs/linesource.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsummary.h"
@@ -100,6 +101,8 @@ private Q_SLOTS:
     void everyLineIsReadAgainFromItsPlaceInTheFile_data();
     void everyLineIsReadAgainFromItsPlaceInTheFile();
     void aLineOutsideTheFileIsAnError();
+    void eventsSayWhereTheirLineIs_data();
+    void eventsSayWhereTheirLineIs();
 
 private:
     QTemporaryDir m_dir;
@@ -511,6 +514,45 @@ void TestRunRecording::aLineOutsideTheFileIsAnError()
     QVERIFY(
         RecordingReader::lineAt(file, RecordingReader::Format::Recording, 0, 20, &why).isEmpty());
     QVERIFY(why.contains(QLatin1String("not a recording entry")));
+}
+
+void TestRunRecording::eventsSayWhereTheirLineIs_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::newRow("plain capture") << QStringLiteral("stream-subagent.jsonl");
+    QTest::newRow("transcript") << QStringLiteral("transcript-basic.jsonl");
+    QTest::newRow("recording") << QStringLiteral("recording");
+}
+
+// RunEvent::rawRef: the reader's LineSource reads each event's line again, equal to its raw.
+void TestRunRecording::eventsSayWhereTheirLineIs()
+{
+    QFETCH(QString, capture);
+    QString path = capturePath(capture);
+    if (capture == QLatin1String("recording")) {
+        path = m_dir.filePath(QStringLiteral("refs.rec"));
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
+            QVERIFY(recorder.record(line, 5) >= 0);
+        QVERIFY(recorder.record(QByteArray("\xff not utf-8"), 6) >= 0);
+    }
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    QVERIFY(reader.lineSource());
+    RunParser parser;
+    int located = 0;
+    RecordedLine line;
+    while (reader.readLine(&line)) {
+        for (const RunEvent &event : reader.eventsOf(parser, line)) {
+            QVERIFY(event.rawRef.isValid());
+            QString why;
+            QCOMPARE(reader.lineSource()->line(event.rawRef, &why), event.raw);
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+            ++located;
+        }
+    }
+    QVERIFY(located > 5);
 }
 
 #include "tst_runrecording.moc"
