@@ -1,5 +1,6 @@
 #include "runmodel.h"
 
+#include "runs/linesource.h"
 #include "runs/runnodetext.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
@@ -103,6 +104,9 @@ struct RunModel::Node {
     QByteArray structuredResultJson;
     QByteArray resultRaw;
     QByteArray raw;
+    // Where raw and resultRaw are in the run's files (LineSource), for when they are not kept.
+    LineRef rawRef;
+    LineRef resultRawRef;
     bool rawIsJson = true; // false for noise and corrupt lines
     bool isError = false;
     qint64 lineNumber = 0;
@@ -249,6 +253,20 @@ int RunModel::rowCount(const QModelIndex &parent) const
 int RunModel::columnCount(const QModelIndex &) const
 {
     return ColumnCount;
+}
+
+QByteArray RunModel::lineOf(const QByteArray &kept, const LineRef &ref) const
+{
+    if (!kept.isEmpty() || !ref.isValid() || !m_lineSource)
+        return kept;
+    QString why;
+    const QByteArray line = m_lineSource->line(ref, &why);
+    return why.isEmpty() ? line : why.toUtf8(); // what went wrong, in place of the line
+}
+
+void RunModel::setLineSource(std::shared_ptr<const LineSource> source)
+{
+    m_lineSource = std::move(source);
 }
 
 Qt::ItemFlags RunModel::flags(const QModelIndex &index) const
@@ -468,12 +486,16 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
         return node->title;
     case TextRole:
         return node->kind == NodeKind::ToolCall ? node->resultText : node->text;
-    case RawJsonRole:
-        return node->rawIsJson ? indentedJson(node->raw) : QString::fromUtf8(node->raw);
+    case RawJsonRole: {
+        const QByteArray raw = lineOf(node->raw, node->rawRef);
+        return node->rawIsJson ? indentedJson(raw) : QString::fromUtf8(raw);
+    }
     case RawLineRole:
-        return node->raw;
-    case ResultRawJsonRole:
-        return node->resultRaw.isEmpty() ? QVariant() : indentedJson(node->resultRaw);
+        return lineOf(node->raw, node->rawRef);
+    case ResultRawJsonRole: {
+        const QByteArray raw = lineOf(node->resultRaw, node->resultRawRef);
+        return raw.isEmpty() ? QVariant() : indentedJson(raw);
+    }
     case DetailRole:
         return QVariant::fromValue(node->details());
     case IsErrorRole:
@@ -605,14 +627,16 @@ RunModel::Node *RunModel::startTurn(const RunEvent &event)
     turn->hasInit = true;
     turn->model = event.model;
     turn->raw = event.raw;
+    turn->rawRef = event.rawRef;
     turn->lineNumber = event.lineNumber;
     turn->text = event.cwd;
     if (!event.model.isEmpty())
         turn->title = QStringLiteral("Turn %1 · %2").arg(m_turnCount).arg(event.model);
     changed(turn);
 
-    if (m_run->raw.isEmpty()) {
+    if (m_run->raw.isEmpty() && !m_run->rawRef.isValid()) {
         m_run->raw = event.raw;
+        m_run->rawRef = event.rawRef;
         m_run->startedMs = m_run->startedMs < 0 ? event.arrivalMs : m_run->startedMs;
     }
     m_run->model = event.model;
@@ -695,6 +719,7 @@ RunModel::Node *RunModel::addLeaf(
     node->status = status;
     node->isError = event.isError;
     node->raw = event.raw;
+    node->rawRef = event.rawRef;
     node->rawIsJson = event.kind != RunEvent::NotJson;
     node->lineNumber = event.lineNumber;
     node->startedMs = event.arrivalMs;
@@ -723,6 +748,7 @@ void RunModel::onToolUse(const RunEvent &event)
     }
     if (!created) { // fill in a placeholder (or a repeated tool_use)
         node->raw = event.raw;
+        node->rawRef = event.rawRef;
         node->lineNumber = event.lineNumber;
         node->parentToolUseId = event.parentToolUseId;
         node->messageId = event.messageId;
@@ -753,6 +779,7 @@ void RunModel::onToolResult(const RunEvent &event)
     node->resultText = event.resultText;
     node->structuredResultJson = event.structuredResultJson;
     node->resultRaw = event.raw;
+    node->resultRawRef = event.rawRef;
     node->endedMs = event.arrivalMs;
     node->isError = event.isError;
     if (node->status != Status::Denied) {
@@ -1509,6 +1536,8 @@ RunNodeRecord RunModel::record(const QModelIndex &index) const
         const auto [node, out] = pending.back();
         pending.pop_back();
         copyValues(*node, *out);
+        out->raw = lineOf(node->raw, node->rawRef); // read again when it was left out
+        out->resultRaw = lineOf(node->resultRaw, node->resultRawRef);
         out->children.resize(node->children.size());
         for (size_t i = 0; i < node->children.size(); ++i)
             pending.emplace_back(node->children[i].get(), &out->children[i]);

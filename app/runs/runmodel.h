@@ -20,6 +20,8 @@
 
 namespace sandscope {
 
+class LineSource;
+
 class RunModel : public QAbstractItemModel {
     Q_OBJECT
 
@@ -185,6 +187,10 @@ public:
     // that putting a snapshot back later costs what changed). `other` is left empty.
     void replaceWith(RunModel &other);
     bool isRebuilding() const { return m_rebuilding; }
+    // The files the run's events were read from: a node whose event left its line out (raw
+    // empty, RunEvent::rawRef set) reads it from there when a role asks for it.
+    void setLineSource(std::shared_ptr<const LineSource> source);
+    std::shared_ptr<const LineSource> lineSource() const { return m_lineSource; }
     qint64 nodeCount() const { return m_nodeCount; }
 
 Q_SIGNALS:
@@ -236,6 +242,7 @@ private:
         Status status = Status::None);
 
     QModelIndex indexOf(const Node *node, int column = 0) const;
+    QByteArray lineOf(const QByteArray &kept, const LineRef &ref) const;
     QVariant displayData(const Node *node, int column) const;
 
     struct Garbage;
@@ -266,6 +273,7 @@ private:
     RunSummary m_restoredSummary;
     qint64 m_nodeCount = 1; // the run node
     bool m_rebuilding = false;
+    std::shared_ptr<const LineSource> m_lineSource;
 };
 
 } // namespace sandscope

@@ -507,8 +507,11 @@ RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &l
     RunEventBatch events = parser.parseLine(line.line, line.arrivalMs);
     if (line.fileOffset >= 0) {
         const LineRef ref {0, line.fileOffset, line.fileLength};
-        for (RunEvent &event : events)
+        for (RunEvent &event : events) {
             event.rawRef = ref;
+            if (!m_keepLines && event.kind != RunEvent::NotJson)
+                event.raw = QByteArray();
+        }
     }
     if (m_format == Format::Transcript)
         m_subagents.splice(events);

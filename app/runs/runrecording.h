@@ -131,6 +131,10 @@ public:
     // The file this reader reads, as LineSource source 0: the events eventsOf returns carry
     // where their line is in it (RunEvent::rawRef; not yet a transcript's sub-agent lines).
     std::shared_ptr<LineSource> lineSource() const { return m_lineSource; }
+    // Whether eventsOf's events keep their line (RunEvent::raw) when it can be read again
+    // from the file (the default), or leave it out (a big file: RunModel::setLineSource).
+    // Lines that are not JSON are kept either way (their node's title is made from them).
+    void setKeepLines(bool keep) { m_keepLines = keep; }
     QString path() const { return m_file.fileName(); }
     QJsonObject header() const { return m_header; } // recordings only
 
@@ -195,6 +199,7 @@ private:
     std::unique_ptr<Json> m_json;
     QFile m_file;
     std::shared_ptr<LineSource> m_lineSource;
+    bool m_keepLines = true;
     Format m_format = Format::Unknown;
     QJsonObject m_header;
     QByteArray m_firstLine; // looked at for detection, not yet returned

@@ -7,6 +7,7 @@
 // the asynchronous reader parses in several slices with progress and can be cancelled.
 
 #include "runs/linesource.h"
+#include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
 #include "runs/runsummary.h"
@@ -103,6 +104,8 @@ private Q_SLOTS:
     void aLineOutsideTheFileIsAnError();
     void eventsSayWhereTheirLineIs_data();
     void eventsSayWhereTheirLineIs();
+    void aModelShowsLinesItDidNotKeep_data();
+    void aModelShowsLinesItDidNotKeep();
 
 private:
     QTemporaryDir m_dir;
@@ -553,6 +556,70 @@ void TestRunRecording::eventsSayWhereTheirLineIs()
         }
     }
     QVERIFY(located > 5);
+}
+
+void TestRunRecording::aModelShowsLinesItDidNotKeep_data()
+{
+    eventsSayWhereTheirLineIs_data();
+}
+
+// A run read without keeping its lines shows every node's line, and its tool results' lines,
+// read again from the file: the same as a run that kept them.
+void TestRunRecording::aModelShowsLinesItDidNotKeep()
+{
+    QFETCH(QString, capture);
+    QString path = capturePath(capture);
+    if (capture == QLatin1String("recording")) {
+        path = m_dir.filePath(QStringLiteral("kept.rec"));
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
+            QVERIFY(recorder.record(line, 5) >= 0);
+        QVERIFY(recorder.record(QByteArray("\xff noise, not JSON"), 6) >= 0);
+    }
+    const auto load = [&path](RunModel &model, bool keep) {
+        RecordingReader reader;
+        if (!reader.open(path))
+            return false;
+        reader.setKeepLines(keep);
+        model.setLineSource(reader.lineSource());
+        RunParser parser;
+        RecordedLine line;
+        while (reader.readLine(&line))
+            model.addEvents(reader.eventsOf(parser, line));
+        model.addEvents(reader.finishReading());
+        model.markRunEnded(reader.lastArrivalMs());
+        return true;
+    };
+    RunModel kept;
+    RunModel read;
+    QVERIFY(load(kept, true));
+    QVERIFY(load(read, false));
+    int compared = 0;
+    std::function<void(const QModelIndex &, const QModelIndex &)> compare
+        = [&](const QModelIndex &a, const QModelIndex &b) {
+              QCOMPARE(read.rowCount(b), kept.rowCount(a));
+              for (const int role : {int(RunModel::RawLineRole), int(RunModel::RawJsonRole),
+                       int(RunModel::ResultRawJsonRole), int(Qt::DisplayRole)})
+                  QCOMPARE(b.data(role), a.data(role));
+              compared += a.data(RunModel::RawLineRole).toByteArray().isEmpty() ? 0 : 1;
+              for (int row = 0; row < kept.rowCount(a); ++row)
+                  compare(kept.index(row, 0, a), read.index(row, 0, b));
+          };
+    compare(kept.runIndex(), read.runIndex());
+    QVERIFY(compared > 5);
+    // Exports take the lines read again too.
+    const auto linesOf = [](const RunNodeRecord &root) {
+        QList<QByteArray> lines;
+        std::function<void(const RunNodeRecord &)> collect = [&](const RunNodeRecord &node) {
+            lines << node.raw << node.resultRaw;
+            for (const RunNodeRecord &child : node.children)
+                collect(child);
+        };
+        collect(root);
+        return lines;
+    };
+    QCOMPARE(linesOf(read.record()), linesOf(kept.record()));
 }
 
 #include "tst_runrecording.moc"
