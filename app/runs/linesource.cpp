@@ -19,6 +19,8 @@ int LineSource::addFile(const QString &path, RecordingReader::Format format)
     auto file = std::make_unique<File>();
     file->file.setFileName(path);
     file->format = format;
+    // Open now and kept open: the lines stay readable if the file is deleted meanwhile.
+    (void)file->file.open(QIODevice::ReadOnly);
     m_files.push_back(std::move(file));
     return int(m_files.size()) - 1;
 }
@@ -38,7 +40,6 @@ QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
         return {};
     }
     File &file = *m_files[size_t(ref.source)];
-    // Opened on first use and kept open: a file deleted meanwhile still reads on Linux.
     if (!file.file.isOpen() && !file.file.open(QIODevice::ReadOnly)) {
         if (errorMessage)
             *errorMessage = QStringLiteral("cannot read %1: %2")

@@ -212,6 +212,7 @@ private Q_SLOTS:
     void errorsOnlyKeepsErrorsAndTheirAncestors();
     void searchShowsItsMatchCount();
     void searchTextsAreBuiltWhileTheSearchFieldHasTheFocus();
+    void aBigFilesLinesAreReadAgainWhenShown();
     void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
@@ -651,6 +652,43 @@ void TestRunPage::searchShowsItsMatchCount()
     QCOMPARE(label->text().isEmpty(), false);
     page.errorsOnlyButton()->click();
     QVERIFY(!label->isVisible());
+}
+
+// A file from the size set on (16 MiB by default) is opened without keeping its lines: every
+// node's JSON, and its result's, is read again from the file and shows as when kept, also in
+// the detail pane.
+void TestRunPage::aBigFilesLinesAreReadAgainWhenShown()
+{
+    RunPage kept;
+    RunPage read;
+    read.setKeepLinesBelowBytes(0);
+    for (RunPage *page : {&kept, &read}) {
+        page->show();
+        QVERIFY(loadCapture(*page, QStringLiteral("stream-subagent.jsonl")));
+    }
+    QVERIFY(!kept.model()->lineSource());
+    QVERIFY(read.model()->lineSource());
+    int shown = 0;
+    std::function<void(const QModelIndex &, const QModelIndex &)> compare
+        = [&](const QModelIndex &a, const QModelIndex &b) {
+              QCOMPARE(b.data(RunModel::RawJsonRole), a.data(RunModel::RawJsonRole));
+              QCOMPARE(b.data(RunModel::ResultRawJsonRole), a.data(RunModel::ResultRawJsonRole));
+              shown += a.data(RunModel::RawLineRole).toByteArray().isEmpty() ? 0 : 1;
+              for (int row = 0; row < a.model()->rowCount(a); ++row)
+                  compare(a.model()->index(row, 0, a), b.model()->index(row, 0, b));
+          };
+    compare(kept.model()->runIndex(), read.model()->runIndex());
+    QVERIFY(shown > 5);
+    const auto bash = [](RunPage &page) {
+        return findIndex(page.proxy(), [](const QModelIndex &index) {
+            return index.data(RunModel::ToolNameRole).toString() == QLatin1String("Bash");
+        });
+    };
+    select(read, bash(read));
+    const auto *raw = read.findChild<QPlainTextEdit *>(QStringLiteral("detailRawJson"));
+    QVERIFY(raw);
+    QTRY_VERIFY(raw->toPlainText().contains(QLatin1String("tool_use")));
+    QCOMPARE(raw->toPlainText(), bash(kept).data(RunModel::RawJsonRole).toString());
 }
 
 // The first keystroke does not build every node's search text: they are built while the

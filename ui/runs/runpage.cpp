@@ -454,6 +454,12 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     }
     m_reader = reader;
     m_filePath = path;
+    // A big file's lines are read again from it when a node's JSON is shown, not kept: they
+    // were most of a 100 MB recording's memory.
+    if (QFileInfo(path).size() >= m_keepLinesBelowBytes) {
+        reader->setKeepLines(false);
+        m_model->setLineSource(reader->lineSource());
+    }
     m_ui->artifactsPanel->setUnavailable(
         tr("Artifacts are listed for live runs: a recording does not say which files changed."));
     connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);

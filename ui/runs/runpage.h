@@ -83,6 +83,9 @@ public:
     // follows. Returns false (with a message, also shown on the page) when it cannot be opened
     // or the page already shows a run (one run per page).
     bool openFile(const QString &path, QString *errorMessage = nullptr);
+    // From this size on, openFile leaves the file's lines out of memory and reads a node's
+    // line again when its JSON is shown (16 MiB unless set; for tests).
+    void setKeepLinesBelowBytes(qint64 bytes) { m_keepLinesBelowBytes = bytes; }
     bool isLoading() const;
     QString filePath() const { return m_filePath; }
     // What could not be read of the file (damaged lines, missing sub-agents, what a re-opened
@@ -264,6 +267,7 @@ private:
     bool m_drainingLoad = false; // the file is parsed; the tree takes the rest in slices
     bool m_loadCompletedBeforeDrain = false;
     QString m_filePath;
+    qint64 m_keepLinesBelowBytes = 16 * 1024 * 1024;
     QStringList m_skipped;
 
     bool m_following = true;
