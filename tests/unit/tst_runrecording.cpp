@@ -108,6 +108,23 @@ private Q_SLOTS:
     void aModelShowsLinesItDidNotKeep();
 
 private:
+    // The capture's path; for "recording", a recording of stream-subagent.jsonl with a line
+    // that is neither JSON nor UTF-8 at its end, written as `name` (empty when it failed).
+    QString captureOrRecording(const QString &capture, const QString &name)
+    {
+        if (capture != QLatin1String("recording"))
+            return capturePath(capture);
+        const QString path = m_dir.filePath(name);
+        RunRecorder recorder;
+        if (!recorder.open(path))
+            return {};
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl"))) {
+            if (recorder.record(line, 5) < 0)
+                return {};
+        }
+        return recorder.record(QByteArray("\xff noise, not JSON"), 6) >= 0 ? path : QString();
+    }
+
     QTemporaryDir m_dir;
 };
 
@@ -531,15 +548,8 @@ void TestRunRecording::eventsSayWhereTheirLineIs_data()
 void TestRunRecording::eventsSayWhereTheirLineIs()
 {
     QFETCH(QString, capture);
-    QString path = capturePath(capture);
-    if (capture == QLatin1String("recording")) {
-        path = m_dir.filePath(QStringLiteral("refs.rec"));
-        RunRecorder recorder;
-        QVERIFY(recorder.open(path));
-        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
-            QVERIFY(recorder.record(line, 5) >= 0);
-        QVERIFY(recorder.record(QByteArray("\xff not utf-8"), 6) >= 0);
-    }
+    const QString path = captureOrRecording(capture, QStringLiteral("refs.rec"));
+    QVERIFY(!path.isEmpty());
     RecordingReader reader;
     QVERIFY(reader.open(path));
     QVERIFY(reader.lineSource());
@@ -568,15 +578,8 @@ void TestRunRecording::aModelShowsLinesItDidNotKeep_data()
 void TestRunRecording::aModelShowsLinesItDidNotKeep()
 {
     QFETCH(QString, capture);
-    QString path = capturePath(capture);
-    if (capture == QLatin1String("recording")) {
-        path = m_dir.filePath(QStringLiteral("kept.rec"));
-        RunRecorder recorder;
-        QVERIFY(recorder.open(path));
-        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
-            QVERIFY(recorder.record(line, 5) >= 0);
-        QVERIFY(recorder.record(QByteArray("\xff noise, not JSON"), 6) >= 0);
-    }
+    const QString path = captureOrRecording(capture, QStringLiteral("kept.rec"));
+    QVERIFY(!path.isEmpty());
     const auto load = [&path](RunModel &model, bool keep) {
         RecordingReader reader;
         if (!reader.open(path))
