@@ -95,6 +95,7 @@ int main(int argc, char **argv)
     page->flushEvents();
     settle();
     const qint64 calls = page->model()->summary().toolCalls;
+    const qint64 nodes = page->model()->nodeCount();
     const double loaded = benchmemory::residentMb();
     const double peak = benchmemory::peakMb();
 
@@ -104,8 +105,8 @@ int main(int argc, char **argv)
     const bool deleted = page.isNull();
 
     const double peakTarget = 1.5 * fileMb + 50;
-    std::printf("bench_runopen: recording %.1f MB, %lld tool calls (Qt %s)\n", fileMb,
-        static_cast<long long>(calls), qVersion());
+    std::printf("bench_runopen: recording %.1f MB, %lld tool calls, %lld nodes (Qt %s)\n", fileMb,
+        static_cast<long long>(calls), static_cast<long long>(nodes), qVersion());
     std::printf("  first rows after %lld ms (target <= 300 ms): %s\n",
         static_cast<long long>(firstRowsMs),
         firstRowsMs >= 0 && firstRowsMs <= 300 ? "met" : "NOT MET");
@@ -118,5 +119,7 @@ int main(int argc, char **argv)
                 "%.0f MB after closing (%.0f MB above before; page %s)\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
         closed - before, deleted ? "deleted" : "NOT deleted");
+    std::printf("  loaded run: %.0f bytes per node, %.2f MB per MB of file\n",
+        (loaded - before) * 1e6 / double(std::max<qint64>(1, nodes)), (loaded - before) / fileMb);
     return 0;
 }

@@ -108,6 +108,9 @@ struct TaskInfo {
 // line's bytes there as written. Invalid for lines that came from anywhere else.
 struct LineRef {
     int source = -1;
+    // Which of the line's events of one kind this is (0 for the first): the event to take
+    // from the line when it is parsed again.
+    int part = 0;
     qint64 offset = -1;
     qint64 length = 0;
     bool isValid() const { return source >= 0 && offset >= 0; }

@@ -336,7 +336,7 @@ bool RunFilterProxy::evaluate(const QModelIndex &index) const
         return false;
     if (m_filter.words.isEmpty())
         return true;
-    const QByteArray &text = m_runModel->foldedSearchText(index);
+    const QByteArray text = m_runModel->foldedSearchText(index);
     for (const QByteArray &word : m_filter.words) {
         if (!memmem(text.constData(), size_t(text.size()), word.constData(), size_t(word.size())))
             return false;

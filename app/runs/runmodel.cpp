@@ -2,11 +2,13 @@
 
 #include "runs/linesource.h"
 #include "runs/runnodetext.h"
+#include "runs/runparser.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
 
 #include <QLocale>
 #include <QScopeGuard>
+#include <QSharedData>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -73,6 +75,18 @@ template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
     ~OwnedChildren() = default;
 };
 
+// What only tool calls have, apart so that the other nodes (most of a run) do not carry it.
+// A node and its snapshots share it until either changes it (QSharedDataPointer).
+struct RunModel::ToolCallData : QSharedData {
+    ToolInput input;
+    QByteArray inputJson;
+    QString resultText;
+    QByteArray structuredResultJson;
+    QByteArray resultRaw;
+    LineRef resultRawRef; // where resultRaw is in the run's files, for when it is not kept
+    TaskInfo task; // merged from system/task_* events
+};
+
 struct RunModel::Node {
     // The fields a walk over every node reads (RunFilterProxy at 100,000 nodes), together at
     // the start: the walk is bound by cache misses, one line per node instead of three.
@@ -98,16 +112,18 @@ struct RunModel::Node {
     QString toolUseId;
     QString parentToolUseId;
     QString messageId;
-    ToolInput input;
-    QByteArray inputJson;
-    QString resultText;
-    QByteArray structuredResultJson;
-    QByteArray resultRaw;
+    QSharedDataPointer<ToolCallData> toolCall; // tool calls only
     QByteArray raw;
-    // Where raw and resultRaw are in the run's files (LineSource), for when they are not kept.
+    // Where raw is in the run's files (LineSource), for when it is not kept.
     LineRef rawRef;
-    LineRef resultRawRef;
     bool rawIsJson = true; // false for noise and corrupt lines
+    // Content left out (RunModel::leavesOut) and read again from the node's lines when asked
+    // for (RunModel::detailsOf): text (from the event of textKind), input and inputJson (the
+    // tool_use line), resultText and structuredResultJson (the tool_result line).
+    bool textOnDisk = false;
+    bool inputOnDisk = false;
+    bool resultOnDisk = false;
+    quint8 textKind = 0; // RunEvent::Kind
     bool isError = false;
     qint64 lineNumber = 0;
     qint64 startedMs = -1;
@@ -122,7 +138,6 @@ struct RunModel::Node {
     bool countedAsError = false;
     bool hasCost = false;
     double costUsd = 0;
-    TaskInfo task; // merged from system/task_* events
     bool hasInit = false; // turns: adopted by a system/init line
     bool ended = false; // turns: a result line arrived
     QString model;
@@ -156,6 +171,18 @@ struct RunModel::Node {
         }
     }
 
+    const ToolCallData &call() const
+    {
+        static const ToolCallData none;
+        return toolCall ? *toolCall : none;
+    }
+    ToolCallData &editCall() // detaches from snapshots that share it
+    {
+        if (!toolCall)
+            toolCall = new ToolCallData;
+        return *toolCall;
+    }
+
     qint64 durationMs() const
     {
         if (reportedDurationMs >= 0)
@@ -174,14 +201,15 @@ struct RunModel::Node {
         details.errorCode = errorCode;
         if (kind != NodeKind::ToolCall)
             return details;
+        const ToolCallData &data = call();
         details.toolName = toolName;
         details.toolUseId = toolUseId;
-        details.input = input;
-        details.inputJson = inputJson;
-        details.output = resultText;
-        details.structuredResultJson = structuredResultJson;
+        details.input = data.input;
+        details.inputJson = data.inputJson;
+        details.output = data.resultText;
+        details.structuredResultJson = data.structuredResultJson;
         details.isError = isError;
-        details.task = task;
+        details.task = data.task;
         return details;
     }
 };
@@ -264,6 +292,69 @@ QByteArray RunModel::lineOf(const QByteArray &kept, const LineRef &ref) const
     return why.isEmpty() ? line : why.toUtf8(); // what went wrong, in place of the line
 }
 
+bool RunModel::leavesOut(const RunEvent &event, qsizetype bytes) const
+{
+    return bytes > 0 && m_lineSource && event.raw.isEmpty() && event.rawRef.isValid();
+}
+
+const QString &RunModel::interned(const QString &text)
+{
+    if (text.isEmpty())
+        return text;
+    const auto found = m_interned.constFind(text);
+    return found != m_interned.constEnd() ? *found : *m_interned.insert(text);
+}
+
+RunEvent RunModel::eventAgain(const LineRef &ref, RunEvent::Kind kind, QString *errorMessage) const
+{
+    if (!m_lineSource) {
+        *errorMessage = tr("The run's file is no longer open.");
+        return {};
+    }
+    QString why;
+    const QByteArray again = m_lineSource->line(ref, &why);
+    if (!why.isEmpty()) {
+        *errorMessage = tr("Cannot read this again from the run's file: %1").arg(why);
+        return {};
+    }
+    RunParser parser; // a line's content does not depend on the lines before it
+    RunEventBatch events = parser.parseLine(again, 0);
+    int seen = 0;
+    for (RunEvent &event : events) {
+        if (event.kind == kind && seen++ == ref.part)
+            return std::move(event);
+    }
+    *errorMessage = tr("The run's file changed since it was read: its line no longer holds this.");
+    return {};
+}
+
+RunNodeDetails RunModel::detailsOf(const Node *node) const
+{
+    RunNodeDetails details = node->details();
+    if (node->textOnDisk) {
+        const RunEvent event
+            = eventAgain(node->rawRef, RunEvent::Kind(node->textKind), &details.readError);
+        details.text = details.readError.isEmpty() ? event.text : details.readError;
+    }
+    if (node->inputOnDisk) {
+        QString why;
+        const RunEvent event = eventAgain(node->rawRef, RunEvent::ToolUse, &why);
+        details.input = event.input;
+        details.inputJson = event.inputJson;
+        if (!why.isEmpty())
+            details.readError = why;
+    }
+    if (node->resultOnDisk) {
+        QString why;
+        const RunEvent event = eventAgain(node->call().resultRawRef, RunEvent::ToolResult, &why);
+        details.output = why.isEmpty() ? event.resultText : why;
+        details.structuredResultJson = event.structuredResultJson;
+        if (!why.isEmpty())
+            details.readError = why;
+    }
+    return details;
+}
+
 void RunModel::setLineSource(std::shared_ptr<const LineSource> source)
 {
     m_lineSource = std::move(source);
@@ -292,22 +383,28 @@ QModelIndex RunModel::indexOf(const Node *node, int column) const
     return createIndex(node->row, column, const_cast<Node *>(node));
 }
 
-const QByteArray &RunModel::foldedSearchText(const QModelIndex &index) const
+QByteArray RunModel::foldedSearchText(const QModelIndex &index) const
 {
     const Node *node = static_cast<const Node *>(index.internalPointer());
-    if (!node->foldedSearchValid) {
-        // RunFilterProxy::searchableText, read from the node without the QVariants.
-        QString text = displayData(node, SummaryColumn).toString();
-        const QStringList details = node->details().searchTexts();
-        for (const QString *part :
-            {&node->toolName, node->kind == NodeKind::ToolCall ? &node->resultText : &node->text})
-            text += QLatin1Char('\n') + *part;
-        for (const QString &part : details)
-            text += QLatin1Char('\n') + part;
-        node->foldedSearch = std::move(text).toCaseFolded().toUtf8();
-        node->foldedSearchValid = true;
+    if (node->foldedSearchValid)
+        return node->foldedSearch;
+    // RunFilterProxy::searchableText, read from the node without the QVariants.
+    const RunNodeDetails details = detailsOf(node);
+    QString text = displayData(node, SummaryColumn).toString();
+    for (const QString *part :
+        {&node->toolName, node->kind == NodeKind::ToolCall ? &details.output : &details.text})
+        text += QLatin1Char('\n') + *part;
+    for (const QString &part : details.searchTexts())
+        text += QLatin1Char('\n') + part;
+    QByteArray folded = std::move(text).toCaseFolded().toUtf8();
+    if (node->textOnDisk || node->inputOnDisk || node->resultOnDisk) {
+        // Nodes walked in parallel (RunFilterProxy::rebuild) count here together.
+        if (m_readBackSearchBytes.fetch_add(folded.size()) + folded.size() > m_readBackSearchBudget)
+            return folded;
     }
-    return node->foldedSearch;
+    node->foldedSearch = folded;
+    node->foldedSearchValid = true;
+    return folded;
 }
 
 void RunModel::dropSearchTexts()
@@ -321,6 +418,7 @@ void RunModel::dropSearchTexts()
         for (const auto &child : node->children)
             pending.push_back(child.get());
     }
+    m_readBackSearchBytes = 0;
 }
 
 int RunModel::filterMemo(const QModelIndex &index, quint32 generation) const
@@ -467,7 +565,11 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == TokensColumn)
             return runtext::tokenToolTip(node->tokens);
-        return index.column() == SummaryColumn && !node->text.isEmpty() ? node->text : QVariant();
+        if (index.column() != SummaryColumn)
+            return {};
+        if (node->textOnDisk)
+            return detailsOf(node).text;
+        return !node->text.isEmpty() ? node->text : QVariant();
     case KindRole:
         return int(node->kind);
     case StatusRole:
@@ -485,7 +587,9 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case SummaryRole:
         return node->title;
     case TextRole:
-        return node->kind == NodeKind::ToolCall ? node->resultText : node->text;
+        if (node->kind == NodeKind::ToolCall)
+            return node->resultOnDisk ? detailsOf(node).output : node->call().resultText;
+        return node->textOnDisk ? detailsOf(node).text : node->text;
     case RawJsonRole: {
         const QByteArray raw = lineOf(node->raw, node->rawRef);
         return node->rawIsJson ? indentedJson(raw) : QString::fromUtf8(raw);
@@ -493,11 +597,11 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case RawLineRole:
         return lineOf(node->raw, node->rawRef);
     case ResultRawJsonRole: {
-        const QByteArray raw = lineOf(node->resultRaw, node->resultRawRef);
+        const QByteArray raw = lineOf(node->call().resultRaw, node->call().resultRawRef);
         return raw.isEmpty() ? QVariant() : indentedJson(raw);
     }
     case DetailRole:
-        return QVariant::fromValue(node->details());
+        return QVariant::fromValue(detailsOf(node));
     case IsErrorRole:
         return node->isError;
     case FilePathRole:
@@ -506,7 +610,7 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
         case ToolKind::Write:
         case ToolKind::Edit:
         case ToolKind::Notebook:
-            return node->input.filePath;
+            return node->call().input.filePath;
         default:
             return QVariant();
         }
@@ -625,7 +729,7 @@ RunModel::Node *RunModel::startTurn(const RunEvent &event)
         m_turn = nullptr;
     Node *turn = currentTurn(event.arrivalMs);
     turn->hasInit = true;
-    turn->model = event.model;
+    turn->model = interned(event.model);
     turn->raw = event.raw;
     turn->rawRef = event.rawRef;
     turn->lineNumber = event.lineNumber;
@@ -639,7 +743,7 @@ RunModel::Node *RunModel::startTurn(const RunEvent &event)
         m_run->rawRef = event.rawRef;
         m_run->startedMs = m_run->startedMs < 0 ? event.arrivalMs : m_run->startedMs;
     }
-    m_run->model = event.model;
+    m_run->model = interned(event.model);
     m_run->text = event.cwd;
     QString title = QStringLiteral("Run");
     if (!event.sessionId.isEmpty())
@@ -715,7 +819,12 @@ RunModel::Node *RunModel::addLeaf(
     auto node = std::make_unique<Node>();
     node->kind = kind;
     node->title = title;
-    node->text = event.text;
+    if (kind != NodeKind::ToolCall && leavesOut(event, event.text.size() * 2)) {
+        node->textOnDisk = true;
+        node->textKind = quint8(event.kind);
+    } else {
+        node->text = event.text;
+    }
     node->status = status;
     node->isError = event.isError;
     node->raw = event.raw;
@@ -723,10 +832,10 @@ RunModel::Node *RunModel::addLeaf(
     node->rawIsJson = event.kind != RunEvent::NotJson;
     node->lineNumber = event.lineNumber;
     node->startedMs = event.arrivalMs;
-    node->parentToolUseId = event.parentToolUseId;
+    node->parentToolUseId = interned(event.parentToolUseId);
     node->messageId = event.messageId;
-    node->model = event.model;
-    node->errorCode = event.errorCode;
+    node->model = interned(event.model);
+    node->errorCode = interned(event.errorCode);
     return appendNode(parent, std::move(node));
 }
 
@@ -750,16 +859,24 @@ void RunModel::onToolUse(const RunEvent &event)
         node->raw = event.raw;
         node->rawRef = event.rawRef;
         node->lineNumber = event.lineNumber;
-        node->parentToolUseId = event.parentToolUseId;
+        node->parentToolUseId = interned(event.parentToolUseId);
         node->messageId = event.messageId;
         if (node->startedMs < 0)
             node->startedMs = event.arrivalMs;
     }
-    node->toolName = event.toolName;
+    node->toolName = interned(event.toolName);
     node->toolKind = toolKindOf(event.toolName);
     countCall(node);
-    node->input = event.input;
-    node->inputJson = event.inputJson;
+    node->inputOnDisk = leavesOut(event, event.inputJson.size());
+    ToolCallData &data = node->editCall();
+    if (node->inputOnDisk) {
+        data.input = ToolInput();
+        data.input.filePath = event.input.filePath; // FilePathRole
+        data.inputJson = QByteArray();
+    } else {
+        data.input = event.input;
+        data.inputJson = event.inputJson;
+    }
     node->title = runtext::toolSummary(node->toolKind, event.input, event.inputJson);
     if (node->status == Status::None) {
         node->status = Status::Running;
@@ -776,10 +893,13 @@ void RunModel::onToolResult(const RunEvent &event)
         return;
     }
     Node *node = toolNode(event.toolUseId, contextFor(event));
-    node->resultText = event.resultText;
-    node->structuredResultJson = event.structuredResultJson;
-    node->resultRaw = event.raw;
-    node->resultRawRef = event.rawRef;
+    node->resultOnDisk
+        = leavesOut(event, event.resultText.size() * 2 + event.structuredResultJson.size());
+    ToolCallData &data = node->editCall();
+    data.resultText = node->resultOnDisk ? QString() : event.resultText;
+    data.structuredResultJson = node->resultOnDisk ? QByteArray() : event.structuredResultJson;
+    data.resultRaw = event.raw;
+    data.resultRawRef = event.rawRef;
     node->endedMs = event.arrivalMs;
     node->isError = event.isError;
     if (node->status != Status::Denied) {
@@ -830,7 +950,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
     if (!event.toolUseId.isEmpty()) {
         Node *tool = toolNode(event.toolUseId, contextFor(event));
         if (tool->toolName.isEmpty() && !event.toolName.isEmpty()) {
-            tool->toolName = event.toolName;
+            tool->toolName = interned(event.toolName);
             tool->toolKind = toolKindOf(event.toolName);
         }
         tool->status = Status::Denied;
@@ -861,7 +981,7 @@ void RunModel::onTask(const RunEvent &event)
     if (!update.taskId.isEmpty())
         m_tasksById.insert(update.taskId, node);
 
-    TaskInfo &task = node->task;
+    TaskInfo &task = node->editCall().task;
     auto merge = [](QString &field, const QString &value) {
         if (!value.isEmpty())
             field = value;
@@ -1023,11 +1143,11 @@ void RunModel::adoptModel(const QString &model)
     if (!m_turn || !m_turn->model.isEmpty() || model.isEmpty()
         || model == QLatin1String("<synthetic>"))
         return;
-    m_turn->model = model;
+    m_turn->model = interned(model);
     m_turn->title = QStringLiteral("Turn %1 · %2").arg(m_turnCount).arg(model);
     changed(m_turn);
     if (m_run->model.isEmpty()) {
-        m_run->model = model;
+        m_run->model = interned(model);
         m_run->title += QStringLiteral(" · ") + model;
         changed(m_run);
     }
@@ -1504,13 +1624,13 @@ template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
     to.toolUseId = from.toolUseId;
     to.parentToolUseId = from.parentToolUseId;
     to.messageId = from.messageId;
-    to.input = from.input;
-    to.inputJson = from.inputJson;
-    to.resultText = from.resultText;
-    to.structuredResultJson = from.structuredResultJson;
+    to.input = from.call().input;
+    to.inputJson = from.call().inputJson;
+    to.resultText = from.call().resultText;
+    to.structuredResultJson = from.call().structuredResultJson;
     to.raw = from.raw;
     to.rawIsJson = from.rawIsJson;
-    to.resultRaw = from.resultRaw;
+    to.resultRaw = from.call().resultRaw;
     to.isError = from.isError;
     to.lineNumber = from.lineNumber;
     to.startedMs = from.startedMs;
@@ -1520,7 +1640,7 @@ template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
     to.errors = from.errors;
     to.hasCost = from.hasCost;
     to.costUsd = from.costUsd;
-    to.task = from.task;
+    to.task = from.call().task;
     to.model = from.model;
     to.errorCode = from.errorCode;
 }
@@ -1537,7 +1657,15 @@ RunNodeRecord RunModel::record(const QModelIndex &index) const
         pending.pop_back();
         copyValues(*node, *out);
         out->raw = lineOf(node->raw, node->rawRef); // read again when it was left out
-        out->resultRaw = lineOf(node->resultRaw, node->resultRawRef);
+        out->resultRaw = lineOf(node->call().resultRaw, node->call().resultRawRef);
+        if (node->textOnDisk || node->inputOnDisk || node->resultOnDisk) {
+            const RunNodeDetails details = detailsOf(node);
+            out->text = details.text;
+            out->input = details.input;
+            out->inputJson = details.inputJson;
+            out->resultText = details.output;
+            out->structuredResultJson = details.structuredResultJson;
+        }
         out->children.resize(node->children.size());
         for (size_t i = 0; i < node->children.size(); ++i)
             pending.emplace_back(node->children[i].get(), &out->children[i]);
@@ -1563,13 +1691,17 @@ bool RunModel::restore(const RunNodeRecord &run, const RunSummary &summary)
         node->toolUseId = from->toolUseId;
         node->parentToolUseId = from->parentToolUseId;
         node->messageId = from->messageId;
-        node->input = from->input;
-        node->inputJson = from->inputJson;
-        node->resultText = from->resultText;
-        node->structuredResultJson = from->structuredResultJson;
+        if (node->kind == NodeKind::ToolCall) {
+            ToolCallData &data = node->editCall();
+            data.input = from->input;
+            data.inputJson = from->inputJson;
+            data.resultText = from->resultText;
+            data.structuredResultJson = from->structuredResultJson;
+            data.resultRaw = from->resultRaw;
+            data.task = from->task;
+        }
         node->raw = from->raw;
         node->rawIsJson = from->rawIsJson;
-        node->resultRaw = from->resultRaw;
         node->isError = from->isError;
         node->lineNumber = from->lineNumber;
         node->startedMs = from->startedMs;
@@ -1579,7 +1711,6 @@ bool RunModel::restore(const RunNodeRecord &run, const RunSummary &summary)
         node->costUsd = from->costUsd;
         node->toolCalls = from->toolCalls;
         node->errors = from->errors;
-        node->task = from->task;
         node->model = from->model;
         node->errorCode = from->errorCode;
         node->ended = true;

@@ -15,6 +15,7 @@
 #include <QHash>
 #include <QSet>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -131,7 +132,11 @@ public:
     // UTF-8 (half the memory of UTF-16 for most text, and memmem searches it; a substring of
     // valid UTF-8 matches whole characters), built on first use and kept until the node
     // changes; dropSearchTexts() frees them all.
-    const QByteArray &foldedSearchText(const QModelIndex &index) const;
+    // The text of a node whose content was left out (setLineSource) is read again from its
+    // lines; such texts are kept only up to a budget (256 MiB by default) in all, and read
+    // again on each use beyond it, so that searching a 1 GB run does not hold all its text.
+    QByteArray foldedSearchText(const QModelIndex &index) const;
+    void setReadBackSearchBudget(qint64 bytes) { m_readBackSearchBudget = bytes; }
     // The index of the node that is another index's internalPointer() (RunFilterProxy keeps
     // those); invalid for null.
     QModelIndex indexForInternalPointer(const void *node, int column = 0) const
@@ -188,7 +193,9 @@ public:
     void replaceWith(RunModel &other);
     bool isRebuilding() const { return m_rebuilding; }
     // The files the run's events were read from: a node whose event left its line out (raw
-    // empty, RunEvent::rawRef set) reads it from there when a role asks for it.
+    // empty, RunEvent::rawRef set) reads it from there when a role asks for it. Nodes such
+    // events make keep no content either (texts, tool input and output): it is read again from
+    // their lines when a role asks for it, so a 1 GB recording's memory is its rows.
     void setLineSource(std::shared_ptr<const LineSource> source);
     std::shared_ptr<const LineSource> lineSource() const { return m_lineSource; }
     qint64 nodeCount() const { return m_nodeCount; }
@@ -209,6 +216,7 @@ public slots:
 
 private:
     struct Node;
+    struct ToolCallData;
 
     void makeEmptyTree();
     void apply(const RunEvent &event);
@@ -243,6 +251,15 @@ private:
 
     QModelIndex indexOf(const Node *node, int column = 0) const;
     QByteArray lineOf(const QByteArray &kept, const LineRef &ref) const;
+    // One copy of strings many nodes repeat (model, tool name, parent call), shared by them.
+    const QString &interned(const QString &text);
+    // Whether an event's content of about `bytes` stays on disk rather than in the node.
+    bool leavesOut(const RunEvent &event, qsizetype bytes) const;
+    // node->details() with the content left out read again from the node's lines; a line that
+    // cannot be read gives its reason in place of the text, the output and the input.
+    RunNodeDetails detailsOf(const Node *node) const;
+    // The event of `kind` at ref.part of the line at ref, parsed again.
+    RunEvent eventAgain(const LineRef &ref, RunEvent::Kind kind, QString *errorMessage) const;
     QVariant displayData(const Node *node, int column) const;
 
     struct Garbage;
@@ -274,6 +291,9 @@ private:
     qint64 m_nodeCount = 1; // the run node
     bool m_rebuilding = false;
     std::shared_ptr<const LineSource> m_lineSource;
+    QSet<QString> m_interned;
+    qint64 m_readBackSearchBudget = qint64(256) << 20;
+    mutable std::atomic<qint64> m_readBackSearchBytes {0}; // kept of the budget
 };
 
 } // namespace sandscope

@@ -31,6 +31,9 @@ struct RunNodeDetails {
     // Merged from the system/task_* events about the call (Agent calls): empty, with the
     // counts at -1, until one arrives.
     TaskInfo task;
+    // Content of a big run read again from its file (RunModel::setLineSource) that could not
+    // be: why (the file changed or went away). Empty otherwise.
+    QString readError;
 
     // The texts a search looks at, the non-empty ones of: text, model, errorCode, toolName,
     // toolUseId, output, the input's command, description, filePath, oldString, newString,

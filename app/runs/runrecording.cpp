@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <simdjson.h>
 #include <string_view>
@@ -506,9 +507,10 @@ RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &l
 {
     RunEventBatch events = parser.parseLine(line.line, line.arrivalMs);
     if (line.fileOffset >= 0) {
-        const LineRef ref {0, line.fileOffset, line.fileLength};
+        std::array<int, RunEvent::NotJson + 1> seen {};
         for (RunEvent &event : events) {
-            event.rawRef = ref;
+            event.rawRef
+                = LineRef {0, seen[size_t(event.kind)]++, line.fileOffset, line.fileLength};
             if (!m_keepLines && event.kind != RunEvent::NotJson)
                 event.raw = QByteArray();
         }

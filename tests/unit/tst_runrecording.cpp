@@ -7,6 +7,7 @@
 // the asynchronous reader parses in several slices with progress and can be cancelled.
 
 #include "runs/linesource.h"
+#include "runs/runfilterproxy.h"
 #include "runs/runmodel.h"
 #include "runs/runparser.h"
 #include "runs/runrecording.h"
@@ -15,14 +16,18 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -46,6 +51,54 @@ QList<QByteArray> captureLines(const QString &name)
     while (!lines.isEmpty() && lines.last().isEmpty())
         lines.removeLast();
     return lines;
+}
+
+// A tail of some 300 characters with a word of its own (n in letters), so that a block with
+// it is over the 256 bytes a model keeps of a big run (RunModel::setLineSource).
+QString paddingTail(int n)
+{
+    QString word = QStringLiteral("filler");
+    for (int i = 0; i < 4; ++i, n /= 26)
+        word += QChar(QLatin1Char('a' + n % 26));
+    return QLatin1Char('\n') + QString(word + QLatin1Char(' ')).repeated(28);
+}
+
+// The line with every text, thinking and tool_result block and every tool_use input made big.
+QByteArray padded(const QByteArray &line, int *counter)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return line;
+    std::function<QJsonValue(const QJsonValue &)> pad = [&](const QJsonValue &value) {
+        if (value.isArray()) {
+            QJsonArray array;
+            for (const QJsonValue &item : value.toArray())
+                array.append(pad(item));
+            return QJsonValue(array);
+        }
+        if (!value.isObject())
+            return value;
+        QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it)
+            *it = pad(*it);
+        const QString type = object.value(QLatin1String("type")).toString();
+        for (const char *key : {"text", "thinking", "content"}) {
+            const QJsonValue field = object.value(QLatin1String(key));
+            const bool block = type == QLatin1String(key)
+                || (type == QLatin1String("tool_result") && qstrcmp(key, "content") == 0);
+            if (block && field.isString())
+                object.insert(
+                    QLatin1String(key), QString(field.toString() + paddingTail((*counter)++)));
+        }
+        if (type == QLatin1String("tool_use") && object.value(QLatin1String("input")).isObject()) {
+            QJsonObject input = object.value(QLatin1String("input")).toObject();
+            input.insert(QStringLiteral("padding"), paddingTail((*counter)++));
+            object.insert(QLatin1String("input"), input);
+        }
+        return QJsonValue(object);
+    };
+    return QJsonDocument(pad(document.object()).toObject()).toJson(QJsonDocument::Compact);
 }
 
 QList<RecordedLine> readAll(RecordingReader &reader)
@@ -106,20 +159,52 @@ private Q_SLOTS:
     void eventsSayWhereTheirLineIs();
     void aModelShowsLinesItDidNotKeep_data();
     void aModelShowsLinesItDidNotKeep();
+    void aBigRunsContentIsReadFromItsFile_data();
+    void aBigRunsContentIsReadFromItsFile();
+    void searchFindsContentLeftInTheFile();
 
 private:
     // The capture's path; for "recording", a recording of stream-subagent.jsonl with a line
     // that is neither JSON nor UTF-8 at its end, written as `name` (empty when it failed).
+    // Reads the whole file into the model the way a run page does, keeping its lines (and
+    // the content of its events) or leaving them to be read again from the file.
+    static bool loadRun(RunModel &model, const QString &path, bool keepLines)
+    {
+        RecordingReader reader;
+        if (!reader.open(path))
+            return false;
+        reader.setKeepLines(keepLines);
+        if (!keepLines)
+            model.setLineSource(reader.lineSource());
+        RunParser parser;
+        RecordedLine line;
+        while (reader.readLine(&line))
+            model.addEvents(reader.eventsOf(parser, line));
+        model.addEvents(reader.finishReading());
+        model.markRunEnded(reader.lastArrivalMs());
+        return true;
+    }
+
+    // A copy of the capture, or a recording of stream-subagent.jsonl and a noise line, with
+    // its content made big (padded()).
     QString captureOrRecording(const QString &capture, const QString &name)
     {
-        if (capture != QLatin1String("recording"))
-            return capturePath(capture);
         const QString path = m_dir.filePath(name);
+        QFile::remove(path);
+        int counter = 0;
+        if (capture != QLatin1String("recording")) {
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly))
+                return {};
+            for (const QByteArray &line : captureLines(capture))
+                file.write(padded(line, &counter) + '\n');
+            return path;
+        }
         RunRecorder recorder;
         if (!recorder.open(path))
             return {};
         for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl"))) {
-            if (recorder.record(line, 5) < 0)
+            if (recorder.record(padded(line, &counter), 5) < 0)
                 return {};
         }
         return recorder.record(QByteArray("\xff noise, not JSON"), 6) >= 0 ? path : QString();
@@ -580,31 +665,25 @@ void TestRunRecording::aModelShowsLinesItDidNotKeep()
     QFETCH(QString, capture);
     const QString path = captureOrRecording(capture, QStringLiteral("kept.rec"));
     QVERIFY(!path.isEmpty());
-    const auto load = [&path](RunModel &model, bool keep) {
-        RecordingReader reader;
-        if (!reader.open(path))
-            return false;
-        reader.setKeepLines(keep);
-        model.setLineSource(reader.lineSource());
-        RunParser parser;
-        RecordedLine line;
-        while (reader.readLine(&line))
-            model.addEvents(reader.eventsOf(parser, line));
-        model.addEvents(reader.finishReading());
-        model.markRunEnded(reader.lastArrivalMs());
-        return true;
-    };
     RunModel kept;
     RunModel read;
-    QVERIFY(load(kept, true));
-    QVERIFY(load(read, false));
+    QVERIFY(loadRun(kept, path, true));
+    QVERIFY(loadRun(read, path, false));
     int compared = 0;
     std::function<void(const QModelIndex &, const QModelIndex &)> compare
         = [&](const QModelIndex &a, const QModelIndex &b) {
               QCOMPARE(read.rowCount(b), kept.rowCount(a));
               for (const int role : {int(RunModel::RawLineRole), int(RunModel::RawJsonRole),
-                       int(RunModel::ResultRawJsonRole), int(Qt::DisplayRole)})
+                       int(RunModel::ResultRawJsonRole), int(Qt::DisplayRole),
+                       int(RunModel::TextRole), int(Qt::ToolTipRole)})
                   QCOMPARE(b.data(role), a.data(role));
+              const auto keptDetails = a.data(RunModel::DetailRole).value<RunNodeDetails>();
+              const auto readDetails = b.data(RunModel::DetailRole).value<RunNodeDetails>();
+              QCOMPARE(readDetails.searchTexts(), keptDetails.searchTexts());
+              QCOMPARE(readDetails.inputJson, keptDetails.inputJson);
+              QCOMPARE(readDetails.structuredResultJson, keptDetails.structuredResultJson);
+              QCOMPARE(readDetails.readError, QString());
+              QCOMPARE(read.foldedSearchText(b), kept.foldedSearchText(a));
               compared += a.data(RunModel::RawLineRole).toByteArray().isEmpty() ? 0 : 1;
               for (int row = 0; row < kept.rowCount(a); ++row)
                   compare(kept.index(row, 0, a), read.index(row, 0, b));
@@ -623,6 +702,150 @@ void TestRunRecording::aModelShowsLinesItDidNotKeep()
         return lines;
     };
     QCOMPARE(linesOf(read.record()), linesOf(kept.record()));
+    // And their content read again.
+    const auto contentOf = [](const RunNodeRecord &root) {
+        QStringList texts;
+        std::function<void(const RunNodeRecord &)> collect = [&](const RunNodeRecord &node) {
+            texts << node.text << node.input.command << node.input.content << node.input.prompt
+                  << QString::fromUtf8(node.inputJson) << node.resultText
+                  << QString::fromUtf8(node.structuredResultJson);
+            for (const RunNodeRecord &child : node.children)
+                collect(child);
+        };
+        collect(root);
+        return texts;
+    };
+    QCOMPARE(contentOf(read.record()), contentOf(kept.record()));
+}
+
+void TestRunRecording::aBigRunsContentIsReadFromItsFile_data()
+{
+    eventsSayWhereTheirLineIs_data();
+}
+
+// A run that does not keep its lines keeps none of their content either: once the file is
+// overwritten, every node with a text, an input or an output says why it cannot show it, while
+// the rows stay as they were, and so does what did not come from a line of the file (the
+// working directory of run and turns, a line that is not JSON).
+void TestRunRecording::aBigRunsContentIsReadFromItsFile()
+{
+    QFETCH(QString, capture);
+    const QString path = captureOrRecording(capture, QStringLiteral("big.rec"));
+    QVERIFY(!path.isEmpty());
+    RunModel kept;
+    RunModel read;
+    QVERIFY(loadRun(kept, path, true));
+    QVERIFY(loadRun(read, path, false));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QByteArray bytes = file.readAll();
+        for (char &c : bytes) {
+            if (c != '\n')
+                c = ' ';
+        }
+        QVERIFY(file.seek(0));
+        QCOMPARE(file.write(bytes), bytes.size());
+    }
+    int readAgain = 0;
+    int keptInMemory = 0;
+    std::function<void(const QModelIndex &, const QModelIndex &)> compare
+        = [&](const QModelIndex &a, const QModelIndex &b) {
+              QCOMPARE(b.data(Qt::DisplayRole), a.data(Qt::DisplayRole));
+              const auto kind = RunModel::NodeKind(a.data(RunModel::KindRole).toInt());
+              const auto keptDetails = a.data(RunModel::DetailRole).value<RunNodeDetails>();
+              const auto readDetails = b.data(RunModel::DetailRole).value<RunNodeDetails>();
+              const bool fromLine = kind != RunModel::NodeKind::Run
+                  && kind != RunModel::NodeKind::Turn
+                  && !a.data(RunModel::RawLineRole).toByteArray().startsWith('\xff');
+              const bool content = (fromLine && !keptDetails.text.isEmpty())
+                  || !keptDetails.inputJson.isEmpty() || !keptDetails.output.isEmpty();
+              if (content) {
+                  QVERIFY2(!readDetails.readError.isEmpty(), qPrintable(a.data().toString()));
+                  ++readAgain;
+              } else if (!keptDetails.text.isEmpty()) {
+                  QCOMPARE(readDetails.readError, QString());
+                  QCOMPARE(readDetails.text, keptDetails.text);
+                  ++keptInMemory;
+              }
+              for (int row = 0; row < kept.rowCount(a); ++row)
+                  compare(kept.index(row, 0, a), read.index(row, 0, b));
+          };
+    compare(kept.runIndex(), read.runIndex());
+    QVERIFY(readAgain >= 3);
+    QVERIFY(keptInMemory > 0);
+}
+
+// Searching a run that left its big content in the file finds what only the file holds, as a
+// run that kept it does. The texts read for a search are kept up to the model's budget: within
+// it a search no longer reads the file; beyond it (a budget of 0) every search reads it again.
+void TestRunRecording::searchFindsContentLeftInTheFile()
+{
+    const QString path = captureOrRecording(
+        QStringLiteral("stream-subagent.jsonl"), QStringLiteral("search.jsonl"));
+    QVERIFY(!path.isEmpty());
+    RunModel kept;
+    RunModel read;
+    RunModel unkept; // nothing read for a search is kept
+    unkept.setReadBackSearchBudget(0);
+    QVERIFY(loadRun(kept, path, true));
+    QVERIFY(loadRun(read, path, false));
+    QVERIFY(loadRun(unkept, path, false));
+
+    // Words from tool outputs too big to be kept, not in their row's own summary.
+    QStringList words;
+    std::function<void(const QModelIndex &)> collect = [&](const QModelIndex &index) {
+        const QString output = index.data(RunModel::DetailRole).value<RunNodeDetails>().output;
+        if (output.size() * 2 > 256) {
+            const QString summary = index.data().toString().toCaseFolded();
+            const QRegularExpression word(QStringLiteral("[A-Za-z]{7,}"));
+            for (auto it = word.globalMatch(output); it.hasNext();) {
+                const QString found = it.next().captured().toCaseFolded();
+                if (!summary.contains(found) && !words.contains(found)) {
+                    words << found;
+                    break;
+                }
+            }
+        }
+        for (int row = 0; row < kept.rowCount(index); ++row)
+            collect(kept.index(row, 0, index));
+    };
+    collect(kept.runIndex());
+    QVERIFY(words.size() >= 2);
+
+    RunFilterProxy keptProxy;
+    RunFilterProxy readProxy;
+    RunFilterProxy unkeptProxy;
+    keptProxy.setSourceModel(&kept);
+    readProxy.setSourceModel(&read);
+    unkeptProxy.setSourceModel(&unkept);
+    QVector<int> counts;
+    for (const QString &word : words) {
+        for (RunFilterProxy *proxy : {&keptProxy, &readProxy, &unkeptProxy})
+            proxy->setSearchText(word);
+        QVERIFY(keptProxy.matchCount() > 0);
+        QCOMPARE(readProxy.matchCount(), keptProxy.matchCount());
+        QCOMPARE(unkeptProxy.matchCount(), keptProxy.matchCount());
+        counts << keptProxy.matchCount();
+    }
+
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.close();
+    // New proxies: a proxy keeps the results of the filters it had.
+    RunFilterProxy readAgainProxy;
+    RunFilterProxy unkeptAgainProxy;
+    readAgainProxy.setSourceModel(&read);
+    unkeptAgainProxy.setSourceModel(&unkept);
+    int lost = 0;
+    for (int i = 0; i < words.size(); ++i) {
+        for (RunFilterProxy *proxy : {&readAgainProxy, &unkeptAgainProxy})
+            proxy->setSearchText(words.at(i));
+        QCOMPARE(readAgainProxy.matchCount(), counts.at(i));
+        QVERIFY(unkeptAgainProxy.matchCount() <= counts.at(i));
+        lost += counts.at(i) - unkeptAgainProxy.matchCount();
+    }
+    QVERIFY(lost > 0);
 }
 
 #include "tst_runrecording.moc"

@@ -599,6 +599,14 @@ void RunDetailPane::showIndex(const QModelIndex &sourceIndex)
     refresh();
 }
 
+// A big run's content is read again from its file when shown: say so when that failed.
+QVector<RunDetailPane::Fact> RunDetailPane::readErrorFacts(const RunNodeDetails &details)
+{
+    if (details.readError.isEmpty())
+        return {};
+    return {{tr("Unavailable"), details.readError, false}};
+}
+
 void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails &details)
 {
     const ToolInput &input = details.input;
@@ -607,7 +615,7 @@ void RunDetailPane::showToolCall(const QModelIndex &index, const RunNodeDetails 
     const QString toolName = index.data(RunModel::ToolNameRole).toString();
     const QString &output = details.output;
     const bool isError = details.isError;
-    QVector<Fact> facts;
+    QVector<Fact> facts = readErrorFacts(details);
     auto fact = [&facts](const QString &key, const QString &text, bool code = false) {
         if (!text.isEmpty())
             facts.append({key, text, code});
@@ -742,7 +750,7 @@ void RunDetailPane::refresh()
         return;
     }
 
-    QVector<Fact> facts;
+    QVector<Fact> facts = readErrorFacts(details);
     auto fact = [&facts](const QString &key, const QVariant &value, bool code = false) {
         const QString text = value.toString();
         if (!text.isEmpty())

@@ -84,6 +84,7 @@ private:
     void showResult(const QString &text, bool isError);
     void setView(View view);
     void showToolCall(const QModelIndex &index, const RunNodeDetails &details);
+    static QVector<Fact> readErrorFacts(const RunNodeDetails &details);
 
     QPersistentModelIndex m_index;
     View m_view = View::Empty;
