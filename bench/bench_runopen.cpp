@@ -6,7 +6,9 @@
 // before opening, when loaded, at its peak (<= 1.5 x file + 50 MB) and after the page is
 // closed (deleted, as closing its tab does).
 //
-//   ./build/<dir>/bench/bench_runopen [megabytes]   (default 100)
+//   ./build/<dir>/bench/bench_runopen [megabytes [file]]   (default 100; a file named is built
+//   there when missing and kept, and opened as it is otherwise: to profile the load alone, or
+//   to measure a real run)
 
 #include "benchcaptures.h"
 #include "benchmemory.h"
@@ -47,8 +49,11 @@ int main(int argc, char **argv)
     const QList<QJsonObject> objects
         = benchcaptures::captureObjects(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("run.jsonl"));
-    {
+    // A file of the caller's: built there when missing, kept, and opened as it is when it
+    // exists (to profile the load alone, or to measure a real run).
+    const QString given = argc > 2 ? QString::fromLocal8Bit(argv[2]) : QString();
+    const QString path = given.isEmpty() ? dir.filePath(QStringLiteral("run.jsonl")) : given;
+    if (!QFile::exists(path)) {
         RunRecorder recorder;
         if (objects.isEmpty() || !recorder.open(path)) {
             std::fprintf(stderr, "bench_runopen: cannot build the recording\n");

@@ -52,10 +52,26 @@ void RunSummaryBuilder::setSessionId(const QString &sessionId)
         m_summary.sessionId = sessionId;
 }
 
+namespace {
+
+// Adds id to the set; true when it was not there yet.
+bool added(QSet<QByteArray> &set, const QByteArray &id)
+{
+    const auto before = set.size();
+    set.insert(id);
+    return set.size() != before;
+}
+
+} // namespace
+
+// The counts summary() gives are kept as ids arrive (a result may come before its call), so
+// that a summary after every batch of a 1 GB run does not walk every call.
 void RunSummaryBuilder::addToolUse(const QByteArray &toolUseId)
 {
-    if (!toolUseId.isEmpty())
-        m_toolUses.insert(toolUseId);
+    if (toolUseId.isEmpty() || !added(m_toolUses, toolUseId))
+        return;
+    m_answeredCalls += m_answered.contains(toolUseId) ? 1 : 0;
+    m_failedCalls += m_failed.contains(toolUseId) ? 1 : 0;
 }
 
 void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread)
@@ -64,9 +80,11 @@ void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError,
         m_summary.turnFailed = false;
     if (toolUseId.isEmpty())
         return;
-    m_answered.insert(toolUseId);
-    if (isError)
-        m_failed.insert(toolUseId);
+    const bool called = m_toolUses.contains(toolUseId);
+    if (added(m_answered, toolUseId) && called)
+        ++m_answeredCalls;
+    if (isError && added(m_failed, toolUseId) && called)
+        ++m_failedCalls;
 }
 
 void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const TokenUsage &usage)
@@ -74,7 +92,14 @@ void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const Token
     if (messageId.isEmpty())
         return;
     TokenUsage &seen = m_messageUsage[messageId];
-    seen = mergedUsage(seen, usage);
+    const TokenUsage merged = mergedUsage(seen, usage);
+    m_messageTokens.inputTokens += merged.inputTokens - seen.inputTokens;
+    m_messageTokens.outputTokens += merged.outputTokens - seen.outputTokens;
+    m_messageTokens.cacheReadInputTokens += merged.cacheReadInputTokens - seen.cacheReadInputTokens;
+    m_messageTokens.cacheCreationInputTokens
+        += merged.cacheCreationInputTokens - seen.cacheCreationInputTokens;
+    m_messageTokens.present = m_messageTokens.present || merged.present;
+    seen = merged;
 }
 
 void RunSummaryBuilder::addResult(const ResultInfo &result)
@@ -145,23 +170,14 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
 {
     RunSummary result = m_summary;
     result.toolCalls = m_toolUses.size();
-    qint64 failedCalls = 0;
-    qint64 answeredCalls = 0;
-    for (const QByteArray &id : m_toolUses) {
-        answeredCalls += m_answered.contains(id) ? 1 : 0;
-        failedCalls += m_failed.contains(id) ? 1 : 0;
-    }
-    result.toolErrors = failedCalls;
-    result.unmatchedToolCalls = result.toolCalls - answeredCalls;
+    result.toolErrors = m_failedCalls;
+    result.unmatchedToolCalls = result.toolCalls - m_answeredCalls;
     if (!result.hasResult)
         result.isError
             = result.isTranscript ? (runEnded && result.turnOpen) || result.turnFailed : runEnded;
     TokenUsage tokens = m_resultUsage;
-    if (!result.hasResult) {
-        tokens = TokenUsage();
-        for (const TokenUsage &usage : m_messageUsage)
-            tokens += usage;
-    }
+    if (!result.hasResult)
+        tokens = m_messageTokens;
     result.inputTokens = tokens.inputTokens;
     result.outputTokens = tokens.outputTokens;
     result.cacheReadTokens = tokens.cacheReadInputTokens;

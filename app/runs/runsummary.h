@@ -80,6 +80,9 @@ private:
     QSet<QByteArray> m_answered;
     QSet<QByteArray> m_failed;
     QHash<QByteArray, TokenUsage> m_messageUsage;
+    qint64 m_answeredCalls = 0; // of m_toolUses, those in m_answered
+    qint64 m_failedCalls = 0; // of m_toolUses, those in m_failed
+    TokenUsage m_messageTokens; // m_messageUsage summed
     TokenUsage m_resultUsage;
     qint64 m_turnStartedMs = -1;
     double m_lastSessionCost = 0;
