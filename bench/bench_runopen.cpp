@@ -30,6 +30,39 @@ using namespace sandscope;
 
 namespace {
 
+// Times every event the loop hands out (not the ones sent from inside another), so that the
+// longest stall can be told by what it was: receiver's class and event type.
+class TimedApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (m_depth > 0)
+            return QApplication::notify(receiver, event);
+        ++m_depth;
+        QElapsedTimer timer;
+        timer.start();
+        const int type = int(event->type());
+        QByteArray what = receiver->metaObject()->className();
+        if (QObject *owner = receiver->parent()) // a timer: whose
+            what += QByteArray(" of ") + owner->metaObject()->className();
+        const bool result = QApplication::notify(receiver, event);
+        const qint64 spent = timer.elapsed();
+        --m_depth;
+        if (measuring && spent > longestMs) {
+            longestMs = spent;
+            longest = what + " event " + QByteArray::number(type);
+        }
+        return result;
+    }
+    bool measuring = false;
+    qint64 longestMs = 0;
+    QByteArray longest;
+
+private:
+    int m_depth = 0;
+};
+
 void settle()
 {
     for (int round = 0; round < 3; ++round) {
@@ -43,7 +76,7 @@ void settle()
 int main(int argc, char **argv)
 {
     benchcaptures::useOffscreenPlatform();
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     const double megabytes = argc > 1 ? std::max(1.0, QByteArray(argv[1]).toDouble()) : 100;
 
     const QList<QJsonObject> objects
@@ -88,6 +121,7 @@ int main(int argc, char **argv)
     clock.start();
     beat.start();
     heartbeat.start();
+    app.measuring = true;
     QString why;
     if (!page->openFile(path, &why)) {
         std::fprintf(stderr, "bench_runopen: cannot open: %s\n", qPrintable(why));
@@ -97,6 +131,7 @@ int main(int argc, char **argv)
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     const qint64 loadedMs = clock.elapsed();
     heartbeat.stop();
+    app.measuring = false;
     page->flushEvents();
     settle();
     const qint64 calls = page->model()->summary().toolCalls;
@@ -120,6 +155,8 @@ int main(int argc, char **argv)
         double(loadedMs) <= 1500 * fileMb / 100 ? "met" : "NOT MET");
     std::printf("  longest main-thread stall while loading: %lld ms (target <= 50 ms): %s\n",
         static_cast<long long>(longestStall), longestStall <= 50 ? "met" : "NOT MET");
+    std::printf("  longest event: %lld ms, %s\n", static_cast<long long>(app.longestMs),
+        app.longest.constData());
     std::printf("  RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
                 "%.0f MB after closing (%.0f MB above before; page %s)\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,

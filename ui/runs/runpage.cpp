@@ -76,8 +76,15 @@ RunPage::RunPage(QWidget *parent)
         showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
     });
 
-    for (QTimer *timer : {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer})
+    for (QTimer *timer :
+        {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer, &m_progressTimer})
         timer->setSingleShot(true);
+    // A progress bar repaints at once when its text changes, and the window's other pending
+    // paints with it: the tree's layout, inside the reader's slice (65 ms and more while a
+    // 1 GB recording loaded). Shown a few times a second, each in a turn of its own.
+    m_progressTimer.setInterval(summaryUpdateMs);
+    connect(&m_progressTimer, &QTimer::timeout, this,
+        [this] { m_ui->loadProgress->setValue(m_loadPermille); });
     connect(m_batcher, &RunEventBatcher::batchApplied, this, &RunPage::onBatchApplied);
     connect(m_batcher, &RunEventBatcher::drained, this, [this] {
         if (m_drainingLoad)
@@ -463,9 +470,7 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     m_ui->artifactsPanel->setUnavailable(
         tr("Artifacts are listed for live runs: a recording does not say which files changed."));
     connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);
-    connect(reader, &RecordingReader::progress, this, [this](qint64 done, qint64 total) {
-        m_ui->loadProgress->setValue(total > 0 ? int(done * 1000 / total) : 1000);
-    });
+    connect(reader, &RecordingReader::progress, this, &RunPage::showLoadProgress);
     connect(reader, &RecordingReader::finished, this, &RunPage::onLoadFinished);
     m_ui->loadLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_ui->loadProgress->setValue(0);
@@ -489,9 +494,7 @@ bool RunPage::openSession(
     auto *follower = new TranscriptFollower(client, source.identity, source.transcriptPath, this);
     m_follower = follower;
     connect(follower, &TranscriptFollower::eventsReady, this, &RunPage::enqueueEvents);
-    connect(follower, &TranscriptFollower::progress, this, [this](qint64 done, qint64 total) {
-        m_ui->loadProgress->setValue(total > 0 ? int(done * 1000 / total) : 1000);
-    });
+    connect(follower, &TranscriptFollower::progress, this, &RunPage::showLoadProgress);
     connect(follower, &TranscriptFollower::notice, this,
         [this](const QString &text) { showNotice(text, true); });
     connect(
@@ -592,6 +595,13 @@ bool RunPage::isLoading() const
 {
     return (m_reader && (m_reader->isRunning() || m_drainingLoad))
         || (m_follower && m_follower->state() == TranscriptFollower::State::Reading);
+}
+
+void RunPage::showLoadProgress(qint64 done, qint64 total)
+{
+    m_loadPermille = total > 0 ? int(done * 1000 / total) : 1000;
+    if (!m_progressTimer.isActive())
+        m_progressTimer.start();
 }
 
 void RunPage::cancelLoading()

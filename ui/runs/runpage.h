@@ -231,6 +231,7 @@ protected:
 
 private:
     void enqueueEvents(const sandscope::RunEventBatch &events);
+    void showLoadProgress(qint64 done, qint64 total);
     void onBatchApplied();
     void onViewCaughtUp();
     void updateMatchCount();
@@ -277,6 +278,8 @@ private:
     QTimer m_catchUpTimer; // the turn after a batch's, once the tree laid its rows out
     QElapsedTimer m_sinceBatch;
     QTimer m_summaryTimer;
+    QTimer m_progressTimer; // shows m_loadPermille in the load panel's bar
+    int m_loadPermille = 0;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
     QTimer m_prepareSearchTimer; // search texts built in slices while the field has the focus
