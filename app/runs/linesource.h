@@ -24,8 +24,16 @@ public:
     LineSource &operator=(const LineSource &) = delete;
 
     // A file lines come from, as written in `format`; returns its index for LineRef::source.
-    int addFile(const QString &path, RecordingReader::Format format);
+    // How the file is held: open from now on (its lines stay readable if it is deleted), or
+    // opened for each read (a transcript's sub-agent files, which may be many).
+    enum class Hold { Open, PerRead };
+    int addFile(const QString &path, RecordingReader::Format format, Hold hold = Hold::Open);
     int fileCount() const;
+
+    // Marks the events of one line with where it is (RunEvent::rawRef: `line`, with each
+    // event's part), and leaves the line out of them (RunEvent::raw) unless keepLine; a line
+    // that is not JSON is kept either way (its node's title is made from it).
+    static void locate(RunEvent *first, RunEvent *last, const LineRef &line, bool keepLine);
 
     // The line, read again; empty with *errorMessage set when it cannot be read (the file
     // changed or went away since).

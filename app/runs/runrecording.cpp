@@ -14,7 +14,6 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <simdjson.h>
 #include <string_view>
@@ -322,6 +321,7 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
     }
     m_lineSource = std::make_shared<LineSource>();
     m_lineSource->addFile(path, m_format);
+    m_subagents.setLineSource(m_lineSource);
     if (gotLine) { // handed out again, with the same line number, by the next read
         m_firstLine = first;
         m_firstLineOffset = m_rawOffset;
@@ -507,13 +507,8 @@ RunEventBatch RecordingReader::eventsOf(RunParser &parser, const RecordedLine &l
 {
     RunEventBatch events = parser.parseLine(line.line, line.arrivalMs);
     if (line.fileOffset >= 0) {
-        std::array<int, RunEvent::NotJson + 1> seen {};
-        for (RunEvent &event : events) {
-            event.rawRef
-                = LineRef {0, seen[size_t(event.kind)]++, line.fileOffset, line.fileLength};
-            if (!m_keepLines && event.kind != RunEvent::NotJson)
-                event.raw = QByteArray();
-        }
+        LineSource::locate(events.begin(), events.end(),
+            LineRef {0, 0, line.fileOffset, line.fileLength}, m_keepLines);
     }
     if (m_format == Format::Transcript)
         m_subagents.splice(events);

@@ -128,13 +128,17 @@ public:
     // Opens path and detects its format; unreadable files are refused with a message.
     bool open(const QString &path, QString *errorMessage = nullptr);
     Format format() const { return m_format; }
-    // The file this reader reads, as LineSource source 0: the events eventsOf returns carry
-    // where their line is in it (RunEvent::rawRef; not yet a transcript's sub-agent lines).
+    // The file this reader reads, as LineSource source 0, and a transcript's sub-agent files
+    // after it: the events eventsOf returns carry where their line is (RunEvent::rawRef).
     std::shared_ptr<LineSource> lineSource() const { return m_lineSource; }
     // Whether eventsOf's events keep their line (RunEvent::raw) when it can be read again
     // from the file (the default), or leave it out (a big file: RunModel::setLineSource).
     // Lines that are not JSON are kept either way (their node's title is made from them).
-    void setKeepLines(bool keep) { m_keepLines = keep; }
+    void setKeepLines(bool keep)
+    {
+        m_keepLines = keep;
+        m_subagents.setKeepLines(keep);
+    }
     QString path() const { return m_file.fileName(); }
     QJsonObject header() const { return m_header; } // recordings only
 

@@ -1,5 +1,6 @@
 #include "subagentsplicer.h"
 
+#include "runs/linesource.h"
 #include "runs/runparser.h"
 
 #include <QDir>
@@ -160,13 +161,21 @@ RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int
         content = file.readAll();
     }
 
+    const int source = m_lineSource && !subagent.path.isEmpty()
+        ? m_lineSource->addFile(
+            subagent.path, RecordingReader::Format::Transcript, LineSource::Hold::PerRead)
+        : -1;
     RunParser parser;
     qsizetype start = 0;
     while (start < content.size()) {
         qsizetype end = content.indexOf('\n', start);
         if (end < 0)
             end = content.size(); // an unterminated last line is parsed as it is
-        parsed += parser.parseLine(content.mid(start, end - start), 0);
+        RunEventBatch events = parser.parseLine(content.mid(start, end - start), 0);
+        if (source >= 0)
+            LineSource::locate(
+                events.begin(), events.end(), LineRef {source, 0, start, end - start}, m_keepLines);
+        parsed += events;
         start = end + 1;
     }
     for (RunEvent &event : parsed) {

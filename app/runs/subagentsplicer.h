@@ -16,7 +16,11 @@
 #include <QStringList>
 #include <QVector>
 
+#include <memory>
+
 namespace sandscope {
+
+class LineSource;
 
 struct SubagentTranscript {
     QString agentId; // <id> of agent-<id>.jsonl
@@ -39,6 +43,11 @@ public:
     static bool readMeta(const QByteArray &json, SubagentTranscript *subagent);
 
     void add(const SubagentTranscript &subagent);
+    // Events from a local sub-agent file say where their line is (RunEvent::rawRef): the file
+    // joins `source` (the main transcript's reader's), and unless keepLines the line is left
+    // out of the events, as RecordingReader::setKeepLines does for the main transcript's.
+    void setLineSource(std::shared_ptr<LineSource> source) { m_lineSource = std::move(source); }
+    void setKeepLines(bool keep) { m_keepLines = keep; }
     bool isEmpty() const { return m_agents.isEmpty(); }
 
     // Inserts the known sub-agents' events into `events` (the main transcript's next events)
@@ -62,6 +71,8 @@ private:
     QStringList m_agentCalls; // Agent/Task tool_use ids in order
     QSet<QString> m_servedCalls;
     SubagentMerger m_merger;
+    std::shared_ptr<LineSource> m_lineSource;
+    bool m_keepLines = true;
 };
 
 } // namespace sandscope

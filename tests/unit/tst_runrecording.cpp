@@ -15,6 +15,8 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -192,6 +194,36 @@ private:
         const QString path = m_dir.filePath(name);
         QFile::remove(path);
         int counter = 0;
+        if (capture.contains(QLatin1Char('/'))) {
+            // A transcript with its session folder (sub-agents): both copied, under a folder
+            // of their own.
+            const QFileInfo source(capturePath(capture));
+            const QString session = source.completeBaseName();
+            QDir into(m_dir.filePath(name + QStringLiteral("-session")));
+            into.removeRecursively();
+            const QDir from(source.absolutePath());
+            QDirIterator files(from.filePath(session), QDir::Files, QDirIterator::Subdirectories);
+            QStringList copies {source.filePath()};
+            while (files.hasNext())
+                copies << files.next();
+            for (const QString &file : copies) {
+                const QString to = into.filePath(from.relativeFilePath(file));
+                if (!into.mkpath(QFileInfo(to).path()))
+                    return {};
+                QFile out(to);
+                if (!out.open(QIODevice::WriteOnly))
+                    return {};
+                const bool lines = file.endsWith(QLatin1String(".jsonl"));
+                QFile in(file);
+                if (!in.open(QIODevice::ReadOnly))
+                    return {};
+                for (const QByteArray &line : in.readAll().split('\n')) {
+                    if (!line.isEmpty())
+                        out.write(lines ? padded(line, &counter) + '\n' : line);
+                }
+            }
+            return into.filePath(source.fileName());
+        }
         if (capture != QLatin1String("recording")) {
             QFile file(path);
             if (!file.open(QIODevice::WriteOnly))
@@ -626,6 +658,8 @@ void TestRunRecording::eventsSayWhereTheirLineIs_data()
     QTest::addColumn<QString>("capture");
     QTest::newRow("plain capture") << QStringLiteral("stream-subagent.jsonl");
     QTest::newRow("transcript") << QStringLiteral("transcript-basic.jsonl");
+    QTest::newRow("transcript with a sub-agent")
+        << QStringLiteral("transcript-subagent/4babb74a-6fa5-4352-a0d3-723caf885db8.jsonl");
     QTest::newRow("recording") << QStringLiteral("recording");
 }
 
@@ -640,6 +674,7 @@ void TestRunRecording::eventsSayWhereTheirLineIs()
     QVERIFY(reader.lineSource());
     RunParser parser;
     int located = 0;
+    int fromSubagentFiles = 0;
     RecordedLine line;
     while (reader.readLine(&line)) {
         for (const RunEvent &event : reader.eventsOf(parser, line)) {
@@ -648,9 +683,12 @@ void TestRunRecording::eventsSayWhereTheirLineIs()
             QCOMPARE(reader.lineSource()->line(event.rawRef, &why), event.raw);
             QVERIFY2(why.isEmpty(), qPrintable(why));
             ++located;
+            fromSubagentFiles += event.rawRef.source > 0 ? 1 : 0;
         }
     }
     QVERIFY(located > 5);
+    // A sub-agent's lines are in its own file.
+    QCOMPARE(fromSubagentFiles > 0, capture.startsWith(QLatin1String("transcript-subagent/")));
 }
 
 void TestRunRecording::aModelShowsLinesItDidNotKeep_data()
@@ -736,8 +774,15 @@ void TestRunRecording::aBigRunsContentIsReadFromItsFile()
     RunModel read;
     QVERIFY(loadRun(kept, path, true));
     QVERIFY(loadRun(read, path, false));
-    {
-        QFile file(path);
+    // The file, and a transcript's sub-agent files, blanked where they are.
+    const QFileInfo main(path);
+    QStringList blanked {path};
+    QDirIterator subagents(main.dir().filePath(main.completeBaseName()),
+        {QStringLiteral("*.jsonl")}, QDir::Files, QDirIterator::Subdirectories);
+    while (subagents.hasNext())
+        blanked << subagents.next();
+    for (const QString &name : blanked) {
+        QFile file(name);
         QVERIFY(file.open(QIODevice::ReadWrite));
         QByteArray bytes = file.readAll();
         for (char &c : bytes) {
