@@ -3,8 +3,10 @@
 // ids of its own), opens it in a visible RunPage (offscreen) the way File → Open does, and
 // reports the time to the first rows (target <= 300 ms), to fully loaded (<= 1.5 s for
 // 100 MB), the longest main-thread stall while loading (<= 50 ms), and the resident memory
-// before opening, when loaded, at its peak (<= 1.5 x file + 50 MB) and after the page is
-// closed (deleted, as closing its tab does).
+// before opening, when loaded, at its peak (<= 1.5 x file + 50 MB; for a file of 16 MiB or
+// more, whose lines and content stay in the file, below the file's size: a 1 GB recording's
+// memory is bounded by its rows) and after the page is closed (deleted, as closing its tab
+// does).
 //
 //   ./build/<dir>/bench/bench_runopen [megabytes [file]]   (default 100; a file named is built
 //   there when missing and kept, and opened as it is otherwise: to profile the load alone, or
@@ -161,6 +163,10 @@ int main(int argc, char **argv)
                 "%.0f MB after closing (%.0f MB above before; page %s)\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
         closed - before, deleted ? "deleted" : "NOT deleted");
+    if (fileMb >= 16.8) // 16 MiB: the page leaves lines and content in the file
+        std::printf("  peak %.2f x the file (bounded: the content stays in the file, target < 1): "
+                    "%s\n",
+            peak / fileMb, peak < fileMb ? "met" : "NOT MET");
     std::printf("  loaded run: %.0f bytes per node, %.2f MB per MB of file\n",
         (loaded - before) * 1e6 / double(std::max<qint64>(1, nodes)), (loaded - before) / fileMb);
     return 0;
