@@ -230,6 +230,7 @@ bool RunFilterProxy::prepareSearchTexts(int budgetMs)
     if (!m_preparing) {
         m_toPrepare.assign(1, QModelIndex());
         m_preparing = true;
+        m_visited = 0;
     }
     QElapsedTimer clock;
     clock.start();
@@ -239,6 +240,7 @@ bool RunFilterProxy::prepareSearchTexts(int budgetMs)
             return false;
         const QModelIndex index = m_toPrepare.back();
         m_toPrepare.pop_back();
+        ++m_visited;
         if (index.isValid())
             m_runModel->foldedSearchText(index);
         for (int row = m_runModel->rowCount(index) - 1; row >= 0; --row)

@@ -56,6 +56,8 @@ public:
     // has the focus.
     bool prepareSearchTexts(int budgetMs);
     bool searchTextsPrepared() const { return m_prepared; }
+    // Nodes prepareSearchTexts() went through so far (for progress against the run's nodes).
+    qint64 searchTextsVisited() const { return m_visited; }
     // Frees the nodes' search texts (they come back on use); the run page calls it when the
     // search field loses the focus with no search in it.
     void releaseSearchTexts();
@@ -154,6 +156,7 @@ private:
     std::vector<QModelIndex> m_toPrepare;
     bool m_preparing = false;
     bool m_prepared = false;
+    qint64 m_visited = 0;
 };
 
 } // namespace sandscope

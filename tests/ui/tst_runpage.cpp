@@ -213,6 +213,7 @@ private Q_SLOTS:
     void searchShowsItsMatchCount();
     void searchTextsAreBuiltWhileTheSearchFieldHasTheFocus();
     void aBigFilesLinesAreReadAgainWhenShown();
+    void aSearchOnABigRunReadsItsTextsFirst();
     void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
@@ -689,6 +690,43 @@ void TestRunPage::aBigFilesLinesAreReadAgainWhenShown()
     QVERIFY(raw);
     QTRY_VERIFY(raw->toPlainText().contains(QLatin1String("tool_use")));
     QCOMPARE(raw->toPlainText(), bash(kept).data(RunModel::RawJsonRole).toString());
+}
+
+// A big file's texts are read again from it for a search: the search waits for them all, read
+// in slices with their progress in the match count's place, and then finds what a run that
+// kept them finds. Cleared meanwhile, nothing is searched.
+void TestRunPage::aSearchOnABigRunReadsItsTextsFirst()
+{
+    RunPage kept;
+    RunPage read;
+    read.setKeepLinesBelowBytes(0);
+    for (RunPage *page : {&kept, &read}) {
+        page->show();
+        QVERIFY(loadCapture(*page, QStringLiteral("stream-subagent.jsonl")));
+    }
+    const auto search = [](RunPage &page, const QString &text) {
+        page.searchEdit()->setText(text);
+        Q_EMIT page.searchEdit()->returnPressed();
+    };
+    search(kept, QStringLiteral("echo sub"));
+    QVERIFY(kept.proxy()->isFiltering());
+    QVERIFY(kept.proxy()->matchCount() > 0);
+
+    auto *label = read.findChild<QLabel *>(QStringLiteral("searchCountLabel"));
+    QVERIFY(label);
+    search(read, QStringLiteral("echo"));
+    search(read, QString()); // cleared while its texts are read
+    QVERIFY(!read.proxy()->isFiltering());
+    QVERIFY(!label->isVisible());
+    search(read, QStringLiteral("echo sub"));
+    QVERIFY(!read.proxy()->isFiltering());
+    QVERIFY(label->isVisible());
+    QVERIFY2(label->text().startsWith(QLatin1String("Reading the run's texts")),
+        qPrintable(label->text()));
+    QTRY_VERIFY(read.proxy()->isFiltering());
+    QCOMPARE(read.proxy()->searchText(), QStringLiteral("echo sub"));
+    QCOMPARE(read.proxy()->matchCount(), kept.proxy()->matchCount());
+    QCOMPARE(label->text(), kept.findChild<QLabel *>(QStringLiteral("searchCountLabel"))->text());
 }
 
 // The first keystroke does not build every node's search text: they are built while the

@@ -132,11 +132,18 @@ RunPage::RunPage(QWidget *parent)
     // turn, and freed when it leaves the field empty.
     m_prepareSearchTimer.setInterval(0);
     connect(&m_prepareSearchTimer, &QTimer::timeout, this, [this] {
-        if (m_proxy->prepareSearchTexts(8))
-            m_prepareSearchTimer.stop();
+        if (!m_proxy->prepareSearchTexts(8)) {
+            if (m_deferredFilter)
+                updateMatchCount(); // the progress
+            return;
+        }
+        m_prepareSearchTimer.stop();
+        if (const auto deferred = std::exchange(m_deferredFilter, std::nullopt))
+            applyFilter(deferred->first, deferred->second);
     });
-    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this,
-        [this](bool on) { applyFilter(m_proxy->searchText(), on); });
+    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this, [this](bool on) {
+        applyFilter(m_deferredFilter ? m_deferredFilter->first : m_proxy->searchText(), on);
+    });
     connect(m_proxy, &RunFilterProxy::filterChanged, this, [this] {
         // Matches are only useful when they can be seen.
         if (m_proxy->isFiltering())
@@ -409,7 +416,7 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_ui->searchEdit && event->type() == QEvent::FocusIn)
         m_prepareSearchTimer.start();
-    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut) {
+    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut && !m_deferredFilter) {
         m_prepareSearchTimer.stop();
         if (m_proxy->searchText().isEmpty())
             m_proxy->releaseSearchTexts();
@@ -642,8 +649,21 @@ void RunPage::flushEvents()
 // without one the tree folds back to the turns, with the current node still shown.
 void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
 {
-    if (searchText.simplified() == m_proxy->searchText() && errorsOnly == m_proxy->errorsOnly())
+    m_deferredFilter.reset();
+    if (searchText.simplified() == m_proxy->searchText() && errorsOnly == m_proxy->errorsOnly()) {
+        updateMatchCount();
         return;
+    }
+    // A big run's texts are read again from its file for a search: all of them first, in
+    // slices with their progress shown, and then the search; inside the filter they were one
+    // freeze (bench_runopen: 0.6 s for a 100 MB recording).
+    if (!searchText.simplified().isEmpty() && m_model->lineSource()
+        && !m_proxy->searchTextsPrepared()) {
+        m_deferredFilter = std::make_pair(searchText, errorsOnly);
+        m_prepareSearchTimer.start();
+        updateMatchCount();
+        return;
+    }
     QTreeView *tree = m_ui->runTree;
     // Kept in the source, which the filter does not touch: a node the filter hides is
     // current again when it comes back.
@@ -671,6 +691,14 @@ void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
 void RunPage::updateMatchCount()
 {
     QLabel *label = m_ui->searchCountLabel;
+    if (m_deferredFilter) {
+        label->setText(tr("Reading the run's texts… %1%")
+                           .arg(std::min<qint64>(99,
+                               m_proxy->searchTextsVisited() * 100
+                                   / std::max<qint64>(1, m_model->nodeCount()))));
+        label->show();
+        return;
+    }
     label->setVisible(m_proxy->isFiltering());
     if (!m_proxy->isFiltering())
         return;

@@ -36,6 +36,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QLineEdit;
@@ -282,7 +283,10 @@ private:
     int m_loadPermille = 0;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
-    QTimer m_prepareSearchTimer; // search texts built in slices while the field has the focus
+    QTimer m_prepareSearchTimer;
+    // A search on a big run waiting for its texts to be read (applyFilter): text, errors only.
+    std::optional<std::pair<QString, bool>>
+        m_deferredFilter; // search texts built in slices while the field has the focus
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
     QPersistentModelIndex m_currentBeforeFilter; // a RunModel index (applyFilter)
