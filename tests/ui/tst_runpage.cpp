@@ -151,6 +151,19 @@ bool loadCapture(RunPage &page, const QString &name)
     return finished.first().first().toBool();
 }
 
+// stream-subagent.jsonl in two pages: one keeps its lines, the other (as for a big file) reads
+// them again from the file.
+bool loadKeptAndRead(RunPage &kept, RunPage &read)
+{
+    read.setKeepLinesBelowBytes(0);
+    for (RunPage *page : {&kept, &read}) {
+        page->show();
+        if (!loadCapture(*page, QStringLiteral("stream-subagent.jsonl")))
+            return false;
+    }
+    return true;
+}
+
 void select(RunPage &page, const QModelIndex &proxyIndex)
 {
     page.treeView()->setCurrentIndex(proxyIndex);
@@ -662,11 +675,7 @@ void TestRunPage::aBigFilesLinesAreReadAgainWhenShown()
 {
     RunPage kept;
     RunPage read;
-    read.setKeepLinesBelowBytes(0);
-    for (RunPage *page : {&kept, &read}) {
-        page->show();
-        QVERIFY(loadCapture(*page, QStringLiteral("stream-subagent.jsonl")));
-    }
+    QVERIFY(loadKeptAndRead(kept, read));
     QVERIFY(!kept.model()->lineSource());
     QVERIFY(read.model()->lineSource());
     int shown = 0;
@@ -699,11 +708,7 @@ void TestRunPage::aSearchOnABigRunReadsItsTextsFirst()
 {
     RunPage kept;
     RunPage read;
-    read.setKeepLinesBelowBytes(0);
-    for (RunPage *page : {&kept, &read}) {
-        page->show();
-        QVERIFY(loadCapture(*page, QStringLiteral("stream-subagent.jsonl")));
-    }
+    QVERIFY(loadKeptAndRead(kept, read));
     const auto search = [](RunPage &page, const QString &text) {
         page.searchEdit()->setText(text);
         Q_EMIT page.searchEdit()->returnPressed();
