@@ -8,7 +8,8 @@
 // memory is bounded by its rows) and after the page is closed (deleted, as closing its tab
 // does).
 //
-//   ./build/<dir>/bench/bench_runopen [megabytes [file]]   (default 100; a file named is built
+//   ./build/<dir>/bench/bench_runopen [--stream-json] [megabytes [file]]   (default 100 MB of a
+//   recording, or of plain stream-json output as captured with --stream-json; a file named is built
 //   there when missing and kept, and opened as it is otherwise: to profile the load alone, or
 //   to measure a real run)
 
@@ -22,6 +23,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
@@ -48,15 +50,16 @@ public:
         QElapsedTimer timer;
         timer.start();
         const int type = int(event->type());
-        QByteArray what = receiver->metaObject()->className();
-        if (QObject *owner = receiver->parent()) // a timer: whose
-            what += QByteArray(" of ") + owner->metaObject()->className();
+        const char *what = receiver->metaObject()->className();
+        QObject *owner = receiver->parent(); // a timer: whose
+        const char *whose = owner ? owner->metaObject()->className() : nullptr;
         const bool result = QApplication::notify(receiver, event);
         const qint64 spent = timer.elapsed();
         --m_depth;
         if (measuring && spent > longestMs) {
             longestMs = spent;
-            longest = what + " event " + QByteArray::number(type);
+            longest = QByteArray(what) + (whose ? QByteArray(" of ") + whose : QByteArray())
+                + " event " + QByteArray::number(type);
         }
         return result;
     }
@@ -82,29 +85,54 @@ int main(int argc, char **argv)
 {
     benchcaptures::useOffscreenPlatform();
     TimedApplication app(argc, argv);
-    const double megabytes = argc > 1 ? std::max(1.0, QByteArray(argv[1]).toDouble()) : 100;
+    QStringList arguments = app.arguments().mid(1);
+    // Plain stream-json (claude -p output as captured) instead of a Sandscope recording.
+    const bool streamJson = arguments.removeAll(QStringLiteral("--stream-json")) > 0;
+    const double megabytes = !arguments.isEmpty() ? std::max(1.0, arguments.at(0).toDouble()) : 100;
 
     const QList<QJsonObject> objects
         = benchcaptures::captureObjects(QStringLiteral(SANDSCOPE_CAPTURES_DIR));
     QTemporaryDir dir;
     // A file of the caller's: built there when missing, kept, and opened as it is when it
     // exists (to profile the load alone, or to measure a real run).
-    const QString given = argc > 2 ? QString::fromLocal8Bit(argv[2]) : QString();
+    const QString given = arguments.size() > 1 ? arguments.at(1) : QString();
     const QString path = given.isEmpty() ? dir.filePath(QStringLiteral("run.jsonl")) : given;
     if (!QFile::exists(path)) {
         RunRecorder recorder;
-        if (objects.isEmpty() || !recorder.open(path)) {
-            std::fprintf(stderr, "bench_runopen: cannot build the recording\n");
+        QFile plain(path);
+        if (objects.isEmpty()
+            || !(streamJson ? plain.open(QIODevice::WriteOnly) : recorder.open(path))) {
+            std::fprintf(stderr, "bench_runopen: cannot build the file\n");
             return 1;
         }
         qint64 arrival = 1'700'000'000'000;
-        for (int copy = 0; QFile(path).size() < qint64(megabytes * 1e6); ++copy) {
-            for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
-                recorder.record(line, arrival += 3);
+        for (int copy = 0; QFileInfo(path).size() < qint64(megabytes * 1e6); ++copy) {
+            for (const QByteArray &line : benchcaptures::copyLines(objects, copy)) {
+                if (streamJson)
+                    plain.write(line + '\n');
+                else
+                    recorder.record(line, arrival += 3);
+            }
+            plain.flush();
         }
     }
     const double fileMb = double(QFile(path).size()) / 1e6;
 
+    // A first page of a small run, opened and closed: what any page leaves behind (fonts,
+    // icons, the style's caches) is then in "before", and "after closing" shows what the big
+    // run kept.
+    {
+        auto *warmUp = new RunPage;
+        warmUp->resize(1200, 800);
+        warmUp->show();
+        bool warm = false;
+        QObject::connect(warmUp, &RunPage::loadFinished, [&](bool) { warm = true; });
+        if (warmUp->openFile(QStringLiteral(SANDSCOPE_CAPTURES_DIR "/stream-subagent.jsonl"))) {
+            while (!warm)
+                QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+        }
+        warmUp->deleteLater();
+    }
     settle();
     const double before = benchmemory::residentMb();
     QPointer<RunPage> page = new RunPage;
@@ -176,8 +204,9 @@ int main(int argc, char **argv)
     const bool deleted = page.isNull();
 
     const double peakTarget = 1.5 * fileMb + 50;
-    std::printf("bench_runopen: recording %.1f MB, %lld tool calls, %lld nodes (Qt %s)\n", fileMb,
-        static_cast<long long>(calls), static_cast<long long>(nodes), qVersion());
+    std::printf("bench_runopen: %s %.1f MB, %lld tool calls, %lld nodes (Qt %s)\n",
+        streamJson ? "stream-json" : "recording", fileMb, static_cast<long long>(calls),
+        static_cast<long long>(nodes), qVersion());
     std::printf("  first rows after %lld ms (target <= 300 ms): %s\n",
         static_cast<long long>(firstRowsMs),
         firstRowsMs >= 0 && firstRowsMs <= 300 ? "met" : "NOT MET");

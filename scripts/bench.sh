@@ -40,6 +40,7 @@ run bench_sessionsearch 1000 3
 run bench_transcriptload 100
 # A recording of the 100 MB the targets are for (about 10 s)
 run bench_runopen "${SANDSCOPE_BENCH_RUNOPEN_MB:-100}"
+run bench_runopen --stream-json "${SANDSCOPE_BENCH_RUNOPEN_MB:-100}"
 # A 1 GB recording opens with bounded memory (about 40 s, 1 GB in the temporary folder)
 run bench_runopen "${SANDSCOPE_BENCH_RUNOPEN_BIG_MB:-1000}"
 run bench_adminscale 200 50
