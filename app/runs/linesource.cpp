@@ -48,24 +48,37 @@ void LineSource::locate(RunEvent *first, RunEvent *last, const LineRef &line, bo
 
 QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
 {
-    const QMutexLocker lock(&m_mutex);
-    if (!ref.isValid() || size_t(ref.source) >= m_files.size()) {
+    auto fail = [errorMessage](const QString &why) {
         if (errorMessage)
-            *errorMessage = QStringLiteral("no such line");
-        return {};
+            *errorMessage = why;
+        return QByteArray();
+    };
+    QFile *held = nullptr;
+    QString perRead;
+    RecordingReader::Format format = RecordingReader::Format::Unknown;
+    {
+        // Only finding the file is serialised: RecordingReader::lineAt reads without moving
+        // the file's position, so the filter's two threads read at the same time.
+        const QMutexLocker lock(&m_mutex);
+        if (!ref.isValid() || size_t(ref.source) >= m_files.size())
+            return fail(QStringLiteral("no such line"));
+        File &file = *m_files[size_t(ref.source)];
+        format = file.format;
+        if (file.hold == Hold::PerRead) {
+            perRead = file.file.fileName();
+        } else {
+            if (!file.file.isOpen() && !file.file.open(QIODevice::ReadOnly))
+                return fail(QStringLiteral("cannot read %1: %2")
+                                .arg(file.file.fileName(), file.file.errorString()));
+            held = &file.file; // never closed nor moved while this source lives
+        }
     }
-    File &file = *m_files[size_t(ref.source)];
-    if (!file.file.isOpen() && !file.file.open(QIODevice::ReadOnly)) {
-        if (errorMessage)
-            *errorMessage = QStringLiteral("cannot read %1: %2")
-                                .arg(file.file.fileName(), file.file.errorString());
-        return {};
-    }
-    QByteArray line
-        = RecordingReader::lineAt(file.file, file.format, ref.offset, ref.length, errorMessage);
-    if (file.hold == Hold::PerRead)
-        file.file.close();
-    return line;
+    if (held)
+        return RecordingReader::lineAt(*held, format, ref.offset, ref.length, errorMessage);
+    QFile own(perRead);
+    if (!own.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot read %1: %2").arg(perRead, own.errorString()));
+    return RecordingReader::lineAt(own, format, ref.offset, ref.length, errorMessage);
 }
 
 } // namespace sandscope

@@ -14,9 +14,12 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <limits>
 #include <simdjson.h>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
 
 namespace sandscope {
@@ -381,13 +384,28 @@ QByteArray RecordingReader::lineAt(
             *errorMessage = why;
         return QByteArray();
     };
-    if (offset < 0 || length < 0 || offset > file.size() - length)
+    auto outside = [&] {
         return fail(QStringLiteral("line at %1 is outside %2").arg(offset).arg(file.fileName()));
-    if (!file.seek(offset))
-        return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
-    const QByteArray bytes = file.read(length);
-    if (bytes.size() != length)
-        return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
+    };
+    if (offset < 0 || length < 0 || length > std::numeric_limits<int>::max())
+        return outside();
+    if (file.handle() < 0)
+        return fail(QStringLiteral("cannot read %1: it is not open").arg(file.fileName()));
+    // pread: the file's position stays where it was, so several threads can read one file.
+    QByteArray bytes(qsizetype(length), Qt::Uninitialized);
+    qint64 got = 0;
+    while (got < length) {
+        const ssize_t read
+            = ::pread(file.handle(), bytes.data() + got, size_t(length - got), off_t(offset + got));
+        if (read < 0 && errno == EINTR)
+            continue;
+        if (read < 0)
+            return fail(QStringLiteral("cannot read %1: %2")
+                            .arg(file.fileName(), QString::fromLocal8Bit(std::strerror(errno))));
+        if (read == 0)
+            return outside();
+        got += read;
+    }
     if (format != Format::Recording)
         return bytes;
     simdjson::dom::parser parser;

@@ -144,7 +144,8 @@ public:
 
     // The line `line` was, read again from the file (the run's view need not keep every line
     // in memory): the bytes at [offset, offset + length) of `file`, decoded when `format` is a
-    // recording. Empty with *errorMessage set when they cannot be read or decoded.
+    // recording. Empty with *errorMessage set when they cannot be read or decoded. The file's
+    // position does not move (pread), so several threads may read one open file at once.
     static QByteArray lineAt(
         QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage = nullptr);
 
