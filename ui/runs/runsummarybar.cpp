@@ -1,17 +1,13 @@
 #include "runsummarybar.h"
 
+#include "flowlayout.h"
 #include "runs/rundelegate.h"
 #include "util/format.h"
 
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 
 namespace sandscope {
-
-namespace {
-
-} // namespace
 
 RunSummaryBar::RunSummaryBar(QWidget *parent)
     : QFrame(parent)
@@ -23,9 +19,9 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     shaded.setColor(QPalette::Window, shaded.color(QPalette::AlternateBase));
     setPalette(shaded);
 
-    auto *layout = new QHBoxLayout(this);
+    // Wraps onto a second line in a narrow window rather than widening it.
+    auto *layout = new FlowLayout(this, 18, 2);
     layout->setContentsMargins(8, 4, 8, 4);
-    layout->setSpacing(18);
     m_outcome = new QLabel(this);
     m_outcome->setObjectName(QStringLiteral("outcomeLabel"));
     m_outcome->setAlignment(Qt::AlignCenter);
@@ -48,7 +44,6 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
            "record)"));
     m_duration = addField(tr("Duration"),
         tr("duration_ms of the result lines (a transcript: from each prompt to its turn's end)"));
-    layout->addStretch(1);
     m_session = addField(tr("Session"), QString());
     m_session->setTextInteractionFlags(Qt::TextSelectableByMouse);
     clear();
