@@ -113,7 +113,8 @@ int main(int argc, char **argv)
                 else
                     recorder.record(line, arrival += 3);
             }
-            plain.flush();
+            if (streamJson)
+                plain.flush(); // the loop measures the file's size
         }
     }
     const double fileMb = double(QFile(path).size()) / 1e6;
