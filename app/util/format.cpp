@@ -8,7 +8,12 @@ QString duration(qint64 ms)
         return QStringLiteral("%1 ms").arg(ms);
     if (ms < 60 * 1000)
         return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
+    if (ms < 3600 * 1000)
+        return QStringLiteral("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60);
+    // Long sessions: "1262 min 53 s" had to be worked out; seconds no longer matter there.
+    if (ms < 24 * 3600 * 1000)
+        return QStringLiteral("%1 h %2 min").arg(ms / 3600000).arg((ms / 60000) % 60);
+    return QStringLiteral("%1 d %2 h").arg(ms / (24 * 3600000)).arg((ms / 3600000) % 24);
 }
 
 QString byteSize(qint64 bytes)

@@ -37,6 +37,11 @@ private Q_SLOTS:
         QTest::newRow("tenths are rounded") << qint64(12345) << QStringLiteral("12.3 s");
         QTest::newRow("just below a minute") << qint64(59949) << QStringLiteral("59.9 s");
         QTest::newRow("minutes and seconds") << qint64(245000) << QStringLiteral("4 min 5 s");
+        QTest::newRow("just below an hour") << qint64(3599999) << QStringLiteral("59 min 59 s");
+        QTest::newRow("hours and minutes") << qint64(75773000) << QStringLiteral("21 h 2 min");
+        QTest::newRow("just below a day") << qint64(86399999) << QStringLiteral("23 h 59 min");
+        QTest::newRow("days and hours")
+            << qint64(2 * 86400000 + 3 * 3600000 + 59000) << QStringLiteral("2 d 3 h");
     }
 
     void formatsDurations()
