@@ -119,12 +119,12 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
         setOutcome(tr("Succeeded"), Status::Ok);
 
     const QLocale locale;
-    setField(m_turns, summary.hasResult ? QString::number(summary.numTurns) : QStringLiteral("–"));
-    QString tools = QString::number(summary.toolCalls);
+    setField(m_turns, summary.hasResult ? locale.toString(summary.numTurns) : QStringLiteral("–"));
+    QString tools = locale.toString(summary.toolCalls);
     if (summary.toolErrors > 0 || summary.unmatchedToolCalls > 0)
         tools += tr(" (%1 failed, %2 unanswered)")
-                     .arg(summary.toolErrors)
-                     .arg(summary.unmatchedToolCalls);
+                     .arg(locale.toString(summary.toolErrors),
+                         locale.toString(summary.unmatchedToolCalls));
     setField(m_tools, tools);
     setField(m_tokens,
         tr("%1 in · %2 out")
