@@ -11,11 +11,11 @@
 
 #include "benchcaptures.h"
 #include "benchmemory.h"
-#include "runs/playbackpreparer.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runplayback.h"
+#include "playback/playbackpreparer.h"
+#include "playback/runplayback.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -14,8 +14,8 @@
 // the model; both clocks are the machine's wall clock.
 
 #include "realserver.h"
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runtree/runmodel.h"
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"

@@ -15,10 +15,10 @@
 
 #include "benchcaptures.h"
 #include "benchmemory.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
+#include "recordings/runrecording.h"
 #include "runs/runpage.h"
-#include "runs/runrecording.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

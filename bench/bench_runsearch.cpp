@@ -11,10 +11,10 @@
 //   ./build/<dir>/bench/bench_runsearch [nodes]   (default 100000)
 
 #include "benchcaptures.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
-#include "runs/runparser.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -10,9 +10,9 @@
 // stream-basic.jsonl lines with fresh ids: each turn is an init, 20 Bash tool calls (or as
 // many as asked) with their results, a text and a result line.
 
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
-#include "runs/runparser.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 #include "util/allocatortuning.h"
 
 #include <QApplication>

@@ -6,9 +6,9 @@
 // target (each at most 5 s for 1,000 sessions / 1 GB).
 //   Usage: bench_sessionsearch [sessions] [copies]   (default 1000 3)
 
-#include "runs/sessiondiscovery.h"
-#include "runs/sessionsearch.h"
-#include "runs/usagefacts.h"
+#include "sessions/sessiondiscovery.h"
+#include "sessions/sessionsearch.h"
+#include "usage/usagefacts.h"
 
 #include <QByteArray>
 #include <QCoreApplication>

@@ -4,7 +4,7 @@
 // Only an optimised build (CMAKE_BUILD_TYPE=Release) gives meaningful numbers: simdjson's
 // inline accessors compiled with -O0 are slower than the prebuilt QtCore.
 
-#include "runs/streamjson.h"
+#include "streamjson/streamjson.h"
 
 #include <QByteArray>
 #include <QDir>

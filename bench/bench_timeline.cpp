@@ -15,10 +15,10 @@
 //   SANDSCOPE_BENCH_RESETS=50 perf record ... bench_timeline    (50 more rebuilds)
 
 #include "benchcaptures.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/timelinemodel.h"
 #include "runs/timelineview.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
+#include "timeline/timelinemodel.h"
 
 #include <QApplication>
 #include <QDir>

@@ -10,8 +10,8 @@
 //   ./build/<dir>/bench/bench_transcriptload [megabytes]
 
 #include "benchmemory.h"
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
+#include "runtree/runmodel.h"
 #include "util/allocatortuning.h"
 
 #include <QApplication>

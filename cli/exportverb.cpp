@@ -5,7 +5,7 @@
 #include "cli/verbsupport.h"
 #include "export/exportedrun.h"
 #include "export/runexporter.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>

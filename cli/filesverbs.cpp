@@ -1,12 +1,12 @@
 #include "filesverbs.h"
 
+#include "claude/claudecommand.h"
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
 #include "files/adminoverviewmodel.h"
 #include "files/chatindexmodel.h"
 #include "files/fileoperations.h"
-#include "runs/claudecommand.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"

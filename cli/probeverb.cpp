@@ -3,7 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "isolation/isolationprobe.h"
-#include "isolation/probereportfile.h"
+#include "probereport/probereportfile.h"
 #include "security/auditlog.h"
 #include "server/openterminalclient.h"
 

@@ -2,10 +2,10 @@
 
 #include "cli/clioutput.h"
 #include "cli/verbsupport.h"
-#include "runs/sessiondiscovery.h"
-#include "runs/transcriptfollower.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessiondiscovery.h"
+#include "sessions/transcriptfollower.h"
 
 #include <QEventLoop>
 #include <QSocketNotifier>

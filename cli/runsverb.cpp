@@ -1,7 +1,7 @@
+#include "claude/claudecommand.h"
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
-#include "runs/claudecommand.h"
 #include "runs/rundiscovery.h"
 #include "runverbs.h"
 #include "server/openterminalclient.h"

@@ -1,17 +1,17 @@
+#include "claude/claudecommand.h"
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/treeprinter.h"
 #include "cli/verbsupport.h"
-#include "runs/claudecommand.h"
 #include "runs/runcontroller.h"
 #include "runs/rundiscovery.h"
-#include "runs/runmodel.h"
 #include "runs/runsession.h"
-#include "runs/sessiondiscovery.h"
-#include "runs/sessionstore.h"
+#include "runtree/runmodel.h"
 #include "runverbs.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessiondiscovery.h"
+#include "sessions/sessionstore.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>

@@ -3,8 +3,8 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
-#include "runs/sessionsearch.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionsearch.h"
 #include "util/shellquote.h"
 
 #include <QCommandLineParser>

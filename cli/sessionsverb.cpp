@@ -1,11 +1,11 @@
+#include "claude/claudecommand.h"
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
-#include "runs/claudecommand.h"
-#include "runs/sessiondiscovery.h"
-#include "runs/sessionstore.h"
 #include "runverbs.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessiondiscovery.h"
+#include "sessions/sessionstore.h"
 #include "util/format.h"
 
 #include <QCommandLineParser>

@@ -2,8 +2,8 @@
 // The live text tree of `sandscope run`.
 
 #include "cli/clioutput.h"
-#include "runs/runmodel.h"
-#include "runs/runnodetext.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodetext.h"
 
 #include <QHash>
 #include <QList>

@@ -3,9 +3,9 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
-#include "runs/usagecollector.h"
 #include "security/auditlog.h"
 #include "server/openterminalclient.h"
+#include "usage/usagecollector.h"
 #include "util/format.h"
 
 #include <QCommandLineParser>

@@ -4,9 +4,9 @@
 // and Ctrl+C / SIGTERM delivered as calls in the event loop.
 
 #include "cli/connectionoptions.h"
-#include "runs/sessionstore.h"
 #include "server/adminaccess.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionstore.h"
 
 #include <QCommandLineOption>
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #include "runcomparison.h"
 
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QHash>
 #include <QJsonArray>

@@ -15,7 +15,7 @@
 // tool and depth agree (same call, different input); the rest are removed (left only) or
 // added (right only). Matched calls whose output or error status differ are changed as well.
 
-#include "runs/runsummary.h"
+#include "streamjson/runsummary.h"
 
 #include <QPair>
 #include <QString>

@@ -3,8 +3,8 @@
 // what could not be read. The writers render it; RunJsonFormat reads an exported JSON file
 // back into it (docs/export.md).
 
-#include "runs/runnoderecord.h"
-#include "runs/runsummary.h"
+#include "runtree/runnoderecord.h"
+#include "streamjson/runsummary.h"
 
 #include <QString>
 #include <QStringList>

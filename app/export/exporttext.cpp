@@ -1,7 +1,7 @@
 #include "exporttext.h"
 
-#include "runs/runmodel.h"
-#include "runs/runnodetext.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodetext.h"
 #include "util/format.h"
 
 #include <QLocale>

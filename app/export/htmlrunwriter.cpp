@@ -2,8 +2,8 @@
 
 #include "export/codehighlighter.h"
 #include "export/exporttext.h"
-#include "runs/runmodel.h"
-#include "runs/runnodetext.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodetext.h"
 #include "util/jsonindent.h"
 #include "util/linediff.h"
 

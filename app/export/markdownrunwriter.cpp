@@ -1,7 +1,7 @@
 #include "markdownrunwriter.h"
 
 #include "export/exporttext.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 #include "util/jsonindent.h"
 #include "util/linediff.h"
 

@@ -4,7 +4,7 @@
 #include "export/htmlrunwriter.h"
 #include "export/markdownrunwriter.h"
 #include "export/runjsonformat.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QObject>
 #include <QSaveFile>

@@ -1,6 +1,6 @@
 #include "runjsonformat.h"
 
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QFile>
 #include <QJsonArray>

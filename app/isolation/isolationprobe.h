@@ -11,7 +11,8 @@
 // only created in the homes of the chosen users, under names with a random token, and
 // only what the probe created is deleted.
 
-#include "isolation/probereport.h"
+#include "isolation/probeoptions.h"
+#include "probereport/probereport.h"
 
 #include <QObject>
 #include <QPair>
@@ -31,19 +32,6 @@ class ProbeNetworkCheck;
 struct ProbePair;
 class ProbeProcessChecks;
 class ProbeShellChecks;
-
-struct ProbeOptions {
-    // At least two distinct, valid user ids (none needed when only ReservedIds runs).
-    QStringList users;
-    // Ids that must not map onto privileged accounts; the server's own account name is
-    // added when the server reveals it.
-    QStringList reservedIds {QStringLiteral("root"), QStringLiteral("user")};
-    // To rerun a single cell: only these checks (empty: all) and, of the pair checks, only
-    // these (target, actor) pairs (empty: all pairs).
-    QVector<CheckId> onlyChecks;
-    QVector<QPair<QString, QString>> onlyPairs;
-    int commandTimeoutMs = 30000;
-};
 
 class IsolationProbe : public QObject {
     Q_OBJECT

@@ -5,11 +5,11 @@
 // owns one and plans the steps; the check classes (ProbeAccountChecks, ProbeFileChecks,
 // ProbeShellChecks, ProbeProcessChecks, ProbeNetworkCheck) each work on it.
 
-#include "isolation/isolationprobe.h"
 #include "isolation/probecalls.h"
 #include "isolation/probejudgement.h"
-#include "isolation/probereport.h"
+#include "isolation/probeoptions.h"
 #include "isolation/probesteps.h"
+#include "probereport/probereport.h"
 
 #include <QHash>
 #include <QVector>

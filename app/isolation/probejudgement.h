@@ -4,7 +4,7 @@
 // recorded responses. The rules are strict: PASS needs a verified precondition (A really
 // has the resource) and a clear denial; anything inconclusive is ERROR, never PASS.
 
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 #include "server/openterminalprotocol.h"
 
 #include <QHash>

@@ -4,7 +4,7 @@
 // probe creates can be mistaken for A's own files, and its cleanup removes only them.
 
 #include "isolation/probejudgement.h"
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 #include "server/connection.h"
 
 #include <QString>

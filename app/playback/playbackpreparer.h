@@ -4,8 +4,8 @@
 // of it, and it may have grown), then builds the checkpoints and step targets
 // (RunPlayback::prepare), with progress, and cancellable at any moment.
 
+#include "playback/runplayback.h"
 #include "runs/loadedrun.h"
-#include "runs/runplayback.h"
 
 #include <QObject>
 #include <QString>

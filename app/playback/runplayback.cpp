@@ -1,7 +1,7 @@
 #include "runplayback.h"
 
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
 
 #include <QSet>
 #include <QThread>

@@ -17,7 +17,7 @@
 // second for event order) and skips idle gaps longer than idleGapMs down to idleGapMs.
 
 #include "runs/loadedrun.h"
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -4,7 +4,7 @@
 // server-wide checks. Results arrive one by one during a run and change single cells
 // (dataChanged); the model is only reset when a new run or a loaded report is set.
 
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

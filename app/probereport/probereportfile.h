@@ -3,7 +3,7 @@
 // writing one as JSON or Markdown, with one set of error messages for the GUI and the CLI.
 // Each message names the file.
 
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 
 #include <QByteArray>
 #include <QCoreApplication>

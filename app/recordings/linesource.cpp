@@ -4,19 +4,72 @@
 #include <QMutexLocker>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <simdjson.h>
+#include <string_view>
+#include <unistd.h>
 
 namespace sandscope {
 
 struct LineSource::File {
     QFile file;
-    RecordingReader::Format format = RecordingReader::Format::Unknown;
+    RecordingFormat format = RecordingFormat::Unknown;
     Hold hold = Hold::Open;
 };
+
+QByteArray LineSource::readAt(
+    QFile &file, RecordingFormat format, qint64 offset, qint64 length, QString *errorMessage)
+{
+    auto fail = [&](const QString &why) {
+        if (errorMessage)
+            *errorMessage = why;
+        return QByteArray();
+    };
+    auto outside = [&] {
+        return fail(QStringLiteral("line at %1 is outside %2").arg(offset).arg(file.fileName()));
+    };
+    if (offset < 0 || length < 0 || length > std::numeric_limits<int>::max())
+        return outside();
+    if (file.handle() < 0)
+        return fail(QStringLiteral("cannot read %1: it is not open").arg(file.fileName()));
+    // pread: the file's position stays where it was, so several threads can read one file.
+    QByteArray bytes(qsizetype(length), Qt::Uninitialized);
+    qint64 got = 0;
+    while (got < length) {
+        const ssize_t read
+            = ::pread(file.handle(), bytes.data() + got, size_t(length - got), off_t(offset + got));
+        if (read < 0 && errno == EINTR)
+            continue;
+        if (read < 0)
+            return fail(QStringLiteral("cannot read %1: %2")
+                            .arg(file.fileName(), QString::fromLocal8Bit(std::strerror(errno))));
+        if (read == 0)
+            return outside();
+        got += read;
+    }
+    if (format != RecordingFormat::Recording)
+        return bytes;
+    simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    std::string_view text;
+    if (parser.parse(bytes.constData(), size_t(bytes.size())).get(object) != simdjson::SUCCESS)
+        return fail(QStringLiteral("the entry at %1 of %2 is not a recording entry")
+                        .arg(offset)
+                        .arg(file.fileName()));
+    if (object["line"].get(text) == simdjson::SUCCESS)
+        return QByteArray(text.data(), qsizetype(text.size()));
+    if (object["line_base64"].get(text) == simdjson::SUCCESS)
+        return QByteArray::fromBase64(QByteArray(text.data(), qsizetype(text.size())));
+    return fail(
+        QStringLiteral("the entry at %1 of %2 has no \"line\"").arg(offset).arg(file.fileName()));
+}
 
 LineSource::LineSource() = default;
 LineSource::~LineSource() = default;
 
-int LineSource::addFile(const QString &path, RecordingReader::Format format, Hold hold)
+int LineSource::addFile(const QString &path, RecordingFormat format, Hold hold)
 {
     const QMutexLocker lock(&m_mutex);
     auto file = std::make_unique<File>();
@@ -55,9 +108,9 @@ QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
     };
     QFile *held = nullptr;
     QString perRead;
-    RecordingReader::Format format = RecordingReader::Format::Unknown;
+    RecordingFormat format = RecordingFormat::Unknown;
     {
-        // Only finding the file is serialised: RecordingReader::lineAt reads without moving
+        // Only finding the file is serialised: readAt reads without moving
         // the file's position, so the filter's two threads read at the same time.
         const QMutexLocker lock(&m_mutex);
         if (!ref.isValid() || size_t(ref.source) >= m_files.size())
@@ -74,11 +127,11 @@ QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
         }
     }
     if (held)
-        return RecordingReader::lineAt(*held, format, ref.offset, ref.length, errorMessage);
+        return readAt(*held, format, ref.offset, ref.length, errorMessage);
     QFile own(perRead);
     if (!own.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("cannot read %1: %2").arg(perRead, own.errorString()));
-    return RecordingReader::lineAt(own, format, ref.offset, ref.length, errorMessage);
+    return readAt(own, format, ref.offset, ref.length, errorMessage);
 }
 
 } // namespace sandscope

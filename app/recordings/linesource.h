@@ -1,10 +1,10 @@
 #pragma once
 // The files a run was read from, so that its lines need not stay in memory: a line is read
-// again, on its own, from where a LineRef says it is (RecordingReader::lineAt decodes a
-// recording's entry). Reading is serialised; any thread may ask.
+// again, on its own, from where a LineRef says it is (readAt decodes a recording's entry).
+// Reading is serialised; any thread may ask.
 
-#include "runs/runevents.h"
-#include "runs/runrecording.h"
+#include "recordings/recordingformat.h"
+#include "streamjson/runevents.h"
 
 #include <QMutex>
 #include <QString>
@@ -27,7 +27,7 @@ public:
     // How the file is held: open from now on (its lines stay readable if it is deleted), or
     // opened for each read (a transcript's sub-agent files, which may be many).
     enum class Hold { Open, PerRead };
-    int addFile(const QString &path, RecordingReader::Format format, Hold hold = Hold::Open);
+    int addFile(const QString &path, RecordingFormat format, Hold hold = Hold::Open);
     int fileCount() const;
 
     // Marks the events of one line with where it is (RunEvent::rawRef: `line`, with each
@@ -38,6 +38,11 @@ public:
     // The line, read again; empty with *errorMessage set when it cannot be read (the file
     // changed or went away since).
     QByteArray line(const LineRef &ref, QString *errorMessage = nullptr) const;
+
+    // The bytes at [offset, offset + length) of `file`, decoded when `format` is a recording
+    // (RecordingReader::lineAt). The file's position does not move (pread).
+    static QByteArray readAt(QFile &file, RecordingFormat format, qint64 offset, qint64 length,
+        QString *errorMessage = nullptr);
 
 private:
     struct File;

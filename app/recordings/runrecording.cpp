@@ -1,10 +1,10 @@
 #include "runrecording.h"
 
-#include "runs/linesource.h"
-#include "runs/runparser.h"
-#include "runs/runsummary.h"
-#include "runs/streamjson.h"
-#include "runs/summaryscanner.h"
+#include "recordings/linesource.h"
+#include "streamjson/runparser.h"
+#include "streamjson/runsummary.h"
+#include "streamjson/streamjson.h"
+#include "streamjson/summaryscanner.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <simdjson.h>
 #include <string_view>
 #include <unistd.h>
@@ -376,53 +377,6 @@ void RecordingReader::locate(RecordedLine *out, const QByteArray &raw) const
     out->fileLength = raw.size();
 }
 
-QByteArray RecordingReader::lineAt(
-    QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage)
-{
-    auto fail = [&](const QString &why) {
-        if (errorMessage)
-            *errorMessage = why;
-        return QByteArray();
-    };
-    auto outside = [&] {
-        return fail(QStringLiteral("line at %1 is outside %2").arg(offset).arg(file.fileName()));
-    };
-    if (offset < 0 || length < 0 || length > std::numeric_limits<int>::max())
-        return outside();
-    if (file.handle() < 0)
-        return fail(QStringLiteral("cannot read %1: it is not open").arg(file.fileName()));
-    // pread: the file's position stays where it was, so several threads can read one file.
-    QByteArray bytes(qsizetype(length), Qt::Uninitialized);
-    qint64 got = 0;
-    while (got < length) {
-        const ssize_t read
-            = ::pread(file.handle(), bytes.data() + got, size_t(length - got), off_t(offset + got));
-        if (read < 0 && errno == EINTR)
-            continue;
-        if (read < 0)
-            return fail(QStringLiteral("cannot read %1: %2")
-                            .arg(file.fileName(), QString::fromLocal8Bit(std::strerror(errno))));
-        if (read == 0)
-            return outside();
-        got += read;
-    }
-    if (format != Format::Recording)
-        return bytes;
-    simdjson::dom::parser parser;
-    simdjson::dom::object object;
-    std::string_view text;
-    if (parser.parse(bytes.constData(), size_t(bytes.size())).get(object) != simdjson::SUCCESS)
-        return fail(QStringLiteral("the entry at %1 of %2 is not a recording entry")
-                        .arg(offset)
-                        .arg(file.fileName()));
-    if (object["line"].get(text) == simdjson::SUCCESS)
-        return QByteArray(text.data(), qsizetype(text.size()));
-    if (object["line_base64"].get(text) == simdjson::SUCCESS)
-        return QByteArray::fromBase64(QByteArray(text.data(), qsizetype(text.size())));
-    return fail(
-        QStringLiteral("the entry at %1 of %2 has no \"line\"").arg(offset).arg(file.fileName()));
-}
-
 void RecordingReader::addProblem(const QString &problem)
 {
     m_problems.append(problem);
@@ -728,6 +682,45 @@ void RecordingReader::finish(bool completed)
 {
     m_running = false;
     Q_EMIT finished(completed);
+}
+
+bool summarizeRunFile(
+    const QString &path, RunSummary *summary, QString *errorMessage, QStringList *problems)
+{
+    auto reader = std::make_unique<RecordingReader>();
+    if (!reader->open(path, errorMessage))
+        return false;
+    RunSummaryBuilder builder;
+    qint64 lines = 0;
+    if (!reader->summarize(&builder, &lines)) {
+        // A transcript (its sub-agents are spliced in) or a capture with transcript records:
+        // the event path, from the start.
+        reader = std::make_unique<RecordingReader>();
+        if (!reader->open(path, errorMessage))
+            return false;
+        builder = RunSummaryBuilder();
+        lines = 0;
+        RunParser parser;
+        RecordedLine line;
+        while (reader->readLine(&line)) {
+            if (!line.line.trimmed().isEmpty())
+                ++lines;
+            builder.add(reader->eventsOf(parser, line));
+        }
+    }
+    builder.add(reader->finishReading());
+    if (problems)
+        *problems = reader->problems();
+    if (!reader->readError().isEmpty()) {
+        if (errorMessage)
+            *errorMessage = reader->readError();
+        return false;
+    }
+    if (summary) {
+        *summary = builder.summary();
+        summary->lines = lines;
+    }
+    return true;
 }
 
 } // namespace sandscope

@@ -15,8 +15,11 @@
 // feeds it through RunParser in time-boxed slices on the event loop, so a large file loads
 // with progress and can be cancelled without freezing the UI.
 
-#include "runs/runevents.h"
-#include "runs/subagentsplicer.h"
+#include "recordings/linesource.h"
+#include "recordings/recordingformat.h"
+#include "recordings/subagentsplicer.h"
+#include "streamjson/runevents.h"
+#include "streamjson/runsummary.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -114,13 +117,7 @@ class RecordingReader : public QObject {
     Q_OBJECT
 
 public:
-    enum class Format {
-        Unknown, // not opened
-        Recording, // a RunRecorder file
-        StreamJson, // plain `claude -p --output-format stream-json` output
-        Transcript, // ~/.claude/projects/<escaped cwd>/<session>.jsonl
-    };
-    Q_ENUM(Format)
+    using Format = RecordingFormat;
 
     explicit RecordingReader(QObject *parent = nullptr);
     ~RecordingReader() override;
@@ -147,7 +144,10 @@ public:
     // recording. Empty with *errorMessage set when they cannot be read or decoded. The file's
     // position does not move (pread), so several threads may read one open file at once.
     static QByteArray lineAt(
-        QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage = nullptr);
+        QFile &file, Format format, qint64 offset, qint64 length, QString *errorMessage = nullptr)
+    {
+        return LineSource::readAt(file, format, offset, length, errorMessage);
+    }
 
     // Synchronous reading (CLI, tests). Plain captures have no arrival times: the lines' own
     // "timestamp" fields are used where present, and lines without one take the nearest.
@@ -226,5 +226,12 @@ private:
     bool m_running = false;
     int m_sliceBudgetMs = 8;
 };
+
+// Summarises a capture, recording or transcript through RecordingReader::summarize (the fast
+// path: big blocks, one parse per line; transcripts with their sub-agents spliced). Returns
+// false and sets *errorMessage when the file cannot be read.
+// *problems gets what RecordingReader::problems() reports (skipped entries, missing sub-agents).
+bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage = nullptr,
+    QStringList *problems = nullptr);
 
 } // namespace sandscope

@@ -1,7 +1,7 @@
 #include "subagentsplicer.h"
 
-#include "runs/linesource.h"
-#include "runs/runparser.h"
+#include "recordings/linesource.h"
+#include "streamjson/runparser.h"
 
 #include <QDir>
 #include <QFile>
@@ -163,7 +163,7 @@ RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int
 
     const int source = m_lineSource && !subagent.path.isEmpty()
         ? m_lineSource->addFile(
-            subagent.path, RecordingReader::Format::Transcript, LineSource::Hold::PerRead)
+            subagent.path, RecordingFormat::Transcript, LineSource::Hold::PerRead)
         : -1;
     RunParser parser;
     qsizetype start = 0;

@@ -7,8 +7,8 @@
 // as the stream, and among the main thread's events in the order they happened
 // (SubagentMerger); nested sub-agents the same way.
 
-#include "runs/runevents.h"
-#include "runs/subagentmerger.h"
+#include "streamjson/runevents.h"
+#include "streamjson/subagentmerger.h"
 
 #include <QHash>
 #include <QSet>

@@ -1,8 +1,8 @@
 #include "loadedrun.h"
 
 #include "export/runjsonformat.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 
 #include <QObject>
 

@@ -4,8 +4,8 @@
 // transcript with its sub-agents, in file order, with where its times came from and what
 // could not be read. The run tree is built from it with buildModel().
 
-#include "runs/runevents.h"
-#include "runs/runrecording.h"
+#include "recordings/runrecording.h"
+#include "streamjson/runevents.h"
 
 #include <QString>
 #include <QStringList>

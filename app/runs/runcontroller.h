@@ -6,12 +6,12 @@
 // session. The owner applies the parsed events to its model (at once on the command line,
 // batched in the run page, whose model also shows loaded files) and decides what to print.
 
-#include "runs/runevents.h"
-#include "runs/runoutcome.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
+#include "recordings/runrecording.h"
 #include "runs/runsession.h"
 #include "security/secretredactor.h"
+#include "streamjson/runevents.h"
+#include "streamjson/runoutcome.h"
+#include "streamjson/runparser.h"
 
 #include <QJsonObject>
 #include <QObject>

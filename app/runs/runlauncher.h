@@ -20,7 +20,7 @@
 // process id while the server still knows it (or has its process log), otherwise by
 // following the tee file until the exit file appears or the run's shell is gone.
 
-#include "runs/claudecommand.h"
+#include "claude/claudecommand.h"
 #include "server/connection.h"
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"

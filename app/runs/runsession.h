@@ -5,12 +5,12 @@
 // resumed). A line the PTY damaged (U+FFFD) is held back briefly for its repair from the tee
 // file, like the `run` verb does. Starting, stopping and killing a run are audited.
 
-#include "runs/claudecommand.h"
+#include "claude/claudecommand.h"
 #include "runs/runlauncher.h"
-#include "runs/sessionstore.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/connection.h"
+#include "sessions/sessionstore.h"
 
 #include <QElapsedTimer>
 #include <QHash>

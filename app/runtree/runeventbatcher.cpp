@@ -1,6 +1,6 @@
 #include "runeventbatcher.h"
 
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QElapsedTimer>
 

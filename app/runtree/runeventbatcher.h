@@ -6,7 +6,7 @@
 // applyBudgetMs of events; a backlog (a file parsed faster than the tree grows) is worked off
 // in further slices, so no single batch freezes the window.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QObject>
 #include <QTimer>

@@ -1,6 +1,6 @@
 #include "runfilterproxy.h"
 
-#include "runs/runnodedetails.h"
+#include "runtree/runnodedetails.h"
 
 #include <QElapsedTimer>
 

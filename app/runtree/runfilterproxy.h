@@ -18,8 +18,8 @@
 // too (RunModel::filterMemo). Typing on narrows from the nodes shown; deleting a keystroke
 // goes back to a result kept while the run did not change.
 
-#include "runs/pointerhash.h"
-#include "runs/runmodel.h"
+#include "runtree/pointerhash.h"
+#include "runtree/runmodel.h"
 
 #include <QAbstractProxyModel>
 #include <QString>

@@ -1,8 +1,8 @@
 #include "runmodel.h"
 
-#include "runs/linesource.h"
-#include "runs/runnodetext.h"
-#include "runs/runparser.h"
+#include "recordings/linesource.h"
+#include "runtree/runnodetext.h"
+#include "streamjson/runparser.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
 

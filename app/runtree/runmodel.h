@@ -5,11 +5,12 @@
 // (beginInsertRows/endInsertRows) and changed in place (dataChanged); the model never resets
 // while events arrive.
 
-#include "runs/runevents.h"
-#include "runs/runnodedetails.h"
-#include "runs/runnoderecord.h"
-#include "runs/runsummary.h"
-#include "runs/slottable.h"
+#include "runtree/runnodedetails.h"
+#include "runtree/runnodekind.h"
+#include "runtree/runnoderecord.h"
+#include "runtree/slottable.h"
+#include "streamjson/runevents.h"
+#include "streamjson/runsummary.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
@@ -55,34 +56,9 @@ public:
     };
     Q_ENUM(NodeKind)
 
-    enum class Status {
-        None,
-        Running,
-        Ok,
-        Error,
-        Interrupted, // no result before the run ended
-        Denied, // permission denied
-        Retrying, // api_retry
-        Background, // Agent launched with run_in_background; its task is still running
-    };
-    Q_ENUM(Status)
+    using Status = runnode::Status;
 
-    // What kind of tool a call is, so a view can choose an icon.
-    enum class ToolKind {
-        None,
-        Shell,
-        Read,
-        Write,
-        Edit,
-        Search,
-        Web,
-        Agent,
-        Todo,
-        Mcp,
-        Notebook,
-        Other
-    };
-    Q_ENUM(ToolKind)
+    using ToolKind = runnode::ToolKind;
 
     enum Role {
         KindRole = Qt::UserRole + 1, // NodeKind as int

@@ -4,7 +4,7 @@
 // copied from the events that made the node; only what applies to the node's kind is filled,
 // everything else stays empty.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QByteArray>
 #include <QMetaType>

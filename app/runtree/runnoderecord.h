@@ -4,7 +4,7 @@
 // again (an exported run re-opened: docs/export.md). Kind, status and tool kind are the
 // RunModel enums as int, so this header does not need the model.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QByteArray>
 #include <QString>

@@ -18,9 +18,9 @@ QString oneLine(const QString &text)
     return line;
 }
 
-QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
+QString toolSummary(runnode::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)
 {
-    using Kind = RunModel::ToolKind;
+    using Kind = runnode::ToolKind;
     switch (kind) {
     case Kind::Shell:
         return oneLine(input.command.isEmpty() ? input.description : input.command);
@@ -54,9 +54,9 @@ QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByte
     return inputJson == "{}" ? QString() : oneLine(QString::fromUtf8(inputJson));
 }
 
-QString statusText(RunModel::Status status)
+QString statusText(runnode::Status status)
 {
-    using Status = RunModel::Status;
+    using Status = runnode::Status;
     switch (status) {
     case Status::None:
         return {};

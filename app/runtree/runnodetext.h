@@ -3,8 +3,8 @@
 // token and cost columns. Fixed English (not the locale's words), like util/format.h, which
 // gives the duration column.
 
-#include "runs/runevents.h"
-#include "runs/runmodel.h"
+#include "runtree/runnodekind.h"
+#include "streamjson/runevents.h"
 
 #include <QByteArray>
 #include <QString>
@@ -20,10 +20,10 @@ QString oneLine(const QString &text);
 // What a tool call does, without the tool name: the command, the file, "pattern in path", the
 // URL, "description (agent type)", "N todo(s)"; for other tools the first input field that is
 // set, else the input JSON (nothing for "{}").
-QString toolSummary(RunModel::ToolKind kind, const ToolInput &input, const QByteArray &inputJson);
+QString toolSummary(runnode::ToolKind kind, const ToolInput &input, const QByteArray &inputJson);
 
 // "running", "ok", "error", ...; empty for Status::None.
-QString statusText(RunModel::Status status);
+QString statusText(runnode::Status status);
 
 // "1,234 in · 56 out · 7,890 cache" (the locale's digit grouping; cache: read plus written,
 // left out when zero); empty when the usage is not present.

@@ -1,6 +1,6 @@
 #include "sessiondiscovery.h"
 
-#include "runs/claudecommand.h"
+#include "claude/claudecommand.h"
 #include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"

@@ -1,6 +1,6 @@
 #include "sessionfilterproxy.h"
 
-#include "runs/sessionlistmodel.h"
+#include "sessions/sessionlistmodel.h"
 
 namespace sandscope {
 

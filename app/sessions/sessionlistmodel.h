@@ -3,7 +3,7 @@
 // table for the Sessions page. A refresh updates the rows in place, keyed by transcript path,
 // so the view keeps its selection and scroll position while the page polls the server.
 
-#include "runs/sessiondiscovery.h"
+#include "sessions/sessiondiscovery.h"
 
 #include <QAbstractTableModel>
 #include <QString>

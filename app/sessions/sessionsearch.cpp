@@ -1,8 +1,8 @@
 #include "sessionsearch.h"
 
-#include "runs/sessiondiscovery.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
+#include "sessions/sessiondiscovery.h"
 #include "util/jsonstring.h"
 #include "util/shellquote.h"
 

@@ -2,7 +2,7 @@
 // The lines a transcript search found (sessionsearch), as a table in file order. Each search
 // replaces the list; the session titles come from the session listing when it knows them.
 
-#include "runs/sessionsearch.h"
+#include "sessions/sessionsearch.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

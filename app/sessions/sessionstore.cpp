@@ -1,6 +1,6 @@
 #include "sessionstore.h"
 
-#include "runs/claudecommand.h"
+#include "claude/claudecommand.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,8 +1,8 @@
 #include "transcriptfollower.h"
 
-#include "runs/runparser.h"
-#include "runs/subagentsplicer.h"
+#include "recordings/subagentsplicer.h"
 #include "server/shortcommand.h"
+#include "streamjson/runparser.h"
 #include "util/shellquote.h"
 
 #include <QJsonDocument>

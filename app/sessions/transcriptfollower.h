@@ -11,9 +11,9 @@
 // drain), so looks are 750 ms apart while the file grows (≤ 4 requests/s) and back off to one
 // per 15 s (0.2 requests/s) while it does not.
 
-#include "runs/runevents.h"
-#include "runs/subagentmerger.h"
 #include "server/connection.h"
+#include "streamjson/runevents.h"
+#include "streamjson/subagentmerger.h"
 
 #include <QElapsedTimer>
 #include <QHash>

@@ -2,7 +2,7 @@
 // How one turn of a live run ended, as one value: the command line maps it to an exit code,
 // the run page to a notice and the state of its controls.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QMetaType>
 #include <QString>

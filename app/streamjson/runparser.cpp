@@ -1,7 +1,7 @@
 #include "runparser.h"
 
-#include "runs/simdjsonfields.h"
-#include "runs/streamjson.h"
+#include "streamjson/simdjsonfields.h"
+#include "streamjson/streamjson.h"
 
 #include <QDate>
 #include <QDateTime>

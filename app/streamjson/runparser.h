@@ -5,7 +5,7 @@
 // corrupt JSON become NotJson, so nothing a stream contains can stop a run from being shown.
 // A transcript's turns start at each real prompt, and its events take the records' times.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QByteArray>
 #include <QList>

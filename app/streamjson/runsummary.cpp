@@ -1,7 +1,6 @@
 #include "runsummary.h"
 
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
+#include "streamjson/runparser.h"
 
 #include <QFile>
 #include <QJsonValue>
@@ -183,45 +182,6 @@ RunSummary RunSummaryBuilder::summary(bool runEnded) const
     result.cacheReadTokens = tokens.cacheReadInputTokens;
     result.cacheCreationTokens = tokens.cacheCreationInputTokens;
     return result;
-}
-
-bool summarizeRunFile(
-    const QString &path, RunSummary *summary, QString *errorMessage, QStringList *problems)
-{
-    auto reader = std::make_unique<RecordingReader>();
-    if (!reader->open(path, errorMessage))
-        return false;
-    RunSummaryBuilder builder;
-    qint64 lines = 0;
-    if (!reader->summarize(&builder, &lines)) {
-        // A transcript (its sub-agents are spliced in) or a capture with transcript records:
-        // the event path, from the start.
-        reader = std::make_unique<RecordingReader>();
-        if (!reader->open(path, errorMessage))
-            return false;
-        builder = RunSummaryBuilder();
-        lines = 0;
-        RunParser parser;
-        RecordedLine line;
-        while (reader->readLine(&line)) {
-            if (!line.line.trimmed().isEmpty())
-                ++lines;
-            builder.add(reader->eventsOf(parser, line));
-        }
-    }
-    builder.add(reader->finishReading());
-    if (problems)
-        *problems = reader->problems();
-    if (!reader->readError().isEmpty()) {
-        if (errorMessage)
-            *errorMessage = reader->readError();
-        return false;
-    }
-    if (summary) {
-        *summary = builder.summary();
-        summary->lines = lines;
-    }
-    return true;
 }
 
 } // namespace sandscope

@@ -3,7 +3,7 @@
 // view's summary bar shows. Computed from RunEvents, so a file can be summarised while it is
 // streamed through RunParser without building a tree.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -87,13 +87,6 @@ private:
     qint64 m_turnStartedMs = -1;
     double m_lastSessionCost = 0;
 };
-
-// Summarises a capture, recording or transcript through RecordingReader::summarize (the fast
-// path: big blocks, one parse per line; transcripts with their sub-agents spliced). Returns
-// false and sets *errorMessage when the file cannot be read.
-// *problems gets what RecordingReader::problems() reports (skipped entries, missing sub-agents).
-bool summarizeRunFile(const QString &path, RunSummary *summary, QString *errorMessage = nullptr,
-    QStringList *problems = nullptr);
 
 // Per-field maximum: the usage of one API response only grows while it streams (provisional
 // values on the per-block lines, the final count on message_delta), so the maximum is the

@@ -3,7 +3,7 @@
 // (the summary fast path), so both read numbers, booleans and usage the same way. Internal to
 // app/runs: includes simdjson.
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <cmath>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // takes the latest time before it in its file, a sub-agent's first ones its call's time; on
 // equal times a sub-agent's event comes first (it follows its call in the files).
 
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QHash>
 #include <QString>

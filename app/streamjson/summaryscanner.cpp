@@ -1,8 +1,8 @@
 #include "summaryscanner.h"
 
-#include "runs/runsummary.h"
-#include "runs/simdjsonfields.h"
-#include "runs/streamjson.h"
+#include "streamjson/runsummary.h"
+#include "streamjson/simdjsonfields.h"
+#include "streamjson/streamjson.h"
 
 #include <QByteArray>
 #include <QString>

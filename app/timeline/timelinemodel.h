@@ -22,7 +22,7 @@
 // latest time the run has shown, or the clock set with setNowMs() when that is later, so its bar
 // grows while a live run goes on. An interrupted call ends where its turn ended.
 
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QAbstractListModel>
 #include <QHash>

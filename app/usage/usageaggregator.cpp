@@ -1,6 +1,6 @@
 #include "usageaggregator.h"
 
-#include "runs/runsummary.h"
+#include "streamjson/runsummary.h"
 
 #include <QFileInfo>
 

@@ -5,8 +5,8 @@
 // errors once per tool_use id, sub-agents' files included; cost per session from its
 // cumulative cost-state records. Ids are per user, so a fork's copied history counts once.
 
-#include "runs/runevents.h"
-#include "runs/usagereport.h"
+#include "streamjson/runevents.h"
+#include "usage/usagereport.h"
 
 #include <QDateTime>
 #include <QHash>

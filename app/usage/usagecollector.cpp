@@ -1,8 +1,8 @@
 #include "usagecollector.h"
 
-#include "runs/usagefacts.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
+#include "usage/usagefacts.h"
 
 #include <QElapsedTimer>
 #include <QTimer>

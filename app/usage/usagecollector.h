@@ -4,10 +4,10 @@
 // the event loop so a large listing never blocks the window. Cancellable at any point;
 // exactly one of finished/failed/cancelled is emitted per start.
 
-#include "runs/usageaggregator.h"
-#include "runs/usagereport.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
+#include "usage/usageaggregator.h"
+#include "usage/usagereport.h"
 
 #include <QDate>
 #include <QObject>

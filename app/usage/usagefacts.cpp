@@ -1,6 +1,6 @@
 #include "usagefacts.h"
 
-#include "runs/sessiondiscovery.h"
+#include "sessions/sessiondiscovery.h"
 #include "util/jsonstring.h"
 #include "util/shellquote.h"
 

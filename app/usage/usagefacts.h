@@ -6,9 +6,9 @@
 // may have neither python nor jq, and a pattern such as "type":"tool_use" cannot match inside
 // a JSON string value. The core adds the facts up (UsageAggregator).
 
-#include "runs/usageaggregator.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
+#include "usage/usageaggregator.h"
 
 #include <QObject>
 #include <QString>

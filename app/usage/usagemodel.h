@@ -3,7 +3,7 @@
 // Qt::DisplayRole gives formatted text; Qt::EditRole the plain number (for sorting, charts
 // and CSV).
 
-#include "runs/usagereport.h"
+#include "usage/usagereport.h"
 
 #include <QAbstractTableModel>
 

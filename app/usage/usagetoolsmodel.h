@@ -2,7 +2,7 @@
 // The tools a UsageReport counted: calls, failed calls, total and average time (from each
 // call's record to its result's). Qt::EditRole gives plain numbers (milliseconds) for sorting.
 
-#include "runs/usagereport.h"
+#include "usage/usagereport.h"
 
 #include <QAbstractTableModel>
 

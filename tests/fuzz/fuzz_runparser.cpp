@@ -8,13 +8,13 @@
 // The events, split by thread as a transcript's files would be, go through SubagentMerger in
 // batches: every event must come out once, each thread's in its own order.
 
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runsummary.h"
-#include "runs/subagentmerger.h"
-#include "runs/summaryscanner.h"
-#include "runs/timelinemodel.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
+#include "streamjson/runsummary.h"
+#include "streamjson/subagentmerger.h"
+#include "streamjson/summaryscanner.h"
+#include "timeline/timelinemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>

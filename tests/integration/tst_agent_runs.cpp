@@ -15,9 +15,9 @@
 
 #include "realserver.h"
 #include "runs/runlauncher.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
+#include "runtree/runmodel.h"
 #include "server/openterminalclient.h"
+#include "streamjson/runparser.h"
 #include "testing.h"
 #include "util/shellquote.h"
 

@@ -5,7 +5,7 @@
 // `sandscope probe` verb runs once end to end.
 
 #include "isolation/isolationprobe.h"
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"

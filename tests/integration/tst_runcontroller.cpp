@@ -8,10 +8,10 @@
 //  * the server's key and the agent's secrets never reach a line, a notice or the recording.
 
 #include "realserver.h"
+#include "recordings/runrecording.h"
 #include "runs/runcontroller.h"
-#include "runs/runrecording.h"
-#include "runs/sessionstore.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionstore.h"
 #include "testing.h"
 
 #include <QFile>

@@ -10,14 +10,14 @@
 
 #include "putfile.h"
 #include "realserver.h"
+#include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
-#include "runs/transcriptfollower.h"
+#include "runtree/runmodel.h"
 #include "runtreeshape.h"
 #include "sandscopecli.h"
 #include "server/openterminalclient.h"
+#include "sessions/transcriptfollower.h"
+#include "streamjson/runparser.h"
 #include "testing.h"
 #include "util/shellquote.h"
 

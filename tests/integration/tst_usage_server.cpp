@@ -5,11 +5,11 @@
 // as root through `sudo -n` (--all-users), which is audited.
 
 #include "realserver.h"
-#include "runs/usagereport.h"
 #include "sandscopecli.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usagereport.h"
 #include "usageexpectation.h"
 
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 // every tool call as "name id parent=<spawning call id> ok|error", in id order. And where two
 // run trees differ at all (playback against a fresh model).
 
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QStringList>
 #include <QVariant>

@@ -28,9 +28,9 @@
 #include "runs/runpage.h"
 #include "runs/runsession.h"
 #include "runs/runsummarybar.h"
-#include "runs/sessionstore.h"
 #include "security/profilestore.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionstore.h"
 #include "testing.h"
 
 #include <QApplication>

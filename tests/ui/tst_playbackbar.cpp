@@ -4,15 +4,15 @@
 // arrives and "Live" shows all of it; entering returns at once and can be cancelled, and a live
 // run that grows meanwhile is played whole. Expected trees are fresh models of the same events.
 
+#include "playback/runplayback.h"
 #include "runs/loadedrun.h"
 #include "runs/playbackbar.h"
 #include "runs/playbackscrubber.h"
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
-#include "runs/runparser.h"
-#include "runs/runplayback.h"
 #include "runs/runsummarybar.h"
+#include "runtree/runmodel.h"
 #include "runtreeshape.h"
+#include "streamjson/runparser.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>

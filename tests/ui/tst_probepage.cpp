@@ -4,11 +4,11 @@
 // open-terminal (the pinned OPEN_TERMINAL_VERSION) and reruns one of its cells.
 
 #include "isolation/probedelegate.h"
-#include "isolation/probematrixmodel.h"
 #include "isolation/probepage.h"
-#include "isolation/probereport.h"
 #include "messagebar.h"
 #include "monospacefont.h"
+#include "probereport/probematrixmodel.h"
+#include "probereport/probereport.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"

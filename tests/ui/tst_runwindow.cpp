@@ -17,8 +17,8 @@
 #include "runs/rundiscovery.h"
 #include "runs/runpage.h"
 #include "runs/runsession.h"
-#include "runs/sessiondiscovery.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessiondiscovery.h"
 #include "testing.h"
 #include "util/shellquote.h"
 

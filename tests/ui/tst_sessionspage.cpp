@@ -9,12 +9,12 @@
 // server is gone.
 
 #include "realserver.h"
-#include "runs/sessiondiscovery.h"
-#include "runs/sessionfilterproxy.h"
-#include "runs/sessionlistmodel.h"
-#include "runs/sessionsearchmodel.h"
 #include "runs/sessionspage.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessiondiscovery.h"
+#include "sessions/sessionfilterproxy.h"
+#include "sessions/sessionlistmodel.h"
+#include "sessions/sessionsearchmodel.h"
 #include "testing.h"
 #include "transcripthome.h"
 

@@ -6,13 +6,13 @@
 // moment on the timeline; the tree and the timeline share the top of the page as tabs. Times and
 // names come from the captures' own JSON (tests/data).
 
+#include "playback/runplayback.h"
 #include "runs/rundetailpane.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
 #include "runs/runpage.h"
-#include "runs/runplayback.h"
-#include "runs/timelinemodel.h"
 #include "runs/timelineview.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "timeline/timelinemodel.h"
 #include "util/format.h"
 
 #include <QAbstractItemModelTester>

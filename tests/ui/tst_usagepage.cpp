@@ -6,12 +6,12 @@
 // (audited through the hook); Cancel stops a collection and nothing arrives after it.
 
 #include "realserver.h"
-#include "runs/usagemodel.h"
-#include "runs/usagetoolsmodel.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usagemodel.h"
 #include "usage/usagepage.h"
+#include "usage/usagetoolsmodel.h"
 #include "usageexpectation.h"
 
 #include <QAbstractItemModelTester>

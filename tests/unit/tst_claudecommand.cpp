@@ -5,7 +5,7 @@
 // claude's exit code (not tee's) comes out, and the liveness probe tells a running run from
 // a finished one.
 
-#include "runs/claudecommand.h"
+#include "claude/claudecommand.h"
 #include "util/shellquote.h"
 
 #include <QDir>

@@ -9,7 +9,7 @@
 
 #include "export/runexporter.h"
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 #include "testing.h"
 
 #include <QEventLoop>

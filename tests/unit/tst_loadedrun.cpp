@@ -4,10 +4,10 @@
 // failure, refuses an unreadable file with a reason, and builds the same tree as feeding the
 // reader's events by hand.
 
+#include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 
 #include <QDir>
 #include <QFile>

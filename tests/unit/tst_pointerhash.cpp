@@ -2,7 +2,7 @@
 // QHash under seeded random inserts, removals and lookups, with keys crowded into few slots so
 // that removal has long probe runs to mend.
 
-#include "runs/pointerhash.h"
+#include "runtree/pointerhash.h"
 #include "testing.h"
 
 #include <QHash>

@@ -1,8 +1,8 @@
 // The probe report (JSON round trip, Markdown, comparison, exit code) and the matrix model
 // that shows it, updated cell by cell while a run is in progress.
 
-#include "isolation/probematrixmodel.h"
-#include "isolation/probereport.h"
+#include "probereport/probematrixmodel.h"
+#include "probereport/probereport.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>

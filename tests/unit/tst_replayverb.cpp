@@ -5,7 +5,7 @@
 // succeeded; a recording of a capture gives the same summary; the outline and human summary
 // name the calls; usage and file errors have their own exit codes and messages.
 
-#include "runs/runrecording.h"
+#include "recordings/runrecording.h"
 #include "sandscopecli.h"
 
 #include <QDir>

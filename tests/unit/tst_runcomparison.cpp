@@ -15,8 +15,8 @@
 #include "compare/runcomparisonmodel.h"
 #include "compare/touchedfilesmodel.h"
 #include "runs/loadedrun.h"
-#include "runs/runsummary.h"
 #include "sandscopecli.h"
+#include "streamjson/runsummary.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

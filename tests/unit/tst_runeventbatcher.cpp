@@ -3,9 +3,9 @@
 // backlog is worked off in budgeted slices, in order, and drain() ends with drained() once,
 // also when a flush takes the rest.
 
-#include "runs/runeventbatcher.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
+#include "runtree/runeventbatcher.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
 
 #include <QAbstractEventDispatcher>
 #include <QAbstractItemModelTester>

@@ -9,9 +9,9 @@
 #include "export/runexporter.h"
 #include "export/runjsonformat.h"
 #include "exportfixture.h"
+#include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
-#include "runs/runrecording.h"
+#include "runtree/runmodel.h"
 #include "security/credentialredactor.h"
 #include "security/secretredactor.h"
 

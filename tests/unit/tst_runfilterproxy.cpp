@@ -4,10 +4,10 @@
 // failed calls (from the capture JSON) with their ancestors; filters stay correct while
 // events keep arriving.
 
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runnodedetails.h"
-#include "runs/runparser.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodedetails.h"
+#include "streamjson/runparser.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

@@ -4,9 +4,9 @@
 // any order, counts usage once per message.id, and shows retries, API errors, denials,
 // interrupted calls and several results as such. Expectations come from the capture JSON.
 
-#include "runs/runmodel.h"
-#include "runs/runnodedetails.h"
-#include "runs/runparser.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodedetails.h"
+#include "streamjson/runparser.h"
 #include "util/format.h"
 
 #include <QAbstractItemModelTester>

@@ -1,7 +1,7 @@
 // RunOutcome::classify: the one decision of how a live turn ended, which the command line turns
 // into its exit code and the run page into its notice.
 
-#include "runs/runoutcome.h"
+#include "streamjson/runoutcome.h"
 
 #include <QtTest/QTest>
 

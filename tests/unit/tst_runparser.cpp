@@ -3,10 +3,10 @@
 // UTF-8 and huge lines never break parsing; byte chunks split anywhere give the same events
 // as whole lines; the summary of a file matches what the capture says.
 
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
-#include "runs/runsummary.h"
-#include "runs/summaryscanner.h"
+#include "recordings/runrecording.h"
+#include "streamjson/runparser.h"
+#include "streamjson/runsummary.h"
+#include "streamjson/summaryscanner.h"
 
 #include <QDir>
 #include <QFile>

@@ -5,12 +5,12 @@
 // next tool call, turn or error. A damaged recording plays what it has and lists what was
 // skipped. The seed is printed; SANDSCOPE_SEED repeats a run.
 
+#include "playback/playbackpreparer.h"
+#include "playback/runplayback.h"
+#include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
-#include "runs/playbackpreparer.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runplayback.h"
-#include "runs/runrecording.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
 #include "runtreeshape.h"
 
 #include <QAbstractItemModelTester>

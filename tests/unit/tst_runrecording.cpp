@@ -6,12 +6,12 @@
 // transcripts are recognised as such; corrupt recording lines are reported and skipped, not fatal;
 // the asynchronous reader parses in several slices with progress and can be cancelled.
 
-#include "runs/linesource.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
-#include "runs/runsummary.h"
+#include "recordings/linesource.h"
+#include "recordings/runrecording.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
+#include "streamjson/runsummary.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -2,7 +2,7 @@
 // against counts made over the same ids afterwards, under seeded random orders in which results
 // come before their calls, ids repeat, and a message's usage is reported more than once.
 
-#include "runs/runsummary.h"
+#include "streamjson/runsummary.h"
 #include "testing.h"
 
 #include <QHash>

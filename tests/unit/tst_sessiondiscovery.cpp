@@ -4,7 +4,7 @@
 // directories, corrupt lines, empty files, which prompts count); the parser on hostile output;
 // and assigning transcripts to chats by directory and cwd.
 
-#include "runs/sessiondiscovery.h"
+#include "sessions/sessiondiscovery.h"
 #include "testing.h"
 #include "transcripthome.h"
 

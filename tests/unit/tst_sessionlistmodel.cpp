@@ -4,9 +4,9 @@
 // proxy, the filter over title/chat/model/session id, the texts for unknown cost and model, the
 // running flag; and SessionSearchModel (titles, sub-agent records, one-line excerpts).
 
-#include "runs/sessionfilterproxy.h"
-#include "runs/sessionlistmodel.h"
-#include "runs/sessionsearchmodel.h"
+#include "sessions/sessionfilterproxy.h"
+#include "sessions/sessionlistmodel.h"
+#include "sessions/sessionsearchmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QPersistentModelIndex>

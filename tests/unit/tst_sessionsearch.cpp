@@ -4,7 +4,7 @@
 // $(...), non-ASCII and newlines that must neither break nor inject), and the parser on
 // hostile output.
 
-#include "runs/sessionsearch.h"
+#include "sessions/sessionsearch.h"
 #include "transcripthome.h"
 
 #include <QDir>

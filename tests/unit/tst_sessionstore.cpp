@@ -1,7 +1,7 @@
 // SessionStore (chat → Claude session per profile/server and user, in a local JSON file):
 // ordering, updates, scopes, the per-chat limit, permissions, corrupt files.
 
-#include "runs/sessionstore.h"
+#include "sessions/sessionstore.h"
 
 #include <QDir>
 #include <QFile>

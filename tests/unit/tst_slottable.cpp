@@ -1,7 +1,7 @@
 // SlotTable: keys at the slots they were added at, values by slot, and restore() putting back
 // an earlier state (playback's checkpoints) while remembering the keys beyond it.
 
-#include "runs/slottable.h"
+#include "runtree/slottable.h"
 #include "testing.h"
 
 #include <QRandomGenerator>

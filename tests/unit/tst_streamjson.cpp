@@ -2,7 +2,7 @@
 // envelope QJsonDocument sees; noise, corrupt, non-object and oversized lines become NotJson
 // with a reason and never crash the reader.
 
-#include "runs/streamjson.h"
+#include "streamjson/streamjson.h"
 
 #include <QDir>
 #include <QFile>

@@ -8,7 +8,7 @@
 //                    with id X, result:X its result, anything else a text)
 //   "F"              flush
 
-#include "runs/subagentmerger.h"
+#include "streamjson/subagentmerger.h"
 
 #include <QtTest/QTest>
 

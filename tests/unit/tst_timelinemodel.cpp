@@ -6,10 +6,10 @@
 // source reset rebuilds it; a running call grows with the clock and stops at its result; the
 // tooltip names the tool, its duration and its tokens.
 
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
-#include "runs/timelinemodel.h"
+#include "recordings/runrecording.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runparser.h"
+#include "timeline/timelinemodel.h"
 #include "util/format.h"
 
 #include <QAbstractItemModelTester>

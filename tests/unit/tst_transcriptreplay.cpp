@@ -5,12 +5,12 @@
 // bad input (corrupt or unknown records, a line still being written, a missing or unreadable
 // sub-agent file) is shown or reported, never fatal.
 
+#include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runrecording.h"
-#include "runs/runsummary.h"
+#include "runtree/runmodel.h"
 #include "runtreeshape.h"
+#include "streamjson/runparser.h"
+#include "streamjson/runsummary.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

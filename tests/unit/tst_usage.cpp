@@ -4,13 +4,13 @@
 // QJsonDocument (usageexpectation.h): per day, per user, the top tools; damaged lines are
 // skipped and reported; the models under QAbstractItemModelTester; CSV and JSON output.
 
-#include "runs/usageaggregator.h"
-#include "runs/usagecollector.h"
-#include "runs/usagefacts.h"
-#include "runs/usagemodel.h"
-#include "runs/usagetoolsmodel.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usageaggregator.h"
+#include "usage/usagecollector.h"
+#include "usage/usagefacts.h"
+#include "usage/usagemodel.h"
+#include "usage/usagetoolsmodel.h"
 #include "usageexpectation.h"
 
 #include <QAbstractItemModelTester>

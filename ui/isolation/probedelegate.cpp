@@ -1,6 +1,6 @@
 #include "probedelegate.h"
 
-#include "isolation/probematrixmodel.h"
+#include "probereport/probematrixmodel.h"
 
 #include <QPainter>
 #include <QPainterPath>

@@ -5,7 +5,7 @@
 // cue). Colours are mixed into the view's palette, so light and dark palettes both work.
 // Cells that differ from a compared report get a corner mark.
 
-#include "isolation/probereport.h"
+#include "probereport/probereport.h"
 
 #include <QColor>
 #include <QStyledItemDelegate>

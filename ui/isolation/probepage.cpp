@@ -2,10 +2,10 @@
 
 #include "isolation/isolationprobe.h"
 #include "isolation/probedelegate.h"
-#include "isolation/probematrixmodel.h"
-#include "isolation/probereportfile.h"
 #include "messagebar.h"
 #include "monospacefont.h"
+#include "probereport/probematrixmodel.h"
+#include "probereport/probereportfile.h"
 #include "security/auditlog.h"
 #include "server/connection.h"
 #include "server/openterminalclient.h"

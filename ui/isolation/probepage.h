@@ -10,8 +10,8 @@
 // probe (or its cleanup) to another server. File names are asked through a ProbePrompter,
 // so that tests can answer without modal dialogs.
 
-#include "isolation/probereport.h"
-#include "isolation/probereportfile.h"
+#include "probereport/probereport.h"
+#include "probereport/probereportfile.h"
 
 #include <QHash>
 #include <QIdentityProxyModel>

@@ -1,10 +1,10 @@
 #include "livechat.h"
 
+#include "claude/claudecommand.h"
 #include "runs/attachmentlist.h"
-#include "runs/claudecommand.h"
 #include "runs/promptattachments.h"
 #include "runs/rundelegate.h"
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QDir>
 #include <QJsonObject>

@@ -7,7 +7,7 @@
 
 #include "files/fileoperations.h"
 #include "runs/runcontroller.h"
-#include "runs/runevents.h"
+#include "streamjson/runevents.h"
 
 #include <QObject>
 #include <QPointer>

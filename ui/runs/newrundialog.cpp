@@ -1,7 +1,7 @@
 #include "newrundialog.h"
 
+#include "claude/claudecommand.h"
 #include "files/chatindexmodel.h"
-#include "runs/claudecommand.h"
 #include "runs/promptattachments.h"
 #include "security/profilestore.h"
 #include "ui_newrundialog.h"

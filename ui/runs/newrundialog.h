@@ -8,8 +8,8 @@
 // The form is ui/newrundialog.ui.
 
 #include "runs/runsession.h"
-#include "runs/sessionstore.h"
 #include "server/connection.h"
+#include "sessions/sessionstore.h"
 
 #include <QDialog>
 #include <QHash>

@@ -1,7 +1,7 @@
 #include "playbackbar.h"
 
+#include "playback/runplayback.h"
 #include "runs/playbackscrubber.h"
-#include "runs/runplayback.h"
 #include "ui_playbackbar.h"
 #include "util/format.h"
 

@@ -3,7 +3,7 @@
 // one-line summary, errors/retries/denials/interruptions in their colours, the status as a
 // pill and the numbers right-aligned. Colours adapt to light and dark palettes.
 
-#include "runs/runmodel.h"
+#include "runtree/runmodel.h"
 
 #include <QColor>
 #include <QIcon>

@@ -6,9 +6,9 @@
 // tool_result line on a third for tool calls). A Read/Write/Edit/MultiEdit/NotebookEdit call
 // offers to open its file (openFileRequested with the path as the call named it).
 
-#include "runs/runevents.h"
-#include "runs/runmodel.h"
-#include "runs/runnodedetails.h"
+#include "runtree/runmodel.h"
+#include "runtree/runnodedetails.h"
+#include "streamjson/runevents.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>

@@ -1,18 +1,18 @@
 #include "runpage.h"
 
 #include "export/runjsonformat.h"
+#include "playback/playbackpreparer.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
 #include "runs/livechat.h"
 #include "runs/playbackbar.h"
-#include "runs/playbackpreparer.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runsummarybar.h"
-#include "runs/timelinemodel.h"
 #include "runs/timelineview.h"
 #include "runs/treeorder.h"
+#include "timeline/timelinemodel.h"
 #include "ui_runpage.h"
 
 #include <QAction>

@@ -17,15 +17,15 @@
 // what the tree selects, and the other way round.
 
 #include "files/fileoperations.h"
+#include "playback/runplayback.h"
+#include "recordings/runrecording.h"
 #include "runs/runcontroller.h"
-#include "runs/runeventbatcher.h"
-#include "runs/runfilterproxy.h"
-#include "runs/runmodel.h"
-#include "runs/runparser.h"
-#include "runs/runplayback.h"
-#include "runs/runrecording.h"
 #include "runs/runsession.h"
-#include "runs/transcriptfollower.h"
+#include "runtree/runeventbatcher.h"
+#include "runtree/runfilterproxy.h"
+#include "runtree/runmodel.h"
+#include "sessions/transcriptfollower.h"
+#include "streamjson/runparser.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

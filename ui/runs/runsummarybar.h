@@ -2,8 +2,8 @@
 // The run in one line under the tree: outcome, turns, tool calls, tokens, cost and duration
 // (the result line's figures, RunSummary), plus the session.
 
-#include "runs/runmodel.h"
-#include "runs/runsummary.h"
+#include "runtree/runmodel.h"
+#include "streamjson/runsummary.h"
 
 #include <QFrame>
 

@@ -1,6 +1,6 @@
 #include "sessionitemdelegate.h"
 
-#include "runs/sessionlistmodel.h"
+#include "sessions/sessionlistmodel.h"
 
 namespace sandscope {
 

@@ -1,10 +1,10 @@
 #include "sessionspage.h"
 
-#include "runs/sessionfilterproxy.h"
 #include "runs/sessionitemdelegate.h"
-#include "runs/sessionlistmodel.h"
-#include "runs/sessionsearchmodel.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionfilterproxy.h"
+#include "sessions/sessionlistmodel.h"
+#include "sessions/sessionsearchmodel.h"
 #include "ui_sessionspage.h"
 
 #include <QAction>

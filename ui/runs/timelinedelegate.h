@@ -8,8 +8,8 @@
 // from the model's roles. Colours follow the palette (light and dark) and RunDelegate's status
 // colours.
 
-#include "runs/runmodel.h"
-#include "runs/timelinemodel.h"
+#include "runtree/runmodel.h"
+#include "timeline/timelinemodel.h"
 
 #include <QAbstractItemDelegate>
 #include <QColor>

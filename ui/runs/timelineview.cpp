@@ -2,7 +2,7 @@
 
 #include "runs/rundelegate.h"
 #include "runs/timelinedelegate.h"
-#include "runs/timelinemodel.h"
+#include "timeline/timelinemodel.h"
 #include "util/format.h"
 
 #include <QApplication>

@@ -15,7 +15,7 @@
 // and tokens; double-clicking fits it. Selection goes through the selection model, so a page
 // can keep it in step with the run tree.
 
-#include "runs/timelinemodel.h"
+#include "timeline/timelinemodel.h"
 
 #include <QAbstractItemView>
 #include <QTimer>

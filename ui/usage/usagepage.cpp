@@ -1,10 +1,10 @@
 #include "usagepage.h"
 
-#include "runs/usagecollector.h"
-#include "runs/usagemodel.h"
-#include "runs/usagetoolsmodel.h"
 #include "server/openterminalclient.h"
 #include "ui_usagepage.h"
+#include "usage/usagecollector.h"
+#include "usage/usagemodel.h"
+#include "usage/usagetoolsmodel.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

@@ -5,9 +5,9 @@
 // users", of every home through the admin channel (audited). Collected in the background
 // (UsageCollector) with progress and Cancel; the rows export as CSV.
 
-#include "runs/usagereport.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
+#include "usage/usagereport.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -14,7 +14,7 @@
 #     variables tests/support/realserver.cpp (ScriptedModelServer::agentEnvironment) gives the
 #     agent: ANTHROPIC_API_KEY (a dummy), ANTHROPIC_BASE_URL, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1,
 #     DISABLE_AUTOUPDATER=1, CLAUDE_CODE_MAX_RETRIES=2;
-#   * runs every turn as Sandscope does (app/runs/claudecommand.cpp): the prompt on stdin and
+#   * runs every turn as Sandscope does (app/claude/claudecommand.cpp): the prompt on stdin and
 #       claude -p --output-format=stream-json --verbose --allowedTools=<tool>... [--resume=<id>]
 #              [--fork-session]
 #     (--allowedTools=Bash, plus --allowedTools=Agent for the sub-agent scenario);

@@ -1,0 +1,42 @@
+#pragma once
+// A node's status and the kind of tool it calls: RunModel's roles give them, the node texts
+// (runnodetext.h) and the views read them. Apart from RunModel so that those texts need not
+// include the model (RunModel::Status and RunModel::ToolKind name these).
+
+#include <QObject>
+
+namespace sandscope {
+namespace runnode {
+Q_NAMESPACE
+
+enum class Status {
+    None,
+    Running,
+    Ok,
+    Error,
+    Interrupted, // no result before the run ended
+    Denied, // permission denied
+    Retrying, // api_retry
+    Background, // Agent launched with run_in_background; its task is still running
+};
+Q_ENUM_NS(Status)
+
+// What kind of tool a call is, so a view can choose an icon.
+enum class ToolKind {
+    None,
+    Shell,
+    Read,
+    Write,
+    Edit,
+    Search,
+    Web,
+    Agent,
+    Todo,
+    Mcp,
+    Notebook,
+    Other
+};
+Q_ENUM_NS(ToolKind)
+
+} // namespace runnode
+} // namespace sandscope
