@@ -8,7 +8,8 @@
 #include "runtree/runnodedetails.h"
 #include "runtree/runnodekind.h"
 #include "runtree/runnoderecord.h"
-#include "runtree/slottable.h"
+#include "runtree/runsnapshots.h"
+#include "runtree/runtreestate.h"
 #include "streamjson/runevents.h"
 #include "streamjson/runsummary.h"
 
@@ -23,6 +24,8 @@
 namespace sandscope {
 
 class LineSource;
+class RunLineReader;
+class RunSearchIndex;
 
 class RunModel : public QAbstractItemModel {
     Q_OBJECT
@@ -39,22 +42,7 @@ public:
         ColumnCount
     };
 
-    enum class NodeKind {
-        Run,
-        Turn,
-        AssistantText,
-        Thinking,
-        ToolCall,
-        UserText, // a sub-agent's prompt, interrupt notes, replayed prompts
-        ApiRetry,
-        ApiError, // synthetic assistant message: no model response could be obtained
-        PermissionDenied,
-        Result,
-        CompactBoundary,
-        SystemNotice,
-        Raw, // unknown JSON type, noise or corrupt line
-    };
-    Q_ENUM(NodeKind)
+    using NodeKind = runnode::NodeKind;
 
     using Status = runnode::Status;
 
@@ -112,7 +100,7 @@ public:
     // lines; such texts are kept only up to a budget (256 MiB by default) in all, and read
     // again on each use beyond it, so that searching a 1 GB run does not hold all its text.
     QByteArray foldedSearchText(const QModelIndex &index) const;
-    void setReadBackSearchBudget(qint64 bytes) { m_readBackSearchBudget = bytes; }
+    void setReadBackSearchBudget(qint64 bytes);
     // The index of the node that is another index's internalPointer() (RunFilterProxy keeps
     // those); invalid for null.
     QModelIndex indexForInternalPointer(const void *node, int column = 0) const
@@ -139,7 +127,7 @@ public:
     QModelIndex runIndex() const;
     QModelIndex indexForToolUseId(const QString &toolUseId, int column = 0) const;
     RunSummary summary() const;
-    bool runEnded() const { return m_runEnded; }
+    bool runEnded() const { return m_tree.runEnded; }
 
     // The node at index (the run node when invalid) and everything under it, as plain values.
     RunNodeRecord record(const QModelIndex &index = QModelIndex()) const;
@@ -150,7 +138,7 @@ public:
     // The whole state (tree and bookkeeping) as a value, for playback's checkpoints. Nodes are
     // copied whole (any field a node has comes along); their strings are implicitly shared
     // with the model's, so a snapshot costs about the nodes' own size.
-    class Snapshot;
+    using Snapshot = RunSnapshot;
     // Nodes unchanged since `previous` (an earlier snapshot of this model) are shared with it.
     std::shared_ptr<const Snapshot> saveSnapshot(const Snapshot *previous = nullptr) const;
     // About what a snapshot holds beyond `previous` (whose unchanged nodes it shares; strings
@@ -173,8 +161,8 @@ public:
     // events make keep no content either (texts, tool input and output): it is read again from
     // their lines when a role asks for it, so a 1 GB recording's memory is its rows.
     void setLineSource(std::shared_ptr<const LineSource> source);
-    std::shared_ptr<const LineSource> lineSource() const { return m_lineSource; }
-    qint64 nodeCount() const { return m_nodeCount; }
+    std::shared_ptr<const LineSource> lineSource() const;
+    qint64 nodeCount() const { return m_tree.nodeCount; }
 
 Q_SIGNALS:
     // After each batch and at the end of the run: summary() may have changed.
@@ -191,14 +179,11 @@ public slots:
     void markRunEnded(qint64 arrivalMs);
 
 private:
-    struct Node;
-    struct ToolCallData;
+    using Node = RunNode;
+    using ToolCallData = RunToolCallData;
 
-    void makeEmptyTree();
     void apply(const RunEvent &event);
     Node *appendNode(Node *parent, std::unique_ptr<Node> node);
-    // Puts the node's rows from `keep` on aside (Node::parked), for playback.
-    static void parkChildren(Node *node, size_t keep);
     void changed(Node *node, int firstColumn = SummaryColumn, int lastColumn = ColumnCount - 1);
     Node *currentTurn(qint64 arrivalMs);
     Node *startTurn(const RunEvent &event);
@@ -234,42 +219,13 @@ private:
     // node->details() with the content left out read again from the node's lines; a line that
     // cannot be read gives its reason in place of the text, the output and the input.
     RunNodeDetails detailsOf(const Node *node) const;
-    // The event of `kind` at ref.part of the line at ref, parsed again.
-    RunEvent eventAgain(const LineRef &ref, RunEvent::Kind kind, QString *errorMessage) const;
     QVariant displayData(const Node *node, int column) const;
 
-    struct Garbage;
-    static void releaseInBackground(Garbage &&garbage);
-
-    std::unique_ptr<Node> m_root; // invisible; its only child is the run node
-    Node *m_run = nullptr;
-    Node *m_turn = nullptr; // where lines without a parent_tool_use_id go
-    std::vector<Node *> m_turns;
-    size_t m_firstOpenTurn = 0; // the oldest turn still waiting for its result line
-    size_t m_endedTurns = 0; // turns with ended set
-    qint64 m_turnDurationSum = 0; // the ended turns' reported durations
-    bool m_turnDurationKnown = false; // any ended turn reported one
-    int m_turnCount = 0;
-    // Slot tables, so that a playback jump puts them back without hashing every key again.
-    SlotTable<QString, Node *> m_toolsById;
-    QSet<Node *> m_openTools;
-    struct MessageAccount {
-        TokenUsage counted;
-        Node *owner = nullptr;
-    };
-    SlotTable<QString, MessageAccount> m_messages;
-    SlotTable<QString, Node *> m_tasksById;
-    double m_lastTotalCost = 0;
-    bool m_runEnded = false;
-    RunSummaryBuilder m_summary;
-    bool m_restored = false;
-    RunSummary m_restoredSummary;
-    qint64 m_nodeCount = 1; // the run node
+    RunTreeState m_tree;
     bool m_rebuilding = false;
-    std::shared_ptr<const LineSource> m_lineSource;
+    std::unique_ptr<RunLineReader> m_lines;
     QSet<QString> m_interned;
-    qint64 m_readBackSearchBudget = qint64(256) << 20;
-    mutable std::atomic<qint64> m_readBackSearchBytes {0}; // kept of the budget
+    std::unique_ptr<RunSearchIndex> m_search;
 };
 
 } // namespace sandscope

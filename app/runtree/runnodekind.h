@@ -1,13 +1,30 @@
 #pragma once
-// A node's status and the kind of tool it calls: RunModel's roles give them, the node texts
-// (runnodetext.h) and the views read them. Apart from RunModel so that those texts need not
-// include the model (RunModel::Status and RunModel::ToolKind name these).
+// A node's kind, its status and the kind of tool it calls: RunModel's roles give them, the node
+// texts (runnodetext.h) and the views read them. Apart from RunModel so that those texts need not
+// include the model (RunModel::NodeKind, RunModel::Status and RunModel::ToolKind name these).
 
 #include <QObject>
 
 namespace sandscope {
 namespace runnode {
 Q_NAMESPACE
+
+enum class NodeKind {
+    Run,
+    Turn,
+    AssistantText,
+    Thinking,
+    ToolCall,
+    UserText, // a sub-agent's prompt, interrupt notes, replayed prompts
+    ApiRetry,
+    ApiError, // synthetic assistant message: no model response could be obtained
+    PermissionDenied,
+    Result,
+    CompactBoundary,
+    SystemNotice,
+    Raw, // unknown JSON type, noise or corrupt line
+};
+Q_ENUM_NS(NodeKind)
 
 enum class Status {
     None,
