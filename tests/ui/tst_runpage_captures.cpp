@@ -1065,4 +1065,4 @@ void TestRunPage::screenshots()
 }
 
 QTEST_MAIN(TestRunPage)
-#include "tst_runpage.moc"
+#include "tst_runpage_captures.moc"
