@@ -421,14 +421,9 @@ public:
     // every line and the session, audits starting and stopping, as it does for the GUI.
     bool openRecording(const LiveRunRequest &request)
     {
-        const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope run")},
-            {QStringLiteral("server"), m_run.options.serverText()},
-            {QStringLiteral("user_id"), m_run.options.userId},
-            {QStringLiteral("chat_id"), m_run.chatId},
-            {QStringLiteral("resume_session_id"), request.options.resumeSessionId},
-            {QStringLiteral("fork"), m_run.fork}};
         QString why;
-        if (m_controller.openRecording(m_run.recordPath, metadata, &why))
+        if (m_controller.openRecording(
+                m_run.recordPath, request, QStringLiteral("sandscope run"), &why))
             return true;
         printError(QStringLiteral("cannot record to %1: %2").arg(m_run.recordPath, why));
         return false;
