@@ -101,6 +101,9 @@ int main(int argc, char **argv)
     }
 
     RunPage page;
+    // Lines parsed as a live chat's RunController parses them, then queued into the page.
+    RunParser liveParser;
+    QObject::connect(&liveParser, &RunParser::eventsReady, &page, &RunPage::enqueueEvents);
     page.resize(1200, 800);
     page.show();
     QApplication::processEvents();
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
     QObject::connect(&feeder, &QTimer::timeout, [&] {
         const qint64 dueEvents = qint64(double(clock.elapsed()) * rate / 1000.0);
         while (fed < feed.lines.size() && feed.eventsBefore[size_t(fed)] < dueEvents)
-            page.appendLine(feed.lines[fed++], ++arrivalMs);
+            liveParser.feedLine(feed.lines[fed++], ++arrivalMs);
         if (fed == feed.lines.size()) {
             feeder.stop();
             // Let the last batch reach the view, then stop.
