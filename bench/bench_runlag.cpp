@@ -9,9 +9,9 @@
 // Python writer that emits assistant text lines stamped with their write time: bursts of lines
 // a few tens of ms apart separated by pauses of 0.3-3 s (an agent between tool calls and model
 // answers), then silence for the idle phase, then one last line. Lines travel the live path:
-// ProcessStream with its default cadence → LineAssembler → RunPage::appendLine (parsed, batched,
-// shown in a visible tree, offscreen). A node's lag is measured when its row is inserted into
-// the model; both clocks are the machine's wall clock.
+// ProcessStream with its default cadence → LineAssembler → RunParser → RunPage::enqueueEvents
+// (batched, shown in a visible tree, offscreen). A node's lag is measured when its row is
+// inserted into the model; both clocks are the machine's wall clock.
 
 #include "realserver.h"
 #include "runs/runpage.h"

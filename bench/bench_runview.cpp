@@ -5,10 +5,10 @@
 //
 //   ./build/<dir>/bench/bench_runview [seconds] [events-per-second] [tool-calls-per-turn]
 //
-// The lines go in the way live lines do (RunPage::appendLine: parsed, then batched into the
-// model), at the pace that gives the wanted number of events per second. They are the real
-// stream-basic.jsonl lines with fresh ids: each turn is an init, 20 Bash tool calls (or as
-// many as asked) with their results, a text and a result line.
+// The lines go in the way live lines do (parsed by a RunParser, then RunPage::enqueueEvents
+// batches them into the model), at the pace that gives the wanted number of events per
+// second. They are the real stream-basic.jsonl lines with fresh ids: each turn is an init,
+// 20 Bash tool calls (or as many as asked) with their results, a text and a result line.
 
 #include "runs/runpage.h"
 #include "runtree/runmodel.h"

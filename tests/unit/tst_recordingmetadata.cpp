@@ -105,7 +105,7 @@ private Q_SLOTS:
         const QJsonObject expected
             = RunController::recordingMetadata(turn, QStringLiteral("sandscope run"));
         for (auto it = expected.constBegin(); it != expected.constEnd(); ++it)
-            QCOMPARE(header.value(it.key()), it.value());
+            QCOMPARE(header.value(it.key()), QJsonValue(it.value()));
         QCOMPARE(header.value(QLatin1String("sandscope_recording")).toInt(), 1);
     }
 };
