@@ -9,9 +9,9 @@
 // Python writer that emits assistant text lines stamped with their write time: bursts of lines
 // a few tens of ms apart separated by pauses of 0.3-3 s (an agent between tool calls and model
 // answers), then silence for the idle phase, then one last line. Lines travel the live path:
-// ProcessStream with its default cadence → LineAssembler → RunPage::appendLine (parsed, batched,
-// shown in a visible tree, offscreen). A node's lag is measured when its row is inserted into
-// the model; both clocks are the machine's wall clock.
+// ProcessStream with its default cadence → LineAssembler → RunParser → RunPage::enqueueEvents
+// (batched, shown in a visible tree, offscreen). A node's lag is measured when its row is
+// inserted into the model; both clocks are the machine's wall clock.
 
 #include "realserver.h"
 #include "runs/runpage.h"
@@ -19,6 +19,7 @@
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
+#include "streamjson/runparser.h"
 #include "util/shellquote.h"
 
 #include <QApplication>
@@ -97,6 +98,9 @@ int main(int argc, char **argv)
     }
 
     RunPage page;
+    // Lines parsed as a live chat's RunController parses them, then queued into the page.
+    RunParser liveParser;
+    QObject::connect(&liveParser, &RunParser::eventsReady, &page, &RunPage::enqueueEvents);
     page.resize(1000, 700);
     page.show();
     OpenTerminalClient client(server.connection());
@@ -134,7 +138,7 @@ int main(int argc, char **argv)
         });
     QObject::connect(&stream, &ProcessStream::output, &page, [&](const QString &chunk) {
         for (const QString &line : assembler.feed(chunk))
-            page.appendLine(line.toUtf8(), QDateTime::currentMSecsSinceEpoch());
+            liveParser.feedLine(line.toUtf8(), QDateTime::currentMSecsSinceEpoch());
     });
     // When each status request went out (sampled every 2 ms), for the polling rates.
     std::vector<qint64> pollTimes;

@@ -5,10 +5,10 @@
 //
 //   ./build/<dir>/bench/bench_runview [seconds] [events-per-second] [tool-calls-per-turn]
 //
-// The lines go in the way live lines do (RunPage::appendLine: parsed, then batched into the
-// model), at the pace that gives the wanted number of events per second. They are the real
-// stream-basic.jsonl lines with fresh ids: each turn is an init, 20 Bash tool calls (or as
-// many as asked) with their results, a text and a result line.
+// The lines go in the way live lines do (parsed by a RunParser, then RunPage::enqueueEvents
+// batches them into the model), at the pace that gives the wanted number of events per
+// second. They are the real stream-basic.jsonl lines with fresh ids: each turn is an init,
+// 20 Bash tool calls (or as many as asked) with their results, a text and a result line.
 
 #include "runs/runpage.h"
 #include "runtree/runmodel.h"
@@ -101,6 +101,9 @@ int main(int argc, char **argv)
     }
 
     RunPage page;
+    // Lines parsed as a live chat's RunController parses them, then queued into the page.
+    RunParser liveParser;
+    QObject::connect(&liveParser, &RunParser::eventsReady, &page, &RunPage::enqueueEvents);
     page.resize(1200, 800);
     page.show();
     QApplication::processEvents();
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
     QObject::connect(&feeder, &QTimer::timeout, [&] {
         const qint64 dueEvents = qint64(double(clock.elapsed()) * rate / 1000.0);
         while (fed < feed.lines.size() && feed.eventsBefore[size_t(fed)] < dueEvents)
-            page.appendLine(feed.lines[fed++], ++arrivalMs);
+            liveParser.feedLine(feed.lines[fed++], ++arrivalMs);
         if (fed == feed.lines.size()) {
             feeder.stop();
             // Let the last batch reach the view, then stop.

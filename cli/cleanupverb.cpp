@@ -71,18 +71,52 @@ bool parseDays(const QString &text, int *days)
     return true;
 }
 
-} // namespace
+// What `cleanup` was asked to do, checked.
+struct CleanupArguments {
+    ConnectionOptions options;
+    AdminAccess admin;
+    CleanupSettings settings;
+    bool executing = false;
+    bool json = false;
+    QString planPath; // --execute: the reviewed plan
+    QString savePlanPath; // a dry run: where to save its plan
+    bool savePlan = false;
+};
 
-QString cleanupVerbSummary()
-{
-    return QStringLiteral(
-        "  cleanup       List stale chats and Claude sessions of every user (dry run), or\n"
-        "                delete the items of a reviewed plan (--execute --plan FILE --yes)\n");
-}
+// The options of `cleanup`, with its help.
+struct CleanupCommandLine {
+    CleanupCommandLine();
 
-int runCleanup(const QStringList &arguments)
-{
     QCommandLineParser parser;
+    const QCommandLineOption chatTtl {QStringLiteral("chat-ttl"),
+        QStringLiteral("Chat folders idle longer than DAYS are deleted (default 30)."),
+        QStringLiteral("DAYS"), QStringLiteral("30")};
+    const QCommandLineOption sessionTtl {QStringLiteral("session-ttl"),
+        QStringLiteral("Claude sessions idle longer than DAYS are deleted (default 90)."),
+        QStringLiteral("DAYS"), QStringLiteral("90")};
+    const QCommandLineOption script {QStringLiteral("script"),
+        QStringLiteral("Path of the cleanup script on the server (default /opt/cleanup.sh)."),
+        QStringLiteral("PATH"), QStringLiteral("/opt/cleanup.sh")};
+    const QCommandLineOption homeRoot {QStringLiteral("home-root"),
+        QStringLiteral("Folder holding the homes on the server (default: the script's, /home)."),
+        QStringLiteral("DIR")};
+    const QCommandLineOption json {
+        QStringLiteral("json"), QStringLiteral("Print the script's JSON lines unchanged.")};
+    const QCommandLineOption savePlan {QStringLiteral("save-plan"),
+        QStringLiteral("Save the dry run's JSON lines to FILE for review."),
+        QStringLiteral("FILE")};
+    const QCommandLineOption execute {QStringLiteral("execute"),
+        QStringLiteral("Delete the delete items of the reviewed --plan (needs --yes).")};
+    const QCommandLineOption plan {QStringLiteral("plan"),
+        QStringLiteral("The reviewed plan (JSON lines of a dry run) to execute."),
+        QStringLiteral("FILE")};
+    const QCommandLineOption yes {
+        QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete.")};
+    const QCommandLineOption adminExec = adminExecOption();
+};
+
+CleanupCommandLine::CleanupCommandLine()
+{
     parser.setApplicationDescription(QStringLiteral(
         "Runs the sandbox cleanup script on the server as the server's own account (through\n"
         "'sudo -n' when that is not root). Without --execute it is a dry run: it lists every\n"
@@ -91,37 +125,40 @@ int runCleanup(const QStringList &arguments)
         "run --execute --plan FILE --yes: only items unchanged since the plan are deleted.\n"
         "Exit codes: 0 ok, 1 error, 2 usage error, 3 server error, 4 some planned items were\n"
         "skipped (changed since the plan), refused or failed."));
-    const QCommandLineOption chatTtl(QStringLiteral("chat-ttl"),
-        QStringLiteral("Chat folders idle longer than DAYS are deleted (default 30)."),
-        QStringLiteral("DAYS"), QStringLiteral("30"));
-    const QCommandLineOption sessionTtl(QStringLiteral("session-ttl"),
-        QStringLiteral("Claude sessions idle longer than DAYS are deleted (default 90)."),
-        QStringLiteral("DAYS"), QStringLiteral("90"));
-    const QCommandLineOption script(QStringLiteral("script"),
-        QStringLiteral("Path of the cleanup script on the server (default /opt/cleanup.sh)."),
-        QStringLiteral("PATH"), QStringLiteral("/opt/cleanup.sh"));
-    const QCommandLineOption homeRoot(QStringLiteral("home-root"),
-        QStringLiteral("Folder holding the homes on the server (default: the script's, /home)."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption json(
-        QStringLiteral("json"), QStringLiteral("Print the script's JSON lines unchanged."));
-    const QCommandLineOption savePlan(QStringLiteral("save-plan"),
-        QStringLiteral("Save the dry run's JSON lines to FILE for review."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption execute(QStringLiteral("execute"),
-        QStringLiteral("Delete the delete items of the reviewed --plan (needs --yes)."));
-    const QCommandLineOption plan(QStringLiteral("plan"),
-        QStringLiteral("The reviewed plan (JSON lines of a dry run) to execute."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption yes(
-        QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete."));
-    const QCommandLineOption adminExec = adminExecOption();
     parser.addOptions(
         {chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes, adminExec});
+}
 
-    ConnectionOptions options;
-    if (const int parsed = parseVerbArguments(parser, cleanupVerb, arguments,
-            QStringLiteral("cleanup --server URL [options]"), options);
+// --execute, --plan, --yes and --save-plan together. Returns -1 to go on, else the exit code.
+int checkMode(const CleanupCommandLine &line, CleanupArguments *cleanup)
+{
+    const QCommandLineParser &parser = line.parser;
+    cleanup->executing = parser.isSet(line.execute);
+    if (cleanup->executing && !parser.isSet(line.plan))
+        return usageError(QStringLiteral("--execute needs the reviewed --plan FILE"), cleanupVerb);
+    if (cleanup->executing && !parser.isSet(line.yes))
+        return usageError(
+            QStringLiteral(
+                "--execute deletes files for good: review the plan, then confirm with --yes"),
+            cleanupVerb);
+    if (!cleanup->executing && (parser.isSet(line.plan) || parser.isSet(line.yes)))
+        return usageError(QStringLiteral("--plan and --yes belong to --execute"), cleanupVerb);
+    if (cleanup->executing && parser.isSet(line.savePlan))
+        return usageError(QStringLiteral("--save-plan is for dry runs"), cleanupVerb);
+    cleanup->planPath = parser.value(line.plan);
+    cleanup->savePlan = parser.isSet(line.savePlan);
+    cleanup->savePlanPath = parser.value(line.savePlan);
+    cleanup->json = parser.isSet(line.json);
+    return -1;
+}
+
+// Returns -1 to go on, else the exit code (0 after --help).
+int parseCleanupArguments(const QStringList &arguments, CleanupArguments *cleanup)
+{
+    CleanupCommandLine line;
+    const QCommandLineParser &parser = line.parser;
+    if (const int parsed = parseVerbArguments(line.parser, cleanupVerb, arguments,
+            QStringLiteral("cleanup --server URL [options]"), cleanup->options);
         parsed >= 0)
         return parsed;
     if (!parser.positionalArguments().isEmpty())
@@ -132,62 +169,77 @@ int runCleanup(const QStringList &arguments)
         return usageError(QStringLiteral("cleanup runs as root in the sandbox (it reads every "
                                          "home); --user is not used"),
             cleanupVerb);
-    AdminAccess admin;
     QString adminError;
-    if (!resolveAdminAccess(parser, options, &admin, &adminError))
+    if (!resolveAdminAccess(parser, cleanup->options, &cleanup->admin, &adminError))
         return usageError(adminError, cleanupVerb);
-    CleanupSettings settings;
-    if (!parseDays(parser.value(chatTtl), &settings.chatTtlDays))
+    CleanupSettings &settings = cleanup->settings;
+    if (!parseDays(parser.value(line.chatTtl), &settings.chatTtlDays))
         return usageError(QStringLiteral("--chat-ttl needs a whole number of days"), cleanupVerb);
-    if (!parseDays(parser.value(sessionTtl), &settings.sessionTtlDays))
+    if (!parseDays(parser.value(line.sessionTtl), &settings.sessionTtlDays))
         return usageError(
             QStringLiteral("--session-ttl needs a whole number of days"), cleanupVerb);
-    settings.scriptPath = parser.value(script);
-    settings.homeRoot = parser.value(homeRoot);
-    const bool executing = parser.isSet(execute);
-    if (executing && !parser.isSet(plan))
-        return usageError(QStringLiteral("--execute needs the reviewed --plan FILE"), cleanupVerb);
-    if (executing && !parser.isSet(yes))
-        return usageError(
-            QStringLiteral(
-                "--execute deletes files for good: review the plan, then confirm with --yes"),
-            cleanupVerb);
-    if (!executing && (parser.isSet(plan) || parser.isSet(yes)))
-        return usageError(QStringLiteral("--plan and --yes belong to --execute"), cleanupVerb);
-    if (executing && parser.isSet(savePlan))
-        return usageError(QStringLiteral("--save-plan is for dry runs"), cleanupVerb);
+    settings.scriptPath = parser.value(line.script);
+    settings.homeRoot = parser.value(line.homeRoot);
+    return checkMode(line, cleanup);
+}
 
+// The reviewed plan of --execute, refused when a line is invalid or nothing is to be deleted.
+bool loadReviewedPlan(const QString &path, CleanupPlan *reviewed)
+{
     QString why;
-    CleanupPlan reviewed;
-    if (executing) {
-        if (!CleanupPlan::load(parser.value(plan), &reviewed, &why)) {
-            printError(why);
-            return Error;
-        }
-        if (!reviewed.problems().isEmpty()) {
-            const CleanupLineProblem &first = reviewed.problems().constFirst();
-            printError(QStringLiteral("%1 is not a valid plan, nothing was deleted: line %2: %3")
-                           .arg(parser.value(plan))
-                           .arg(first.lineNumber)
-                           .arg(first.why));
-            return Error;
-        }
-        if (reviewed.itemsWith(CleanupItem::Action::Delete).isEmpty()) {
-            printError(QStringLiteral("%1 has nothing to delete").arg(parser.value(plan)));
-            return Error;
+    if (!CleanupPlan::load(path, reviewed, &why)) {
+        printError(why);
+        return false;
+    }
+    if (!reviewed->problems().isEmpty()) {
+        const CleanupLineProblem &first = reviewed->problems().constFirst();
+        printError(QStringLiteral("%1 is not a valid plan, nothing was deleted: line %2: %3")
+                       .arg(path)
+                       .arg(first.lineNumber)
+                       .arg(first.why));
+        return false;
+    }
+    if (reviewed->itemsWith(CleanupItem::Action::Delete).isEmpty()) {
+        printError(QStringLiteral("%1 has nothing to delete").arg(path));
+        return false;
+    }
+    return true;
+}
+
+// The script's exit status as the verb's, with the dry run's plan saved when asked.
+int finishedExitCode(const CleanupArguments &cleanup, const CleanupPlan &result, int scriptExit)
+{
+    int exitCode = Error;
+    if (scriptExit == 0)
+        exitCode = Ok;
+    else if (scriptExit == 4)
+        exitCode = ItemsNotDeleted;
+    else
+        printError(QStringLiteral("the cleanup script exited with status %1").arg(scriptExit));
+    if (exitCode == Ok && cleanup.savePlan) {
+        QString saveError;
+        if (!result.save(cleanup.savePlanPath, &saveError)) {
+            printError(saveError);
+            exitCode = Error;
         }
     }
+    return exitCode;
+}
 
+// Runs the script (a dry run, or the reviewed plan's deletions) and prints what it reports.
+int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewed)
+{
     SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    OpenTerminalClient client(options.connection);
+    redactor.addSecret(cleanup.options.connection.apiKey);
+    OpenTerminalClient client(cleanup.options.connection);
     CleanupRunner runner(&client);
-    runner.setSettings(settings);
-    runner.setAdminAccess(admin);
+    runner.setSettings(cleanup.settings);
+    runner.setAdminAccess(cleanup.admin);
     // Which way root is reached is always said (stderr: stdout stays the plan).
-    printError(QStringLiteral("Running %1 %2").arg(settings.scriptPath, admin.describe()));
-    runner.setAuditContext(options.profileName, options.serverText());
-    const bool asJson = parser.isSet(json);
+    printError(
+        QStringLiteral("Running %1 %2").arg(cleanup.settings.scriptPath, cleanup.admin.describe()));
+    runner.setAuditContext(cleanup.options.profileName, cleanup.options.serverText());
+    const bool asJson = cleanup.json;
     QEventLoop loop;
     int exitCode = Error;
     QObject::connect(&runner, &CleanupRunner::itemReceived, &loop, [&](const CleanupItem &item) {
@@ -201,34 +253,40 @@ int runCleanup(const QStringList &arguments)
             writeBytes(stdout, result.summary().line + '\n');
         else if (!asJson)
             writeBytes(stdout, totalsText(result).toUtf8());
-        if (scriptExit == 0)
-            exitCode = Ok;
-        else if (scriptExit == 4)
-            exitCode = ItemsNotDeleted;
-        else {
-            printError(QStringLiteral("the cleanup script exited with status %1").arg(scriptExit));
-            exitCode = Error;
-        }
-        if (exitCode == Ok && parser.isSet(savePlan)) {
-            QString saveError;
-            if (!result.save(parser.value(savePlan), &saveError)) {
-                printError(saveError);
-                exitCode = Error;
-            }
-        }
+        exitCode = finishedExitCode(cleanup, result, scriptExit);
         loop.exit();
     });
     QObject::connect(&runner, &CleanupRunner::failed, &loop, [&](const QString &message) {
-        printError(options.serverText() + QStringLiteral(": ") + redactor.redact(message));
+        printError(cleanup.options.serverText() + QStringLiteral(": ") + redactor.redact(message));
         exitCode = ServerError;
         loop.exit();
     });
-    if (executing)
+    if (cleanup.executing)
         runner.startExecute(reviewed);
     else
         runner.startDryRun();
     loop.exec();
     return exitCode;
+}
+
+} // namespace
+
+QString cleanupVerbSummary()
+{
+    return QStringLiteral(
+        "  cleanup       List stale chats and Claude sessions of every user (dry run), or\n"
+        "                delete the items of a reviewed plan (--execute --plan FILE --yes)\n");
+}
+
+int runCleanup(const QStringList &arguments)
+{
+    CleanupArguments cleanup;
+    if (const int parsed = parseCleanupArguments(arguments, &cleanup); parsed >= 0)
+        return parsed;
+    CleanupPlan reviewed;
+    if (cleanup.executing && !loadReviewedPlan(cleanup.planPath, &reviewed))
+        return Error;
+    return runCleanupScript(cleanup, reviewed);
 }
 
 } // namespace sandscope::cli

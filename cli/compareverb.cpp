@@ -3,6 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/runinput.h"
 #include "cli/verbsupport.h"
+#include "compare/comparejob.h"
 #include "compare/runcomparison.h"
 #include "security/secretredactor.h"
 
@@ -89,15 +90,8 @@ int loadRun(const QString &argument, const ConnectionOptions &options, LoadedRun
     }
     if (loadFileRun(argument, run) >= 0)
         return UsageError;
-    if (run->lines == 0 && !run->exported) { // an export holds a tree, not lines
-        printError(QStringLiteral("%1 is empty: not a Claude Code run").arg(argument));
-        return UsageError;
-    }
-    if (!ComparedRun::holdsARun(*run)) {
-        printError(QStringLiteral("%1 is not a Claude Code run: no stream-json, recording or "
-                                  "transcript records in %2 line(s)")
-                       .arg(argument)
-                       .arg(run->lines));
+    if (const QString why = CompareJob::whyNotARun(*run, argument); !why.isEmpty()) {
+        printError(why);
         return UsageError;
     }
     return -1;
@@ -375,21 +369,19 @@ int runCompare(const QStringList &arguments)
             QStringLiteral("compare needs two runs, A and B (got %1)").arg(runs.size()),
             compareVerb);
 
-    LoadedRun loaded[2];
-    ComparedRun compared[2];
+    CompareJob job;
     for (int side = 0; side < 2; ++side) {
-        const int code = loadRun(runs.at(side), options, &loaded[side]);
+        LoadedRun loaded;
+        const int code = loadRun(runs.at(side), options, &loaded);
         if (code >= 0)
             return code;
-        compared[side] = ComparedRun::fromLoadedRun(loaded[side]);
-        compared[side].source = runs.at(side);
+        job.setLoadedRun(side, loaded, runs.at(side));
         // The loader printed the reader's problems; the corrupt lines are named here.
-        const QStringList &skipped = compared[side].skipped;
-        for (qsizetype i = loaded[side].problems.size(); i < skipped.size(); ++i)
-            printError(QStringLiteral("warning: %1: %2").arg(runs.at(side), skipped.at(i)));
-        loaded[side] = LoadedRun(); // the events are not needed any more
+        for (const QString &line : job.corruptLines(side))
+            printError(QStringLiteral("warning: %1: %2").arg(runs.at(side), line));
     }
-    const RunComparison comparison = RunComparison::compare(compared[0], compared[1]);
+    job.run();
+    const RunComparison &comparison = job.comparison();
 
     SecretRedactor redactor;
     redactor.addSecret(options.connection.apiKey);

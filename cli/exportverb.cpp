@@ -3,7 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/runinput.h"
 #include "cli/verbsupport.h"
-#include "export/exportedrun.h"
+#include "export/exportjob.h"
 #include "export/runexporter.h"
 #include "runtree/runmodel.h"
 
@@ -123,24 +123,20 @@ int runExport(const QStringList &arguments)
     QStringList skipped = run.problems;
     if (run.exported)
         skipped = run.exported->skipped + skipped;
-    RunExporter exporter;
-    exporter.setRedacting(!parser.isSet(noRedactOption));
-    exporter.addSecret(options.connection.apiKey);
-    ExportedRun snapshot = exporter.snapshot(model, run.source, skipped);
+    ExportJob job(
+        model, run.source, skipped, !parser.isSet(noRedactOption), {options.connection.apiKey});
     if (!run.exported)
-        snapshot.summary.lines = run.lines; // the readers count lines, the model does not
-    const QByteArray bytes = exporter.render(snapshot, *format);
+        job.run().summary.lines = run.lines; // the readers count lines, the model does not
 
     if (output.isEmpty() || output == QLatin1String("-")) {
-        if (!writeBytes(stdout, bytes)) {
+        if (!writeBytes(stdout, job.render(*format))) {
             printError(QStringLiteral("could not write to standard output"));
             return Failed;
         }
         return Written;
     }
-    QString why;
-    if (!RunExporter::writeFile(output, bytes, &why)) {
-        printError(why);
+    if (!job.write(output, *format)) {
+        printError(job.why());
         return Failed;
     }
     return Written;

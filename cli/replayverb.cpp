@@ -8,18 +8,14 @@
 #include "recordings/runrecording.h"
 #include "runtree/runmodel.h"
 #include "security/secretredactor.h"
-#include "sessions/sessiondiscovery.h"
-#include "sessions/transcriptfollower.h"
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "util/format.h"
 
 #include <QCommandLineParser>
-#include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
-#include <QSocketNotifier>
 
 #include <cstdio>
 
@@ -188,47 +184,33 @@ int replaySession(const QStringList &arguments)
         return RunFailed;
     }
 
-    Identity identity;
-    identity.userId = options.userId;
-    TranscriptFollower follower(&client, identity, path);
     RunModel model;
     RunSummaryBuilder summary;
     const bool follow = parser.isSet(followOption);
     TreePrinter printer(&model,
         [&](const QString &line) { writeText(stdout, redactor.redact(line) + QLatin1Char('\n')); });
-    QEventLoop loop;
-    bool completed = false;
     qint64 lastArrivalMs = 0;
-    QObject::connect(
-        &follower, &TranscriptFollower::eventsReady, &loop, [&](const RunEventBatch &events) {
-            summary.add(events);
-            if (!events.isEmpty())
-                lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
-            if (summaryOnly)
-                return;
-            model.addEvents(events);
-            if (follow)
-                printer.flush();
-        });
-    QObject::connect(&follower, &TranscriptFollower::notice, &loop,
-        [&](const QString &message) { printError(redactor.redact(message)); });
-    QObject::connect(
-        &follower, &TranscriptFollower::finished, &loop, [&](bool ok, const QString &message) {
-            completed = ok;
-            if (!ok)
-                printError(redactor.redact(serverMessage(message, options)));
-            loop.quit();
-        });
-    const auto stopWatcher = onStopSignals([&](int) { follower.stop(); });
+    const auto addEvents = [&](const RunEventBatch &events) {
+        summary.add(events);
+        if (!events.isEmpty())
+            lastArrivalMs = std::max(lastArrivalMs, events.constLast().arrivalMs);
+        if (summaryOnly)
+            return;
+        model.addEvents(events);
+        if (follow)
+            printer.flush();
+    };
     if (follow && !summaryOnly)
         printError(QStringLiteral("Following %1 as %2 (Ctrl+C stops following)")
                        .arg(path, options.userId));
-    follower.start(follow, followSettleMs);
-    loop.exec();
+    const TranscriptReading reading
+        = readTranscript(client, options, path, follow, followSettleMs, addEvents, &printError);
+    if (!reading.completed)
+        printError(reading.failure);
 
     // Following may end in the middle of a turn: the summary then says so.
     RunSummary result = summary.summary(true);
-    result.lines = follower.linesParsed();
+    result.lines = reading.linesParsed;
     QString out;
     if (!summaryOnly) {
         model.markRunEnded(lastArrivalMs);
@@ -245,7 +227,7 @@ int replaySession(const QStringList &arguments)
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }
-    if (!completed && follower.bytesRead() == 0)
+    if (!reading.completed && reading.bytesRead == 0)
         return serverErrorExitCode;
     return result.isError ? RunFailed : RunSucceeded;
 }

@@ -40,6 +40,36 @@ bool findSessionTranscript(OpenTerminalClient &client, const ConnectionOptions &
     return true;
 }
 
+TranscriptReading readTranscript(OpenTerminalClient &client, const ConnectionOptions &options,
+    const QString &path, bool follow, int settleMs,
+    const std::function<void(const RunEventBatch &)> &onEvents,
+    const std::function<void(const QString &)> &onNotice)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    Identity identity;
+    identity.userId = options.userId;
+    TranscriptFollower follower(&client, identity, path);
+    TranscriptReading reading;
+    QEventLoop loop;
+    QObject::connect(&follower, &TranscriptFollower::eventsReady, &loop, onEvents);
+    QObject::connect(&follower, &TranscriptFollower::notice, &loop,
+        [&](const QString &message) { onNotice(redactor.redact(message)); });
+    QObject::connect(
+        &follower, &TranscriptFollower::finished, &loop, [&](bool ok, const QString &message) {
+            reading.completed = ok;
+            if (!ok)
+                reading.failure = redactor.redact(serverMessage(message, options));
+            loop.quit();
+        });
+    const auto stopWatcher = onStopSignals([&](int) { follower.stop(); });
+    follower.start(follow, settleMs);
+    loop.exec();
+    reading.linesParsed = follower.linesParsed();
+    reading.bytesRead = follower.bytesRead();
+    return reading;
+}
+
 int loadSessionRun(const ConnectionOptions &options, const QString &sessionId, LoadedRun *run)
 {
     SecretRedactor redactor;
@@ -55,29 +85,13 @@ int loadSessionRun(const ConnectionOptions &options, const QString &sessionId, L
     *run = LoadedRun();
     run->source = options.userId + QLatin1Char('/') + sessionId;
     run->format = RecordingReader::Format::Transcript;
-    Identity identity;
-    identity.userId = options.userId;
-    TranscriptFollower follower(&client, identity, path);
-    QEventLoop loop;
-    bool completed = false;
-    QObject::connect(&follower, &TranscriptFollower::eventsReady, &loop,
-        [&](const RunEventBatch &events) { run->append(events); });
-    QObject::connect(&follower, &TranscriptFollower::notice, &loop,
-        [&](const QString &message) { run->problems << redactor.redact(message); });
-    QObject::connect(
-        &follower, &TranscriptFollower::finished, &loop, [&](bool ok, const QString &message) {
-            completed = ok;
-            if (!ok)
-                why = redactor.redact(serverMessage(message, options));
-            loop.quit();
-        });
-    const auto stopWatcher = onStopSignals([&](int) { follower.stop(); });
-    follower.start(false, 0);
-    loop.exec();
-    run->lines = follower.linesParsed();
-    if (!completed) {
-        printError(why);
-        return follower.bytesRead() == 0 ? serverErrorExitCode : 1;
+    const TranscriptReading reading = readTranscript(
+        client, options, path, false, 0, [&](const RunEventBatch &events) { run->append(events); },
+        [&](const QString &message) { run->problems << message; });
+    run->lines = reading.linesParsed;
+    if (!reading.completed) {
+        printError(reading.failure);
+        return reading.bytesRead == 0 ? serverErrorExitCode : 1;
     }
     for (const QString &problem : std::as_const(run->problems))
         printError(QStringLiteral("warning: %1: %2").arg(run->source, problem));

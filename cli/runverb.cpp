@@ -203,14 +203,69 @@ bool findSessionToResume(OpenTerminalClient &client, const ConnectionOptions &op
     return true;
 }
 
-} // namespace
-
 // ---------------------------------------------------------------------------------------
-// run
+// run: parse the arguments, build the request, then follow the turn in an event loop
 
-int runRun(const QStringList &arguments)
-{
+// What `run` was asked to do, checked: the chat, the prompt or the run to attach to, claude's
+// options and the agent's environment.
+struct RunArguments {
+    ConnectionOptions options;
+    QString chatId;
+    QString prompt;
+    QString attachRunId;
+    QString recordPath;
+    bool record = false;
+    ClaudeRunOptions runOptions;
+    QHash<QString, QString> environment;
+    bool resume = false;
+    bool fork = false;
+    bool json = false;
+};
+
+// The options of `run`, with its help.
+struct RunCommandLine {
+    RunCommandLine();
+
     QCommandLineParser parser;
+    const QCommandLineOption chat {QStringLiteral("chat"),
+        QStringLiteral("Chat id: 1-64 of [A-Za-z0-9_-], not starting with - or _."),
+        QStringLiteral("ID")};
+    const QCommandLineOption prompt {
+        QStringLiteral("prompt"), QStringLiteral("The prompt."), QStringLiteral("TEXT")};
+    const QCommandLineOption resume {QStringLiteral("resume"),
+        QStringLiteral("Continue the chat's last session (recorded locally, else found on the "
+                       "server).")};
+    const QCommandLineOption fork {QStringLiteral("fork"),
+        QStringLiteral("Like --resume, but continue in a new session (a fork of the last one).")};
+    const QCommandLineOption model {
+        QStringLiteral("model"), QStringLiteral("Model for claude --model."), QStringLiteral("M")};
+    const QCommandLineOption permission {QStringLiteral("permission-mode"),
+        QStringLiteral("One of: %1.")
+            .arg(claudecommand::permissionModes().join(QStringLiteral(", "))),
+        QStringLiteral("M")};
+    const QCommandLineOption tools {QStringLiteral("allowed-tools"),
+        QStringLiteral("Comma-separated tool rules for --allowedTools, e.g. \"Bash(git *),Read\"; "
+                       "may be repeated."),
+        QStringLiteral("LIST")};
+    const QCommandLineOption maxTurns {QStringLiteral("max-turns"),
+        QStringLiteral("Stop after N model round-trips."), QStringLiteral("N")};
+    const QCommandLineOption envFile {QStringLiteral("agent-env-file"),
+        QStringLiteral("Local file (chmod 600) of NAME=VALUE lines for the agent, e.g. "
+                       "ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY."),
+        QStringLiteral("FILE")};
+    const QCommandLineOption record {QStringLiteral("record"),
+        QStringLiteral("Record every stream line with its arrival time to FILE (replayable)."),
+        QStringLiteral("FILE")};
+    const QCommandLineOption json {QStringLiteral("json"),
+        QStringLiteral("Print the stream-json lines and a summary line instead of the tree.")};
+    const QCommandLineOption attach {QStringLiteral("attach"),
+        QStringLiteral("Instead of starting a run, show run RUN of the chat (from `sandscope "
+                       "runs`) and follow it while it runs."),
+        QStringLiteral("RUN")};
+};
+
+RunCommandLine::RunCommandLine()
+{
     parser.setApplicationDescription(QStringLiteral(
         "Runs Claude Code (claude -p) in a chat's directory (~/chat-<chat>) as the sandbox\n"
         "user --user and shows the run live: a text tree of turns, tool calls with their\n"
@@ -223,217 +278,241 @@ int runRun(const QStringList &arguments)
         "and follows it while it runs; Ctrl+C stops it the same way.\n"
         "Exit codes: 0 successful result; 1 error result, no result (killed) or a local file\n"
         "problem; 2 usage error; 3 server or transport failure; 128+N stopped by signal N."));
-    const QCommandLineOption chatOption(QStringLiteral("chat"),
-        QStringLiteral("Chat id: 1-64 of [A-Za-z0-9_-], not starting with - or _."),
-        QStringLiteral("ID"));
-    const QCommandLineOption promptOption(
-        QStringLiteral("prompt"), QStringLiteral("The prompt."), QStringLiteral("TEXT"));
-    const QCommandLineOption resumeOption(QStringLiteral("resume"),
-        QStringLiteral("Continue the chat's last session (recorded locally, else found on the "
-                       "server)."));
-    const QCommandLineOption forkOption(QStringLiteral("fork"),
-        QStringLiteral("Like --resume, but continue in a new session (a fork of the last one)."));
-    const QCommandLineOption modelOption(
-        QStringLiteral("model"), QStringLiteral("Model for claude --model."), QStringLiteral("M"));
-    const QCommandLineOption permissionOption(QStringLiteral("permission-mode"),
-        QStringLiteral("One of: %1.")
-            .arg(claudecommand::permissionModes().join(QStringLiteral(", "))),
-        QStringLiteral("M"));
-    const QCommandLineOption toolsOption(QStringLiteral("allowed-tools"),
-        QStringLiteral("Comma-separated tool rules for --allowedTools, e.g. \"Bash(git *),Read\"; "
-                       "may be repeated."),
-        QStringLiteral("LIST"));
-    const QCommandLineOption maxTurnsOption(QStringLiteral("max-turns"),
-        QStringLiteral("Stop after N model round-trips."), QStringLiteral("N"));
-    const QCommandLineOption envFileOption(QStringLiteral("agent-env-file"),
-        QStringLiteral("Local file (chmod 600) of NAME=VALUE lines for the agent, e.g. "
-                       "ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption recordOption(QStringLiteral("record"),
-        QStringLiteral("Record every stream line with its arrival time to FILE (replayable)."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-        QStringLiteral("Print the stream-json lines and a summary line instead of the tree."));
-    const QCommandLineOption attachOption(QStringLiteral("attach"),
-        QStringLiteral("Instead of starting a run, show run RUN of the chat (from `sandscope "
-                       "runs`) and follow it while it runs."),
-        QStringLiteral("RUN"));
-    parser.addOptions(
-        {chatOption, promptOption, resumeOption, forkOption, modelOption, permissionOption,
-            toolsOption, maxTurnsOption, envFileOption, recordOption, jsonOption, attachOption});
-    ConnectionOptions options;
-    const int parsed = parseUserVerbArguments(parser, runVerb, arguments,
-        QStringLiteral("run --server URL --user ID --chat ID --prompt TEXT [options]"), options);
-    if (parsed >= 0)
-        return parsed;
+    parser.addOptions({chat, prompt, resume, fork, model, permission, tools, maxTurns, envFile,
+        record, json, attach});
+}
 
+// The chat, and either a prompt or a run to attach to (with none of the options that start
+// a run). Returns -1 to go on, else the exit code.
+int checkTarget(const RunCommandLine &line, RunArguments *run)
+{
     QString why;
-    const QString chatId = parser.value(chatOption);
-    if (chatId.isEmpty())
+    run->chatId = line.parser.value(line.chat);
+    if (run->chatId.isEmpty())
         return usageError(QStringLiteral("run needs --chat ID"), runVerb);
-    if (!claudecommand::isValidChatId(chatId, &why))
-        return usageError(QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), runVerb);
-    const QString prompt = parser.value(promptOption);
-    const QString attachRunId = parser.value(attachOption);
-    if (!attachRunId.isEmpty()) {
-        if (!claudecommand::isValidRunId(attachRunId, &why))
+    if (!claudecommand::isValidChatId(run->chatId, &why))
+        return usageError(
+            QStringLiteral("--chat \"%1\" refused: %2").arg(run->chatId, why), runVerb);
+    run->prompt = line.parser.value(line.prompt);
+    run->attachRunId = line.parser.value(line.attach);
+    if (!run->attachRunId.isEmpty()) {
+        if (!claudecommand::isValidRunId(run->attachRunId, &why))
             return usageError(
-                QStringLiteral("--attach \"%1\" refused: %2").arg(attachRunId, why), runVerb);
-        for (const QCommandLineOption &startOnly : {promptOption, resumeOption, forkOption,
-                 modelOption, permissionOption, toolsOption, maxTurnsOption, envFileOption}) {
-            if (parser.isSet(startOnly))
+                QStringLiteral("--attach \"%1\" refused: %2").arg(run->attachRunId, why), runVerb);
+        for (const QCommandLineOption &startOnly : {line.prompt, line.resume, line.fork, line.model,
+                 line.permission, line.tools, line.maxTurns, line.envFile}) {
+            if (line.parser.isSet(startOnly))
                 return usageError(QStringLiteral("--%1 starts a run; it cannot be used with "
                                                  "--attach")
                                       .arg(startOnly.names().constFirst()),
                     runVerb);
         }
-    } else if (prompt.isEmpty()) {
+    } else if (run->prompt.isEmpty()) {
         return usageError(QStringLiteral("run needs a non-empty --prompt TEXT"), runVerb);
     }
-    if (parser.isSet(resumeOption) && parser.isSet(forkOption))
+    run->resume = line.parser.isSet(line.resume);
+    run->fork = line.parser.isSet(line.fork);
+    if (run->resume && run->fork)
         return usageError(QStringLiteral("--resume and --fork exclude each other"), runVerb);
+    return -1;
+}
 
-    ClaudeRunOptions runOptions;
-    runOptions.model = parser.value(modelOption);
-    runOptions.permissionMode = parser.value(permissionOption);
-    for (const QString &list : parser.values(toolsOption))
+// claude's options and the agent's environment. Returns -1 to go on, else the exit code.
+int checkRunOptions(const RunCommandLine &line, RunArguments *run)
+{
+    ClaudeRunOptions &runOptions = run->runOptions;
+    runOptions.model = line.parser.value(line.model);
+    runOptions.permissionMode = line.parser.value(line.permission);
+    for (const QString &list : line.parser.values(line.tools))
         runOptions.allowedTools << splitToolRules(list);
-    if (parser.isSet(maxTurnsOption)) {
+    if (line.parser.isSet(line.maxTurns)) {
         bool ok = false;
-        runOptions.maxTurns = parser.value(maxTurnsOption).toInt(&ok);
+        runOptions.maxTurns = line.parser.value(line.maxTurns).toInt(&ok);
         if (!ok || runOptions.maxTurns < 1)
             return usageError(QStringLiteral("--max-turns needs a positive number"), runVerb);
     }
     if (const QString problem = claudecommand::validate(runOptions); !problem.isEmpty())
         return usageError(problem, runVerb);
-
-    QHash<QString, QString> environment;
-    if (parser.isSet(envFileOption)
-        && !readAgentEnvironment(parser.value(envFileOption), &environment, &why)) {
+    QString why;
+    if (line.parser.isSet(line.envFile)
+        && !readAgentEnvironment(line.parser.value(line.envFile), &run->environment, &why)) {
         printError(why);
         return Error;
     }
-    const bool json = parser.isSet(jsonOption);
+    run->record = line.parser.isSet(line.record);
+    run->recordPath = line.parser.value(line.record);
+    run->json = line.parser.isSet(line.json);
+    return -1;
+}
 
-    // Nothing secret may reach the terminal: the server key and the agent variables whose
-    // names say they hold credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ...).
-    SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    for (auto it = environment.cbegin(); it != environment.cend(); ++it) {
+// Returns -1 to go on, else the exit code (0 after --help).
+int parseRunArguments(const QStringList &arguments, RunArguments *run)
+{
+    RunCommandLine line;
+    const int parsed = parseUserVerbArguments(line.parser, runVerb, arguments,
+        QStringLiteral("run --server URL --user ID --chat ID --prompt TEXT [options]"),
+        run->options);
+    if (parsed >= 0)
+        return parsed;
+    if (const int checked = checkTarget(line, run); checked >= 0)
+        return checked;
+    return checkRunOptions(line, run);
+}
+
+// Nothing secret may reach the terminal: the server key and the agent variables whose names
+// say they hold credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ...).
+void addSecrets(const RunArguments &run, SecretRedactor *redactor)
+{
+    redactor->addSecret(run.options.connection.apiKey);
+    for (auto it = run.environment.cbegin(); it != run.environment.cend(); ++it) {
         if (LiveRun::isSecretName(it.key()))
-            redactor.addSecret(it.value());
+            redactor->addSecret(it.value());
+    }
+}
+
+// The turn to start, with the session to resume looked up for --resume and --fork.
+// Returns -1 to go on, else the exit code.
+int buildRequest(const RunArguments &run, OpenTerminalClient &client,
+    const SecretRedactor &redactor, LiveRunRequest *request)
+{
+    request->identity.userId = run.options.userId;
+    request->scope = sessionScopeOf(run.options);
+    request->chatId = run.chatId;
+    request->prompt = run.prompt;
+    request->options = run.runOptions;
+    request->environment = run.environment;
+    if (!run.resume && !run.fork)
+        return -1;
+    ResumeTarget target;
+    bool serverFailure = false;
+    QString why;
+    if (!findSessionToResume(client, run.options, run.chatId, &target, &why, &serverFailure)) {
+        printError(redactor.redact(why));
+        return serverFailure ? ServerError : Error;
+    }
+    request->options.resumeSessionId = target.sessionId;
+    request->options.forkSession = run.fork;
+    if (!run.json)
+        writeText(stdout,
+            QStringLiteral("%1 session %2 (%3)\n")
+                .arg(run.fork ? QStringLiteral("Forking") : QStringLiteral("Resuming"),
+                    target.sessionId,
+                    target.source == QLatin1String("local")
+                        ? QStringLiteral("recorded locally")
+                        : QStringLiteral("found on the server")));
+    return -1;
+}
+
+// One turn followed in an event loop: the controller's lines and events printed as a tree or
+// as JSON, Ctrl+C escalated, the outcome turned into the exit code.
+class RunFollower {
+public:
+    RunFollower(const RunArguments &run, OpenTerminalClient *client, const SecretRedactor &redactor)
+        : m_run(run)
+        , m_client(client)
+        , m_redactor(redactor)
+        , m_controller(client)
+        , m_printer(&m_model, [this](const QString &line) { writeLine(line); })
+    {
+        connectController();
     }
 
-    OpenTerminalClient client(options.connection);
-    const SessionScope scope = sessionScopeOf(options);
-    const bool fork = parser.isSet(forkOption);
-    if (parser.isSet(resumeOption) || fork) {
-        ResumeTarget target;
-        bool serverFailure = false;
-        if (!findSessionToResume(client, options, chatId, &target, &why, &serverFailure)) {
-            printError(redactor.redact(why));
-            return serverFailure ? ServerError : Error;
-        }
-        runOptions.resumeSessionId = target.sessionId;
-        runOptions.forkSession = fork;
-        if (!json)
-            writeText(stdout,
-                QStringLiteral("%1 session %2 (%3)\n")
-                    .arg(fork ? QStringLiteral("Forking") : QStringLiteral("Resuming"),
-                        target.sessionId,
-                        target.source == QLatin1String("local")
-                            ? QStringLiteral("recorded locally")
-                            : QStringLiteral("found on the server")));
-    }
-
-    LiveRunRequest request;
-    request.identity.userId = options.userId;
-    request.scope = scope;
-    request.chatId = chatId;
-    request.prompt = prompt;
-    request.options = runOptions;
-    request.environment = environment;
     // The controller masks the secrets, holds PTY-damaged lines for their repair, records
     // every line and the session, audits starting and stopping, as it does for the GUI.
-    RunController controller(&client);
-    if (parser.isSet(recordOption)) {
-        const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope run")},
-            {QStringLiteral("server"), options.serverText()},
-            {QStringLiteral("user_id"), options.userId}, {QStringLiteral("chat_id"), chatId},
-            {QStringLiteral("resume_session_id"), runOptions.resumeSessionId},
-            {QStringLiteral("fork"), fork}};
-        if (!controller.openRecording(parser.value(recordOption), metadata, &why)) {
-            printError(
-                QStringLiteral("cannot record to %1: %2").arg(parser.value(recordOption), why));
-            return Error;
+    bool openRecording(const LiveRunRequest &request)
+    {
+        QString why;
+        if (m_controller.openRecording(
+                m_run.recordPath, request, QStringLiteral("sandscope run"), &why))
+            return true;
+        printError(QStringLiteral("cannot record to %1: %2").arg(m_run.recordPath, why));
+        return false;
+    }
+
+    int start(const LiveRunRequest &request)
+    {
+        const auto signalNotifier = onStopSignals([this](int signal) { requestStop(signal); });
+        if (m_run.attachRunId.isEmpty())
+            m_controller.startTurn(request);
+        else if (const int failed = attach(request); failed >= 0)
+            return failed;
+        m_loop.exec();
+        return m_exitCode;
+    }
+
+private:
+    bool writeLine(const QString &line)
+    {
+        return writeText(stdout, m_redactor.redact(line) + QLatin1Char('\n'));
+    }
+
+    void printJsonLine(const QByteArray &bytes)
+    {
+        const QString trimmed = QString::fromUtf8(bytes).trimmed();
+        if (trimmed.startsWith(QLatin1Char('{'))
+            && QJsonDocument::fromJson(trimmed.toUtf8()).isObject()) {
+            if (!writeLine(trimmed) && m_stopSignal == 0)
+                printError(QStringLiteral("cannot write to stdout"));
+        } else if (!trimmed.isEmpty()) {
+            printError(QStringLiteral("skipped a line that is not JSON: ")
+                + m_redactor.redact(firstLine(trimmed, 200)));
         }
     }
-    RunModel model;
-    QEventLoop loop;
-    int exitCode = Error;
-    int stopSignal = 0;
 
-    const auto writeLine = [&](const QString &line) -> bool {
-        return writeText(stdout, redactor.redact(line) + QLatin1Char('\n'));
-    };
-    TreePrinter printer(&model, [&](const QString &line) { writeLine(line); });
-
-    QObject::connect(
-        &controller, &RunController::recordingFailed, &loop, [&](const QString &message) {
-            printError(QStringLiteral("warning: recording stopped: ") + message);
-        });
-    QObject::connect(
-        &controller, &RunController::eventsReady, &loop, [&](const RunEventBatch &events) {
-            model.addEvents(events);
-            if (!json)
-                printer.flush();
-        });
-    if (json) {
+    void connectController()
+    {
         QObject::connect(
-            &controller, &RunController::lineReady, &loop, [&](const QByteArray &bytes) {
-                const QString trimmed = QString::fromUtf8(bytes).trimmed();
-                if (trimmed.startsWith(QLatin1Char('{'))
-                    && QJsonDocument::fromJson(trimmed.toUtf8()).isObject()) {
-                    if (!writeLine(trimmed) && stopSignal == 0)
-                        printError(QStringLiteral("cannot write to stdout"));
-                } else if (!trimmed.isEmpty()) {
-                    printError(QStringLiteral("skipped a line that is not JSON: ")
-                        + redactor.redact(firstLine(trimmed, 200)));
-                }
+            &m_controller, &RunController::recordingFailed, &m_loop, [](const QString &message) {
+                printError(QStringLiteral("warning: recording stopped: ") + message);
             });
+        QObject::connect(&m_controller, &RunController::eventsReady, &m_loop,
+            [this](const RunEventBatch &events) {
+                m_model.addEvents(events);
+                if (!m_run.json)
+                    m_printer.flush();
+            });
+        if (m_run.json)
+            QObject::connect(&m_controller, &RunController::lineReady, &m_loop,
+                [this](const QByteArray &bytes) { printJsonLine(bytes); });
+        QObject::connect(&m_controller, &RunController::notice, &m_loop,
+            [this](const QString &message) { printError(m_redactor.redact(message)); });
+        QObject::connect(&m_controller, &RunController::turnStarted, &m_loop,
+            [this](const RunHandle &handle, bool attached) {
+                if (!m_run.json && !attached)
+                    writeLine(QStringLiteral("Run %1 of chat %2 as %3 started (tee copy: %4)")
+                                  .arg(handle.runId, m_run.chatId, m_run.options.userId,
+                                      handle.teePath()));
+            });
+        QObject::connect(&m_controller, &RunController::turnEnded, &m_loop,
+            [this](const RunOutcome &outcome) { endTurn(outcome); });
     }
-    QObject::connect(&controller, &RunController::notice, &loop,
-        [&](const QString &message) { printError(redactor.redact(message)); });
-    QObject::connect(&controller, &RunController::turnStarted, &loop,
-        [&](const RunHandle &handle, bool attached) {
-            if (!json && !attached)
-                writeLine(QStringLiteral("Run %1 of chat %2 as %3 started (tee copy: %4)")
-                              .arg(handle.runId, chatId, options.userId, handle.teePath()));
-        });
-    QObject::connect(&controller, &RunController::turnEnded, &loop, [&](const RunOutcome &outcome) {
-        model.markRunEnded(QDateTime::currentMSecsSinceEpoch());
-        if (!json)
-            printer.flush();
-        const RunSummary summary = model.summary();
-        if (json)
+
+    void endTurn(const RunOutcome &outcome)
+    {
+        m_model.markRunEnded(QDateTime::currentMSecsSinceEpoch());
+        if (!m_run.json)
+            m_printer.flush();
+        const RunSummary summary = m_model.summary();
+        if (m_run.json)
             writeLine(
                 QString::fromUtf8(QJsonDocument(summary.toJson()).toJson(QJsonDocument::Compact)));
         else
             writeLine(summaryText(summary));
-        controller.closeRecording();
-        exitCode = exitCodeOf(outcome, stopSignal);
-        const QString message = outcomeMessage(outcome, options);
+        m_controller.closeRecording();
+        m_exitCode = exitCodeOf(outcome, m_stopSignal);
+        const QString message = outcomeMessage(outcome, m_run.options);
         if (!message.isEmpty())
-            printError(redactor.redact(message));
-        loop.exit();
-    });
+            printError(m_redactor.redact(message));
+        m_loop.exit();
+    }
 
     // Ctrl+C: SIGTERM (SIGKILL after a grace period); again: SIGKILL now; a third time: stop
     // waiting (the run may go on in the sandbox).
-    const auto requestStop = [&](int signalNumber) {
-        stopSignal = signalNumber;
-        const RunHandle handle = controller.handle();
-        switch (controller.requestStop(stopGraceMs)) {
+    void requestStop(int signalNumber)
+    {
+        m_stopSignal = signalNumber;
+        const RunHandle handle = m_controller.handle();
+        switch (m_controller.requestStop(stopGraceMs)) {
         case RunController::StopStep::Terminating:
             printError(QStringLiteral("stopping the run (SIGTERM, then SIGKILL)"));
             break;
@@ -445,48 +524,79 @@ int runRun(const QStringList &arguments)
                            .arg(handle.runId));
             break;
         case RunController::StopStep::None: // nothing runs yet (e.g. while listing runs)
-            exitCode = 128 + signalNumber;
-            loop.exit();
+            m_exitCode = 128 + signalNumber;
+            m_loop.exit();
             break;
         }
-    };
-    const auto signalNotifier = onStopSignals(requestStop);
+    }
 
-    if (attachRunId.isEmpty()) {
-        controller.startTurn(request);
-    } else {
+    // --attach: finds the run among the user's runs and follows it. Returns -1 when it is
+    // followed, else the exit code.
+    int attach(const LiveRunRequest &request)
+    {
         rundiscovery::Listing listing;
         bool listed = false;
-        rundiscovery::list(&client, request.identity, &loop,
+        QString why;
+        rundiscovery::list(m_client, request.identity, &m_loop,
             [&](bool ok, const rundiscovery::Listing &found, const QString &error) {
                 listed = ok;
                 listing = found;
                 why = error;
-                loop.exit();
+                m_loop.exit();
             });
-        loop.exec();
-        if (stopSignal != 0)
-            return exitCode;
+        m_loop.exec();
+        if (m_stopSignal != 0)
+            return m_exitCode;
         if (!listed) {
-            printError(redactor.redact(serverMessage(why, options)));
+            printError(m_redactor.redact(serverMessage(why, m_run.options)));
             return serverErrorExitCode;
         }
-        const auto run = std::find_if(listing.runs.cbegin(), listing.runs.cend(),
-            [&](const DiscoveredRun &r) { return r.chatId == chatId && r.runId == attachRunId; });
+        const auto run
+            = std::find_if(listing.runs.cbegin(), listing.runs.cend(), [&](const DiscoveredRun &r) {
+                  return r.chatId == m_run.chatId && r.runId == m_run.attachRunId;
+              });
         if (run == listing.runs.cend()) {
             printError(QStringLiteral("%1 has no run %2 in chat %3 (see `sandscope runs`)")
-                           .arg(options.userId, attachRunId, chatId));
+                           .arg(m_run.options.userId, m_run.attachRunId, m_run.chatId));
             return Error;
         }
-        if (!json)
+        if (!m_run.json)
             writeLine(QStringLiteral("Attached to run %1 of chat %2 as %3 (%4; output: %5)")
-                          .arg(run->runId, chatId, options.userId, rundiscovery::stateText(*run),
-                              run->teePath));
-        controller.attachTurn(
+                          .arg(run->runId, m_run.chatId, m_run.options.userId,
+                              rundiscovery::stateText(*run), run->teePath));
+        m_controller.attachTurn(
             request, rundiscovery::handleFor(request.identity, listing.home, *run));
+        return -1;
     }
-    loop.exec();
-    return exitCode;
+
+    const RunArguments &m_run;
+    OpenTerminalClient *m_client;
+    const SecretRedactor &m_redactor;
+    RunController m_controller;
+    RunModel m_model;
+    TreePrinter m_printer;
+    QEventLoop m_loop;
+    int m_exitCode = Error;
+    int m_stopSignal = 0;
+};
+
+} // namespace
+
+int runRun(const QStringList &arguments)
+{
+    RunArguments run;
+    if (const int parsed = parseRunArguments(arguments, &run); parsed >= 0)
+        return parsed;
+    SecretRedactor redactor;
+    addSecrets(run, &redactor);
+    OpenTerminalClient client(run.options.connection);
+    LiveRunRequest request;
+    if (const int failed = buildRequest(run, client, redactor, &request); failed >= 0)
+        return failed;
+    RunFollower follower(run, &client, redactor);
+    if (run.record && !follower.openRecording(request))
+        return Error;
+    return follower.start(request);
 }
 
 QString runVerbsSummary()

@@ -95,6 +95,169 @@ std::unique_ptr<QSocketNotifier> onWindowChange(std::function<void()> handler)
     return notifier;
 }
 
+// One interactive terminal between the local terminal and the server: stdin to the session,
+// its output to stdout, window changes and Ctrl+C / SIGTERM, the audit log's open and close.
+class ShellRelay {
+public:
+    ShellRelay(const ConnectionOptions &options, const QString &workingDirectory)
+        : m_options(options)
+        , m_client(options.connection)
+        , m_identity(identityOf(options))
+        , m_session(&m_client, m_identity)
+        , m_interactive(::isatty(STDIN_FILENO) == 1)
+        , m_input(STDIN_FILENO, QSocketNotifier::Read)
+    {
+        m_redactor.addSecret(options.connection.apiKey);
+        m_session.setWorkingDirectory(workingDirectory);
+        int columns = 80;
+        int rows = 24;
+        if (windowSize(&columns, &rows))
+            m_session.setInitialSize(columns, rows);
+        m_input.setEnabled(false);
+        QObject::connect(&m_input, &QSocketNotifier::activated, &m_loop, [this] { readInput(); });
+        connectSession();
+    }
+
+    // Runs the shell until it ends, fails or is stopped; returns the exit code.
+    int exec()
+    {
+        const auto windowNotifier = m_interactive ? onWindowChange([this] {
+            int c = 0;
+            int r = 0;
+            if (windowSize(&c, &r))
+                m_session.resize(c, r);
+        })
+                                                  : nullptr;
+        const auto signalNotifier = onStopSignals([this](int signalNumber) { stop(signalNumber); });
+        m_input.setEnabled(true);
+        m_session.start();
+        m_loop.exec();
+        m_input.setEnabled(false);
+        closeAndDrain();
+        if (m_raw)
+            m_raw->restore();
+        if (!m_failure.isEmpty()) {
+            if (m_interactive)
+                writeBytes(stdout, QByteArrayLiteral("\r\n"));
+            printError(m_failure.trimmed());
+        }
+        return m_exitCode;
+    }
+
+private:
+    static Identity identityOf(const ConnectionOptions &options)
+    {
+        Identity identity;
+        identity.userId = options.userId;
+        return identity;
+    }
+
+    QString durationText() const { return format::duration(m_session.openMilliseconds()); }
+
+    void audit(const QString &action, const QString &result)
+    {
+        if (m_identity.userId.isEmpty())
+            return;
+        AuditLog log;
+        const AuditEntry entry {m_options.profileName, m_options.serverText(), m_identity.userId,
+            action, m_session.terminalId(), m_redactor.redact(result)};
+        if (!log.append(entry))
+            m_failure
+                += QStringLiteral("warning: could not write the audit log %1\n").arg(log.path());
+    }
+
+    void readInput()
+    {
+        char buffer[65536];
+        const ssize_t count = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (count > 0) {
+            m_session.write(QByteArray(buffer, int(count)));
+            return;
+        }
+        if (count < 0 && (errno == EINTR || errno == EAGAIN))
+            return;
+        // End of input: what Ctrl+D at the start of a line does.
+        m_input.setEnabled(false);
+        m_session.write(QByteArrayLiteral("\x04"));
+    }
+
+    void connectSession()
+    {
+        QObject::connect(&m_session, &TerminalSession::opened, &m_loop, [this] {
+            audit(QStringLiteral("terminal-open"), QStringLiteral("ok"));
+            if (m_interactive)
+                m_raw = std::make_unique<RawTerminal>();
+        });
+        QObject::connect(
+            &m_session, &TerminalSession::output, &m_loop, [this](const QByteArray &bytes) {
+                if (!writeBytes(stdout, bytes)) {
+                    m_failure = QStringLiteral("cannot write the output; closing the terminal");
+                    m_exitCode = 128 + SIGPIPE;
+                    m_loop.exit();
+                }
+            });
+        QObject::connect(&m_session, &TerminalSession::ended, &m_loop, [this] {
+            m_exitCode = m_session.hasExitStatus() ? m_session.exitStatus() : 0;
+            audit(QStringLiteral("terminal-close"),
+                QStringLiteral("shell ended after %1").arg(durationText()));
+            m_loop.exit();
+        });
+        QObject::connect(&m_session, &TerminalSession::failed, &m_loop,
+            [this](const ApiError &error, bool dropped) { fail(error, dropped); });
+    }
+
+    void fail(const ApiError &error, bool dropped)
+    {
+        audit(dropped ? QStringLiteral("terminal-close") : QStringLiteral("terminal-open"),
+            dropped ? QStringLiteral("connection lost after %1: %2")
+                          .arg(durationText(), error.toString())
+                    : error.toString());
+        QString text = error.toString();
+        if (!error.detail.isEmpty() && !text.contains(error.detail))
+            text += QStringLiteral(": ") + error.detail;
+        m_failure += m_redactor.redact(serverMessage(text, m_options));
+        m_exitCode = serverErrorExitCode;
+        m_loop.exit();
+    }
+
+    void stop(int signalNumber)
+    {
+        if (m_session.state() == TerminalSession::State::Open)
+            audit(QStringLiteral("terminal-close"),
+                QStringLiteral("closed after %1 (signal %2)")
+                    .arg(durationText())
+                    .arg(signalNumber));
+        m_session.close();
+        m_exitCode = 128 + signalNumber;
+        m_loop.exit();
+    }
+
+    void closeAndDrain()
+    {
+        if (!m_session.isActive())
+            return;
+        audit(QStringLiteral("terminal-close"),
+            QStringLiteral("closed after %1").arg(durationText()));
+        m_session.close();
+        // Let the close frame and the DELETE leave before the process ends.
+        QEventLoop drain;
+        QTimer::singleShot(300, &drain, &QEventLoop::quit);
+        drain.exec();
+    }
+
+    const ConnectionOptions &m_options;
+    SecretRedactor m_redactor;
+    OpenTerminalClient m_client;
+    Identity m_identity;
+    TerminalSession m_session;
+    const bool m_interactive;
+    QEventLoop m_loop;
+    QSocketNotifier m_input;
+    std::unique_ptr<RawTerminal> m_raw;
+    int m_exitCode = serverErrorExitCode;
+    QString m_failure; // printed once the terminal is restored
+};
+
 } // namespace
 
 QString shellVerbSummary()
@@ -126,127 +289,8 @@ int runShell(const QStringList &arguments)
         QStringLiteral("shell --server URL --user ID [--cwd DIR]"), options);
     if (parsed >= 0)
         return parsed;
-
-    SecretRedactor redactor;
-    redactor.addSecret(options.connection.apiKey);
-    const bool interactive = ::isatty(STDIN_FILENO) == 1;
-
-    OpenTerminalClient client(options.connection);
-    Identity identity;
-    identity.userId = options.userId;
-    TerminalSession session(&client, identity);
-    session.setWorkingDirectory(parser.value(cwdOption));
-    int columns = 80;
-    int rows = 24;
-    if (windowSize(&columns, &rows))
-        session.setInitialSize(columns, rows);
-
-    QEventLoop loop;
-    int exitCode = serverErrorExitCode;
-    QString failure; // printed once the terminal is restored
-
-    const auto audit = [&](const QString &action, const QString &result) {
-        if (identity.userId.isEmpty())
-            return;
-        AuditLog log;
-        const AuditEntry entry {options.profileName, options.serverText(), identity.userId, action,
-            session.terminalId(), redactor.redact(result)};
-        if (!log.append(entry))
-            failure
-                += QStringLiteral("warning: could not write the audit log %1\n").arg(log.path());
-    };
-    const auto durationText = [&] {
-        return format::duration(session.openMilliseconds());
-    };
-
-    std::unique_ptr<RawTerminal> raw;
-    QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
-    input.setEnabled(false);
-    QObject::connect(&input, &QSocketNotifier::activated, &loop, [&] {
-        char buffer[65536];
-        const ssize_t count = ::read(STDIN_FILENO, buffer, sizeof buffer);
-        if (count > 0) {
-            session.write(QByteArray(buffer, int(count)));
-            return;
-        }
-        if (count < 0 && (errno == EINTR || errno == EAGAIN))
-            return;
-        // End of input: what Ctrl+D at the start of a line does.
-        input.setEnabled(false);
-        session.write(QByteArrayLiteral("\x04"));
-    });
-
-    QObject::connect(&session, &TerminalSession::opened, &loop, [&] {
-        audit(QStringLiteral("terminal-open"), QStringLiteral("ok"));
-        if (interactive)
-            raw = std::make_unique<RawTerminal>();
-    });
-    QObject::connect(&session, &TerminalSession::output, &loop, [&](const QByteArray &bytes) {
-        if (!writeBytes(stdout, bytes)) {
-            failure = QStringLiteral("cannot write the output; closing the terminal");
-            exitCode = 128 + SIGPIPE;
-            loop.exit();
-        }
-    });
-    QObject::connect(&session, &TerminalSession::ended, &loop, [&] {
-        exitCode = session.hasExitStatus() ? session.exitStatus() : 0;
-        audit(QStringLiteral("terminal-close"),
-            QStringLiteral("shell ended after %1").arg(durationText()));
-        loop.exit();
-    });
-    QObject::connect(
-        &session, &TerminalSession::failed, &loop, [&](const ApiError &error, bool dropped) {
-            audit(dropped ? QStringLiteral("terminal-close") : QStringLiteral("terminal-open"),
-                dropped ? QStringLiteral("connection lost after %1: %2")
-                              .arg(durationText(), error.toString())
-                        : error.toString());
-            QString text = error.toString();
-            if (!error.detail.isEmpty() && !text.contains(error.detail))
-                text += QStringLiteral(": ") + error.detail;
-            failure += redactor.redact(serverMessage(text, options));
-            exitCode = serverErrorExitCode;
-            loop.exit();
-        });
-
-    const auto windowNotifier = interactive ? onWindowChange([&] {
-        int c = 0;
-        int r = 0;
-        if (windowSize(&c, &r))
-            session.resize(c, r);
-    })
-                                            : nullptr;
-    const auto signalNotifier = onStopSignals([&](int signalNumber) {
-        if (session.state() == TerminalSession::State::Open)
-            audit(QStringLiteral("terminal-close"),
-                QStringLiteral("closed after %1 (signal %2)")
-                    .arg(durationText())
-                    .arg(signalNumber));
-        session.close();
-        exitCode = 128 + signalNumber;
-        loop.exit();
-    });
-
-    input.setEnabled(true);
-    session.start();
-    loop.exec();
-    input.setEnabled(false);
-    if (session.isActive()) {
-        audit(QStringLiteral("terminal-close"),
-            QStringLiteral("closed after %1").arg(durationText()));
-        session.close();
-        // Let the close frame and the DELETE leave before the process ends.
-        QEventLoop drain;
-        QTimer::singleShot(300, &drain, &QEventLoop::quit);
-        drain.exec();
-    }
-    if (raw)
-        raw->restore();
-    if (!failure.isEmpty()) {
-        if (interactive)
-            writeBytes(stdout, QByteArrayLiteral("\r\n"));
-        printError(failure.trimmed());
-    }
-    return exitCode;
+    ShellRelay relay(options, parser.value(cwdOption));
+    return relay.exec();
 }
 
 } // namespace sandscope::cli

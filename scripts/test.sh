@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and tests every flavour:
+# Installs what is missing, prints the code's layout (scripts/check-layout.py: each room's
+# size, the largest files; fails on a loop of includes), then builds and tests every flavour:
 #   qt5   Qt 5.15 + KF5 SyntaxHighlighting (the full build on Debian 12 / Ubuntu 24.04)
 #   qt6   Qt 6 (+ KF6 SyntaxHighlighting when installed)
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, ui and the
@@ -16,6 +17,9 @@ cd "$here"
 ./scripts/install-deps.sh
 # shellcheck source=/dev/null  # plain NAME=VALUE pins
 . sandbox/versions.env
+
+echo "=== layout"
+python3 scripts/check-layout.py
 
 jobs=$(nproc 2>/dev/null || echo 2)
 flavours=${SANDSCOPE_FLAVOURS:-qt5 qt6 asan fuzz}

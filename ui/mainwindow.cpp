@@ -1,12 +1,15 @@
 #include "mainwindow.h"
 
 #include "adminoverviewpage.h"
+#include "backgroundtask.h"
 #include "cleanuppage.h"
+#include "compare/comparejob.h"
 #include "compare/comparepage.h"
 #include "compare/comparerunsdialog.h"
 #include "connectiondialog.h"
 #include "consolepage.h"
 #include "desktopnotifier.h"
+#include "export/exportjob.h"
 #include "export/exportrundialog.h"
 #include "files/filespage.h"
 #include "identitybar.h"
@@ -41,7 +44,6 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
-#include <QProgressDialog>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
@@ -49,7 +51,6 @@
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QThread>
 #include <QTime>
 #include <QToolButton>
 #include <QUrl>
@@ -629,76 +630,40 @@ void MainWindow::showCompareDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     // A tab's tree is read now (it lives on this thread); files are read whole, and the runs
-    // aligned, on a worker thread, so a big file never freezes the window. Cancel drops the
-    // result.
-    struct Job {
-        ComparedRun sides[2];
-        QString why;
-        RunComparison comparison;
-        bool ok = true;
-        std::atomic_bool cancelled {false};
-    };
-    auto job = std::make_shared<Job>();
-    const CompareRunsDialog::Choice choices[2] = {dialog.left(), dialog.right()};
-    QStringList filesToRead;
+    // aligned, on a worker thread. Cancel drops the result.
+    auto job = std::make_shared<CompareJob>();
     for (int side = 0; side < 2; ++side) {
-        if (choices[side].page)
-            job->sides[side]
-                = ComparedRun::fromModel(*choices[side].page->model(), choices[side].title);
+        const CompareRunsDialog::Choice choice = side == 0 ? dialog.left() : dialog.right();
+        if (choice.page)
+            job->setRun(side, ComparedRun::fromModel(*choice.page->model()), choice.title);
         else
-            filesToRead << choices[side].filePath;
+            job->setFile(side, choice.filePath, choice.title);
     }
-    const QString titles[2] = {choices[0].title, choices[1].title};
-    const QString files[2] = {choices[0].page ? QString() : choices[0].filePath,
-        choices[1].page ? QString() : choices[1].filePath};
-    QThread *worker = QThread::create([job, files, titles] {
-        for (int side = 0; side < 2 && job->ok && !job->cancelled; ++side) {
-            if (files[side].isEmpty())
-                continue;
-            LoadedRun loaded;
-            if (!LoadedRun::fromFile(files[side], &loaded, &job->why)) {
-                job->ok = false;
-            } else if (!ComparedRun::holdsARun(loaded)) {
-                job->why = tr("%1 is not a Claude Code run").arg(files[side]);
-                job->ok = false;
-            } else {
-                job->sides[side] = ComparedRun::fromLoadedRun(loaded);
-                job->sides[side].source = titles[side];
-            }
-        }
-        if (job->ok && !job->cancelled)
-            job->comparison = RunComparison::compare(job->sides[0], job->sides[1]);
-    });
-    auto *progress = new QProgressDialog(filesToRead.isEmpty()
+    const QStringList files = job->filesToRead();
+    auto compared = std::make_shared<bool>(false);
+    BackgroundTask::start(
+        this,
+        files.isEmpty()
             ? tr("Aligning the runs…")
-            : tr("Reading %1 and aligning the runs…")
-                  .arg(QLocale().createSeparatedList(filesToRead)),
-        tr("Cancel"), 0, 0, this);
-    progress->setObjectName(QStringLiteral("compareProgress"));
-    progress->setWindowModality(Qt::WindowModal);
-    progress->setMinimumDuration(400);
-    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    connect(worker, &QThread::finished, this, [this, job, progress] {
-        progress->deleteLater();
-        if (job->cancelled) {
-            m_messageBar->showMessage(tr("Comparison cancelled."), MessageBar::Level::Information);
-            return;
-        }
-        if (!job->ok) {
-            m_messageBar->showMessage(
-                tr("Cannot compare the runs: %1").arg(job->why), MessageBar::Level::Error);
-            return;
-        }
-        const RunComparison &comparison = job->comparison;
-        auto *page = new ComparePage(m_pages);
-        page->setComparison(comparison);
-        const QString &left = comparison.left().source;
-        const QString &right = comparison.right().source;
-        addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left, right),
-            tr("A: %1\nB: %2").arg(left, right), tr("Close this comparison"));
-    });
-    worker->start();
+            : tr("Reading %1 and aligning the runs…").arg(QLocale().createSeparatedList(files)),
+        QStringLiteral("compareProgress"),
+        [job, compared](const std::atomic_bool &cancelled) { *compared = job->run(&cancelled); },
+        [this, job, compared](bool cancelled) {
+            if (cancelled) {
+                m_messageBar->showMessage(
+                    tr("Comparison cancelled."), MessageBar::Level::Information);
+            } else if (!*compared) {
+                m_messageBar->showMessage(
+                    tr("Cannot compare the runs: %1").arg(job->why()), MessageBar::Level::Error);
+            } else {
+                auto *page = new ComparePage(m_pages);
+                page->setComparison(job->comparison());
+                const QString &left = job->comparison().left().source;
+                const QString &right = job->comparison().right().source;
+                addClosableTab(page, tr("Compare: %1 ↔ %2").arg(left, right),
+                    tr("A: %1\nB: %2").arg(left, right), tr("Close this comparison"));
+            }
+        });
 }
 
 RunPage *MainWindow::openRunFile(const QString &path)
@@ -774,75 +739,51 @@ void MainWindow::showExportDialog()
 void MainWindow::startExport(
     const RunPage *page, const QString &path, RunExporter::Format format, bool redact)
 {
-    struct Job {
-        RunExporter exporter;
-        ExportedRun run;
-        QString why;
-        bool ok = false;
-        std::atomic_bool cancelled {false};
-    };
-    auto job = std::make_shared<Job>();
-    job->run = exportSnapshot(page, redact, &job->exporter);
-    QThread *worker = QThread::create([job, path, format, redact] {
-        if (redact)
-            job->exporter.redact(&job->run);
-        const QByteArray bytes = job->exporter.render(job->run, format);
-        if (!job->cancelled)
-            job->ok = RunExporter::writeFile(path, bytes, &job->why);
-    });
-    auto *progress = new QProgressDialog(
-        tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
-    progress->setObjectName(QStringLiteral("exportProgress"));
-    progress->setWindowModality(Qt::WindowModal);
-    progress->setMinimumDuration(400);
-    connect(progress, &QProgressDialog::canceled, this, [job] { job->cancelled = true; });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    connect(worker, &QThread::finished, this, [this, job, progress, path, redact] {
-        progress->deleteLater();
-        if (job->ok) {
-            m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
-            m_messageBar->showMessage(tr("Exported the run to %1%2.")
-                                          .arg(QDir::toNativeSeparators(path),
-                                              redact ? tr(" (secrets redacted)") : QString()),
-                MessageBar::Level::Information);
-        } else if (job->cancelled) {
-            m_messageBar->showMessage(
-                tr("Export cancelled: nothing was written."), MessageBar::Level::Information);
-        } else {
-            m_messageBar->showMessage(
-                tr("The run was not exported: %1. It is still shown here.").arg(job->why),
-                MessageBar::Level::Error);
-        }
-        Q_EMIT exportFinished(job->ok);
-    });
-    worker->start();
+    std::shared_ptr<ExportJob> job = exportJob(page, redact);
+    auto written = std::make_shared<bool>(false);
+    BackgroundTask::start(
+        this, tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()),
+        QStringLiteral("exportProgress"),
+        [job, written, path, format](
+            const std::atomic_bool &cancelled) { *written = job->write(path, format, &cancelled); },
+        [this, job, written, path, redact](bool cancelled) {
+            if (*written) {
+                m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
+                m_messageBar->showMessage(tr("Exported the run to %1%2.")
+                                              .arg(QDir::toNativeSeparators(path),
+                                                  redact ? tr(" (secrets redacted)") : QString()),
+                    MessageBar::Level::Information);
+            } else if (cancelled) {
+                m_messageBar->showMessage(
+                    tr("Export cancelled: nothing was written."), MessageBar::Level::Information);
+            } else {
+                m_messageBar->showMessage(
+                    tr("The run was not exported: %1. It is still shown here.").arg(job->why()),
+                    MessageBar::Level::Error);
+            }
+            Q_EMIT exportFinished(*written);
+        });
 }
 
-ExportedRun MainWindow::exportSnapshot(
-    const RunPage *page, bool redact, RunExporter *exporter) const
+std::shared_ptr<ExportJob> MainWindow::exportJob(const RunPage *page, bool redact) const
 {
-    exporter->setRedacting(redact);
-    exporter->addSecret(m_client->connection().apiKey);
     const QString source = page->filePath().isEmpty()
         ? (page->sessionSource() ? page->sessionSource()->identity.userId + QLatin1Char('/')
                     + page->sessionSource()->sessionId
                                  : page->recordingPath())
         : page->filePath();
-    // Unredacted here: the caller redacts, on whichever thread renders.
-    exporter->setRedacting(false);
-    ExportedRun run = exporter->snapshot(*page->model(), source, page->skippedLines());
-    exporter->setRedacting(redact);
-    return run;
+    return std::make_shared<ExportJob>(*page->model(), source, page->skippedLines(), redact,
+        QStringList {m_client->connection().apiKey});
 }
 
 bool MainWindow::exportRun(const RunPage *page, const QString &path, RunExporter::Format format,
     bool redact, QString *why) const
 {
-    RunExporter exporter;
-    ExportedRun run = exportSnapshot(page, redact, &exporter);
-    if (redact)
-        exporter.redact(&run);
-    return RunExporter::writeFile(path, exporter.render(run, format), why);
+    const std::shared_ptr<ExportJob> job = exportJob(page, redact);
+    const bool written = job->write(path, format);
+    if (why)
+        *why = job->why();
+    return written;
 }
 
 void MainWindow::fillRecentMenu(QMenu *menu)

@@ -18,6 +18,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <memory>
+
 class QFrame;
 class QCloseEvent;
 class QDragEnterEvent;
@@ -39,6 +41,7 @@ class UsagePage;
 class DesktopNotifier;
 class TerminalPage;
 class RunPage;
+class ExportJob;
 struct LiveRunRequest;
 struct SessionSource;
 struct RunHandle;
@@ -153,8 +156,8 @@ public:
         const RunPage *page, const QString &path, RunExporter::Format format, bool redact);
 
 private:
-    // What `page` shows, unredacted, for exporter (set up with the key and `redact`).
-    ExportedRun exportSnapshot(const RunPage *page, bool redact, RunExporter *exporter) const;
+    // What `page` shows, copied now, to export with the connection's key masked when `redact`.
+    std::shared_ptr<ExportJob> exportJob(const RunPage *page, bool redact) const;
 
     void createMenus();
     void fillRecentMenu(QMenu *menu);

@@ -34,6 +34,21 @@ bool RunController::openRecording(const QString &path, const QJsonObject &metada
     return true;
 }
 
+bool RunController::openRecording(
+    const QString &path, const LiveRunRequest &request, const QString &source, QString *error)
+{
+    return openRecording(path, recordingMetadata(request, source), error);
+}
+
+QJsonObject RunController::recordingMetadata(const LiveRunRequest &request, const QString &source)
+{
+    return {{QStringLiteral("source"), source}, {QStringLiteral("server"), request.scope.server},
+        {QStringLiteral("user_id"), request.identity.userId},
+        {QStringLiteral("chat_id"), request.chatId},
+        {QStringLiteral("resume_session_id"), request.options.resumeSessionId},
+        {QStringLiteral("fork"), request.options.forkSession}};
+}
+
 void RunController::closeRecording()
 {
     m_feed->setRecorder(nullptr);

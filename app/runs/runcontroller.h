@@ -36,6 +36,13 @@ public:
 
     // Every line of every turn is written here before it is parsed (RunRecorder's format).
     bool openRecording(const QString &path, const QJsonObject &metadata, QString *error);
+    // openRecording with recordingMetadata(request, source) as the header.
+    bool openRecording(
+        const QString &path, const LiveRunRequest &request, const QString &source, QString *error);
+    // The header of a recording of `request`'s turns, with the same keys whoever records:
+    // source (who recorded it, e.g. "sandscope gui", "sandscope run"), server, user_id,
+    // chat_id, resume_session_id and fork.
+    static QJsonObject recordingMetadata(const LiveRunRequest &request, const QString &source);
     void closeRecording();
     QString recordingPath() const;
 

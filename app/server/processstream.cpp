@@ -14,8 +14,6 @@ constexpr int maxLogRecoveryAttempts = 5;
 constexpr int logRecoveryDelayMs = 1000;
 // A killed record without exit code is polled this long before it is reported as such.
 constexpr int killedWithoutExitCodeGraceMs = 5000;
-// Silence shorter than this many fast intervals is a pause, not idleness.
-constexpr int quietGraceFactor = 8;
 
 bool isTransient(ApiError::Kind kind)
 {
@@ -52,9 +50,7 @@ ProcessStream::~ProcessStream()
 
 void ProcessStream::setPollIntervals(int fastMs, int idleMaxMs)
 {
-    m_fastMs = qMax(1, fastMs);
-    m_idleMaxMs = qMax(m_fastMs, idleMaxMs);
-    m_currentDelay = m_fastMs;
+    m_backoff.setIntervals(fastMs, idleMaxMs);
 }
 
 void ProcessStream::setState(State state)
@@ -99,16 +95,12 @@ void ProcessStream::schedulePoll(bool hadOutput)
     // While output flows, poll again soon, but never sooner than the last answer took: older
     // servers re-read the whole process log for every status request, so hammering them
     // with a big log slows the process itself down.
-    const int lastRoundTrip
-        = m_pollClock.isValid() ? int(qMin<qint64>(m_pollClock.elapsed(), m_idleMaxMs)) : 0;
-    if (hadOutput || !m_quietFor.isValid())
-        m_quietFor.start();
+    const int lastRoundTrip = m_pollClock.isValid()
+        ? int(qMin<qint64>(m_pollClock.elapsed(), m_backoff.idleMaxMs()))
+        : 0;
     // Short pauses (an agent between two tool calls) keep the fast pace, so the next line
     // shows without delay; only a longer silence backs off, doubling up to idleMaxMs.
-    const bool shortPause = m_quietFor.elapsed() < quietGraceFactor * m_fastMs;
-    m_currentDelay = hadOutput || shortPause ? qMax(m_fastMs, lastRoundTrip)
-                                             : qMin(m_currentDelay * 2, m_idleMaxMs);
-    m_pollTimer.start(m_currentDelay);
+    m_pollTimer.start(m_backoff.next(hadOutput, lastRoundTrip));
 }
 
 void ProcessStream::poll()

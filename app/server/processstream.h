@@ -9,6 +9,7 @@
 #include "server/apierror.h"
 #include "server/connection.h"
 #include "server/openterminalclient.h"
+#include "util/pollbackoff.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -94,10 +95,9 @@ private:
     int m_consecutiveErrors = 0;
     QElapsedTimer m_killedSince;
     QElapsedTimer m_pollClock; // round trip of the last status request
-    QElapsedTimer m_quietFor; // since the last output
-    int m_fastMs = defaultFastMs;
-    int m_idleMaxMs = defaultIdleMaxMs;
-    int m_currentDelay = defaultFastMs;
+    // Silence shorter than this many fast intervals is a pause, not idleness.
+    static constexpr int quietGraceIntervals = 8;
+    PollBackoff m_backoff {defaultFastMs, defaultIdleMaxMs, quietGraceIntervals};
     int m_pollCount = 0;
     QTimer m_pollTimer;
     QTimer m_escalateTimer;

@@ -85,9 +85,7 @@ TranscriptFollower::~TranscriptFollower() = default;
 
 void TranscriptFollower::setPollIntervals(int fastMs, int idleMaxMs)
 {
-    m_fastMs = qMax(1, fastMs);
-    m_idleMaxMs = qMax(m_fastMs, idleMaxMs);
-    m_delayMs = m_fastMs;
+    m_backoff.setIntervals(fastMs, idleMaxMs);
 }
 
 void TranscriptFollower::setState(State state)
@@ -362,8 +360,7 @@ void TranscriptFollower::learnAgentCalls(const RunEventBatch &events)
 
 void TranscriptFollower::scheduleLook(bool grew)
 {
-    m_delayMs = grew ? m_fastMs : qMin(m_delayMs * 2, m_idleMaxMs);
-    m_timer.start(m_delayMs);
+    m_timer.start(m_backoff.next(grew));
 }
 
 void TranscriptFollower::finish(bool completed, const QString &message)

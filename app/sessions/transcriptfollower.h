@@ -14,6 +14,7 @@
 #include "server/connection.h"
 #include "streamjson/runevents.h"
 #include "streamjson/subagentmerger.h"
+#include "util/pollbackoff.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -106,9 +107,7 @@ private:
     State m_state = State::Idle;
     bool m_follow = false;
     int m_settleMs = -1;
-    int m_fastMs = defaultFastMs;
-    int m_idleMaxMs = defaultIdleMaxMs;
-    int m_delayMs = defaultFastMs;
+    PollBackoff m_backoff {defaultFastMs, defaultIdleMaxMs};
     qint64 m_chunkBytes = defaultChunkBytes;
     qint64 m_offset = 0;
     qint64 m_size = 0;

@@ -4,6 +4,7 @@
 // arrives and "Live" shows all of it; entering returns at once and can be cancelled, and a live
 // run that grows meanwhile is played whole. Expected trees are fresh models of the same events.
 
+#include "livelines.h"
 #include "playback/runplayback.h"
 #include "runs/loadedrun.h"
 #include "runs/playbackbar.h"
@@ -24,6 +25,7 @@
 #include <QtTest/QTest>
 
 using namespace sandscope;
+using sandscope::test::LiveLines;
 
 namespace {
 
@@ -50,10 +52,10 @@ QList<QByteArray> captureLines(const QString &name)
 constexpr qint64 firstArrival = 1'700'000'000'000;
 
 // Lines [from, to) reach a live page 500 ms apart; `arrival` is the last one's time.
-void feed(RunPage &page, const QList<QByteArray> &lines, int from, int to, qint64 *arrival)
+void feed(LiveLines &live, const QList<QByteArray> &lines, int from, int to, qint64 *arrival)
 {
     for (int i = from; i < to; ++i)
-        page.appendLine(lines[i], *arrival += 500);
+        live.append(lines[i], *arrival += 500);
 }
 
 // What a fresh model of every line shows, fed as feed() feeds them.
@@ -88,6 +90,7 @@ struct OpenedCapture {
 struct LiveCapture {
     QList<QByteArray> lines;
     RunPage page;
+    LiveLines feed {&page};
     qint64 arrival = firstArrival;
     int half = 0;
 
@@ -99,7 +102,7 @@ struct LiveCapture {
         page.resize(1000, 600);
         page.show();
         half = int(lines.size()) / 2;
-        feed(page, lines, 0, half, &arrival);
+        ::feed(feed, lines, 0, half, &arrival);
         return true;
     }
 };
@@ -212,7 +215,7 @@ private slots:
         QCOMPARE(playback->clock(), LoadedRun::Clock::Arrival);
         playback->jumpToPosition(1);
         const int shownRows = page.model()->rowCount(page.model()->runIndex());
-        feed(page, lines, half, int(lines.size()), &arrival);
+        feed(live.feed, lines, half, int(lines.size()), &arrival);
         page.flushEvents();
         QTest::qWait(100);
         QCOMPARE(playback->position(), 1);
@@ -277,7 +280,7 @@ private slots:
         qint64 &arrival = live.arrival;
         const int half = live.half;
         QVERIFY(page.enterPlayback());
-        feed(page, lines, half, int(lines.size()), &arrival);
+        feed(live.feed, lines, half, int(lines.size()), &arrival);
         page.endRun(arrival);
         QTRY_VERIFY(page.isInPlayback());
 

@@ -6,6 +6,7 @@
 // moment on the timeline; the tree and the timeline share the top of the page as tabs. Times and
 // names come from the captures' own JSON (tests/data).
 
+#include "livelines.h"
 #include "playback/runplayback.h"
 #include "runs/rundetailpane.h"
 #include "runs/runpage.h"
@@ -33,6 +34,7 @@
 #include <QtTest>
 
 using namespace sandscope;
+using sandscope::test::LiveLines;
 using ItemKind = TimelineModel::ItemKind;
 
 namespace {
@@ -338,6 +340,7 @@ private Q_SLOTS:
         const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
         QVERIFY(lines.size() >= 4);
         RunPage page;
+        LiveLines live(&page);
         page.resize(1100, 800);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
@@ -346,7 +349,7 @@ private Q_SLOTS:
         TimelineModel *timeline = page.timelineModel();
         const qint64 t0 = 1'800'000'000'000;
         for (int i = 0; i < 3; ++i) // init, text, tool_use
-            page.appendLine(lines.at(i), t0 + i * 100);
+            live.append(lines.at(i), t0 + i * 100);
         page.flushEvents();
         QApplication::processEvents();
         const int bash = callRow(timeline, QStringLiteral("Bash"));
@@ -361,7 +364,7 @@ private Q_SLOTS:
         QVERIFY(growing.right() <= view->viewport()->width());
         QVERIFY(growing.width() > view->viewport()->width() / 2);
 
-        page.appendLine(lines.at(3), t0 + 4000); // the tool_result
+        live.append(lines.at(3), t0 + 4000); // the tool_result
         page.flushEvents();
         QApplication::processEvents();
         QVERIFY(!timeline->item(bash).open());

@@ -7,7 +7,6 @@
 #include "runtree/runmodel.h"
 
 #include <QDir>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -97,14 +96,9 @@ void LiveChat::openRecording(const LiveRunRequest &request)
     const QString directory
         = m_recordingDirectory.isEmpty() ? RunRecorder::defaultDirectory() : m_recordingDirectory;
     QDir().mkpath(directory);
-    const QJsonObject metadata {{QStringLiteral("source"), QStringLiteral("sandscope gui")},
-        {QStringLiteral("server"), request.scope.server},
-        {QStringLiteral("user_id"), request.identity.userId},
-        {QStringLiteral("chat_id"), request.chatId},
-        {QStringLiteral("resume_session_id"), request.options.resumeSessionId}};
     QString error;
-    if (!m_controller->openRecording(
-            RunRecorder::newRecordingPath(directory, request.chatId), metadata, &error))
+    if (!m_controller->openRecording(RunRecorder::newRecordingPath(directory, request.chatId),
+            request, QStringLiteral("sandscope gui"), &error))
         showNotice(tr("The run is not recorded: %1").arg(error), true);
 }
 

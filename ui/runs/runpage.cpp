@@ -1,7 +1,6 @@
 #include "runpage.h"
 
 #include "export/runjsonformat.h"
-#include "playback/playbackpreparer.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/attachmentlist.h"
@@ -9,6 +8,8 @@
 #include "runs/playbackbar.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
+#include "runs/runpageplayback.h"
+#include "runs/runpagesession.h"
 #include "runs/runsummarybar.h"
 #include "runs/timelineview.h"
 #include "runs/treeorder.h"
@@ -16,7 +17,6 @@
 #include "ui_runpage.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -27,9 +27,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
-#include <QProgressBar>
 #include <QPushButton>
-#include <QScopeGuard>
 #include <QScopedValueRollback>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -62,19 +60,15 @@ RunPage::RunPage(QWidget *parent)
     , m_proxy(new RunFilterProxy(this))
     , m_timeline(new TimelineModel(this))
     , m_parser(new RunParser(this))
-    , m_feed(new RecordingFeed(m_parser, nullptr, this))
     , m_batcher(new RunEventBatcher(m_model, this))
 {
+    m_replay = new RunPagePlayback(this);
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("runPage"));
     m_ui->loadPanel->hide();
     m_ui->noticeLabel->hide();
     m_proxy->setSourceModel(m_model);
-    connect(m_parser, &RunParser::eventsReady, this, &RunPage::enqueueEvents);
     setupLiveChat();
-    connect(m_feed, &RecordingFeed::recordingFailed, this, [this](const QString &message) {
-        showNotice(tr("The run is no longer being recorded: %1").arg(message), true);
-    });
 
     for (QTimer *timer :
         {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer, &m_progressTimer})
@@ -166,7 +160,7 @@ RunPage::RunPage(QWidget *parent)
     // The load panel shows reading the run, or preparing playback (never both).
     connect(m_ui->cancelLoadButton, &QPushButton::clicked, this, [this] {
         if (isPreparingPlayback())
-            m_preparer->cancel();
+            m_replay->cancelPreparing();
         else
             cancelLoading();
     });
@@ -389,7 +383,7 @@ QString RunPage::linkedFilePath(const QModelIndex &sourceIndex) const
         return {};
     if (path.startsWith(QLatin1Char('/')))
         return QDir::cleanPath(path);
-    const QString home = m_session ? m_session->home() : m_chat->home();
+    const QString home = sessionSource() ? sessionSource()->home() : m_chat->home();
     if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
         return home.isEmpty() ? QString() : QDir::cleanPath(home + path.mid(1));
     // Claude resolves a relative path against its cwd, which the init line names.
@@ -428,7 +422,7 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
             setFollowing(false);
             return true;
         }
-        if (watched == m_ui->runTree && m_playback && key->key() == Qt::Key_Space
+        if (watched == m_ui->runTree && m_replay->playback() && key->key() == Qt::Key_Space
             && key->modifiers() == Qt::NoModifier) {
             m_ui->playbackBar->togglePlaying();
             return true;
@@ -486,61 +480,24 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     return true;
 }
 
-QString SessionSource::home() const
-{
-    const qsizetype at = transcriptPath.indexOf(QLatin1String("/.claude/projects/"));
-    return at > 0 ? transcriptPath.left(at) : QString();
-}
-
 bool RunPage::openSession(
     OpenTerminalClient *client, const SessionSource &source, QString *errorMessage)
 {
     if (refuseSecondRun(errorMessage))
         return false;
-    m_session = std::make_unique<SessionSource>(source);
-    auto *follower = new TranscriptFollower(client, source.identity, source.transcriptPath, this);
-    m_follower = follower;
-    connect(follower, &TranscriptFollower::eventsReady, this, &RunPage::enqueueEvents);
-    connect(follower, &TranscriptFollower::progress, this, &RunPage::showLoadProgress);
-    connect(follower, &TranscriptFollower::notice, this,
-        [this](const QString &text) { showNotice(text, true); });
-    connect(
-        follower, &TranscriptFollower::stateChanged, this, [this](TranscriptFollower::State state) {
-            if (state != TranscriptFollower::State::Following)
-                return;
-            flushEvents();
-            m_ui->loadPanel->hide();
-            showNotice(tr("Following session %1 as %2: new records appear as they are written.")
-                           .arg(m_session->sessionId,
-                               m_session->identity.isServerAccount() ? tr("the server account")
-                                                                     : m_session->identity.userId));
-            updateSummary();
-            Q_EMIT loadFinished(true);
-        });
-    connect(follower, &TranscriptFollower::finished, this,
-        [this](bool completed, const QString &message) {
-            flushEvents();
-            m_ui->loadPanel->hide();
-            // Calls still open stay so: the run itself may go on without this page.
-            if (!message.isEmpty())
-                showNotice(message, !completed);
-            updateSummary();
-        });
-    if (!source.cwd.isEmpty() && source.started.isValid())
-        m_ui->artifactsPanel->watch(client, source.identity, source.cwd,
-            QLatin1Char('@') + QString::number(source.started.toSecsSinceEpoch()));
-    else
-        m_ui->artifactsPanel->setUnavailable(
-            tr("The session's working directory or start is not known."));
-    setupSessionControls();
-    m_ui->loadLabel->setText(tr("Reading session %1 as %2…")
-                                 .arg(source.sessionId,
-                                     source.identity.isServerAccount() ? tr("the server account")
-                                                                       : source.identity.userId));
-    m_ui->loadProgress->setValue(0);
-    m_ui->loadPanel->show();
-    follower->start(true);
+    m_sessionView = new RunPageSession(this, client, source);
+    m_sessionView->start();
     return true;
+}
+
+const SessionSource *RunPage::sessionSource() const
+{
+    return m_sessionView ? &m_sessionView->source() : nullptr;
+}
+
+TranscriptFollower *RunPage::sessionFollower() const
+{
+    return m_sessionView ? m_sessionView->follower() : nullptr;
 }
 
 void RunPage::revealToolCall(const QString &toolUseId)
@@ -562,46 +519,10 @@ void RunPage::revealToolCall(const QString &toolUseId)
     m_ui->runTree->scrollTo(index, QAbstractItemView::PositionAtCenter);
 }
 
-// A session page continues its session in a new run (New Run for its chat), not in the page:
-// the live controls give way to Resume…, Fork… and the folder.
-void RunPage::setupSessionControls()
-{
-    for (QWidget *control : runControls())
-        control->hide();
-    m_ui->attachButton->hide();
-    m_ui->attachmentPanel->hide();
-    const bool inChat = !m_session->chatId.isEmpty();
-    const QString onlyChats = tr("Only sessions in a chat folder (~/chat-<id>) can be continued");
-    auto *resume = new QPushButton(tr("Res&ume…"), this);
-    resume->setObjectName(QStringLiteral("resumeSessionButton"));
-    resume->setEnabled(inChat);
-    resume->setToolTip(
-        inChat ? tr("Continue this session with a new prompt, as a new run") : onlyChats);
-    auto *fork = new QPushButton(tr("F&ork…"), this);
-    fork->setObjectName(QStringLiteral("forkSessionButton"));
-    fork->setEnabled(inChat);
-    fork->setToolTip(
-        inChat ? tr("Continue a copy of this session; the original stays as it is") : onlyChats);
-    auto *folder = new QPushButton(tr("Open Folder in Files"), this);
-    folder->setObjectName(QStringLiteral("sessionFolderButton"));
-    folder->setEnabled(!m_session->cwd.isEmpty());
-    folder->setToolTip(m_session->cwd);
-    m_ui->controlRow->addWidget(resume);
-    m_ui->controlRow->addWidget(fork);
-    m_ui->controlRow->addWidget(folder);
-    m_ui->controlRow->addStretch(1);
-    connect(resume, &QPushButton::clicked, this,
-        [this] { Q_EMIT continueSessionRequested(*m_session, false); });
-    connect(fork, &QPushButton::clicked, this,
-        [this] { Q_EMIT continueSessionRequested(*m_session, true); });
-    connect(folder, &QPushButton::clicked, this,
-        [this] { Q_EMIT openFolderRequested(m_session->identity.userId, m_session->cwd); });
-}
-
 bool RunPage::isLoading() const
 {
     return (m_reader && (m_reader->isRunning() || m_drainingLoad))
-        || (m_follower && m_follower->state() == TranscriptFollower::State::Reading);
+        || (sessionFollower() && sessionFollower()->state() == TranscriptFollower::State::Reading);
 }
 
 void RunPage::showLoadProgress(qint64 done, qint64 total)
@@ -617,21 +538,14 @@ void RunPage::cancelLoading()
         m_reader->cancel();
     if (m_drainingLoad)
         flushEvents(); // everything is parsed already: show it now (drained() ends the load)
-    if (m_follower)
-        m_follower->stop();
+    if (TranscriptFollower *follower = sessionFollower())
+        follower->stop();
 }
 
 void RunPage::enqueueEvents(const RunEventBatch &events)
 {
-    // A file is read again for playback; other runs cannot be, so they keep their events.
-    if (m_filePath.isEmpty())
-        m_events += events;
-    m_eventsShown += events.size();
-    if (m_playback) {
-        m_playback->appendEvents(events); // the view stays at its moment
-        return;
-    }
-    m_batcher->enqueue(events);
+    if (!m_replay->addEvents(events))
+        m_batcher->enqueue(events);
 }
 
 void RunPage::flushEvents()
@@ -799,25 +713,11 @@ void RunPage::onLoadFinished(bool completed)
     Q_EMIT loadFinished(completed);
 }
 
-void RunPage::setRecorder(RunRecorder *recorder)
-{
-    m_feed->setRecorder(recorder);
-}
-
-void RunPage::appendLine(const QByteArray &line, qint64 arrivalMs)
-{
-    m_feed->feedLine(line, arrivalMs);
-}
-
 void RunPage::endRun(qint64 arrivalMs)
 {
     flushEvents();
-    if (m_filePath.isEmpty())
-        m_ends.append(RunPlayback::End {int(m_events.size()), arrivalMs});
-    if (m_playback) {
-        m_playback->appendEnd(arrivalMs);
+    if (m_replay->addEnd(arrivalMs))
         return;
-    }
     m_model->markRunEnded(arrivalMs);
     updateSummary();
 }
@@ -949,8 +849,8 @@ void RunPage::updateSummary()
     QElapsedTimer cost;
     cost.start();
     // A live chat's run is over between turns too (a follow-up may add another turn).
-    const bool ended
-        = isLive() && !m_playback ? !isRunActive() || m_model->runEnded() : m_model->runEnded();
+    const bool ended = isLive() && !m_replay->playback() ? !isRunActive() || m_model->runEnded()
+                                                         : m_model->runEnded();
     m_ui->summaryBar->setSummary(m_model->summary(), ended);
     // The summary walks every tool call: on huge runs, refresh it less often.
     m_summaryTimer.setInterval(int(std::clamp<qint64>(
@@ -1017,138 +917,36 @@ void RunPage::goToError(bool forward)
 }
 
 // ---------------------------------------------------------------------------------------
-// Playback
+// Playback (RunPagePlayback)
 
 void RunPage::setPlaybackActive(bool active)
 {
-    if (active && !m_playback)
+    if (active && !m_replay->playback())
         enterPlayback();
-    else if (!active && isPreparingPlayback())
-        m_preparer->cancel();
-    else if (!active && m_playback)
+    else if (!active && m_replay->isPreparing())
+        m_replay->cancelPreparing();
+    else if (!active && m_replay->playback())
         leavePlayback();
 }
 
 bool RunPage::isPreparingPlayback() const
 {
-    return m_preparer && m_preparer->isRunning();
+    return m_replay->isPreparing();
 }
 
 bool RunPage::enterPlayback(QString *errorMessage)
 {
-    if (m_playback || isPreparingPlayback())
-        return true;
-    QString why;
-    if (isLoading())
-        why = tr("the run is still being read");
-    else if (m_filePath.isEmpty()) {
-        flushEvents();
-        if (m_events.isEmpty())
-            why = tr("the run has no events yet");
-    }
-    if (!why.isEmpty()) {
-        showNotice(tr("Playback is not available: %1.").arg(why), true);
-        const QSignalBlocker blocker(m_ui->playbackButton);
-        m_ui->playbackButton->setChecked(false);
-        if (errorMessage)
-            *errorMessage = why;
-        return false;
-    }
-    if (!m_preparer) {
-        m_preparer = new PlaybackPreparer(this);
-        connect(m_preparer, &PlaybackPreparer::progress, this,
-            [this](int percent, const QString &what) {
-                m_ui->loadLabel->setText(tr("Preparing playback: %1…").arg(what));
-                m_ui->loadProgress->setValue(percent * 10);
-            });
-        connect(m_preparer, &PlaybackPreparer::finished, this, &RunPage::onPlaybackPrepared);
-    }
-    if (!m_filePath.isEmpty()) {
-        m_preparer->startFromFile(m_filePath, m_loadCompleted);
-    } else {
-        const bool timed = std::any_of(m_events.cbegin(), m_events.cend(),
-            [](const RunEvent &event) { return event.arrivalMs > 0; });
-        const LoadedRun::Clock clock = !timed ? LoadedRun::Clock::Order
-            : m_session                       ? LoadedRun::Clock::Timestamps
-                                              : LoadedRun::Clock::Arrival;
-        m_preparer->startFromEvents(m_events, clock, m_ends);
-    }
-    m_ui->loadLabel->setText(tr("Preparing playback…"));
-    m_ui->loadProgress->setValue(0);
-    m_ui->cancelLoadButton->setToolTip(tr("Stop preparing playback; the run stays as shown"));
-    m_ui->loadPanel->show();
-    const QSignalBlocker blocker(m_ui->playbackButton);
-    m_ui->playbackButton->setChecked(true);
-    return true;
-}
-
-void RunPage::onPlaybackPrepared(bool ok, const QString &error)
-{
-    m_ui->loadPanel->hide();
-    m_ui->cancelLoadButton->setToolTip(
-        tr("Stop reading the file; what was read so far stays shown"));
-    if (!ok) {
-        showNotice(error.isEmpty() ? tr("Playback cancelled.")
-                                   : tr("Playback is not available: %1.").arg(error),
-            !error.isEmpty());
-        const QSignalBlocker blocker(m_ui->playbackButton);
-        m_ui->playbackButton->setChecked(false);
-        Q_EMIT playbackPrepared(false);
-        return;
-    }
-    RunPlayback::Prepared prepared = m_preparer->takeResult();
-    const QStringList problems = m_preparer->problems();
-    const int preparedEvents = int(prepared.events.size());
-    m_playback = new RunPlayback(m_model, this);
-    if (!m_filePath.isEmpty()) {
-        // A cancelled load showed a part, and a file may have grown since: playback shows
-        // the whole file as read now.
-        m_playback->setRun(
-            std::move(prepared), !m_loadCompleted || m_eventsShown != preparedEvents);
-    } else {
-        // A live run went on while playback was prepared: the model shows more than the
-        // prepared events. From their end state, what came since is added as the run grew.
-        flushEvents();
-        const qsizetype preparedEnds = prepared.ends.size();
-        const bool grew = m_events.size() > preparedEvents || m_ends.size() > preparedEnds;
-        m_playback->setRun(std::move(prepared), grew);
-        if (grew) {
-            int added = preparedEvents;
-            for (qsizetype i = preparedEnds; i < m_ends.size(); ++i) {
-                const RunPlayback::End &end = m_ends.at(i);
-                m_playback->appendEvents(m_events.mid(added, end.afterEvents - added));
-                added = end.afterEvents;
-                m_playback->appendEnd(end.ms);
-            }
-            m_playback->appendEvents(m_events.mid(added));
-            m_playback->jumpToPosition(m_playback->eventCount());
-        }
-    }
-    // Anything but a file may still grow.
-    m_ui->playbackBar->setPlayback(m_playback, m_filePath.isEmpty());
-    m_ui->playbackBar->show();
-    if (!problems.isEmpty())
-        showNotice(tr("Playback: %n damaged line(s) skipped: %1", nullptr, int(problems.size()))
-                       .arg(problems.mid(0, 3).join(QStringLiteral("; "))),
-            true);
-    Q_EMIT playbackPrepared(true);
+    return m_replay->enter(errorMessage);
 }
 
 void RunPage::leavePlayback()
 {
-    if (!m_playback)
-        return;
-    m_playback->pause();
-    m_playback->jumpToPosition(m_playback->eventCount());
-    m_ui->playbackBar->setPlayback(nullptr, false);
-    m_ui->playbackBar->hide();
-    delete std::exchange(m_playback, nullptr); // and its checkpoints
-    {
-        const QSignalBlocker blocker(m_ui->playbackButton);
-        m_ui->playbackButton->setChecked(false);
-    }
-    setFollowing(true);
-    updateSummary();
+    m_replay->leave();
+}
+
+RunPlayback *RunPage::playback() const
+{
+    return m_replay->playback();
 }
 
 // After a playback jump the tree starts folded: open the run and its last turn, as following
@@ -1295,7 +1093,7 @@ bool RunPage::attachLiveRun(OpenTerminalClient *client, const LiveRunRequest &re
 
 bool RunPage::refuseSecondRun(QString *errorMessage)
 {
-    if (!isLive() && !m_reader && !m_follower && !m_chat->hasPendingTurn()
+    if (!isLive() && !m_reader && !sessionFollower() && !m_chat->hasPendingTurn()
         && m_model->rowCount(m_model->runIndex()) == 0)
         return false;
     if (errorMessage)
@@ -1350,7 +1148,7 @@ const LiveRunRequest *RunPage::liveRequest() const
 
 QString RunPage::userId() const
 {
-    return m_session ? m_session->identity.userId : m_chat->userId();
+    return sessionSource() ? sessionSource()->identity.userId : m_chat->userId();
 }
 
 void RunPage::addAttachments(const QStringList &localPaths)

@@ -2,14 +2,14 @@
 // The run view: the run tree (RunModel behind RunFilterProxy) painted by RunDelegate, the
 // detail pane of the current node, the summary bar, search, "errors only", next/previous
 // error (F8 / Shift+F8), expand/collapse all and follow mode. It shows a recording or a
-// stream-json capture loaded in the background, or live lines (each recorded before it is
-// parsed when a recorder is set). A live chat (startLiveRun; LiveChat drives it) is recorded
-// to its own file; Stop ends the running turn (SIGTERM, then SIGKILL), Send resumes the chat's
-// session with a follow-up prompt as a new turn in the same page, New chat asks for another run.
-// Local files can be attached to a turn (the first one too): they are uploaded into the chat
-// folder before the turn starts and named in its prompt; a failed upload starts nothing and
-// keeps the prompt and the attachments. The Artifacts tab lists the files of the chat folder
-// created or changed since the run started (when a turn starts and ends, every 30 s while it
+// stream-json capture loaded in the background, a session on the server (RunPageSession), or
+// live events (enqueueEvents). Playback is RunPagePlayback's. A live chat (startLiveRun; LiveChat
+// drives it) is recorded to its own file; Stop ends the running turn (SIGTERM, then SIGKILL), Send
+// resumes the chat's session with a follow-up prompt as a new turn in the same page, New chat asks
+// for another run. Local files can be attached to a turn (the first one too): they are uploaded
+// into the chat folder before the turn starts and named in its prompt; a failed upload starts
+// nothing and keeps the prompt and the attachments. The Artifacts tab lists the files of the chat
+// folder created or changed since the run started (when a turn starts and ends, every 30 s while it
 // runs, and on request). The file of a Read/Write/Edit/NotebookEdit node, or an artifact, opens
 // through openFileRequested (context menu, the detail pane's button, Ctrl+Shift+O). The run's
 // timeline (TimelineView) shares the top of the page with the tree as a second tab
@@ -24,6 +24,7 @@
 #include "runtree/runeventbatcher.h"
 #include "runtree/runfilterproxy.h"
 #include "runtree/runmodel.h"
+#include "sessions/sessionsource.h"
 #include "sessions/transcriptfollower.h"
 #include "streamjson/runparser.h"
 
@@ -51,6 +52,8 @@ class AttachmentList;
 class LiveChat;
 class PlaybackBar;
 class PlaybackPreparer;
+class RunPagePlayback;
+class RunPageSession;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
@@ -60,18 +63,6 @@ class TimelineView;
 namespace Ui {
 class RunPage;
 }
-
-// A Claude Code session found on the server (any session, also one Open WebUI started).
-struct SessionSource {
-    Identity identity; // who reads it: the sandbox user whose home holds it
-    QString transcriptPath; // absolute, on the server
-    QString sessionId;
-    QString chatId; // empty when its working directory is not a chat folder
-    QString cwd; // its working directory, when known
-    QDateTime started; // its first record's time, when known
-    // <home> of <home>/.claude/projects/<dir>/<session>.jsonl
-    QString home() const;
-};
 
 class RunPage : public QWidget {
     Q_OBJECT
@@ -93,9 +84,9 @@ public:
     // export lists as skipped): exports list it.
     QStringList skippedLines() const { return m_skipped; }
 
-    // Live lines: recorded first (when a recorder is set and open), then parsed and shown.
-    void setRecorder(RunRecorder *recorder);
-    void appendLine(const QByteArray &line, qint64 arrivalMs);
+    // Live events (parsed by the live chat's RunController, or by whoever feeds the page)
+    // reach the model in batches.
+    void enqueueEvents(const sandscope::RunEventBatch &events);
     // The process exited: open calls become interrupted.
     void endRun(qint64 arrivalMs);
     // Parsed events reach the model in batches (every 40 ms or more while events flood in);
@@ -137,10 +128,10 @@ public:
     bool openSession(
         OpenTerminalClient *client, const SessionSource &source, QString *errorMessage = nullptr);
     // The session this page shows (null for other pages).
-    const SessionSource *sessionSource() const { return m_session.get(); }
+    const SessionSource *sessionSource() const;
     // Selects (and scrolls to) the tool call once it is shown: now, or when it arrives.
     void revealToolCall(const QString &toolUseId);
-    TranscriptFollower *sessionFollower() const { return m_follower; }
+    TranscriptFollower *sessionFollower() const;
     // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
     // while a turn runs or before the session is known.
     bool sendFollowUp(const QString &prompt);
@@ -188,8 +179,8 @@ public:
     bool enterPlayback(QString *errorMessage = nullptr);
     void leavePlayback();
     bool isPreparingPlayback() const;
-    bool isInPlayback() const { return m_playback != nullptr; }
-    RunPlayback *playback() const { return m_playback; }
+    bool isInPlayback() const { return playback() != nullptr; }
+    RunPlayback *playback() const;
     PlaybackBar *playbackBar() const;
     QToolButton *playbackButton() const;
 
@@ -231,7 +222,6 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void enqueueEvents(const sandscope::RunEventBatch &events);
     void showLoadProgress(qint64 done, qint64 total);
     void onBatchApplied();
     void onViewCaughtUp();
@@ -264,7 +254,6 @@ private:
     TimelineModel *m_timeline;
     bool m_syncingSelection = false; // the tree and the timeline select each other's node
     RunParser *m_parser;
-    RecordingFeed *m_feed;
     QPointer<RecordingReader> m_reader;
     bool m_drainingLoad = false; // the file is parsed; the tree takes the rest in slices
     bool m_loadCompletedBeforeDrain = false;
@@ -293,20 +282,15 @@ private:
     bool m_pendingScroll = false;
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
-    std::unique_ptr<SessionSource> m_session;
+    friend class RunPageSession; // drives the load panel, the notice and the control row
+    RunPageSession *m_sessionView = nullptr; // a session page's reading and controls
     QString m_pendingReveal; // a tool call to select once it is shown
-    void setupSessionControls();
-    QPointer<TranscriptFollower> m_follower;
     QAction *m_openFileAction = nullptr;
 
     void onModelReset();
-    void onPlaybackPrepared(bool ok, const QString &error);
-    RunPlayback *m_playback = nullptr;
-    PlaybackPreparer *m_preparer = nullptr;
-    RunEventBatch m_events; // a live run's or session's events, for playback (not files)
-    QVector<RunPlayback::End> m_ends;
+    friend class RunPagePlayback; // drives the load panel and the playback controls
+    RunPagePlayback *m_replay;
     bool m_loadCompleted = false;
-    qint64 m_eventsShown = 0; // events the page received
     QString m_currentToolUseId; // kept across a playback jump
 };
 

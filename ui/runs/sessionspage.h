@@ -7,9 +7,9 @@
 // answers are dropped when the user or server changes or a newer request starts. The status
 // line names the user whose sessions are shown.
 
-#include "runs/runpage.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
+#include "sessions/sessionsource.h"
 
 #include <QElapsedTimer>
 #include <QPointer>

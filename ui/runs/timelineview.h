@@ -138,9 +138,6 @@ private:
         double t0, double t1) const;
     void paintLane(QPainter *painter, const TimelineModel::Group &group, int lane, double y,
         int height, int width, double t0, double t1) const;
-    void paintAxis(QPainter *painter, const QRect &rect) const;
-    void paintGutter(QPainter *painter, const QRect &rect) const;
-    double tickStepMs() const;
     TimelineDelegate *timelineDelegate() const;
 
     TimelineModel *m_model = nullptr;

@@ -9,6 +9,7 @@
 // Expectations come from the capture JSON read with QJsonDocument. Edit/Write/TodoWrite calls are
 // the real Bash tool_use and tool_result lines of stream-basic.jsonl with the tool block swapped.
 
+#include "livelines.h"
 #include "mainwindow.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
@@ -46,6 +47,7 @@
 #include <memory>
 
 using namespace sandscope;
+using sandscope::test::LiveLines;
 using Kind = RunModel::NodeKind;
 using Status = RunModel::Status;
 
@@ -440,16 +442,16 @@ void TestRunPage::agentDetailShowsPromptAndReport()
 void TestRunPage::editAndMultiEditShowAsDiffs()
 {
     RunPage page;
+    LiveLines live(&page);
     page.show();
     const QString path = QStringLiteral("/home/alice/chat-demo/app.py");
-    page.appendLine(
-        toolUseLine(QStringLiteral("toolu_edit_1"), QStringLiteral("Edit"),
-            {{QStringLiteral("file_path"), path},
-                {QStringLiteral("old_string"), QStringLiteral("a = 1\nb = 2\nc = 3")},
-                {QStringLiteral("new_string"), QStringLiteral("a = 1\nb = 20\nc = 3")}}),
+    live.append(toolUseLine(QStringLiteral("toolu_edit_1"), QStringLiteral("Edit"),
+                    {{QStringLiteral("file_path"), path},
+                        {QStringLiteral("old_string"), QStringLiteral("a = 1\nb = 2\nc = 3")},
+                        {QStringLiteral("new_string"), QStringLiteral("a = 1\nb = 20\nc = 3")}}),
         1000);
-    page.appendLine(toolResultLine(QStringLiteral("toolu_edit_1"),
-                        QStringLiteral("The file %1 has been updated.").arg(path)),
+    live.append(toolResultLine(QStringLiteral("toolu_edit_1"),
+                    QStringLiteral("The file %1 has been updated.").arg(path)),
         1100);
     page.flushEvents();
     const QModelIndex edit = findTool(page.proxy(), QStringLiteral("toolu_edit_1"));
@@ -475,8 +477,8 @@ void TestRunPage::editAndMultiEditShowAsDiffs()
             {QStringLiteral("new_string"), QStringLiteral("p")},
             {QStringLiteral("replace_all"), true}},
     };
-    page.appendLine(toolUseLine(QStringLiteral("toolu_multi_1"), QStringLiteral("MultiEdit"),
-                        {{QStringLiteral("file_path"), path}, {QStringLiteral("edits"), edits}}),
+    live.append(toolUseLine(QStringLiteral("toolu_multi_1"), QStringLiteral("MultiEdit"),
+                    {{QStringLiteral("file_path"), path}, {QStringLiteral("edits"), edits}}),
         1200);
     page.flushEvents();
     const QModelIndex multi = findTool(page.proxy(), QStringLiteral("toolu_multi_1"));
@@ -491,9 +493,10 @@ void TestRunPage::editAndMultiEditShowAsDiffs()
 void TestRunPage::writeContentIsShownAsCode()
 {
     RunPage page;
+    LiveLines live(&page);
     page.show();
     const QString content = QStringLiteral("def main():\n    print(\"hi\")\n");
-    page.appendLine(
+    live.append(
         toolUseLine(QStringLiteral("toolu_write_1"), QStringLiteral("Write"),
             {{QStringLiteral("file_path"), QStringLiteral("/home/alice/chat-demo/hello.py")},
                 {QStringLiteral("content"), content}}),
@@ -512,8 +515,8 @@ void TestRunPage::writeContentIsShownAsCode()
 #endif
     // Still running: no result section yet; it appears when the result arrives.
     QVERIFY(!pane->isResultVisible());
-    page.appendLine(toolResultLine(QStringLiteral("toolu_write_1"),
-                        QStringLiteral("File created successfully")),
+    live.append(toolResultLine(
+                    QStringLiteral("toolu_write_1"), QStringLiteral("File created successfully")),
         1100);
     QTRY_VERIFY(pane->isResultVisible());
     QCOMPARE(pane->resultText(), QStringLiteral("File created successfully"));
@@ -522,6 +525,7 @@ void TestRunPage::writeContentIsShownAsCode()
 void TestRunPage::todoWriteIsAChecklist()
 {
     RunPage page;
+    LiveLines live(&page);
     page.show();
     auto todo = [](const char *content, const char *status, const char *active) {
         return QJsonObject {{QStringLiteral("content"), QLatin1String(content)},
@@ -531,8 +535,8 @@ void TestRunPage::todoWriteIsAChecklist()
     const QJsonArray todos {todo("Write tests", "completed", "Writing tests"),
         todo("Fix the bug", "in_progress", "Fixing the bug"),
         todo("Ship it", "pending", "Shipping")};
-    page.appendLine(toolUseLine(QStringLiteral("toolu_todo_1"), QStringLiteral("TodoWrite"),
-                        {{QStringLiteral("todos"), todos}}),
+    live.append(toolUseLine(QStringLiteral("toolu_todo_1"), QStringLiteral("TodoWrite"),
+                    {{QStringLiteral("todos"), todos}}),
         1000);
     page.flushEvents();
     const QModelIndex node = findTool(page.proxy(), QStringLiteral("toolu_todo_1"));
@@ -785,6 +789,7 @@ void TestRunPage::unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown()
 void TestRunPage::followModeTurnsOffWhenScrolledUpAndOnAtTheBottom()
 {
     RunPage page;
+    LiveLines live(&page);
     page.resize(900, 500);
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
@@ -796,10 +801,10 @@ void TestRunPage::followModeTurnsOffWhenScrolledUpAndOnAtTheBottom()
     auto addCalls = [&](int from, int count) {
         for (int i = from; i < from + count; ++i) {
             const QString id = QStringLiteral("toolu_follow_%1").arg(i);
-            page.appendLine(toolUseLine(id, QStringLiteral("Bash"),
-                                {{QStringLiteral("command"), QStringLiteral("echo %1").arg(i)}}),
+            live.append(toolUseLine(id, QStringLiteral("Bash"),
+                            {{QStringLiteral("command"), QStringLiteral("echo %1").arg(i)}}),
                 ++clock);
-            page.appendLine(toolResultLine(id, QString::number(i)), ++clock);
+            live.append(toolResultLine(id, QString::number(i)), ++clock);
         }
     };
     addCalls(0, 120);
@@ -840,6 +845,7 @@ void TestRunPage::earlierTurnsFoldOnlyWhileFollowing()
     // Three turns: the basic capture (one system/init each) fed three times.
     const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
     RunPage page;
+    LiveLines live(&page);
     page.resize(900, 500);
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
@@ -847,7 +853,7 @@ void TestRunPage::earlierTurnsFoldOnlyWhileFollowing()
     const QModelIndex run = page.proxy()->index(0, 0);
     auto feedTurn = [&] {
         for (const QByteArray &line : lines)
-            page.appendLine(line, 1000);
+            live.append(line, 1000);
         page.flushEvents();
     };
     feedTurn();
@@ -871,7 +877,7 @@ void TestRunPage::liveLinesAreRecordedBeforeTheyAreShown()
     RunRecorder recorder;
     QVERIFY2(recorder.open(path), qPrintable(recorder.errorString()));
     RunPage page;
-    page.setRecorder(&recorder);
+    LiveLines live(&page, &recorder);
     const QList<QByteArray> lines = captureLines(QStringLiteral("stream-basic.jsonl"));
     // Whenever the model grows, every line given so far (the one being shown included) is
     // already in the recording.
@@ -890,7 +896,7 @@ void TestRunPage::liveLinesAreRecordedBeforeTheyAreShown()
     qint64 clock = 5000;
     for (const QByteArray &line : lines) {
         ++linesGiven;
-        page.appendLine(line, clock += 10);
+        live.append(line, clock += 10);
         page.flushEvents(); // show each line at once, as a quiet live run does
     }
     QVERIFY(checks > 0);
@@ -917,15 +923,16 @@ void TestRunPage::runControlsAreDisabledPlaceholders()
 void TestRunPage::fileNodesLinkToTheirAbsolutePath()
 {
     RunPage page;
+    LiveLines live(&page);
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     // The init line names claude's cwd (/home/alice/chat-demo): relative paths resolve there.
-    page.appendLine(captureLines(QStringLiteral("stream-basic.jsonl")).at(0), 900);
+    live.append(captureLines(QStringLiteral("stream-basic.jsonl")).at(0), 900);
     const auto fileCall
-        = [&page](const char *id, const char *tool, const char *key, const char *path, qint64 at) {
-              page.appendLine(toolUseLine(QLatin1String(id), QLatin1String(tool),
-                                  {{QLatin1String(key), QLatin1String(path)},
-                                      {QStringLiteral("content"), QStringLiteral("x")}}),
+        = [&live](const char *id, const char *tool, const char *key, const char *path, qint64 at) {
+              live.append(toolUseLine(QLatin1String(id), QLatin1String(tool),
+                              {{QLatin1String(key), QLatin1String(path)},
+                                  {QStringLiteral("content"), QStringLiteral("x")}}),
                   at);
           };
     fileCall("toolu_w", "Write", "file_path", "/home/alice/chat-demo/out/../hello.py", 1000);
@@ -933,8 +940,8 @@ void TestRunPage::fileNodesLinkToTheirAbsolutePath()
     fileCall("toolu_n", "NotebookEdit", "notebook_path", "lab/analysis.ipynb", 1200);
     fileCall("toolu_m", "MultiEdit", "file_path", "/etc/../tmp/a.txt", 1300);
     fileCall("toolu_home", "Edit", "file_path", "~/x.txt", 1400); // the home is not known
-    page.appendLine(toolUseLine(QStringLiteral("toolu_b"), QStringLiteral("Bash"),
-                        {{QStringLiteral("command"), QStringLiteral("cat notes/today.md")}}),
+    live.append(toolUseLine(QStringLiteral("toolu_b"), QStringLiteral("Bash"),
+                    {{QStringLiteral("command"), QStringLiteral("cat notes/today.md")}}),
         1500);
     page.flushEvents();
 
@@ -1065,4 +1072,4 @@ void TestRunPage::screenshots()
 }
 
 QTEST_MAIN(TestRunPage)
-#include "tst_runpage.moc"
+#include "tst_runpage_captures.moc"

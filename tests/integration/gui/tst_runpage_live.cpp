@@ -743,4 +743,4 @@ void LiveRunTest::readOnlyRefusesAttachmentsAndSendRetriesWithNothingLost()
 }
 
 QTEST_MAIN(LiveRunTest)
-#include "tst_liverun.moc"
+#include "tst_runpage_live.moc"

@@ -347,4 +347,4 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
 }
 
 QTEST_MAIN(RunWindowTest)
-#include "tst_runwindow.moc"
+#include "tst_mainwindow_runs.moc"

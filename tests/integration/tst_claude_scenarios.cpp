@@ -1218,4 +1218,4 @@ void AgentRunsTest::sessionsAndSearchFindASessionStartedElsewhere()
 }
 
 QTEST_GUILESS_MAIN(AgentRunsTest)
-#include "tst_agent_runs.moc"
+#include "tst_claude_scenarios.moc"
