@@ -828,9 +828,11 @@ ExportedRun MainWindow::exportSnapshot(
                     + page->sessionSource()->sessionId
                                  : page->recordingPath())
         : page->filePath();
+    const bool local = !page->filePath().isEmpty() || !page->sessionSource();
     // Unredacted here: the caller redacts, on whichever thread renders.
     exporter->setRedacting(false);
-    ExportedRun run = exporter->snapshot(*page->model(), source, page->skippedLines());
+    ExportedRun run = exporter->snapshot(
+        *page->model(), local ? RunExporter::sourceOfFile(source) : source, page->skippedLines());
     exporter->setRedacting(redact);
     return run;
 }
