@@ -4,6 +4,7 @@
 // <U+202E> in the HTML and Markdown exports while the JSON export keeps the text exact; and an
 // export names a local source by its file name, not the exporter's home path.
 
+#include "capturelines.h"
 #include "export/runexporter.h"
 #include "exportfixture.h"
 #include "sandscopecli.h"
@@ -23,47 +24,19 @@ namespace {
 
 const QString rlo = QString(QChar(0x202e));
 
-QByteArray jsonLine(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
-}
-
 // A capture whose session id, tool name, file path, command and output are the given texts.
 QByteArray hostileCapture(const QString &session, const QString &hostile)
 {
-    QByteArray out = jsonLine({{QStringLiteral("type"), QStringLiteral("system")},
-        {QStringLiteral("subtype"), QStringLiteral("init")},
-        {QStringLiteral("session_id"), session},
-        {QStringLiteral("model"), QStringLiteral("claude-test")}});
-    out += jsonLine({{QStringLiteral("type"), QStringLiteral("assistant")},
-        {QStringLiteral("session_id"), session},
-        {QStringLiteral("message"),
-            QJsonObject {{QStringLiteral("id"), QStringLiteral("msg_1")},
-                {QStringLiteral("role"), QStringLiteral("assistant")},
-                {QStringLiteral("content"),
-                    QJsonArray {QJsonObject {{QStringLiteral("type"), QStringLiteral("text")},
-                                    {QStringLiteral("text"), hostile}},
-                        QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_use")},
-                            {QStringLiteral("id"), QStringLiteral("toolu_1")},
-                            {QStringLiteral("name"), QStringLiteral("Read")},
-                            {QStringLiteral("input"),
-                                QJsonObject {{QStringLiteral("file_path"), hostile}}}},
-                        QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_use")},
-                            {QStringLiteral("id"), QStringLiteral("toolu_2")},
-                            {QStringLiteral("name"), QStringLiteral("Bash")},
-                            {QStringLiteral("input"),
-                                QJsonObject {{QStringLiteral("command"), hostile}}}}}}}}});
+    namespace c = test::capture;
+    QByteArray out = c::systemInit(session)
+        + c::assistant(session,
+            {c::textBlock(hostile),
+                c::toolUseBlock(QStringLiteral("toolu_1"), QStringLiteral("Read"),
+                    {{QStringLiteral("file_path"), hostile}}),
+                c::toolUseBlock(QStringLiteral("toolu_2"), QStringLiteral("Bash"),
+                    {{QStringLiteral("command"), hostile}})});
     for (const char *id : {"toolu_1", "toolu_2"})
-        out += jsonLine({{QStringLiteral("type"), QStringLiteral("user")},
-            {QStringLiteral("session_id"), session},
-            {QStringLiteral("message"),
-                QJsonObject {{QStringLiteral("role"), QStringLiteral("user")},
-                    {QStringLiteral("content"),
-                        QJsonArray {
-                            QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_result")},
-                                {QStringLiteral("tool_use_id"), QLatin1String(id)},
-                                {QStringLiteral("content"), hostile},
-                                {QStringLiteral("is_error"), false}}}}}}});
+        out += c::toolResult(session, QLatin1String(id), hostile);
     return out;
 }
 

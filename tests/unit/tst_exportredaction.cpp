@@ -6,6 +6,7 @@
 // holds any of them (SANDSCOPE_REDACTION_SEED picks another seed, SANDSCOPE_REDACTION_ROUNDS more
 // rounds).
 
+#include "capturelines.h"
 #include "export/runexporter.h"
 #include "exportfixture.h"
 #include "sandscopecli.h"
@@ -28,49 +29,17 @@ namespace {
 
 const QString mask = QString::fromUtf16(SecretRedactor::mask);
 
-QByteArray jsonLine(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
-}
-
 // A capture of one turn: assistant text, a Bash call with `command`, its output, a result.
 QByteArray captureWith(const QString &text, const QString &command, const QString &output)
 {
+    namespace c = test::capture;
     const QString session = QStringLiteral("11111111-2222-3333-4444-555555555555");
-    auto assistant = [&](const QJsonArray &content) {
-        return jsonLine({{QStringLiteral("type"), QStringLiteral("assistant")},
-            {QStringLiteral("session_id"), session},
-            {QStringLiteral("message"),
-                QJsonObject {{QStringLiteral("id"), QStringLiteral("msg_1")},
-                    {QStringLiteral("role"), QStringLiteral("assistant")},
-                    {QStringLiteral("model"), QStringLiteral("claude-test")},
-                    {QStringLiteral("content"), content}}}});
-    };
-    QByteArray out = jsonLine({{QStringLiteral("type"), QStringLiteral("system")},
-        {QStringLiteral("subtype"), QStringLiteral("init")},
-        {QStringLiteral("session_id"), session},
-        {QStringLiteral("model"), QStringLiteral("claude-test")}});
-    out += assistant({QJsonObject {{QStringLiteral("type"), QStringLiteral("text")},
-                          {QStringLiteral("text"), text}},
-        QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_use")},
-            {QStringLiteral("id"), QStringLiteral("toolu_1")},
-            {QStringLiteral("name"), QStringLiteral("Bash")},
-            {QStringLiteral("input"), QJsonObject {{QStringLiteral("command"), command}}}}});
-    out += jsonLine(
-        {{QStringLiteral("type"), QStringLiteral("user")}, {QStringLiteral("session_id"), session},
-            {QStringLiteral("message"),
-                QJsonObject {{QStringLiteral("role"), QStringLiteral("user")},
-                    {QStringLiteral("content"),
-                        QJsonArray {
-                            QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_result")},
-                                {QStringLiteral("tool_use_id"), QStringLiteral("toolu_1")},
-                                {QStringLiteral("content"), output},
-                                {QStringLiteral("is_error"), false}}}}}}});
-    out += jsonLine({{QStringLiteral("type"), QStringLiteral("result")},
-        {QStringLiteral("subtype"), QStringLiteral("success")}, {QStringLiteral("is_error"), false},
-        {QStringLiteral("session_id"), session},
-        {QStringLiteral("result"), QStringLiteral("done")}});
-    return out;
+    return c::systemInit(session)
+        + c::assistant(session,
+            {c::textBlock(text),
+                c::toolUseBlock(QStringLiteral("toolu_1"), QStringLiteral("Bash"),
+                    {{QStringLiteral("command"), command}})})
+        + c::toolResult(session, QStringLiteral("toolu_1"), output) + c::result(session);
 }
 
 // One secret: its text and the random part that must not survive (letters and digits only, so
