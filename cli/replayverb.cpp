@@ -13,6 +13,7 @@
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -36,7 +37,6 @@ constexpr int followSettleMs = 5000;
 
 QString humanSummary(const RunSummary &summary)
 {
-    const QLocale c = QLocale::c();
     QString outcome;
     if (!summary.hasResult && summary.isTranscript)
         outcome = summary.turnOpen
@@ -51,7 +51,9 @@ QString humanSummary(const RunSummary &summary)
         outcome = QStringLiteral("succeeded");
     QString text;
     auto row = [&text](const char *label, const QString &value) {
-        text += QStringLiteral("%1 %2\n").arg(QLatin1String(label), -12).arg(value);
+        text += QStringLiteral("%1 %2\n")
+                    .arg(QLatin1String(label), -12)
+                    .arg(TerminalSafe::line(value));
     };
     row("Session:", summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId);
     row("Outcome:", outcome);
@@ -62,9 +64,7 @@ QString humanSummary(const RunSummary &summary)
             .arg(summary.toolCalls)
             .arg(summary.toolErrors)
             .arg(summary.unmatchedToolCalls));
-    row("Tokens:",
-        QStringLiteral("%1 in, %2 out")
-            .arg(c.toString(summary.inputTokens), c.toString(summary.outputTokens)));
+    row("Tokens:", summary.tokensText());
     row("Cost:", QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6));
     row("Duration:", format::duration(summary.durationMs));
     return text;
@@ -83,12 +83,13 @@ void appendOutline(const RunModel &model, const QModelIndex &parent, int depth, 
 {
     for (int row = 0; row < model.rowCount(parent); ++row) {
         const QModelIndex index = model.index(row, RunModel::SummaryColumn, parent);
-        QString line = QString(2 * depth, QLatin1Char(' ')) + index.data().toString();
+        QString line
+            = QString(2 * depth, QLatin1Char(' ')) + TerminalSafe::line(index.data().toString());
         QStringList facts;
         for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column) {
             const QString value = index.siblingAtColumn(column).data().toString();
             if (!value.isEmpty())
-                facts.append(value);
+                facts.append(TerminalSafe::line(value));
         }
         if (!facts.isEmpty())
             line += QStringLiteral("  [") + facts.join(QStringLiteral(", ")) + QLatin1Char(']');
@@ -181,6 +182,7 @@ int replaySession(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
 
     OpenTerminalClient client(options.connection);
+    auditRead(options, QStringLiteral("read-session"), sessionId);
     QString path;
     QString why;
     if (!findSessionTranscript(client, options, sessionId, &path, &why)) {
@@ -241,7 +243,7 @@ int replaySession(const QStringList &arguments)
         }
     }
     out += outcomeText(result, json);
-    if (!writeText(stdout, redactor.redact(out))) {
+    if (!(json ? writeText : writeTerminalText)(stdout, redactor.redact(out))) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }
@@ -291,7 +293,7 @@ int runReplay(const QStringList &arguments)
             printError(why);
             return RunFailed;
         }
-        if (!writeText(stdout, outcomeText(summary, json))) {
+        if (!(json ? writeText : writeTerminalText)(stdout, outcomeText(summary, json))) {
             printError(QStringLiteral("could not write to standard output"));
             return RunFailed;
         }
@@ -316,7 +318,7 @@ int runReplay(const QStringList &arguments)
         out += QLatin1Char('\n');
     }
     out += outcomeText(summary, json);
-    if (!writeText(stdout, out)) {
+    if (!(json ? writeText : writeTerminalText)(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }
