@@ -13,8 +13,11 @@ namespace {
 
 const QString mask = QString::fromUtf16(SecretRedactor::mask);
 
-// A name that says its value is a secret; digits-only values (max_tokens=4096) are counts.
-constexpr auto secretName = "[A-Za-z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)";
+// A name that says its value is a secret. Its one capture group holds the endings that are
+// never counts: a digits-only value of a KEY, TOKEN or AUTH name is one (max_tokens=4096), of a
+// password or secret it is the secret (a PIN).
+constexpr auto secretName
+    = "[A-Za-z0-9_.-]*(?:KEY|TOKEN|AUTH|(SECRET|PASSWORD|PASSWD|CREDENTIALS?))";
 
 QRegularExpression caseless(const QString &pattern)
 {
@@ -82,20 +85,20 @@ const std::vector<Rule> &rules()
             QStringLiteral("\\1") + mask, {"mysql", "mariadb"}, Qt::CaseSensitive},
         // NAME=value, NAME = value, NAME="value", at a word start (export FOO_TOKEN=…, env
         // output, .ini files).
-        {caseless(QStringLiteral("(?<![A-Za-z0-9_])(%1)([ \\t]*=[ \\t]*)([\"']?)(?!\\d+\\b|=)"
-                                 "[^\\s\"'`]+")
+        {caseless(QStringLiteral("(?<![A-Za-z0-9_])(%1)([ \\t]*=[ \\t]*)([\"']?)(?!=)"
+                                 "(?(2)|(?!\\d+\\b))[^\\s\"'`]+")
                       .arg(name)),
-            QStringLiteral("\\1\\2\\3") + mask, {"="}, Qt::CaseSensitive, true},
+            QStringLiteral("\\1\\3\\4") + mask, {"="}, Qt::CaseSensitive, true},
         // YAML: "  password: value", "- api_key: 'value'".
         {caseless(QStringLiteral("(?m)(^[ \\t]*(?:-[ \\t]+)?[\"']?%1[\"']?[ \\t]*:[ \\t]+[\"']?)"
-                                 "(?!\\d+\\b)[^\\s\"'#]+")
+                                 "(?(2)|(?!\\d+\\b))[^\\s\"'#]+")
                       .arg(name)),
             QStringLiteral("\\1") + mask, {":"}, Qt::CaseSensitive, true},
         // "api_key": "value", also inside JSON that was escaped into a string (\"token\":\"…\").
         {caseless(
              QStringLiteral("(\\\\?\"%1\\\\?\"\\s*:\\s*\\\\?\")((?:[^\"\\\\]|\\\\[^\"])+)(\\\\?\")")
                  .arg(name)),
-            QStringLiteral("\\1") + mask + QStringLiteral("\\3"), {"\""}, Qt::CaseSensitive, true},
+            QStringLiteral("\\1") + mask + QStringLiteral("\\4"), {"\""}, Qt::CaseSensitive, true},
     };
     return all;
 }
@@ -169,10 +172,11 @@ QByteArray CredentialRedactor::redact(const QByteArray &utf8) const
     return redact(QString::fromUtf8(utf8)).toUtf8();
 }
 
-QString CredentialRedactor::redactJsonString(const QString &decoded, bool secretMember) const
+QString CredentialRedactor::redactJsonString(const QString &decoded, Member member) const
 {
-    if (secretMember && !decoded.isEmpty()
-        && !std::all_of(decoded.cbegin(), decoded.cend(), [](QChar c) { return c.isDigit(); }))
+    const bool count = member == Member::Countable
+        && std::all_of(decoded.cbegin(), decoded.cend(), [](QChar c) { return c.isDigit(); });
+    if (member != Member::Plain && !decoded.isEmpty() && !count)
         return mask;
     return redact(decoded);
 }
@@ -186,13 +190,13 @@ QByteArray CredentialRedactor::redactJson(const QByteArray &json) const
         return redact(json);
     QByteArray out;
     out.reserve(json.size());
-    bool secretMember = false; // the last key named a secret and its value has not come yet
+    Member member = Member::Plain; // what the last key names, until its value has come
     qsizetype i = 0;
     while (i < json.size()) {
         const char c = json.at(i);
         if (c != '"') {
             if (c == ',' || c == '{' || c == '[')
-                secretMember = false;
+                member = Member::Plain;
             out.append(c);
             ++i;
             continue;
@@ -209,7 +213,7 @@ QByteArray CredentialRedactor::redactJson(const QByteArray &json) const
             ++next;
         const bool isKey = next < json.size() && json.at(next) == ':';
         const QString decoded = jsonstring::decode(QString::fromUtf8(literal));
-        const QString redacted = redactJsonString(decoded, !isKey && secretMember);
+        const QString redacted = redactJsonString(decoded, isKey ? Member::Plain : member);
         if (redacted == decoded) {
             out.append(literal);
         } else {
@@ -217,7 +221,12 @@ QByteArray CredentialRedactor::redactJson(const QByteArray &json) const
             out.append(jsonstring::escape(redacted).toUtf8());
             out.append('"');
         }
-        secretMember = isKey && secretMemberName().match(decoded).hasMatch();
+        member = Member::Plain;
+        if (isKey) {
+            const QRegularExpressionMatch name = secretMemberName().match(decoded);
+            if (name.hasMatch())
+                member = name.capturedStart(1) >= 0 ? Member::Secret : Member::Countable;
+        }
         i = end;
     }
     return out;

@@ -32,7 +32,10 @@ public:
     QByteArray redactJson(const QByteArray &json) const;
 
 private:
-    QString redactJsonString(const QString &decoded, bool secretMember) const;
+    // What a JSON member's name says of its value: nothing, a secret unless it is a count
+    // (KEY, TOKEN, AUTH), or a secret in any case (PASSWORD, SECRET, ...).
+    enum class Member { Plain, Countable, Secret };
+    QString redactJsonString(const QString &decoded, Member member) const;
 
     SecretRedactor m_known;
 };

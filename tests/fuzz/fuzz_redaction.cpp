@@ -31,7 +31,7 @@ bool isActive(char16_t unit)
         || (unit >= 0x2066 && unit <= 0x2069);
 }
 
-// A random part made of letters and digits only, at least 12 long, with a digit.
+// A random part made of letters and digits only, at least 12 long, with a letter and a digit.
 QString coreFrom(const uint8_t *data, size_t size)
 {
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -40,7 +40,7 @@ QString coreFrom(const uint8_t *data, size_t size)
         core += QLatin1Char(alphabet[data[i] % 62]);
     while (core.size() < 12)
         core += QLatin1Char('Q');
-    return core + QLatin1Char('7');
+    return core + QStringLiteral("x7"); // a letter: a digits-only KEY or TOKEN value is a count
 }
 
 QString planted(int form, const QString &core)
@@ -49,7 +49,7 @@ QString planted(int form, const QString &core)
     case 0:
         return QStringLiteral("sk-ant-api03-") + core;
     case 1:
-        return QStringLiteral("ghp_") + (core + core).left(36);
+        return QStringLiteral("ghp_") + QString(core + core).left(36);
     case 2:
         return QStringLiteral("Authorization: Basic ") + core;
     case 3:

@@ -195,6 +195,16 @@ void TestExportRedaction::everyFormMaskedInEveryFormat_data()
     QTest::newRow("yaml quoted") << "- api_key: 'q8w7e6r5t4'"
                                  << "q8w7e6r5t4"
                                  << "api_key: '";
+    // Found by fuzz_redaction: a password of digits is no count.
+    QTest::newRow("numeric yaml password") << "db:\n  password: 8472193355\n"
+                                           << "8472193355"
+                                           << "  password: ";
+    QTest::newRow("numeric env password") << "DB_PASSWORD=8472193355 ./run"
+                                          << "8472193355"
+                                          << "DB_PASSWORD=";
+    QTest::newRow("numeric json secret") << R"({"client_secret": "8472193355"})"
+                                         << "8472193355"
+                                         << "client_secret";
     QTest::newRow("url credentials") << "git clone https://bob:Pa55w0rdX@github.com/o/r.git"
                                      << "Pa55w0rdX"
                                      << "@github.com/o/r.git";
