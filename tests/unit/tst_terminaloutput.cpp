@@ -6,6 +6,7 @@
 
 #include "capturelines.h"
 #include "sandscopecli.h"
+#include "testing.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -33,24 +34,6 @@ QByteArray hostileCapture()
                         {QStringLiteral("file_path"), hostile}})})
         + c::toolResult(session, QStringLiteral("toolu_1"), hostile, true)
         + c::result(session, hostile, true, hostile);
-}
-
-// Bytes a terminal acts on: C0 controls but \n and \t, DEL, UTF-8 of C1 controls and of the
-// bidi overrides and isolates.
-QString activeBytesIn(const QByteArray &bytes)
-{
-    for (const char c : bytes) {
-        const auto byte = static_cast<unsigned char>(c);
-        if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f)
-            return QStringLiteral("byte 0x%1").arg(byte, 2, 16, QLatin1Char('0'));
-    }
-    for (const QChar c : QString::fromUtf8(bytes)) {
-        const char16_t unit = c.unicode();
-        if ((unit >= 0x80 && unit <= 0x9f) || (unit >= 0x202a && unit <= 0x202e)
-            || (unit >= 0x2066 && unit <= 0x2069))
-            return QStringLiteral("U+%1").arg(uint(unit), 4, 16, QLatin1Char('0'));
-    }
-    return {};
 }
 
 } // namespace
@@ -92,8 +75,10 @@ void TestTerminalOutput::textOutputIsSafe()
     const test::CliOutcome outcome = test::runSandscope(arguments);
     QVERIFY(outcome.exitCode >= 0);
     QVERIFY(!outcome.out.isEmpty());
-    QVERIFY2(activeBytesIn(outcome.out).isEmpty(), qPrintable(activeBytesIn(outcome.out)));
-    QVERIFY2(activeBytesIn(outcome.err).isEmpty(), qPrintable(activeBytesIn(outcome.err)));
+    QVERIFY2(test::terminalActiveIn(outcome.out).isEmpty(),
+        qPrintable(test::terminalActiveIn(outcome.out)));
+    QVERIFY2(test::terminalActiveIn(outcome.err).isEmpty(),
+        qPrintable(test::terminalActiveIn(outcome.err)));
     // The session id's line break does not start a row of its own.
     for (const QByteArray &line : outcome.out.split('\n'))
         QVERIFY2(!line.startsWith("\\e[31mFAKE ROW") && !line.startsWith("FAKE ROW"),
