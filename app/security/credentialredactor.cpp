@@ -3,8 +3,10 @@
 #include "util/jsonstring.h"
 
 #include <QRegularExpression>
+#include <QStringList>
 
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 namespace sandscope {
@@ -27,10 +29,21 @@ QRegularExpression caseless(const QString &pattern)
 // A rule: what it matches, what the match becomes, and substrings one of which every match
 // holds (cheap checks first: most texts hold none, and the expressions cost more than the
 // rest of an export together).
+// Substrings as texts, made once (the rules are built once; a conversion per text and
+// needle cost more than the redaction itself).
+struct Needles {
+    Needles(std::initializer_list<const char *> utf8)
+    {
+        for (const char *needle : utf8)
+            texts.append(QString::fromUtf8(needle));
+    }
+    QStringList texts;
+};
+
 struct Rule {
     QRegularExpression pattern;
     QString replacement;
-    std::vector<const char *> needles;
+    Needles needles;
     Qt::CaseSensitivity needleCase;
     bool byName = false; // matches only where a secret's name is (mayHoldSecretName)
 };
@@ -103,17 +116,17 @@ const std::vector<Rule> &rules()
     return all;
 }
 
-bool containsAny(
-    const QString &text, const std::vector<const char *> &needles, Qt::CaseSensitivity sensitivity)
+bool containsAny(const QString &text, const Needles &needles, Qt::CaseSensitivity sensitivity)
 {
-    return std::any_of(needles.begin(), needles.end(),
-        [&](const char *needle) { return text.contains(QString::fromUtf8(needle), sensitivity); });
+    return std::any_of(needles.texts.cbegin(), needles.texts.cend(),
+        [&](const QString &needle) { return text.contains(needle, sensitivity); });
 }
 
-bool mayHoldSecretName(const QString &text)
+// lower: the text in lower case.
+bool mayHoldSecretName(const QString &lower)
 {
-    return containsAny(
-        text, {"key", "token", "secret", "passw", "credential", "auth"}, Qt::CaseInsensitive);
+    static const Needles names {"key", "token", "secret", "passw", "credential", "auth"};
+    return containsAny(lower, names, Qt::CaseSensitive);
 }
 
 const QRegularExpression &secretMemberName()
@@ -155,11 +168,17 @@ QString CredentialRedactor::redact(const QString &text) const
         }
         out = unescaped + out.mid(done);
     }
-    const bool named = mayHoldSecretName(out);
+    // Case-insensitive needles are looked for in a lower-case copy made once (the folding
+    // search cost a quarter of an export). Masking only removes text, so the copy made before
+    // holds every needle the text still holds.
+    const QString lower = out.toLower();
+    const bool named = mayHoldSecretName(lower);
     for (const Rule &rule : rules()) {
         if (rule.byName && !named)
             continue;
-        if (containsAny(out, rule.needles, rule.needleCase))
+        if (rule.needleCase == Qt::CaseInsensitive
+                ? containsAny(lower, rule.needles, Qt::CaseSensitive)
+                : containsAny(out, rule.needles, Qt::CaseSensitive))
             out.replace(rule.pattern, rule.replacement);
     }
     return out;
@@ -174,6 +193,8 @@ QByteArray CredentialRedactor::redact(const QByteArray &utf8) const
 
 QString CredentialRedactor::redactJsonString(const QString &decoded, Member member) const
 {
+    if (member == Member::Plain && decoded.size() < 4)
+        return decoded; // too short for any secret (SecretRedactor ignores those too)
     const bool count = member == Member::Countable
         && std::all_of(decoded.cbegin(), decoded.cend(), [](QChar c) { return c.isDigit(); });
     if (member != Member::Plain && !decoded.isEmpty() && !count)
