@@ -7,6 +7,7 @@
 #include "cli/verbsupport.h"
 #include "security/secretredactor.h"
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -26,16 +27,16 @@ QString itemText(const CleanupItem &item)
     QString text = QStringLiteral("%1 %2 %3 %4 %5 %6")
                        .arg(CleanupItem::actionName(item.action), -6)
                        .arg(CleanupItem::kindName(item.kind), -7)
-                       .arg(item.user, -16)
+                       .arg(TerminalSafe::line(item.user), -16)
                        .arg(format::byteSize(item.bytes), 10)
                        .arg(QStringLiteral("%1 d").arg(item.ageDays), 7)
-                       .arg(item.path);
+                       .arg(TerminalSafe::line(item.path));
     if (!item.outcome.isEmpty()) {
-        text += QStringLiteral("\n       -> ") + item.outcome;
+        text += QStringLiteral("\n       -> ") + TerminalSafe::line(item.outcome);
         if (!item.message.isEmpty())
-            text += QStringLiteral(": ") + item.message;
+            text += QStringLiteral(": ") + TerminalSafe::line(item.message);
     } else {
-        text += QStringLiteral("\n       ") + item.reason;
+        text += QStringLiteral("\n       ") + TerminalSafe::line(item.reason);
     }
     return text + QLatin1Char('\n');
 }

@@ -19,6 +19,7 @@
 #include "server/processstream.h"
 #include "server/servercheck.h"
 #include "util/shellquote.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -208,7 +209,10 @@ int runServerInfo(const QStringList &arguments)
     QEventLoop loop;
     int exitCode = Ok;
     QObject::connect(&probe, &ServerCheck::finished, &loop, [&](const ServerReport &report) {
-        writeText(stdout, parser.isSet(jsonOption) ? reportAsJson(report) : reportAsText(report));
+        if (parser.isSet(jsonOption))
+            writeText(stdout, reportAsJson(report));
+        else
+            writeTerminalText(stdout, reportAsText(report));
         loop.exit();
     });
     QObject::connect(&probe, &ServerCheck::failed, &loop, [&](const ApiError &error) {

@@ -1,5 +1,7 @@
 #include "clioutput.h"
 
+#include "util/terminalsafe.h"
+
 namespace sandscope::cli {
 
 bool writeBytes(FILE *stream, const QByteArray &bytes)
@@ -15,9 +17,14 @@ bool writeText(FILE *stream, const QString &text)
     return writeBytes(stream, text.toUtf8());
 }
 
+bool writeTerminalText(FILE *stream, const QString &text)
+{
+    return writeText(stream, TerminalSafe::text(text));
+}
+
 void printError(const QString &message)
 {
-    writeText(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
+    writeTerminalText(stderr, QStringLiteral("sandscope: ") + message + QLatin1Char('\n'));
 }
 
 int usageError(const QString &message, const QString &verb)
@@ -36,7 +43,7 @@ QString firstLine(const QString &text, int limit)
         line = line.left(limit) + QStringLiteral("…");
     else if (line.size() < trimmed.size())
         line += QStringLiteral(" …");
-    return line;
+    return TerminalSafe::line(line);
 }
 
 QString isoTime(const QDateTime &time)

@@ -6,6 +6,7 @@
 #include "compare/comparejob.h"
 #include "compare/runcomparison.h"
 #include "security/secretredactor.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -170,9 +171,9 @@ QString humanReport(const RunComparison &comparison)
     const ComparedRun &a = comparison.left();
     const ComparedRun &b = comparison.right();
     QString out = QStringLiteral("A: %1 (%2 tool calls)\nB: %3 (%4 tool calls)\n\n")
-                      .arg(a.source)
+                      .arg(TerminalSafe::line(a.source))
                       .arg(a.calls.size())
-                      .arg(b.source)
+                      .arg(TerminalSafe::line(b.source))
                       .arg(b.calls.size());
     out += deltasTable(comparison);
     out += QStringLiteral("\nCalls: %1 same, %2 changed, %3 added, %4 removed%5\n")
@@ -387,7 +388,7 @@ int runCompare(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
     redactor.addSecret(qEnvironmentVariable("SANDSCOPE_API_KEY").trimmed());
     const QString out = json ? jsonReport(comparison) : humanReport(comparison);
-    if (!writeText(stdout, redactor.redact(out))) {
+    if (!(json ? writeText : writeTerminalText)(stdout, redactor.redact(out))) {
         printError(QStringLiteral("could not write to standard output"));
         return RunsDiffer;
     }

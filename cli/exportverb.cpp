@@ -19,7 +19,7 @@ namespace {
 enum ExitCode { Written = 0, Failed = 1 };
 
 const QString usage = QStringLiteral(
-    "export INPUT --format html|md|json [-o OUT] [--no-redact]\n"
+    "export INPUT --format html|md|json [-o OUT] [--no-redact] [--full-source-path]\n"
     "       sandscope export --server URL --user ID --session SID --format html|md|json\n"
     "                        [-o OUT] [--no-redact]");
 
@@ -35,10 +35,11 @@ QString moreHelp()
         "md     Markdown for pasting into an issue\n"
         "json   the normalised tree; Sandscope opens it again (File > Open, replay, export)\n"
         "\n"
-        "Secrets (the API key, token-shaped strings, NAME=value credentials) are masked\n"
-        "unless --no-redact is given. Lines that could not be read are listed in the\n"
-        "export and reported as warnings. The output file is replaced only when all of it\n"
-        "was written.\n"
+        "Secrets (the API key, token-shaped strings, private keys, passwords in URLs and\n"
+        "headers, NAME=value credentials) are masked unless --no-redact is given. The export\n"
+        "names INPUT by its file name only (--full-source-path: by its absolute path). Lines\n"
+        "that could not be read are listed in the export and reported as warnings. The output\n"
+        "file is replaced only when all of it was written.\n"
         "\n"
         "Exit codes: 0 written; 1 the input cannot be read or OUT cannot be written; 2 usage\n"
         "error; 3 server error.\n");
@@ -64,10 +65,13 @@ int runExport(const QStringList &arguments)
         QStringLiteral("Where to write; - or none: standard output."), QStringLiteral("OUT"));
     const QCommandLineOption noRedactOption(QStringLiteral("no-redact"),
         QStringLiteral("Keep secrets in the export (they are masked by default)."));
+    const QCommandLineOption fullSourceOption(QStringLiteral("full-source-path"),
+        QStringLiteral("Name the input file by its absolute path in the export (by default only "
+                       "its file name, so the export does not show your home folder)."));
     const QCommandLineOption sessionOption(QStringLiteral("session"),
         QStringLiteral("The session to read (with --server/--profile and --user)."),
         QStringLiteral("SID"));
-    parser.addOptions({formatOption, outputOption, noRedactOption});
+    parser.addOptions({formatOption, outputOption, noRedactOption, fullSourceOption});
     ConnectionOptions options;
     int parsed = -1;
     if (fromServer) {
@@ -123,8 +127,12 @@ int runExport(const QStringList &arguments)
     QStringList skipped = run.problems;
     if (run.exported)
         skipped = run.exported->skipped + skipped;
-    ExportJob job(
-        model, run.source, skipped, !parser.isSet(noRedactOption), {options.connection.apiKey});
+    const QString source = fromServer
+        ? run.source // user/session
+        : RunExporter::sourceOfFile(run.source, parser.isSet(fullSourceOption));
+    // A file's export masks the server's key too when it is known here.
+    ExportJob job(model, source, skipped, !parser.isSet(noRedactOption),
+        {options.connection.apiKey, qEnvironmentVariable("SANDSCOPE_API_KEY").trimmed()});
     if (!run.exported)
         job.run().summary.lines = run.lines; // the readers count lines, the model does not
 

@@ -12,6 +12,7 @@
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"
 #include "util/shellquote.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -87,10 +88,10 @@ QJsonObject chatAsJson(const ChatFolder &chat)
 
 QString chatLine(const ChatFolder &chat)
 {
-    return chat.id.leftJustified(24) + QLatin1Char(' ')
+    return TerminalSafe::line(chat.id).leftJustified(24) + QLatin1Char(' ')
         + QString::number(chat.size).rightJustified(14) + QStringLiteral("  ")
-        + isoTime(chat.lastActivity).leftJustified(20) + QStringLiteral("  ") + chat.path
-        + QLatin1Char('\n');
+        + isoTime(chat.lastActivity).leftJustified(20) + QStringLiteral("  ")
+        + TerminalSafe::line(chat.path) + QLatin1Char('\n');
 }
 
 int printUserChats(OpenTerminalClient &client, const ConnectionOptions &options, bool json)
@@ -175,7 +176,7 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
         + QStringLiteral(" SESSIONS RUNNING ") + QStringLiteral("DISK BYTES").rightJustified(14)
         + QLatin1Char('\n');
     for (const AccountChats &account : model.accounts())
-        text += account.account.leftJustified(34) + QLatin1Char(' ')
+        text += TerminalSafe::line(account.account).leftJustified(34) + QLatin1Char(' ')
             + QString::number(account.chats.size()).rightJustified(5) + QLatin1Char(' ')
             + QString::number(account.totalSize).rightJustified(14) + QStringLiteral("  ")
             + isoTime(account.lastActivity).leftJustified(20) + QLatin1Char(' ')
@@ -304,7 +305,7 @@ int filesList(OpenTerminalClient &client, const FilesContext &context, const QSt
             + (entry.modified.isValid()
                     ? entry.modified.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
                     : QStringLiteral("-").leftJustified(16))
-            + QLatin1Char(' ') + entry.name
+            + QLatin1Char(' ') + TerminalSafe::line(entry.name)
             + (entry.isDirectory ? QStringLiteral("/\n") : QStringLiteral("\n"));
     }
     return writeBytes(stdout, text.toUtf8()) ? Ok : LocalError;

@@ -6,6 +6,7 @@
 #include "probereport/probereportfile.h"
 #include "security/auditlog.h"
 #include "server/openterminalclient.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -76,11 +77,12 @@ int compareReports(const QStringList &paths, bool json)
                     {QStringLiteral("after"), side(after)}, {QStringLiteral("differences"), cells}})
                 .toJson(QJsonDocument::Indented));
     } else {
-        writeText(stdout,
+        writeTerminalText(stdout,
             QStringLiteral("before: %1 (open-terminal %2)\nafter:  %3 (open-terminal %4)\n")
                 .arg(before.server, before.serverVersion, after.server, after.serverVersion));
         for (const ReportDifference &difference : differences)
-            writeText(stdout, difference.describe() + QLatin1Char('\n'));
+            writeTerminalText(
+                stdout, TerminalSafe::line(difference.describe()) + QLatin1Char('\n'));
         if (differences.isEmpty())
             writeText(stdout, QStringLiteral("no cell changed\n"));
     }
@@ -164,7 +166,7 @@ int runProbe(const QStringList &arguments)
     ProbeReport report;
     QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
         if (!json)
-            writeText(stdout, resultLine(r));
+            writeTerminalText(stdout, resultLine(r));
     });
     QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
         report = finished;
@@ -186,7 +188,7 @@ int runProbe(const QStringList &arguments)
         writeText(stdout,
             QString::fromUtf8(ProbeReportFile::contents(report, ProbeReportFile::Format::Json)));
     } else {
-        writeText(stdout,
+        writeTerminalText(stdout,
             QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
                 .arg(report.count(Verdict::Pass))
                 .arg(report.count(Verdict::Fail))

@@ -11,6 +11,7 @@
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
@@ -32,7 +33,6 @@ constexpr int followSettleMs = 5000;
 
 QString humanSummary(const RunSummary &summary)
 {
-    const QLocale c = QLocale::c();
     QString outcome;
     if (!summary.hasResult && summary.isTranscript)
         outcome = summary.turnOpen
@@ -47,7 +47,9 @@ QString humanSummary(const RunSummary &summary)
         outcome = QStringLiteral("succeeded");
     QString text;
     auto row = [&text](const char *label, const QString &value) {
-        text += QStringLiteral("%1 %2\n").arg(QLatin1String(label), -12).arg(value);
+        text += QStringLiteral("%1 %2\n")
+                    .arg(QLatin1String(label), -12)
+                    .arg(TerminalSafe::line(value));
     };
     row("Session:", summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId);
     row("Outcome:", outcome);
@@ -58,9 +60,7 @@ QString humanSummary(const RunSummary &summary)
             .arg(summary.toolCalls)
             .arg(summary.toolErrors)
             .arg(summary.unmatchedToolCalls));
-    row("Tokens:",
-        QStringLiteral("%1 in, %2 out")
-            .arg(c.toString(summary.inputTokens), c.toString(summary.outputTokens)));
+    row("Tokens:", summary.tokensText());
     row("Cost:", QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6));
     row("Duration:", format::duration(summary.durationMs));
     return text;
@@ -79,12 +79,13 @@ void appendOutline(const RunModel &model, const QModelIndex &parent, int depth, 
 {
     for (int row = 0; row < model.rowCount(parent); ++row) {
         const QModelIndex index = model.index(row, RunModel::SummaryColumn, parent);
-        QString line = QString(2 * depth, QLatin1Char(' ')) + index.data().toString();
+        QString line
+            = QString(2 * depth, QLatin1Char(' ')) + TerminalSafe::line(index.data().toString());
         QStringList facts;
         for (int column = RunModel::StatusColumn; column < RunModel::ColumnCount; ++column) {
             const QString value = index.siblingAtColumn(column).data().toString();
             if (!value.isEmpty())
-                facts.append(value);
+                facts.append(TerminalSafe::line(value));
         }
         if (!facts.isEmpty())
             line += QStringLiteral("  [") + facts.join(QStringLiteral(", ")) + QLatin1Char(']');
@@ -177,6 +178,7 @@ int replaySession(const QStringList &arguments)
     redactor.addSecret(options.connection.apiKey);
 
     OpenTerminalClient client(options.connection);
+    auditRead(options, QStringLiteral("read-session"), sessionId);
     QString path;
     QString why;
     if (!findSessionTranscript(client, options, sessionId, &path, &why)) {
@@ -223,7 +225,7 @@ int replaySession(const QStringList &arguments)
         }
     }
     out += outcomeText(result, json);
-    if (!writeText(stdout, redactor.redact(out))) {
+    if (!(json ? writeText : writeTerminalText)(stdout, redactor.redact(out))) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }
@@ -273,7 +275,7 @@ int runReplay(const QStringList &arguments)
             printError(why);
             return RunFailed;
         }
-        if (!writeText(stdout, outcomeText(summary, json))) {
+        if (!(json ? writeText : writeTerminalText)(stdout, outcomeText(summary, json))) {
             printError(QStringLiteral("could not write to standard output"));
             return RunFailed;
         }
@@ -298,7 +300,7 @@ int runReplay(const QStringList &arguments)
         out += QLatin1Char('\n');
     }
     out += outcomeText(summary, json);
-    if (!writeText(stdout, out)) {
+    if (!(json ? writeText : writeTerminalText)(stdout, out)) {
         printError(QStringLiteral("could not write to standard output"));
         return RunFailed;
     }

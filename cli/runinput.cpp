@@ -75,6 +75,7 @@ int loadSessionRun(const ConnectionOptions &options, const QString &sessionId, L
     SecretRedactor redactor;
     redactor.addSecret(options.connection.apiKey);
     OpenTerminalClient client(options.connection);
+    auditRead(options, QStringLiteral("read-session"), sessionId);
     QString path;
     QString why;
     bool listingFailed = false;

@@ -5,6 +5,7 @@
 #include "runs/rundiscovery.h"
 #include "runverbs.h"
 #include "server/openterminalclient.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -80,14 +81,15 @@ int runRuns(const QStringList &arguments)
         + QStringLiteral("STATE").leftJustified(24) + QStringLiteral("  ")
         + QStringLiteral("LAST OUTPUT (UTC)").leftJustified(20) + QStringLiteral("  PROMPT\n");
     for (const DiscoveredRun &run : std::as_const(runs)) {
-        text += run.chatId.leftJustified(24) + QLatin1Char(' ') + run.runId.leftJustified(24)
-            + QStringLiteral("  ") + rundiscovery::stateText(run).leftJustified(24)
-            + QStringLiteral("  ") + isoTime(run.lastWrite).leftJustified(20) + QStringLiteral("  ")
+        text += TerminalSafe::line(run.chatId).leftJustified(24) + QLatin1Char(' ')
+            + TerminalSafe::line(run.runId).leftJustified(24) + QStringLiteral("  ")
+            + rundiscovery::stateText(run).leftJustified(24) + QStringLiteral("  ")
+            + isoTime(run.lastWrite).leftJustified(20) + QStringLiteral("  ")
             + firstLine(run.promptStart, 60) + QLatin1Char('\n');
     }
     if (runs.isEmpty())
         text += QStringLiteral("(no runs)\n");
-    writeText(stdout, text);
+    writeTerminalText(stdout, text);
     return Ok;
 }
 

@@ -6,6 +6,7 @@
 #include "server/openterminalclient.h"
 #include "sessions/sessionsearch.h"
 #include "util/shellquote.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -62,14 +63,16 @@ QString hitsAsText(const sessionsearch::Result &result, bool allUsers)
         + QStringLiteral("TOOL").leftJustified(12) + QStringLiteral("  EXCERPT\n");
     for (const SessionSearchHit &hit : result.hits) {
         if (allUsers)
-            text += accountOf(hit).leftJustified(20) + QLatin1Char(' ');
-        text += hit.sessionId.leftJustified(36) + QLatin1Char(' ')
-            + (hit.agentId.isEmpty() ? dash : hit.agentId).leftJustified(17) + QStringLiteral("  ")
+            text += TerminalSafe::line(accountOf(hit)).leftJustified(20) + QLatin1Char(' ');
+        text += TerminalSafe::line(hit.sessionId).leftJustified(36) + QLatin1Char(' ')
+            + TerminalSafe::line(hit.agentId.isEmpty() ? dash : hit.agentId).leftJustified(17)
+            + QStringLiteral("  ")
             + (hit.agentId.isEmpty() ? QString::number(hit.turn) : dash).rightJustified(4)
             + QLatin1Char(' ') + QString::number(hit.line).rightJustified(6) + QStringLiteral("  ")
-            + (hit.recordType.isEmpty() ? dash : hit.recordType).leftJustified(10)
-            + QLatin1Char(' ') + (hit.toolName.isEmpty() ? dash : hit.toolName).leftJustified(12)
-            + QStringLiteral("  ") + hit.excerpt + QLatin1Char('\n');
+            + TerminalSafe::line(hit.recordType.isEmpty() ? dash : hit.recordType).leftJustified(10)
+            + QLatin1Char(' ')
+            + TerminalSafe::line(hit.toolName.isEmpty() ? dash : hit.toolName).leftJustified(12)
+            + QStringLiteral("  ") + TerminalSafe::line(hit.excerpt) + QLatin1Char('\n');
     }
     if (result.hits.isEmpty())
         text += QStringLiteral("(no matching lines)\n");
@@ -133,6 +136,8 @@ int runSearch(const QStringList &arguments)
     const QString query = parser.positionalArguments().join(QLatin1Char(' '));
     if (query.isEmpty())
         return usageError(QStringLiteral("search needs a QUERY"), searchVerb);
+    auditRead(options, QStringLiteral("search-sessions"),
+        (everyone ? QStringLiteral("every home: ") : QString()) + query);
     if (!shell::isPassable(query) || !shell::isPassable(parser.value(toolOption)))
         return usageError(
             QStringLiteral("QUERY and --tool cannot contain a NUL character"), searchVerb);
@@ -186,7 +191,7 @@ int runSearch(const QStringList &arguments)
             {QStringLiteral("truncated"), result.truncated}, {QStringLiteral("hits"), hits}};
         writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
     } else {
-        writeText(stdout, hitsAsText(result, everyone));
+        writeTerminalText(stdout, hitsAsText(result, everyone));
     }
     return result.hits.isEmpty() ? NoHits : Hits;
 }

@@ -7,6 +7,7 @@
 #include "sessions/sessiondiscovery.h"
 #include "sessions/sessionstore.h"
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -113,8 +114,9 @@ QString tableRow(const QString &first, const SessionRow &row)
     if (found.running)
         whereText += QStringLiteral(" running");
     const QString dash = QStringLiteral("-");
-    QString line = first.leftJustified(24) + QLatin1Char(' ') + row.sessionId.leftJustified(36)
-        + QStringLiteral("  ") + isoTime(row.lastActivity).leftJustified(20) + QStringLiteral("  ")
+    QString line = TerminalSafe::line(first).leftJustified(24) + QLatin1Char(' ')
+        + TerminalSafe::line(row.sessionId).leftJustified(36) + QStringLiteral("  ")
+        + isoTime(row.lastActivity).leftJustified(20) + QStringLiteral("  ")
         + (row.onServer ? QString::number(found.turns) : dash).rightJustified(5)
         + QStringLiteral("  ")
         + (row.onServer ? QString::number(found.toolCalls) : dash).rightJustified(5)
@@ -126,7 +128,7 @@ QString tableRow(const QString &first, const SessionRow &row)
         + QStringLiteral("  ") + whereText.leftJustified(20) + QStringLiteral("  ")
         + firstLine(found.title, 60);
     if (!row.forkedFrom.isEmpty())
-        line += QStringLiteral(" (fork of %1)").arg(row.forkedFrom);
+        line += QStringLiteral(" (fork of %1)").arg(TerminalSafe::line(row.forkedFrom));
     return line.trimmed() + QLatin1Char('\n');
 }
 
@@ -185,14 +187,14 @@ int printAllUsersSessions(const ConnectionOptions &options, const AdminAccess &a
     QString text = QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
         + tableHeader(QStringLiteral("CHAT OR DIRECTORY"));
     for (const DiscoveredSession &session : sessions) {
-        text += accountOf(session).leftJustified(20) + QLatin1Char(' ')
+        text += TerminalSafe::line(accountOf(session)).leftJustified(20) + QLatin1Char(' ')
             + tableRow(session.chatId.isEmpty() ? shortPath(session.cwd, session.home)
                                                 : QStringLiteral("chat ") + session.chatId,
                 serverRow(session));
     }
     if (sessions.isEmpty())
         text += QStringLiteral("(no sessions in any home)\n");
-    writeText(stdout, text);
+    writeTerminalText(stdout, text);
     return Ok;
 }
 
@@ -234,6 +236,7 @@ int runSessions(const QStringList &arguments)
         QString why;
         if (!resolveAdminAccess(parser, options, &admin, &why))
             return usageError(why, sessionsVerb);
+        auditRead(options, QStringLiteral("read-sessions"), QStringLiteral("every home"));
         return printAllUsersSessions(options, admin, parser.isSet(jsonOption));
     }
     const int parsed = parseUserVerbArguments(parser, sessionsVerb, arguments, usage, options);
@@ -246,6 +249,8 @@ int runSessions(const QStringList &arguments)
     if (parser.isSet(chatOption) && !claudecommand::isValidChatId(chatId, &why))
         return usageError(
             QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), sessionsVerb);
+    auditRead(options, QStringLiteral("read-sessions"),
+        chatId.isEmpty() ? QStringLiteral("~") : QStringLiteral("~/chat-") + chatId);
 
     OpenTerminalClient client(options.connection);
     sessiondiscovery::Listing listing;
@@ -306,7 +311,7 @@ int runSessions(const QStringList &arguments)
                                                      : shortPath(row.found.cwd, listing.home),
                 row);
     }
-    writeText(stdout, text);
+    writeTerminalText(stdout, text);
     return Ok;
 }
 

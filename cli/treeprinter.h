@@ -4,6 +4,7 @@
 #include "cli/clioutput.h"
 #include "runtree/runmodel.h"
 #include "runtree/runnodetext.h"
+#include "util/terminalsafe.h"
 
 #include <QHash>
 #include <QList>
@@ -75,7 +76,7 @@ private:
         if (kind == Kind::Run)
             return;
         const QString indent(2 * qMax(0, depth - 1), QLatin1Char(' '));
-        const QString title = index.data(Qt::DisplayRole).toString();
+        const QString title = TerminalSafe::line(index.data(Qt::DisplayRole).toString());
         const void *node = index.internalPointer();
         const auto printed = m_printed.constFind(node);
 

@@ -7,6 +7,7 @@
 #include "server/openterminalclient.h"
 #include "usage/usagecollector.h"
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QEventLoop>
@@ -38,10 +39,10 @@ QString row(const QStringList &cells, const QList<int> &widths)
 QStringList dayCells(const UsageDay &day, const QString &user, const QString &when)
 {
     const QLocale c = QLocale::c();
-    return {user, when, c.toString(day.sessions), c.toString(day.turns), c.toString(day.toolCalls),
-        c.toString(day.errors), c.toString(day.inputTokens), c.toString(day.outputTokens),
-        c.toString(day.cacheReadTokens), c.toString(day.cacheCreationTokens),
-        QStringLiteral("$%1").arg(day.costUsd, 0, 'f', 4)};
+    return {TerminalSafe::line(user), when, c.toString(day.sessions), c.toString(day.turns),
+        c.toString(day.toolCalls), c.toString(day.errors), c.toString(day.inputTokens),
+        c.toString(day.outputTokens), c.toString(day.cacheReadTokens),
+        c.toString(day.cacheCreationTokens), QStringLiteral("$%1").arg(day.costUsd, 0, 'f', 4)};
 }
 
 QString reportText(const UsageReport &report)
@@ -63,7 +64,7 @@ QString reportText(const UsageReport &report)
         text += QStringLiteral("\nTOP TOOLS          CALLS  FAILED  TOTAL TIME  AVERAGE\n");
         for (int i = 0; i < std::min<int>(topTools, int(report.tools.size())); ++i) {
             const ToolUsage &tool = report.tools.at(i);
-            text += tool.name.leftJustified(16) + QStringLiteral("  ")
+            text += TerminalSafe::line(tool.name).leftJustified(16) + QStringLiteral("  ")
                 + QString::number(tool.calls).rightJustified(6) + QStringLiteral("  ")
                 + QString::number(tool.errors).rightJustified(6) + QStringLiteral("  ")
                 + format::duration(tool.totalMs).rightJustified(10) + QStringLiteral("  ")
@@ -185,7 +186,7 @@ int runUsage(const QStringList &arguments)
     } else if (parser.isSet(csvToolsOption)) {
         writeBytes(stdout, report.toolsCsv());
     } else {
-        writeText(stdout, reportText(report));
+        writeTerminalText(stdout, reportText(report));
     }
     return Ok;
 }

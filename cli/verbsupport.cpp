@@ -1,6 +1,7 @@
 #include "verbsupport.h"
 
 #include "cli/clioutput.h"
+#include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/apierror.h"
 
@@ -173,6 +174,14 @@ QDateTime parseSince(const QString &text)
     }
     const QDate date = QDate::fromString(text, Qt::ISODate);
     return date.isValid() ? QDateTime(date, QTime(0, 0), Qt::UTC) : QDateTime();
+}
+
+void auditRead(const ConnectionOptions &options, const QString &action, const QString &target)
+{
+    AuditLog log;
+    if (!log.append(AuditEntry {options.profileName, options.serverText(), options.userId, action,
+            target, QStringLiteral("ok")}))
+        printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
 }
 
 } // namespace sandscope::cli

@@ -84,6 +84,11 @@ bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOption
 // offset); invalid when it is neither.
 QDateTime parseSince(const QString &text);
 
+// Reading as a user (their sessions, a transcript, an export of one) is acting as them: one
+// audit line (action "read-sessions", "read-session", "export-session"; target what was read),
+// as `exec` keeps for commands. A warning when the log cannot be written.
+void auditRead(const ConnectionOptions &options, const QString &action, const QString &target);
+
 // Prints a listing failure (key masked) and returns serverErrorExitCode.
 int listingFailed(const QString &error, const ConnectionOptions &options);
 

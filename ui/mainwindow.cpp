@@ -772,7 +772,9 @@ std::shared_ptr<ExportJob> MainWindow::exportJob(const RunPage *page, bool redac
                     + page->sessionSource()->sessionId
                                  : page->recordingPath())
         : page->filePath();
-    return std::make_shared<ExportJob>(*page->model(), source, page->skippedLines(), redact,
+    const bool local = !page->filePath().isEmpty() || !page->sessionSource();
+    return std::make_shared<ExportJob>(*page->model(),
+        local ? RunExporter::sourceOfFile(source) : source, page->skippedLines(), redact,
         QStringList {m_client->connection().apiKey});
 }
 

@@ -242,15 +242,18 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
     // own status is kept in a file, which is renamed into place once tee has written all.
     // stdin, stdout and stderr of claude are all redirected, so it writes no terminal
     // control sequences into the PTY stream.
+    // The env file holds the agent's secrets: it is removed as soon as it is read, also when
+    // the run cannot start, so none is left on the server after the run.
     return QLatin1String("cd ") + quote(paths.workDirectory) + QLatin1String(" && set -a && . ")
-        + quote(paths.envFile) + QLatin1String(" && set +a && echo $$ > ") + quote(paths.pidFile)
-        + QLatin1String(" || exit 125; printf '\\n%s\\n' ") + quote(beginMarker(runId))
-        + QLatin1String("; { claude ") + shell::join(arguments(options)) + QLatin1String(" < ")
-        + quote(paths.promptFile) + QLatin1String(" 2> ") + quote(paths.stderrFile)
-        + QLatin1String("; echo $? > ") + quote(exitPart) + QLatin1String("; } | tee ")
-        + quote(paths.teeFile) + QLatin1String("; s=$(cat ") + quote(exitPart)
-        + QLatin1String(") && mv -f ") + quote(exitPart) + QLatin1Char(' ') + quote(paths.exitFile)
-        + QLatin1String(" && exit \"$s\"; exit 125");
+        + quote(paths.envFile) + QLatin1String(" && set +a && rm -f ") + quote(paths.envFile)
+        + QLatin1String(" && echo $$ > ") + quote(paths.pidFile) + QLatin1String(" || { rm -f ")
+        + quote(paths.envFile) + QLatin1String("; exit 125; }; printf '\\n%s\\n' ")
+        + quote(beginMarker(runId)) + QLatin1String("; { claude ") + shell::join(arguments(options))
+        + QLatin1String(" < ") + quote(paths.promptFile) + QLatin1String(" 2> ")
+        + quote(paths.stderrFile) + QLatin1String("; echo $? > ") + quote(exitPart)
+        + QLatin1String("; } | tee ") + quote(paths.teeFile) + QLatin1String("; s=$(cat ")
+        + quote(exitPart) + QLatin1String(") && mv -f ") + quote(exitPart) + QLatin1Char(' ')
+        + quote(paths.exitFile) + QLatin1String(" && exit \"$s\"; exit 125");
 }
 
 namespace {

@@ -57,7 +57,6 @@ QString outcome(const RunSummary &summary)
 QList<QPair<QString, QString>> summaryRows(const ExportedRun &run)
 {
     const RunSummary &summary = run.summary;
-    const QLocale c = QLocale::c();
     QList<QPair<QString, QString>> rows;
     rows.append({QStringLiteral("Outcome"),
         run.runEnded ? outcome(summary) : QStringLiteral("running when exported")});
@@ -71,9 +70,7 @@ QList<QPair<QString, QString>> summaryRows(const ExportedRun &run)
             .arg(summary.toolCalls)
             .arg(summary.toolErrors)
             .arg(summary.unmatchedToolCalls)});
-    rows.append({QStringLiteral("Tokens"),
-        QStringLiteral("%1 in, %2 out")
-            .arg(c.toString(summary.inputTokens), c.toString(summary.outputTokens))});
+    rows.append({QStringLiteral("Tokens"), summary.tokensText()});
     rows.append({QStringLiteral("Cost"), runtext::costText(summary.costUsd)});
     rows.append({QStringLiteral("Duration"), format::duration(summary.durationMs)});
     if (!run.source.isEmpty())

@@ -6,6 +6,7 @@
 #include "runtree/runnodetext.h"
 #include "util/jsonindent.h"
 #include "util/linediff.h"
+#include "util/terminalsafe.h"
 
 #include <QMetaEnum>
 
@@ -19,9 +20,11 @@ using Kind = RunModel::NodeKind;
 using Status = RunModel::Status;
 using ToolKind = RunModel::ToolKind;
 
+// Bidi overrides and invisible characters shown as <U+202E>: a name cannot pretend to be
+// another, code cannot read differently from what it does.
 QString esc(const QString &text)
 {
-    return text.toHtmlEscaped();
+    return TerminalSafe::visibleUnicode(text).toHtmlEscaped();
 }
 
 // The status words double as CSS classes ("ok", "error", ...).
@@ -92,7 +95,8 @@ QString toolBody(const RunNodeRecord &node, const CodeHighlighter &highlighter)
         if (!input.command.isEmpty())
             html += block(QStringLiteral("Command"),
                 QStringLiteral("<span class=\"prompt\">$ </span>")
-                    + highlighter.toHtml(input.command, QStringLiteral("Bash")),
+                    + highlighter.toHtml(
+                        TerminalSafe::visibleUnicode(input.command), QStringLiteral("Bash")),
                 QStringLiteral("code"));
         else
             html += block(
@@ -112,7 +116,8 @@ QString toolBody(const RunNodeRecord &node, const CodeHighlighter &highlighter)
         break;
     case ToolKind::Write:
         html += QStringLiteral("<p class=\"path\">%1</p>").arg(esc(input.filePath));
-        html += block(QStringLiteral("Content"), highlighter.toHtml(input.content, input.filePath),
+        html += block(QStringLiteral("Content"),
+            highlighter.toHtml(TerminalSafe::visibleUnicode(input.content), input.filePath),
             QStringLiteral("code"));
         break;
     case ToolKind::Read:
@@ -134,7 +139,8 @@ QString toolBody(const RunNodeRecord &node, const CodeHighlighter &highlighter)
         break;
     }
     if (ToolKind(node.toolKind) == ToolKind::Read && !node.isError)
-        html += block(QStringLiteral("Output"), highlighter.toHtml(node.resultText, input.filePath),
+        html += block(QStringLiteral("Output"),
+            highlighter.toHtml(TerminalSafe::visibleUnicode(node.resultText), input.filePath),
             QStringLiteral("code"));
     else
         html += block(node.isError ? QStringLiteral("Error") : QStringLiteral("Output"),

@@ -4,6 +4,7 @@
 #include "runtree/runmodel.h"
 #include "util/jsonindent.h"
 #include "util/linediff.h"
+#include "util/terminalsafe.h"
 
 #include <QRegularExpression>
 
@@ -17,12 +18,16 @@ namespace {
 using Kind = RunModel::NodeKind;
 using ToolKind = RunModel::ToolKind;
 
-// One line of inline text: Markdown's active characters escaped, line breaks folded.
+// One line of inline text (also a heading or a table cell): line breaks of every kind folded
+// (a bare \r ends a line in CommonMark too), other controls and bidi overrides shown visibly,
+// Markdown's active characters escaped.
 QString inlineText(const QString &text)
 {
-    static const QRegularExpression active(QStringLiteral("([\\\\`*_\\[\\]<>#|~])"));
+    static const QRegularExpression breaks(QStringLiteral("\\r\\n|[\\r\\n]"));
+    static const QRegularExpression active(QStringLiteral("([\\\\`*_\\[\\]<>#|~!&])"));
     QString out = text;
-    out.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    out.replace(breaks, QStringLiteral(" "));
+    out = TerminalSafe::text(out);
     out.replace(active, QStringLiteral("\\\\1"));
     return out;
 }
@@ -33,15 +38,18 @@ QString fenced(const QString &text, const QString &language, const QString &inde
 {
     if (text.isEmpty())
         return {};
+    // \r\n as \n; a bare \r (which would end the line, and the fence with it) and other
+    // controls shown visibly, like bidi overrides.
+    const QString shown = TerminalSafe::text(text);
     int longest = 0;
     int run = 0;
-    for (const QChar c : text) {
+    for (const QChar c : shown) {
         run = c == QLatin1Char('`') ? run + 1 : 0;
         longest = std::max(longest, run);
     }
     const QString fence(std::max(3, longest + 1), QLatin1Char('`'));
     QString out = indent + fence + language + QLatin1Char('\n');
-    QString body = text;
+    QString body = shown;
     if (body.endsWith(QLatin1Char('\n')))
         body.chop(1);
     for (const QString &line : body.split(QLatin1Char('\n')))
@@ -132,7 +140,7 @@ QByteArray MarkdownRunWriter::write(const ExportedRun &run)
     QString out;
     out += run.summary.sessionId.isEmpty()
         ? QStringLiteral("# Sandscope run\n\n")
-        : QStringLiteral("# Sandscope run %1\n\n").arg(run.summary.sessionId);
+        : QStringLiteral("# Sandscope run %1\n\n").arg(inlineText(run.summary.sessionId));
     out += QStringLiteral("| | |\n|---|---|\n");
     for (const auto &[label, value] : exporttext::summaryRows(run))
         out += QStringLiteral("| %1 | %2 |\n").arg(label, inlineText(value));

@@ -6,6 +6,7 @@
 #include "export/runjsonformat.h"
 #include "runtree/runmodel.h"
 
+#include <QFileInfo>
 #include <QObject>
 #include <QSaveFile>
 
@@ -36,6 +37,14 @@ QString RunExporter::suffix(Format format)
         return QStringLiteral("json");
     }
     return {};
+}
+
+QString RunExporter::sourceOfFile(const QString &path, bool fullPath)
+{
+    if (path.isEmpty())
+        return path;
+    const QFileInfo info(path);
+    return fullPath ? info.absoluteFilePath() : info.fileName();
 }
 
 ExportedRun RunExporter::snapshot(
@@ -73,9 +82,11 @@ void RunExporter::redact(ExportedRun *run) const
             todo.content = r.redact(todo.content);
             todo.activeForm = r.redact(todo.activeForm);
         }
+        // JSON on its decoded strings (a "\n" glued to a token hid it from the rules);
+        // redactJson treats a raw line that is not JSON as text.
         for (QByteArray *bytes :
             {&node->inputJson, &node->structuredResultJson, &node->raw, &node->resultRaw})
-            *bytes = r.redact(*bytes);
+            *bytes = r.redactJson(*bytes);
         for (RunNodeRecord &child : node->children)
             pending.push_back(&child);
     }

@@ -34,6 +34,11 @@ public:
     // The highlighter for code in HTML; CodeHighlighter::instance() unless set (not owned).
     void setHighlighter(const CodeHighlighter *highlighter) { m_highlighter = highlighter; }
 
+    // How an export names a local file it was read from: its file name, so that an export
+    // shared with others does not show the exporter's home folder; the absolute path only
+    // when asked for (`sandscope export --full-source-path`).
+    static QString sourceOfFile(const QString &path, bool fullPath = false);
+
     // The model's tree and summary, redacted when redacting(). skipped: what the reader could
     // not read (LoadedRun::problems), listed in the export.
     ExportedRun snapshot(

@@ -1,5 +1,7 @@
 #include "chatscantablemodel.h"
 
+#include "util/terminalsafe.h"
+
 #include <QLocale>
 
 #include <utility>
@@ -81,6 +83,8 @@ QVariant ChatScanTableModel::data(const QModelIndex &index, int role) const
                                       : QVariant(QLocale().formattedDataSize(value.toLongLong()));
     if (value.userType() == QMetaType::QDateTime)
         return formatTime(value.toDateTime());
+    if (value.userType() == QMetaType::QString) // names: controls and bidi overrides visible
+        return TerminalSafe::name(value.toString());
     return value;
 }
 

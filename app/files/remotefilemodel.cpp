@@ -1,5 +1,7 @@
 #include "remotefilemodel.h"
 
+#include "util/terminalsafe.h"
+
 #include <QLocale>
 #include <QRegularExpression>
 #include <QSet>
@@ -451,7 +453,7 @@ QVariant RemoteFileModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn:
-            return node->name;
+            return TerminalSafe::name(node->name); // a name cannot pretend to be another
         case SizeColumn:
             return node->isDirectory ? QString() : QLocale().formattedDataSize(node->size);
         case ModifiedColumn:

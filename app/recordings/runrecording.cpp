@@ -1,10 +1,12 @@
 #include "runrecording.h"
 
 #include "recordings/linesource.h"
+#include "recordings/localfilecheck.h"
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "streamjson/streamjson.h"
 #include "streamjson/summaryscanner.h"
+#include "util/format.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <poll.h>
 #include <simdjson.h>
 #include <string_view>
 #include <unistd.h>
@@ -35,6 +38,18 @@ constexpr qsizetype maxLinesWithoutTimestamp = 1000;
 constexpr int maxLinesPerSlice = 4000;
 // The summary fast path reads this much per read() call.
 constexpr qint64 summaryBlockBytes = qint64(4) * 1024 * 1024;
+
+// A pipe with nothing buffered reads as empty: waits until more has come (true) or its writer
+// is gone (false). Regular files are at their end when a read gives nothing. idleReads guards
+// against a pipe that keeps saying it is readable while reads give nothing.
+bool waitForMore(QFile &file, int *idleReads)
+{
+    if (!file.isSequential() || ++*idleReads > 1000)
+        return false;
+    pollfd descriptor {file.handle(), POLLIN, 0};
+    while (::poll(&descriptor, 1, -1) < 0 && errno == EINTR) { }
+    return (descriptor.revents & POLLIN) != 0;
+}
 
 void appendJsonString(QByteArray &out, const QByteArray &utf8)
 {
@@ -257,17 +272,36 @@ bool RecordingReader::readRawLine(QByteArray *line)
         ++m_fileLine;
         return true;
     }
-    if (!m_file.isOpen() || m_file.atEnd())
+    // A pipe says it is at its end whenever nothing is buffered yet: it is read (and waited
+    // for) until a read gives nothing.
+    if (!m_file.isOpen() || (!m_file.isSequential() && m_file.atEnd()))
         return false;
     m_rawOffset = m_file.pos();
-    const QByteArray bytes = m_file.readLine();
-    if (bytes.isEmpty() && m_file.error() != QFileDevice::NoError) {
-        m_readError
-            = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
-        m_file.close();
+    // A pipe hands out what has arrived: a line is read until its newline or the end.
+    QByteArray bytes;
+    int idleReads = 0;
+    while (!bytes.endsWith('\n')) {
+        // Up to one byte more than a line may hold (readLine keeps one for a terminator).
+        const QByteArray part = m_file.readLine(m_maxLineBytes + 2 - bytes.size());
+        if (part.isEmpty()) {
+            if (waitForMore(m_file, &idleReads))
+                continue;
+            break;
+        }
+        idleReads = 0;
+        bytes += part;
+        m_bytesRead += part.size();
+        if (overLimit(bytes.endsWith('\n') ? 0 : bytes.size()))
+            return false;
+    }
+    if (bytes.isEmpty()) {
+        if (m_file.error() != QFileDevice::NoError) {
+            m_readError
+                = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
+            m_file.close();
+        }
         return false;
     }
-    m_bytesRead += bytes.size();
     ++m_fileLine;
     m_lastLineTerminated = bytes.endsWith('\n');
     *line = withoutTerminator(bytes);
@@ -284,6 +318,9 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         return false;
     };
     m_file.setFileName(path);
+    const QString kind = LocalFileCheck::whyNotRead(path, QString(), true);
+    if (!kind.isEmpty())
+        return fail(QStringLiteral("%1 %2").arg(path, kind));
     if (!m_file.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("cannot read %1: %2").arg(path, m_file.errorString()));
     m_totalBytes = m_file.size();
@@ -332,6 +369,23 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         m_hasFirstLine = true;
         --m_fileLine;
     }
+    return true;
+}
+
+// A line (its part read so far, lineBytes) or the file over the limits: reading ends, why is
+// readError().
+bool RecordingReader::overLimit(qint64 lineBytes)
+{
+    if (lineBytes <= m_maxLineBytes && m_bytesRead <= m_maxFileBytes)
+        return false;
+    m_readError = lineBytes > m_maxLineBytes
+        ? QStringLiteral("%1: line %2 is longer than %3, which no run file has: stopped reading")
+              .arg(m_file.fileName())
+              .arg(m_fileLine + 1)
+              .arg(format::byteSize(m_maxLineBytes))
+        : QStringLiteral("%1 is larger than %2, which no run file is: stopped reading")
+              .arg(m_file.fileName(), format::byteSize(m_maxFileBytes));
+    m_file.close();
     return true;
 }
 
@@ -619,6 +673,8 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
         }
         std::memmove(buffer.data(), data + position, end - position);
         used = end - position;
+        if (overLimit(qint64(used)))
+            return true;
         scanner.releaseLargeBuffers();
     }
     return true;

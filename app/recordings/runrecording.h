@@ -122,7 +122,20 @@ public:
     explicit RecordingReader(QObject *parent = nullptr);
     ~RecordingReader() override;
 
-    // Opens path and detects its format; unreadable files are refused with a message.
+    // Limits no real run file reaches (the longest line of a real transcript, an image-laden
+    // message, is tens of MiB; docs/stream-json.md): a longer line or more bytes end the
+    // reading with readError(), so endless inputs (a pipe that never ends) stop.
+    static constexpr qint64 maxLineBytes = qint64(256) * 1024 * 1024;
+    static constexpr qint64 maxFileBytes = qint64(64) * 1024 * 1024 * 1024;
+    // Smaller limits (tests).
+    void setLimits(qint64 lineBytes, qint64 fileBytes)
+    {
+        m_maxLineBytes = lineBytes;
+        m_maxFileBytes = fileBytes;
+    }
+
+    // Opens path and detects its format; unreadable files are refused with a message, and so
+    // are devices, sockets and folders (a pipe is read, within the limits).
     bool open(const QString &path, QString *errorMessage = nullptr);
     Format format() const { return m_format; }
     // The file this reader reads, as LineSource source 0, and a transcript's sub-agent files
@@ -214,6 +227,9 @@ private:
     qint64 m_fileLine = 0;
     qint64 m_bytesRead = 0;
     qint64 m_totalBytes = 0;
+    qint64 m_maxLineBytes = maxLineBytes;
+    qint64 m_maxFileBytes = maxFileBytes;
+    bool overLimit(qint64 lineBytes);
     qint64 m_lastArrivalMs = 0;
     QStringList m_problems;
     QString m_readError;

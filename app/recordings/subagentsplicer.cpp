@@ -1,6 +1,7 @@
 #include "subagentsplicer.h"
 
 #include "recordings/linesource.h"
+#include "recordings/localfilecheck.h"
 #include "streamjson/runparser.h"
 
 #include <QDir>
@@ -37,10 +38,12 @@ QVector<SubagentTranscript> SubagentSplicer::findLocal(const QString &transcript
     const QFileInfo transcript(transcriptPath);
     const QString session = transcript.completeBaseName();
     QVector<SubagentTranscript> found;
-    const QStringList folders {
-        transcript.path() + QLatin1Char('/') + session + QStringLiteral("/subagents"),
-        transcript.path()};
-    for (const QString &folder : folders) {
+    // Each folder with the folder its files must stay in.
+    const QString sessionFolder = transcript.path() + QLatin1Char('/') + session;
+    const QList<QPair<QString, QString>> folders {
+        {sessionFolder + QStringLiteral("/subagents"), sessionFolder},
+        {transcript.path(), transcript.path()}};
+    for (const auto &[folder, within] : folders) {
         const QDir dir(folder);
         // Unreadable entries too: each is reported where its sub-agent would be.
         const QStringList files = dir.entryList({QStringLiteral("agent-*.jsonl")},
@@ -49,9 +52,23 @@ QVector<SubagentTranscript> SubagentSplicer::findLocal(const QString &transcript
             SubagentTranscript subagent;
             subagent.agentId = agentIdOf(fileName);
             subagent.path = dir.filePath(fileName);
-            QFile meta(dir.filePath(
-                QStringLiteral("agent-") + subagent.agentId + QStringLiteral(".meta.json")));
-            if (meta.open(QIODevice::ReadOnly))
+            const QString shownName = QDir(transcript.path()).relativeFilePath(subagent.path);
+            const QString why = LocalFileCheck::whyNotRead(subagent.path, within);
+            if (!why.isEmpty()) {
+                subagent.readError = why;
+                subagent.skipped = shownName + QLatin1Char(' ') + why;
+                subagent.path.clear();
+                found.append(subagent);
+                continue;
+            }
+            const QString metaPath = dir.filePath(
+                QStringLiteral("agent-") + subagent.agentId + QStringLiteral(".meta.json"));
+            const QString metaWhy = LocalFileCheck::whyNotRead(metaPath, within);
+            QFile meta(metaPath);
+            if (!metaWhy.isEmpty())
+                subagent.skipped = QDir(transcript.path()).relativeFilePath(metaPath)
+                    + QLatin1Char(' ') + metaWhy;
+            else if (meta.open(QIODevice::ReadOnly))
                 readMeta(meta.read(1024 * 1024), &subagent);
             found.append(subagent);
         }
@@ -161,10 +178,9 @@ RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int
         content = file.readAll();
     }
 
-    const int source = m_lineSource && !subagent.path.isEmpty()
-        ? m_lineSource->addFile(
-            subagent.path, RecordingFormat::Transcript, LineSource::Hold::PerRead)
-        : -1;
+    const int source = m_lineSource && !subagent.path.isEmpty() ? m_lineSource->addFile(
+                           subagent.path, RecordingFormat::Transcript, LineSource::Hold::PerRead)
+                                                                : -1;
     RunParser parser;
     qsizetype start = 0;
     while (start < content.size()) {
@@ -192,6 +208,10 @@ RunEventBatch SubagentSplicer::eventsOf(int agent, const QString &toolUseId, int
 QStringList SubagentSplicer::missingSubagents() const
 {
     QStringList missing;
+    for (const SubagentTranscript &subagent : m_agents) {
+        if (!subagent.skipped.isEmpty())
+            missing.append(subagent.skipped);
+    }
     for (const QString &call : m_agentCalls) {
         if (!m_servedCalls.contains(call))
             missing.append(

@@ -30,13 +30,17 @@ struct SubagentTranscript {
     QString path; // a local file, read when spliced, or
     QByteArray content; // the file's bytes, fetched from a server
     QString readError; // why the content could not be fetched
+    // A local file (or its meta file) that was not read, and why (a FIFO, a device, a link out
+    // of the session's folder): "subagents/agent-x.jsonl is a FIFO, not read".
+    QString skipped;
 };
 
 class SubagentSplicer {
 public:
     // The sub-agents next to a local transcript: <dir>/<session>/subagents/agent-*.jsonl with
     // their meta files (older CLIs: agent-*.jsonl beside the transcript, without meta). No
-    // folder is normal (a session without sub-agents).
+    // folder is normal (a session without sub-agents). Only regular files inside the session's
+    // folder are read (LocalFileCheck); the others are listed with why (skipped).
     static QVector<SubagentTranscript> findLocal(const QString &transcriptPath);
     // Fills toolUseId, agentType and description from a meta file's JSON; false when it is
     // not a JSON object.
@@ -56,7 +60,8 @@ public:
     void splice(RunEventBatch &events);
     // At the end of the transcript: the events still held, in time order.
     [[nodiscard]] RunEventBatch finish();
-    // Agent/Task calls seen whose sub-agent transcript was never found, one message each.
+    // Local sub-agent and meta files that were not read, then Agent/Task calls seen whose
+    // sub-agent transcript was never found, one message each.
     QStringList missingSubagents() const;
 
 private:

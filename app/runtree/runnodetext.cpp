@@ -82,11 +82,14 @@ QString tokenText(const TokenUsage &tokens)
 {
     if (!tokens.present)
         return QString();
+    if (tokens.invalid)
+        return QStringLiteral("tokens invalid (out of range in the file)");
     const QLocale locale;
     QString text
         = QStringLiteral("%1 in · %2 out")
               .arg(locale.toString(tokens.inputTokens), locale.toString(tokens.outputTokens));
-    const qint64 cache = tokens.cacheReadInputTokens + tokens.cacheCreationInputTokens;
+    const qint64 cache
+        = saturatingAdd(tokens.cacheReadInputTokens, tokens.cacheCreationInputTokens);
     if (cache > 0)
         text += QStringLiteral(" · %1 cache").arg(locale.toString(cache));
     return text;

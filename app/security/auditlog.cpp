@@ -1,5 +1,7 @@
 #include "auditlog.h"
 
+#include "security/credentialredactor.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -53,8 +55,9 @@ bool AuditLog::append(const AuditEntry &entry)
         {QStringLiteral("server"), serverWithoutCredentials(entry.server)},
         {QStringLiteral("user"), entry.userId},
         {QStringLiteral("action"), entry.action},
-        {QStringLiteral("target"), entry.target},
-        {QStringLiteral("result"), entry.result},
+        // Command lines and messages may hold credentials (a token in a curl header, mysql -p…).
+        {QStringLiteral("target"), CredentialRedactor().redact(entry.target)},
+        {QStringLiteral("result"), CredentialRedactor().redact(entry.result)},
     };
     const QByteArray bytes = QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n';
 

@@ -1,7 +1,8 @@
 #pragma once
 // Local audit log of privileged and mutating actions (acting as another user, writes,
 // kills, ...): one JSON object per line in the app's data directory (override with
-// SANDSCOPE_AUDIT_LOG). Never contains the API key.
+// SANDSCOPE_AUDIT_LOG). Never contains the API key; credentials in targets and results
+// (command lines, messages) are masked by CredentialRedactor.
 
 #include <QString>
 

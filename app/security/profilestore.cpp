@@ -342,19 +342,31 @@ Result<QString> readApiKeyFile(const QString &path)
     if (!info.isFile())
         return Result<QString>::failure(
             keyFileError(QStringLiteral("the API key file %1 is not a regular file").arg(path)));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Result<QString>::failure(keyFileError(
+            QStringLiteral("cannot read the API key file %1: %2").arg(path, file.errorString())));
+    // What was opened is checked (not the path again): owned by whoever runs Sandscope (root
+    // too: a key another user wrote could be theirs to swap), and nobody else may read or
+    // write it.
     struct stat status { };
-    if (::stat(QFile::encodeName(path).constData(), &status) != 0)
+    if (::fstat(file.handle(), &status) != 0)
         return Result<QString>::failure(keyFileError(
             QStringLiteral("cannot read the API key file %1: %2").arg(path, systemError())));
+    if (!S_ISREG(status.st_mode))
+        return Result<QString>::failure(
+            keyFileError(QStringLiteral("the API key file %1 is not a regular file").arg(path)));
+    if (status.st_uid != ::geteuid())
+        return Result<QString>::failure(
+            keyFileError(QStringLiteral("the API key file %1 belongs to another user (uid %2); "
+                                        "use a file of your own (chmod 600)")
+                             .arg(path)
+                             .arg(status.st_uid)));
     if (status.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH))
         return Result<QString>::failure(
             keyFileError(QStringLiteral("the API key file %1 is accessible to other users; "
                                         "restrict it with: chmod 600 %1")
                              .arg(path)));
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return Result<QString>::failure(keyFileError(
-            QStringLiteral("cannot read the API key file %1: %2").arg(path, file.errorString())));
     QString key = QString::fromUtf8(file.readAll());
     while (!key.isEmpty() && key.back().isSpace())
         key.chop(1);

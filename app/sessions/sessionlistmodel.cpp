@@ -1,6 +1,7 @@
 #include "sessionlistmodel.h"
 
 #include "util/format.h"
+#include "util/terminalsafe.h"
 
 #include <QDir>
 #include <QHash>
@@ -196,9 +197,9 @@ QVariant SessionListModel::displayData(const DiscoveredSession &session, int col
 {
     switch (column) {
     case TitleColumn:
-        return session.title.isEmpty() ? tr("(no prompt)") : session.title;
+        return session.title.isEmpty() ? tr("(no prompt)") : TerminalSafe::name(session.title);
     case ChatColumn:
-        return whereText(session);
+        return TerminalSafe::name(whereText(session));
     case StartedColumn:
         return timeText(session.started);
     case LastActivityColumn:

@@ -10,24 +10,40 @@
 #include <QStringList>
 #include <QVector>
 
+#include <limits>
+
 namespace sandscope {
 
+// a + b, held at the largest count instead of wrapping into a negative total (a hostile file
+// can hold many huge counts).
+inline qint64 saturatingAdd(qint64 a, qint64 b)
+{
+    qint64 sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum))
+        return sum;
+    return b > 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+}
+
 // Token counts of one API response or one result line. `present` tells a zero count from a
-// missing usage object.
+// missing usage object; `invalid` says a count in the file was out of range (negative, not a
+// whole number, 1e308, 16 digits and more): it counts as 0 and is shown as invalid.
 struct TokenUsage {
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
     qint64 cacheReadInputTokens = 0;
     qint64 cacheCreationInputTokens = 0;
     bool present = false;
+    bool invalid = false;
 
     TokenUsage &operator+=(const TokenUsage &other)
     {
-        inputTokens += other.inputTokens;
-        outputTokens += other.outputTokens;
-        cacheReadInputTokens += other.cacheReadInputTokens;
-        cacheCreationInputTokens += other.cacheCreationInputTokens;
+        inputTokens = saturatingAdd(inputTokens, other.inputTokens);
+        outputTokens = saturatingAdd(outputTokens, other.outputTokens);
+        cacheReadInputTokens = saturatingAdd(cacheReadInputTokens, other.cacheReadInputTokens);
+        cacheCreationInputTokens
+            = saturatingAdd(cacheCreationInputTokens, other.cacheCreationInputTokens);
         present = present || other.present;
+        invalid = invalid || other.invalid;
         return *this;
     }
     bool operator==(const TokenUsage &other) const
@@ -85,6 +101,7 @@ struct ResultInfo {
     int apiErrorStatus = 0;
     TokenUsage usage; // main loop of this turn
     TokenUsage turnUsage; // model_usage_since_last_result summed over models (incl. sub-agents)
+    bool invalidCost = false; // a cost in the line was out of range (negative, 1e308): not used
     QStringList deniedToolUseIds; // permission_denials[*].tool_use_id
 };
 

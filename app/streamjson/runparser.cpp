@@ -420,7 +420,8 @@ struct RunParser::Impl {
         ResultInfo &result = event.result;
         result.subtype = stringField(line, "subtype");
         result.isError = boolField(line, "is_error");
-        result.hasCost = doubleField(line, "total_cost_usd", &result.totalCostUsd);
+        result.hasCost = jsonfields::costField(
+            line, "total_cost_usd", &result.totalCostUsd, &result.invalidCost);
         result.durationMs = integerField(line, "duration_ms", -1);
         result.durationApiMs = integerField(line, "duration_api_ms", -1);
         result.numTurns = intField(line, "num_turns", -1);
@@ -647,7 +648,8 @@ struct RunParser::Impl {
             parseTranscriptSystem(line, stringField(line, "subtype"), out);
         } else if (type == QLatin1String("cost-state")) {
             RunEvent event = makeEvent(RunEvent::SessionCost);
-            event.result.hasCost = doubleField(line, "totalCostUSD", &event.result.totalCostUsd);
+            event.result.hasCost = jsonfields::costField(
+                line, "totalCostUSD", &event.result.totalCostUsd, &event.result.invalidCost);
             event.result.durationApiMs = integerField(line, "totalAPIDuration", -1);
             out.append(event);
         } else if (type == QLatin1String("summary")) {

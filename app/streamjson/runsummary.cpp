@@ -4,8 +4,10 @@
 
 #include <QFile>
 #include <QJsonValue>
+#include <QLocale>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace sandscope {
@@ -36,7 +38,20 @@ QJsonObject RunSummary::toJson() const
     json.insert(QStringLiteral("cost_usd"), costUsd);
     json.insert(QStringLiteral("input_tokens"), inputTokens);
     json.insert(QStringLiteral("output_tokens"), outputTokens);
+    if (invalidNumbers)
+        json.insert(QStringLiteral("invalid_numbers"), true);
     return json;
+}
+
+QString RunSummary::tokensText() const
+{
+    const QLocale c = QLocale::c();
+    const QString sums
+        = QStringLiteral("%1 in, %2 out").arg(c.toString(inputTokens), c.toString(outputTokens));
+    return invalidNumbers ? QStringLiteral("invalid: a count or cost in the file is out of range "
+                                           "(the others: %1)")
+                                .arg(sums)
+                          : sums;
 }
 
 void RunSummaryBuilder::add(const RunEventBatch &events)
@@ -92,12 +107,15 @@ void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const Token
         return;
     TokenUsage &seen = m_messageUsage[messageId];
     const TokenUsage merged = mergedUsage(seen, usage);
-    m_messageTokens.inputTokens += merged.inputTokens - seen.inputTokens;
-    m_messageTokens.outputTokens += merged.outputTokens - seen.outputTokens;
-    m_messageTokens.cacheReadInputTokens += merged.cacheReadInputTokens - seen.cacheReadInputTokens;
-    m_messageTokens.cacheCreationInputTokens
-        += merged.cacheCreationInputTokens - seen.cacheCreationInputTokens;
-    m_messageTokens.present = m_messageTokens.present || merged.present;
+    TokenUsage added;
+    added.inputTokens = merged.inputTokens - seen.inputTokens;
+    added.outputTokens = merged.outputTokens - seen.outputTokens;
+    added.cacheReadInputTokens = merged.cacheReadInputTokens - seen.cacheReadInputTokens;
+    added.cacheCreationInputTokens
+        = merged.cacheCreationInputTokens - seen.cacheCreationInputTokens;
+    added.present = merged.present;
+    m_messageTokens += added; // saturating
+    m_summary.invalidNumbers = m_summary.invalidNumbers || usage.invalid;
     seen = merged;
 }
 
@@ -110,10 +128,13 @@ void RunSummaryBuilder::addResult(const ResultInfo &result)
     if (result.hasCost)
         m_summary.costUsd = result.totalCostUsd;
     if (result.durationMs > 0)
-        m_summary.durationMs += result.durationMs;
+        m_summary.durationMs = saturatingAdd(m_summary.durationMs, result.durationMs);
     if (result.numTurns > 0)
-        m_summary.numTurns += result.numTurns;
+        m_summary.numTurns = int(std::min<qint64>(
+            std::numeric_limits<int>::max(), qint64(m_summary.numTurns) + result.numTurns));
     m_resultUsage += result.turnUsage.present ? result.turnUsage : result.usage;
+    m_summary.invalidNumbers = m_summary.invalidNumbers || result.invalidCost
+        || result.usage.invalid || result.turnUsage.invalid;
 }
 
 void RunSummaryBuilder::add(const RunEvent &event)
@@ -141,6 +162,7 @@ void RunSummaryBuilder::add(const RunEvent &event)
         if (m_summary.turnOpen && m_turnStartedMs >= 0)
             m_summary.durationMs += std::max<qint64>(0, event.arrivalMs - m_turnStartedMs);
         m_summary.turnOpen = false;
+        m_summary.invalidNumbers = m_summary.invalidNumbers || event.result.invalidCost;
         if (event.result.hasCost) { // cumulative per process, as in RunModel
             const double total = event.result.totalCostUsd;
             m_summary.costUsd += total >= m_lastSessionCost ? total - m_lastSessionCost : total;

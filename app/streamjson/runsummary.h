@@ -37,14 +37,19 @@ struct RunSummary {
     bool isTranscript = false;
     bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
     bool turnFailed = false; // the last transcript turn ended on an API error
+    // A token count or a cost in the file was out of range (negative, 1e308, 16 digits and
+    // more): it was left out of the sums, which are then shown as invalid.
+    bool invalidNumbers = false;
     // Non-blank lines of the run's file (a recording's entries, a transcript's main file);
     // filled by the readers, not by RunSummaryBuilder.
     qint64 lines = 0;
 
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
-    //  "input_tokens", "output_tokens"}
+    //  "input_tokens", "output_tokens", and "invalid_numbers": true when invalidNumbers}
     QJsonObject toJson() const;
+    // "1,234 in, 56 out", or with invalidNumbers "invalid: …" with the valid ones' sums.
+    QString tokensText() const;
 };
 
 class RunSummaryBuilder {

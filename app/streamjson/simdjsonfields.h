@@ -69,14 +69,59 @@ inline bool doubleField(const simdjson::dom::object &o, std::string_view key, do
     return true;
 }
 
+// Token counts no run reaches: 10^15 (a million billion).
+inline constexpr double maxValidCount = 1e15;
+// Costs no run reaches: a billion dollars.
+inline constexpr double maxValidCost = 1e9;
+
+// A token count: a whole number from 0 to below maxValidCount. Anything else that is there
+// (negative, fractional, 1e308, 18 digits, not a number) counts as 0 and sets *invalid.
+inline qint64 countField(const simdjson::dom::object &o, std::string_view key, bool *invalid)
+{
+    simdjson::dom::element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS || value.is_null())
+        return 0;
+    int64_t signedValue = 0;
+    if (value.get(signedValue) == simdjson::SUCCESS && signedValue >= 0
+        && double(signedValue) < maxValidCount)
+        return signedValue;
+    uint64_t unsignedValue = 0;
+    double doubleValue = 0;
+    if (value.get(signedValue) != simdjson::SUCCESS && value.get(unsignedValue) != simdjson::SUCCESS
+        && value.get(doubleValue) == simdjson::SUCCESS && doubleValue >= 0
+        && doubleValue < maxValidCount && std::floor(doubleValue) == doubleValue)
+        return qint64(doubleValue); // 12.0
+    *invalid = true;
+    return 0;
+}
+
+// A cost in dollars: finite, from 0 to maxValidCost; false when missing or out of range, which
+// also sets *invalid.
+inline bool costField(
+    const simdjson::dom::object &o, std::string_view key, double *out, bool *invalid)
+{
+    simdjson::dom::element element;
+    if (o.at_key(key).get(element) != simdjson::SUCCESS || element.is_null())
+        return false;
+    double value = 0;
+    if (element.get(value) != simdjson::SUCCESS || !std::isfinite(value) || value < 0
+        || value > maxValidCost) {
+        *invalid = true;
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
 inline TokenUsage usageFrom(const simdjson::dom::object &usage)
 {
     TokenUsage result;
     result.present = true;
-    result.inputTokens = integerField(usage, "input_tokens", 0);
-    result.outputTokens = integerField(usage, "output_tokens", 0);
-    result.cacheReadInputTokens = integerField(usage, "cache_read_input_tokens", 0);
-    result.cacheCreationInputTokens = integerField(usage, "cache_creation_input_tokens", 0);
+    result.inputTokens = countField(usage, "input_tokens", &result.invalid);
+    result.outputTokens = countField(usage, "output_tokens", &result.invalid);
+    result.cacheReadInputTokens = countField(usage, "cache_read_input_tokens", &result.invalid);
+    result.cacheCreationInputTokens
+        = countField(usage, "cache_creation_input_tokens", &result.invalid);
     return result;
 }
 
@@ -87,14 +132,16 @@ inline void addModelUsage(const simdjson::dom::object &perModel, ResultInfo &res
         simdjson::dom::object usage;
         if (field.value.get(usage) != simdjson::SUCCESS)
             continue;
-        result.turnUsage.present = true;
-        result.turnUsage.inputTokens += integerField(usage, "inputTokens", 0);
-        result.turnUsage.outputTokens += integerField(usage, "outputTokens", 0);
-        result.turnUsage.cacheReadInputTokens += integerField(usage, "cacheReadInputTokens", 0);
-        result.turnUsage.cacheCreationInputTokens
-            += integerField(usage, "cacheCreationInputTokens", 0);
+        TokenUsage model;
+        model.present = true;
+        model.inputTokens = countField(usage, "inputTokens", &model.invalid);
+        model.outputTokens = countField(usage, "outputTokens", &model.invalid);
+        model.cacheReadInputTokens = countField(usage, "cacheReadInputTokens", &model.invalid);
+        model.cacheCreationInputTokens
+            = countField(usage, "cacheCreationInputTokens", &model.invalid);
+        result.turnUsage += model;
         double cost = 0;
-        if (doubleField(usage, "costUSD", &cost)) {
+        if (costField(usage, "costUSD", &cost, &result.invalidCost)) {
             result.hasTurnCost = true;
             result.turnCostUsd += cost;
         }

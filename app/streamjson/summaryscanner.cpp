@@ -139,7 +139,8 @@ struct RunSummaryScanner::Impl {
         const std::string_view subtype = stringView(line, "subtype");
         info.subtype = QString::fromUtf8(subtype.data(), qsizetype(subtype.size()));
         info.isError = boolField(line, "is_error");
-        info.hasCost = jsonfields::doubleField(line, "total_cost_usd", &info.totalCostUsd);
+        info.hasCost
+            = jsonfields::costField(line, "total_cost_usd", &info.totalCostUsd, &info.invalidCost);
         info.durationMs = jsonfields::integerField(line, "duration_ms", -1);
         info.numTurns = jsonfields::intField(line, "num_turns", -1);
         object usage;

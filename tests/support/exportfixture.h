@@ -2,7 +2,11 @@
 // What the export tests share: every run file under tests/data (captures, transcripts; not
 // the sub-agent files a transcript pulls in, nor the model server's request logs), the tool
 // calls a file names (read with QJsonDocument, not the app's parser), and a capture with
-// planted secrets.
+// planted secrets, and every format's export of a capture.
+
+#include "export/runexporter.h"
+#include "runs/loadedrun.h"
+#include "runtree/runmodel.h"
 
 #include <QByteArray>
 #include <QDir>
@@ -14,6 +18,7 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 
 #include <algorithm>
 
@@ -142,6 +147,34 @@ inline QString writePlantedCapture(const QString &directory)
     if (!file.open(QIODevice::WriteOnly) || file.write(plantedCapture()) < 0)
         return {};
     return path;
+}
+
+// The capture written to a file, opened like File › Open and exported redacted in every
+// format, in the order of RunExporter::Format (HTML, Markdown, JSON), the source named by its
+// file name; knownSecret is the connection's API key. Empty when the capture cannot be read.
+inline QList<QByteArray> exportsOfCapture(
+    const QByteArray &capture, const QString &knownSecret = {})
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("capture.jsonl"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(capture) != capture.size())
+        return {};
+    file.close();
+    LoadedRun run;
+    QString why;
+    if (!LoadedRun::fromFile(path, &run, &why))
+        return {};
+    RunModel model;
+    run.buildModel(&model);
+    RunExporter exporter;
+    exporter.addSecret(knownSecret);
+    const ExportedRun snapshot = exporter.snapshot(model, RunExporter::sourceOfFile(path));
+    QList<QByteArray> out;
+    for (RunExporter::Format format :
+        {RunExporter::Format::Html, RunExporter::Format::Markdown, RunExporter::Format::Json})
+        out.append(exporter.render(snapshot, format));
+    return out;
 }
 
 } // namespace sandscope::test

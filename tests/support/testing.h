@@ -80,6 +80,25 @@ inline QList<QJsonObject> auditEntries(const QString &path)
     return entries;
 }
 
+// What in text printed for a terminal a terminal would act on: a C0 control other than \n
+// and \t, DEL, a C1 control, a bidi override or isolate ("byte 0x1b", "U+202e"); empty when
+// nothing.
+inline QString terminalActiveIn(const QByteArray &bytes)
+{
+    for (const char c : bytes) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f)
+            return QStringLiteral("byte 0x%1").arg(byte, 2, 16, QLatin1Char('0'));
+    }
+    for (const QChar c : QString::fromUtf8(bytes)) {
+        const char16_t unit = c.unicode();
+        if ((unit >= 0x80 && unit <= 0x9f) || (unit >= 0x202a && unit <= 0x202e)
+            || (unit >= 0x2066 && unit <= 0x2069))
+            return QStringLiteral("U+%1").arg(uint(unit), 4, 16, QLatin1Char('0'));
+    }
+    return {};
+}
+
 } // namespace sandscope::test
 
 namespace sandscope {

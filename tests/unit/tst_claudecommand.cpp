@@ -317,6 +317,8 @@ void ClaudeCommandTest::scriptsWorkInRealShells()
     const QString script = claudecommand::runScript(options, paths, runId);
     QVERIFY(!script.contains(secret));
     QCOMPARE(sandbox.run(shell, script, &output), claudeExit);
+    // The secrets' file is gone once the agent has read it (issue 27).
+    QVERIFY(!QFileInfo::exists(paths.envFile));
 
     const QByteArray stream = "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\""
         + paths.workDirectory.toUtf8() + "\"}\n{\"type\":\"result\",\"result\":\"€ done\"}\n";
@@ -347,6 +349,13 @@ void ClaudeCommandTest::runScriptReportsSetupFailure()
         125);
     QVERIFY(!output.contains(claudecommand::beginMarker(runId).toUtf8()));
     QVERIFY(!QFileInfo::exists(sandbox.home() + QLatin1String("/fake.args")));
+
+    // A run that cannot start (no chat folder) removes the env file too.
+    QVERIFY(QDir().mkpath(QFileInfo(paths.envFile).path()));
+    QVERIFY(writeAll(paths.envFile, "SECRET_VALUE=x\n"));
+    QCOMPARE(sandbox.run(QStringLiteral("sh"), claudecommand::runScript({}, paths, runId), &output),
+        125);
+    QVERIFY(!QFileInfo::exists(paths.envFile));
 }
 
 void ClaudeCommandTest::livenessTellsRunningFromGone()

@@ -4,6 +4,7 @@
 
 #include "security/auditlog.h"
 #include "security/profilestore.h"
+#include "testing.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace sandscope;
 
@@ -252,6 +254,58 @@ private Q_SLOTS:
         QVERIFY2(key.error.message.contains(path), qPrintable(key.error.message));
         if (!content.trimmed().isEmpty())
             QVERIFY(!key.error.message.contains(QString::fromUtf8(content.trimmed())));
+    }
+
+    // Issue 27: a key file must belong to whoever runs Sandscope (root too) and nobody else
+    // may write it.
+    void apiKeyFileOfAnotherUserOrWritableIsRefused()
+    {
+        const QString writable = m_dir.filePath(QStringLiteral("writable.key"));
+        QVERIFY(writeFile(writable, "k-123456\n", 0602));
+        QVERIFY(!readApiKeyFile(writable).ok());
+        if (::geteuid() != 0) {
+            if (test::runningInCi())
+                QFAIL("needs root to give a file to another user");
+            QSKIP("needs root to give a file to another user");
+        }
+        const QString theirs = m_dir.filePath(QStringLiteral("theirs.key"));
+        QVERIFY(writeFile(theirs, "k-123456\n", 0600));
+        QCOMPARE(::chown(QFile::encodeName(theirs).constData(), 65534, 65534), 0);
+        const Result<QString> key = readApiKeyFile(theirs);
+        QVERIFY(!key.ok());
+        QVERIFY2(key.error.message.contains(QStringLiteral("another user")),
+            qPrintable(key.error.message));
+        QVERIFY(!key.error.message.contains(QStringLiteral("k-123456")));
+    }
+
+    // Issue 27: a command line that holds a credential is logged with it masked.
+    void auditedCommandLinesHaveTheirSecretsMasked_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("secret");
+        QTest::newRow("bearer header") << "curl -H 'Authorization: Bearer abcd1234efgh' x"
+                                       << "abcd1234efgh";
+        QTest::newRow("mysql") << "mysql -u root -pHunter2Pw db"
+                               << "Hunter2Pw";
+        QTest::newRow("env assignment") << "GITHUB_TOKEN=tok123value ./deploy"
+                                        << "tok123value";
+        QTest::newRow("url password") << "git clone https://me:pw9secret@host/r"
+                                      << "pw9secret";
+        QTest::newRow("token shape") << "echo sk-ant-api03-0123456789abcdefXYZ"
+                                     << "0123456789abcdefXYZ";
+    }
+    void auditedCommandLinesHaveTheirSecretsMasked()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, secret);
+        const QString path = m_dir.filePath(QStringLiteral("masked/audit.jsonl"));
+        AuditLog log(path);
+        QVERIFY(log.append({QString(), QStringLiteral("http://h:1"), QStringLiteral("alice"),
+            QStringLiteral("exec"), command, QStringLiteral("failed: ") + command}));
+        const QByteArray content = readAll(path);
+        QVERIFY2(!content.contains(secret.toUtf8()), content.constData());
+        QVERIFY(content.contains("\"action\":\"exec\""));
+        QFile::remove(path);
     }
 
     void missingApiKeyFileIsRefused()

@@ -403,7 +403,8 @@ private Q_SLOTS:
         QVERIFY2(missing.problems.first().contains(QStringLiteral("no sub-agent transcript")),
             qPrintable(missing.problems.first()));
 
-        // The sub-agent file cannot be read (here: a folder in its place).
+        // The sub-agent file cannot be read (here: a folder in its place): said under its call,
+        // with why.
         const QString broken
             = dir.filePath(QStringLiteral("broken/") + session + QStringLiteral(".jsonl"));
         QVERIFY(writeFile(broken, readFile(main)));
@@ -424,7 +425,7 @@ private Q_SLOTS:
         for (const QModelIndex &notice :
             nodesOfKind(unreadable, RunModel::NodeKind::SystemNotice)) {
             reported = reported
-                || (notice.data().toString().contains(QStringLiteral("cannot be read"))
+                || (notice.data().toString().contains(QStringLiteral("is a folder, not read"))
                     && notice.data(RunModel::StatusRole).toInt() == int(RunModel::Status::Error)
                     && notice.parent().data(RunModel::KindRole).toInt()
                         == int(RunModel::NodeKind::ToolCall));

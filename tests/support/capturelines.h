@@ -1,0 +1,71 @@
+#pragma once
+// Stream-json lines for tests that build a capture around the text they need (hostile names,
+// planted secrets, odd numbers): each function gives one line, newline included.
+
+#include <QByteArray>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
+
+namespace sandscope::test::capture {
+
+inline QByteArray line(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+inline QByteArray systemInit(
+    const QString &session, const QString &model = QStringLiteral("claude-test"))
+{
+    return line({{QStringLiteral("type"), QStringLiteral("system")},
+        {QStringLiteral("subtype"), QStringLiteral("init")},
+        {QStringLiteral("session_id"), session}, {QStringLiteral("model"), model}});
+}
+
+inline QJsonObject textBlock(const QString &text)
+{
+    return {{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}};
+}
+
+inline QJsonObject toolUseBlock(const QString &id, const QString &name, const QJsonObject &input)
+{
+    return {{QStringLiteral("type"), QStringLiteral("tool_use")}, {QStringLiteral("id"), id},
+        {QStringLiteral("name"), name}, {QStringLiteral("input"), input}};
+}
+
+inline QByteArray assistant(const QString &session, const QJsonArray &content)
+{
+    return line({{QStringLiteral("type"), QStringLiteral("assistant")},
+        {QStringLiteral("session_id"), session},
+        {QStringLiteral("message"),
+            QJsonObject {{QStringLiteral("id"), QStringLiteral("msg_1")},
+                {QStringLiteral("role"), QStringLiteral("assistant")},
+                {QStringLiteral("model"), QStringLiteral("claude-test")},
+                {QStringLiteral("content"), content}}}});
+}
+
+inline QByteArray toolResult(
+    const QString &session, const QString &toolUseId, const QString &output, bool isError = false)
+{
+    return line(
+        {{QStringLiteral("type"), QStringLiteral("user")}, {QStringLiteral("session_id"), session},
+            {QStringLiteral("message"),
+                QJsonObject {{QStringLiteral("role"), QStringLiteral("user")},
+                    {QStringLiteral("content"),
+                        QJsonArray {
+                            QJsonObject {{QStringLiteral("type"), QStringLiteral("tool_result")},
+                                {QStringLiteral("tool_use_id"), toolUseId},
+                                {QStringLiteral("content"), output},
+                                {QStringLiteral("is_error"), isError}}}}}}});
+}
+
+inline QByteArray result(const QString &session, const QString &subtype = QStringLiteral("success"),
+    bool isError = false, const QString &text = QStringLiteral("done"))
+{
+    return line({{QStringLiteral("type"), QStringLiteral("result")},
+        {QStringLiteral("subtype"), subtype}, {QStringLiteral("is_error"), isError},
+        {QStringLiteral("session_id"), session}, {QStringLiteral("result"), text}});
+}
+
+} // namespace sandscope::test::capture
