@@ -30,7 +30,7 @@ for flavour in $flavours; do
   if [ "$flavour" = fuzz ]; then
     # Only the fuzzers are run in this flavour: the app and the other tests are built by the
     # flavours above.
-    targets=(--target fuzz_runparser fuzz_shellquote)
+    targets=(--target fuzz_runparser fuzz_shellquote fuzz_redaction)
   fi
   cmake --build --preset "$flavour" -j "$jobs" "${targets[@]}"
   echo "=== $flavour: test"
