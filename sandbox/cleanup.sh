@@ -15,14 +15,16 @@
 #                     is still listed by a scan and is still past its TTL. With CLEANUP_DRY_RUN
 #                     left alone the plan is only checked.
 #
-# Exit status: 0 done, 2 invalid settings or plan (nothing touched), 3 deleting needs root or
-# passwordless sudo, 4 done but some planned item was skipped, refused or failed, 5 stopped by an
-# unexpected error (a message says where; items reported before it are final).
+# Exit status: 0 done, 2 invalid settings or plan, or another execution running (nothing
+# touched), 3 deleting needs root or passwordless sudo, 4 done but some planned item was skipped,
+# refused or failed, 5 stopped by an unexpected error or a report that could not be written (a
+# message says where and lists what was deleted; items reported before it are final).
 #
-# Design: bash lists the homes and runs one `find` per home (and, when deleting, one `find` per
-# home and kind of item); a single awk process reads all of it as a stream of NUL-separated
-# records, decides, and writes the items as each home is finished. When deleting, awk hands the
-# list of entries to delete back through a FIFO. No process is started per item.
+# Design: bash lists the homes and runs one `find` per home; a single awk process reads all of it
+# as a stream of NUL-separated records, decides, and writes the items as each home is finished.
+# When deleting, awk runs the deletion step (delete.sh below) for the home in phases: move the
+# items into a quarantine folder and list it, put back what changed, then write the home's records
+# and delete. No process is started per item.
 set -euo pipefail
 # Byte-wise string handling (names need not be valid UTF-8) and UTC timestamps. The caller's
 # PATH, shell start-up files and exported functions never choose what runs here (the deletion
