@@ -1278,6 +1278,9 @@ export CLEANUP_AWK_PID=$$
 delete_cmd() {
     printf -v CLEANUP_AWK_DELETE_CMD 'exec env -i PATH=%q LC_ALL=C CLEANUP_AWK_TMP=%q CLEANUP_AWK_ROOT=%q' \
         "$PATH" "$tmp" "$root"
+    [[ -z ${CLEANUP_TEST_TIMING_FILE:-} ]] ||
+        printf -v CLEANUP_AWK_DELETE_CMD '%s CLEANUP_TEST_TIMING_FILE=%q' "$CLEANUP_AWK_DELETE_CMD" \
+            "$CLEANUP_TEST_TIMING_FILE"
     [[ -z ${CLEANUP_TEST_PAUSE_FIFO:-} ]] ||
         printf -v CLEANUP_AWK_DELETE_CMD '%s CLEANUP_TEST_PAUSE_FIFO=%q CLEANUP_TEST_PAUSE_USER=%q' \
             "$CLEANUP_AWK_DELETE_CMD" "$CLEANUP_TEST_PAUSE_FIFO" "${CLEANUP_TEST_PAUSE_USER:-}"
@@ -1411,6 +1414,11 @@ delete_accepted() {
     done
 }
 
+if [[ -n ${CLEANUP_TEST_TIMING_FILE:-} ]]; then
+    # For benchmarks only: how long each phase of the deletion step takes, per home.
+    started=$EPOCHREALTIME
+    trap 'printf "%s %s %s\n" "$phase" "$started" "$EPOCHREALTIME" >>"$CLEANUP_TEST_TIMING_FILE"' EXIT
+fi
 case $phase in
 move)
     if [[ -n ${CLEANUP_TEST_PAUSE_FIFO:-} && ${CLEANUP_TEST_PAUSE_USER:-$user} == "$user" ]]; then
