@@ -1028,7 +1028,7 @@ function commit_deletion(    j, n, k, kind, main, any) {
             count["deleted"]--; count_bytes["deleted"] -= c_bytes[n]
             emit_candidate_or_plan(n, "failed", "reported as deleted above, but not everything could be removed" (left_err[kind] != "" ? " (" left_err[kind] ")" : "") "; what is left is in " container(kind) "/" qname)
         } else {
-            printf "%s\n", disp(c_path[n]) > deleted_list
+            printf "%s\n", disp(c_path[n]) >> deleted_list
         }
     }
     close(deleted_list)
