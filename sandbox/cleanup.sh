@@ -15,17 +15,23 @@
 #                     is still listed by a scan and is still past its TTL. With CLEANUP_DRY_RUN
 #                     left alone the plan is only checked.
 #
-# Exit status: 0 done, 2 invalid settings or plan (nothing touched), 3 deleting needs root or
-# passwordless sudo, 4 done but some planned item was skipped, refused or failed, 5 stopped by an
-# unexpected error (a message says where; items reported before it are final).
+# Exit status: 0 done, 2 invalid settings or plan, or another execution running (nothing
+# touched), 3 deleting needs root or passwordless sudo, 4 done but some planned item was skipped,
+# refused or failed, 5 stopped by an unexpected error or a report that could not be written (a
+# message says where and lists what was deleted; items reported before it are final).
 #
-# Design: bash lists the homes and runs one `find` per home (and, when deleting, one `find` per
-# home and kind of item); a single awk process reads all of it as a stream of NUL-separated
-# records, decides, and writes the items as each home is finished. When deleting, awk hands the
-# list of entries to delete back through a FIFO. No process is started per item.
+# Design: bash lists the homes and runs one `find` per home; a single awk process reads all of it
+# as a stream of NUL-separated records, decides, and writes the items as each home is finished.
+# When deleting, awk runs the deletion step (delete.sh below) for the home in phases: move the
+# items into a quarantine folder and list it, put back what changed, then write the home's records
+# and delete. No process is started per item.
 set -euo pipefail
-# Byte-wise string handling (names need not be valid UTF-8) and UTC timestamps.
-export LC_ALL=C TZ=UTC
+# Byte-wise string handling (names need not be valid UTF-8) and UTC timestamps. The caller's
+# PATH, shell start-up files and exported functions never choose what runs here (the deletion
+# step also runs under env -i).
+export LC_ALL=C TZ=UTC PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+unset BASH_ENV ENV CDPATH GLOBIGNORE
+for fn in $(compgen -A function); do builtin unset -f -- "$fn"; done
 shopt -s nullglob
 
 tmp=''
@@ -84,6 +90,8 @@ if [[ -n ${CLEANUP_PLAN+set} ]]; then
     [[ -f $CLEANUP_PLAN && -r $CLEANUP_PLAN ]] || die 2 "CLEANUP_PLAN $REPLY is not a readable file"
     plan_file=$(realpath -e -- "$CLEANUP_PLAN" 2>/dev/null || true)
     [[ -n $plan_file ]] || die 2 "CLEANUP_PLAN $REPLY cannot be resolved"
+    [[ $plan_file == "$(realpath -e -s -- "$CLEANUP_PLAN" 2>/dev/null)" ]] ||
+        die 2 "CLEANUP_PLAN $REPLY is reached through a symbolic link; name the reviewed file itself"
 fi
 
 if [[ -n ${HOME_ROOT+set} ]]; then
@@ -104,6 +112,7 @@ who=$(id -un 2>/dev/null || echo "uid $EUID")
 cd -P -- "$home_root_setting" 2>/dev/null ||
     die 2 "HOME_ROOT $home_root_shown cannot be entered as $who; run as root"
 root=$PWD
+while [[ $root == //* ]]; do root=${root#/}; done
 [[ $root != / ]] || die 2 "HOME_ROOT must not be / itself"
 [[ -r $root && -x $root ]] || die 2 "HOME_ROOT $home_root_shown cannot be listed as $who; run as root"
 
@@ -133,6 +142,24 @@ running as $who without 'sudo -n'$hint. Run it as root \
 to only list what would be deleted."
 fi
 
+# Only root (or, to merely check it, the one running this) may have written the plan: a plan
+# that others can change is not the reviewed one. Its folder must not let others swap it either.
+if [[ -n $plan_file ]]; then
+    shown "$CLEANUP_PLAN"
+    plan_meta=$(find -P "$plan_file" "${plan_file%/*}/" -maxdepth 0 -printf '%U %m\n' 2>/dev/null || true)
+    read -r plan_uid plan_mode dir_uid dir_mode _ <<<"${plan_meta//$'\n'/ } x x x x" || true
+    [[ $plan_uid == 0 || ($mode == check-plan && $plan_uid == "$EUID") ]] ||
+        die 2 "CLEANUP_PLAN $REPLY belongs to uid $plan_uid; a plan to execute must belong to root"
+    if ((8#${plan_mode:-777} & 8#022)); then
+        die 2 "CLEANUP_PLAN $REPLY can be changed by group or others (mode $plan_mode); chmod go-w it after the review"
+    fi
+    # A folder others can write to is fine only with the sticky bit (like /tmp) and our own owner.
+    if [[ $dir_uid != 0 && $dir_uid != "$EUID" ]] ||
+        { ((8#${dir_mode:-777} & 8#022)) && ! ((8#${dir_mode:-777} & 8#1000)); }; then
+        die 2 "CLEANUP_PLAN $REPLY is in a folder that others can change (mode $dir_mode); keep plans where only root can replace them"
+    fi
+fi
+
 stage='creating a temporary folder'
 for base in "${TMPDIR:-}" /tmp /var/tmp; do
     [[ -n $base && $base == /* && $base != *[[:cntrl:]]* && -d $base && -w $base && -x $base ]] ||
@@ -146,6 +173,12 @@ if [[ -z $tmp ]]; then
 fi
 
 printf -v now '%(%s)T' -1
+
+# One execution at a time per HOME_ROOT (the lock is on the folder itself).
+if [[ $mode == execute ]]; then
+    exec 9<"$root"
+    flock -n 9 || die 2 "another cleanup is deleting in HOME_ROOT $home_root_shown right now; run again when it has finished"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # The awk program: strict plan reading (mode "validate") and everything that turns find's
@@ -375,7 +408,7 @@ function parse(s,    key, body, c, val) {
         body = substr(s, 2, RLENGTH - 2); s = substr(s, RLENGTH + 1)
         if (!body_ok(body)) return 0
         key = std_decode(body)
-        if (key in T) return perror("the name \"" key "\" appears twice")
+        if (key in T) return perror("the name " jq(key, 1) " appears twice")
         sub(/^[ \t\r]+/, "", s)
         if (substr(s, 1, 1) != ":") return perror("expected ':' after a name")
         s = substr(s, 2); sub(/^[ \t\r]+/, "", s)
@@ -387,8 +420,10 @@ function parse(s,    key, body, c, val) {
             F[key] = body; D[key] = std_decode(body); T[key] = "s"
         } else if (match(s, /^-?(0|[1-9][0-9]*)/)) {
             val = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1)
-            if (s ~ /^[.eE]/) return perror("\"" key "\" is not a whole number")
-            if (length(val) > (substr(val, 1, 1) == "-" ? 16 : 15)) return perror("\"" key "\" is out of range (more than 15 digits)")
+            if (s ~ /^[.eE]/) return perror(jq(key, 1) " is not a whole number")
+            # Any length is read (a summary may add up large sizes); items to delete are held
+            # to 15 digits below, which the dry run never exceeds for them.
+            if (length(val) > 40) return perror(jq(key, 1) " is out of range (more than 40 digits)")
             F[key] = val; T[key] = "n"
         } else if (match(s, /^(true|false|null)/)) {
             F[key] = substr(s, 1, RLENGTH); T[key] = "l"; s = substr(s, RLENGTH + 1)
@@ -450,7 +485,7 @@ function validate(   line, lineno, k, bad, id, parts, p, pre, user, seen_path, s
         for (k in need_string)
             if (T[k] != "s") { problem(lineno, "\"" k "\" is missing or not a string"); bad = 1 }
         for (k in need_number)
-            if (T[k] != "n" || F[k] ~ /^-/) { problem(lineno, "\"" k "\" is missing or not a whole number >= 0"); bad = 1 }
+            if (T[k] != "n" || F[k] ~ /^-/ || length(F[k]) > 15) { problem(lineno, "\"" k "\" is missing or not a whole number from 0 to 15 digits"); bad = 1 }
         id = D["identity"]
         if (T["identity"] != "s" || id !~ /^[0-9]+:[0-9]+:([0-9a-f][0-9a-f])+$/) {
             problem(lineno, "\"identity\" is missing or malformed (a plan from an older version of this script: make a new dry run)")
@@ -507,15 +542,22 @@ function emit(    age, ttl, line, key, u) {
             if (it_cur_bytes != "") line = line ",\"current_bytes\":" num(it_cur_bytes)
             if (it_cur_epoch != "") line = line ",\"current_last_activity_epoch\":" num(it_cur_epoch)
         }
-        print line "}"
+        report_line(line "}")
     } else {
         line = sprintf("%-7s %-8s %-12s %10s  %s  %5sd  %s  (%s)", toupper(it_action), it_kind, disp(it_user), human(it_bytes), substr(iso(it_epoch), 1, 16), age, disp(it_path), disp(it_reason))
         if (it_outcome != "") {
             line = line "  => " it_outcome
             if (it_message != "") line = line ": " disp(it_message)
         }
-        print line
+        report_line(line)
     }
+}
+
+# Writes one line of the report: to standard output, or (while a home's deletions wait for their
+# records) to the chunk the deletion step writes out and checks before deleting anything.
+function report_line(s) {
+    if (out_to != "") print s > out_to
+    else print s
 }
 
 # The hex form of a path, for identities (the part up to the home is computed once per home).
@@ -546,7 +588,9 @@ function home_begin(user, state) {
     delete o_path; delete o_bytes; delete o_epoch; delete o_reason; delete o_dev; delete o_ino; delete other_reason
     delete c_kind; delete c_path; delete c_bytes; delete c_epoch; delete c_dev; delete c_ino; delete c_sid
     delete c_project; delete c_sdir; delete c_action; delete c_reason; delete c_name; delete cand_by_path
-    delete d_tag; delete d_meta; delete left; delete del_status; delete del_err
+    delete c_ddev; delete c_dino; delete cand_plan; delete v_out; delete v_msg; delete q_of
+    delete q_src; delete q_meta; delete q_bytes; delete q_epoch; delete q_fail; delete q_err
+    delete stay; delete left; delete left_err; delete kept
     delete x_src; delete x_out; delete x_msg
     nchats = 0; nothers = 0; ncand = 0; nx = 0
 }
@@ -561,6 +605,15 @@ function add_other(p, b, e, dev, ino, reason) {
 function find_record(start, meta, rel, target,    f, type, size, epoch, project, rest, name, key) {
     split(meta, f, " ")
     type = f[1]; size = f[2] + 0; epoch = int(f[3])
+    # ~/.claude is a start point only when it was a symbolic link: never a chat, even when it
+    # has just been turned into a folder.
+    if (start == h_home "/.claude") {
+        if (rel == "" && type != "l")
+            add_other(start, size, epoch, f[4], f[5], "changed from a symbolic link to a folder during the scan; left alone, run again")
+        else if (rel == "")
+            add_other(start, size, epoch, f[4], f[5], "symbolic link to '" target "'; never followed or deleted")
+        return
+    }
     if (rel == "") {
         if (type == "l")
             add_other(start, size, epoch, f[4], f[5], "symbolic link to '" target "'; never followed or deleted")
@@ -626,7 +679,18 @@ function qsort(A, lo, hi,    i, last, t, mid) {
     qsort(A, last + 1, hi)
 }
 
-function add_candidate(kind, p, b, e, dev, ino, name, sid, project, sdir,    ttl, age_seconds) {
+function add_candidate(kind, p, b, e, dev, ino, name, sid, project, sdir,    ttl, age_seconds, mp) {
+    mp = mount_within(p)
+    if (mp == "" && sdir != "") mp = mount_within(sdir)
+    if (mp != "") {
+        add_other(p, b, e, dev, ino, "is or contains a mount point (" mp "); never deleted")
+        return
+    }
+    # Values a plan could not carry (see pattern_refusal's reader): shown, never deleted.
+    if (e < 0 || b >= 1e15) {
+        add_other(p, b, e, dev, ino, "suspicious: " (e < 0 ? "last activity before 1970" : "a size of 16 or more digits (sparse files?)") "; never deleted, check it by hand")
+        return
+    }
     ncand++
     c_kind[ncand] = kind; c_path[ncand] = p; c_bytes[ncand] = b; c_epoch[ncand] = e
     c_dev[ncand] = dev; c_ino[ncand] = ino; c_name[ncand] = name; c_sid[ncand] = sid
@@ -661,6 +725,7 @@ function build_candidates(    i, p, n, keys, key, project, name) {
             continue
         }
         add_candidate("session", h_projects "/" key ".jsonl", s_bytes[key], s_epoch[key], s_dev[key], s_ino[key], key, name, project, (key in s_dir) ? h_projects "/" key : "")
+        if (c_path[ncand] == h_projects "/" key ".jsonl") { c_ddev[ncand] = s_dirdev[key]; c_dino[ncand] = s_dirino[key] }
     }
 }
 
@@ -769,6 +834,10 @@ function plan_decide(i,    n, p, why, ttl, was, cur) {
         ttl = pk_kind[i] == "chat" ? chat_ttl : session_ttl
         return plan_done(i, "refused", "still within the " pk_kind[i] " TTL of " ttl " days (last activity " iso(c_epoch[n]) "); only expired items are deleted", c_bytes[n], c_epoch[n], n)
     }
+    # A line the dry run wrote as "keep", flipped by hand: never executed, even when a lower TTL
+    # now would let it expire.
+    if (substr(pk_reason[i], 1, 16) != "no activity for ")
+        return plan_done(i, "refused", "the dry run did not list it for deletion (its reason: " pk_reason[i] "); only lines the dry run wrote as \"delete\" are executed", c_bytes[n], c_epoch[n], n)
     if (mode != "execute") return plan_done(i, "would-delete", "unchanged since the plan", c_bytes[n], c_epoch[n], n)
     return n
 }
@@ -782,52 +851,187 @@ function plan_done(i, outcome, message, cur_b, cur_e, n) {
 }
 
 # ---- deleting ---------------------------------------------------------------------------------
-
-function glob_escape(s,    out, i, c) {
-    out = ""
-    for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "\\" || c == "*" || c == "?" || c == "[") out = out "\\"
-        out = out c
-    }
-    return out
-}
+#
+# Per home: the items to delete are renamed into a fresh quarantine folder (root's, mode 700, so
+# nobody else can reach them by path any more) next to them: one in the home for chats, one in
+# its projects folder for sessions (a transcript and its folder go together). There they are
+# checked again (identity, size, last activity, mount points); what fails goes back. Then the
+# records of the whole home are written and flushed, and only after that succeeds is the
+# quarantine deleted. A report that cannot be written stops awk before that step, and the shell
+# puts the quarantined items back (see the end of the script).
 
 function token(file, s) {
     printf "%s%s", s, NUL > file
 }
 
-# Writes what the shell is to delete in this home and asks it to (through the FIFO): chat names,
-# and for sessions the -path tests of find (a transcript, its folder, what is inside the folder).
-function request_deletion(    j, n, nc, ns, pat) {
-    nc = 0; ns = 0
-    printf "" > del_chats; printf "" > del_deep; printf "" > del_top; printf "" > del_snames
+# One entry to move: its name in the container (relative) and its name in the quarantine.
+function plan_entry(kind, src, qentry, n) {
+    token(kind == "chat" ? del_chats : del_sessions, src)
+    token(del_undo, kind); token(del_undo, qentry); token(del_undo, src)
+    q_of[kind, qentry] = n; q_src[kind, qentry] = src
+}
+
+function run_step(step,    r) {
+    r = system(del_cmd " " step)
+    # 7: the records could not be written; nothing was deleted (the shell puts back the rest).
+    if (r == 7) { aborted = 6; exit 6 }
+    if (r != 0) {
+        printf "cleanup: internal error: the deletion step (%s) failed in %s\n", step, disp(h_home) > "/dev/stderr"
+        aborted = 5; exit 5
+    }
+    read_records(del_records)
+}
+
+# Moves the items to delete into quarantine and checks them again there (sets v_out/v_msg of
+# each; an empty v_out means it is deleted once its record is written).
+function request_deletion(    j, n, nc, ns, sid, seen) {
+    nc = 0; ns = 0; nrestore = 0
+    printf "" > del_chats; printf "" > del_sessions; printf "" > del_undo
+    qname = ".cleanup-quarantine." ENVIRON["CLEANUP_AWK_PID"] "." (++qcount) "." int(rand() * 1000000000)
     for (j = 1; j <= ndel; j++) {
         n = del_n[j]
         if (c_kind[n] == "chat") {
-            token(del_chats, c_name[n])
+            plan_entry("chat", c_name[n], c_name[n], n)
             nc++
             continue
         }
-        pat = "./" glob_escape(c_project[n]) "/" c_sid[n]
-        if (ns > 0) { token(del_deep, "-o"); token(del_top, "-o") }
-        token(del_deep, "-path"); token(del_deep, pat "/*")
-        token(del_top, "-path"); token(del_top, pat ".jsonl"); token(del_top, "-o")
-        token(del_top, "-path"); token(del_top, pat)
-        token(del_snames, c_name[n] ".jsonl")
+        sid = c_sid[n]
+        if (sid in seen) {
+            v_out[n] = "skipped-changed"; v_msg[n] = "another session of this home with the same id is deleted in this run; run again"
+            continue
+        }
+        seen[sid] = 1
+        plan_entry("session", c_name[n] ".jsonl", sid ".jsonl", n)
+        # Its folder only when it was checked; one that appeared since stays (never alone).
+        if (c_sdir[n] != "") plan_entry("session", c_name[n], sid, n)
         ns++
     }
-    close(del_chats); close(del_deep); close(del_top); close(del_snames)
-    printf "%s%s%d%s%d%s", h_user, NUL, nc, NUL, ns, NUL > del_request
+    close(del_chats); close(del_sessions); close(del_undo)
+    printf "%s%s%s%s%d%s%d%s", h_user, NUL, qname, NUL, nc, NUL, ns, NUL > del_request
     close(del_request)
     fflush()
-    if (nc + ns > 0) {
-        if (system("exec bash " shq(tmpdir "/delete.sh")) != 0) {
-            printf "cleanup: internal error: the deletion step failed in %s\n", disp(h_home) > "/dev/stderr"
-            exit 5
-        }
-        read_records(del_records)
+    if (nc + ns == 0) return
+    run_step("move")
+    load_mounts()
+    printf "" > del_restore
+    for (j = 1; j <= ndel; j++) {
+        n = del_n[j]
+        if (v_out[n] == "") recheck(n)
     }
+    close(del_restore)
+    if (nrestore > 0) run_step("restore")
+}
+
+function container(kind) { return kind == "chat" ? h_home : h_projects }
+
+# Checks candidate n again in quarantine.
+function recheck(n,    kind, main, dir, f, want, qb, qe, what, mp) {
+    kind = c_kind[n]
+    if (kind in q_fail) { v_out[n] = "failed"; v_msg[n] = "could not be moved aside for deletion: " q_fail[kind]; return }
+    main = kind == "chat" ? c_name[n] : c_sid[n] ".jsonl"
+    dir = (kind == "session" && c_sdir[n] != "") ? c_sid[n] : ""
+    what = kind == "chat" ? "folder" : "transcript"
+    if (!((kind, main) in q_meta)) {
+        if ((kind, main) in stay) { v_out[n] = "failed"; v_msg[n] = "could not be moved aside for deletion" (q_err[kind] != "" ? ": " q_err[kind] : "") }
+        else { v_out[n] = "skipped-changed"; v_msg[n] = "its " what " disappeared before it could be deleted" }
+        if (dir != "" && (kind, dir) in q_meta) { restore(kind, dir); v_msg[n] = v_msg[n] "; its session folder was put back" }
+        return
+    }
+    want = kind == "chat" ? "d" : "f"
+    split(q_meta[kind, main], f, " ")
+    if (f[1] == "l") {
+        v_out[n] = "refused"; v_msg[n] = "it was replaced by a symbolic link after the check; the link was left alone and nothing was deleted"
+    } else if (f[1] != want || (f[4] "") != (c_dev[n] "") || (f[5] "") != (c_ino[n] "")) {
+        v_out[n] = "refused"; v_msg[n] = "it was replaced after the check by another entry (type " f[1] ", device " f[4] ", inode " f[5] "); nothing was deleted"
+    }
+    if (v_out[n] == "" && dir != "") {
+        if (!((kind, dir) in q_meta)) { v_out[n] = "skipped-changed"; v_msg[n] = "its session folder disappeared or could not be moved after the check; nothing was deleted" }
+        else {
+            split(q_meta[kind, dir], f, " ")
+            if (f[1] != "d" || (f[4] "") != (c_ddev[n] "") || (f[5] "") != (c_dino[n] ""))
+                { v_out[n] = "refused"; v_msg[n] = "its session folder was replaced after the check (type " f[1] "); nothing was deleted" }
+        }
+    }
+    if (v_out[n] == "") {
+        qb = q_bytes[kind, main] + (dir != "" ? q_bytes[kind, dir] : 0)
+        qe = q_epoch[kind, main]
+        if (dir != "" && q_epoch[kind, dir] > qe) qe = q_epoch[kind, dir]
+        if (qb != c_bytes[n] + 0 || qe != c_epoch[n] + 0) {
+            v_out[n] = "skipped-changed"
+            v_msg[n] = "changed after the check: " num(c_bytes[n]) " -> " num(qb) " bytes, last activity " iso(c_epoch[n]) " -> " iso(qe) "; nothing was deleted"
+        }
+    }
+    if (v_out[n] == "") {
+        mp = mount_within(container(kind) "/" qname "/" main)
+        if (mp == "" && dir != "") mp = mount_within(container(kind) "/" qname "/" dir)
+        if (mp != "") { v_out[n] = "refused"; v_msg[n] = "it is or contains a mount point (" mp "); nothing was deleted" }
+    }
+    if (v_out[n] == "") return
+    restore(kind, main)
+    if (dir != "" && (kind, dir) in q_meta) restore(kind, dir)
+    v_msg[n] = v_msg[n] " (put back where it was)"
+}
+
+function restore(kind, qentry) {
+    token(del_restore, kind); token(del_restore, qentry); token(del_restore, q_src[kind, qentry])
+    nrestore++
+}
+
+# The mount points of this process's mount namespace under HOME_ROOT (mountinfo's field 5, with
+# its octal escapes decoded).
+function load_mounts(    line, f, p, out, k, rs) {
+    delete mounts; nmounts = 0
+    rs = RS; RS = "\n"
+    while ((getline line < "/proc/self/mountinfo") > 0) {
+        split(line, f, " ")
+        p = f[5]; out = ""
+        while ((k = index(p, "\\")) > 0) {
+            out = out substr(p, 1, k - 1) chr[(substr(p, k + 1, 1) * 64) + (substr(p, k + 2, 1) * 8) + substr(p, k + 3, 1)]
+            p = substr(p, k + 4)
+        }
+        p = out p
+        if (substr(p, 1, length(root) + 1) == root "/") mounts[++nmounts] = p
+    }
+    close("/proc/self/mountinfo")
+    RS = rs
+}
+
+# The first mount point that is p or lies inside it ("" when none).
+function mount_within(p,    i) {
+    for (i = 1; i <= nmounts; i++)
+        if (mounts[i] == p || substr(mounts[i], 1, length(p) + 1) == p "/") return mounts[i]
+    return ""
+}
+
+# After the records of the home were written: deletes what is in quarantine.
+function commit_deletion(    j, n, k, kind, main, any) {
+    printf "" > del_accept
+    any = 0
+    for (j = 1; j <= ndel; j++) {
+        n = del_n[j]
+        if (v_out[n] != "") continue
+        kind = c_kind[n]
+        main = kind == "chat" ? c_name[n] : c_sid[n] ".jsonl"
+        token(del_accept, kind); token(del_accept, main)
+        if (kind == "session" && c_sdir[n] != "") { token(del_accept, kind); token(del_accept, c_sid[n]) }
+        any = 1
+    }
+    close(del_accept)
+    if (!any) return
+    run_step("delete")
+    for (j = 1; j <= ndel; j++) {
+        n = del_n[j]
+        if (v_out[n] != "") continue
+        kind = c_kind[n]
+        main = kind == "chat" ? c_name[n] : c_sid[n] ".jsonl"
+        if ((kind, main) in left || (kind, c_sid[n]) in left) {
+            count["deleted"]--; count_bytes["deleted"] -= c_bytes[n]
+            emit_candidate_or_plan(n, "failed", "reported as deleted above, but not everything could be removed" (left_err[kind] != "" ? " (" left_err[kind] ")" : "") "; what is left is in " container(kind) "/" qname)
+        } else {
+            printf "%s\n", disp(c_path[n]) >> deleted_list
+        }
+    }
+    close(deleted_list)
 }
 
 function shq(s) {
@@ -841,49 +1045,31 @@ function read_records(file,    v) {
     close(file)
 }
 
-function deletion_record(tag, p, meta) {
-    if (substr(p, 1, 2) != "./") return
-    p = substr(p, 3)
-    if (index(p, "/") && del_kind == "chat") return
-    d_tag[del_kind, p] = tag; d_meta[del_kind, p] = meta
+# A record of the deletion step (see delete.sh).
+function deletion_record(tag,    f, top, k) {
+    if (tag == "QFAIL") { q_fail[fld[1]] = fld[2]; return }
+    if (tag == "STAY") { stay[fld[1], fld[2]] = 1; return }
+    if (tag == "QEND") { if (fld[3] != "") q_err[fld[1]] = fld[3]; return }
+    if (tag == "LEFT") { left[fld[1], fld[2]] = 1; if (fld[3] != "") left_err[fld[1]] = fld[3]; return }
+    if (tag == "KEPT") { kept[fld[1], fld[2]] = 1; return }
+    # Q kind meta rel: one entry found in quarantine
+    split(fld[2], f, " ")
+    top = fld[3]; k = index(top, "/")
+    if (k > 0) top = substr(top, 1, k - 1)
+    else q_meta[fld[1], top] = fld[2]
+    q_bytes[fld[1], top] += f[2]
+    if (!((fld[1], top) in q_epoch) || int(f[3]) > q_epoch[fld[1], top]) q_epoch[fld[1], top] = int(f[3])
 }
 
 # What happened to candidate n: sets out_outcome and out_message.
-function deletion_outcome(n,    kind, name, tag, f, what, err, status, dtag) {
+function deletion_outcome(n,    kind, main) {
+    if (v_out[n] == "") { out_outcome = "deleted"; out_message = ""; return }
+    out_outcome = v_out[n]; out_message = v_msg[n]
     kind = c_kind[n]
-    name = kind == "chat" ? c_name[n] : c_name[n] ".jsonl"
-    status = del_status[kind]; err = del_err[kind]
-    if (status == "cd") {
-        out_outcome = "refused"
-        out_message = "the folder holding it was replaced while deleting; nothing was deleted"
-        return
-    }
-    tag = d_tag[kind, name]
-    what = kind == "chat" ? "folder" : "transcript"
-    if (tag == "L") {
-        out_outcome = "refused"
-        out_message = "it was replaced by a symbolic link after the check; the link was left alone and nothing was deleted"
-    } else if (tag == "D") {
-        split(d_meta[kind, name], f, " ")
-        if ((f[2] "") == (c_dev[n] "") && (f[3] "") == (c_ino[n] "") && f[1] == (kind == "chat" ? "d" : "f")) {
-            if ((kind, name) in left) {
-                out_outcome = "failed"
-                out_message = "could not be deleted completely" (err != "" ? ": " err : "")
-            } else {
-                out_outcome = "deleted"; out_message = ""
-                if (kind == "session" && d_tag[kind, c_name[n]] == "L")
-                    out_message = "its session folder had been replaced by a symbolic link, which was left alone"
-            }
-        } else {
-            out_outcome = "failed"
-            out_message = "it was replaced after the check by another entry (type " f[1] ", device " f[2] ", inode " f[3] "), which was " (((kind, name) in left) ? "partly " : "") "deleted instead; the reviewed " what " was not deleted"
-        }
-    } else if ((kind, name) in left) {
+    main = kind == "chat" ? c_name[n] : c_sid[n] ".jsonl"
+    if ((kind, main) in kept || (kind, c_sid[n]) in kept) {
         out_outcome = "failed"
-        out_message = "was not deleted" (err != "" ? ": " err : " (a folder on its path was replaced?)")
-    } else {
-        out_outcome = "skipped-changed"
-        out_message = "it disappeared before it could be deleted"
+        out_message = out_message "; but it could not be put back and is in " container(kind) "/" qname
     }
 }
 
@@ -901,7 +1087,7 @@ function home_end(status, err,    i, n, list, parts, k) {
         for (i = 1; i <= k; i++) {
             n = plan_decide(parts[i] + 0)
             if (n > 0) {
-                ndel++; del_n[ndel] = n
+                ndel++; del_n[ndel] = n; cand_plan[n] = parts[i] + 0
                 nx++; x_src[nx] = "p" parts[i]; x_out[nx] = ""; x_n[nx] = n
             }
         }
@@ -925,8 +1111,14 @@ function report_home_later(reason) {
     nx++; x_src[nx] = "h"; x_msg[nx] = reason
 }
 
-# Writes the items of the home in order, with the outcomes of the deletions.
-function home_finish(    j, src, i, n) {
+# Writes the items of the home in order, with the outcomes of the deletions. When something is to
+# be deleted, the records go to a chunk first: the deletion step writes it out, and deletes only
+# when that write succeeded.
+function home_finish(    j, src, i, n, any) {
+    any = 0
+    if (mode == "execute")
+        for (j = 1; j <= ndel; j++) if (v_out[del_n[j]] == "") any = 1
+    if (any) { out_to = report_chunk; printf "" > out_to }
     for (j = 1; j <= nx; j++) {
         src = x_src[j]
         if (src == "h") { report_home(x_msg[j]); continue }
@@ -949,6 +1141,17 @@ function home_finish(    j, src, i, n) {
     }
     nx = 0
     fflush()
+    if (any) {
+        close(out_to); out_to = ""
+        commit_deletion()
+        fflush()
+    }
+    if (mode == "execute" && ndel > 0) { printf "" > del_undo; close(del_undo) }
+}
+
+function emit_candidate_or_plan(n, outcome, message) {
+    if (n in cand_plan) plan_emit(cand_plan[n], outcome, message, c_bytes[n], c_epoch[n], n)
+    else emit_candidate(n, outcome, message)
 }
 
 function summary(    out, k, ks, i, n) {
@@ -992,13 +1195,19 @@ BEGIN {
     has_plan = ENVIRON["CLEANUP_AWK_HAS_PLAN"] == "1"
     del_request = tmpdir "/del.request"; del_records = tmpdir "/del.records"
     status_file = tmpdir "/status"
-    del_chats = tmpdir "/del.chats"; del_deep = tmpdir "/del.deep"; del_top = tmpdir "/del.top"
-    del_snames = tmpdir "/del.snames"; plan_items_file = tmpdir "/plan.items"
+    del_chats = tmpdir "/del.chats"; del_sessions = tmpdir "/del.sessions"
+    del_undo = tmpdir "/del.undo"; del_restore = tmpdir "/del.restore"
+    del_accept = tmpdir "/del.accept"; deleted_list = tmpdir "/deleted.list"
+    report_chunk = tmpdir "/report.chunk"
+    plan_items_file = tmpdir "/plan.items"
+    del_cmd = ENVIRON["CLEANUP_AWK_DELETE_CMD"]
+    srand()
     split("chat_delete chat_keep session_delete session_keep other_report deleted would_delete skipped_changed refused failed", t, " ")
     for (i in t) { count[t[i]] = 0; count_bytes[t[i]] = 0 }
-    split("HOME 2 END 2 LINKHOME 3 DELSTART 1 D 2 L 2 LEFT 1 DELEND 2", t, " ")
-    for (i = 1; i < 16; i += 2) nfields[t[i]] = t[i + 1] + 0
+    split("HOME 2 END 2 LINKHOME 3 QFAIL 2 STAY 2 Q 3 QEND 3 LEFT 3 KEPT 3", t, " ")
+    for (i = 1; i < 20; i += 2) nfields[t[i]] = t[i + 1] + 0
     RS = NUL
+    load_mounts()
     if (has_plan) load_plan()
 }
 
@@ -1020,7 +1229,7 @@ function take(v) {
     else if (tag in nfields) want = nfields[tag]
     else {
         printf "cleanup: internal error: unexpected record '%s'\n", disp(tag) > "/dev/stderr"
-        exit 5
+        aborted = 5; exit 5
     }
     if (want == 0) dispatch()
 }
@@ -1036,13 +1245,11 @@ function dispatch() {
         emit_other(1)
         fflush()
     }
-    else if (tag == "DELSTART") del_kind = fld[1]
-    else if (tag == "D" || tag == "L") deletion_record(tag, fld[1], fld[2])
-    else if (tag == "LEFT") left[del_kind, fld[1]] = 1
-    else if (tag == "DELEND") { del_status[del_kind] = fld[1]; del_err[del_kind] = fld[2] }
+    else deletion_record(tag)
 }
 
 END {
+    if (aborted) exit aborted
     if (mode == "validate") exit validation_status
     for (i = 1; i <= nplan; i++) {
         if (pk_pre[i] == "" && (pk_user[i] in items_of)) {
@@ -1065,6 +1272,23 @@ AWK
 export CLEANUP_AWK_ROOT=$root CLEANUP_AWK_MODE=$mode CLEANUP_AWK_WHO=$who CLEANUP_AWK_TMP=$tmp
 export CLEANUP_AWK_FORMAT=$format CLEANUP_AWK_NOW=$now CLEANUP_AWK_CHAT_TTL=$chat_ttl
 export CLEANUP_AWK_SESSION_TTL=$session_ttl CLEANUP_AWK_HAS_PLAN=0 CLEANUP_AWK_PLAN=$plan_file
+export CLEANUP_AWK_PID=$$
+# How awk starts the deletion step: a clean environment, so that nothing from the caller's
+# (BASH_ENV, exported functions, PATH) reaches the commands that delete.
+delete_cmd() {
+    printf -v CLEANUP_AWK_DELETE_CMD 'exec env -i PATH=%q LC_ALL=C CLEANUP_AWK_TMP=%q CLEANUP_AWK_ROOT=%q' \
+        "$PATH" "$tmp" "$root"
+    [[ -z ${CLEANUP_TEST_TIMING_FILE:-} ]] ||
+        printf -v CLEANUP_AWK_DELETE_CMD '%s CLEANUP_TEST_TIMING_FILE=%q' "$CLEANUP_AWK_DELETE_CMD" \
+            "$CLEANUP_TEST_TIMING_FILE"
+    [[ -z ${CLEANUP_TEST_PAUSE_FIFO:-} ]] ||
+        printf -v CLEANUP_AWK_DELETE_CMD '%s CLEANUP_TEST_PAUSE_FIFO=%q CLEANUP_TEST_PAUSE_USER=%q' \
+            "$CLEANUP_AWK_DELETE_CMD" "$CLEANUP_TEST_PAUSE_FIFO" "${CLEANUP_TEST_PAUSE_USER:-}"
+    printf -v CLEANUP_AWK_DELETE_CMD '%s bash --noprofile --norc %q' "$CLEANUP_AWK_DELETE_CMD" \
+        "$tmp/delete.sh"
+    export CLEANUP_AWK_DELETE_CMD
+}
+delete_cmd
 
 homes=()
 if [[ -n $plan_file ]]; then
@@ -1082,71 +1306,137 @@ if [[ -n $plan_file ]]; then
     fi
 fi
 
-# The deletion step, run by awk (through system()) once per home with something to delete: it
-# reads what to delete from $tmp/del.*, deletes from inside the checked folders and writes what
-# was actually removed to $tmp/del.records: one D (deleted) or L (symbolic link, left alone)
-# record per planned entry, LEFT for each that is still there, and find's status.
 cat >"$tmp/delete.sh" <<'DELETE'
+# The deletion step, run by awk (through system(), under env -i with a fixed PATH) for one home at
+# a time, in phases; records go to $tmp/del.records for awk:
+#   move     renames the entries in del.chats (relative to the home) and del.sessions (relative
+#            to its projects folder) into a new quarantine folder there, named in del.request,
+#            and lists what is in it: Q kind meta rel; STAY kind name for an entry still in its
+#            place; QFAIL kind why when nothing could be moved; QEND kind status first-error.
+#   restore  puts back the entries in del.restore (KEPT kind name error when one cannot be).
+#   undo     the same for everything in del.undo (the shell, after a failed report).
+#   delete   deletes the entries in del.accept from quarantine, then the quarantine folder
+#            (LEFT kind name error for what is still there).
+# Every path is used from inside a folder entered with cd -P and compared with its expected
+# physical name, so a folder swapped for a symlink is never followed.
 set -uo pipefail
-export LC_ALL=C
-tmp=$CLEANUP_AWK_TMP root=$CLEANUP_AWK_ROOT
+tmp=$CLEANUP_AWK_TMP root=$CLEANUP_AWK_ROOT phase=$1
 fields=()
 mapfile -d '' -t fields <"$tmp/del.request"
-user=${fields[0]} nchat=${fields[1]} nsess=${fields[2]} home=$root/${fields[0]}
+user=${fields[0]} q=${fields[1]} home=$root/${fields[0]}
 exec 3>"$tmp/del.records"
-if [[ -n ${CLEANUP_TEST_PAUSE_FIFO:-} ]]; then
-    # For tests: lets them change the tree between the checks and the deletion.
-    printf 'paused %s\n' "$user" >"$CLEANUP_TEST_PAUSE_FIFO"
-    IFS= read -r _ <"$CLEANUP_TEST_PAUSE_FIFO"
-fi
-finish_kind() {
-    local first=''
-    [[ ! -s $tmp/del.err ]] || IFS= read -r first <"$tmp/del.err" || true
-    printf 'DELEND\0%s\0%s\0' "$1" "$first" >&3
+
+container() {
+    if [[ $1 == chat ]]; then REPLY=$home; else REPLY=$home/.claude/projects; fi
 }
-if ((nchat > 0)); then
-    printf 'DELSTART\0chat\0' >&3
-    names=()
-    mapfile -d '' -t names <"$tmp/del.chats"
-    status=0
-    : >"$tmp/del.err"
-    # cd -P enters the folder itself; $PWD then names it physically. A home swapped for a
-    # symlink after the checks fails the comparison; afterwards the folder stays pinned.
-    if cd -P -- "$home" 2>/dev/null && [[ $PWD == "$home" ]]; then
-        find -P "${names[@]/#/./}" -xdev -depth \( -path './*/*' -delete \) -o \
-            \( -type l -printf 'L\0%p\0%y %D %i\0' \) -o \
-            \( -printf 'D\0%p\0%y %D %i\0' -delete \) >&3 2>"$tmp/del.err" </dev/null || status=$?
+# Enters the quarantine folder of kind $1: ours (root's, not a symlink) and where it belongs.
+enter_quarantine() {
+    container "$1"
+    cd -P -- "$REPLY/$q" 2>/dev/null && [[ $PWD == "$REPLY/$q" && -O . && ! -L $REPLY/$q ]]
+}
+
+move_kind() {
+    local kind=$1 names=() moving=() name status=0 first=''
+    mapfile -d '' -t names <"$2"
+    ((${#names[@]} > 0)) || return 0
+    container "$kind"
+    if ! cd -P -- "$REPLY" 2>/dev/null || [[ $PWD != "$REPLY" ]]; then
+        printf 'QFAIL\0%s\0%s\0' "$kind" "the folder holding it was replaced; nothing was moved" >&3
+        return 0
+    fi
+    if ! mkdir -m 700 -- "$q" 2>"$tmp/del.err" || ! enter_quarantine "$kind"; then
+        IFS= read -r first <"$tmp/del.err" || true
+        printf 'QFAIL\0%s\0%s\0' "$kind" "could not create the quarantine folder ${first:-$q}" >&3
+        return 0
+    fi
+    # A session's project folder must still be a real folder right before the move.
+    for name in "${names[@]}"; do
+        if [[ $name != */* || (-d ../${name%%/*} && ! -L ../${name%%/*}) ]]; then
+            moving+=("$name")
+        else
+            printf 'STAY\0%s\0%s\0' "$kind" "${name##*/}" >&3
+        fi
+    done
+    ((${#moving[@]} == 0)) ||
+        printf '../%s\0' "${moving[@]}" | xargs -0 -r mv -n -t . -- 2>"$tmp/del.err" ||
+        status=$?
+    [[ ! -s $tmp/del.err ]] || IFS= read -r first <"$tmp/del.err" || true
+    for name in "${moving[@]}"; do
+        [[ ! -e ../$name && ! -L ../$name ]] || printf 'STAY\0%s\0%s\0' "$kind" "${name##*/}" >&3
+    done
+    find -P . -mindepth 1 -xdev -printf "Q\\0$kind\\0%y %s %T@ %D %i\\0%P\\0" >&3 2>/dev/null </dev/null
+    printf 'QEND\0%s\0%s\0%s\0' "$kind" "$status" "$first" >&3
+}
+
+# Puts back the kind/name/source triples of file $1.
+restore_from() {
+    local list=() i kind name src err
+    mapfile -d '' -t list <"$1"
+    for ((i = 0; i + 2 < ${#list[@]}; i += 3)); do
+        kind=${list[i]} name=${list[i + 1]} src=${list[i + 2]}
+        err=''
+        if ! enter_quarantine "$kind"; then
+            err='the quarantine folder cannot be entered'
+        elif [[ -e ./$name || -L ./$name ]]; then
+            err=$(mv -n -T -- "./$name" "../$src" 2>&1 </dev/null)
+            [[ ! -e ./$name && ! -L ./$name ]] || err=${err:-"../$src exists again"}
+        fi
+        [[ -z $err ]] || printf 'KEPT\0%s\0%s\0%s\0' "$kind" "$name" "$err" >&3
+    done
+    for kind in chat session; do
+        ! enter_quarantine "$kind" || { cd .. && rmdir -- "$q" 2>/dev/null; } || true
+    done
+}
+
+delete_accepted() {
+    local list=() i kind names=() err='' name
+    mapfile -d '' -t list <"$tmp/del.accept"
+    for kind in chat session; do
+        names=()
+        for ((i = 0; i + 1 < ${#list[@]}; i += 2)); do
+            [[ ${list[i]} != "$kind" ]] || names+=("${list[i + 1]}")
+        done
+        ((${#names[@]} > 0)) || continue
+        if ! enter_quarantine "$kind"; then
+            for name in "${names[@]}"; do
+                printf 'LEFT\0%s\0%s\0%s\0' "$kind" "$name" "the quarantine folder was replaced" >&3
+            done
+            continue
+        fi
+        # --one-file-system: a mount that appeared after the last check is not crossed.
+        printf './%s\0' "${names[@]}" |
+            xargs -0 -r rm -rf --one-file-system -- 2>"$tmp/del.err"
+        IFS= read -r err <"$tmp/del.err" || true
         for name in "${names[@]}"; do
-            [[ ! -e ./$name && ! -L ./$name ]] || printf 'LEFT\0%s\0' "$name" >&3
+            [[ ! -e ./$name && ! -L ./$name ]] || printf 'LEFT\0%s\0%s\0%s\0' "$kind" "$name" "$err" >&3
         done
-    else
-        status=cd
-    fi
-    finish_kind "$status"
+        cd .. && rmdir -- "$q" 2>/dev/null || true
+    done
+}
+
+if [[ -n ${CLEANUP_TEST_TIMING_FILE:-} ]]; then
+    # For benchmarks only: how long each phase of the deletion step takes, per home.
+    started=$EPOCHREALTIME
+    trap 'printf "%s %s %s\n" "$phase" "$started" "$EPOCHREALTIME" >>"$CLEANUP_TEST_TIMING_FILE"' EXIT
 fi
-if ((nsess > 0)); then
-    printf 'DELSTART\0session\0' >&3
-    deep=() top=() snames=()
-    mapfile -d '' -t deep <"$tmp/del.deep"
-    mapfile -d '' -t top <"$tmp/del.top"
-    mapfile -d '' -t snames <"$tmp/del.snames"
-    status=0
-    : >"$tmp/del.err"
-    # From the pinned projects folder, find walks without following any symlink; it only
-    # deletes the planned transcripts and session folders (and what is inside them).
-    if cd -P -- "$home/.claude/projects" 2>/dev/null && [[ $PWD == "$home/.claude/projects" ]]; then
-        find -P . -mindepth 2 -xdev -depth \( \( "${deep[@]}" \) -delete \) -o \
-            \( \( "${top[@]}" \) \( \( -type l -printf 'L\0%p\0%y %D %i\0' \) -o \
-            \( -printf 'D\0%p\0%y %D %i\0' -delete \) \) \) >&3 2>"$tmp/del.err" \
-            </dev/null || status=$?
-        for name in "${snames[@]}"; do
-            [[ ! -e ./$name && ! -L ./$name ]] || printf 'LEFT\0%s\0' "$name" >&3
-        done
-    else
-        status=cd
+case $phase in
+move)
+    if [[ -n ${CLEANUP_TEST_PAUSE_FIFO:-} && ${CLEANUP_TEST_PAUSE_USER:-$user} == "$user" ]]; then
+        # For tests only: lets them change the tree between the checks and the move.
+        printf 'paused %s\n' "$user" >"$CLEANUP_TEST_PAUSE_FIFO"
+        IFS= read -r _ <"$CLEANUP_TEST_PAUSE_FIFO"
     fi
-    finish_kind "$status"
-fi
+    move_kind chat "$tmp/del.chats"
+    move_kind session "$tmp/del.sessions"
+    ;;
+restore) restore_from "$tmp/del.restore" ;;
+undo) restore_from "$tmp/del.undo" ;;
+delete)
+    # The records of the home first: nothing is deleted unless they were all written.
+    cat -- "$tmp/report.chunk" || exit 7
+    delete_accepted
+    ;;
+esac
 exit 0
 DELETE
 
@@ -1173,7 +1463,10 @@ scan_home() {
             starts+=("$home/.claude/projects")
         fi
         if ((${#starts[@]} > 0)); then
-            find -P "${starts[@]}" -xdev -printf '%H\0%y %s %T@ %D %i\0%P\0%l\0' \
+            # Through a file, not the command line: a home may hold more chats than fit there.
+            printf '%s\0' "${starts[@]}" >"$tmp/starts"
+            # shellcheck disable=SC2185 # the start points come from -files0-from
+            find -P -files0-from "$tmp/starts" -xdev -printf '%H\0%y %s %T@ %D %i\0%P\0%l\0' \
                 2>"$tmp/find.err" </dev/null || status=$?
             [[ ! -s $tmp/find.err ]] || IFS= read -r first <"$tmp/find.err" || true
         fi
@@ -1215,6 +1508,31 @@ produce() {
     done
 }
 
+# The report step ended without finishing: mostly, the report could not be written (a full disk,
+# a closed pipe). What the home at hand had moved aside goes back; the message lists exactly what
+# was deleted, each item only after its record had been written.
+stopped_early() {
+    local deleted=() kept=() line
+    if [[ -s $tmp/del.undo ]]; then
+        sh -c "$CLEANUP_AWK_DELETE_CMD undo" </dev/null >/dev/null 2>&1 || true
+        [[ ! -s $tmp/del.records ]] || mapfile -d '' -t kept <"$tmp/del.records"
+    fi
+    [[ ! -s $tmp/deleted.list ]] || mapfile -t deleted <"$tmp/deleted.list"
+    {
+        printf 'cleanup: stopped before the end (scan status %s, report status %s): the report could not be written to standard output, or the report step failed; nothing more was deleted.\n' "$1" "$2"
+        if ((${#kept[@]} > 0)); then
+            printf 'cleanup: some items moved aside for deletion could not be put back; they are in the quarantine folder (.cleanup-quarantine.*) next to where they were.\n'
+        fi
+        if ((${#deleted[@]} == 0)); then
+            printf 'cleanup: nothing was deleted.\n'
+        else
+            printf 'cleanup: %d item(s) were deleted, each after its record had been written:\n' "${#deleted[@]}"
+            for line in "${deleted[@]}"; do printf '  %s\n' "$line"; done
+        fi
+    } >&2
+    exit 5
+}
+
 stage='scanning the homes'
 set +e
 produce | awk "$awk_program"
@@ -1226,4 +1544,4 @@ case $done_line in
 'done 0') exit 0 ;;
 'done 4') exit 4 ;;
 esac
-die 5 "stopped unexpectedly while scanning (scan status ${statuses[0]}, report status ${statuses[1]})"
+stopped_early "${statuses[0]}" "${statuses[1]}"
