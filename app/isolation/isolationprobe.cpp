@@ -7,6 +7,7 @@
 #include "isolation/probepair.h"
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probeshellchecks.h"
+#include "isolation/probesymlinkchecks.h"
 #include "server/openterminalclient.h"
 
 #include <QTimer>
@@ -27,6 +28,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_shell(std::make_unique<ProbeShellChecks>(*m_probe))
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
+    , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
 {
     m_probe->resultReady = [this](const CheckResult &result) {
         Q_EMIT resultReady(result);
@@ -98,6 +100,11 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
                 steps.add([this, pair] { planPair(pair.first, pair.second); });
         }
     }
+    if (needsUsers && m_probe->wantsAny({CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink}))
+        steps.add([this] {
+            Q_EMIT progress(tr("Reading a root-only file by its path and through a symlink"));
+            m_symlinks->checkRootFile();
+        });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
     if (m_probe->wants(CheckId::ReservedIds))
@@ -169,6 +176,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
     };
     steps << [this, pair] {
         m_files->checkApi(pair);
+    };
+    steps << [this, pair] {
+        m_symlinks->checkPair(pair);
     };
     steps << [this, pair] {
         m_processes->startTargetProcess(pair);

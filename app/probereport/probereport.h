@@ -23,6 +23,16 @@ enum class CheckId {
     FilesGrep,
     FilesGlob,
     FilesArchive,
+    // Files through the API by way of a symlink B made in its own home (followed as root)
+    FilesReadSymlink,
+    FilesListSymlink,
+    FilesArchiveSymlink,
+    FilesWriteSymlink,
+    FilesCreateSymlink,
+    FilesMoveSymlink,
+    FilesDeleteSymlink,
+    FilesReadRoot, // server-wide: a root-only file the probe creates (admin channel), by path
+    FilesReadRootSymlink, // the same file through a symlink
     // Files through B's shell, on A's home and A's chat folder
     ShellRead,
     ShellList,
