@@ -63,8 +63,8 @@ int compareReports(const QStringList &paths, bool json)
                     difference.inBefore ? QJsonValue(verdictName(difference.before))
                                         : QJsonValue()},
                 {QStringLiteral("after"),
-                    difference.inAfter ? QJsonValue(verdictName(difference.after))
-                                       : QJsonValue()}});
+                    difference.inAfter ? QJsonValue(verdictName(difference.after)) : QJsonValue()},
+                {QStringLiteral("change"), difference.change()}});
         }
         const auto side = [](const ProbeReport &report) {
             return QJsonObject {{QStringLiteral("server"), report.server},
@@ -81,7 +81,8 @@ int compareReports(const QStringList &paths, bool json)
             QStringLiteral("before: %1 (open-terminal %2)\nafter:  %3 (open-terminal %4)\n")
                 .arg(before.server, before.serverVersion, after.server, after.serverVersion));
         for (const ReportDifference &difference : differences)
-            writeText(stdout, difference.describe() + QLatin1Char('\n'));
+            writeText(
+                stdout, difference.describe() + QStringLiteral(" (%1)\n").arg(difference.change()));
         if (differences.isEmpty())
             writeText(stdout, QStringLiteral("no cell changed\n"));
     }
@@ -115,8 +116,8 @@ int runProbe(const QStringList &arguments)
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the report as one JSON object."));
     const QCommandLineOption reportOption(QStringLiteral("report"),
-        QStringLiteral("Also save the report to FILE (JSON when it ends in .json, else "
-                       "Markdown)."),
+        QStringLiteral("Also save the report to FILE (JSON when it ends in .json, HTML for "
+                       ".html, else Markdown), led by the scorecard."),
         QStringLiteral("FILE"));
     const QCommandLineOption compareOption(QStringLiteral("compare"),
         QStringLiteral("Compare two saved JSON reports given as arguments instead of probing."));
