@@ -105,6 +105,11 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
             Q_EMIT progress(tr("Reading a root-only file by its path and through a symlink"));
             m_symlinks->checkRootFile();
         });
+    if (needsUsers && m_probe->wants(CheckId::ServerEnvironApi))
+        steps.add([this] {
+            Q_EMIT progress(tr("Reading the server's environment as a user"));
+            m_processes->checkServerEnvironment();
+        });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
     if (m_probe->wants(CheckId::ReservedIds))
@@ -185,6 +190,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
     };
     steps << [this, pair] {
         m_shell->check(pair);
+    };
+    steps << [this, pair] {
+        m_processes->checkEnvironment(pair);
     };
     // Before B's kill: after DELETE /execute/{id}, 0.11.34 closes a stale descriptor that may
     // by then be the terminal of the next process (it exits 120 without output).

@@ -60,6 +60,7 @@ struct ProbePair {
     QString outputMarker;
     QString commandMarker;
     QString inputMarker;
+    QString environMarker; // in the environment of A's process only
     probe::Precondition process;
     QVector<Evidence> processEvidence;
 };

@@ -108,6 +108,17 @@ QVector<CheckInfo> buildChecks()
             "Any user injects input into another user's running programs."),
         pairCheck(CheckId::ProcessKill, "process.kill", "B kills A's process", S::High,
             "Any user stops another user's runs."),
+        pairCheck(CheckId::ProcessEnvironApi, "process.environ.api",
+            "B reads A's process environment (/proc/<pid>/environ, file API)", S::Critical,
+            "Any user reads the environment of another user's processes (the API keys of their "
+            "agent runs) through the file API, which reads /proc as root."),
+        pairCheck(CheckId::ProcessEnvironShell, "process.environ.shell",
+            "B's shell reads A's process environment (/proc/<pid>/environ)", S::Critical,
+            "Commands of one user read the environment of another user's processes."),
+        serverCheck(CheckId::ServerEnvironApi, "process.server-environ",
+            "A user reads the server's environment (file API)", S::Critical,
+            "Any user reads the server's API key from its process environment and can then act "
+            "as every user."),
         pairCheck(CheckId::SessionReuse, "session.reuse", "B uses A's X-Session-Id", S::High,
             "Knowing a session id is enough to see another user's session state."),
         serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",

@@ -46,6 +46,9 @@ enum class CheckId {
     ProcessLog, // A's process log file read through B's shell
     ProcessInput,
     ProcessKill,
+    ProcessEnvironApi, // /proc/<pid>/environ of A's process through the file API
+    ProcessEnvironShell, // the same through B's shell
+    ServerEnvironApi, // server-wide: the server process's environment through the file API
     // Sessions
     SessionReuse,
     // Account mapping (server-wide)

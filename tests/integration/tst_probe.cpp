@@ -234,11 +234,17 @@ private Q_SLOTS:
                      CheckId::ShellWrite, CheckId::ShellDelete})
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
             QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+            // The file API reads /proc as root: A's process environment; B's shell may not.
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
             // ...but the file API runs as root and follows a symlink B made in its own home.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
         }
-        for (const CheckId check : {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink})
+        for (const CheckId check :
+            {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink, CheckId::ServerEnvironApi})
             QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // Ids sharing their first eight alphanumerics land in one account.
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
@@ -304,11 +310,17 @@ private Q_SLOTS:
             QCOMPARE(verdictOf(report, CheckId::FilesGlob, subject), QStringLiteral("FAIL"));
             QCOMPARE(verdictOf(report, CheckId::ProcessShellList, subject), QStringLiteral("FAIL"));
             QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+            // The file API reads /proc as root: A's process environment; B's shell may not.
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
             // Symlinks are still followed as root.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
         }
-        for (const CheckId check : {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink})
+        for (const CheckId check :
+            {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink, CheckId::ServerEnvironApi})
             QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // 0.14.5 still uses the first-eight-alphanumerics rule (see docs/server-behaviour.md).
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
