@@ -77,7 +77,7 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
     if (!actor
         || !m_probe.wantsAny({CheckId::FilesReadSymlink, CheckId::FilesListSymlink,
             CheckId::FilesArchiveSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
-            CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink})) {
+            CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink, CheckId::FilesHardlink})) {
         m_probe.steps.next();
         return;
     }
@@ -108,12 +108,17 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
     m_probe.calls.requests(setup, [this, pair](const QVector<ProbeReply> &replies) {
         const QString dir = pair->linksDir;
         const QString script
-            = QStringLiteral("mkdir -- %1 && %2 && %3 && %4 && %5 && echo %6")
+            = QStringLiteral("mkdir -- %1 && %2 && %3 && %4 && %5 && echo %6; ")
                   .arg(shell::quote(dir),
                       linkCommand(pair->markerPath, dir + QStringLiteral("/read")),
                       linkCommand(pair->probeDir, dir + QStringLiteral("/folder")),
                       linkCommand(pair->writeTarget, dir + QStringLiteral("/write")),
-                      linkCommand(pair->home, dir + QStringLiteral("/home")), linksMade);
+                      linkCommand(pair->home, dir + QStringLiteral("/home")), linksMade)
+            // A hard link needs no path at use time: the kernel decides when it is made.
+            + probe::shellSection(QStringLiteral("hardlink"),
+                QStringLiteral("ln -- %1 %2")
+                    .arg(shell::quote(pair->markerPath),
+                        shell::quote(dir + QStringLiteral("/hard"))));
         const QStringList names = probe::listedNames(replies.at(4).response);
         const bool targetReady = replies.at(3).response.status == 200
             && replies.at(3).response.body.contains(pair->markerContent.toUtf8())
@@ -130,6 +135,12 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
                     Precondition::expect(
                         targetReady, tr("A cannot read back its own files or list them")));
                 pair->setupEvidence << targetEvidence << evidence;
+                m_probe.addResult(CheckId::FilesHardlink, pair->actor, pair->target,
+                    probe::judgeShell(result.ok() ? probe::parseShellSections(result.value.lines)
+                                                        .value(QStringLiteral("hardlink"))
+                                                  : probe::ShellOutcome(),
+                        probe::ShellAccess::Modify, {}, after(links, pair->read)),
+                    {pair->ownRead, evidence});
                 attempt(pair, links, target, evidence);
             });
     });

@@ -76,6 +76,10 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::FilesDeleteSymlink, "files.delete.symlink",
             "B deletes A's file through a symlink in B's home (API)", S::High,
             "Any user destroys another user's files by linking to the folder."),
+        pairCheck(CheckId::FilesHardlink, "files.hardlink",
+            "B's shell hard-links A's file into B's home (ln)", S::Critical,
+            "Any user keeps a second name for another user's file in their own home, and reads "
+            "or overwrites it there through the file API."),
         serverCheck(CheckId::FilesReadRoot, "files.read.root",
             "A user reads a root-only file outside /home by its path (API)", S::Critical,
             "Any user reads root-only files (e.g. /etc/shadow): the file API reads as root."),

@@ -239,6 +239,8 @@ private Q_SLOTS:
                 verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
             QCOMPARE(
                 verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
+            // The kernel refuses B a hard link to A's file (B cannot even reach it).
+            QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
             // ...but the file API runs as root and follows a symlink B made in its own home.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
@@ -315,6 +317,8 @@ private Q_SLOTS:
                 verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
             QCOMPARE(
                 verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
+            // The kernel refuses B a hard link to A's file (B cannot even reach it).
+            QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
             // Symlinks are still followed as root.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
