@@ -194,6 +194,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
     steps << [this, pair] {
         m_processes->checkEnvironment(pair);
     };
+    steps << [this, pair] {
+        m_processes->checkTerminal(pair);
+    };
     // Before B's kill: after DELETE /execute/{id}, 0.11.34 closes a stale descriptor that may
     // by then be the terminal of the next process (it exits 120 without output).
     if (m_probe->wants(CheckId::NetworkPort))

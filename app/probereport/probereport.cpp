@@ -125,6 +125,10 @@ QVector<CheckInfo> buildChecks()
             "as every user."),
         pairCheck(CheckId::SessionReuse, "session.reuse", "B uses A's X-Session-Id", S::High,
             "Knowing a session id is enough to see another user's session state."),
+        pairCheck(CheckId::TerminalLookup, "terminal.lookup",
+            "B looks up A's terminal by its id (GET /api/terminals/{id})", S::High,
+            "Knowing a terminal id is enough to see another user's interactive shell, and to "
+            "attach to or end it."),
         serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",
             S::Critical,
             "Different people who share the start of their id share one Linux account and "

@@ -50,8 +50,9 @@ enum class CheckId {
     ProcessEnvironApi, // /proc/<pid>/environ of A's process through the file API
     ProcessEnvironShell, // the same through B's shell
     ServerEnvironApi, // server-wide: the server process's environment through the file API
-    // Sessions
+    // Sessions and terminals
     SessionReuse,
+    TerminalLookup, // B asks for A's terminal by its id
     // Account mapping (server-wide)
     AccountTwin,
     ReservedIds,

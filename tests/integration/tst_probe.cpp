@@ -227,6 +227,8 @@ private Q_SLOTS:
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
             // Session cwds are keyed by the session id alone.
             QCOMPARE(verdictOf(report, CheckId::SessionReuse, subject), QStringLiteral("FAIL"));
+            // A terminal's id is the creating request's X-Session-Id, with no owner check.
+            QCOMPARE(verdictOf(report, CheckId::TerminalLookup, subject), QStringLiteral("FAIL"));
             // The API's and the kernel's file isolation hold.
             for (const CheckId check : {CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite,
                      CheckId::FilesMove, CheckId::FilesDelete, CheckId::FilesGrep,
@@ -299,13 +301,13 @@ private Q_SLOTS:
 
         for (const QString &subject : {aliceToBob(), bobToAlice()}) {
             // Processes and session cwds are scoped by (X-User-Id, X-Session-Id).
-            for (const CheckId check :
-                {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
-                    CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
-                    CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
-                    CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
-                    CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
-                    CheckId::ShellDelete, CheckId::ProcessLog})
+            for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
+                     CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
+                     CheckId::SessionReuse, CheckId::TerminalLookup, CheckId::FilesList,
+                     CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
+                     CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
+                     CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
+                     CheckId::ShellDelete, CheckId::ProcessLog})
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
             // Still open (measured): glob names files in another user's home, and the
             // shared process table shows command lines through ps.
@@ -348,9 +350,9 @@ private Q_SLOTS:
         qInfo("0.11.34 -> 0.14.5:\n%s", qPrintable(described.join(u'\n')));
 
         QStringList expected;
-        for (const CheckId check :
-            {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
-                CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse}) {
+        for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
+                 CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
+                 CheckId::SessionReuse, CheckId::TerminalLookup}) {
             for (const QString &subject : {aliceToBob(), bobToAlice()})
                 expected << checkInfo(check).key + QLatin1Char(' ') + subject
                         + QStringLiteral(": FAIL → PASS");
