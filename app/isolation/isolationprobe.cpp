@@ -112,6 +112,8 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
         });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
+    if (needsUsers && m_probe->wants(CheckId::AccountCase))
+        steps.add([this] { m_accounts->checkAccountCase(); });
     if (m_probe->wants(CheckId::ReservedIds))
         steps.add([this] { m_accounts->checkReservedIds(); });
     steps.add([this] { finish(); });

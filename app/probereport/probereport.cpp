@@ -133,6 +133,10 @@ QVector<CheckInfo> buildChecks()
             S::Critical,
             "Different people who share the start of their id share one Linux account and "
             "all its files."),
+        serverCheck(CheckId::AccountCase, "account.case",
+            "An id and its upper-case variant map to one account", S::Critical,
+            "Whoever writes another user's id in capitals gets that user's account and all its "
+            "files."),
         serverCheck(CheckId::ReservedIds, "account.reserved",
             "Reserved ids (root, the server's account, user)", S::Critical,
             "Whoever holds the key becomes root or the server's own account by choosing "

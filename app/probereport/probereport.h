@@ -55,6 +55,7 @@ enum class CheckId {
     TerminalLookup, // B asks for A's terminal by its id
     // Account mapping (server-wide)
     AccountTwin,
+    AccountCase, // the first id in upper case
     ReservedIds,
     MissingUserId,
     // Network (informational)

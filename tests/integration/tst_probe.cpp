@@ -252,6 +252,8 @@ private Q_SLOTS:
             QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // Ids sharing their first eight alphanumerics land in one account.
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // The rule lower-cases the id: the id in capitals is the same account.
+        QCOMPARE(verdictOf(report, CheckId::AccountCase, serverSubject()), QStringLiteral("FAIL"));
         // Without X-User-Id the request runs as the server's account and reads A's files.
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("FAIL"));
@@ -330,6 +332,8 @@ private Q_SLOTS:
             QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // 0.14.5 still uses the first-eight-alphanumerics rule (see docs/server-behaviour.md).
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // The rule lower-cases the id: the id in capitals is the same account.
+        QCOMPARE(verdictOf(report, CheckId::AccountCase, serverSubject()), QStringLiteral("FAIL"));
         // Requests without X-User-Id are refused with 400.
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("PASS"));
