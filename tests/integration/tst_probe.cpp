@@ -1,8 +1,11 @@
 // The isolation probe against both pinned open-terminal releases in multi-user mode, as the
 // real users. 0.11.34 must show its known gaps (global processes, ids sharing their first
 // eight alphanumerics share an account, "root" runs as root); 0.14.5 is asserted as
-// measured, and the difference between the two reports is shown with compare(). The
-// `sandscope probe` verb runs once end to end.
+// measured, and the difference between the two reports is shown with compare(). Both versions
+// follow symlinks as root in the file API and read /proc and paths outside /home as root: the
+// symlink, root-file and environment checks FAIL on both, and symlinkChecksPassOnRealDenials
+// drives the same judgements with denials the servers really give. The `sandscope probe` verb
+// runs once end to end.
 
 #include "isolation/isolationprobe.h"
 #include "isolation/probecalls.h"
