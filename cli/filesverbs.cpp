@@ -7,6 +7,7 @@
 #include "files/adminoverviewmodel.h"
 #include "files/chatindexmodel.h"
 #include "files/fileoperations.h"
+#include "files/pathguard.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
@@ -215,14 +216,15 @@ QString remoteBaseName(QString path)
     return path.mid(path.lastIndexOf(QLatin1Char('/')) + 1);
 }
 
-// Creates ~/chat-<id> if needed (as the account, so it belongs to it) and returns its path.
+// The path of ~/chat-<id>. With `create` (for put and mkdir) it is created if needed, as the
+// account so it belongs to it; reading never changes the user's home (issue 27).
 Result<QString> chatDirectory(
-    OpenTerminalClient &client, const FilesContext &context, const QString &chatId)
+    OpenTerminalClient &client, const FilesContext &context, const QString &chatId, bool create)
 {
     const QString directory = shell::quote(QStringLiteral("chat-") + chatId);
-    const QString script
-        = QStringLiteral("mkdir -p -- ~/%1 && cd -- ~/%1 && printf '%2%s\\n' \"$PWD\"")
-              .arg(directory, chatDirectoryMarker);
+    const QString script = QString((create ? QStringLiteral("mkdir -p -- ~/%1 && ") : QString())
+        + QStringLiteral("cd -- ~/%1 && printf '%2%s\\n' \"$PWD\""))
+                               .arg(directory, chatDirectoryMarker);
     const Result<CommandOutput> output = waitFor<Result<CommandOutput>>(
         [&](auto done) { runShortCommand(&client, context.identity, script, &client, done); });
     if (!output.ok())
@@ -234,7 +236,8 @@ Result<QString> chatDirectory(
     }
     ApiError error;
     error.kind = ApiError::Kind::BadResponse;
-    error.message = QStringLiteral("Could not create the chat folder ~/chat-%1 (exit code %2): %3")
+    error.message = QStringLiteral("Could not %1 the chat folder ~/chat-%2 (exit code %3): %4")
+                        .arg(create ? QStringLiteral("create") : QStringLiteral("enter"))
                         .arg(chatId)
                         .arg(output.value.exitCode)
                         .arg(output.value.lines.join(QLatin1Char(' ')));
@@ -260,6 +263,7 @@ int reportOperation(const FilesContext &context, const FileOperationResult &resu
                        .arg(context.options.serverText(), result.destination));
         return ServerError;
     case Status::ReadOnly:
+    case Status::OutsideHome:
         printError(result.message());
         return LocalError;
     case Status::Failed:
@@ -274,11 +278,32 @@ FileOperationResult runOperation(const std::function<void(QObject *, FileOperati
     return waitFor<FileOperationResult>([&](auto done) { start(&context, done); });
 }
 
+// LocalError with the message when `path`, resolved as the acting user, leads out of the
+// user's home (the file API follows links as root); ServerError when it cannot be resolved;
+// -1 to go on. The server account (no --user) is the admin's explicit path: not resolved.
+int refuseOutsideHome(OpenTerminalClient &client, const FilesContext &context, const QString &path)
+{
+    if (context.identity.isServerAccount())
+        return -1;
+    const Result<PathResolution> resolved = waitFor<Result<PathResolution>>(
+        [&](auto done) { pathguard::resolve(&client, context.identity, {path}, &client, done); });
+    if (!resolved.ok())
+        return serverError(resolved.error, context.options);
+    if (const ResolvedPath *outside = resolved.value.firstOutside()) {
+        printError(
+            QStringLiteral("ls ") + resolved.value.refusal(*outside, context.identity.userId));
+        return LocalError;
+    }
+    return -1;
+}
+
 int filesList(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
 {
     if (args.size() > 1)
         return usageError(QStringLiteral("ls takes at most one PATH"), filesVerb);
     const QString path = resolveRemote(context, args.value(0, QStringLiteral(".")));
+    if (const int refused = refuseOutsideHome(client, context, path); refused >= 0)
+        return refused;
     const Result<DirectoryListing> listing = waitFor<Result<DirectoryListing>>(
         [&](auto done) { client.listDirectory(context.identity, path, &client, done); });
     if (!listing.ok())
@@ -527,10 +552,13 @@ int runFiles(const QStringList &arguments)
         if (!claudecommand::isValidChatId(chatId, &why))
             return usageError(
                 QStringLiteral("--chat \"%1\" refused: %2").arg(chatId, why), filesVerb);
-        const Result<QString> directory = chatDirectory(client, context, chatId);
-        AuditLog().append({options.profileName, options.serverText(), options.userId,
-            QStringLiteral("mkdir"), QStringLiteral("~/chat-") + chatId,
-            directory.ok() ? QStringLiteral("ok") : directory.error.toString()});
+        const bool create
+            = operation == QLatin1String("put") || operation == QLatin1String("mkdir");
+        const Result<QString> directory = chatDirectory(client, context, chatId, create);
+        if (create)
+            AuditLog().append({options.profileName, options.serverText(), options.userId,
+                QStringLiteral("mkdir"), QStringLiteral("~/chat-") + chatId,
+                directory.ok() ? QStringLiteral("ok") : directory.error.toString()});
         if (!directory.ok())
             return serverError(directory.error, options);
         context.chatDirectory = directory.value;

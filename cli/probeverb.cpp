@@ -2,6 +2,7 @@
 
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
+#include "cli/verbsupport.h"
 #include "isolation/isolationprobe.h"
 #include "probereport/probereportfile.h"
 #include "security/auditlog.h"
@@ -63,8 +64,8 @@ int compareReports(const QStringList &paths, bool json)
                     difference.inBefore ? QJsonValue(verdictName(difference.before))
                                         : QJsonValue()},
                 {QStringLiteral("after"),
-                    difference.inAfter ? QJsonValue(verdictName(difference.after))
-                                       : QJsonValue()}});
+                    difference.inAfter ? QJsonValue(verdictName(difference.after)) : QJsonValue()},
+                {QStringLiteral("change"), difference.change()}});
         }
         const auto side = [](const ProbeReport &report) {
             return QJsonObject {{QStringLiteral("server"), report.server},
@@ -81,8 +82,9 @@ int compareReports(const QStringList &paths, bool json)
             QStringLiteral("before: %1 (open-terminal %2)\nafter:  %3 (open-terminal %4)\n")
                 .arg(before.server, before.serverVersion, after.server, after.serverVersion));
         for (const ReportDifference &difference : differences)
-            writeTerminalText(
-                stdout, TerminalSafe::line(difference.describe()) + QLatin1Char('\n'));
+            writeTerminalText(stdout,
+                TerminalSafe::line(difference.describe())
+                    + QStringLiteral(" (%1)\n").arg(difference.change()));
         if (differences.isEmpty())
             writeText(stdout, QStringLiteral("no cell changed\n"));
     }
@@ -100,6 +102,10 @@ int runProbe(const QStringList &arguments)
         "(ids sharing their first eight letters and digits, reserved ids such as root, and\n"
         "requests without a user id). Everything the probe created is removed afterwards;\n"
         "the accounts the server provisions for the ids stay.\n"
+        "With --admin-exec (or the profile's admin command) root also creates a file only\n"
+        "root reads, and the first user tries to read it by its path and through a\n"
+        "symlink (files.read.root, files.read.root-symlink); without it both are INFO,\n"
+        "not run.\n"
         "PASS: denied as expected. FAIL: reachable. INFO: an observation. ERROR: the check\n"
         "could not run (never counted as PASS).\n"
         "Exit codes: 0 no FAIL and no ERROR; 1 at least one FAIL; 2 no FAIL but at least\n"
@@ -112,12 +118,13 @@ int runProbe(const QStringList &arguments)
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the report as one JSON object."));
     const QCommandLineOption reportOption(QStringLiteral("report"),
-        QStringLiteral("Also save the report to FILE (JSON when it ends in .json, else "
-                       "Markdown)."),
+        QStringLiteral("Also save the report to FILE (JSON when it ends in .json, HTML for "
+                       ".html, else Markdown), led by the scorecard."),
         QStringLiteral("FILE"));
     const QCommandLineOption compareOption(QStringLiteral("compare"),
         QStringLiteral("Compare two saved JSON reports given as arguments instead of probing."));
-    parser.addOptions({usersOption, jsonOption, reportOption, compareOption});
+    const QCommandLineOption adminOption = adminExecOption();
+    parser.addOptions({usersOption, jsonOption, reportOption, compareOption, adminOption});
 
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
@@ -158,6 +165,11 @@ int runProbe(const QStringList &arguments)
     ProbeOptions probeOptions;
     for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))
         probeOptions.users << user.trimmed();
+    if (parser.isSet(adminOption) || !options.profileAdminCommand.isEmpty()) {
+        if (!resolveAdminAccess(parser, options, &probeOptions.admin, &why))
+            return usageError(why, probeVerb);
+        probeOptions.hasAdmin = true;
+    }
 
     OpenTerminalClient client(options.connection);
     IsolationProbe probe(&client);

@@ -1,5 +1,6 @@
 #include "fileoperations.h"
 
+#include "files/pathguard.h"
 #include "server/openterminalclient.h"
 
 #include <QFile>
@@ -51,6 +52,8 @@ QString auditResult(const FileOperationResult &result)
         return QStringLiteral("refused: read-only mode");
     case Status::Conflict:
         return QStringLiteral("conflict: %1 exists").arg(result.destination);
+    case Status::OutsideHome:
+        return QStringLiteral("refused: outside the home");
     case Status::Failed:
         break;
     }
@@ -71,6 +74,8 @@ QString FileOperationResult::message() const
             .arg(action, target);
     case Status::Conflict:
         return QStringLiteral("%1 already exists").arg(destination.isEmpty() ? path : destination);
+    case Status::OutsideHome:
+        return QStringLiteral("%1 %2").arg(action, refusal);
     case Status::Failed:
         break;
     }
@@ -135,6 +140,40 @@ bool FileOperations::refuseIfReadOnly(
     return true;
 }
 
+void FileOperations::whenInsideHome(const FileOperationResult &result, const QStringList &paths,
+    const Reply &reply, bool mutating, std::function<void()> proceed)
+{
+    resolveThen(result, paths, reply, mutating, std::move(proceed), false);
+}
+
+void FileOperations::resolveThen(const FileOperationResult &result, const QStringList &paths,
+    const Reply &reply, bool mutating, std::function<void()> proceed, bool linksBelow)
+{
+    // The server account is the admin's own explicit channel: its paths are taken as given.
+    if (m_identity.isServerAccount()) {
+        proceed();
+        return;
+    }
+    const QString userId = m_identity.userId;
+    pathguard::resolve(
+        m_client, m_identity, paths, this,
+        [this, result, reply, mutating, proceed, userId](const Result<PathResolution> &resolved) {
+            FileOperationResult stopped = result;
+            if (!resolved.ok()) {
+                stopped.status = Status::Failed;
+                stopped.error = resolved.error;
+            } else if (const ResolvedPath *outside = resolved.value.firstOutside()) {
+                stopped.status = Status::OutsideHome;
+                stopped.refusal = resolved.value.refusal(*outside, userId);
+            } else {
+                proceed();
+                return;
+            }
+            deliver(stopped, reply, mutating);
+        },
+        linksBelow ? pathguard::Extra::LinksBelowFirst : pathguard::Extra::None);
+}
+
 void FileOperations::uploadFiles(
     const QStringList &localPaths, const QString &remoteDirectory, QObject *context, Done done)
 {
@@ -166,15 +205,19 @@ void FileOperations::uploadNext(
         return;
     }
     const QByteArray bytes = file.readAll();
-    m_client->uploadFile(m_identity, remoteDirectory, fileName, bytes, this,
-        [this, result, localPaths, remoteDirectory, reply](const Result<WriteResult> &outcome) {
-            const FileOperationResult uploaded = withOutcome(result, outcome);
-            if (!uploaded.ok()) {
-                deliver(uploaded, reply, true);
-                return;
-            }
-            record(uploaded);
-            uploadNext(localPaths, remoteDirectory, reply);
+    whenInsideHome(result, {result.destination}, reply, true,
+        [this, result, bytes, fileName, localPaths, remoteDirectory, reply] {
+            m_client->uploadFile(m_identity, remoteDirectory, fileName, bytes, this,
+                [this, result, localPaths, remoteDirectory, reply](
+                    const Result<WriteResult> &outcome) {
+                    const FileOperationResult uploaded = withOutcome(result, outcome);
+                    if (!uploaded.ok()) {
+                        deliver(uploaded, reply, true);
+                        return;
+                    }
+                    record(uploaded);
+                    uploadNext(localPaths, remoteDirectory, reply);
+                });
         });
 }
 
@@ -186,9 +229,12 @@ void FileOperations::uploadData(const QString &remoteDirectory, const QString &f
     if (refuseIfReadOnly(QStringLiteral("upload"), destination, QString(), reply))
         return;
     const FileOperationResult result = makeResult(QStringLiteral("upload"), destination);
-    m_client->uploadFile(m_identity, remoteDirectory, fileName, bytes, this,
-        [this, result, reply](const Result<WriteResult> &outcome) {
-            deliver(withOutcome(result, outcome), reply, true);
+    whenInsideHome(result, {destination}, reply, true,
+        [this, result, reply, remoteDirectory, fileName, bytes] {
+            m_client->uploadFile(m_identity, remoteDirectory, fileName, bytes, this,
+                [this, result, reply](const Result<WriteResult> &outcome) {
+                    deliver(withOutcome(result, outcome), reply, true);
+                });
         });
 }
 
@@ -198,18 +244,24 @@ void FileOperations::makeDirectory(const QString &path, QObject *context, Done d
     if (refuseIfReadOnly(QStringLiteral("mkdir"), path, QString(), reply))
         return;
     const FileOperationResult result = makeResult(QStringLiteral("mkdir"), path);
-    m_client->makeDirectory(m_identity, path, this,
-        [this, result, reply](const Result<OpenTerminalClient::Empty> &outcome) {
-            deliver(withOutcome(result, outcome), reply, true);
-        });
+    whenInsideHome(result, {path}, reply, true, [this, result, reply, path] {
+        m_client->makeDirectory(m_identity, path, this,
+            [this, result, reply](const Result<OpenTerminalClient::Empty> &outcome) {
+                deliver(withOutcome(result, outcome), reply, true);
+            });
+    });
 }
 
 void FileOperations::move(const QString &source, const QString &destination, OnConflict onConflict,
     QObject *context, Done done)
 {
     const Reply reply(context, std::move(done));
-    if (!refuseIfReadOnly(QStringLiteral("move"), source, destination, reply))
-        doMove(source, destination, onConflict, reply);
+    if (refuseIfReadOnly(QStringLiteral("move"), source, destination, reply))
+        return;
+    whenInsideHome(makeResult(QStringLiteral("move"), source, destination), {source, destination},
+        reply, true, [this, source, destination, onConflict, reply] {
+            doMove(source, destination, onConflict, reply);
+        });
 }
 
 void FileOperations::doMove(
@@ -249,10 +301,12 @@ void FileOperations::remove(const QString &path, QObject *context, Done done)
     if (refuseIfReadOnly(QStringLiteral("delete"), path, QString(), reply))
         return;
     const FileOperationResult result = makeResult(QStringLiteral("delete"), path);
-    m_client->deletePath(m_identity, path, this,
-        [this, result, reply](const Result<OpenTerminalClient::Empty> &outcome) {
-            deliver(withOutcome(result, outcome), reply, true);
-        });
+    whenInsideHome(result, {path}, reply, true, [this, result, reply, path] {
+        m_client->deletePath(m_identity, path, this,
+            [this, result, reply](const Result<OpenTerminalClient::Empty> &outcome) {
+                deliver(withOutcome(result, outcome), reply, true);
+            });
+    });
 }
 
 void FileOperations::writeText(
@@ -262,21 +316,43 @@ void FileOperations::writeText(
     if (refuseIfReadOnly(QStringLiteral("write"), path, QString(), reply))
         return;
     const FileOperationResult result = makeResult(QStringLiteral("write"), path);
-    m_client->writeFile(
-        m_identity, path, text, this, [this, result, reply](const Result<WriteResult> &outcome) {
-            deliver(withOutcome(result, outcome), reply, true);
-        });
+    whenInsideHome(result, {path}, reply, true, [this, result, reply, path, text] {
+        m_client->writeFile(m_identity, path, text, this,
+            [this, result, reply](const Result<WriteResult> &outcome) {
+                deliver(withOutcome(result, outcome), reply, true);
+            });
+    });
 }
 
 void FileOperations::downloadFile(const QString &path, QObject *context, Done done)
 {
     const Reply reply(context, std::move(done));
     const FileOperationResult result = makeResult(QStringLiteral("download"), path);
-    m_client->viewFile(
-        m_identity, path, this, [this, result, reply](const Result<RawFile> &outcome) {
+    if (m_identity.isServerAccount()) {
+        m_client->viewFile(
+            m_identity, path, this, [this, result, reply](const Result<RawFile> &outcome) {
+                FileOperationResult downloaded = withOutcome(result, outcome);
+                downloaded.bytes = outcome.value.bytes;
+                downloaded.fileName = outcome.value.fileName;
+                deliver(downloaded, reply, false);
+            });
+        return;
+    }
+    // Read by the user's own shell: the kernel checks the user's permissions, and the path
+    // is resolved and read in one command.
+    const QString userId = m_identity.userId;
+    pathguard::readAsUser(m_client, m_identity, path, this,
+        [this, result, reply, userId](const Result<pathguard::ReadOutcome> &outcome) {
             FileOperationResult downloaded = withOutcome(result, outcome);
-            downloaded.bytes = outcome.value.bytes;
-            downloaded.fileName = outcome.value.fileName;
+            if (outcome.ok() && outcome.value.refused) {
+                downloaded.status = Status::OutsideHome;
+                downloaded.refusal = outcome.value.resolution.refusal(
+                    outcome.value.resolution.paths.at(0), userId);
+            } else {
+                downloaded.bytes = outcome.value.bytes;
+                downloaded.fileName
+                    = result.path.mid(result.path.lastIndexOf(QLatin1Char('/')) + 1);
+            }
             deliver(downloaded, reply, false);
         });
 }
@@ -285,13 +361,20 @@ void FileOperations::downloadFolderAsZip(const QString &path, QObject *context, 
 {
     const Reply reply(context, std::move(done));
     const FileOperationResult result = makeResult(QStringLiteral("archive"), path);
-    m_client->archive(
-        m_identity, {path}, this, [this, result, reply](const Result<RawFile> &outcome) {
-            FileOperationResult downloaded = withOutcome(result, outcome);
-            downloaded.bytes = outcome.value.bytes;
-            downloaded.fileName = outcome.value.fileName;
-            deliver(downloaded, reply, false);
-        });
+    // The server's archive follows the links inside the folder as root too: they are checked
+    // as well.
+    resolveThen(
+        result, {path}, reply, false,
+        [this, result, reply, path] {
+            m_client->archive(
+                m_identity, {path}, this, [this, result, reply](const Result<RawFile> &outcome) {
+                    FileOperationResult downloaded = withOutcome(result, outcome);
+                    downloaded.bytes = outcome.value.bytes;
+                    downloaded.fileName = outcome.value.fileName;
+                    deliver(downloaded, reply, false);
+                });
+        },
+        true);
 }
 
 } // namespace sandscope

@@ -5,6 +5,9 @@
 // every mutating action, refused or not, is written to the audit log with its result.
 // A move onto an existing path ends in a Conflict result; replacing it (delete, then move)
 // happens only when the caller asks for it, i.e. after the user confirmed.
+// Acting as a user (not the server account), every path is first resolved as that user and
+// refused when it leads out of the user's home, and files are read through the user's own
+// shell (pathguard.h): the server's file API runs as root and follows symlinks.
 
 #include "security/auditlog.h"
 #include "server/apierror.h"
@@ -22,7 +25,9 @@ namespace sandscope {
 class OpenTerminalClient;
 
 struct FileOperationResult {
-    enum class Status { Ok, Failed, Conflict, ReadOnly };
+    // OutsideHome: the path's real location, resolved as the acting user, is outside the
+    // user's home (see PathGuard); nothing was sent to the file API.
+    enum class Status { Ok, Failed, Conflict, ReadOnly, OutsideHome };
 
     Status status = Status::Ok;
     QString action; // "upload", "mkdir", "move", "delete", "write", "download", "archive"
@@ -31,6 +36,7 @@ struct FileOperationResult {
     ApiError error; // Failed and Conflict
     QByteArray bytes; // downloads
     QString fileName; // downloads: the name the server suggested
+    QString refusal; // OutsideHome: which link leads where
 
     bool ok() const { return status == Status::Ok; }
     // One sentence for people; a Conflict says which path exists.
@@ -99,6 +105,13 @@ private:
         const QString &action, const QString &path, const QString &destination, const Reply &reply);
     void record(const FileOperationResult &result);
     void uploadNext(QStringList localPaths, const QString &remoteDirectory, const Reply &reply);
+    // Calls `proceed` when every path stays in the acting user's home; otherwise delivers
+    // `result` as OutsideHome (or Failed when the paths could not be resolved).
+    void whenInsideHome(const FileOperationResult &result, const QStringList &paths,
+        const Reply &reply, bool mutating, std::function<void()> proceed);
+    // The same, and with `linksBelow` every symlink below the first path counts too.
+    void resolveThen(const FileOperationResult &result, const QStringList &paths,
+        const Reply &reply, bool mutating, std::function<void()> proceed, bool linksBelow);
     void doMove(const QString &source, const QString &destination, OnConflict onConflict,
         const Reply &reply);
 

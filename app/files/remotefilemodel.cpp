@@ -1,5 +1,6 @@
 #include "remotefilemodel.h"
 
+#include "files/pathguard.h"
 #include "util/terminalsafe.h"
 
 #include <QLocale>
@@ -195,8 +196,61 @@ void RemoteFileModel::requestListing(Node *folder)
     m_pending.insert(ticket, folder);
     if (folder->state != LoadState::Loaded)
         setState(folder, LoadState::Loading);
+    if (m_identity.isServerAccount()) {
+        listResolved(folder, ticket);
+        return;
+    }
+    const QString path = pathOfNode(folder);
+    pathguard::resolve(
+        m_client, m_identity, {path}, this,
+        [this, ticket, path](const Result<PathResolution> &resolved) {
+            Node *pending = m_pending.value(ticket);
+            if (!pending)
+                return; // gone or asked again meanwhile
+            // A path straight into another home is the server's to refuse (it names whose
+            // files they are); one a link leads out of, or anywhere else out of the home (the
+            // server reads /tmp or /etc as root), Sandscope refuses.
+            const ResolvedPath *folderPath
+                = resolved.ok() ? &resolved.value.paths.first() : nullptr;
+            const ResolvedPath *outside = folderPath && !folderPath->insideHome
+                    && (!folderPath->link.isEmpty()
+                        || !folderPath->real.startsWith(QLatin1String("/home/")))
+                ? folderPath
+                : nullptr;
+            if (!resolved.ok() || outside) {
+                ApiError error = resolved.error;
+                if (resolved.ok()) {
+                    error.kind = ApiError::Kind::Forbidden;
+                    error.message = resolved.value.refusal(*outside, m_identity.userId);
+                }
+                Result<DirectoryListing> refused;
+                refused.error = error;
+                finishListing(ticket, refused);
+                return;
+            }
+            pending->links.clear();
+            for (int i = 1; i < resolved.value.paths.size(); ++i) {
+                const ResolvedPath &link = resolved.value.paths.at(i);
+                pending->links.insert(link.link.mid(link.link.lastIndexOf(QLatin1Char('/')) + 1),
+                    Link {link.linkTarget, !link.insideHome});
+            }
+            listResolved(pending, ticket);
+        },
+        pathguard::Extra::LinksInFirst);
+}
+
+void RemoteFileModel::listResolved(Node *folder, quint64 ticket)
+{
     folder->call = m_client->listDirectory(m_identity, pathOfNode(folder), this,
         [this, ticket](const Result<DirectoryListing> &result) { finishListing(ticket, result); });
+}
+
+const RemoteFileModel::Link *RemoteFileModel::linkOf(const Node *node) const
+{
+    if (!node->parent || node->isLocation)
+        return nullptr;
+    const auto found = node->parent->links.constFind(node->name);
+    return found == node->parent->links.cend() ? nullptr : &found.value();
 }
 
 void RemoteFileModel::finishListing(quint64 ticket, const Result<DirectoryListing> &result)
@@ -208,7 +262,11 @@ void RemoteFileModel::finishListing(quint64 ticket, const Result<DirectoryListin
     folder->call = CallHandle();
     const QString path = pathOfNode(folder);
     if (!result.ok()) {
-        setState(folder, LoadState::Failed, listingErrorText(result.error, path));
+        // A refusal of our own (a link out of the home) is already the whole message.
+        setState(folder, LoadState::Failed,
+            result.error.httpStatus == 0 && result.error.kind == ApiError::Kind::Forbidden
+                ? result.error.message
+                : listingErrorText(result.error, path));
         Q_EMIT folderFailed(path, result.error);
         return;
     }
@@ -461,6 +519,9 @@ QVariant RemoteFileModel::data(const QModelIndex &index, int role) const
                 ? QLocale().toString(node->modified.toLocalTime(), QLocale::ShortFormat)
                 : QString();
         case TypeColumn:
+            if (const Link *link = linkOf(node))
+                return link->outsideHome ? tr("Link to %1 (outside the home)").arg(link->target)
+                                         : tr("Link to %1").arg(link->target);
             return mimeTypeOf(node);
         default:
             return QVariant();
@@ -468,7 +529,20 @@ QVariant RemoteFileModel::data(const QModelIndex &index, int role) const
     case Qt::EditRole:
         return index.column() == NameColumn ? QVariant(node->name) : QVariant();
     case Qt::ToolTipRole:
+        if (const Link *link = linkOf(node); link && node->error.isEmpty())
+            return tr("%1 is a link to %2%3")
+                .arg(pathOfNode(node), link->target,
+                    link->outsideHome ? tr(", outside the home: Sandscope does not follow it")
+                                      : QString());
         return node->error.isEmpty() ? pathOfNode(node) : node->error;
+    case LinkTargetRole:
+        if (const Link *link = linkOf(node))
+            return link->target;
+        return QString();
+    case LinkOutsideHomeRole:
+        if (const Link *link = linkOf(node))
+            return link->outsideHome;
+        return false;
     case PathRole:
         return pathOfNode(node);
     case IsDirectoryRole:

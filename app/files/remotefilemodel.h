@@ -7,6 +7,10 @@
 // and applies the difference as row removals, insertions and dataChanged, so expanded
 // folders elsewhere (and below) stay as they are; the model is reset only when the identity
 // or the locations are replaced as a whole.
+// Acting as a user, a folder is resolved as that user before it is listed (pathguard.h): one
+// whose real location is outside the user's home is refused with the link that leads there,
+// and the symlinks in a listed folder are shown as links with their targets (the server's
+// listing follows them as root and cannot tell).
 
 #include "server/apierror.h"
 #include "server/connection.h"
@@ -37,6 +41,8 @@ public:
         MimeTypeRole, // QString, from the name only ("inode/directory" for folders)
         LoadStateRole, // int, a LoadState (folders; files are always Loaded)
         ErrorRole, // QString, why the folder could not be listed (empty otherwise)
+        LinkTargetRole, // QString: what a symlink points at (empty for anything else)
+        LinkOutsideHomeRole, // bool: a symlink whose real location is outside the home
     };
     Q_ENUM(Role)
 
@@ -103,8 +109,13 @@ Q_SIGNALS:
     void folderFailed(const QString &path, const sandscope::ApiError &error);
 
 private:
+    struct Link {
+        QString target;
+        bool outsideHome = false;
+    };
     struct Node {
         QString name; // the absolute path for locations
+        QHash<QString, Link> links; // a listed folder's symlinks, by name
         bool isDirectory = false;
         bool isLocation = false;
         qint64 size = 0;
@@ -123,6 +134,8 @@ private:
     QModelIndex indexOf(const Node *node, int column = 0) const;
     QString pathOfNode(const Node *node) const;
     void requestListing(Node *folder);
+    void listResolved(Node *folder, quint64 ticket);
+    const Link *linkOf(const Node *node) const;
     void finishListing(quint64 ticket, const Result<DirectoryListing> &result);
     void setState(Node *folder, LoadState state, const QString &error = {});
     void forgetRequests(Node *subtree);

@@ -7,6 +7,7 @@
 #include "isolation/probepair.h"
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probeshellchecks.h"
+#include "isolation/probesymlinkchecks.h"
 #include "server/openterminalclient.h"
 
 #include <QTimer>
@@ -27,6 +28,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_shell(std::make_unique<ProbeShellChecks>(*m_probe))
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
+    , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
 {
     m_probe->resultReady = [this](const CheckResult &result) {
         Q_EMIT resultReady(result);
@@ -98,8 +100,20 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
                 steps.add([this, pair] { planPair(pair.first, pair.second); });
         }
     }
+    if (needsUsers && m_probe->wantsAny({CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink}))
+        steps.add([this] {
+            Q_EMIT progress(tr("Reading a root-only file by its path and through a symlink"));
+            m_symlinks->checkRootFile();
+        });
+    if (needsUsers && m_probe->wants(CheckId::ServerEnvironApi))
+        steps.add([this] {
+            Q_EMIT progress(tr("Reading the server's environment as a user"));
+            m_processes->checkServerEnvironment();
+        });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
+    if (needsUsers && m_probe->wants(CheckId::AccountCase))
+        steps.add([this] { m_accounts->checkAccountCase(); });
     if (m_probe->wants(CheckId::ReservedIds))
         steps.add([this] { m_accounts->checkReservedIds(); });
     steps.add([this] { finish(); });
@@ -171,10 +185,19 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_files->checkApi(pair);
     };
     steps << [this, pair] {
+        m_symlinks->checkPair(pair);
+    };
+    steps << [this, pair] {
         m_processes->startTargetProcess(pair);
     };
     steps << [this, pair] {
         m_shell->check(pair);
+    };
+    steps << [this, pair] {
+        m_processes->checkEnvironment(pair);
+    };
+    steps << [this, pair] {
+        m_processes->checkTerminal(pair);
     };
     // Before B's kill: after DELETE /execute/{id}, 0.11.34 closes a stale descriptor that may
     // by then be the terminal of the next process (it exits 120 without output).

@@ -32,6 +32,7 @@ class ProbeNetworkCheck;
 struct ProbePair;
 class ProbeProcessChecks;
 class ProbeShellChecks;
+class ProbeSymlinkChecks;
 
 class IsolationProbe : public QObject {
     Q_OBJECT
@@ -69,6 +70,7 @@ private:
     std::unique_ptr<ProbeShellChecks> m_shell;
     std::unique_ptr<ProbeProcessChecks> m_processes;
     std::unique_ptr<ProbeNetworkCheck> m_network;
+    std::unique_ptr<ProbeSymlinkChecks> m_symlinks;
 };
 
 } // namespace sandscope

@@ -63,19 +63,44 @@ void ProbeAccountChecks::checkAccountTwin()
         m_probe.steps.next();
         return;
     }
+    checkVariant(CheckId::AccountTwin, state, twin,
+        tr("the twin id \"%1\" (same first eight letters and digits as \"%2\")").arg(twin, first));
+}
+
+void ProbeAccountChecks::checkAccountCase()
+{
+    const QString first = m_probe.options.users.at(0);
+    const auto state = m_probe.users.value(first);
+    const QString upper = first.toUpper();
+    if (!state || upper == first) {
+        m_probe.addResult(CheckId::AccountCase, QString(), first,
+            {Verdict::Error,
+                upper == first ? tr("\"%1\" has no lower-case letter to vary.").arg(first)
+                               : tr("The account of \"%1\" is unknown.").arg(first)},
+            {});
+        m_probe.steps.next();
+        return;
+    }
+    checkVariant(CheckId::AccountCase, state, upper,
+        tr("the id \"%1\", \"%2\" in capitals").arg(upper, first));
+}
+
+void ProbeAccountChecks::checkVariant(CheckId check, const std::shared_ptr<ProbeUser> &state,
+    const QString &variant, const QString &note)
+{
     Identity identity;
-    identity.userId = twin;
-    m_probe.calls.command(identity, probe::whoAmICommand(),
-        tr("the twin id \"%1\" (same first eight letters and digits as \"%2\")").arg(twin, first),
-        [this, state, twin](const Result<CommandOutput> &result, const Evidence &evidence) {
+    identity.userId = variant;
+    m_probe.calls.command(identity, probe::whoAmICommand(), note,
+        [this, check, state, variant](
+            const Result<CommandOutput> &result, const Evidence &evidence) {
             probe::AccountObservation observation;
             if (result.ok()) {
-                observation = probe::parseWhoAmI(twin, result.value.lines);
+                observation = probe::parseWhoAmI(variant, result.value.lines);
             } else {
-                observation.userId = twin;
+                observation.userId = variant;
                 observation.error = result.error.toString();
             }
-            m_probe.addResult(CheckId::AccountTwin, twin, state->id,
+            m_probe.addResult(check, variant, state->id,
                 probe::judgeAccountTwin(state->account, observation), {state->evidence, evidence});
             m_probe.steps.next();
         });

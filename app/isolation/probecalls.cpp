@@ -1,6 +1,7 @@
 #include "probecalls.h"
 
 #include "isolation/probesteps.h"
+#include "server/adminscript.h"
 #include "server/shortcommand.h"
 
 #include <QElapsedTimer>
@@ -170,18 +171,38 @@ void ProbeCalls::command(const Identity &identity, const QString &commandLine, c
         [this, evidence, done, generation](const Result<CommandOutput> &result) {
             if (!m_steps->isCurrent(generation))
                 return;
-            Evidence filled = evidence;
-            if (result.ok()) {
-                filled.response = excerpt(result.value.lines.join(QLatin1Char('\n')))
-                    + QStringLiteral("\n[exit status %1]").arg(result.value.exitCode);
-            } else {
-                filled.status = result.error.httpStatus;
-                filled.response = excerpt(
-                    result.error.detail.isEmpty() ? result.error.toString() : result.error.detail);
-            }
-            done(result, filled);
+            done(result, commandEvidence(evidence, result));
         },
         m_commandTimeoutMs);
+}
+
+void ProbeCalls::adminCommand(const AdminAccess &admin, const QString &script, const QString &note,
+    std::function<void(const Result<CommandOutput> &, const Evidence &)> done)
+{
+    if (m_refusesWork())
+        return;
+    const int generation = m_steps->generation();
+    Evidence evidence;
+    evidence.request = QStringLiteral("admin script through %1:\n%2").arg(admin.describe(), script);
+    evidence.note = note;
+    runAdminCommand(m_client, admin, script, m_steps->context(),
+        [this, evidence, done, generation](const Result<CommandOutput> &result) {
+            if (m_steps->isCurrent(generation))
+                done(result, commandEvidence(evidence, result));
+        });
+}
+
+Evidence ProbeCalls::commandEvidence(Evidence evidence, const Result<CommandOutput> &result) const
+{
+    if (result.ok()) {
+        evidence.response = excerpt(result.value.lines.join(QLatin1Char('\n')))
+            + QStringLiteral("\n[exit status %1]").arg(result.value.exitCode);
+    } else {
+        evidence.status = result.error.httpStatus;
+        evidence.response = excerpt(
+            result.error.detail.isEmpty() ? result.error.toString() : result.error.detail);
+    }
+    return evidence;
 }
 
 void ProbeCalls::awaitOutput(const Identity &identity, const QString &processId,

@@ -9,6 +9,7 @@
 
 #include "probereport/probereport.h"
 #include "security/secretredactor.h"
+#include "server/adminaccess.h"
 #include "server/openterminalclient.h"
 
 #include <QCoreApplication>
@@ -51,6 +52,9 @@ public:
         const QVector<ProbeCall> &calls, std::function<void(const QVector<ProbeReply> &)> done);
     void command(const Identity &identity, const QString &commandLine, const QString &note,
         std::function<void(const Result<CommandOutput> &, const Evidence &)> done);
+    // A script as root through the admin channel; its evidence names the channel.
+    void adminCommand(const AdminAccess &admin, const QString &script, const QString &note,
+        std::function<void(const Result<CommandOutput> &, const Evidence &)> done);
     // Polls the process (as `identity`, its owner) until its output matches `needle`, it is no
     // longer running, or timeoutMs pass.
     void awaitOutput(const Identity &identity, const QString &processId,
@@ -63,6 +67,8 @@ private:
     Evidence evidenceOf(const ProbeCall &call, const protocol::HttpResponse &response) const;
     QString describe(const Identity &identity, const protocol::RequestSpec &spec) const;
     QString excerpt(const QString &text) const;
+    // The evidence of a finished command.
+    Evidence commandEvidence(Evidence evidence, const Result<CommandOutput> &result) const;
 
     OpenTerminalClient *m_client;
     const ProbeSteps *m_steps;

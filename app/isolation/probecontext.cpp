@@ -8,11 +8,12 @@ ProbeContext::ProbeContext(OpenTerminalClient *client, QObject *owner)
 {
 }
 
-void ProbeContext::restart(const ProbeOptions &runOptions, const QString &apiKey)
+void ProbeContext::restart(const ProbeOptions &runOptions, const QString &key)
 {
     options = runOptions;
     report = ProbeReport();
-    calls.reset(apiKey, runOptions.commandTimeoutMs);
+    calls.reset(key, runOptions.commandTimeoutMs);
+    apiKey = key;
     users.clear();
     cleanups.clear();
     serverAccount.clear();

@@ -35,7 +35,7 @@ struct ProbeContext {
     ProbeContext &operator=(const ProbeContext &) = delete;
 
     // Forgets the last run (also its steps and callbacks in flight) for one with `options`.
-    void restart(const ProbeOptions &options, const QString &apiKey);
+    void restart(const ProbeOptions &options, const QString &key);
 
     bool wants(CheckId check) const;
     bool wantsAny(std::initializer_list<CheckId> checks) const;
@@ -63,6 +63,7 @@ struct ProbeContext {
     bool finishing = false; // removing what was created; a cancel has nothing left to do
     QVector<ProbeCall> cleanups; // what A created, removed at the end (also on cancel)
     QHash<QString, std::shared_ptr<ProbeUser>> users;
+    QString apiKey; // to recognise it in an answer; never part of evidence (ProbeCalls masks it)
     QString serverAccount;
     Evidence serverAccountEvidence; // what a request without X-User-Id ran as
 };

@@ -7,35 +7,18 @@ namespace sandscope {
 
 using probe::Effect;
 using probe::getSpec;
+using probe::listedNames;
 using probe::Precondition;
 using probe::sendSpec;
 using protocol::HttpResponse;
 
 namespace {
 
-QStringList listedNames(const HttpResponse &response)
+// See probe::listingEffect.
+std::function<Effect(const HttpResponse &)> changedWhen(const QString &name, bool listed)
 {
-    QStringList names;
-    if (response.status < 200 || response.status >= 300)
-        return names;
-    const Result<DirectoryListing> listing = protocol::parseListing(response.body);
-    for (const FileEntry &entry : listing.value.entries)
-        names << entry.name;
-    return names;
-}
-
-bool listingOk(const HttpResponse &response)
-{
-    return response.status >= 200 && response.status < 300
-        && protocol::parseListing(response.body).ok();
-}
-
-// What A's listing after B's attempt shows: B's change happened when `name` is listed
-// (`listed` true) or no longer listed (false).
-std::function<Effect(const QStringList &)> changedWhen(const QString &name, bool listed)
-{
-    return [name, listed](const QStringList &names) {
-        return names.contains(name) == listed ? Effect::Observed : Effect::NotObserved;
+    return [name, listed](const HttpResponse &after) {
+        return probe::listingEffect(after, name, listed);
     };
 }
 
@@ -191,7 +174,7 @@ void ProbeFileChecks::checkApi(const std::shared_ptr<ProbePair> &pair)
     const QString writtenName
         = QStringLiteral("written-by-b-") + probe::randomToken(6) + QStringLiteral(".txt");
     const auto mutation = [this, pair, &steps](CheckId check, const ProbeCall &attempt,
-                              std::function<Effect(const QStringList &)> effectOf) {
+                              std::function<Effect(const HttpResponse &)> effectOf) {
         if (m_probe.wants(check))
             steps << [this, pair, check, attempt, effectOf] {
                 checkMutation(pair, check, attempt, effectOf);
@@ -221,15 +204,14 @@ void ProbeFileChecks::checkApi(const std::shared_ptr<ProbePair> &pair)
 }
 
 void ProbeFileChecks::checkMutation(const std::shared_ptr<ProbePair> &pair, CheckId check,
-    const ProbeCall &attempt, std::function<Effect(const QStringList &)> effectOf)
+    const ProbeCall &attempt, std::function<Effect(const HttpResponse &)> effectOf)
 {
     const ProbeCall verify {pair->a,
         getSpec(QStringLiteral("/files/list"), {{QStringLiteral("directory"), pair->probeDir}}),
         tr("A checks whether its folder changed")};
     m_probe.calls.requests({attempt, verify}, [=](const QVector<ProbeReply> &replies) {
         const ProbeReply &after = replies.at(1);
-        const Effect effect
-            = listingOk(after.response) ? effectOf(listedNames(after.response)) : Effect::Unknown;
+        const Effect effect = effectOf(after.response);
         m_probe.addResult(check, pair->actor, pair->target,
             probe::judgeMutation(replies.at(0).response, effect, pair->victims),
             {pair->ownFolder, replies.at(0).evidence, after.evidence});

@@ -29,7 +29,7 @@ public:
 private:
     void checkMutation(const std::shared_ptr<ProbePair> &pair, CheckId check,
         const ProbeCall &attempt,
-        std::function<probe::Effect(const QStringList &namesAfter)> effectOf);
+        std::function<probe::Effect(const protocol::HttpResponse &after)> effectOf);
 
     ProbeContext &m_probe;
 };

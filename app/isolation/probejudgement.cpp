@@ -39,6 +39,11 @@ Classified classify(const protocol::HttpResponse &response)
         && (detail.contains(QLatin1String("Access denied"))
             || detail.contains(QLatin1String("X-User-Id is required"))))
         return {Answer::Denied, QStringLiteral("HTTP 400") + quoted};
+    // The server runs a step as the user first (e.g. `sudo -u B mkdir -p` of the parent
+    // folder before a write); when the kernel refuses the user that step, the request fails.
+    if (status == 400 && detail.contains(QLatin1String("'sudo', '-u'"))
+        && detail.contains(QLatin1String("returned non-zero exit status")))
+        return {Answer::Denied, QStringLiteral("HTTP 400") + quoted};
     if (status == 404)
         return {Answer::Hidden, QStringLiteral("HTTP 404") + quoted};
     if (status >= 500)
@@ -86,7 +91,9 @@ QString revealedText(const protocol::HttpResponse &response, Disclosure kind, bo
     *parsed = true;
     switch (kind) {
     case Disclosure::Raw:
-        return QString::fromLatin1(response.body);
+        // With its size: Qt 5's fromLatin1(QByteArray) stops at the first NUL, and a ZIP has
+        // one before its first file name.
+        return QString::fromLatin1(response.body.constData(), response.body.size());
     case Disclosure::Listing: {
         const Result<DirectoryListing> listing = protocol::parseListing(response.body);
         *parsed = listing.ok();
@@ -158,6 +165,31 @@ Judgement judgeDisclosure(const protocol::HttpResponse &response, Disclosure kin
     return verdict(Verdict::Pass,
         QStringLiteral("Filtered: %1 without any of A's data (A's own request found it).")
             .arg(c.text));
+}
+
+QStringList listedNames(const protocol::HttpResponse &response)
+{
+    QStringList names;
+    if (!listingOk(response))
+        return names;
+    for (const FileEntry &entry : protocol::parseListing(response.body).value.entries)
+        names << entry.name;
+    return names;
+}
+
+bool listingOk(const protocol::HttpResponse &response)
+{
+    return response.status >= 200 && response.status < 300
+        && protocol::parseListing(response.body).ok();
+}
+
+Effect listingEffect(
+    const protocol::HttpResponse &after, const QString &name, bool listedWhenChanged)
+{
+    if (!listingOk(after))
+        return Effect::Unknown;
+    return listedNames(after).contains(name) == listedWhenChanged ? Effect::Observed
+                                                                  : Effect::NotObserved;
 }
 
 Judgement judgeMutation(

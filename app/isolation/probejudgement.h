@@ -55,6 +55,16 @@ enum class Effect {
     Unknown, // A could not check
 };
 
+// The entry names of a 2xx /files/list answer (none otherwise).
+QStringList listedNames(const protocol::HttpResponse &response);
+// Whether the answer is a listing at all.
+bool listingOk(const protocol::HttpResponse &response);
+
+// What A's listing after B's attempt shows: B's change happened when `name` is listed
+// (`listedWhenChanged`) or no longer listed; Unknown when A got no listing.
+Effect listingEffect(
+    const protocol::HttpResponse &after, const QString &name, bool listedWhenChanged);
+
 // B tried to change something of A's (write, move, delete, input, kill): FAIL when the
 // change happened or the server reported success, PASS on a denial with the change not
 // observed, ERROR otherwise.

@@ -2,6 +2,7 @@
 // What one isolation probe run checks (IsolationProbe runs it; ProbeContext keeps it).
 
 #include "probereport/probereport.h"
+#include "server/adminaccess.h"
 
 #include <QPair>
 #include <QString>
@@ -21,6 +22,10 @@ struct ProbeOptions {
     QVector<CheckId> onlyChecks;
     QVector<QPair<QString, QString>> onlyPairs;
     int commandTimeoutMs = 30000;
+    // The root shell in the sandbox (see AdminAccess). Only the root-symlink check needs it,
+    // to create a root-only file; without it that check does not run.
+    bool hasAdmin = false;
+    AdminAccess admin;
 };
 
 } // namespace sandscope

@@ -46,6 +46,7 @@ void ProbePair::placeMarkers(const QString &targetHome)
     deleteMe = probeDir + QStringLiteral("/delete-me.txt");
     shellVictim = probeDir + QStringLiteral("/rm-me.txt");
     chatShellVictim = chatDir + QStringLiteral("/rm-me.txt");
+    writeTarget = probeDir + QStringLiteral("/write-target.txt");
 }
 
 } // namespace sandscope

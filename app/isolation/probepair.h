@@ -37,6 +37,9 @@ struct ProbePair {
     QString deleteMe;
     QString shellVictim;
     QString chatShellVictim;
+    QString writeTarget; // A's file B tries to overwrite through a symlink
+    // B's folder of symlinks in its own home (filled by ProbeSymlinkChecks).
+    QString linksDir;
     bool filesReady = false;
     probe::Precondition read;
     probe::Precondition list;
@@ -57,6 +60,7 @@ struct ProbePair {
     QString outputMarker;
     QString commandMarker;
     QString inputMarker;
+    QString environMarker; // in the environment of A's process only
     probe::Precondition process;
     QVector<Evidence> processEvidence;
 };

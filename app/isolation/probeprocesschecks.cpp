@@ -2,7 +2,11 @@
 
 #include "isolation/probecontext.h"
 #include "isolation/probepair.h"
+#include "server/shortcommand.h"
+#include "util/shellquote.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
 namespace sandscope {
@@ -32,7 +36,8 @@ void ProbeProcessChecks::startTargetProcess(const std::shared_ptr<ProbePair> &pa
 {
     if (!m_probe.wantsAny({CheckId::ProcessList, CheckId::ProcessCommandLine,
             CheckId::ProcessShellList, CheckId::ProcessOutput, CheckId::ProcessLog,
-            CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse})) {
+            CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
+            CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell})) {
         m_probe.steps.next();
         return;
     }
@@ -43,9 +48,13 @@ void ProbeProcessChecks::startTargetProcess(const std::shared_ptr<ProbePair> &pa
     // Prints the output marker (assembled by printf, so the command line does not contain
     // it), echoes one line of input, then waits to be killed. The command marker rides
     // along as a comment, visible wherever the command line is.
-    const QString commandLine = QStringLiteral("printf 'sandscope-output-%s\\n' %1; read -r line; "
-                                               "printf 'got=%s\\n' \"$line\"; sleep 120 # %2")
-                                    .arg(outputToken, pair->commandMarker);
+    // The environment marker is exported for `sleep` (and is in sudo's SUDO_COMMAND of the
+    // shell), so it is in the environment of A's processes.
+    pair->environMarker = QStringLiteral("sandscope-environ-") + probe::randomToken(12);
+    const QString commandLine
+        = QStringLiteral("export SANDSCOPE_PROBE_ENV=%3; printf 'sandscope-output-%s\\n' %1; "
+                         "read -r line; printf 'got=%s\\n' \"$line\"; sleep 120 # %2")
+              .arg(outputToken, pair->commandMarker, pair->environMarker);
     const ProbeCall start {pair->a,
         sendSpec("POST", QStringLiteral("/execute"), {{QStringLiteral("command"), commandLine}}),
         tr("setup: A starts a process")};
@@ -160,6 +169,149 @@ void ProbeProcessChecks::checkApi(const std::shared_ptr<ProbePair> &pair)
                         m_probe.calls.settleAfterKill(kill, [this] { m_probe.steps.next(); });
                     });
             });
+    });
+}
+
+void ProbeProcessChecks::checkEnvironment(const std::shared_ptr<ProbePair> &pair)
+{
+    if (!m_probe.wantsAny({CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell})) {
+        m_probe.steps.next();
+        return;
+    }
+    // A finds its own processes (the shell running the command carries the command marker;
+    // this search's own shell does too, and is skipped) and proves it reads the marker in
+    // their environment itself.
+    const QString find
+        = QStringLiteral("for p in $(pgrep -u \"$(id -u)\" -f %1); do [ \"$p\" = $$ ] && continue; "
+                         "if tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -q %2; then "
+                         "echo sandscope-pid=$p; fi; done")
+              .arg(shell::quote(pair->commandMarker), shell::quote(pair->environMarker));
+    m_probe.calls.command(pair->a, find,
+        tr("precondition: A finds its process and its environment"),
+        [this, pair](const Result<CommandOutput> &found, const Evidence &foundEvidence) {
+            QString pid;
+            for (const QString &line : found.ok() ? found.value.lines : QStringList()) {
+                if (line.startsWith(QLatin1String("sandscope-pid=")))
+                    pid = line.mid(14).trimmed();
+            }
+            const Precondition own = pair->process.met
+                ? Precondition::expect(!pid.isEmpty(),
+                    tr("A did not find its marker in its own process's environment"))
+                : pair->process;
+            const QString environ = QStringLiteral("/proc/") + pid + QStringLiteral("/environ");
+            const ProbeCall api {pair->b,
+                getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), environ}}),
+                tr("B reads A's process environment through the file API")};
+            m_probe.calls.request(api, [=](const ProbeReply &reply) {
+                m_probe.addResult(CheckId::ProcessEnvironApi, pair->actor, pair->target,
+                    probe::judgeDisclosure(
+                        reply.response, probe::Disclosure::FileText, pair->environMarker, own),
+                    {foundEvidence, reply.evidence});
+                m_probe.calls.command(pair->b,
+                    probe::shellSection(QStringLiteral("environ"),
+                        QStringLiteral("cat -- ") + shell::quote(environ)),
+                    tr("B's shell reads A's process environment"),
+                    [=](const Result<CommandOutput> &result, const Evidence &evidence) {
+                        const probe::ShellOutcome outcome = result.ok()
+                            ? probe::parseShellSections(result.value.lines)
+                                  .value(QStringLiteral("environ"))
+                            : probe::ShellOutcome();
+                        m_probe.addResult(CheckId::ProcessEnvironShell, pair->actor, pair->target,
+                            probe::judgeShell(
+                                outcome, probe::ShellAccess::Read, pair->environMarker, own),
+                            {foundEvidence, evidence});
+                        m_probe.steps.next();
+                    });
+            });
+        });
+}
+
+void ProbeProcessChecks::checkServerEnvironment()
+{
+    const QString userId = m_probe.options.users.value(0);
+    if (m_probe.apiKey.isEmpty()) {
+        m_probe.addResult(CheckId::ServerEnvironApi, userId, QString(),
+            {Verdict::Error, tr("Not judged: the connection has no API key to look for.")}, {});
+        m_probe.steps.next();
+        return;
+    }
+    Identity identity;
+    identity.userId = userId;
+    // The process table is shared (process.ps): any user sees the server's pid. At most a
+    // few candidates are read.
+    const QString find = QStringLiteral("pgrep -f 'open-terminal|open_terminal' | head -n 8");
+    m_probe.calls.command(identity, find, tr("the user looks for the server's process"),
+        [this, identity, userId](
+            const Result<CommandOutput> &found, const Evidence &foundEvidence) {
+            QVector<ProbeCall> reads;
+            for (const QString &line : found.ok() ? found.value.lines : QStringList()) {
+                bool number = false;
+                line.trimmed().toInt(&number);
+                if (number)
+                    reads << ProbeCall {identity,
+                        getSpec(QStringLiteral("/files/read"),
+                            {{QStringLiteral("path"),
+                                QString(QStringLiteral("/proc/") + line.trimmed()
+                                    + QStringLiteral("/environ"))}}),
+                        tr("the user reads a server process's environment through the file API")};
+            }
+            if (reads.isEmpty()) {
+                m_probe.addResult(CheckId::ServerEnvironApi, userId, QString(),
+                    {Verdict::Error, tr("Precondition not met: no server process was found.")},
+                    {foundEvidence});
+                m_probe.steps.next();
+                return;
+            }
+            m_probe.calls.requests(reads, [=](const QVector<ProbeReply> &replies) {
+                QVector<Evidence> evidence {foundEvidence};
+                QVector<probe::Judgement> judgements;
+                for (const ProbeReply &reply : replies) {
+                    evidence << reply.evidence;
+                    // The key itself is the marker; the evidence has it masked.
+                    judgements << probe::judgeDisclosure(reply.response,
+                        probe::Disclosure::FileText, m_probe.apiKey, Precondition::ok());
+                }
+                probe::Judgement judgement = probe::combine(judgements);
+                if (judgement.verdict == Verdict::Fail)
+                    judgement.explanation = tr("Reachable: a server process's environment, read "
+                                               "as this user, holds the server's API key.");
+                m_probe.addResult(
+                    CheckId::ServerEnvironApi, userId, QString(), judgement, evidence);
+                m_probe.steps.next();
+            });
+        });
+}
+
+void ProbeProcessChecks::checkTerminal(const std::shared_ptr<ProbePair> &pair)
+{
+    if (!m_probe.wants(CheckId::TerminalLookup)) {
+        m_probe.steps.next();
+        return;
+    }
+    const ProbeCall open {pair->a, sendSpec("POST", QStringLiteral("/api/terminals"), {}),
+        tr("setup: A opens a terminal")};
+    m_probe.calls.request(open, [this, pair](const ProbeReply &opened) {
+        const QJsonObject json = QJsonDocument::fromJson(opened.response.body).object();
+        const QString id = json.value(QLatin1String("id")).toString();
+        if (!id.isEmpty())
+            m_probe.addProcessCleanup(
+                ProbeCall {pair->a, sendSpec("DELETE", QStringLiteral("/api/terminals/") + id, {}),
+                    tr("cleanup: A closes its terminal")});
+        const QString path = QStringLiteral("/api/terminals/") + id;
+        const QVector<ProbeCall> looks {
+            ProbeCall {pair->a, getSpec(path), tr("precondition: A looks up its terminal")},
+            ProbeCall {pair->b, getSpec(path), tr("B looks up A's terminal by its id")},
+        };
+        m_probe.calls.requests(looks, [=](const QVector<ProbeReply> &replies) {
+            const Precondition own
+                = Precondition::expect(!id.isEmpty() && replies.at(0).response.status == 200
+                        && replies.at(0).response.body.contains(id.toUtf8()),
+                    tr("A could not open its terminal or look it up"));
+            m_probe.addResult(CheckId::TerminalLookup, pair->actor, pair->target,
+                probe::judgeDisclosure(replies.at(1).response, probe::Disclosure::Raw, id, own),
+                {opened.evidence, replies.at(0).evidence, replies.at(1).evidence});
+            m_probe.steps.next();
+        });
     });
 }
 

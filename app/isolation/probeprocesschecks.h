@@ -3,8 +3,11 @@
 // process that prints a marker, echoes one line of input and waits; checkApi() has B list
 // processes (ProcessList, ProcessCommandLine), read A's output (ProcessOutput), send A's
 // X-Session-Id (SessionReuse: it needs A's process still running), type into A's process
-// (ProcessInput) and, last, kill it (ProcessKill), each verified from A's side. Each method
-// is one step of ProbeSteps and calls next() when it is done.
+// (ProcessInput) and, last, kill it (ProcessKill), each verified from A's side.
+// checkEnvironment() has B read the environment of A's process through the file API and its
+// shell; checkServerEnvironment() has a user read the server process's environment through the
+// file API (FAIL when it holds the API key). Each method is one step of ProbeSteps and calls
+// next() when it is done.
 
 #include <QCoreApplication>
 
@@ -22,6 +25,10 @@ public:
 
     void startTargetProcess(const std::shared_ptr<ProbePair> &pair);
     void checkApi(const std::shared_ptr<ProbePair> &pair);
+    void checkEnvironment(const std::shared_ptr<ProbePair> &pair);
+    void checkServerEnvironment();
+    // A opens a terminal; B asks for it by its id (TerminalLookup); A closes it.
+    void checkTerminal(const std::shared_ptr<ProbePair> &pair);
 
 private:
     ProbeContext &m_probe;

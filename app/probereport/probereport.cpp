@@ -26,6 +26,12 @@ CheckInfo serverCheck(
     return info;
 }
 
+CheckInfo documented(CheckInfo info)
+{
+    info.documented = true;
+    return info;
+}
+
 QVector<CheckInfo> buildChecks()
 {
     using S = Severity;
@@ -47,6 +53,39 @@ QVector<CheckInfo> buildChecks()
             "Users see the names and sizes of each other's files."),
         pairCheck(CheckId::FilesArchive, "files.archive", "B archives A's home (API)", S::Critical,
             "Any user downloads another user's whole home as a ZIP."),
+        pairCheck(CheckId::FilesReadSymlink, "files.read.symlink",
+            "B reads A's file through a symlink in B's home (API)", S::Critical,
+            "Any user reads every other user's files, credentials included, by linking to them."),
+        pairCheck(CheckId::FilesListSymlink, "files.list.symlink",
+            "B lists A's folder through a symlink in B's home (API)", S::Medium,
+            "Any user lists another user's folders by linking to them."),
+        pairCheck(CheckId::FilesArchiveSymlink, "files.archive.symlink",
+            "B archives A's folder through a symlink in B's home (API)", S::Critical,
+            "Any user downloads another user's folders as a ZIP by linking to them."),
+        pairCheck(CheckId::FilesWriteSymlink, "files.write.symlink",
+            "B overwrites A's file through a symlink in B's home (API)", S::Critical,
+            "Any user overwrites another user's files (e.g. ~/.bashrc) by linking to them, "
+            "and so runs code as that user."),
+        pairCheck(CheckId::FilesCreateSymlink, "files.create.symlink",
+            "B creates a file in A's folder through a symlink in B's home (API)", S::Critical,
+            "Any user plants files in another user's folders by linking to them."),
+        pairCheck(CheckId::FilesMoveSymlink, "files.move.symlink",
+            "B moves A's file out through a symlink in B's home (API)", S::High,
+            "Any user takes another user's files away (into their own home) by linking to "
+            "the folder."),
+        pairCheck(CheckId::FilesDeleteSymlink, "files.delete.symlink",
+            "B deletes A's file through a symlink in B's home (API)", S::High,
+            "Any user destroys another user's files by linking to the folder."),
+        pairCheck(CheckId::FilesHardlink, "files.hardlink",
+            "B's shell hard-links A's file into B's home (ln)", S::Critical,
+            "Any user keeps a second name for another user's file in their own home, and reads "
+            "or overwrites it there through the file API."),
+        serverCheck(CheckId::FilesReadRoot, "files.read.root",
+            "A user reads a root-only file outside /home by its path (API)", S::Critical,
+            "Any user reads root-only files (e.g. /etc/shadow): the file API reads as root."),
+        serverCheck(CheckId::FilesReadRootSymlink, "files.read.root-symlink",
+            "A user reads a root-only file through a symlink (API)", S::Critical,
+            "Any user reads root-only files (e.g. /etc/shadow): the file API reads as root."),
         pairCheck(CheckId::ShellRead, "shell.read", "B's shell reads A's files (cat)", S::Critical,
             "Commands of one user read every other user's files and chats."),
         pairCheck(CheckId::ShellList, "shell.list", "B's shell lists A's folders (ls)", S::Medium,
@@ -60,9 +99,10 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::ProcessCommandLine, "process.command",
             "B sees A's command line (GET /execute)", S::High,
             "Command lines of other users leak, with any secret passed on them."),
-        pairCheck(CheckId::ProcessShellList, "process.ps", "B's shell sees A's command line (ps)",
-            S::Medium,
-            "Users share one process table: command lines (and secrets on them) leak through ps."),
+        documented(pairCheck(CheckId::ProcessShellList, "process.ps",
+            "B's shell sees A's command line (ps)", S::Medium,
+            "Users share one process table: command lines (and secrets on them) leak through "
+            "ps.")),
         pairCheck(CheckId::ProcessOutput, "process.output",
             "B reads A's process output (/execute/{id}/status)", S::Critical,
             "Any user reads another user's command output, e.g. a whole Claude Code run."),
@@ -72,12 +112,31 @@ QVector<CheckInfo> buildChecks()
             "Any user injects input into another user's running programs."),
         pairCheck(CheckId::ProcessKill, "process.kill", "B kills A's process", S::High,
             "Any user stops another user's runs."),
+        pairCheck(CheckId::ProcessEnvironApi, "process.environ.api",
+            "B reads A's process environment (/proc/<pid>/environ, file API)", S::Critical,
+            "Any user reads the environment of another user's processes (the API keys of their "
+            "agent runs) through the file API, which reads /proc as root."),
+        pairCheck(CheckId::ProcessEnvironShell, "process.environ.shell",
+            "B's shell reads A's process environment (/proc/<pid>/environ)", S::Critical,
+            "Commands of one user read the environment of another user's processes."),
+        serverCheck(CheckId::ServerEnvironApi, "process.server-environ",
+            "A user reads the server's environment (file API)", S::Critical,
+            "Any user reads the server's API key from its process environment and can then act "
+            "as every user."),
         pairCheck(CheckId::SessionReuse, "session.reuse", "B uses A's X-Session-Id", S::High,
             "Knowing a session id is enough to see another user's session state."),
+        pairCheck(CheckId::TerminalLookup, "terminal.lookup",
+            "B looks up A's terminal by its id (GET /api/terminals/{id})", S::High,
+            "Knowing a terminal id is enough to see another user's interactive shell, and to "
+            "attach to or end it."),
         serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",
             S::Critical,
             "Different people who share the start of their id share one Linux account and "
             "all its files."),
+        serverCheck(CheckId::AccountCase, "account.case",
+            "An id and its upper-case variant map to one account", S::Critical,
+            "Whoever writes another user's id in capitals gets that user's account and all its "
+            "files."),
         serverCheck(CheckId::ReservedIds, "account.reserved",
             "Reserved ids (root, the server's account, user)", S::Critical,
             "Whoever holds the key becomes root or the server's own account by choosing "
@@ -86,9 +145,9 @@ QVector<CheckInfo> buildChecks()
             "Request without X-User-Id reaches A's files", S::High,
             "Whoever holds the key can omit the user id and act as the server account, "
             "which reaches every home."),
-        pairCheck(CheckId::NetworkPort, "network.port", "B connects to a port A listens on",
-            S::Info,
-            "Users share the network: services one user starts on loopback are open to all."),
+        documented(pairCheck(CheckId::NetworkPort, "network.port",
+            "B connects to a port A listens on", S::Info,
+            "Users share the network: services one user starts on loopback are open to all.")),
     };
 }
 
@@ -269,6 +328,80 @@ QString ReportDifference::describe() const
         + QStringLiteral(" → ") + to;
 }
 
+QString ReportDifference::change() const
+{
+    const bool failedBefore = inBefore && before == Verdict::Fail;
+    const bool failsAfter = inAfter && after == Verdict::Fail;
+    if (failedBefore && !failsAfter && inAfter)
+        return QStringLiteral("fixed");
+    if (failsAfter && !failedBefore)
+        return QStringLiteral("introduced");
+    return QStringLiteral("changed");
+}
+
+QVector<ScorecardRow> ProbeReport::scorecard() const
+{
+    QVector<ScorecardRow> rows;
+    for (const CheckInfo &info : allChecks()) {
+        const QString category = info.category();
+        auto row = std::find_if(rows.begin(), rows.end(),
+            [&](const ScorecardRow &r) { return r.category == category; });
+        bool any = false;
+        for (const CheckResult &result : results)
+            any = any || result.check == info.id;
+        if (!any)
+            continue;
+        if (row == rows.end()) {
+            rows.append(ScorecardRow {category});
+            row = rows.end() - 1;
+        }
+        for (const CheckResult &result : results) {
+            if (result.check != info.id)
+                continue;
+            switch (result.verdict) {
+            case Verdict::Pass:
+                ++row->pass;
+                break;
+            case Verdict::Fail:
+                if (row->fail == 0 || info.severity > row->worstFail)
+                    row->worstFail = info.severity;
+                ++row->fail;
+                break;
+            case Verdict::Info:
+                ++row->info;
+                break;
+            case Verdict::Error:
+                ++row->error;
+                break;
+            }
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const ScorecardRow &a, const ScorecardRow &b) {
+        if ((a.fail > 0) != (b.fail > 0))
+            return a.fail > 0;
+        return a.fail > 0 && a.worstFail > b.worstFail;
+    });
+    return rows;
+}
+
+const CheckResult *ProbeReport::worstFinding() const
+{
+    const CheckResult *worst = nullptr;
+    const auto rank = [](const CheckResult &result) {
+        const CheckInfo &info = checkInfo(result.check);
+        // Higher is worse; among equals the earlier check (and result) stays.
+        return std::make_pair(info.documented ? 0 : 1, int(info.severity));
+    };
+    for (const CheckInfo &info : allChecks()) {
+        for (const CheckResult &result : results) {
+            if (result.check == info.id && result.verdict == Verdict::Fail
+                && (!worst || rank(result) > rank(*worst)))
+                worst = &result;
+        }
+    }
+    return worst;
+}
+
 int ProbeReport::count(Verdict verdict) const
 {
     return int(std::count_if(results.cbegin(), results.cend(),
@@ -307,7 +440,24 @@ QJsonObject ProbeReport::toJson() const
                 {QStringLiteral("verdict"), verdictName(result.verdict)},
                 {QStringLiteral("explanation"), result.explanation},
                 {QStringLiteral("fail_means"), info.failMeaning},
+                {QStringLiteral("documented"), info.documented},
                 {QStringLiteral("evidence"), evidenceArray}});
+    }
+    QJsonArray categories;
+    for (const ScorecardRow &row : scorecard())
+        categories.append(QJsonObject {{QStringLiteral("category"), row.category},
+            {QStringLiteral("pass"), row.pass}, {QStringLiteral("fail"), row.fail},
+            {QStringLiteral("info"), row.info}, {QStringLiteral("error"), row.error}});
+    QJsonObject card {{QStringLiteral("server_version"), serverVersion},
+        {QStringLiteral("categories"), categories}};
+    if (const CheckResult *worst = worstFinding()) {
+        const CheckInfo &info = checkInfo(worst->check);
+        card.insert(QStringLiteral("worst"),
+            QJsonObject {{QStringLiteral("check"), info.key},
+                {QStringLiteral("subject"), worst->subject()},
+                {QStringLiteral("severity"), severityName(info.severity)},
+                {QStringLiteral("attacker_gains"), info.failMeaning},
+                {QStringLiteral("documented"), info.documented}});
     }
     return QJsonObject {{QStringLiteral("format"), formatName},
         {QStringLiteral("format_version"), formatVersion}, {QStringLiteral("server"), server},
@@ -321,7 +471,7 @@ QJsonObject ProbeReport::toJson() const
                 {QStringLiteral("fail"), count(Verdict::Fail)},
                 {QStringLiteral("info"), count(Verdict::Info)},
                 {QStringLiteral("error"), count(Verdict::Error)}}},
-        {QStringLiteral("results"), resultArray}};
+        {QStringLiteral("scorecard"), card}, {QStringLiteral("results"), resultArray}};
 }
 
 bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString *error)
@@ -383,6 +533,29 @@ QString ProbeReport::toMarkdown() const
                 .arg(count(Verdict::Info))
                 .arg(count(Verdict::Error));
 
+    text += QStringLiteral("## Scorecard\n\nopen-terminal %1.")
+                .arg(serverVersion.isEmpty() ? QStringLiteral("(version unknown)") : serverVersion);
+    if (const CheckResult *worst = worstFinding())
+        text
+            += QStringLiteral(" Worst finding: **%1** (%2, %3%4): %5")
+                   .arg(checkInfo(worst->check).key, worst->subject(),
+                       severityName(checkInfo(worst->check).severity),
+                       checkInfo(worst->check).documented ? QStringLiteral(", documented behaviour")
+                                                          : QString(),
+                       checkInfo(worst->check).failMeaning);
+    else
+        text += QStringLiteral(" No FAIL.");
+    text
+        += QStringLiteral("\n\n| Category | PASS | FAIL | INFO | ERROR |\n|---|---|---|---|---|\n");
+    for (const ScorecardRow &row : scorecard())
+        text += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
+                    .arg(row.category)
+                    .arg(row.pass)
+                    .arg(row.fail)
+                    .arg(row.info)
+                    .arg(row.error);
+    text += QLatin1Char('\n');
+
     // The matrix: checks × subjects ("A → B" means B acts on A's resources).
     const QStringList subjects = subjectsOf(*this);
     text += QStringLiteral("## Matrix\n\nA column \"A → B\" shows what B can do to A's "
@@ -412,8 +585,11 @@ QString ProbeReport::toMarkdown() const
                     .arg(verdictName(result.verdict), info.title, result.subject());
         text += QStringLiteral("%1\n\n").arg(result.explanation);
         if (result.verdict == Verdict::Fail)
-            text += QStringLiteral("**Severity %1.** %2\n\n")
-                        .arg(severityName(info.severity), info.failMeaning);
+            text += QStringLiteral("**Severity %1.** What an attacker gains: %2%3\n\n")
+                        .arg(severityName(info.severity), info.failMeaning,
+                            info.documented ? QStringLiteral(
+                                " (documented behaviour: the server's README declares it)")
+                                            : QString());
         for (const Evidence &evidence : result.evidence) {
             text += QStringLiteral("- %1`%2`%3\n")
                         .arg(evidence.note.isEmpty() ? QString()
@@ -457,6 +633,87 @@ QVector<ReportDifference> ProbeReport::compare(const ProbeReport &before, const 
         }
     }
     return differences;
+}
+
+QString ProbeReport::toHtml() const
+{
+    const auto e = [](const QString &text) {
+        return text.toHtmlEscaped();
+    };
+    QString html = QStringLiteral(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Isolation probe: %1</title>"
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #bbb;padding:2px 8px}.FAIL{background:#f8d0d0}"
+        ".PASS{background:#d6f0d6}.ERROR{background:#f3e3b5}pre{background:#f4f4f4;"
+        "padding:4px;white-space:pre-wrap}</style></head><body>\n<h1>Isolation probe: %1</h1>\n")
+                       .arg(e(server));
+    html += QStringLiteral("<h2>Scorecard</h2>\n<p>open-terminal %1. ")
+                .arg(e(
+                    serverVersion.isEmpty() ? QStringLiteral("(version unknown)") : serverVersion));
+    if (const CheckResult *worst = worstFinding()) {
+        const CheckInfo &info = checkInfo(worst->check);
+        html += QStringLiteral("Worst finding: <b>%1</b> (%2, %3%4): %5")
+                    .arg(e(info.key), e(worst->subject()), severityName(info.severity),
+                        info.documented ? QStringLiteral(", documented behaviour") : QString(),
+                        e(info.failMeaning));
+    } else {
+        html += QStringLiteral("No FAIL.");
+    }
+    html += QStringLiteral("</p>\n<table><tr><th>Category</th><th>PASS</th><th>FAIL</th>"
+                           "<th>INFO</th><th>ERROR</th></tr>\n");
+    for (const ScorecardRow &row : scorecard())
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>\n")
+                    .arg(e(row.category))
+                    .arg(row.pass)
+                    .arg(row.fail)
+                    .arg(row.info)
+                    .arg(row.error);
+    html += QStringLiteral("</table>\n<p>%1 PASS, %2 FAIL, %3 INFO, %4 ERROR; users %5.</p>\n")
+                .arg(count(Verdict::Pass))
+                .arg(count(Verdict::Fail))
+                .arg(count(Verdict::Info))
+                .arg(count(Verdict::Error))
+                .arg(e(users.join(QStringLiteral(", "))));
+
+    const QStringList subjects = subjectsOf(*this);
+    html += QStringLiteral("<h2>Matrix</h2>\n<table><tr><th>Check</th><th>Severity</th>");
+    for (const QString &subject : subjects)
+        html += QStringLiteral("<th>%1</th>").arg(e(subject));
+    html += QStringLiteral("</tr>\n");
+    for (const CheckInfo &info : allChecks()) {
+        QString row;
+        bool any = false;
+        for (const QString &subject : subjects) {
+            const CheckResult *result = find(info.id, subject);
+            any = any || result;
+            const QString verdict = result ? verdictName(result->verdict) : QString();
+            row += QStringLiteral("<td class=\"%1\">%1</td>").arg(verdict);
+        }
+        if (any)
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td>%3</tr>\n")
+                        .arg(e(info.title), severityName(info.severity), row);
+    }
+    html += QStringLiteral("</table>\n<h2>Details</h2>\n");
+    for (const CheckResult &result : results) {
+        const CheckInfo &info = checkInfo(result.check);
+        html += QStringLiteral("<h3>%1 — %2 — %3</h3>\n<p>%4</p>\n")
+                    .arg(verdictName(result.verdict), e(info.title), e(result.subject()),
+                        e(result.explanation));
+        if (result.verdict == Verdict::Fail)
+            html
+                += QStringLiteral("<p><b>Severity %1.</b> What an attacker gains: %2%3</p>\n")
+                       .arg(severityName(info.severity), e(info.failMeaning),
+                           info.documented ? QStringLiteral(" (documented behaviour)") : QString());
+        for (const Evidence &evidence : result.evidence)
+            html += QStringLiteral("<p>%1<code>%2</code>%3</p>\n<pre>%4</pre>\n")
+                        .arg(e(evidence.note.isEmpty() ? QString()
+                                                       : evidence.note + QStringLiteral(": ")),
+                            e(evidence.request),
+                            evidence.status > 0 ? QStringLiteral(" → HTTP %1").arg(evidence.status)
+                                                : QString(),
+                            e(evidence.response));
+    }
+    return html + QStringLiteral("</body></html>\n");
 }
 
 } // namespace sandscope

@@ -23,6 +23,17 @@ enum class CheckId {
     FilesGrep,
     FilesGlob,
     FilesArchive,
+    // Files through the API by way of a symlink B made in its own home (followed as root)
+    FilesReadSymlink,
+    FilesListSymlink,
+    FilesArchiveSymlink,
+    FilesWriteSymlink,
+    FilesCreateSymlink,
+    FilesMoveSymlink,
+    FilesDeleteSymlink,
+    FilesHardlink, // B hard-links A's file into its own home (then the API would follow it)
+    FilesReadRoot, // server-wide: a root-only file the probe creates (admin channel), by path
+    FilesReadRootSymlink, // the same file through a symlink
     // Files through B's shell, on A's home and A's chat folder
     ShellRead,
     ShellList,
@@ -36,10 +47,15 @@ enum class CheckId {
     ProcessLog, // A's process log file read through B's shell
     ProcessInput,
     ProcessKill,
-    // Sessions
+    ProcessEnvironApi, // /proc/<pid>/environ of A's process through the file API
+    ProcessEnvironShell, // the same through B's shell
+    ServerEnvironApi, // server-wide: the server process's environment through the file API
+    // Sessions and terminals
     SessionReuse,
+    TerminalLookup, // B asks for A's terminal by its id
     // Account mapping (server-wide)
     AccountTwin,
+    AccountCase, // the first id in upper case
     ReservedIds,
     MissingUserId,
     // Network (informational)
@@ -60,6 +76,11 @@ struct CheckInfo {
     Severity severity;
     QString failMeaning; // what a FAIL means for a deployment
     bool serverWide; // one result for the server rather than one per user pair
+    // The server's own README declares this shared between users (open-terminal 0.11.34 and
+    // 0.14.5: "one process list, one network stack, one temp directory", with SECURITY.md for
+    // how reports about multi-user mode are handled). Still run and counted; reports mark it.
+    bool documented = false;
+    QString category() const { return key.section(QLatin1Char('.'), 0, 0); } // "files"
 };
 
 // Every check in the order the probe runs and shows them.
@@ -120,6 +141,19 @@ struct ReportDifference {
     Verdict before = Verdict::Error;
     Verdict after = Verdict::Error;
     QString describe() const; // "process.list A→B: FAIL → PASS"
+    // "fixed" (a FAIL that no longer fails), "introduced" (a FAIL that did not fail before, or
+    // was not run), else "changed".
+    QString change() const;
+};
+
+// One line of a report's scorecard: a category of checks and its verdicts.
+struct ScorecardRow {
+    QString category; // the first part of the check keys: "files", "process", ...
+    int pass = 0;
+    int fail = 0;
+    int info = 0;
+    int error = 0;
+    Severity worstFail = Severity::Info; // of its FAILs, when it has any
 };
 
 struct ProbeReport {
@@ -136,11 +170,18 @@ struct ProbeReport {
     // anything is ERROR (the clean result is not proven), else 0.
     int exitCode() const;
     const CheckResult *find(CheckId check, const QString &subject) const;
+    // Per category, categories with a FAIL first (the most severe first), then in check order.
+    QVector<ScorecardRow> scorecard() const;
+    // The FAIL to read first: not documented behaviour before documented, then the most
+    // severe, then the first in check order; null without FAILs.
+    const CheckResult *worstFinding() const;
 
     QJsonObject toJson() const;
     // False (with a reason) on a document that is not a probe report.
     static bool fromJson(const QJsonObject &json, ProbeReport *report, QString *error = nullptr);
     QString toMarkdown() const;
+    // One self-contained page (no scripts, nothing loaded), every text escaped.
+    QString toHtml() const;
 
     // Cells whose verdict changed, appeared or disappeared, in the order of allChecks().
     static QVector<ReportDifference> compare(const ProbeReport &before, const ProbeReport &after);

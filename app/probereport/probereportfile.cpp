@@ -20,14 +20,25 @@ bool fail(QString *error, const QString &reason)
 
 ProbeReportFile::Format ProbeReportFile::formatFor(const QString &fileName)
 {
-    return fileName.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? Format::Json
-                                                                          : Format::Markdown;
+    if (fileName.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        return Format::Json;
+    if (fileName.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)
+        || fileName.endsWith(QLatin1String(".htm"), Qt::CaseInsensitive))
+        return Format::Html;
+    return Format::Markdown;
 }
 
 QByteArray ProbeReportFile::contents(const ProbeReport &report, Format format)
 {
-    return format == Format::Json ? QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented)
-                                  : report.toMarkdown().toUtf8();
+    switch (format) {
+    case Format::Json:
+        return QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented);
+    case Format::Html:
+        return report.toHtml().toUtf8();
+    case Format::Markdown:
+        break;
+    }
+    return report.toMarkdown().toUtf8();
 }
 
 bool ProbeReportFile::read(const QString &fileName, ProbeReport *report, QString *error)

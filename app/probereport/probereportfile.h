@@ -1,6 +1,6 @@
 #pragma once
 // Saved isolation probe reports: reading a JSON report back (to show or compare it) and
-// writing one as JSON or Markdown, with one set of error messages for the GUI and the CLI.
+// writing one as JSON, Markdown or HTML, with one set of error messages for the GUI and the CLI.
 // Each message names the file.
 
 #include "probereport/probereport.h"
@@ -17,9 +17,10 @@ public:
     enum class Format {
         Json, // what read() takes back
         Markdown, // for people
+        Html, // for people, in a browser
     };
 
-    // JSON when the name ends in .json (any case), else Markdown.
+    // JSON when the name ends in .json, HTML for .html or .htm (any case), else Markdown.
     static Format formatFor(const QString &fileName);
     // The report as a file of that format holds it.
     static QByteArray contents(const ProbeReport &report, Format format);

@@ -1076,6 +1076,128 @@ private Q_SLOTS:
             *m_server, user);
         QCOMPARE(badChat.exitCode, 2);
     }
+
+    // ---------------------------------------------------------------------------------
+    // Sandscope never carries a file across users (issues 26 and 27)
+
+    void cliReadingAChatNeverCreatesIt_data()
+    {
+        QTest::addColumn<QString>("operation");
+        QTest::newRow("ls") << QStringLiteral("ls");
+        QTest::newRow("cat") << QStringLiteral("cat");
+        QTest::newRow("get") << QStringLiteral("get");
+    }
+
+    void cliReadingAChatNeverCreatesIt()
+    {
+        QFETCH(QString, operation);
+        const QString chatId = QStringLiteral("r") + test::randomToken(6);
+        QStringList arguments {
+            QStringLiteral("files"), operation, QStringLiteral("--chat"), chatId};
+        if (operation != QLatin1String("ls"))
+            arguments << QStringLiteral("notes.txt");
+        if (operation == QLatin1String("get"))
+            arguments << m_local.filePath(QStringLiteral("never-") + chatId);
+        const CliOutcome outcome = cli(arguments, *m_server, m_bob.userId);
+        QVERIFY(outcome.exitCode != 0);
+        QVERIFY2(
+            outcome.err.contains(QStringLiteral("~/chat-%1").arg(chatId)), qPrintable(outcome.err));
+        QVERIFY2(!QFileInfo::exists(m_bobHome + QStringLiteral("/chat-") + chatId),
+            "reading created the chat folder");
+    }
+
+    void cliCatGetAndLsThroughASymlinkOutOfTheHomeAreRefused()
+    {
+        const QString token = test::randomToken(8);
+        const QString secret = QStringLiteral("alice-secret-") + token;
+        const QString secretPath
+            = m_aliceHome + QStringLiteral("/secret-") + token + QStringLiteral(".txt");
+        shell(m_alice, QStringLiteral("umask 077; printf %s %1 > %2").arg(secret, secretPath));
+        const QString peek = QStringLiteral("peek-") + token;
+        const QString folder = QStringLiteral("alice-home-") + token;
+        const QString own = QStringLiteral("own-") + token;
+        shell(m_bob,
+            QStringLiteral(
+                "ln -s %1 ~/%2 && ln -s %3 ~/%4 && printf mine > ~/%5.txt && ln -s %5.txt ~/%5")
+                .arg(secretPath, peek, m_aliceHome, folder, own));
+
+        const auto refused
+            = [&](const QStringList &arguments, const QString &link, const QString &target) {
+                  const CliOutcome outcome = cli(arguments, *m_server, m_bob.userId);
+                  QVERIFY2(outcome.exitCode == 1, qPrintable(outcome.err));
+                  QVERIFY(!outcome.out.contains(secret.toUtf8()));
+                  QVERIFY2(outcome.err.contains(link) && outcome.err.contains(target),
+                      qPrintable(outcome.err));
+                  QVERIFY2(outcome.err.contains(QLatin1String("outside")), qPrintable(outcome.err));
+              };
+        refused({QStringLiteral("files"), QStringLiteral("cat"), peek}, peek, secretPath);
+        const QString local = m_local.filePath(QStringLiteral("got-") + token);
+        refused({QStringLiteral("files"), QStringLiteral("get"), peek, local}, peek, secretPath);
+        refused(
+            {QStringLiteral("files"), QStringLiteral("get"), folder, local}, folder, m_aliceHome);
+        QVERIFY(!QFileInfo::exists(local));
+        refused({QStringLiteral("files"), QStringLiteral("ls"), folder}, folder, m_aliceHome);
+        refused({QStringLiteral("files"), QStringLiteral("cat"),
+                    m_bobHome + QLatin1Char('/') + folder + QStringLiteral("/secret-") + token
+                        + QStringLiteral(".txt")},
+            folder, m_aliceHome);
+        // Writing, moving and removing through the link are refused too, and nothing changed.
+        const QString upload = writeLocal(QStringLiteral("upload-") + token, "pwned");
+        refused({QStringLiteral("files"), QStringLiteral("put"), upload, peek}, peek, secretPath);
+        refused({QStringLiteral("files"), QStringLiteral("rm"),
+                    folder + QStringLiteral("/secret-") + token + QStringLiteral(".txt")},
+            folder, m_aliceHome);
+        refused({QStringLiteral("files"), QStringLiteral("mv"),
+                    folder + QStringLiteral("/secret-") + token + QStringLiteral(".txt"),
+                    QStringLiteral("stolen-") + token},
+            folder, m_aliceHome);
+        QCOMPARE(
+            shellValue(m_alice, QStringLiteral("printf 'S=%s\\n' \"$(cat %1)\"").arg(secretPath),
+                QStringLiteral("S=")),
+            secret);
+
+        // A link that stays inside the home is followed as before.
+        const CliOutcome mine
+            = cli({QStringLiteral("files"), QStringLiteral("cat"), own}, *m_server, m_bob.userId);
+        QVERIFY2(mine.exitCode == 0, qPrintable(mine.err));
+        QCOMPARE(mine.out, QByteArray("mine"));
+        shell(m_bob, QStringLiteral("rm -f ~/%1 ~/%2 ~/%3 ~/%3.txt").arg(peek, folder, own));
+        shell(m_alice, QStringLiteral("rm -f %1").arg(secretPath));
+    }
+
+    void cliCatReadsWithTheUsersOwnPermissions()
+    {
+        // A file in bob's home that only root may read: the root file API would hand it out.
+        const QString token = test::randomToken(8);
+        const QString path = m_bobHome + QStringLiteral("/root-only-") + token;
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("root-secret-" + token.toUtf8());
+        file.close();
+        QVERIFY(file.setPermissions(QFile::ReadOwner | QFile::WriteOwner)); // 600, owned by root
+        const CliOutcome cat
+            = cli({QStringLiteral("files"), QStringLiteral("cat"), path}, *m_server, m_bob.userId);
+        QFile::remove(path);
+        QVERIFY(cat.exitCode != 0);
+        QVERIFY(!cat.out.contains("root-secret-"));
+        QVERIFY2(cat.err.contains(QLatin1String("Permission denied")), qPrintable(cat.err));
+    }
+
+    void fileOperationsRefuseALinkOutOfTheHome()
+    {
+        const QString token = test::randomToken(8);
+        const QString link = m_bobHome + QStringLiteral("/to-alice-") + token;
+        shell(m_bob, QStringLiteral("ln -s %1 %2").arg(m_aliceHome, link));
+        FileOperations operations(m_client.get());
+        operations.setIdentity(m_bob, FileOperations::Acting::AsSelf);
+        const FileOperationResult zip = perform(
+            [&](QObject *owner, auto done) { operations.downloadFolderAsZip(link, owner, done); });
+        QCOMPARE(int(zip.status), int(FileOperationResult::Status::OutsideHome));
+        QVERIFY(zip.bytes.isEmpty());
+        QVERIFY2(zip.message().contains(link) && zip.message().contains(m_aliceHome),
+            qPrintable(zip.message()));
+        shell(m_bob, QStringLiteral("rm -f %1").arg(link));
+    }
 };
 
 QTEST_GUILESS_MAIN(FilesIntegration)

@@ -1,14 +1,21 @@
 // The isolation probe against both pinned open-terminal releases in multi-user mode, as the
 // real users. 0.11.34 must show its known gaps (global processes, ids sharing their first
 // eight alphanumerics share an account, "root" runs as root); 0.14.5 is asserted as
-// measured, and the difference between the two reports is shown with compare(). The
-// `sandscope probe` verb runs once end to end.
+// measured, and the difference between the two reports is shown with compare(). Both versions
+// follow symlinks as root in the file API and read /proc and paths outside /home as root: the
+// symlink, root-file and environment checks FAIL on both, and symlinkChecksPassOnRealDenials
+// drives the same judgements with denials the servers really give. The `sandscope probe` verb
+// runs once end to end.
 
 #include "isolation/isolationprobe.h"
+#include "isolation/probecalls.h"
+#include "isolation/probejudgement.h"
+#include "isolation/probesymlinkchecks.h"
 #include "probereport/probereport.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
+#include "util/shellquote.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -93,6 +100,11 @@ QStringList leftovers(const RealServer &server)
         for (const QString &entry : entries)
             found << home + QLatin1Char('/') + entry;
     }
+    const QStringList rootFiles = QDir(QStringLiteral("/tmp"))
+                                      .entryList({QStringLiteral("sandscope-probe-root-*")},
+                                          QDir::AllEntries | QDir::Hidden);
+    for (const QString &entry : rootFiles)
+        found << QStringLiteral("/tmp/") + entry;
     const QStringList processes = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
     for (const QString &pid : processes) {
         QFile cmdline(QStringLiteral("/proc/") + pid + QStringLiteral("/cmdline"));
@@ -104,6 +116,38 @@ QStringList leftovers(const RealServer &server)
         }
     }
     return found;
+}
+
+// One request as `user`, answered synchronously.
+protocol::HttpResponse sendAs(
+    const RealServer &server, const QString &user, const protocol::RequestSpec &spec)
+{
+    OpenTerminalClient client(server.connection());
+    QEventLoop loop;
+    protocol::HttpResponse response;
+    client.send(Identity {user, QString()}, spec, &loop, [&](const protocol::HttpResponse &r) {
+        response = r;
+        loop.quit();
+    });
+    loop.exec();
+    return response;
+}
+
+// A short command in `user`'s shell; its output.
+QString shellAs(const RealServer &server, const QString &user, const QString &command)
+{
+    return probe::joinedOutput(sendAs(server, user,
+        probe::sendSpec("POST", QStringLiteral("/execute"), {{QStringLiteral("command"), command}},
+            {{QStringLiteral("wait"), QStringLiteral("20")}})));
+}
+
+// Every check the probe runs with two users and the admin channel.
+int expectedResults()
+{
+    int pairChecks = 0;
+    for (const CheckInfo &info : allChecks())
+        pairChecks += info.serverWide ? 0 : 1;
+    return pairChecks * 2 + (allChecks().size() - pairChecks);
 }
 
 // A killed process may take a moment to disappear from /proc.
@@ -130,7 +174,20 @@ private:
     {
         ProbeOptions probeOptions;
         probeOptions.users = QStringList {m_alice, m_bob};
+        // This machine is the sandbox host (the servers run here as root).
+        probeOptions.hasAdmin
+            = AdminAccess::fromCommand(QStringLiteral("sudo -n"), &probeOptions.admin);
         return probeOptions;
+    }
+    static QVector<CheckId> symlinkChecks()
+    {
+        return {CheckId::FilesReadSymlink, CheckId::FilesListSymlink, CheckId::FilesArchiveSymlink,
+            CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink, CheckId::FilesMoveSymlink,
+            CheckId::FilesDeleteSymlink};
+    }
+    RealServer &server(const QString &which) const
+    {
+        return which == QLatin1String("legacy") ? *m_legacy : *m_current;
     }
     QString aliceToBob() const { return pairSubject(m_alice, m_bob); }
     QString bobToAlice() const { return pairSubject(m_bob, m_alice); }
@@ -163,7 +220,7 @@ private Q_SLOTS:
         // Every check ran and was judged; results arrived one by one.
         QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
         QCOMPARE(run.resultsEmitted, int(report.results.size()));
-        QCOMPARE(report.results.size(), (allChecks().size() - 3) * 2 + 3);
+        QCOMPARE(report.results.size(), expectedResults());
 
         for (const QString &subject : {aliceToBob(), bobToAlice()}) {
             // Processes are global: listed with their command line, readable, typed into,
@@ -173,6 +230,8 @@ private Q_SLOTS:
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
             // Session cwds are keyed by the session id alone.
             QCOMPARE(verdictOf(report, CheckId::SessionReuse, subject), QStringLiteral("FAIL"));
+            // A terminal's id is the creating request's X-Session-Id, with no owner check.
+            QCOMPARE(verdictOf(report, CheckId::TerminalLookup, subject), QStringLiteral("FAIL"));
             // The API's and the kernel's file isolation hold.
             for (const CheckId check : {CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite,
                      CheckId::FilesMove, CheckId::FilesDelete, CheckId::FilesGrep,
@@ -180,9 +239,24 @@ private Q_SLOTS:
                      CheckId::ShellWrite, CheckId::ShellDelete})
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
             QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+            // The file API reads /proc as root: A's process environment; B's shell may not.
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
+            // The kernel refuses B a hard link to A's file (B cannot even reach it).
+            QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
+            // ...but the file API runs as root and follows a symlink B made in its own home.
+            for (const CheckId check : symlinkChecks())
+                QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
         }
+        for (const CheckId check :
+            {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink, CheckId::ServerEnvironApi})
+            QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // Ids sharing their first eight alphanumerics land in one account.
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // The rule lower-cases the id: the id in capitals is the same account.
+        QCOMPARE(verdictOf(report, CheckId::AccountCase, serverSubject()), QStringLiteral("FAIL"));
         // Without X-User-Id the request runs as the server's account and reads A's files.
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("FAIL"));
@@ -232,22 +306,37 @@ private Q_SLOTS:
 
         for (const QString &subject : {aliceToBob(), bobToAlice()}) {
             // Processes and session cwds are scoped by (X-User-Id, X-Session-Id).
-            for (const CheckId check :
-                {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
-                    CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
-                    CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
-                    CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
-                    CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
-                    CheckId::ShellDelete, CheckId::ProcessLog})
+            for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
+                     CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
+                     CheckId::SessionReuse, CheckId::TerminalLookup, CheckId::FilesList,
+                     CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
+                     CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
+                     CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
+                     CheckId::ShellDelete, CheckId::ProcessLog})
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
             // Still open (measured): glob names files in another user's home, and the
             // shared process table shows command lines through ps.
             QCOMPARE(verdictOf(report, CheckId::FilesGlob, subject), QStringLiteral("FAIL"));
             QCOMPARE(verdictOf(report, CheckId::ProcessShellList, subject), QStringLiteral("FAIL"));
             QCOMPARE(verdictOf(report, CheckId::NetworkPort, subject), QStringLiteral("INFO"));
+            // The file API reads /proc as root: A's process environment; B's shell may not.
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironApi, subject), QStringLiteral("FAIL"));
+            QCOMPARE(
+                verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
+            // The kernel refuses B a hard link to A's file (B cannot even reach it).
+            QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
+            // Symlinks are still followed as root.
+            for (const CheckId check : symlinkChecks())
+                QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
         }
+        for (const CheckId check :
+            {CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink, CheckId::ServerEnvironApi})
+            QCOMPARE(verdictOf(report, check, serverSubject()), QStringLiteral("FAIL"));
         // 0.14.5 still uses the first-eight-alphanumerics rule (see docs/server-behaviour.md).
         QCOMPARE(verdictOf(report, CheckId::AccountTwin, serverSubject()), QStringLiteral("FAIL"));
+        // The rule lower-cases the id: the id in capitals is the same account.
+        QCOMPARE(verdictOf(report, CheckId::AccountCase, serverSubject()), QStringLiteral("FAIL"));
         // Requests without X-User-Id are refused with 400.
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("PASS"));
@@ -268,9 +357,9 @@ private Q_SLOTS:
         qInfo("0.11.34 -> 0.14.5:\n%s", qPrintable(described.join(u'\n')));
 
         QStringList expected;
-        for (const CheckId check :
-            {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
-                CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse}) {
+        for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
+                 CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
+                 CheckId::SessionReuse, CheckId::TerminalLookup}) {
             for (const QString &subject : {aliceToBob(), bobToAlice()})
                 expected << checkInfo(check).key + QLatin1Char(' ') + subject
                         + QStringLiteral(": FAIL → PASS");
@@ -318,16 +407,122 @@ private Q_SLOTS:
         QVERIFY(process.readAllStandardOutput().contains("no cell changed"));
     }
 
+    void symlinkChecksPassOnRealDenials_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::newRow("0.11.34") << QStringLiteral("legacy");
+        QTest::newRow("0.14.5") << QStringLiteral("current");
+    }
+
+    // The judgements of the symlink checks, driven with what the servers really answer when
+    // they refuse: links to what does not exist (404) and a write the server's own step as B
+    // fails (B's `mkdir -p` in A's folder). So the PASS branch is reachable, not only FAIL.
+    void symlinkChecksPassOnRealDenials()
+    {
+        QFETCH(QString, which);
+        const RealServer &real = server(which);
+        const QString token = sandscope::test::randomToken(8);
+        const QString aliceHome
+            = shellAs(real, m_alice, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+        const QString bobHome
+            = shellAs(real, m_bob, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+        QVERIFY2(aliceHome.startsWith(QLatin1String("/home/")), qPrintable(aliceHome));
+        const QString folder = aliceHome + QStringLiteral("/sandscope-probe-") + token;
+        const QString marker = QStringLiteral("marker-") + token;
+        QCOMPARE(sendAs(real, m_alice,
+                     probe::sendSpec("POST", QStringLiteral("/files/write"),
+                         {{QStringLiteral("path"), QString(folder + QStringLiteral("/m.txt"))},
+                             {QStringLiteral("content"), marker}}))
+                     .status,
+            200);
+        const QString links
+            = bobHome + QStringLiteral("/.sandscope-probe-") + token + QStringLiteral("-links");
+        const QString made = shellAs(real, m_bob,
+            QStringLiteral("mkdir -- %1 && %2 && %3 && %4 && echo made")
+                .arg(shell::quote(links),
+                    ProbeSymlinkChecks::linkCommand(
+                        folder + QStringLiteral("/absent.txt"), links + QStringLiteral("/read")),
+                    ProbeSymlinkChecks::linkCommand(
+                        folder + QStringLiteral("/absent"), links + QStringLiteral("/folder")),
+                    ProbeSymlinkChecks::linkCommand(folder, links + QStringLiteral("/write"))));
+        QVERIFY2(made.contains(QLatin1String("made")), qPrintable(made));
+
+        const probe::Precondition met = probe::Precondition::ok();
+        const auto pass = [](const probe::Judgement &judgement) {
+            return judgement.verdict == Verdict::Pass ? QString() : judgement.explanation;
+        };
+        const protocol::HttpResponse read = sendAs(real, m_bob,
+            probe::getSpec(QStringLiteral("/files/read"),
+                {{QStringLiteral("path"), QString(links + QStringLiteral("/read"))}}));
+        QCOMPARE(read.status, 404);
+        QCOMPARE(pass(probe::judgeDisclosure(read, probe::Disclosure::FileText, marker, met)),
+            QString());
+        const protocol::HttpResponse list = sendAs(real, m_bob,
+            probe::getSpec(QStringLiteral("/files/list"),
+                {{QStringLiteral("directory"), QString(links + QStringLiteral("/folder"))}}));
+        QCOMPARE(list.status, 404);
+        QCOMPARE(
+            pass(probe::judgeDisclosure(list, probe::Disclosure::Listing, marker, met)), QString());
+        const protocol::HttpResponse archive = sendAs(real, m_bob,
+            probe::sendSpec("POST", QStringLiteral("/files/archive"),
+                {{QStringLiteral("paths"), QStringList {links + QStringLiteral("/folder")}}}));
+        QCOMPARE(archive.status, 404);
+        QCOMPARE(
+            pass(probe::judgeDisclosure(archive, probe::Disclosure::Raw, marker, met)), QString());
+        // A file in a folder B would have to create inside A's: the server's `sudo -u B mkdir -p`
+        // is refused by the kernel; A's file stays as it was.
+        const QString bText = QStringLiteral("by-b-") + token;
+        const protocol::HttpResponse write = sendAs(real, m_bob,
+            probe::sendSpec("POST", QStringLiteral("/files/write"),
+                {{QStringLiteral("path"), QString(links + QStringLiteral("/write/sub/m.txt"))},
+                    {QStringLiteral("content"), bText}}));
+        QCOMPARE(write.status, 400);
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/sub")));
+        const protocol::HttpResponse own = sendAs(real, m_alice,
+            probe::getSpec(QStringLiteral("/files/read"),
+                {{QStringLiteral("path"), QString(folder + QStringLiteral("/m.txt"))}}));
+        QCOMPARE(ProbeSymlinkChecks::writeEffect(own, bText), probe::Effect::NotObserved);
+        QCOMPARE(
+            pass(probe::judgeMutation(write, ProbeSymlinkChecks::writeEffect(own, bText), met)),
+            QString());
+
+        // Moving and deleting through a link to a folder that is not there: 404.
+        const QString absent = links + QStringLiteral("/folder/m.txt");
+        const protocol::HttpResponse move = sendAs(real, m_bob,
+            probe::sendSpec("POST", QStringLiteral("/files/move"),
+                {{QStringLiteral("source"), absent},
+                    {QStringLiteral("destination"), QString(links + QStringLiteral("/taken"))}}));
+        const protocol::HttpResponse remove = sendAs(real, m_bob,
+            probe::sendSpec(
+                "DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), absent}}));
+        const protocol::HttpResponse after = sendAs(real, m_alice,
+            probe::getSpec(QStringLiteral("/files/list"), {{QStringLiteral("directory"), folder}}));
+        QCOMPARE(move.status, 404);
+        QCOMPARE(remove.status, 404);
+        for (const protocol::HttpResponse &attempt : {move, remove})
+            QCOMPARE(pass(probe::judgeMutation(attempt,
+                         probe::listingEffect(after, QStringLiteral("m.txt"), false), met)),
+                QString());
+
+        sendAs(real, m_bob,
+            probe::sendSpec(
+                "DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), links}}));
+        sendAs(real, m_alice,
+            probe::sendSpec(
+                "DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), folder}}));
+        QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
+    }
+
     void cancelRemovesWhatWasCreated()
     {
         // Cancelled in the middle of the first pair: its marker files and process exist.
         // Cancelled from inside a batch of shell results, once A's process runs: nothing is
         // reported after the cancel, and A's markers and process are removed.
-        const ProbeRun run = runProbe(*m_current, options(), 10);
+        const ProbeRun run = runProbe(*m_current, options(), 18);
         QVERIFY(run.finished);
         QVERIFY(run.report.cancelled);
-        QCOMPARE(run.report.results.size(), 10);
-        QCOMPARE(run.resultsEmitted, 10);
+        QCOMPARE(run.report.results.size(), 18);
+        QCOMPARE(run.resultsEmitted, 18);
         QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
     }
 

@@ -133,6 +133,15 @@ void TestProbeJudgement::disclosureVerdicts_data()
     QTest::newRow("200 zip naming the marker")
         << answer(200, "PK\x03\x04...." + marker.toUtf8() + "....", "application/zip")
         << Disclosure::Raw << Verdict::Fail;
+    // A real local file header has NUL bytes before the name (Qt 5's fromLatin1(QByteArray)
+    // stopped there, so an archive that handed out A's files was judged "filtered").
+    QTest::newRow("200 zip with NUL bytes before the name") << answer(200,
+        QByteArray("PK\x03\x04\x14\x00\x00\x00\x08\x00", 10) + "folder/" + marker.toUtf8()
+            + QByteArray("\x00\x00PK", 4),
+        "application/zip") << Disclosure::Raw << Verdict::Fail;
+    QTest::newRow("200 zip without the name") << answer(
+        200, QByteArray("PK\x03\x04\x14\x00\x00\x00\x08\x00other.txt", 19), "application/zip")
+                                              << Disclosure::Raw << Verdict::Pass;
     QTest::newRow("200 HTML page from a proxy") << answer(200, "<html><body>Welcome</body></html>",
         "text/html") << Disclosure::Listing << Verdict::Error;
     QTest::newRow("500 server error") << answer(500, "Internal Server Error", "text/plain")
@@ -196,6 +205,12 @@ void TestProbeJudgement::mutationVerdicts_data()
     QTest::newRow("5xx") << answer(503, "<html>down</html>", "text/html") << Effect::NotObserved
                          << true << Verdict::Error;
     QTest::newRow("dropped") << dropped() << Effect::NotObserved << true << Verdict::Error;
+    // Both versions create a written file's folder with `sudo -u B mkdir -p` first.
+    QTest::newRow("400 from the server's step as B, unchanged")
+        << answer(400,
+               "{\"detail\":\"Command '['sudo', '-u', 'sst_bob', 'mkdir', '-p', "
+               "'/home/sst_bob/l/sub']' returned non-zero exit status 1.\"}")
+        << Effect::NotObserved << true << Verdict::Pass;
     QTest::newRow("409 conflict") << answer(409, "{\"detail\":\"Destination exists\"}")
                                   << Effect::NotObserved << true << Verdict::Error;
 }

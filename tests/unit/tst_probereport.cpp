@@ -61,6 +61,11 @@ private Q_SLOTS:
     void markdownShowsMatrixDetailsAndEvidence();
     void markdownFencesEvidenceThatContainsBackticks();
     void compareListsChangedAppearedAndDisappearedCells();
+    void compareSaysWhatAnUpgradeFixedAndIntroduced();
+    void scorecardCountsEveryResultOnceAndLeadsWithTheWorstFinding();
+    void documentedBehaviourStillFailsButIsMarked();
+    void everyExportLeadsWithTheScorecard();
+    void htmlEscapesEvidence();
     void exitCodePrefersFailOverError_data();
     void exitCodePrefersFailOverError();
     void modelHasOneRowPerCheckAndOneColumnPerPairPlusServer();
@@ -333,6 +338,113 @@ void TestProbeReport::modelShowsALoadedReport()
         QStringLiteral("FAIL"));
     QCOMPARE(model.indexOf(CheckId::NetworkPort, QStringLiteral("bob → alice")).data().toString(),
         QStringLiteral("INFO"));
+}
+
+void TestProbeReport::compareSaysWhatAnUpgradeFixedAndIntroduced()
+{
+    const ProbeReport before = sampleReport();
+    ProbeReport after = sampleReport();
+    after.results[1].verdict = Verdict::Pass; // kill: fixed
+    after.results[0].verdict = Verdict::Fail; // read: introduced
+    after.results[3].verdict = Verdict::Error; // network: neither
+    after.results << result(CheckId::FilesGlob, QStringLiteral("alice"), QStringLiteral("bob"),
+        Verdict::Fail); // a new check that fails: introduced
+    QStringList seen;
+    for (const ReportDifference &difference : ProbeReport::compare(before, after))
+        seen << checkInfo(difference.check).key + QLatin1Char(' ') + difference.change();
+    QCOMPARE(seen,
+        (QStringList {QStringLiteral("files.read introduced"),
+            QStringLiteral("files.glob introduced"), QStringLiteral("process.kill fixed"),
+            QStringLiteral("network.port changed")}));
+}
+
+void TestProbeReport::scorecardCountsEveryResultOnceAndLeadsWithTheWorstFinding()
+{
+    ProbeReport report = sampleReport();
+    report.results << result(
+        CheckId::FilesReadSymlink, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Fail);
+    report.results << result(
+        CheckId::SessionReuse, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Error);
+    const QVector<ScorecardRow> rows = report.scorecard();
+    // Every result is counted in exactly one category.
+    int pass = 0, fail = 0, info = 0, error = 0;
+    for (const ScorecardRow &row : rows) {
+        pass += row.pass;
+        fail += row.fail;
+        info += row.info;
+        error += row.error;
+        QVERIFY(!row.category.isEmpty());
+    }
+    QCOMPARE(pass, report.count(Verdict::Pass));
+    QCOMPARE(fail, report.count(Verdict::Fail));
+    QCOMPARE(info, report.count(Verdict::Info));
+    QCOMPARE(error, report.count(Verdict::Error));
+    // The worst finding: the most severe FAIL (critical files.read.symlink over the critical
+    // reserved ids, which comes later in allChecks(), and the high process.kill).
+    const CheckResult *worst = report.worstFinding();
+    QVERIFY(worst);
+    QCOMPARE(worst->check, CheckId::FilesReadSymlink);
+    // Categories with a FAIL come first, worst first.
+    QCOMPARE(rows.first().category, QStringLiteral("files"));
+    QVERIFY(!ProbeReport().worstFinding());
+}
+
+void TestProbeReport::documentedBehaviourStillFailsButIsMarked()
+{
+    ProbeReport report;
+    report.serverVersion = QStringLiteral("0.14.5");
+    report.results << result(
+        CheckId::ProcessShellList, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Fail);
+    QVERIFY(checkInfo(CheckId::ProcessShellList).documented);
+    QVERIFY(!checkInfo(CheckId::FilesReadSymlink).documented);
+    QCOMPARE(report.count(Verdict::Fail), 1);
+    QCOMPARE(report.exitCode(), 1);
+    QVERIFY(report.toMarkdown().contains(QLatin1String("documented behaviour")));
+    const QJsonObject json = report.toJson();
+    QVERIFY(json.value(QLatin1String("results"))
+                .toArray()
+                .at(0)
+                .toObject()
+                .value(QLatin1String("documented"))
+                .toBool());
+    // An undocumented FAIL is the worse finding, even when less severe.
+    report.results << result(
+        CheckId::FilesGlob, QStringLiteral("alice"), QStringLiteral("bob"), Verdict::Fail);
+    QCOMPARE(report.worstFinding()->check, CheckId::FilesGlob);
+}
+
+void TestProbeReport::everyExportLeadsWithTheScorecard()
+{
+    const ProbeReport report = sampleReport();
+    const QString markdown = report.toMarkdown();
+    const qsizetype scorecard = markdown.indexOf(QLatin1String("## Scorecard"));
+    QVERIFY(scorecard > 0);
+    QVERIFY(scorecard < markdown.indexOf(QLatin1String("## Matrix")));
+    QVERIFY(markdown.indexOf(QLatin1String("0.11.34")) < scorecard + 400);
+    // The worst finding says what an attacker gains and how bad it is.
+    const CheckInfo &reserved = checkInfo(CheckId::ReservedIds);
+    QVERIFY2(markdown.contains(reserved.failMeaning), qPrintable(markdown.left(1500)));
+    QVERIFY(markdown.indexOf(reserved.failMeaning) < markdown.indexOf(QLatin1String("## Matrix")));
+
+    const QJsonObject card = report.toJson().value(QLatin1String("scorecard")).toObject();
+    QCOMPARE(card.value(QLatin1String("server_version")).toString(), QStringLiteral("0.11.34"));
+    QCOMPARE(card.value(QLatin1String("worst")).toObject().value(QLatin1String("check")).toString(),
+        reserved.key);
+    QVERIFY(!card.value(QLatin1String("categories")).toArray().isEmpty());
+
+    const QString html = report.toHtml();
+    QVERIFY(html.startsWith(QLatin1String("<!DOCTYPE html>")));
+    QVERIFY(html.indexOf(QLatin1String("Scorecard")) < html.indexOf(QLatin1String("Matrix")));
+    QVERIFY(html.contains(reserved.failMeaning.toHtmlEscaped()));
+}
+
+void TestProbeReport::htmlEscapesEvidence()
+{
+    ProbeReport report = sampleReport();
+    report.results[0].evidence[0].response = QStringLiteral("<script>alert(1)</script>");
+    const QString html = report.toHtml();
+    QVERIFY(!html.contains(QLatin1String("<script>")));
+    QVERIFY(html.contains(QLatin1String("&lt;script&gt;")));
 }
 
 QTEST_GUILESS_MAIN(TestProbeReport)

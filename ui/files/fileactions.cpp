@@ -112,6 +112,7 @@ void FileActions::operationDone(const FileOperationResult &result, const QString
         break;
     case FileOperationResult::Status::Conflict:
     case FileOperationResult::Status::Failed:
+    case FileOperationResult::Status::OutsideHome:
         m_host.operationLabel->clear();
         m_host.messageBar->showMessage(result.message(), MessageBar::Level::Error);
         break;

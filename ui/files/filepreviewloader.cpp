@@ -1,5 +1,6 @@
 #include "filepreviewloader.h"
 
+#include "files/pathguard.h"
 #include "files/remotefilemodel.h"
 #include "previews/previewkind.h"
 #include "previews/previewpage.h"
@@ -51,6 +52,7 @@ bool FilePreviewLoader::prefersRawBytes(const QString &mimeType)
 void FilePreviewLoader::cancel()
 {
     ++m_ticket;
+    m_resolving = false;
     m_call.abort();
     m_call = CallHandle();
 }
@@ -66,16 +68,44 @@ void FilePreviewLoader::show(const FileSelection &item, const RemoteFileModel *m
     if (item.isDirectory)
         showFolder(item, model);
     else if (prefersRawBytes(item.mimeType))
-        fetchRaw(item.path, item.name, item.size);
+        whenInsideHome(item.path, [this, item] { fetchRaw(item.path, item.name, item.size); });
     else
-        fetchText(item.path, item.name, item.size, previewLines);
+        whenInsideHome(
+            item.path, [this, item] { fetchText(item.path, item.name, item.size, previewLines); });
 }
 
 void FilePreviewLoader::loadAll(const FileSelection &item)
 {
     if (!item.isValid() || item.isDirectory || !m_client)
         return;
-    fetchText(item.path, item.name, item.size, 0);
+    whenInsideHome(item.path, [this, item] { fetchText(item.path, item.name, item.size, 0); });
+}
+
+void FilePreviewLoader::whenInsideHome(const QString &path, std::function<void()> fetch)
+{
+    // The server account is the admin's explicit channel: its paths are taken as given.
+    if (m_identity.isServerAccount()) {
+        fetch();
+        return;
+    }
+    const quint64 ticket = m_ticket;
+    m_pane->clear();
+    m_pane->messagePage()->setMessage(
+        tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+    const QString userId = m_identity.userId;
+    m_resolving = true;
+    pathguard::resolve(m_client, m_identity, {path}, this,
+        [this, ticket, path, userId, fetch](const Result<PathResolution> &resolved) {
+            if (ticket != m_ticket)
+                return; // another file was selected meanwhile
+            m_resolving = false;
+            if (!resolved.ok())
+                m_pane->showError(describePreviewFailure(path, resolved.error, m_home));
+            else if (const ResolvedPath *outside = resolved.value.firstOutside())
+                m_pane->showError(resolved.value.refusal(*outside, userId));
+            else
+                fetch();
+        });
 }
 
 void FilePreviewLoader::showFolder(const FileSelection &item, const RemoteFileModel *model)

@@ -2,7 +2,8 @@
 // Loads what the file browser previews into its PreviewPane: the first previewLines lines of a
 // text file (all of them on "Load all"), the bytes of an image or other binary up to
 // maxRawPreviewBytes, or a line about a folder. One request at a time: a new one, cancel() or a
-// new client or identity aborts the one in flight, and a late answer to it is ignored.
+// new client or identity aborts the one in flight, and a late answer to it is ignored. Acting
+// as a user, a path that leads out of the user's home is not previewed (pathguard.h).
 
 #include "files/fileselection.h"
 #include "server/connection.h"
@@ -10,6 +11,8 @@
 
 #include <QObject>
 #include <QPointer>
+
+#include <functional>
 
 namespace sandscope {
 
@@ -40,7 +43,7 @@ public:
     // Aborts the request in flight; the pane keeps what it shows.
     void cancel();
     // True while a request is in flight.
-    bool isLoading() const { return m_call.isRunning(); }
+    bool isLoading() const { return m_resolving || m_call.isRunning(); }
 
     // Whether a file of this type is fetched as bytes rather than as text.
     static bool prefersRawBytes(const QString &mimeType);
@@ -49,6 +52,9 @@ public:
 
 private:
     void showFolder(const FileSelection &item, const RemoteFileModel *model);
+    // Acting as a user: resolves `path` as that user (pathguard.h) and calls `fetch` when it
+    // stays in the home; otherwise the pane says which link leads out of it.
+    void whenInsideHome(const QString &path, std::function<void()> fetch);
     void fetchText(const QString &path, const QString &name, qint64 size, int lastLine);
     void fetchRaw(const QString &path, const QString &name, qint64 size);
 
@@ -58,6 +64,7 @@ private:
     QString m_home; // the acting user's home, for messages
     CallHandle m_call;
     quint64 m_ticket = 0;
+    bool m_resolving = false; // the path is being resolved as the user (whenInsideHome)
 };
 
 } // namespace sandscope

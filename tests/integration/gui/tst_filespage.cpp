@@ -604,6 +604,65 @@ private Q_SLOTS:
             page->treeView()->currentIndex().row(), page->treeView()->currentIndex().parent()));
     }
 
+    // A link in alice's home to bob's file or home: the tree shows it as a link with its
+    // target, the preview refuses it (the server's file API would read it as root), and the
+    // folder it leads to is not listed. A link that stays in the home previews as before.
+    void linksAreShownWithTheirTargetsAndNotFollowedOutOfTheHome()
+    {
+        const QString token = randomToken(8);
+        const QString secret = QStringLiteral("bob-secret-") + token;
+        const QString secretPath
+            = m_bobHome + QStringLiteral("/secret-") + token + QStringLiteral(".txt");
+        shell(m_bob, QStringLiteral("umask 077; printf %1 > %2").arg(secret, secretPath));
+        const QString fileLink = QStringLiteral("to-bob-") + token + QStringLiteral(".txt");
+        const QString folderLink = QStringLiteral("to-bob-home-") + token;
+        const QString ownLink = QStringLiteral("own-") + token + QStringLiteral(".txt");
+        shell(m_alice,
+            QStringLiteral(
+                "cd ~ && ln -s %1 %2 && ln -s %3 %4 && printf mine > real-%5 && ln -s real-%5 %5")
+                .arg(secretPath, fileLink, m_bobHome, folderLink, ownLink));
+        auto page = makePage();
+        RemoteFileModel *model = page->fileModel();
+        const QModelIndex link = reveal(page.get(), m_aliceHome + QLatin1Char('/') + fileLink);
+        QVERIFY(link.isValid());
+        const QModelIndex source = model->indexForPath(m_aliceHome + QLatin1Char('/') + fileLink);
+        QCOMPARE(source.data(RemoteFileModel::LinkTargetRole).toString(), secretPath);
+        QVERIFY(source.data(RemoteFileModel::LinkOutsideHomeRole).toBool());
+        const QString type = source.siblingAtColumn(RemoteFileModel::TypeColumn).data().toString();
+        QVERIFY2(
+            type.contains(secretPath) && type.contains(QLatin1String("outside")), qPrintable(type));
+
+        PreviewPane *preview = page->preview();
+        QTRY_VERIFY_WITH_TIMEOUT(!preview->errorText().isEmpty(), 30000);
+        QVERIFY2(
+            preview->errorText().contains(fileLink) && preview->errorText().contains(secretPath),
+            qPrintable(preview->errorText()));
+        QVERIFY(preview->kind() != PreviewKind::Text);
+
+        // The link to bob's home is refused as a folder, naming the link.
+        page->goToPath(m_aliceHome + QLatin1Char('/') + folderLink);
+        const QString folderPath = m_aliceHome + QLatin1Char('/') + folderLink;
+        QTRY_COMPARE_WITH_TIMEOUT(int(model->loadState(model->indexForPath(folderPath))),
+            int(RemoteFileModel::LoadState::Failed), 30000);
+        const QString refused = model->errorText(model->indexForPath(folderPath));
+        QVERIFY2(refused.contains(folderLink) && refused.contains(m_bobHome), qPrintable(refused));
+        QCOMPARE(model->rowCount(model->indexForPath(folderPath)), 0);
+
+        // A link inside the home is a link too, and previews.
+        QVERIFY(reveal(page.get(), m_aliceHome + QLatin1Char('/') + ownLink).isValid());
+        const QModelIndex own = model->indexForPath(m_aliceHome + QLatin1Char('/') + ownLink);
+        QCOMPARE(own.data(RemoteFileModel::LinkTargetRole).toString(),
+            QStringLiteral("real-") + ownLink);
+        QVERIFY(!own.data(RemoteFileModel::LinkOutsideHomeRole).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(preview->kind(), PreviewKind::Text, 30000);
+        QCOMPARE(preview->textPage()->editor()->toPlainText(), QStringLiteral("mine"));
+        QVERIFY(preview->errorText().isEmpty());
+
+        shell(m_alice,
+            QStringLiteral("cd ~ && rm -f %1 %2 %3 real-%3").arg(fileLink, folderLink, ownLink));
+        shell(m_bob, QStringLiteral("rm -f %1").arg(secretPath));
+    }
+
     void mainWindowBrowsesAsTheUserAndReadOnlyAsAnother()
     {
         QTemporaryDir settings;
