@@ -14,6 +14,7 @@
 // One open-terminal server and one model server serve the whole suite.
 
 #include "realserver.h"
+#include "runnodes.h"
 #include "runs/runlauncher.h"
 #include "runtree/runmodel.h"
 #include "server/openterminalclient.h"
@@ -108,46 +109,6 @@ struct CoreRun {
             .toUtf8();
     }
 };
-
-// Every node of the model below `parent`, depth first.
-QList<QModelIndex> allNodes(const QAbstractItemModel *model, const QModelIndex &parent = {})
-{
-    QList<QModelIndex> nodes;
-    for (int row = 0; row < model->rowCount(parent); ++row) {
-        const QModelIndex index = model->index(row, 0, parent);
-        nodes << index << allNodes(model, index);
-    }
-    return nodes;
-}
-
-QList<QModelIndex> toolCalls(const RunModel *model, const QString &toolName = {})
-{
-    QList<QModelIndex> calls;
-    const QList<QModelIndex> nodes = allNodes(model);
-    for (const QModelIndex &index : nodes) {
-        if (RunModel::NodeKind(index.data(RunModel::KindRole).toInt())
-                == RunModel::NodeKind::ToolCall
-            && (toolName.isEmpty() || index.data(RunModel::ToolNameRole).toString() == toolName))
-            calls << index;
-    }
-    return calls;
-}
-
-RunModel::Status statusOf(const QModelIndex &index)
-{
-    return RunModel::Status(index.data(RunModel::StatusRole).toInt());
-}
-
-QList<QModelIndex> nodesOfKind(const RunModel *model, RunModel::NodeKind kind)
-{
-    QList<QModelIndex> found;
-    const QList<QModelIndex> nodes = allNodes(model);
-    for (const QModelIndex &index : nodes) {
-        if (RunModel::NodeKind(index.data(RunModel::KindRole).toInt()) == kind)
-            found << index;
-    }
-    return found;
-}
 
 struct CliResult {
     int exitCode = -1;

@@ -10,6 +10,7 @@
 #include "files/fileoperations.h"
 #include "files/remotefilemodel.h"
 #include "filesfixture.h"
+#include "modelwalk.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -39,26 +40,6 @@ struct CliOutcome {
     QByteArray out;
     QString err;
 };
-
-QModelIndex childNamed(
-    const QAbstractItemModel &model, const QModelIndex &parent, const QString &name)
-{
-    for (int row = 0; row < model.rowCount(parent); ++row) {
-        const QModelIndex child = model.index(row, 0, parent);
-        if (child.data(Qt::EditRole).toString() == name)
-            return child;
-    }
-    return QModelIndex();
-}
-
-QStringList childNames(const QAbstractItemModel &model, const QModelIndex &parent)
-{
-    QStringList names;
-    for (int row = 0; row < model.rowCount(parent); ++row)
-        names << model.index(row, 0, parent).data(Qt::EditRole).toString();
-    names.sort();
-    return names;
-}
 
 bool isLoaded(const QModelIndex &index)
 {

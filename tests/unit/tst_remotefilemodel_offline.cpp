@@ -6,6 +6,7 @@
 #include "files/chatscan.h"
 #include "files/filefilterproxy.h"
 #include "files/remotefilemodel.h"
+#include "modelwalk.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 using namespace sandscope;
+using namespace sandscope::test;
 
 namespace {
 
@@ -38,17 +40,6 @@ QStringList namesUnder(const QAbstractItemModel &model, const QModelIndex &paren
     for (int row = 0; row < model.rowCount(parent); ++row)
         names << model.index(row, 0, parent).data(Qt::EditRole).toString();
     return names;
-}
-
-QModelIndex childNamed(
-    const QAbstractItemModel &model, const QModelIndex &parent, const QString &name)
-{
-    for (int row = 0; row < model.rowCount(parent); ++row) {
-        const QModelIndex child = model.index(row, 0, parent);
-        if (child.data(Qt::EditRole).toString() == name)
-            return child;
-    }
-    return QModelIndex();
 }
 
 // What the server's terminal carries for `bytes`: the escaping stage of the scan scripts,
