@@ -91,6 +91,61 @@ int compareReports(const QStringList &paths, bool json)
     return differences.isEmpty() ? Clean : Failed;
 }
 
+namespace {
+
+// Runs the probe, printing each result as it is judged, then the totals or the JSON report,
+// and saves the report to reportFile when one is given.
+int probeAndReport(const ConnectionOptions &options, const ProbeOptions &probeOptions, bool json,
+    const QString &reportFile)
+{
+    QString why;
+    OpenTerminalClient client(options.connection);
+    IsolationProbe probe(&client);
+    QEventLoop loop;
+    ProbeReport report;
+    QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
+        if (!json)
+            writeTerminalText(stdout, resultLine(r));
+    });
+    QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
+        report = finished;
+        loop.exit();
+    });
+    if (!probe.start(probeOptions, &why))
+        return usageError(why, probeVerb);
+
+    // Acting as many user ids (and reserved ones) is privileged: keep a record.
+    AuditLog log;
+    if (!log.append(AuditEntry {options.profileName, options.serverText(),
+            probeOptions.users.join(QLatin1Char(',')), probeVerb, QString(),
+            QStringLiteral("started")}))
+        printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
+
+    loop.exec();
+
+    if (json) {
+        writeText(stdout,
+            QString::fromUtf8(ProbeReportFile::contents(report, ProbeReportFile::Format::Json)));
+    } else {
+        writeTerminalText(stdout,
+            QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
+                .arg(report.count(Verdict::Pass))
+                .arg(report.count(Verdict::Fail))
+                .arg(report.count(Verdict::Info))
+                .arg(report.count(Verdict::Error))
+                .arg(report.server,
+                    report.serverVersion.isEmpty() ? QStringLiteral("unknown")
+                                                   : report.serverVersion));
+    }
+    if (!reportFile.isEmpty()
+        && !ProbeReportFile::write(
+            reportFile, report, ProbeReportFile::formatFor(reportFile), &why))
+        printError(why);
+    return report.exitCode();
+}
+
+} // namespace
+
 int runProbe(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -171,51 +226,8 @@ int runProbe(const QStringList &arguments)
         probeOptions.hasAdmin = true;
     }
 
-    OpenTerminalClient client(options.connection);
-    IsolationProbe probe(&client);
-    const bool json = parser.isSet(jsonOption);
-    QEventLoop loop;
-    ProbeReport report;
-    QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
-        if (!json)
-            writeTerminalText(stdout, resultLine(r));
-    });
-    QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
-        report = finished;
-        loop.exit();
-    });
-    if (!probe.start(probeOptions, &why))
-        return usageError(why, probeVerb);
-
-    // Acting as many user ids (and reserved ones) is privileged: keep a record.
-    AuditLog log;
-    if (!log.append(AuditEntry {options.profileName, options.serverText(),
-            probeOptions.users.join(QLatin1Char(',')), probeVerb, QString(),
-            QStringLiteral("started")}))
-        printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
-
-    loop.exec();
-
-    if (json) {
-        writeText(stdout,
-            QString::fromUtf8(ProbeReportFile::contents(report, ProbeReportFile::Format::Json)));
-    } else {
-        writeTerminalText(stdout,
-            QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
-                .arg(report.count(Verdict::Pass))
-                .arg(report.count(Verdict::Fail))
-                .arg(report.count(Verdict::Info))
-                .arg(report.count(Verdict::Error))
-                .arg(report.server,
-                    report.serverVersion.isEmpty() ? QStringLiteral("unknown")
-                                                   : report.serverVersion));
-    }
-    if (parser.isSet(reportOption)) {
-        const QString fileName = parser.value(reportOption);
-        if (!ProbeReportFile::write(fileName, report, ProbeReportFile::formatFor(fileName), &why))
-            printError(why);
-    }
-    return report.exitCode();
+    return probeAndReport(options, probeOptions, parser.isSet(jsonOption),
+        parser.isSet(reportOption) ? parser.value(reportOption) : QString());
 }
 
 } // namespace sandscope::cli
