@@ -14,17 +14,35 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 
+# Each phase's wall time, printed at the end so that growth shows from one run to the next.
+phase_names=() phase_seconds=() phase_started=$SECONDS phase_current=install
+phase() {
+  phase_names+=("$phase_current") phase_seconds+=($((SECONDS - phase_started)))
+  phase_current=$1 phase_started=$SECONDS
+  echo "=== $1"
+}
+print_phases() {
+  phase_names+=("$phase_current") phase_seconds+=($((SECONDS - phase_started)))
+  echo "=== phase times (wall clock)"
+  local i
+  for i in "${!phase_names[@]}"; do
+    printf '  %-28s %5d s\n' "${phase_names[i]}" "${phase_seconds[i]}"
+  done
+  printf '  %-28s %5d s\n' total "$SECONDS"
+}
+trap print_phases EXIT
+
 ./scripts/install-deps.sh
 # shellcheck source=/dev/null  # plain NAME=VALUE pins
 . sandbox/versions.env
 
-echo "=== layout"
+phase layout
 python3 scripts/check-layout.py
 
 jobs=$(nproc 2>/dev/null || echo 2)
 flavours=${SANDSCOPE_FLAVOURS:-qt5 qt6 asan fuzz}
 for flavour in $flavours; do
-  echo "=== $flavour: configure and build"
+  phase "$flavour: configure and build"
   cmake --preset "$flavour" >/dev/null
   targets=()
   if [ "$flavour" = fuzz ]; then
@@ -33,7 +51,7 @@ for flavour in $flavours; do
     targets=(--target fuzz_runparser fuzz_shellquote fuzz_redaction)
   fi
   cmake --build --preset "$flavour" -j "$jobs" "${targets[@]}"
-  echo "=== $flavour: test"
+  phase "$flavour: test"
   filter=()
   if [ "$flavour" = asan ]; then
     # Sanitizers need one pass over the client code: the server-version matrix of the
@@ -43,9 +61,10 @@ for flavour in $flavours; do
   fi
   ctest --preset "$flavour" -j "$jobs" "${filter[@]}" "$@"
   if [ "$flavour" = qt5 ]; then
-    echo "=== $flavour: benchmarks (figures, not pass/fail)"
+    phase "$flavour: benchmarks"
+    echo "(figures, not pass/fail)"
     ./scripts/bench.sh "build/$flavour"
-    echo "=== $flavour: package"
+    phase "$flavour: package"
     ./scripts/package.sh "build/$flavour"
   fi
 done
