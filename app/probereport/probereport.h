@@ -76,9 +76,9 @@ struct CheckInfo {
     Severity severity;
     QString failMeaning; // what a FAIL means for a deployment
     bool serverWide; // one result for the server rather than one per user pair
-    // The server's own README declares this shared between users (open-terminal 0.11.34 and
-    // 0.14.5: "one process list, one network stack, one temp directory", with SECURITY.md for
-    // how reports about multi-user mode are handled). Still run and counted; reports mark it.
+    // The server's own documentation declares this shared between users (one process list,
+    // one network stack, one temp directory; see docs/server-behaviour.md). Still run and
+    // counted; reports mark it.
     bool documented = false;
     QString category() const { return key.section(QLatin1Char('.'), 0, 0); } // "files"
 };

@@ -284,8 +284,8 @@ bool RecordingReader::readRawLine(QByteArray *line)
         // Up to one byte more than a line may hold (readLine keeps one for a terminator), in
         // pieces of at most 1 MiB: readLine(n) allocates n bytes up front, and n = the limit
         // (256 MiB) for every line made each read map and unmap that much.
-        const QByteArray part = m_file.readLine(
-            std::min<qint64>(m_maxLineBytes + 2 - bytes.size(), qint64(1) << 20));
+        const QByteArray part
+            = m_file.readLine(std::min<qint64>(m_maxLineBytes + 2 - bytes.size(), qint64(1) << 20));
         if (part.isEmpty()) {
             if (waitForMore(m_file, &idleReads))
                 continue;

@@ -452,6 +452,8 @@ private slots:
                 QVERIFY(fd >= 0);
                 const bool grown = ::ftruncate(fd, (Q_INT64_C(1) << 44) - 4096) == 0;
                 ::close(fd);
+                if (!grown && sandscope::test::runningInCi())
+                    QFAIL("CI's filesystem must allow 16 TiB sparse files for this row");
                 if (!grown)
                     QSKIP("this filesystem does not allow 16 TiB sparse files");
             }
