@@ -18,12 +18,6 @@ constexpr int tickMs = 33;
 // (bench_playback: about 0.15 ms an event inserted, 25 ms a median jump at 100,000 events).
 constexpr int incrementalLimit = 200;
 
-struct Checkpoint {
-    int position = 0;
-    std::shared_ptr<const RunModel::Snapshot> snapshot;
-    qint64 bytes = 0;
-};
-
 void applyEnds(const QVector<RunPlayback::End> &ends, RunModel *model, int from, int to)
 {
     for (const RunPlayback::End &end : ends) {
@@ -38,6 +32,11 @@ void applyEnds(const QVector<RunPlayback::End> &ends, RunModel *model, int from,
 // and every `spacing` events its state becomes a checkpoint. Kept (with the builder) for a run
 // that may grow.
 struct RunPlayback::Index {
+    struct Checkpoint {
+        int position = 0;
+        std::shared_ptr<const RunModel::Snapshot> snapshot;
+        qint64 bytes = 0;
+    };
     std::unique_ptr<RunModel> builder;
     int built = 0; // events the builder has applied
     std::vector<Checkpoint> checkpoints;
@@ -159,7 +158,7 @@ qint64 RunPlayback::Index::bytes() const
     return total;
 }
 
-const Checkpoint *RunPlayback::Index::atOrBefore(int position) const
+const RunPlayback::Index::Checkpoint *RunPlayback::Index::atOrBefore(int position) const
 {
     const auto after = std::upper_bound(checkpoints.begin(), checkpoints.end(), position,
         [](int p, const Checkpoint &c) { return p < c.position; });
@@ -227,7 +226,7 @@ void RunPlayback::setRun(Prepared prepared, bool rebuildModel)
         m_index->builder.reset();
         m_index->errorNodes.clear();
     } else if (rebuildModel) {
-        const Checkpoint *checkpoint = m_index->atOrBefore(m_position);
+        const Index::Checkpoint *checkpoint = m_index->atOrBefore(m_position);
         m_model->beginRebuild(checkpoint->snapshot.get());
         applyQuietly(checkpoint->position, m_position);
         m_model->endRebuild();
@@ -339,7 +338,7 @@ void RunPlayback::jumpToPosition(int position)
     if (position > m_position && position - m_position <= incrementalLimit) {
         applyForward(position);
     } else {
-        const Checkpoint *checkpoint = m_index->atOrBefore(position);
+        const Index::Checkpoint *checkpoint = m_index->atOrBefore(position);
         // From where the model is when that is nearer than the checkpoint.
         if (position > m_position && (!checkpoint || checkpoint->position <= m_position)) {
             m_model->beginRebuild();

@@ -3,7 +3,7 @@
 namespace sandscope {
 
 namespace {
-constexpr int maxDisplayedChars = 500;
+constexpr int maxCellChars = 500;
 } // namespace
 
 CsvTableModel::CsvTableModel(QObject *parent)
@@ -47,8 +47,8 @@ QVariant CsvTableModel::data(const QModelIndex &index, int role) const
     if (index.column() >= row.size())
         return QString();
     const QString &cell = row.at(index.column());
-    if (role == Qt::DisplayRole && cell.size() > maxDisplayedChars)
-        return QString(cell.left(maxDisplayedChars) + QStringLiteral("…"));
+    if (role == Qt::DisplayRole && cell.size() > maxCellChars)
+        return QString(cell.left(maxCellChars) + QStringLiteral("…"));
     return cell;
 }
 

@@ -8,7 +8,7 @@
 namespace sandscope {
 
 namespace {
-constexpr int maxDisplayedChars = 1000;
+constexpr int maxValueChars = 1000;
 } // namespace
 
 struct JsonTreeModel::Node {
@@ -187,10 +187,10 @@ QVariant JsonTreeModel::data(const QModelIndex &index, int role) const
             return node->key;
         case ValueColumn: {
             // Long strings are cut for display; one line each keeps the tree readable.
-            QString text = node->value.left(maxDisplayedChars);
+            QString text = node->value.left(maxValueChars);
             if (role == Qt::DisplayRole)
                 text.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
-            if (node->value.size() > maxDisplayedChars)
+            if (node->value.size() > maxValueChars)
                 text += QStringLiteral("… (%1 characters)").arg(node->value.size());
             return text;
         }

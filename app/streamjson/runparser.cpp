@@ -22,22 +22,9 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-QString toQString(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
 QByteArray toBytes(const std::string &text)
 {
     return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
-}
-
-QString stringField(const object &o, std::string_view key)
-{
-    std::string_view value;
-    if (o.at_key(key).get(value) != simdjson::SUCCESS)
-        return {};
-    return toQString(value);
 }
 
 using jsonfields::addModelUsage;
@@ -45,6 +32,8 @@ using jsonfields::boolField;
 using jsonfields::doubleField;
 using jsonfields::integerField;
 using jsonfields::intField;
+using jsonfields::stringField;
+using jsonfields::toQString;
 using jsonfields::usageFrom;
 
 ToolInput toolInputFrom(const object &input)

@@ -1,7 +1,7 @@
 #pragma once
 // Field readers over simdjson DOM objects shared by RunParser (events) and RunSummaryScanner
 // (the summary fast path), so both read numbers, booleans and usage the same way. Internal to
-// app/runs: includes simdjson.
+// app/streamjson: includes simdjson.
 
 #include "streamjson/runevents.h"
 
@@ -12,6 +12,20 @@
 #include <string_view>
 
 namespace sandscope::jsonfields {
+
+inline QString toQString(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// A string member as text; empty when missing, null or not a string.
+inline QString stringField(const simdjson::dom::object &o, std::string_view key)
+{
+    std::string_view value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return {};
+    return toQString(value);
+}
 
 inline std::string_view stringView(const simdjson::dom::object &o, std::string_view key)
 {

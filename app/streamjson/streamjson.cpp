@@ -1,5 +1,7 @@
 #include "streamjson.h"
 
+#include "streamjson/simdjsonfields.h"
+
 #include <cstring>
 #include <simdjson.h>
 #include <string_view>
@@ -44,18 +46,8 @@ std::string_view withoutLeadingCsi(std::string_view text)
     return text;
 }
 
-QString toQString(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
-QString stringField(const simdjson::dom::object &object, std::string_view key)
-{
-    std::string_view value;
-    if (object.at_key(key).get(value) != simdjson::SUCCESS)
-        return {}; // missing, null or not a string
-    return toQString(value);
-}
+using jsonfields::stringField;
+using jsonfields::toQString;
 
 QString typeName(simdjson::dom::element_type type)
 {
