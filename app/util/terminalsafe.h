@@ -3,8 +3,9 @@
 // print on a terminal and to show as a name: nothing in it can move the cursor, change colours,
 // set the window title, end a line early or reorder what follows. Control characters and escape
 // sequences are shown the way `ls -b` and bash's $'…' write them ("\e[31m", "\n", "\x01");
-// C1 controls, bidirectional overrides and isolates, zero-width and line-separator characters
-// and lone surrogate halves as <U+202E>, so a file name cannot pretend to be another.
+// C1 controls, Unicode's format characters (bidirectional overrides and isolates, zero-width
+// characters, tags), line separators and lone surrogate halves as <U+202E>, so a file name
+// cannot pretend to be another.
 // Machine output (--json) stays exact: JSON escapes what it must.
 
 #include <QString>
@@ -19,8 +20,8 @@ public:
     // Text of many lines (a tool's output, a message): line breaks (\n, \r\n) and tabs stay,
     // every other control is shown visibly, backslashes stay as they are.
     static QString text(const QString &text);
-    // Only the characters that look like nothing (bidi controls, C1, zero-width, separators,
-    // lone surrogates) as <U+XXXX>; the GUI's names and exported documents, whose own escaping
+    // Only the characters that look like nothing (C1, format characters, separators, lone
+    // surrogates) as <U+XXXX>; the GUI's names and exported documents, whose own escaping
     // deals with the C0 controls.
     static QString visibleUnicode(const QString &text);
     // A name in the GUI (a file, a chat, a session's title): every control and invisible

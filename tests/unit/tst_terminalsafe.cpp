@@ -81,6 +81,17 @@ void TestTerminalSafe::line_data()
     QTest::newRow("line separator")
         << QStringLiteral("a") + QChar(0x2028) + QStringLiteral("b") << "a<U+2028>b";
     QTest::newRow("lone surrogate") << QStringLiteral("a") + QChar(0xd800) << "a<U+D800>";
+    // Other format characters that show as nothing (found by fuzz_terminalsafe, whose oracle is
+    // the Unicode category): tags outside the BMP hide ASCII text, the rest hide or join.
+    QTest::newRow("tag characters")
+        << QStringLiteral("ok") + QString::fromUcs4(U"\U000E0041\U000E007F")
+        << "ok<U+E0041><U+E007F>";
+    QTest::newRow("mongolian vowel separator")
+        << QStringLiteral("a") + QChar(0x180e) << "a<U+180E>";
+    QTest::newRow("interlinear annotation")
+        << QString(QChar(0xfff9)) + QStringLiteral("x") << "<U+FFF9>x";
+    QTest::newRow("arabic number sign") << QString(QChar(0x0600)) << "<U+0600>";
+    QTest::newRow("musical format") << QString::fromUcs4(U"\U0001D173") << "<U+1D173>";
 }
 
 void TestTerminalSafe::line()
