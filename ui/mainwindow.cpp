@@ -1023,7 +1023,8 @@ RunPage *MainWindow::openSession(const SessionSource &source, const QString &too
     addRunTab(page, QStringLiteral("%1 · %2").arg(who, place),
         tr("Session %1 of %2, read from %3 as %2")
             .arg(source.sessionId, who, source.transcriptPath));
-    if (source.identity.userId != m_identity.userId)
+    // Another user's session, also while acting as that user (issue 27).
+    if (source.identity.userId != m_ownUserId)
         audit(QStringLiteral("read-session"), source.transcriptPath,
             tr("as %1 (acting as %2)").arg(who, m_identity.userId));
     page->revealToolCall(toolUseId);

@@ -1,12 +1,15 @@
 // The main window against a REAL single-user open-terminal server: connecting probes in the
 // background and fills the identity bar and status bar; switching users is shown and
-// audited; a failed connection is reported in the non-modal message bar.
+// audited, and so is opening another user's session, also while acting as that user; a failed
+// connection is reported in the non-modal message bar.
 
 #include "consolepage.h"
 #include "identitybar.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "realserver.h"
+#include "runs/runpage.h"
+#include "sessions/sessionsource.h"
 #include "testing.h"
 
 #include <QFile>
@@ -31,6 +34,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void connectShowsServerAndIdentity();
     void switchingUserIsShownAndAudited();
+    void anotherUsersSessionIsAuditedAlsoWhileActingAsThem();
     void invalidUserIdIsRefused();
     void unreachableServerIsReportedWithoutBlocking();
     void silentServerLeavesTheWindowResponsiveWhileConnecting();
@@ -132,6 +136,29 @@ void TestMainWindow::switchingUserIsShownAndAudited()
     QVERIFY2(audit.count("\"switch-user\"") >= 3, audit.constData()); // alice, bob, server
     QVERIFY(audit.contains("\"bob\""));
     QVERIFY(!audit.contains(m_server->apiKey().toUtf8()));
+}
+
+void TestMainWindow::anotherUsersSessionIsAuditedAlsoWhileActingAsThem()
+{
+    QVERIFY(m_window->isConnected());
+    const auto open = [this](const QString &path) {
+        SessionSource source;
+        source.identity = m_window->identity();
+        source.transcriptPath = path;
+        source.sessionId = QStringLiteral("5e55e55e-0000-4000-8000-000000000001");
+        delete m_window->openSession(source); // the audit is written as the tab opens
+    };
+    // The profile's own user (alice, from connectShowsServerAndIdentity) acting as bob.
+    m_window->switchUser(QStringLiteral("bob"));
+    open(QStringLiteral("/home/bob/.claude/projects/-x/bobs.jsonl"));
+    QByteArray audit = auditLogContents();
+    QVERIFY2(audit.contains("\"read-session\"") && audit.contains("bobs.jsonl"), audit.constData());
+
+    // One's own session is not another user's.
+    m_window->switchUser(QStringLiteral("alice"));
+    open(QStringLiteral("/home/alice/.claude/projects/-x/alices.jsonl"));
+    audit = auditLogContents();
+    QVERIFY2(!audit.contains("alices.jsonl"), audit.constData());
 }
 
 void TestMainWindow::invalidUserIdIsRefused()
