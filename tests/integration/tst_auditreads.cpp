@@ -128,11 +128,11 @@ private Q_SLOTS:
         QVERIFY2(plain.exitCode == 0, plain.err.constData());
 
         const QList<QJsonObject> entries = newEntries(before);
-        QCOMPARE(std::count_if(entries.cbegin(), entries.cend(),
+        QCOMPARE(int(std::count_if(entries.cbegin(), entries.cend(),
                      [](const QJsonObject &e) {
                          return e.value(QStringLiteral("action")).toString()
                              == QLatin1String("read-session");
-                     }),
+                     })),
             3);
         const QStringList targets {
             basicSessionId + QStringLiteral(" -> ") + exported + QStringLiteral(" (md, redacted)"),
