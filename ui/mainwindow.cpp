@@ -741,13 +741,23 @@ void MainWindow::startExport(
 {
     std::shared_ptr<ExportJob> job = exportJob(page, redact);
     auto written = std::make_shared<bool>(false);
+    // A copy of another user's session leaves the server: recorded as the command line does.
+    QString exported;
+    if (const SessionSource *session = page->sessionSource();
+        session && session->identity.userId != m_ownUserId)
+        exported = QStringLiteral("%1 -> %2 (%3, %4)")
+                       .arg(session->sessionId, QFileInfo(path).absoluteFilePath(),
+                           RunExporter::suffix(format),
+                           redact ? QStringLiteral("redacted") : QStringLiteral("not redacted"));
     BackgroundTask::start(
         this, tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()),
         QStringLiteral("exportProgress"),
         [job, written, path, format](
             const std::atomic_bool &cancelled) { *written = job->write(path, format, &cancelled); },
-        [this, job, written, path, redact](bool cancelled) {
+        [this, job, written, path, redact, exported](bool cancelled) {
             if (*written) {
+                if (!exported.isEmpty())
+                    audit(QStringLiteral("export-session"), exported, QStringLiteral("ok"));
                 m_windowState.setExportDirectory(QFileInfo(path).absolutePath());
                 m_messageBar->showMessage(tr("Exported the run to %1%2.")
                                               .arg(QDir::toNativeSeparators(path),
