@@ -94,29 +94,6 @@ bool ConnectionDialog::isAcceptable(QString *why) const
     return ok;
 }
 
-bool ConnectionDialog::validateServerUrl(const QString &text, QString *why)
-{
-    auto fail = [why](const QString &reason) {
-        if (why)
-            *why = reason;
-        return false;
-    };
-    if (text.isEmpty())
-        return fail(tr("Enter the server URL, e.g. http://127.0.0.1:8000."));
-    const QUrl url(text, QUrl::StrictMode);
-    if (!url.isValid())
-        return fail(tr("The URL is not valid: %1").arg(url.errorString()));
-    if (url.scheme() != u"http" && url.scheme() != u"https")
-        return fail(tr("The URL must start with http:// or https://."));
-    if (url.host().isEmpty())
-        return fail(tr("The URL has no host name."));
-    if (!url.userInfo().isEmpty())
-        return fail(tr("Do not put credentials in the URL; use the API key field."));
-    if (url.hasQuery() || url.hasFragment())
-        return fail(tr("The URL must not have a query or fragment."));
-    return true;
-}
-
 QString ConnectionDialog::describeKeyStorage(
     KeyStorage where, const QString &fallbackDir, const QString &error)
 {

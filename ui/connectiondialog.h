@@ -40,8 +40,6 @@ public:
 
     bool isAcceptable(QString *why = nullptr) const;
 
-    // http(s) with a host, no credentials, query or fragment.
-    static bool validateServerUrl(const QString &text, QString *why = nullptr);
     // One sentence for people about where a key is kept.
     static QString describeKeyStorage(
         KeyStorage where, const QString &fallbackDir, const QString &error);

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "export/syntaxcodehighlighter.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "security/profilestore.h"
 #include "util/allocatortuning.h"
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
     window.show();
     const QStringList files = parser.positionalArguments();
     if (!files.isEmpty())
-        QTimer::singleShot(0, &window, [&window, files] { window.openRunFiles(files); });
+        QTimer::singleShot(0, &window, [&window, files] { window.runTabs()->openRunFiles(files); });
 
     Profile profile;
     bool haveTarget = false;

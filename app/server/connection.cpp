@@ -1,6 +1,7 @@
 #include "connection.h"
 
 #include <QStringList>
+#include <QUrl>
 
 namespace sandscope {
 
@@ -81,6 +82,25 @@ bool validateUserId(const QString &userId, QString *why)
                 .arg(userId, stem));
     if (why)
         why->clear();
+    return true;
+}
+
+bool validateServerUrl(const QString &text, QString *why)
+{
+    if (text.isEmpty())
+        return fail(why, QStringLiteral("Enter the server URL, e.g. http://127.0.0.1:8000."));
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid())
+        return fail(why, QStringLiteral("The URL is not valid: %1").arg(url.errorString()));
+    if (url.scheme() != u"http" && url.scheme() != u"https")
+        return fail(why, QStringLiteral("The URL must start with http:// or https://."));
+    if (url.host().isEmpty())
+        return fail(why, QStringLiteral("The URL has no host name."));
+    if (!url.userInfo().isEmpty())
+        return fail(
+            why, QStringLiteral("Do not put credentials in the URL; use the API key field."));
+    if (url.hasQuery() || url.hasFragment())
+        return fail(why, QStringLiteral("The URL must not have a query or fragment."));
     return true;
 }
 

@@ -31,4 +31,8 @@ struct Identity {
 // 0.11.x naming rule maps onto existing accounts (root, user, ...). `why` gets the reason.
 bool validateUserId(const QString &userId, QString *why = nullptr);
 
+// Validates a server URL typed by a person: http(s), a host, no credentials (the API key has
+// its own field and the keyring), no query or fragment. `why` gets the reason.
+bool validateServerUrl(const QString &text, QString *why = nullptr);
+
 } // namespace sandscope

@@ -14,6 +14,7 @@
 #include "files/remotefilemodel.h"
 #include "isolation/probepage.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "playback/runplayback.h"
 #include "realserver.h"
 #include "runs/runpage.h"
@@ -191,7 +192,7 @@ int main(int argc, char **argv)
         if (sessions->model()->session(row).chatId == QLatin1String("subagent"))
             subagent = sessions->model()->session(row);
     }
-    RunPage *page = window.openSession(sessions->sourceFor(subagent));
+    RunPage *page = window.runTabs()->openSession(sessions->sourceFor(subagent));
     if (!page
         || !QTest::qWaitFor(
             [&] {

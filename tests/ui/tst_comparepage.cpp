@@ -9,6 +9,7 @@
 #include "compare/runcomparisonmodel.h"
 #include "compare/touchedfilesmodel.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/loadedrun.h"
 #include "runs/runpage.h"
@@ -249,7 +250,7 @@ void TestComparePage::windowOpensACompareTab()
     // Both tabs read their files asynchronously: compared once they are read.
     for (const QString &name : {QStringLiteral("/transcripts/resume/stream.jsonl"),
              QStringLiteral("/stream-basic.jsonl")}) {
-        RunPage *opened = window.openRunFile(dataDir + name);
+        RunPage *opened = window.runTabs()->openRunFile(dataDir + name);
         QVERIFY(opened);
         QTRY_VERIFY_WITH_TIMEOUT(!opened->isLoading(), 60000);
     }
@@ -315,7 +316,7 @@ void TestComparePage::filesAreReadOffTheWindowAndANonRunIsRefused()
                 }
             }
         });
-        window.showCompareDialog();
+        window.runTabs()->showCompareDialog();
     };
 
     const QString notARun = m_dir.filePath(QStringLiteral("page.html"));

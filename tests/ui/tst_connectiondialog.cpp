@@ -4,6 +4,7 @@
 
 #include "connectiondialog.h"
 #include "security/profilestore.h"
+#include "server/connection.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -64,7 +65,7 @@ void TestConnectionDialog::validatesUrl()
     dialog.urlEdit()->setText(url);
     QCOMPARE(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled(), valid);
     QString why;
-    QCOMPARE(ConnectionDialog::validateServerUrl(url, &why), valid);
+    QCOMPARE(validateServerUrl(url, &why), valid);
     if (!valid) {
         QVERIFY(!why.isEmpty());
         QCOMPARE(dialog.validationLabel()->text(), why);

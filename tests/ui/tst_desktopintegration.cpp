@@ -5,6 +5,7 @@
 #include "desktopnotifier.h"
 #include "identitybar.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/runpage.h"
 #include "security/profilestore.h"
@@ -78,7 +79,7 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(folder));
         MainWindow window(settingsPath());
         window.show();
-        const int opened = window.openRunFiles({capture("stream-basic.jsonl"),
+        const int opened = window.runTabs()->openRunFiles({capture("stream-basic.jsonl"),
             capture("stream-subagent.jsonl"), folder, m_dir->filePath(QStringLiteral("gone"))});
         QCOMPARE(opened, 2);
         QCOMPARE(runTabs(&window), 2);
@@ -119,9 +120,9 @@ private Q_SLOTS:
     {
         {
             MainWindow first(settingsPath());
-            QVERIFY(first.openRunFile(capture("stream-basic.jsonl")));
-            QVERIFY(first.openRunFile(capture("stream-subagent.jsonl")));
-            QVERIFY(first.openRunFile(capture("stream-basic.jsonl"))); // moves to the top
+            QVERIFY(first.runTabs()->openRunFile(capture("stream-basic.jsonl")));
+            QVERIFY(first.runTabs()->openRunFile(capture("stream-subagent.jsonl")));
+            QVERIFY(first.runTabs()->openRunFile(capture("stream-basic.jsonl"))); // moves to the top
         }
         MainWindow second(settingsPath());
         const QStringList texts = recentMenuTexts(&second);
@@ -157,7 +158,7 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(capture("stream-basic.jsonl"), copy));
         {
             MainWindow first(settingsPath());
-            QVERIFY(first.openRunFile(copy));
+            QVERIFY(first.runTabs()->openRunFile(copy));
         }
         QVERIFY(QFile::remove(copy));
         MainWindow second(settingsPath());
@@ -172,7 +173,7 @@ private Q_SLOTS:
             first.show();
             first.resize(940, 610);
             QVERIFY(QTest::qWaitForWindowExposed(&first));
-            RunPage *page = first.openRunFile(capture("stream-basic.jsonl"));
+            RunPage *page = first.runTabs()->openRunFile(capture("stream-basic.jsonl"));
             QVERIFY(page);
             auto *splitter = page->findChild<QSplitter *>(QStringLiteral("splitter"));
             QVERIFY(splitter);
@@ -185,7 +186,7 @@ private Q_SLOTS:
         second.show();
         QVERIFY(QTest::qWaitForWindowExposed(&second));
         QCOMPARE(second.size(), QSize(940, 610));
-        RunPage *page = second.openRunFile(capture("stream-subagent.jsonl"));
+        RunPage *page = second.runTabs()->openRunFile(capture("stream-subagent.jsonl"));
         QVERIFY(page);
         auto *splitter = page->findChild<QSplitter *>(QStringLiteral("splitter"));
         QTRY_VERIFY2(qAbs(splitter->sizes().at(0) - arranged.at(0)) <= 2,
@@ -200,7 +201,7 @@ private Q_SLOTS:
     {
         MainWindow window(settingsPath());
         window.show();
-        QVERIFY(window.openRunFile(capture("stream-basic.jsonl"))); // a run page's actions too
+        QVERIFY(window.runTabs()->openRunFile(capture("stream-basic.jsonl"))); // a run page's actions too
         const auto pageOf = [&window](const QAction *action) -> QWidget * {
             for (QObject *owner = action->parent(); owner; owner = owner->parent()) {
                 auto *widget = qobject_cast<QWidget *>(owner);
@@ -237,10 +238,10 @@ private Q_SLOTS:
     void tabTitlesAreMadeUnique()
     {
         const QString base = QStringLiteral("alice · demo · 14:05");
-        QCOMPARE(MainWindow::uniqueTitle(base, {}), base);
-        QCOMPARE(MainWindow::uniqueTitle(base, {QStringLiteral("Files"), base}),
+        QCOMPARE(RunTabs::uniqueTitle(base, {}), base);
+        QCOMPARE(RunTabs::uniqueTitle(base, {QStringLiteral("Files"), base}),
             base + QStringLiteral(" (2)"));
-        QCOMPARE(MainWindow::uniqueTitle(base, {base, base + QStringLiteral(" (2)")}),
+        QCOMPARE(RunTabs::uniqueTitle(base, {base, base + QStringLiteral(" (2)")}),
             base + QStringLiteral(" (3)"));
     }
 
@@ -252,7 +253,7 @@ private Q_SLOTS:
         window.notifier()->setSink([&](const QString &title, const QString &body) {
             announced << title + QLatin1Char('|') + body;
         });
-        RunPage *page = window.openRunFile(capture("stream-basic.jsonl"));
+        RunPage *page = window.runTabs()->openRunFile(capture("stream-basic.jsonl"));
         QVERIFY(page);
         QVERIFY(!window.isActiveWindow());
         Q_EMIT page->liveTurnFinished(false);

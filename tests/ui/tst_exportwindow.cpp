@@ -6,6 +6,7 @@
 
 #include "export/exportrundialog.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/runpage.h"
 #include "runtreeshape.h"
@@ -37,7 +38,7 @@ QAction *exportAction(MainWindow &window)
 
 RunPage *openAndWait(MainWindow &window, const QString &path)
 {
-    RunPage *page = window.openRunFile(path);
+    RunPage *page = window.runTabs()->openRunFile(path);
     if (!page)
         return nullptr;
     QSignalSpy finished(page, &RunPage::loadFinished);
@@ -86,9 +87,9 @@ void TestExportWindow::exportsWhatTheTabShowsAndReopensIt()
 
     const QString json = m_dir.filePath(QStringLiteral("run.json"));
     QString why;
-    QVERIFY2(window.exportRun(page, json, RunExporter::Format::Json, true, &why), qPrintable(why));
+    QVERIFY2(window.runTabs()->exportRun(page, json, RunExporter::Format::Json, true, &why), qPrintable(why));
     const QString html = m_dir.filePath(QStringLiteral("run.html"));
-    QVERIFY2(window.exportRun(page, html, RunExporter::Format::Html, true, &why), qPrintable(why));
+    QVERIFY2(window.runTabs()->exportRun(page, html, RunExporter::Format::Html, true, &why), qPrintable(why));
     QVERIFY(QFileInfo(html).size() > 1000);
 
     RunPage *reopened = openAndWait(window, json);
@@ -117,7 +118,7 @@ void TestExportWindow::failedWriteKeepsTheTab()
     const QStringList before = test::toolCallShape(*page->model());
     const QString target = m_dir.filePath(QStringLiteral("missing/run.html"));
     QString why;
-    QVERIFY(!window.exportRun(page, target, RunExporter::Format::Html, true, &why));
+    QVERIFY(!window.runTabs()->exportRun(page, target, RunExporter::Format::Html, true, &why));
     QVERIFY(why.contains(target));
     QVERIFY(!QFile::exists(target));
     QCOMPARE(test::toolCallShape(*page->model()), before);
@@ -154,10 +155,10 @@ void TestExportWindow::dialogExportWritesOffTheWindowThread()
     RunPage *page
         = openAndWait(window, QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-subagent.jsonl"));
     QVERIFY(page);
-    QSignalSpy finished(&window, &MainWindow::exportFinished);
+    QSignalSpy finished(window.runTabs(), &RunTabs::exportFinished);
 
     const QString target = m_dir.filePath(QStringLiteral("async.md"));
-    window.startExport(page, target, RunExporter::Format::Markdown, true);
+    window.runTabs()->startExport(page, target, RunExporter::Format::Markdown, true);
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.constLast().constFirst().toBool(), true);
     QVERIFY(QFileInfo(target).size() > 100);
@@ -165,7 +166,7 @@ void TestExportWindow::dialogExportWritesOffTheWindowThread()
 
     const QStringList before = test::toolCallShape(*page->model());
     const QString missing = m_dir.filePath(QStringLiteral("missing/async.md"));
-    window.startExport(page, missing, RunExporter::Format::Markdown, true);
+    window.runTabs()->startExport(page, missing, RunExporter::Format::Markdown, true);
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.constLast().constFirst().toBool(), false);
     QVERIFY(!QFile::exists(missing));

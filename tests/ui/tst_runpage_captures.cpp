@@ -11,6 +11,7 @@
 
 #include "livelines.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/rundelegate.h"
@@ -1013,7 +1014,7 @@ void TestRunPage::mainWindowOpensARecordingInAClosableTab()
     }
     QVERIFY(openAction);
     const int tabsBefore = window.pages()->count();
-    RunPage *page = window.openRunFile(capturePath(QStringLiteral("stream-basic.jsonl")));
+    RunPage *page = window.runTabs()->openRunFile(capturePath(QStringLiteral("stream-basic.jsonl")));
     QVERIFY(page);
     QCOMPARE(window.pages()->count(), tabsBefore + 1);
     QCOMPARE(window.pages()->currentWidget(), page);
@@ -1022,7 +1023,7 @@ void TestRunPage::mainWindowOpensARecordingInAClosableTab()
     QTRY_VERIFY(!page->isLoading());
     QCOMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Succeeded"));
 
-    QVERIFY(!window.openRunFile(m_dir.filePath(QStringLiteral("missing.jsonl"))));
+    QVERIFY(!window.runTabs()->openRunFile(m_dir.filePath(QStringLiteral("missing.jsonl"))));
     QCOMPARE(window.pages()->count(), tabsBefore + 1);
 
     auto *close = qobject_cast<QToolButton *>(

@@ -9,6 +9,7 @@
 #include "messagebar.h"
 #include "realserver.h"
 #include "runs/runpage.h"
+#include "runs/runtabs.h"
 #include "sessions/sessionsource.h"
 #include "testing.h"
 
@@ -147,10 +148,10 @@ void TestMainWindow::anotherUsersSessionAndItsExportAreAuditedAlsoWhileActingAsT
         source.identity = m_window->identity();
         source.transcriptPath = path;
         source.sessionId = QStringLiteral("5e55e55e-0000-4000-8000-000000000001");
-        RunPage *page = m_window->openSession(source);
+        RunPage *page = m_window->runTabs()->openSession(source);
         QVERIFY(page);
-        QSignalSpy finished(m_window.get(), &MainWindow::exportFinished);
-        m_window->startExport(
+        QSignalSpy finished(m_window->runTabs(), &RunTabs::exportFinished);
+        m_window->runTabs()->startExport(
             page, m_dir.filePath(exportName), RunExporter::Format::Markdown, false);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
         QVERIFY(finished.at(0).at(0).toBool());

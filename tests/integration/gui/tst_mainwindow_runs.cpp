@@ -11,6 +11,7 @@
 
 #include "files/filespage.h"
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "realserver.h"
 #include "runs/attachrundialog.h"
 #include "runs/newrundialog.h"
@@ -135,7 +136,7 @@ void RunWindowTest::closedRunIsListedReattachedAndStopped()
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     const QString chat = QStringLiteral("rw-") + randomToken(4, true);
     const QString marker = randomToken(10, true);
-    QPointer<RunPage> first = m_window->startLiveRun(
+    QPointer<RunPage> first = m_window->runTabs()->startLiveRun(
         request(chat, QStringLiteral("CMD: tail -f /dev/null; echo ") + marker));
     QVERIFY(first);
     QVERIFY2(QTest::qWaitFor(
@@ -168,7 +169,7 @@ void RunWindowTest::closedRunIsListedReattachedAndStopped()
     QVERIFY(runs->run(row).promptStart.contains(marker));
     QCOMPARE(dialog.selectedHandle().chatId, chat); // the newest run is preselected
 
-    RunPage *attached = m_window->attachLiveRun(dialog.selectedHandle());
+    RunPage *attached = m_window->runTabs()->attachLiveRun(dialog.selectedHandle());
     QVERIFY(attached);
     QCOMPARE(m_window->pages()->currentWidget(), attached);
     QVERIFY2(QTest::qWaitFor([&] { return !bashCalls(attached).isEmpty(); }, runTimeoutMs),
@@ -206,7 +207,7 @@ void RunWindowTest::runNodeFileOpensInTheFilesTab()
 
     // A run tab's link (its detail pane, context menu or Ctrl+Shift+O) asks for the file.
     RunPage *page
-        = m_window->openRunFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+        = m_window->runTabs()->openRunFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
     QVERIFY(page);
     Q_EMIT page->openFileRequested(m_alice, path);
     QCOMPARE(m_window->pages()->currentWidget(), files);
@@ -295,7 +296,7 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     }
     QCOMPARE(source.chatId, chat);
 
-    QPointer<RunPage> page = m_window->openSession(source);
+    QPointer<RunPage> page = m_window->runTabs()->openSession(source);
     QVERIFY(page);
     QTRY_VERIFY_WITH_TIMEOUT(
         page->sessionFollower()->state() == TranscriptFollower::State::Following, 30000);
@@ -309,7 +310,7 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     const QString second = bashCalls(page).last().data(RunModel::ToolUseIdRole).toString();
 
     // A search hit opens the session at its call.
-    QPointer<RunPage> atCall = m_window->openSession(source, second);
+    QPointer<RunPage> atCall = m_window->runTabs()->openSession(source, second);
     QVERIFY(atCall);
     QTRY_VERIFY_WITH_TIMEOUT(atCall->proxy()
                                  ->mapToSource(atCall->treeView()->currentIndex())
@@ -321,7 +322,7 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
 
     // Resume from the window: New Run for the chat, with --resume of that session.
     const int tabs = m_window->pages()->count();
-    m_window->showContinueSessionDialog(source, false);
+    m_window->runTabs()->showContinueSessionDialog(source, false);
     NewRunDialog *dialog = nullptr;
     QTRY_VERIFY((dialog = m_window->findChild<NewRunDialog *>()) != nullptr);
     dialog->findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))

@@ -19,6 +19,7 @@
 //    missing ones.
 
 #include "mainwindow.h"
+#include "runs/runtabs.h"
 #include "realserver.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
@@ -325,9 +326,9 @@ void LiveRunTest::twoUsersRunInTwoTabsAtOnce()
     const Identity bob {QStringLiteral("livebob") + randomToken(5, true), QString()};
     const int tabsBefore = window.pages()->count();
 
-    RunPage *first = window.startLiveRun(
+    RunPage *first = window.runTabs()->startLiveRun(
         request(m_alice, QStringLiteral("two-a"), QStringLiteral("CMD: sleep 2; echo from-a")));
-    RunPage *second = window.startLiveRun(
+    RunPage *second = window.runTabs()->startLiveRun(
         request(bob, QStringLiteral("two-b"), QStringLiteral("CMD: sleep 2; echo from-b")));
     QVERIFY(first && second);
     QCOMPARE(window.pages()->count(), tabsBefore + 2);

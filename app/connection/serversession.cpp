@@ -1,0 +1,210 @@
+#include "serversession.h"
+
+#include "server/apierror.h"
+#include "server/openterminalclient.h"
+
+#include <QUuid>
+
+namespace sandscope {
+
+ServerSession::ServerSession(const QString &settingsPath, QObject *parent)
+    : QObject(parent)
+    , m_profiles(settingsPath)
+    , m_client(new OpenTerminalClient(ServerConnection {}, this))
+    , m_adminAccess(AdminAccess::serverAccount())
+{
+}
+
+ServerSession::~ServerSession() = default;
+
+bool ServerSession::openLastProfile()
+{
+    const QString last = m_profiles.lastUsed();
+    if (last.isEmpty() || !m_profiles.contains(last))
+        return false;
+    openProfile(m_profiles.profile(last));
+    Q_EMIT notice(
+        tr("Opened the profile used last, %1. File › Connect… chooses another.").arg(last),
+        Notice::Information);
+    return true;
+}
+
+void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
+{
+    if (!profile.name.isEmpty() && m_profiles.contains(profile.name))
+        m_profiles.setLastUsed(profile.name);
+    QString why;
+    if (!validateServerUrl(profile.serverUrl.toString(), &why)) {
+        Q_EMIT notice(tr("Cannot connect: %1").arg(why), Notice::Error);
+        return;
+    }
+    if (!profile.defaultUserId.isEmpty() && !validateUserId(profile.defaultUserId, &why)) {
+        Q_EMIT notice(
+            tr("Cannot act as \"%1\": %2").arg(profile.defaultUserId, why), Notice::Error);
+        return;
+    }
+    ServerConnection connection;
+    connection.baseUrl = profile.serverUrl;
+    connection.timeoutMs = profile.timeoutMs;
+    if (!apiKey.isEmpty() || profile.name.isEmpty()) {
+        connection.apiKey = apiKey;
+        connectToServer(connection, profile.defaultUserId, profile.name);
+        return;
+    }
+    Q_EMIT busyChanged(true, tr("Reading the stored API key…"));
+    QPointer<ServerSession> self(this);
+    m_keys.readKey(profile.name,
+        [self, profile, connection](const QString &key, KeyStorage, const QString &error) mutable {
+            if (!self)
+                return;
+            Q_EMIT self->busyChanged(false, {});
+            if (key.isEmpty() && !error.isEmpty())
+                Q_EMIT self->notice(
+                    tr("The stored API key could not be read: %1").arg(error), Notice::Warning);
+            connection.apiKey = key;
+            self->connectToServer(connection, profile.defaultUserId, profile.name);
+        });
+}
+
+void ServerSession::connectToServer(
+    const ServerConnection &connection, const QString &userId, const QString &profileName)
+{
+    Q_EMIT connectionChanging();
+    m_client->setConnection(connection);
+    m_profileName = profileName;
+    m_connected = false;
+    m_report = ServerReport {};
+    m_report.url = connection.baseUrl.toString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+    m_knownMode.clear();
+    m_knownModeEvidence.clear();
+    m_serverAccountRefused = false;
+    m_accountRuleKnown = false;
+    m_ownUserId = userId;
+    AdminAccess admin;
+    const QString adminCommand
+        = profileName.isEmpty() ? QString() : m_profiles.profile(profileName).adminCommand;
+    if (adminCommand.trimmed().isEmpty() || !AdminAccess::fromCommand(adminCommand, &admin))
+        admin = AdminAccess::serverAccount();
+    m_adminAccess = admin;
+    Q_EMIT connectionReset();
+    Q_EMIT adminAccessChanged();
+    setIdentity(userId);
+    check();
+}
+
+void ServerSession::switchUser(const QString &userId)
+{
+    if (userId == m_identity.userId)
+        return;
+    QString why;
+    if (!userId.isEmpty() && !validateUserId(userId, &why)) {
+        Q_EMIT notice(tr("Cannot act as \"%1\": %2").arg(userId, why), Notice::Error);
+        return;
+    }
+    setIdentity(userId);
+    if (m_connected)
+        check();
+}
+
+void ServerSession::setAdminAccess(const AdminAccess &admin)
+{
+    m_adminAccess = admin;
+    Q_EMIT adminAccessChanged();
+}
+
+void ServerSession::setIdentity(const QString &userId)
+{
+    // A fresh session per identity: X-Session-Id must never carry over between users.
+    m_identity = Identity {userId, QUuid::createUuid().toString(QUuid::WithoutBraces)};
+    Q_EMIT identityChanged();
+    // After the pages followed, so that a log that cannot be written is the message shown.
+    audit(QStringLiteral("switch-user"),
+        userId.isEmpty() ? QStringLiteral("(server account)") : userId, QStringLiteral("ok"));
+}
+
+QString ServerSession::actingAccount() const
+{
+    return m_identity.isServerAccount() ? m_report.serverAccount : m_report.observedAccount;
+}
+
+void ServerSession::check()
+{
+    finishCheck();
+    m_check = new ServerCheck(m_client, this);
+    connect(m_check, &ServerCheck::progress, this,
+        [this](const QString &step) { Q_EMIT busyChanged(true, step); });
+    connect(m_check, &ServerCheck::finished, this, &ServerSession::applyReport);
+    connect(m_check, &ServerCheck::failed, this, &ServerSession::checkFailed);
+    Q_EMIT busyChanged(true, tr("Connecting to %1…").arg(m_report.url));
+    m_check->run(m_identity.userId);
+}
+
+void ServerSession::finishCheck()
+{
+    if (!m_check)
+        return;
+    m_check->disconnect(this);
+    m_check->deleteLater();
+    m_check = nullptr;
+}
+
+void ServerSession::applyReport(const ServerReport &report)
+{
+    finishCheck();
+    Q_EMIT busyChanged(false, {});
+    m_report = report;
+    m_connected = true;
+    if (report.serverAccountRefused)
+        m_serverAccountRefused = true; // a fact about this server, whoever is acted as now
+    if (report.ruleKnown) {
+        m_accountRuleKnown = true;
+        m_accountRule = report.rule;
+    }
+    if (!report.userId.isEmpty()) {
+        m_knownMode = report.multiUser ? tr("multi-user") : tr("single-user");
+        m_knownModeEvidence = report.multiUserEvidence;
+    } else if (m_serverAccountRefused) {
+        m_knownMode = tr("multi-user");
+        m_knownModeEvidence = tr("The server refuses requests without a user id, which only "
+                                 "multi-user servers do.");
+    }
+    if (!report.keyAccepted)
+        Q_EMIT notice(tr("The server did not accept the API key; commands and files will be "
+                         "refused."),
+            Notice::Warning);
+    Q_EMIT checked(true);
+}
+
+void ServerSession::checkFailed(const ApiError &error)
+{
+    finishCheck();
+    Q_EMIT busyChanged(false, {});
+    if (m_connected) {
+        // The server still answers; only learning about this user failed.
+        Q_EMIT notice(
+            tr("Could not check the account of %1: %2")
+                .arg(m_identity.isServerAccount() ? tr("the server account") : m_identity.userId,
+                    error.toString()),
+            Notice::Error);
+    } else {
+        Q_EMIT notice(
+            tr("Could not connect to %1: %2").arg(m_report.url, error.toString()), Notice::Error);
+    }
+    Q_EMIT checked(false);
+}
+
+void ServerSession::audit(const QString &action, const QString &target, const QString &result)
+{
+    AuditEntry entry;
+    entry.profile = m_profileName;
+    entry.server = m_report.url;
+    entry.userId = m_identity.userId;
+    entry.action = action;
+    entry.target = target;
+    entry.result = result;
+    if (!m_auditLog.append(entry))
+        Q_EMIT notice(
+            tr("The audit log %1 cannot be written.").arg(m_auditLog.path()), Notice::Warning);
+}
+
+} // namespace sandscope

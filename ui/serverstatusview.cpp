@@ -1,0 +1,98 @@
+#include "serverstatusview.h"
+
+#include "connection/serversession.h"
+
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+
+namespace sandscope {
+
+ServerStatusView::ServerStatusView(QWidget *parent)
+    : QWidget(parent)
+    , m_server(new QLabel(this))
+    , m_version(new QLabel(this))
+    , m_features(new QLabel(this))
+    , m_mode(new QLabel(this))
+{
+    m_server->setObjectName(QStringLiteral("serverLabel"));
+    m_version->setObjectName(QStringLiteral("versionLabel"));
+    m_features->setObjectName(QStringLiteral("featuresLabel"));
+    m_mode->setObjectName(QStringLiteral("modeLabel"));
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    bool first = true;
+    for (QLabel *label : {m_server, m_version, m_features, m_mode}) {
+        if (!first) {
+            auto *separator = new QFrame(this);
+            separator->setFrameShape(QFrame::VLine);
+            separator->setFrameShadow(QFrame::Sunken);
+            layout->addWidget(separator);
+            m_separators.append(separator);
+        }
+        first = false;
+        label->setContentsMargins(4, 0, 4, 0);
+        layout->addWidget(label);
+    }
+}
+
+void ServerStatusView::showFacts(const ServerSession &session)
+{
+    setLabels(session);
+    const QLabel *const separated[] = {m_version, m_features, m_mode};
+    for (int i = 0; i < m_separators.size(); ++i)
+        m_separators.at(i)->setVisible(!separated[i]->text().isEmpty());
+}
+
+QString ServerStatusView::text() const
+{
+    QStringList parts;
+    for (const QLabel *label : {m_server, m_version, m_features, m_mode}) {
+        if (!label->text().isEmpty())
+            parts << label->text();
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+void ServerStatusView::setLabels(const ServerSession &session)
+{
+    const ServerReport &report = session.report();
+    if (report.url.isEmpty()) {
+        m_server->setText(tr("not connected"));
+        m_version->clear();
+        m_features->clear();
+        m_mode->clear();
+        return;
+    }
+    m_server->setText(tr("server %1").arg(report.url));
+    if (!session.isConnected()) {
+        m_version->setText(session.isChecking() ? tr("connecting…") : tr("not connected"));
+        m_features->clear();
+        m_mode->clear();
+        return;
+    }
+    const ServerInfo &info = report.info;
+    m_version->setText(tr("open-terminal %1")
+                           .arg(info.version.isEmpty() ? tr("(unknown version)") : info.version));
+    QStringList features;
+    if (info.features.terminal)
+        features << tr("terminal");
+    if (info.features.notebooks)
+        features << tr("notebooks");
+    if (info.features.system)
+        features << tr("system");
+    m_features->setText(features.isEmpty()
+            ? tr("no optional features")
+            : tr("features: %1").arg(features.join(QStringLiteral(", "))));
+    if (session.knownMode().isEmpty()) {
+        m_mode->setText(tr("mode not determined"));
+        m_mode->setToolTip(tr("The mode is found by comparing a user's account with the "
+                              "server's; switch to a user to find out."));
+    } else {
+        m_mode->setText(session.knownMode());
+        m_mode->setToolTip(session.knownModeEvidence());
+    }
+}
+
+} // namespace sandscope

@@ -1,0 +1,35 @@
+#pragma once
+// The status bar's permanent facts about the server: its URL, the open-terminal version, the
+// optional features and the mode (multi- or single-user, with how that was learnt as a tool
+// tip), each shown only when known, separated by thin lines.
+
+#include <QList>
+#include <QWidget>
+
+class QFrame;
+class QLabel;
+
+namespace sandscope {
+
+class ServerSession;
+
+class ServerStatusView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ServerStatusView(QWidget *parent = nullptr);
+
+    void showFacts(const ServerSession &session);
+    // The facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
+    QString text() const;
+
+private:
+    void setLabels(const ServerSession &session);
+
+    QLabel *m_server;
+    QLabel *m_version;
+    QLabel *m_features;
+    QLabel *m_mode;
+    QList<QFrame *> m_separators; // before the version, features and mode labels
+};
+
+} // namespace sandscope
