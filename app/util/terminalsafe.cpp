@@ -47,6 +47,12 @@ QString c0(char16_t unit)
 
 enum class Mode { Line, Text, UnicodeOnly, Name };
 
+// Whether the '<' at i begins the text "<U+", the form the invisible characters are shown in.
+bool spellsCodePoint(const QString &text, qsizetype i)
+{
+    return text.at(i) == QLatin1Char('<') && QStringView(text).mid(i + 1, 2) == QLatin1String("U+");
+}
+
 QString sanitised(const QString &text, Mode mode)
 {
     QString out;
@@ -66,6 +72,8 @@ QString sanitised(const QString &text, Mode mode)
         }
         if (QChar::isSurrogate(unit) || looksLikeNothing(unit)) {
             out += codePoint(unit);
+        } else if (mode == Mode::Line && spellsCodePoint(text, i)) {
+            out += QStringLiteral("\\x3c"); // a name spelling "<U+202E>" is not one holding it
         } else if (mode == Mode::UnicodeOnly || (unit >= 0x20 && unit != 0x7f && unit != u'\\')) {
             out += QChar(unit);
         } else if (mode == Mode::Name) {
@@ -111,7 +119,8 @@ bool TerminalSafe::isPlain(const QString &text)
     const qsizetype size = text.size();
     for (qsizetype i = 0; i < size; ++i) {
         const char16_t unit = text.at(i).unicode();
-        if (unit < 0x20 || unit == 0x7f || unit == u'\\' || looksLikeNothing(unit))
+        if (unit < 0x20 || unit == 0x7f || unit == u'\\' || looksLikeNothing(unit)
+            || spellsCodePoint(text, i))
             return false;
         if (QChar::isSurrogate(unit)) {
             // Only a whole pair of a visible character is plain.

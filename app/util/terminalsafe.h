@@ -15,7 +15,9 @@ namespace sandscope {
 class TerminalSafe {
 public:
     // One row's field (a name, an id, a title): every control visible, backslashes doubled
-    // (so "a\nb" typed by someone and a name with a line break differ), nothing splits the row.
+    // (so "a\nb" typed by someone and a name with a line break differ), the '<' of a literal
+    // "<U+" as \x3c (so a name spelling "<U+202E>" and one holding it differ), nothing splits
+    // the row.
     static QString line(const QString &text);
     // Text of many lines (a tool's output, a message): line breaks (\n, \r\n) and tabs stay,
     // every other control is shown visibly, backslashes stay as they are.
