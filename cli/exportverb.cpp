@@ -111,6 +111,16 @@ int runExport(const QStringList &arguments)
         const int loaded = loadSessionRun(options, sessionId, &run);
         if (loaded >= 0)
             return loaded;
+        // A copy of a user's session leaves the server: where it went, and whether unmasked.
+        auditRead(options, QStringLiteral("export-session"),
+            QStringLiteral("%1 -> %2 (%3, %4)")
+                .arg(sessionId,
+                    output.isEmpty() || output == QLatin1String("-")
+                        ? QStringLiteral("standard output")
+                        : QFileInfo(output).absoluteFilePath(),
+                    formatName,
+                    parser.isSet(noRedactOption) ? QStringLiteral("not redacted")
+                                                 : QStringLiteral("redacted")));
     } else {
         const QStringList inputs = parser.positionalArguments();
         if (inputs.size() != 1)

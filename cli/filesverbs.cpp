@@ -297,11 +297,20 @@ int refuseOutsideHome(OpenTerminalClient &client, const FilesContext &context, c
     return -1;
 }
 
+// Reading a user's files (--user) is audited like reading the user's sessions; the server
+// account's own files (no --user) are the admin's.
+void auditFileRead(const FilesContext &context, const QString &action, const QString &path)
+{
+    if (!context.identity.isServerAccount())
+        auditRead(context.options, action, path);
+}
+
 int filesList(OpenTerminalClient &client, const FilesContext &context, const QStringList &args)
 {
     if (args.size() > 1)
         return usageError(QStringLiteral("ls takes at most one PATH"), filesVerb);
     const QString path = resolveRemote(context, args.value(0, QStringLiteral(".")));
+    auditFileRead(context, QStringLiteral("list-files"), path);
     if (const int refused = refuseOutsideHome(client, context, path); refused >= 0)
         return refused;
     const Result<DirectoryListing> listing = waitFor<Result<DirectoryListing>>(
@@ -342,9 +351,10 @@ int filesCat(OpenTerminalClient &client, const FilesContext &context, const QStr
         return usageError(QStringLiteral("cat needs exactly one PATH"), filesVerb);
     FileOperations operations(&client);
     operations.setIdentity(context.identity, FileOperations::Acting::AsSelf);
-    const FileOperationResult result = runOperation([&](QObject *owner, auto done) {
-        operations.downloadFile(resolveRemote(context, args.at(0)), owner, done);
-    });
+    const QString path = resolveRemote(context, args.at(0));
+    auditFileRead(context, QStringLiteral("read-file"), path);
+    const FileOperationResult result = runOperation(
+        [&](QObject *owner, auto done) { operations.downloadFile(path, owner, done); });
     if (!result.ok())
         return reportOperation(context, result);
     if (!writeBytes(stdout, result.bytes)) {
@@ -367,6 +377,7 @@ int filesGet(OpenTerminalClient &client, const FilesContext &context, const QStr
     if (args.size() != 2)
         return usageError(QStringLiteral("get needs REMOTE and LOCAL"), filesVerb);
     const QString remote = resolveRemote(context, args.at(0));
+    auditFileRead(context, QStringLiteral("read-file"), remote);
     FileOperations operations(&client);
     operations.setIdentity(context.identity, FileOperations::Acting::AsSelf);
     FileOperationResult result = runOperation(
@@ -455,7 +466,8 @@ QString filesHelpOperations()
         "  rm PATH              delete a file or, recursively, a folder\n"
         "  mkdir PATH           create a folder and its parents\n"
         "  mv FROM TO           move or rename; fails (exit 3) when TO exists\n"
-        "Changes (put, rm, mkdir, mv) are written to the audit log.\n");
+        "Changes (put, rm, mkdir, mv) are written to the audit log, and so are reads (ls,\n"
+        "cat, get) as a --user.\n");
 }
 
 } // namespace
@@ -501,6 +513,9 @@ int runChats(const QStringList &arguments)
     OpenTerminalClient client(options.connection);
     if (options.userId.isEmpty())
         printError(QStringLiteral("Listing every home %1").arg(admin.describe()));
+    auditRead(options, QStringLiteral("read-chats"),
+        options.userId.isEmpty() ? QStringLiteral("every home ") + admin.describe()
+                                 : QStringLiteral("~/chat-*"));
     return options.userId.isEmpty()
         ? printAllUsers(client, options, admin, parser.isSet(jsonOption))
         : printUserChats(client, options, parser.isSet(jsonOption));

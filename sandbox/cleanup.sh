@@ -230,11 +230,32 @@ function u8len(s, i, n,    b, need, lo, hi, k, c) {
     return need + 1
 }
 
+# The code point of the m-byte UTF-8 character at i (u8len said it is valid).
+function u8cp(s, i, m,    cp, k) {
+    cp = ord[substr(s, i, 1)] % (m == 2 ? 32 : m == 3 ? 16 : 8)
+    for (k = 1; k < m; k++) cp = cp * 64 + ord[substr(s, i + k, 1)] % 64
+    return cp
+}
+
+# Whether a code point shows as nothing or reorders its neighbours: C1 controls and Unicode's
+# format characters (bidi marks, overrides and isolates, zero-width characters, the BOM, tags
+# that hide ASCII), and the line and paragraph separators.
+function invisible(cp) {
+    return (cp >= 128 && cp <= 159) || cp == 173 || (cp >= 1536 && cp <= 1541) || cp == 1564 ||
+        cp == 1757 || cp == 1807 || cp == 2192 || cp == 2193 || cp == 2274 || cp == 6158 ||
+        (cp >= 8203 && cp <= 8207) || (cp >= 8232 && cp <= 8238) || (cp >= 8288 && cp <= 8292) ||
+        (cp >= 8294 && cp <= 8303) || cp == 65279 || (cp >= 65529 && cp <= 65531) ||
+        cp == 69821 || cp == 69837 || (cp >= 78896 && cp <= 78911) ||
+        (cp >= 113824 && cp <= 113827) || (cp >= 119155 && cp <= 119162) || cp == 917505 ||
+        (cp >= 917536 && cp <= 917631)
+}
+
 # s as a quoted JSON string: valid UTF-8 passes, control characters, quotes and backslashes are
 # escaped, a byte that is not part of valid UTF-8 becomes \u00XX. For people (text != 0) such a
-# byte is shown as \xXX instead, and C1 controls, line separators and bidirectional overrides
-# are escaped too, so that no name can send escape sequences to a terminal.
-function jq(s, text,    out, i, n, c, b, m, b1, b2) {
+# byte is shown as \xXX instead, and the characters that show as nothing or reorder (invisible)
+# are escaped too (\uXXXX, \UXXXXXXXX beyond the BMP), so that no name can send escape sequences
+# to a terminal or pretend to be another.
+function jq(s, text,    out, i, n, c, b, m, cp) {
     if (s !~ /[^ -~]/ && s !~ /["\\]/) return "\"" s "\""
     out = ""; n = length(s); i = 1
     while (i <= n) {
@@ -246,11 +267,8 @@ function jq(s, text,    out, i, n, c, b, m, b1, b2) {
         else {
             m = u8len(s, i, n)
             if (m > 0) {
-                b1 = ord[substr(s, i + 1, 1)]
-                if (text && m == 2 && b == 194 && b1 < 160)
-                    out = out sprintf("\\u%04x", b1)
-                else if (text && m == 3 && b == 226 && ((b1 == 128 && (b2 = ord[substr(s, i + 2, 1)]) >= 168 && b2 <= 174) || (b1 == 129 && (b2 = ord[substr(s, i + 2, 1)]) >= 166 && b2 <= 169)))
-                    out = out sprintf("\\u%04x", 8192 + (b1 - 128) * 64 + (b2 - 128))
+                if (text && invisible(cp = u8cp(s, i, m)))
+                    out = out sprintf(cp > 65535 ? "\\U%08x" : "\\u%04x", cp)
                 else
                     out = out substr(s, i, m)
                 i += m

@@ -6,7 +6,8 @@
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, ui and the
 #         integration suites against the primary server version (without the protocol
 #         suite's version matrix and the probe, which the other flavours run)
-#   fuzz  clang + libFuzzer: the stream-json parser and the shell quoting, for a bounded time
+#   fuzz  clang + libFuzzer: the stream-json parser, the shell quoting, the redaction and the
+#         terminal sanitiser, each for a bounded time
 # The qt5 flavour also runs the benchmarks once and prints their figures (scripts/bench.sh),
 # then builds the .deb and checks it (scripts/package.sh: lintian clean, installs, runs, purges).
 # SANDSCOPE_FLAVOURS="qt6" limits the run; extra arguments go to ctest.
@@ -48,7 +49,7 @@ for flavour in $flavours; do
   if [ "$flavour" = fuzz ]; then
     # Only the fuzzers are run in this flavour: the app and the other tests are built by the
     # flavours above.
-    targets=(--target fuzz_runparser fuzz_shellquote fuzz_redaction)
+    targets=(--target fuzz_runparser fuzz_shellquote fuzz_redaction fuzz_terminalsafe)
   fi
   cmake --build --preset "$flavour" -j "$jobs" "${targets[@]}"
   phase "$flavour: test"

@@ -218,11 +218,14 @@ QString prepareScript(const QString &chatId, const QString &envFileName)
     const QString chat = QLatin1String("~/") + quote(QLatin1String("chat-") + chatId);
     const QString runs = QLatin1String("~/") + quote(QLatin1String(".sandscope/runs/") + chatId);
     const QString env = QLatin1String("~/") + quote(QLatin1String(".sandscope/") + envFileName);
-    // 007: the server account shares each user's group and reads the runs through it. The
-    // env file is created 0600 by its owner and then opened for the server's group to
-    // write only (0620): /files/write keeps the mode of an existing file (adding g+w), so
-    // the secret never sits in a file anyone but the owner can read.
+    // 007: the server account shares each user's group and reads the runs through it (a
+    // multi-user server that is not root has no other way in; its file API also sets 2770 on
+    // every folder it writes into). Folders an older version or the user left open to others
+    // are closed. The env file is created 0600 by its owner and then opened for the server's
+    // group to write only (0620): /files/write keeps the mode of an existing file (adding
+    // g+w), so the secret never sits in a file anyone but the owner can read.
     return QLatin1String("umask 007 && mkdir -p ") + chat + QLatin1Char(' ') + runs
+        + QLatin1String(" && chmod o-rwx ~/.sandscope ~/.sandscope/runs ") + runs
         + QLatin1String(" && rm -f ") + env + QLatin1String(" && (umask 077 && : > ") + env
         + QLatin1String(") && chmod 620 ") + env
         + QLatin1String(" && printf 'SANDSCOPE-HOME=%s\\n' \"$HOME\"");
@@ -230,9 +233,10 @@ QString prepareScript(const QString &chatId, const QString &envFileName)
 
 QString verifyScript(const RunPaths &paths)
 {
-    return QLatin1String("chmod 600 ") + quote(paths.envFile)
-        + QLatin1String(" && stat -c 'SANDSCOPE-STAT %a %s %n' ") + quote(paths.envFile)
-        + QLatin1Char(' ') + quote(paths.promptFile);
+    // The server never reads either again: both become the owner's alone (an upload is 0664).
+    return QLatin1String("chmod 600 ") + quote(paths.envFile) + QLatin1Char(' ')
+        + quote(paths.promptFile) + QLatin1String(" && stat -c 'SANDSCOPE-STAT %a %s %n' ")
+        + quote(paths.envFile) + QLatin1Char(' ') + quote(paths.promptFile);
 }
 
 QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const QString &runId)
@@ -244,7 +248,12 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
     // control sequences into the PTY stream.
     // The env file holds the agent's secrets: it is removed as soon as it is read, also when
     // the run cannot start, so none is left on the server after the run.
-    return QLatin1String("cd ") + quote(paths.workDirectory) + QLatin1String(" && set -a && . ")
+    // The run's own files are made first, closed to others (the server's group reads the tee,
+    // stderr and exit files back), without changing the umask claude and its tools run with.
+    return QLatin1String("cd ") + quote(paths.workDirectory)
+        + QLatin1String(" && (umask 027 && : > ") + quote(paths.pidFile) + QLatin1String(" && : > ")
+        + quote(paths.stderrFile) + QLatin1String(" && : > ") + quote(paths.teeFile)
+        + QLatin1String(" && : > ") + quote(exitPart) + QLatin1String(") && set -a && . ")
         + quote(paths.envFile) + QLatin1String(" && set +a && rm -f ") + quote(paths.envFile)
         + QLatin1String(" && echo $$ > ") + quote(paths.pidFile) + QLatin1String(" || { rm -f ")
         + quote(paths.envFile) + QLatin1String("; exit 125; }; printf '\\n%s\\n' ")

@@ -1,5 +1,7 @@
 #include "runcomparisonmodel.h"
 
+#include "util/terminalsafe.h"
+
 namespace sandscope {
 
 namespace {
@@ -93,10 +95,13 @@ QVariant RunComparisonModel::data(const QModelIndex &index, int role) const
     switch (index.column()) {
     case StateColumn:
         return tip ? RunComparison::stateName(row.state) : marker(row.state);
+    // A call's summary (a command, a path) cannot reorder or hide itself (issue 27).
     case LeftColumn:
-        return row.left < 0 ? QString() : m_comparison.left().calls.at(row.left).label();
+        return row.left < 0 ? QString()
+                            : TerminalSafe::name(m_comparison.left().calls.at(row.left).label());
     case RightColumn:
-        return row.right < 0 ? QString() : m_comparison.right().calls.at(row.right).label();
+        return row.right < 0 ? QString()
+                             : TerminalSafe::name(m_comparison.right().calls.at(row.right).label());
     case DiffersColumn:
         return RunComparison::fieldNames(row.fields).join(QStringLiteral(", "));
     }

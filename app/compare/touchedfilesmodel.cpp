@@ -1,5 +1,7 @@
 #include "touchedfilesmodel.h"
 
+#include "util/terminalsafe.h"
+
 namespace sandscope {
 
 TouchedFilesModel::TouchedFilesModel(QObject *parent)
@@ -35,7 +37,7 @@ QVariant TouchedFilesModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case PathColumn:
-        return file.path;
+        return TerminalSafe::name(file.path); // a path cannot reorder or hide itself (issue 27)
     case LeftColumn:
         return file.leftTools.isEmpty() ? QStringLiteral("—")
                                         : file.leftTools.join(QStringLiteral(", "));

@@ -91,6 +91,7 @@ FileOperations::FileOperations(OpenTerminalClient *client, QObject *parent)
 void FileOperations::setIdentity(const Identity &identity, Acting acting)
 {
     m_identity = identity;
+    m_acting = acting;
     setReadOnly(acting == Acting::AsOtherUser);
 }
 
@@ -118,10 +119,23 @@ void FileOperations::record(const FileOperationResult &result)
     Q_EMIT finished(result);
 }
 
+void FileOperations::recordRead(const QString &action, const QString &path, const QString &result)
+{
+    if (m_acting == Acting::AsOtherUser)
+        m_auditLog.append({m_profileName, m_serverText, m_identity.userId, action, path, result});
+}
+
 void FileOperations::deliver(const FileOperationResult &result, const Reply &reply, bool mutating)
 {
     if (mutating)
         record(result);
+    else
+        recordRead(result.action, result.path, auditResult(result));
+    post(result, reply);
+}
+
+void FileOperations::post(const FileOperationResult &result, const Reply &reply)
+{
     QTimer::singleShot(0, this, [result, reply] {
         if ((reply.hasContext && !reply.guard) || !reply.done)
             return;
@@ -188,7 +202,8 @@ void FileOperations::uploadNext(
     QStringList localPaths, const QString &remoteDirectory, const Reply &reply)
 {
     if (localPaths.isEmpty()) {
-        deliver(makeResult(QStringLiteral("upload"), QString(), remoteDirectory), reply, false);
+        // Each upload was recorded as it happened.
+        post(makeResult(QStringLiteral("upload"), QString(), remoteDirectory), reply);
         return;
     }
     const QString localPath = localPaths.takeFirst();

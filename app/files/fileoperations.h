@@ -5,6 +5,8 @@
 // every mutating action, refused or not, is written to the audit log with its result.
 // A move onto an existing path ends in a Conflict result; replacing it (delete, then move)
 // happens only when the caller asks for it, i.e. after the user confirmed.
+// Reads (downloads, archives, and previews through recordRead) are audited too while acting as
+// another user, so the log tells whose files were looked at, not only who was switched to.
 // Acting as a user (not the server account), every path is first resolved as that user and
 // refused when it leads out of the user's home, and files are read through the user's own
 // shell (pathguard.h): the server's file API runs as root and follows symlinks.
@@ -75,9 +77,12 @@ public:
     void remove(const QString &path, QObject *context, Done done);
     void writeText(const QString &path, const QString &text, QObject *context, Done done);
 
-    // Reading (allowed in read-only mode, not audited).
+    // Reading (allowed in read-only mode; audited when acting as another user).
     void downloadFile(const QString &path, QObject *context, Done done);
     void downloadFolderAsZip(const QString &path, QObject *context, Done done);
+    // A read done elsewhere (the browser's preview): audited like the reads above.
+    void recordRead(const QString &action, const QString &path, const QString &result);
+    bool actsAsOtherUser() const { return m_acting == Acting::AsOtherUser; }
 
 Q_SIGNALS:
     // After every mutating action (refused ones included), e.g. to refresh a folder.
@@ -100,7 +105,10 @@ private:
 
     // Delivers through the event loop so that callers never see their callback re-entered;
     // mutating results are audited and announced first.
+    // Reads are recorded while acting as another user (recordRead).
     void deliver(const FileOperationResult &result, const Reply &reply, bool mutating);
+    // Delivers without recording.
+    void post(const FileOperationResult &result, const Reply &reply);
     bool refuseIfReadOnly(
         const QString &action, const QString &path, const QString &destination, const Reply &reply);
     void record(const FileOperationResult &result);
@@ -117,6 +125,7 @@ private:
 
     OpenTerminalClient *m_client;
     Identity m_identity;
+    Acting m_acting = Acting::AsSelf;
     bool m_readOnly = false;
     QString m_profileName;
     QString m_serverText;

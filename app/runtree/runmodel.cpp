@@ -10,6 +10,7 @@
 #include "streamjson/runparser.h"
 #include "util/format.h"
 #include "util/jsonindent.h"
+#include "util/terminalsafe.h"
 
 #include <QLocale>
 #include <QScopeGuard>
@@ -275,7 +276,9 @@ QVariant RunModel::displayData(const Node *node, int column) const
 {
     switch (column) {
     case SummaryColumn:
-        return node->summaryText();
+        // A file name or command from the run cannot reorder or break the row (issue 27); the
+        // node keeps the exact text for exports, search and the details.
+        return TerminalSafe::name(node->summaryText());
     case StatusColumn:
         return runtext::statusText(node->status);
     case DurationColumn: {

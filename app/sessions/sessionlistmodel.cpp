@@ -211,7 +211,7 @@ QVariant SessionListModel::displayData(const DiscoveredSession &session, int col
     case SizeColumn:
         return format::byteSize(session.size);
     case ModelColumn:
-        return session.model;
+        return TerminalSafe::name(session.model); // the transcript's word, like the title
     case CostColumn:
         return costText(session);
     case StateColumn:

@@ -1,5 +1,7 @@
 #include "sessionsearchmodel.h"
 
+#include "util/terminalsafe.h"
+
 namespace sandscope {
 
 namespace {
@@ -63,7 +65,14 @@ QVariant SessionSearchModel::data(const QModelIndex &index, int role) const
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
-    switch (index.column()) {
+    // Titles, names and excerpts come from the transcripts: nothing in them may reorder, hide
+    // or break the row (issue 27).
+    return TerminalSafe::name(displayText(hit, index.column()));
+}
+
+QString SessionSearchModel::displayText(const SessionSearchHit &hit, int column) const
+{
+    switch (column) {
     case SessionColumn:
         return sessionText(hit);
     case TurnColumn:

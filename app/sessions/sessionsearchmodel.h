@@ -36,6 +36,7 @@ public:
 
 private:
     QString sessionText(const SessionSearchHit &hit) const;
+    QString displayText(const SessionSearchHit &hit, int column) const;
 
     QVector<SessionSearchHit> m_hits;
     bool m_truncated = false;

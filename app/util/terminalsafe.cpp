@@ -4,19 +4,18 @@ namespace sandscope {
 
 namespace {
 
-// Characters that show as nothing or reorder their neighbours.
-bool looksLikeNothing(char16_t unit)
+// Characters that show as nothing or reorder their neighbours: controls and every format
+// character of Unicode (bidi controls, zero-width joiners, tags that hide ASCII text outside the
+// BMP, ...), and the line and paragraph separators.
+bool looksLikeNothing(char32_t codePoint)
 {
-    return (unit >= 0x80 && unit <= 0x9f) // C1 controls (U+009B is CSI on some terminals)
-        || unit == 0xad // soft hyphen
-        || unit == 0x061c // Arabic letter mark
-        || (unit >= 0x200b && unit <= 0x200f) // zero-width space/joiners, LRM, RLM
-        || (unit >= 0x2028 && unit <= 0x202e) // line/paragraph separators, embeddings, overrides
-        || (unit >= 0x2060 && unit <= 0x2069) // word joiner, invisible operators, isolates
-        || unit == 0xfeff; // zero-width no-break space (BOM)
+    if ((codePoint >= 0x80 && codePoint <= 0x9f) // C1 controls (U+009B is CSI on some terminals)
+        || codePoint == 0x2028 || codePoint == 0x2029)
+        return true;
+    return QChar::category(uint(codePoint)) == QChar::Other_Format;
 }
 
-QString codePoint(char16_t unit)
+QString codePoint(char32_t unit)
 {
     return QStringLiteral("<U+") + QString::number(uint(unit), 16).toUpper().rightJustified(4, u'0')
         + QLatin1Char('>');
@@ -48,6 +47,12 @@ QString c0(char16_t unit)
 
 enum class Mode { Line, Text, UnicodeOnly, Name };
 
+// Whether the '<' at i begins the text "<U+", the form the invisible characters are shown in.
+bool spellsCodePoint(const QString &text, qsizetype i)
+{
+    return text.at(i) == QLatin1Char('<') && QStringView(text).mid(i + 1, 2) == QLatin1String("U+");
+}
+
 QString sanitised(const QString &text, Mode mode)
 {
     QString out;
@@ -55,12 +60,20 @@ QString sanitised(const QString &text, Mode mode)
     for (qsizetype i = 0; i < size; ++i) {
         const char16_t unit = text.at(i).unicode();
         if (QChar::isHighSurrogate(unit) && i + 1 < size && text.at(i + 1).isLowSurrogate()) {
-            out += text.at(i);
-            out += text.at(++i);
+            const char32_t pair = QChar::surrogateToUcs4(unit, text.at(i + 1).unicode());
+            if (looksLikeNothing(pair)) {
+                out += codePoint(pair);
+            } else {
+                out += text.at(i);
+                out += text.at(i + 1);
+            }
+            ++i;
             continue;
         }
         if (QChar::isSurrogate(unit) || looksLikeNothing(unit)) {
             out += codePoint(unit);
+        } else if (mode == Mode::Line && spellsCodePoint(text, i)) {
+            out += QStringLiteral("\\x3c"); // a name spelling "<U+202E>" is not one holding it
         } else if (mode == Mode::UnicodeOnly || (unit >= 0x20 && unit != 0x7f && unit != u'\\')) {
             out += QChar(unit);
         } else if (mode == Mode::Name) {
@@ -103,11 +116,19 @@ QString TerminalSafe::name(const QString &text)
 
 bool TerminalSafe::isPlain(const QString &text)
 {
-    for (const QChar c : text) {
-        const char16_t unit = c.unicode();
-        if (unit < 0x20 || unit == 0x7f || unit == u'\\' || QChar::isSurrogate(unit)
-            || looksLikeNothing(unit))
+    const qsizetype size = text.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const char16_t unit = text.at(i).unicode();
+        if (unit < 0x20 || unit == 0x7f || unit == u'\\' || looksLikeNothing(unit)
+            || spellsCodePoint(text, i))
             return false;
+        if (QChar::isSurrogate(unit)) {
+            // Only a whole pair of a visible character is plain.
+            if (!QChar::isHighSurrogate(unit) || i + 1 >= size || !text.at(i + 1).isLowSurrogate()
+                || looksLikeNothing(QChar::surrogateToUcs4(unit, text.at(i + 1).unicode())))
+                return false;
+            ++i;
+        }
     }
     return true;
 }

@@ -141,10 +141,7 @@ private Q_SLOTS:
     {
         qRegisterMetaType<ApiError>();
         qRegisterMetaType<FileOperationResult>();
-        QString why;
-        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
-        QString error;
-        QVERIFY2(startFilesServer(&error), qPrintable(error));
+        SANDSCOPE_START_FILES_SERVER();
         QVERIFY(m_aliceHome != m_bobHome);
     }
 

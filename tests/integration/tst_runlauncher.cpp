@@ -8,7 +8,9 @@
 //  * the tee file equals the streamed lines;
 //  * a run survives its launcher: re-attached by process id, and by following the tee file;
 //  * rundiscovery finds a running run of a user, following it works and Stop ends it;
-//  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file.
+//  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file;
+//  * what a run leaves in ~/.sandscope, stat'ed by the agent itself while it runs and after it
+//    ended, belongs to the account and is closed to others (issue 27).
 
 #include "realserver.h"
 #include "runs/rundiscovery.h"
@@ -22,10 +24,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace sandscope;
@@ -183,6 +187,7 @@ private Q_SLOTS:
     void reattachByFollowingTeeFile();
     void discoveredRunIsFollowedAndStopped();
     void splitMultibyteCharactersAreRepairedFromTee();
+    void filesLeftOnTheServerAreClosedToOthers();
 
 private:
     bool ready() const { return m_server && m_model; }
@@ -567,6 +572,114 @@ void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()
     for (qsizetype i = 0; i < tee.size(); ++i)
         QCOMPARE(lines.at(i), QString::fromUtf8(tee.at(i)));
     QCOMPARE(recorder.finalLines(), lines);
+}
+
+namespace {
+
+// "STAT <octal mode> <owner> <type> <path>" lines as printed by the stat commands below.
+struct StatLine {
+    int mode = -1;
+    QString owner;
+    QString path;
+};
+
+QVector<StatLine> statLines(const QString &text)
+{
+    static const QRegularExpression line(QStringLiteral("STAT ([0-7]+) (\\S+) (/\\S+)"));
+    QVector<StatLine> lines;
+    auto matches = line.globalMatch(text);
+    while (matches.hasNext()) {
+        const QRegularExpressionMatch match = matches.next();
+        lines.append({match.captured(1).toInt(nullptr, 8), match.captured(2), match.captured(3)});
+    }
+    return lines;
+}
+
+// Files the server never reads again once the run started (the agent's secrets, the prompt)
+// are the owner's alone; nothing a run leaves can be reached by another account.
+QString closedToOthersProblem(const QVector<StatLine> &lines, const QString &account)
+{
+    for (const StatLine &line : lines) {
+        const QString where = QStringLiteral("%1 (mode %2, owner %3)")
+                                  .arg(line.path, QString::number(line.mode, 8), line.owner);
+        if (line.owner != account)
+            return QStringLiteral("not the account's: ") + where;
+        if (line.mode & 0007)
+            return QStringLiteral("open to others: ") + where;
+        const bool secret = line.path.endsWith(QLatin1String(".prompt"))
+            || line.path.endsWith(QLatin1String("/agent.env"));
+        if (secret && (line.mode & 07777) != 0600)
+            return QStringLiteral("not 0600: ") + where;
+    }
+    return {};
+}
+
+// The text of every tool result in the lines.
+QString toolResults(const QStringList &lines)
+{
+    QString text;
+    for (const QString &line : lines) {
+        const QJsonArray content = parse(line)
+                                       .value(QLatin1String("message"))
+                                       .toObject()
+                                       .value(QLatin1String("content"))
+                                       .toArray();
+        for (const QJsonValue &block : content)
+            if (block.toObject().value(QLatin1String("type")).toString()
+                == QLatin1String("tool_result"))
+                text += contentText(block.toObject().value(QLatin1String("content")))
+                    + QLatin1Char('\n');
+    }
+    return text;
+}
+
+} // namespace
+
+void RunLauncherTest::filesLeftOnTheServerAreClosedToOthers()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlmode"));
+    const QString chatId = QStringLiteral("modes-1");
+    const QString runs = QLatin1String("~/.sandscope/runs/") + chatId;
+    const QString look = QLatin1String("id -un | sed 's/^/ACCOUNT /'; stat -c 'STAT %a %U %n' "
+                                       "~/.sandscope ~/.sandscope/* ")
+        + runs + QLatin1Char(' ') + runs + QLatin1String("/*");
+    // An older Sandscope (or the user) may have left the folders open: a run closes them.
+    const QString opened = execute(identity,
+        QLatin1String("mkdir -p ") + runs + QLatin1String(" && chmod 777 ~/.sandscope ")
+            + QLatin1String("~/.sandscope/runs ") + runs + QLatin1String(" && echo OPENED"));
+    QVERIFY2(opened.contains(QLatin1String("OPENED")), qPrintable(opened));
+
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    launcher->launch(chatId, QLatin1String("CMD: ") + look, options, environment());
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    QVERIFY2(recorder.failure.isEmpty(), qPrintable(recorder.failure));
+
+    // While it ran, as the agent saw it: the env file already gone, the prompt private.
+    const QString during = toolResults(recorder.finalLines());
+    static const QRegularExpression accountLine(QStringLiteral("ACCOUNT (\\S+)"));
+    const QString account = accountLine.match(during).captured(1);
+    QVERIFY2(!account.isEmpty(), qPrintable(recorder.finalLines().join(QLatin1Char('\n'))));
+    const QVector<StatLine> whileRunning = statLines(during);
+    QVERIFY2(whileRunning.size() >= 6, qPrintable(during)); // 3 folders, prompt, tee, stderr
+    QVERIFY2(std::none_of(whileRunning.cbegin(), whileRunning.cend(),
+                 [](const StatLine &l) { return l.path.endsWith(QLatin1String("agent.env")); }),
+        qPrintable(during));
+    const QString problem = closedToOthersProblem(whileRunning, account);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem + QLatin1Char('\n') + during));
+
+    // After the end: the exit file too, and still nothing open.
+    const QString after = execute(identity, look);
+    const QVector<StatLine> leftBehind = statLines(after);
+    QVERIFY2(std::any_of(leftBehind.cbegin(), leftBehind.cend(),
+                 [](const StatLine &l) { return l.path.endsWith(QLatin1String(".exit")); }),
+        qPrintable(after));
+    const QString problemAfter = closedToOthersProblem(leftBehind, account);
+    QVERIFY2(problemAfter.isEmpty(), qPrintable(problemAfter + QLatin1Char('\n') + after));
 }
 
 QTEST_GUILESS_MAIN(RunLauncherTest)

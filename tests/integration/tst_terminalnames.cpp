@@ -57,13 +57,7 @@ class TerminalNames : public QObject, protected FilesFixture {
     }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QString why;
-        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
-        QString error;
-        QVERIFY2(startFilesServer(&error), qPrintable(error));
-    }
+    void initTestCase() { SANDSCOPE_START_FILES_SERVER(); }
 
     void cleanupTestCase() { stopFilesServer(); }
 

@@ -6,6 +6,7 @@
 #include "realserver.h"
 #include "server/connection.h"
 #include "server/openterminalclient.h"
+#include "testing.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -15,6 +16,16 @@
 #include <QTemporaryDir>
 
 #include <memory>
+
+// For initTestCase: requires what a multi-user server needs (failing in CI, skipping
+// elsewhere), then starts it with startFilesServer.
+#define SANDSCOPE_START_FILES_SERVER()                                                             \
+    do {                                                                                           \
+        QString filesServerWhy;                                                                    \
+        SANDSCOPE_REQUIRE(                                                                         \
+            sandscope::test::RealServer::canRunMultiUser(&filesServerWhy), filesServerWhy);        \
+        QVERIFY2(startFilesServer(&filesServerWhy), qPrintable(filesServerWhy));                   \
+    } while (false)
 
 namespace sandscope::test {
 

@@ -625,6 +625,29 @@ private slots:
         flipper->wait();
         QVERIFY2(listedAsChats.isEmpty(), qPrintable(listedAsChats.join(QLatin1Char(' '))));
     }
+
+    // Text output shows every character that displays as nothing or reorders its neighbours,
+    // not only the bidi overrides: marks, joiners, the BOM, tags that hide ASCII (issue 27).
+    void invisibleCharactersInNamesAreEscapedInText()
+    {
+        // U+200F, U+2060, U+FEFF, U+E0041, U+061C, U+00AD, U+180E, U+FFF9 in UTF-8.
+        const QList<QByteArray> invisible {"\xe2\x80\x8f", "\xe2\x81\xa0", "\xef\xbb\xbf",
+            "\xf3\xa0\x81\x81", "\xd8\x9c", "\xc2\xad", "\xe1\xa0\x8e", "\xef\xbf\xb9"};
+        QByteArray name = "chat-";
+        for (const QByteArray &character : invisible)
+            name += character + "x";
+        QVERIFY(writeFile(m_root + "/alice/" + name + "/f", "x\n"));
+        const Run text = run({{QStringLiteral("CLEANUP_FORMAT"), QStringLiteral("text")}});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        for (const QByteArray &character : invisible)
+            QVERIFY2(!text.out.contains(character), text.out.toHex().constData());
+        QVERIFY2(text.out.contains("chat-\\u200fx\\u2060x\\ufeffx\\U000e0041x\\u061cx\\u00adx"
+                                   "\\u180ex\\ufff9x"),
+            text.out.constData());
+        // Machine output keeps the name: JSON needs no escape for them.
+        const Run json = run();
+        QVERIFY2(json.out.contains(name), json.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(CleanupHardeningTest)

@@ -9,6 +9,7 @@
 #include "util/shellquote.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -272,8 +273,15 @@ void ClaudeCommandTest::scriptsWorkInRealShells()
     const RunPaths paths = RunPaths::make(sandbox.home(), chat, runId);
 
     QByteArray output;
-    QCOMPARE(sandbox.run(
-                 shell, claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output),
+    // A user whose umask opens everything, with folders an older version left open.
+    const QString openUmask = QStringLiteral("umask 0; ");
+    QVERIFY(QDir().mkpath(paths.runDirectory));
+    for (const QString &folder :
+        {QFileInfo(paths.envFile).path(), QFileInfo(paths.runDirectory).path(), paths.runDirectory})
+        QVERIFY(QFile::setPermissions(folder, QFileDevice::Permissions(0x7777)));
+    QCOMPARE(
+        sandbox.run(shell,
+            openUmask + claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output),
         0);
     QVERIFY2(output.contains(QByteArray("SANDSCOPE-HOME=" + sandbox.home().toUtf8() + '\n')),
         output.constData());
@@ -304,19 +312,31 @@ void ClaudeCommandTest::scriptsWorkInRealShells()
                                  .arg(paths.envFile)
                                  .toUtf8()),
         output.constData());
-    QVERIFY(output.contains(QStringLiteral("SANDSCOPE-STAT 664 %1 %2")
-                                .arg(prompt.size())
-                                .arg(paths.promptFile)
-                                .toUtf8())
-        || output.contains(QStringLiteral("SANDSCOPE-STAT 644 %1 %2")
-                               .arg(prompt.size())
-                               .arg(paths.promptFile)
-                               .toUtf8()));
+    // The prompt is the owner's alone once verified, whatever mode the upload gave it.
+    QVERIFY2(output.contains(QStringLiteral("SANDSCOPE-STAT 600 %1 %2")
+                                 .arg(prompt.size())
+                                 .arg(paths.promptFile)
+                                 .toUtf8()),
+        output.constData());
 
     const ClaudeRunOptions options = everyOption();
     const QString script = claudecommand::runScript(options, paths, runId);
     QVERIFY(!script.contains(secret));
-    QCOMPARE(sandbox.run(shell, script, &output), claudeExit);
+    QCOMPARE(sandbox.run(shell, openUmask + script, &output), claudeExit);
+    // Nothing the run leaves in ~/.sandscope is open to others (issue 27).
+    QDirIterator left(QFileInfo(paths.envFile).path(),
+        QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+        QDirIterator::Subdirectories);
+    QVERIFY(!(QFileInfo(QFileInfo(paths.envFile).path()).permissions()
+        & (QFile::ReadOther | QFile::WriteOther | QFile::ExeOther)));
+    int entries = 0;
+    while (left.hasNext()) {
+        const QFileInfo entry(left.next());
+        ++entries;
+        QVERIFY2(!(entry.permissions() & (QFile::ReadOther | QFile::WriteOther | QFile::ExeOther)),
+            qPrintable(entry.filePath()));
+    }
+    QCOMPARE(entries, 7); // runs, its chat folder, prompt, tee, stderr, exit, pid
     // The secrets' file is gone once the agent has read it (issue 27).
     QVERIFY(!QFileInfo::exists(paths.envFile));
 

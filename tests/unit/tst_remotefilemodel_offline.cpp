@@ -94,6 +94,32 @@ private Q_SLOTS:
         QVERIFY(!model.indexForPath(QStringLiteral("/home/alice/missing")).isValid());
     }
 
+    // A name shows every control and invisible character as <U+XXXX>, so a file cannot pretend
+    // to be another; its path stays exact for every action (issue 27).
+    void hostileNamesAreShownVisiblyAndKeptExact()
+    {
+        RemoteFileModel model(nullptr);
+        const QModelIndex home = model.addLocation(QStringLiteral("/h"));
+        QString reordered = QStringLiteral("invoice");
+        reordered.append(QChar(0x202e)).append(QStringLiteral("fdp.exe"));
+        QString hidden = QStringLiteral("ok");
+        hidden.append(QString::fromUcs4(U"\U000E0041"));
+        model.applyListing(home,
+            {file(reordered), file(QStringLiteral("a\nb")), file(hidden),
+                file(QStringLiteral("\x1b]0;t\x07"))});
+        QStringList shown;
+        for (int row = 0; row < model.rowCount(home); ++row)
+            shown << model.index(row, 0, home).data(Qt::DisplayRole).toString();
+        shown.sort();
+        QCOMPARE(shown,
+            (QStringList {QStringLiteral("<U+001B>]0;t<U+0007>"), QStringLiteral("a<U+000A>b"),
+                QStringLiteral("invoice<U+202E>fdp.exe"), QStringLiteral("ok<U+E0041>")}));
+        QCOMPARE(model.indexForPath(QStringLiteral("/h/") + reordered)
+                     .data(RemoteFileModel::PathRole)
+                     .toString(),
+            QStringLiteral("/h/") + reordered);
+    }
+
     void emptyFolderHasNoChildrenOnceListed()
     {
         RemoteFileModel model(nullptr);

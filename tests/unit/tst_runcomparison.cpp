@@ -222,6 +222,7 @@ private slots:
     void subAgentCallsAlignOnlyAtTheirDepth();
     void comparisonModel();
     void touchedFilesModel();
+    void hostileNamesAreShownVisibly();
     void verbExitCodes();
     void verbRefusesWhatIsNotARun_data();
     void verbRefusesWhatIsNotARun();
@@ -625,6 +626,31 @@ void TestRunComparison::touchedFilesModel()
     QCOMPARE(model.index(1, 0).data(TouchedFilesModel::SidesRole).toInt(), 2);
     model.setFiles({});
     QCOMPARE(model.rowCount(), 0);
+}
+
+// The Compare tab shows a path or command that would reorder (U+202E), hide (a tag character) or
+// break its row visibly; the comparison itself keeps the exact text (issue 27).
+void TestRunComparison::hostileNamesAreShownVisibly()
+{
+    ComparedCall read;
+    read.toolName = QStringLiteral("Read");
+    read.filePath = QStringLiteral("<cwd>/invoice");
+    read.filePath.append(QChar(0x202e)).append(QStringLiteral("fdp.exe\nx"));
+    read.filePath.append(QString::fromUcs4(U"\U000E0041"));
+    read.summary = read.filePath;
+    ComparedRun a;
+    a.calls = {read};
+    const RunComparison comparison = RunComparison::compare(a, a);
+    const QString shown = QStringLiteral("<cwd>/invoice<U+202E>fdp.exe<U+000A>x<U+E0041>");
+
+    TouchedFilesModel files;
+    files.setFiles(comparison.files());
+    QCOMPARE(files.index(0, TouchedFilesModel::PathColumn).data().toString(), shown);
+    RunComparisonModel calls;
+    calls.setComparison(comparison);
+    QCOMPARE(calls.index(0, RunComparisonModel::LeftColumn).data().toString(),
+        QStringLiteral("Read: ") + shown);
+    QCOMPARE(comparison.files().at(0).path, read.filePath);
 }
 
 void TestRunComparison::verbExitCodes()

@@ -4,6 +4,7 @@
 // any order, counts usage once per message.id, and shows retries, API errors, denials,
 // interrupted calls and several results as such. Expectations come from the capture JSON.
 
+#include "capturelines.h"
 #include "runtree/runmodel.h"
 #include "runtree/runnodedetails.h"
 #include "streamjson/runparser.h"
@@ -30,6 +31,7 @@ using sandscope::RunNodeDetails;
 using sandscope::RunParser;
 using Kind = RunModel::NodeKind;
 using Status = RunModel::Status;
+namespace capture = sandscope::test::capture;
 
 namespace {
 
@@ -1002,6 +1004,39 @@ private slots:
         QCOMPARE(model.rowCount(agent), 9);
         QCOMPARE(model.indexForToolUseId(QStringLiteral("toolu_19")).parent(), agent);
         QCOMPARE(resets.count(), 0);
+    }
+
+    // The tree shows a file name that reorders itself (U+202E), hides text (a tag character) or
+    // breaks its row visibly, as the file browser does (issue 27).
+    void hostileNamesInTheTreeAreShownVisibly()
+    {
+        const QString session = QStringLiteral("s-names");
+        const QString path = QStringLiteral("/w/invoice") + QChar(0x202e)
+            + QStringLiteral("fdp.exe\nsecond") + QString::fromUcs4(U"\U000E0041");
+        const QString command = QStringLiteral("echo \x1b]0;title\x07") + QChar(0x9b);
+        Harness harness;
+        harness.feedLines({capture::systemInit(session),
+            capture::assistant(session,
+                {capture::toolUseBlock(QStringLiteral("t-read"), QStringLiteral("Read"),
+                     {{QStringLiteral("file_path"), path}}),
+                    capture::toolUseBlock(QStringLiteral("t-bash"), QStringLiteral("Bash"),
+                        {{QStringLiteral("command"), command}})})});
+        const QString read = harness.model.indexForToolUseId(QStringLiteral("t-read"))
+                                 .data(Qt::DisplayRole)
+                                 .toString();
+        QVERIFY2(read.contains(QLatin1String("invoice<U+202E>fdp.exe<U+000A>second<U+E0041>")),
+            qPrintable(read));
+        const QString bash = harness.model.indexForToolUseId(QStringLiteral("t-bash"))
+                                 .data(Qt::DisplayRole)
+                                 .toString();
+        QVERIFY2(
+            bash.contains(QLatin1String("<U+001B>]0;title<U+0007><U+009B>")), qPrintable(bash));
+        // What the model keeps (for exports, search and the detail pane) is the exact text.
+        QCOMPARE(harness.model.indexForToolUseId(QStringLiteral("t-read"))
+                     .data(RunModel::DetailRole)
+                     .value<RunNodeDetails>()
+                     .input.filePath,
+            path);
     }
 };
 

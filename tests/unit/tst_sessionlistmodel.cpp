@@ -256,6 +256,29 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(priced.title) && tip.contains(priced.path), qPrintable(tip));
     }
 
+    // What a transcript says of itself (its prompt, working directory, model) cannot reorder,
+    // hide or break the row (issue 27).
+    void hostileTitleFolderAndModelAreShownVisibly()
+    {
+        DiscoveredSession hostile = session(QStringLiteral("h"));
+        hostile.chatId.clear();
+        hostile.title = QStringLiteral("Run \x1b[31mRED\nFAKE ROW");
+        hostile.title.append(QChar(0x202e));
+        hostile.cwd = home + QStringLiteral("/work/a");
+        hostile.cwd.append(QChar(0x2067)).append(QStringLiteral("b"));
+        hostile.model = QStringLiteral("claude");
+        hostile.model.append(QString::fromUcs4(U"\U000E0041")).append(QChar(0x9b));
+        SessionListModel model;
+        model.setSessions({hostile}, home);
+        const auto text = [&](int column) {
+            return model.index(0, column).data().toString();
+        };
+        QCOMPARE(text(SessionListModel::TitleColumn),
+            QStringLiteral("Run <U+001B>[31mRED<U+000A>FAKE ROW<U+202E>"));
+        QCOMPARE(text(SessionListModel::ChatColumn), QStringLiteral("~/work/a<U+2067>b"));
+        QCOMPARE(text(SessionListModel::ModelColumn), QStringLiteral("claude<U+E0041><U+009B>"));
+    }
+
     void runningSessionIsFlagged()
     {
         DiscoveredSession running = session(QStringLiteral("r"));

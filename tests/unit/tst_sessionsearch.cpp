@@ -5,6 +5,7 @@
 // hostile output.
 
 #include "sessions/sessionsearch.h"
+#include "sessions/sessionsearchmodel.h"
 #include "transcripthome.h"
 
 #include <QDir>
@@ -102,6 +103,7 @@ private Q_SLOTS:
     void hitsStopAtTheLimit();
     void noTranscriptsNoHits();
     void parserSurvivesHostileOutput();
+    void hitsShowHostileTextVisibly();
 };
 
 void SessionSearchTest::hitsNameTheirSessionTurnAndToolCall()
@@ -350,6 +352,32 @@ void SessionSearchTest::parserSurvivesHostileOutput()
 
     QVERIFY(!sessionsearch::parse(QStringLiteral("SANDSCOPE-HIT\t1\n"), &result));
     QVERIFY(result.hits.isEmpty());
+}
+
+// The Sessions tab's table shows a title, a tool name and an excerpt that would reorder or
+// hide text (U+202E, a tag character) or break the row visibly (issue 27).
+void SessionSearchTest::hitsShowHostileTextVisibly()
+{
+    SessionSearchHit hit;
+    hit.sessionId = QStringLiteral("5e55e55e-0000-4000-8000-000000000002");
+    hit.toolName = QStringLiteral("mcp__x\x1b[2J");
+    hit.recordType = QStringLiteral("assistant");
+    hit.excerpt = QStringLiteral("\"file_path\":\"invoice");
+    hit.excerpt.append(QChar(0x202e)).append(QStringLiteral("fdp.exe\""));
+    hit.excerpt.append(QString::fromUcs4(U"\U000E0041"));
+    SessionSearchModel model;
+    model.setResult({hit}, false);
+    QString title = QStringLiteral("line one\nFAKE ROW");
+    title.append(QChar(0x2067));
+    model.setTitles({{hit.sessionId, title}});
+    const auto shown = [&](int column) {
+        return model.index(0, column).data(Qt::DisplayRole).toString();
+    };
+    QCOMPARE(shown(SessionSearchModel::SessionColumn),
+        QStringLiteral("line one<U+000A>FAKE ROW<U+2067>"));
+    QCOMPARE(shown(SessionSearchModel::ToolColumn), QStringLiteral("mcp__x<U+001B>[2J"));
+    QCOMPARE(shown(SessionSearchModel::MatchColumn),
+        QStringLiteral("\"file_path\":\"invoice<U+202E>fdp.exe\"<U+E0041>"));
 }
 
 QTEST_GUILESS_MAIN(SessionSearchTest)

@@ -27,7 +27,7 @@ QString randomText(QRandomGenerator &random)
 {
     static const QList<char16_t> interesting {0x00, 0x07, 0x08, 0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x85,
         0x9b, 0x9d, 0xad, 0x200e, 0x202a, 0x202e, 0x2066, 0x2069, 0x2028, 0xfeff, u'\\', u'[', u']',
-        u';', u'<', u'U', u'+', u'e', u'n', u'x', 0xd83d, 0xde00, 0xe9};
+        u';', u'<', u'U', u'+', u'<', u'U', u'+', u'e', u'n', u'x', 0xd83d, 0xde00, 0xe9};
     QString text;
     for (int count = random.bounded(16); count > 0; --count) {
         const int pick = random.bounded(3);
@@ -81,6 +81,19 @@ void TestTerminalSafe::line_data()
     QTest::newRow("line separator")
         << QStringLiteral("a") + QChar(0x2028) + QStringLiteral("b") << "a<U+2028>b";
     QTest::newRow("lone surrogate") << QStringLiteral("a") + QChar(0xd800) << "a<U+D800>";
+    QTest::newRow("spelt code point") << "a<U+202E>b <U x"
+                                      << "a\\x3cU+202E>b <U x";
+    // Other format characters that show as nothing (found by fuzz_terminalsafe, whose oracle is
+    // the Unicode category): tags outside the BMP hide ASCII text, the rest hide or join.
+    QTest::newRow("tag characters")
+        << QStringLiteral("ok") + QString::fromUcs4(U"\U000E0041\U000E007F")
+        << "ok<U+E0041><U+E007F>";
+    QTest::newRow("mongolian vowel separator")
+        << QStringLiteral("a") + QChar(0x180e) << "a<U+180E>";
+    QTest::newRow("interlinear annotation")
+        << QString(QChar(0xfff9)) + QStringLiteral("x") << "<U+FFF9>x";
+    QTest::newRow("arabic number sign") << QString(QChar(0x0600)) << "<U+0600>";
+    QTest::newRow("musical format") << QString::fromUcs4(U"\U0001D173") << "<U+1D173>";
 }
 
 void TestTerminalSafe::line()
@@ -152,7 +165,7 @@ void TestTerminalSafe::randomInputsNeverReachTheTerminal()
         if (TerminalSafe::isPlain(input))
             QCOMPARE(line, input);
         const auto seen = printedAs.constFind(line);
-        if (seen != printedAs.constEnd() && !line.contains(QLatin1String("<U+")))
+        if (seen != printedAs.constEnd())
             QVERIFY2(*seen == input,
                 qPrintable(QStringLiteral("seed %1: two names print as %2").arg(seed).arg(line)));
         printedAs.insert(line, input);

@@ -305,6 +305,9 @@ void FileActions::editSelected()
     m_client->readFile(m_operations->identity(), path, 0, 0, this,
         [this, path](const Result<FileContent> &content) {
             operationEnded();
+            if (m_operations)
+                m_operations->recordRead(QStringLiteral("read-to-edit"), path,
+                    content.ok() ? QStringLiteral("ok") : content.error.toString());
             if (!content.ok() || !content.value.isText) {
                 m_host.messageBar->showMessage(content.ok()
                         ? tr("%1 is not a text file; it cannot be edited here.").arg(path)

@@ -144,6 +144,7 @@ void FilePreviewLoader::fetchText(
             if (ticket != m_ticket)
                 return; // another file was selected meanwhile
             m_call = CallHandle();
+            readDone(path, result.error);
             if (!result.ok()) {
                 if (result.error.kind == ApiError::Kind::Cancelled)
                     return;
@@ -182,6 +183,7 @@ void FilePreviewLoader::fetchRaw(const QString &path, const QString &name, qint6
             if (ticket != m_ticket)
                 return;
             m_call = CallHandle();
+            readDone(path, result.error);
             if (!result.ok()) {
                 if (result.error.kind != ApiError::Kind::Cancelled)
                     m_pane->showError(describePreviewFailure(path, result.error, m_home));
@@ -190,6 +192,12 @@ void FilePreviewLoader::fetchRaw(const QString &path, const QString &name, qint6
             m_pane->showContent(
                 name, result.value.bytes, std::max<qint64>(size, result.value.bytes.size()), false);
         });
+}
+
+void FilePreviewLoader::readDone(const QString &path, const ApiError &error)
+{
+    if (m_readHook && error.kind != ApiError::Kind::Cancelled)
+        m_readHook(path, error.isError() ? error.toString() : QStringLiteral("ok"));
 }
 
 } // namespace sandscope

@@ -45,6 +45,12 @@ public:
     // True while a request is in flight.
     bool isLoading() const { return m_resolving || m_call.isRunning(); }
 
+    // Called with the path and "ok" or the error after each file read (the audit of reads).
+    void setReadHook(std::function<void(const QString &path, const QString &result)> hook)
+    {
+        m_readHook = std::move(hook);
+    }
+
     // Whether a file of this type is fetched as bytes rather than as text.
     static bool prefersRawBytes(const QString &mimeType);
     // Whether a file of this type can be opened in the text editor.
@@ -57,6 +63,7 @@ private:
     void whenInsideHome(const QString &path, std::function<void()> fetch);
     void fetchText(const QString &path, const QString &name, qint64 size, int lastLine);
     void fetchRaw(const QString &path, const QString &name, qint64 size);
+    void readDone(const QString &path, const ApiError &error);
 
     PreviewPane *m_pane = nullptr;
     QPointer<OpenTerminalClient> m_client;
@@ -65,6 +72,7 @@ private:
     CallHandle m_call;
     quint64 m_ticket = 0;
     bool m_resolving = false; // the path is being resolved as the user (whenInsideHome)
+    std::function<void(const QString &, const QString &)> m_readHook;
 };
 
 } // namespace sandscope

@@ -89,6 +89,10 @@ FilesPage::FilesPage(QWidget *parent)
     m_ui->readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
 
     m_previewLoader = new FilePreviewLoader(m_ui->preview, this);
+    m_previewLoader->setReadHook([this](const QString &path, const QString &result) {
+        if (m_operations)
+            m_operations->recordRead(QStringLiteral("preview"), path, result);
+    });
     FileActionsHost host;
     host.page = this;
     host.messageBar = m_ui->messageBar;

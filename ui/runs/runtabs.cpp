@@ -189,13 +189,24 @@ void RunTabs::startExport(
 {
     std::shared_ptr<ExportJob> job = exportJob(page, redact);
     auto written = std::make_shared<bool>(false);
+    // A copy of another user's session leaves the server: recorded as the command line does.
+    QString exported;
+    if (const SessionSource *session = page->sessionSource();
+        session && session->identity.userId != m_session->ownUserId())
+        exported = QStringLiteral("%1 -> %2 (%3, %4)")
+                       .arg(session->sessionId, QFileInfo(path).absoluteFilePath(),
+                           RunExporter::suffix(format),
+                           redact ? QStringLiteral("redacted") : QStringLiteral("not redacted"));
     BackgroundTask::start(
         window(), tr("Exporting the run to %1…").arg(QFileInfo(path).fileName()),
         QStringLiteral("exportProgress"),
         [job, written, path, format](
             const std::atomic_bool &cancelled) { *written = job->write(path, format, &cancelled); },
-        [this, job, written, path, redact](bool cancelled) {
+        [this, job, written, path, redact, exported](bool cancelled) {
             if (*written) {
+                if (!exported.isEmpty())
+                    m_session->audit(
+                        QStringLiteral("export-session"), exported, QStringLiteral("ok"));
                 m_windowState->setExportDirectory(QFileInfo(path).absolutePath());
                 m_messages->showMessage(tr("Exported the run to %1%2.")
                                             .arg(QDir::toNativeSeparators(path),
@@ -473,7 +484,8 @@ RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUs
     addRunTab(page, QStringLiteral("%1 · %2").arg(who, place),
         tr("Session %1 of %2, read from %3 as %2")
             .arg(source.sessionId, who, source.transcriptPath));
-    if (source.identity.userId != m_session->identity().userId)
+    // Another user's session, also while acting as that user (issue 27).
+    if (source.identity.userId != m_session->ownUserId())
         m_session->audit(QStringLiteral("read-session"), source.transcriptPath,
             tr("as %1 (acting as %2)").arg(who, m_session->identity().userId));
     page->revealToolCall(toolUseId);

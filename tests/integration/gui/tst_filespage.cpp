@@ -1,7 +1,8 @@
 // The Files and Users pages against a REAL multi-user open-terminal (the pinned
 // OPEN_TERMINAL_VERSION; the admin overview against OPEN_TERMINAL_LEGACY_VERSION, which allows
 // requests without X-User-Id). Dialogs are answered by a scripted prompter; what the page did
-// is checked on the server itself (sha256sum, cat, ls), not through the page.
+// is checked on the server itself (sha256sum, cat, ls), not through the page. Previews of
+// another user's files are audited.
 
 #include "adminoverviewpage.h"
 #include "files/adminoverviewmodel.h"
@@ -360,6 +361,29 @@ private Q_SLOTS:
                 page->fileModel()->indexForPath(m_aliceHome + QStringLiteral("/ui-browse"))));
             QTest::qWait(1500);
             page->grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+        }
+    }
+
+    void previewsOfAnotherUsersFilesAreAuditedAndOnesOwnNot()
+    {
+        const QString folder = freshFolder(
+            QStringLiteral("ui-audit"), QStringLiteral("printf 'mine\\n' > note.txt"));
+        const QString file = folder + QStringLiteral("/note.txt");
+        const auto previewCount = [&] {
+            qsizetype count = 0;
+            for (const QJsonObject &entry : auditLines())
+                count
+                    += entry.value(QStringLiteral("action")).toString() == QLatin1String("preview")
+                    && entry.value(QStringLiteral("target")).toString() == file
+                    && entry.value(QStringLiteral("user")).toString() == m_alice.userId;
+            return count;
+        };
+        for (const auto acting :
+            {FileOperations::Acting::AsSelf, FileOperations::Acting::AsOtherUser}) {
+            auto page = makePage(acting);
+            QVERIFY(reveal(page.get(), file).isValid());
+            QTRY_COMPARE_WITH_TIMEOUT(page->preview()->kind(), PreviewKind::Text, 30000);
+            QCOMPARE(previewCount(), acting == FileOperations::Acting::AsSelf ? 0 : 1);
         }
     }
 

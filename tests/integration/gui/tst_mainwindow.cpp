@@ -1,12 +1,16 @@
 // The main window against a REAL single-user open-terminal server: connecting probes in the
 // background and fills the identity bar and status bar; switching users is shown and
-// audited; a failed connection is reported in the non-modal message bar.
+// audited, and so are opening and exporting another user's session, also while acting as that
+// user; a failed connection is reported in the non-modal message bar.
 
 #include "consolepage.h"
 #include "identitybar.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "realserver.h"
+#include "runs/runpage.h"
+#include "runs/runtabs.h"
+#include "sessions/sessionsource.h"
 #include "testing.h"
 
 #include <QFile>
@@ -31,6 +35,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void connectShowsServerAndIdentity();
     void switchingUserIsShownAndAudited();
+    void anotherUsersSessionAndItsExportAreAuditedAlsoWhileActingAsThem();
     void invalidUserIdIsRefused();
     void unreachableServerIsReportedWithoutBlocking();
     void silentServerLeavesTheWindowResponsiveWhileConnecting();
@@ -132,6 +137,42 @@ void TestMainWindow::switchingUserIsShownAndAudited()
     QVERIFY2(audit.count("\"switch-user\"") >= 3, audit.constData()); // alice, bob, server
     QVERIFY(audit.contains("\"bob\""));
     QVERIFY(!audit.contains(m_server->apiKey().toUtf8()));
+}
+
+void TestMainWindow::anotherUsersSessionAndItsExportAreAuditedAlsoWhileActingAsThem()
+{
+    QVERIFY(m_window->isConnected());
+    // Opens a session tab (the audit is written as it opens), exports it and closes it.
+    const auto openAndExport = [this](const QString &path, const QString &exportName) {
+        SessionSource source;
+        source.identity = m_window->identity();
+        source.transcriptPath = path;
+        source.sessionId = QStringLiteral("5e55e55e-0000-4000-8000-000000000001");
+        RunPage *page = m_window->runTabs()->openSession(source);
+        QVERIFY(page);
+        QSignalSpy finished(m_window->runTabs(), &RunTabs::exportFinished);
+        m_window->runTabs()->startExport(
+            page, m_dir.filePath(exportName), RunExporter::Format::Markdown, false);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QVERIFY(finished.at(0).at(0).toBool());
+        delete page;
+    };
+    // The profile's own user (alice, from connectShowsServerAndIdentity) acting as bob.
+    m_window->switchUser(QStringLiteral("bob"));
+    openAndExport(QStringLiteral("/home/bob/.claude/projects/-x/bobs.jsonl"),
+        QStringLiteral("bobs-export.md"));
+    QByteArray audit = auditLogContents();
+    QVERIFY2(audit.contains("\"read-session\"") && audit.contains("bobs.jsonl"), audit.constData());
+    QVERIFY2(
+        audit.contains("\"export-session\"") && audit.contains("bobs-export.md (md, not redacted)"),
+        audit.constData());
+
+    // One's own session is not another user's.
+    m_window->switchUser(QStringLiteral("alice"));
+    openAndExport(QStringLiteral("/home/alice/.claude/projects/-x/alices.jsonl"),
+        QStringLiteral("alices-export.md"));
+    audit = auditLogContents();
+    QVERIFY2(!audit.contains("alices"), audit.constData());
 }
 
 void TestMainWindow::invalidUserIdIsRefused()
