@@ -8,6 +8,7 @@
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probeshellchecks.h"
 #include "isolation/probesymlinkchecks.h"
+#include "isolation/probeterminalchecks.h"
 #include "server/openterminalclient.h"
 
 #include <QTimer>
@@ -29,6 +30,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
     , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
+    , m_terminals(std::make_unique<ProbeTerminalChecks>(*m_probe))
 {
     m_probe->resultReady = [this](const CheckResult &result) {
         Q_EMIT resultReady(result);
@@ -197,7 +199,7 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_processes->checkEnvironment(pair);
     };
     steps << [this, pair] {
-        m_processes->checkTerminal(pair);
+        m_terminals->checkPair(pair);
     };
     // Before B's kill: after DELETE /execute/{id}, 0.11.34 closes a stale descriptor that may
     // by then be the terminal of the next process (it exits 120 without output).

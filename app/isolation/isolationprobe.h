@@ -33,6 +33,7 @@ struct ProbePair;
 class ProbeProcessChecks;
 class ProbeShellChecks;
 class ProbeSymlinkChecks;
+class ProbeTerminalChecks;
 
 class IsolationProbe : public QObject {
     Q_OBJECT
@@ -71,6 +72,7 @@ private:
     std::unique_ptr<ProbeProcessChecks> m_processes;
     std::unique_ptr<ProbeNetworkCheck> m_network;
     std::unique_ptr<ProbeSymlinkChecks> m_symlinks;
+    std::unique_ptr<ProbeTerminalChecks> m_terminals;
 };
 
 } // namespace sandscope

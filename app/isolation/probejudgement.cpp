@@ -222,6 +222,83 @@ Judgement judgeMutation(
     }
 }
 
+namespace {
+
+QString socketOutcome(const TerminalAttempt &attempt)
+{
+    if (!attempt.connected)
+        return QStringLiteral("the handshake failed (%1)")
+            .arg(attempt.error.isEmpty() ? QStringLiteral("no answer") : attempt.error);
+    if (attempt.closedByServer)
+        return QStringLiteral("the server closed the socket with code %1%2")
+            .arg(attempt.closeCode)
+            .arg(attempt.closeReason.isEmpty()
+                    ? QString()
+                    : QStringLiteral(" (\"%1\")").arg(attempt.closeReason));
+    return QStringLiteral("the socket stayed open for %1 ms").arg(attempt.waitedMs);
+}
+
+} // namespace
+
+bool terminalRefused(const TerminalAttempt &attempt)
+{
+    if (!attempt.connected)
+        return !attempt.error.isEmpty();
+    return attempt.closedByServer
+        && (attempt.closeCode == 1008 || (attempt.closeCode >= 4000 && attempt.closeCode <= 4999));
+}
+
+Judgement judgeTerminalRead(const TerminalAttempt &attempt, const QString &tokenLine,
+    const QString &account, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    const QRegularExpression ran(QRegularExpression::escape(tokenLine) + QStringLiteral("-(\\S+)"));
+    QString ranAs;
+    for (auto it = ran.globalMatch(attempt.output); it.hasNext();) {
+        const QString seen = it.next().captured(1);
+        if (seen == account)
+            return verdict(Verdict::Fail,
+                QStringLiteral("Reachable: B's socket reached A's shell, which ran B's line as "
+                               "\"%1\" and sent its output to B (%2).")
+                    .arg(account, socketOutcome(attempt)));
+        ranAs = seen;
+    }
+    if (!ranAs.isEmpty())
+        return verdict(Verdict::Pass,
+            QStringLiteral("Separate: B's line ran as \"%1\", not as A's account \"%2\".")
+                .arg(ranAs, account));
+    if (terminalRefused(attempt))
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied: %1, and B saw nothing of A's shell.")
+                .arg(socketOutcome(attempt)));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1 without a refusal and without B's line running.")
+            .arg(socketOutcome(attempt)));
+}
+
+Judgement judgeTerminalWrite(
+    const TerminalAttempt &attempt, Effect effect, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (effect == Effect::Observed)
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: B's keystrokes ran in A's shell and created a file in A's "
+                           "home (%1).")
+                .arg(socketOutcome(attempt)));
+    if (effect == Effect::Unknown)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: %1, but A could not verify that nothing changed.")
+                .arg(socketOutcome(attempt)));
+    if (terminalRefused(attempt))
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied: %1, and nothing changed for A.").arg(socketOutcome(attempt)));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1 without a refusal; A's home did not change.")
+            .arg(socketOutcome(attempt)));
+}
+
 ProcessListJudgement judgeProcessList(const protocol::HttpResponse &response,
     const QString &processId, const QString &commandMarker, const Precondition &precondition)
 {

@@ -110,6 +110,30 @@ Judgement judgeShell(const ShellOutcome &outcome, ShellAccess access, const QStr
 Judgement judgeProcessTable(
     const ShellOutcome &outcome, const QString &commandMarker, const Precondition &precondition);
 
+// B's WebSocket to a terminal by its id: what happened to it.
+struct TerminalAttempt {
+    bool connected = false; // the handshake succeeded
+    bool closedByServer = false; // the server closed it (not our timeout)
+    int closeCode = 0;
+    QString closeReason;
+    QString error; // why the handshake or the connection failed, if it did
+    QString output; // the PTY bytes B received, as text
+    int waitedMs = 0;
+};
+
+// Whether the server refused the socket: the handshake failed, or it closed the socket with a
+// policy code (1008) or one of its own (4000-4999).
+bool terminalRefused(const TerminalAttempt &attempt);
+// B typed into A's terminal a line that prints `tokenLine` followed by the account it runs
+// as: FAIL when the output shows `tokenLine` + A's `account` (B read A's shell), PASS when the
+// server refused the socket or B's line ran as another account, ERROR otherwise.
+Judgement judgeTerminalRead(const TerminalAttempt &attempt, const QString &tokenLine,
+    const QString &account, const Precondition &precondition);
+// The same line also created a file in the home of whoever ran it: FAIL when it appeared in
+// A's home (`effect`), PASS when the server refused the socket and A's home is unchanged.
+Judgement judgeTerminalWrite(
+    const TerminalAttempt &attempt, Effect effect, const Precondition &precondition);
+
 // Several judgements of one check (e.g. home and chat folder): FAIL if any FAILs, else ERROR
 // if any is ERROR, else INFO if any is INFO, else PASS. Explanations are joined.
 Judgement combine(const QVector<Judgement> &judgements);

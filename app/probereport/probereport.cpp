@@ -129,6 +129,14 @@ QVector<CheckInfo> buildChecks()
             "B looks up A's terminal by its id (GET /api/terminals/{id})", S::High,
             "Knowing a terminal id is enough to see another user's interactive shell, and to "
             "attach to or end it."),
+        pairCheck(CheckId::TerminalRead, "terminal.read",
+            "B attaches to A's terminal by its id and reads it (WebSocket)", S::Critical,
+            "Knowing a terminal id is enough to watch another user's interactive shell: what "
+            "they type and what their programs print."),
+        pairCheck(CheckId::TerminalWrite, "terminal.write",
+            "B types into A's terminal by its id (WebSocket)", S::Critical,
+            "Knowing a terminal id is enough to type commands into another user's shell, i.e. "
+            "to run code as that user."),
         serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",
             S::Critical,
             "Different people who share the start of their id share one Linux account and "

@@ -53,6 +53,8 @@ enum class CheckId {
     // Sessions and terminals
     SessionReuse,
     TerminalLookup, // B asks for A's terminal by its id
+    TerminalRead, // B attaches to A's terminal over the WebSocket and reads its output
+    TerminalWrite, // B's keystrokes on that socket run in A's shell
     // Account mapping (server-wide)
     AccountTwin,
     AccountCase, // the first id in upper case

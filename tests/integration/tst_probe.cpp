@@ -11,6 +11,8 @@
 #include "isolation/probecalls.h"
 #include "isolation/probejudgement.h"
 #include "isolation/probesymlinkchecks.h"
+#include "isolation/probeterminalchecks.h"
+#include "isolation/probeterminalsocket.h"
 #include "probereport/probereport.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
@@ -189,6 +191,13 @@ private:
     {
         return which == QLatin1String("legacy") ? *m_legacy : *m_current;
     }
+    // One row per pinned server, for the tests that run on both.
+    static void bothServers()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::newRow("0.11.34") << QStringLiteral("legacy");
+        QTest::newRow("0.14.5") << QStringLiteral("current");
+    }
     QString aliceToBob() const { return pairSubject(m_alice, m_bob); }
     QString bobToAlice() const { return pairSubject(m_bob, m_alice); }
 
@@ -232,6 +241,9 @@ private Q_SLOTS:
             QCOMPARE(verdictOf(report, CheckId::SessionReuse, subject), QStringLiteral("FAIL"));
             // A terminal's id is the creating request's X-Session-Id, with no owner check.
             QCOMPARE(verdictOf(report, CheckId::TerminalLookup, subject), QStringLiteral("FAIL"));
+            // ...and B's socket to that id attaches to A's shell: B reads it and types into it.
+            QCOMPARE(verdictOf(report, CheckId::TerminalRead, subject), QStringLiteral("FAIL"));
+            QCOMPARE(verdictOf(report, CheckId::TerminalWrite, subject), QStringLiteral("FAIL"));
             // The API's and the kernel's file isolation hold.
             for (const CheckId check : {CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite,
                      CheckId::FilesMove, CheckId::FilesDelete, CheckId::FilesGrep,
@@ -306,13 +318,14 @@ private Q_SLOTS:
 
         for (const QString &subject : {aliceToBob(), bobToAlice()}) {
             // Processes and session cwds are scoped by (X-User-Id, X-Session-Id).
-            for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
-                     CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
-                     CheckId::SessionReuse, CheckId::TerminalLookup, CheckId::FilesList,
-                     CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
-                     CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
-                     CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
-                     CheckId::ShellDelete, CheckId::ProcessLog})
+            for (const CheckId check :
+                {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
+                    CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
+                    CheckId::TerminalLookup, CheckId::TerminalRead, CheckId::TerminalWrite,
+                    CheckId::FilesList, CheckId::FilesRead, CheckId::FilesWrite, CheckId::FilesMove,
+                    CheckId::FilesDelete, CheckId::FilesGrep, CheckId::FilesArchive,
+                    CheckId::ShellRead, CheckId::ShellList, CheckId::ShellWrite,
+                    CheckId::ShellDelete, CheckId::ProcessLog})
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("PASS"));
             // Still open (measured): glob names files in another user's home, and the
             // shared process table shows command lines through ps.
@@ -341,6 +354,15 @@ private Q_SLOTS:
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("PASS"));
         QCOMPARE(verdictOf(report, CheckId::ReservedIds, serverSubject()), QStringLiteral("PASS"));
+        // The terminal checks pass on a refusal the server really gave B's socket.
+        for (const QString &subject : {aliceToBob(), bobToAlice()})
+            for (const CheckId check : {CheckId::TerminalRead, CheckId::TerminalWrite}) {
+                const QString why = report.find(check, subject)->explanation;
+                qInfo("%s %s: %s", qPrintable(checkInfo(check).key), qPrintable(subject),
+                    qPrintable(why));
+                QVERIFY2(why.startsWith(QLatin1String("Denied: the server closed the socket")),
+                    qPrintable(why));
+            }
         QVERIFY(!QJsonDocument(report.toJson()).toJson().contains(m_current->apiKey().toUtf8()));
         QVERIFY2(nothingLeft(*m_current), qPrintable(leftovers(*m_current).join(u',')));
     }
@@ -357,9 +379,10 @@ private Q_SLOTS:
         qInfo("0.11.34 -> 0.14.5:\n%s", qPrintable(described.join(u'\n')));
 
         QStringList expected;
-        for (const CheckId check : {CheckId::ProcessList, CheckId::ProcessCommandLine,
-                 CheckId::ProcessOutput, CheckId::ProcessInput, CheckId::ProcessKill,
-                 CheckId::SessionReuse, CheckId::TerminalLookup}) {
+        for (const CheckId check :
+            {CheckId::ProcessList, CheckId::ProcessCommandLine, CheckId::ProcessOutput,
+                CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
+                CheckId::TerminalLookup, CheckId::TerminalRead, CheckId::TerminalWrite}) {
             for (const QString &subject : {aliceToBob(), bobToAlice()})
                 expected << checkInfo(check).key + QLatin1Char(' ') + subject
                         + QStringLiteral(": FAIL → PASS");
@@ -407,12 +430,7 @@ private Q_SLOTS:
         QVERIFY(process.readAllStandardOutput().contains("no cell changed"));
     }
 
-    void symlinkChecksPassOnRealDenials_data()
-    {
-        QTest::addColumn<QString>("which");
-        QTest::newRow("0.11.34") << QStringLiteral("legacy");
-        QTest::newRow("0.14.5") << QStringLiteral("current");
-    }
+    void symlinkChecksPassOnRealDenials_data() { bothServers(); }
 
     // The judgements of the symlink checks, driven with what the servers really answer when
     // they refuse: links to what does not exist (404) and a write the server's own step as B
@@ -511,6 +529,59 @@ private Q_SLOTS:
             probe::sendSpec(
                 "DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), folder}}));
         QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
+    }
+
+    void terminalChecksPassOnRealDenials_data() { bothServers(); }
+
+    // The terminal judgements driven with the refusal each server really gives: B's socket to
+    // a terminal id that does not exist. 0.14.5 gives the same refusal for A's terminal in the
+    // probe run (currentServerAsMeasured), 0.11.34 attaches B to it
+    // (legacyServerShowsItsKnownGaps).
+    void terminalChecksPassOnRealDenials()
+    {
+        QFETCH(QString, which);
+        const RealServer &real = server(which);
+        const QString token = sandscope::test::randomToken(8);
+        const QString fileName = QStringLiteral("sandscope-probe-") + token;
+        const QString tokenLine = QStringLiteral("sandscope-tty-") + token;
+        QEventLoop loop;
+        probe::TerminalAttempt attempt;
+        ProbeTerminalSocket::attempt(real.connection(), Identity {m_bob, QString()},
+            QStringLiteral("sandscope") + token,
+            ProbeTerminalChecks::typedLine(
+                QStringLiteral("printf 'sandscope-tty-%s-%s\\n' %1 x").arg(token), fileName)
+                .toUtf8(),
+            tokenLine, 8000, &loop, [&](const probe::TerminalAttempt &result) {
+                attempt = result;
+                loop.quit();
+            });
+        loop.exec();
+        qInfo("%s: connected %d, closed by the server %d, code %d (%s), error \"%s\", %d ms",
+            qPrintable(which), attempt.connected, attempt.closedByServer, attempt.closeCode,
+            qPrintable(attempt.closeReason), qPrintable(attempt.error), attempt.waitedMs);
+        QVERIFY(probe::terminalRefused(attempt));
+        QVERIFY(!attempt.output.contains(tokenLine));
+        const probe::Precondition met = probe::Precondition::ok();
+        const probe::Judgement read = probe::judgeTerminalRead(attempt, tokenLine, m_alice, met);
+        QCOMPARE(verdictName(read.verdict), QStringLiteral("PASS"));
+        // Nobody's home got the file: A's listing really is unchanged.
+        const QString aliceHome
+            = shellAs(real, m_alice, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+        const protocol::HttpResponse after = sendAs(real, m_alice,
+            probe::getSpec(
+                QStringLiteral("/files/list"), {{QStringLiteral("directory"), aliceHome}}));
+        const probe::Effect effect = probe::listingEffect(after, fileName, true);
+        QCOMPARE(effect, probe::Effect::NotObserved);
+        QCOMPARE(verdictName(probe::judgeTerminalWrite(attempt, effect, met).verdict),
+            QStringLiteral("PASS"));
+        // An attempt that is neither refused nor answered is never a PASS.
+        probe::TerminalAttempt silent;
+        silent.connected = true;
+        silent.waitedMs = 8000;
+        QCOMPARE(verdictName(probe::judgeTerminalRead(silent, tokenLine, m_alice, met).verdict),
+            QStringLiteral("ERROR"));
+        QCOMPARE(verdictName(probe::judgeTerminalWrite(silent, effect, met).verdict),
+            QStringLiteral("ERROR"));
     }
 
     void cancelRemovesWhatWasCreated()

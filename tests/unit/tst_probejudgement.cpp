@@ -78,6 +78,8 @@ private Q_SLOTS:
     void reservedIdVerdicts_data();
     void reservedIdVerdicts();
     void networkIsInformational();
+    void terminalVerdicts_data();
+    void terminalVerdicts();
     void whoAmIParsesAccountUidAndHome();
 };
 
@@ -512,6 +514,72 @@ void TestProbeJudgement::networkIsInformational()
                  Precondition::missing(QStringLiteral("no listener")))
                  .verdict,
         Verdict::Error);
+}
+
+void TestProbeJudgement::terminalVerdicts_data()
+{
+    QTest::addColumn<bool>("connected");
+    QTest::addColumn<bool>("closedByServer");
+    QTest::addColumn<int>("closeCode");
+    QTest::addColumn<QString>("output");
+    QTest::addColumn<int>("effect");
+    QTest::addColumn<QString>("read");
+    QTest::addColumn<QString>("write");
+    const QString echo = QStringLiteral("$ printf 'sandscope-tty-%s-%s\\n' t1 \"$(id -un)\"\r\n");
+    const int unchanged = int(probe::Effect::NotObserved);
+    QTest::newRow("A's shell answers B")
+        << true << false << 0 << echo + QStringLiteral("sandscope-tty-t1-sstalice\r\n")
+        << int(probe::Effect::Observed) << "FAIL"
+        << "FAIL";
+    QTest::newRow("closed with 4004") << true << true << 4004 << QString() << unchanged << "PASS"
+                                      << "PASS";
+    QTest::newRow("handshake refused") << false << false << 0 << QString() << unchanged << "PASS"
+                                       << "PASS";
+    // Only the echo of B's own keystrokes: the shell never answered.
+    QTest::newRow("open but silent") << true << false << 0 << echo << unchanged << "ERROR"
+                                     << "ERROR";
+    QTest::newRow("normal close") << true << true << 1000 << QString() << unchanged << "ERROR"
+                                  << "ERROR";
+    QTest::newRow("B's own shell")
+        << true << false << 0 << QStringLiteral("sandscope-tty-t1-sstbob\r\n") << unchanged
+        << "PASS"
+        << "ERROR";
+    QTest::newRow("refused but A cannot check")
+        << true << true << 4004 << QString() << int(probe::Effect::Unknown) << "PASS"
+        << "ERROR";
+}
+
+void TestProbeJudgement::terminalVerdicts()
+{
+    QFETCH(bool, connected);
+    QFETCH(bool, closedByServer);
+    QFETCH(int, closeCode);
+    QFETCH(QString, output);
+    QFETCH(int, effect);
+    QFETCH(QString, read);
+    QFETCH(QString, write);
+    probe::TerminalAttempt attempt;
+    attempt.connected = connected;
+    attempt.closedByServer = closedByServer;
+    attempt.closeCode = closeCode;
+    attempt.error = connected ? QString() : QStringLiteral("Unhandled http status code: 403");
+    attempt.output = output;
+    const auto met = probe::Precondition::ok();
+    QCOMPARE(verdictName(probe::judgeTerminalRead(
+                 attempt, QStringLiteral("sandscope-tty-t1"), QStringLiteral("sstalice"), met)
+                             .verdict),
+        read);
+    QCOMPARE(
+        verdictName(probe::judgeTerminalWrite(attempt, probe::Effect(effect), met).verdict), write);
+    // Without A's own terminal working, nothing is judged.
+    const auto missing
+        = probe::Precondition::missing(QStringLiteral("A's terminal did not answer"));
+    QCOMPARE(probe::judgeTerminalRead(
+                 attempt, QStringLiteral("sandscope-tty-t1"), QStringLiteral("sstalice"), missing)
+                 .verdict,
+        Verdict::Error);
+    QCOMPARE(
+        probe::judgeTerminalWrite(attempt, probe::Effect(effect), missing).verdict, Verdict::Error);
 }
 
 void TestProbeJudgement::whoAmIParsesAccountUidAndHome()
