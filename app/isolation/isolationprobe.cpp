@@ -1,6 +1,7 @@
 #include "isolationprobe.h"
 
 #include "isolation/probeaccountchecks.h"
+#include "isolation/probecollisionchecks.h"
 #include "isolation/probecontext.h"
 #include "isolation/probefilechecks.h"
 #include "isolation/probenetworkcheck.h"
@@ -25,6 +26,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_client(client)
     , m_probe(std::make_unique<ProbeContext>(client, this))
     , m_accounts(std::make_unique<ProbeAccountChecks>(*m_probe))
+    , m_collisions(std::make_unique<ProbeCollisionChecks>(*m_probe))
     , m_files(std::make_unique<ProbeFileChecks>(*m_probe))
     , m_shell(std::make_unique<ProbeShellChecks>(*m_probe))
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
@@ -112,12 +114,22 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
             Q_EMIT progress(tr("Reading the server's environment as a user"));
             m_processes->checkServerEnvironment();
         });
+    const bool collisions = needsUsers
+        && m_probe->wantsAny(
+            {CheckId::AccountLookalike, CheckId::AccountPath, CheckId::AccountName});
+    if (collisions)
+        steps.add([this] { m_collisions->snapshot(); });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
     if (needsUsers && m_probe->wants(CheckId::AccountCase))
         steps.add([this] { m_accounts->checkAccountCase(); });
     if (m_probe->wants(CheckId::ReservedIds))
         steps.add([this] { m_accounts->checkReservedIds(); });
+    if (collisions)
+        steps.add([this] {
+            Q_EMIT progress(tr("Trying ids that collide with the users' accounts"));
+            m_collisions->check();
+        });
     steps.add([this] { finish(); });
     steps.next();
     return true;

@@ -510,6 +510,19 @@ Judgement judgeAccountTwin(const AccountObservation &first, const AccountObserva
             .arg(first.userId, first.account, twin.userId, twin.account));
 }
 
+Judgement judgeAccountVariant(const AccountObservation &owner, const AccountObservation &variant,
+    const QString &serverAccount, bool ordinaryIdsWork)
+{
+    const Judgement reserved = judgeReservedId(variant, serverAccount, ordinaryIdsWork);
+    if (reserved.verdict != Verdict::Pass)
+        return reserved;
+    if (!variant.account.isEmpty() && variant.account == owner.account)
+        return verdict(Verdict::Fail,
+            QStringLiteral("\"%1\" runs as the account of \"%2\", \"%3\".")
+                .arg(variant.userId, owner.userId, owner.account));
+    return reserved;
+}
+
 Judgement judgeReservedId(
     const AccountObservation &observation, const QString &serverAccount, bool ordinaryIdsWork)
 {
@@ -532,6 +545,13 @@ Judgement judgeReservedId(
     }
     if (observation.uid == 0)
         return verdict(Verdict::Fail, QStringLiteral("\"%1\" runs as root (uid 0).").arg(id));
+    // An account that does not exist is none of root's, the system's or the server's.
+    if (observation.accountGone && observation.account != QLatin1String("root")
+        && observation.account != serverAccount)
+        return verdict(Verdict::Pass,
+            QStringLiteral("\"%1\" maps to \"%2\", an account that no longer exists (a probe "
+                           "removed it; the server keeps the mapping until it restarts).")
+                .arg(id, observation.account));
     if (!serverAccount.isEmpty() && observation.account == serverAccount)
         return verdict(Verdict::Fail,
             QStringLiteral("\"%1\" runs as the server's own account \"%2\".")
@@ -599,6 +619,14 @@ AccountObservation parseWhoAmI(const QString &userId, const QStringList &lines)
     bool ok = false;
     const int uid = valueAfter(lines, uidKey).toInt(&ok);
     observation.uid = ok ? uid : -1;
+    static const QRegularExpression gone(QStringLiteral("unknown user:? ([A-Za-z0-9_.-]+)"));
+    for (const QString &line : lines) {
+        const QRegularExpressionMatch match = gone.match(line);
+        if (observation.account.isEmpty() && match.hasMatch()) {
+            observation.account = match.captured(1);
+            observation.accountGone = true;
+        }
+    }
     if (observation.account.isEmpty())
         observation.error = QStringLiteral("the command did not report an account");
     return observation;

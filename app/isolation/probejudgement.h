@@ -145,6 +145,10 @@ struct AccountObservation {
     QString error; // refusal or failure text; empty when the command ran
     QString account; // id -un
     int uid = -1; // id -u
+    // The server still maps the id to `account`, which no longer exists ("sudo: unknown
+    // user"): a probe removed it, and the server keeps its id-to-account cache until it
+    // restarts (docs/server-behaviour.md).
+    bool accountGone = false;
 };
 
 // Two distinct ids: FAIL when both ran as the same account, PASS when the accounts differ.
@@ -156,6 +160,13 @@ Judgement judgeAccountTwin(const AccountObservation &first, const AccountObserva
 // ordinary ids are served (newer servers raise on reserved accounts).
 Judgement judgeReservedId(
     const AccountObservation &observation, const QString &serverAccount, bool ordinaryIdsWork);
+
+// An id chosen to collide with `owner`'s (a look-alike, one with path characters, another
+// user's account name): FAIL when it runs as root, a system account, the server's account
+// (judgeReservedId) or `owner`'s account; PASS when it was refused or got an ordinary account
+// of its own.
+Judgement judgeAccountVariant(const AccountObservation &owner, const AccountObservation &variant,
+    const QString &serverAccount, bool ordinaryIdsWork);
 
 // B tried to connect to a port A listens on: always INFO (users share the network
 // namespace by design), ERROR when the listener or B's attempt did not run.

@@ -149,6 +149,19 @@ QVector<CheckInfo> buildChecks()
             "Reserved ids (root, the server's account, user)", S::Critical,
             "Whoever holds the key becomes root or the server's own account by choosing "
             "the user id."),
+        serverCheck(CheckId::AccountLookalike, "account.lookalike",
+            "Ids that look like the first id (Cyrillic or fullwidth letters) map to its account",
+            S::Critical,
+            "Whoever registers an id that looks like another user's on a screen gets that "
+            "user's account and all its files."),
+        serverCheck(CheckId::AccountPath, "account.path",
+            "Ids with path characters (../, /home/) map to an existing account", S::Critical,
+            "Whoever puts path characters in their id gets another user's account, or root's, "
+            "and all its files."),
+        serverCheck(CheckId::AccountName, "account.name",
+            "Another user's Linux account name used as an id maps to that account", S::Critical,
+            "Whoever uses another user's account name as their id gets that account and all its "
+            "files."),
         serverCheck(CheckId::MissingUserId, "account.missing-id",
             "Request without X-User-Id reaches A's files", S::High,
             "Whoever holds the key can omit the user id and act as the server account, "

@@ -59,6 +59,9 @@ enum class CheckId {
     AccountTwin,
     AccountCase, // the first id in upper case
     ReservedIds,
+    AccountLookalike, // the first id with look-alike letters (Cyrillic, fullwidth)
+    AccountPath, // ids with path characters
+    AccountName, // the second user's Linux account name as an id
     MissingUserId,
     // Network (informational)
     NetworkPort,

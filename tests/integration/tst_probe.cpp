@@ -9,6 +9,7 @@
 
 #include "isolation/isolationprobe.h"
 #include "isolation/probecalls.h"
+#include "isolation/probecollisionchecks.h"
 #include "isolation/probejudgement.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
@@ -120,6 +121,22 @@ QStringList leftovers(const RealServer &server)
     return found;
 }
 
+// The accounts of this server (its prefix) in /etc/passwd.
+QStringList accountsOf(const RealServer &server)
+{
+    QFile passwd(QStringLiteral("/etc/passwd"));
+    QStringList names;
+    if (!passwd.open(QIODevice::ReadOnly))
+        return names;
+    for (const QByteArray &line : passwd.readAll().split('\n')) {
+        const QString name = QString::fromUtf8(line.left(line.indexOf(':')));
+        if (!server.prefix().isEmpty() && name.startsWith(server.prefix()))
+            names << name;
+    }
+    names.sort();
+    return names;
+}
+
 // One request as `user`, answered synchronously.
 protocol::HttpResponse sendAs(
     const RealServer &server, const QString &user, const protocol::RequestSpec &spec)
@@ -170,6 +187,7 @@ private:
     QString m_bob;
     ProbeReport m_legacyReport;
     ProbeReport m_currentReport;
+    QStringList m_accountsBefore; // of the server probed next
     QTemporaryDir m_local;
 
     ProbeOptions options() const
@@ -191,6 +209,51 @@ private:
     {
         return which == QLatin1String("legacy") ? *m_legacy : *m_current;
     }
+    // The collision checks, as measured on both versions (the naming rule keeps the first eight
+    // lower-case letters and digits of the id, see docs/server-behaviour.md): a look-alike whose
+    // Cyrillic letter comes after those eight and an id with "../" in front land in the first
+    // user's account (FAIL), while the look-alike with a Cyrillic first letter, the fullwidth
+    // id, "../../root" and the second user's account name get accounts of their own (each one
+    // a PASS in the same judgement). The accounts these ids created are removed again.
+    void expectCollisions(const ProbeReport &report, const RealServer &real) const
+    {
+        QCOMPARE(
+            verdictOf(report, CheckId::AccountLookalike, serverSubject()), QStringLiteral("FAIL"));
+        QCOMPARE(verdictOf(report, CheckId::AccountPath, serverSubject()), QStringLiteral("FAIL"));
+        QCOMPARE(verdictOf(report, CheckId::AccountName, serverSubject()), QStringLiteral("PASS"));
+        const QString lookalike
+            = report.find(CheckId::AccountLookalike, serverSubject())->explanation;
+        qInfo("account.lookalike: %s", qPrintable(lookalike));
+        qInfo("account.path: %s",
+            qPrintable(report.find(CheckId::AccountPath, serverSubject())->explanation));
+        qInfo("account.name: %s",
+            qPrintable(report.find(CheckId::AccountName, serverSubject())->explanation));
+        const QStringList ids = ProbeCollisionChecks::lookalikeIds(m_alice);
+        QCOMPARE(ids.size(), 3);
+        // The first look-alike and the fullwidth id got ordinary accounts of their own.
+        QVERIFY2(lookalike.contains(QStringLiteral("\"%1\" got an ordinary account").arg(ids.at(0)))
+                && lookalike.contains(
+                    QStringLiteral("\"%1\" got an ordinary account").arg(ids.at(2))),
+            qPrintable(lookalike));
+        QVERIFY2(lookalike.contains(QStringLiteral("\"%1\" runs as the account of").arg(ids.at(1))),
+            qPrintable(lookalike));
+        for (const CheckId check :
+            {CheckId::AccountLookalike, CheckId::AccountPath, CheckId::AccountName})
+            QVERIFY2(
+                report.find(check, serverSubject())->explanation.contains(QLatin1String("removed")),
+                qPrintable(report.find(check, serverSubject())->explanation));
+        // Only the chosen users' accounts are new: those of the twin, case, reserved and
+        // collision ids are gone again.
+        QStringList expected = m_accountsBefore;
+        for (const QString &user : {m_alice, m_bob}) {
+            const QString account = shellAs(real, user, QStringLiteral("id -un")).trimmed();
+            if (!expected.contains(account))
+                expected << account;
+        }
+        expected.sort();
+        QCOMPARE(accountsOf(real), expected);
+    }
+
     // One row per pinned server, for the tests that run on both.
     static void bothServers()
     {
@@ -221,6 +284,7 @@ private Q_SLOTS:
 
     void legacyServerShowsItsKnownGaps()
     {
+        m_accountsBefore = accountsOf(*m_legacy);
         const ProbeRun run = runProbe(*m_legacy, options());
         QVERIFY(run.finished);
         const ProbeReport &report = run.report;
@@ -275,6 +339,7 @@ private Q_SLOTS:
         // With the tests' account prefix "root" becomes an ordinary account; see
         // legacyServerRunsRootAsRoot for the default (no prefix).
         QCOMPARE(verdictOf(report, CheckId::ReservedIds, serverSubject()), QStringLiteral("PASS"));
+        expectCollisions(report, *m_legacy);
         QCOMPARE(report.exitCode(), 1);
 
         const QByteArray json = QJsonDocument(report.toJson()).toJson();
@@ -308,6 +373,7 @@ private Q_SLOTS:
 
     void currentServerAsMeasured()
     {
+        m_accountsBefore = accountsOf(*m_current);
         const ProbeRun run = runProbe(*m_current, options());
         QVERIFY(run.finished);
         const ProbeReport &report = run.report;
@@ -354,6 +420,7 @@ private Q_SLOTS:
         QCOMPARE(
             verdictOf(report, CheckId::MissingUserId, serverSubject()), QStringLiteral("PASS"));
         QCOMPARE(verdictOf(report, CheckId::ReservedIds, serverSubject()), QStringLiteral("PASS"));
+        expectCollisions(report, *m_current);
         // The terminal checks pass on a refusal the server really gave B's socket.
         for (const QString &subject : {aliceToBob(), bobToAlice()})
             for (const CheckId check : {CheckId::TerminalRead, CheckId::TerminalWrite}) {
@@ -639,7 +706,7 @@ private Q_SLOTS:
         QCOMPARE(report.serverVersion, m_current->version());
         QCOMPARE(report.users, (QStringList {m_alice, m_bob}));
         QVERIFY(report.count(Verdict::Fail) > 0);
-        QCOMPARE(report.count(Verdict::Error), 0);
+        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
         QCOMPARE(report.exitCode(), process.exitCode());
         QVERIFY(!out.contains(m_current->apiKey().toUtf8()));
         QVERIFY(!err.contains(m_current->apiKey().toUtf8()));

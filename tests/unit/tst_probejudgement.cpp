@@ -1,6 +1,7 @@
 // The isolation probe's verdicts from recorded server answers (bodies as 0.11.34 and 0.14.5
 // sent them), including every way a check must end in ERROR rather than PASS.
 
+#include "isolation/probecollisionchecks.h"
 #include "isolation/probejudgement.h"
 #include "server/accountnames.h"
 
@@ -79,6 +80,8 @@ private Q_SLOTS:
     void reservedIdVerdicts();
     void networkIsInformational();
     void terminalVerdicts_data();
+    void accountVariantVerdicts();
+    void collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo();
     void terminalVerdicts();
     void whoAmIParsesAccountUidAndHome();
 };
@@ -514,6 +517,61 @@ void TestProbeJudgement::networkIsInformational()
                  Precondition::missing(QStringLiteral("no listener")))
                  .verdict,
         Verdict::Error);
+}
+
+void TestProbeJudgement::accountVariantVerdicts()
+{
+    probe::AccountObservation owner;
+    owner.userId = QStringLiteral("alice-1");
+    owner.account = QStringLiteral("sst_alice1");
+    owner.uid = 1001;
+    const auto variant = [](const QString &account, int uid) {
+        probe::AccountObservation observation;
+        observation.userId = QStringLiteral("../alice-1");
+        observation.account = account;
+        observation.uid = uid;
+        return observation;
+    };
+    const auto judge = [&](const probe::AccountObservation &seen) {
+        return verdictName(
+            probe::judgeAccountVariant(owner, seen, QStringLiteral("server"), true).verdict);
+    };
+    QCOMPARE(judge(variant(QStringLiteral("sst_alice1"), 1001)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("root"), 0)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("server"), 1000)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("daemon"), 1)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("sst_other"), 1002)), QStringLiteral("PASS"));
+    QCOMPARE(judge(variant(QString(), -1)), QStringLiteral("ERROR"));
+    // The server still maps the id to an account a probe removed: "sudo: unknown user".
+    const probe::AccountObservation gone = probe::parseWhoAmI(
+        QStringLiteral("root"), {QStringLiteral("sudo: unknown user sst_root")});
+    QVERIFY(gone.accountGone);
+    QCOMPARE(gone.account, QStringLiteral("sst_root"));
+    QCOMPARE(judge(gone), QStringLiteral("PASS"));
+    probe::AccountObservation goneRoot = gone;
+    goneRoot.account = QStringLiteral("root");
+    QCOMPARE(judge(goneRoot), QStringLiteral("ERROR"));
+}
+
+void TestProbeJudgement::collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo()
+{
+    const QStringList ids = ProbeCollisionChecks::lookalikeIds(QStringLiteral("probe-alice"));
+    QCOMPARE(ids.size(), 3);
+    for (const QString &id : ids) {
+        QCOMPARE(id.size(), QStringLiteral("probe-alice").size());
+        QVERIFY(id != QStringLiteral("probe-alice"));
+    }
+    QCOMPARE(ids.at(0).mid(1), QStringLiteral("robe-alice")); // Cyrillic er first
+    QCOMPARE(ids.at(1).left(10), QStringLiteral("probe-alic")); // Cyrillic ie last
+    QCOMPARE(ids.at(2).at(0), QChar(0xFF50)); // fullwidth p
+    QVERIFY(ProbeCollisionChecks::pathIds(QStringLiteral("a")).contains(QStringLiteral("../a")));
+    // Only accounts that are new AND that a probed id ran as are removed.
+    QCOMPARE(ProbeCollisionChecks::createdAccounts({QStringLiteral("alice")},
+                 {QStringLiteral("alice"), QStringLiteral("new"), QStringLiteral("someone")},
+                 {QStringLiteral("alice"), QStringLiteral("new")}),
+        QStringList {QStringLiteral("new")});
+    QVERIFY(ProbeCollisionChecks::removalScript({QStringLiteral("a b")})
+                .contains(QStringLiteral("userdel -r -f 'a b'")));
 }
 
 void TestProbeJudgement::terminalVerdicts_data()
