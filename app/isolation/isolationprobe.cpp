@@ -7,6 +7,7 @@
 #include "isolation/probenetworkcheck.h"
 #include "isolation/probepair.h"
 #include "isolation/probeprocesschecks.h"
+#include "isolation/probesharedcheck.h"
 #include "isolation/probeshellchecks.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
@@ -29,6 +30,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_collisions(std::make_unique<ProbeCollisionChecks>(*m_probe))
     , m_files(std::make_unique<ProbeFileChecks>(*m_probe))
     , m_shell(std::make_unique<ProbeShellChecks>(*m_probe))
+    , m_shared(std::make_unique<ProbeSharedCheck>(*m_probe))
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
     , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
@@ -206,6 +208,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
     };
     steps << [this, pair] {
         m_shell->check(pair);
+    };
+    steps << [this, pair] {
+        m_shared->checkPair(pair);
     };
     steps << [this, pair] {
         m_processes->checkEnvironment(pair);

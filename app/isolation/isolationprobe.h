@@ -33,6 +33,7 @@ class ProbeFileChecks;
 class ProbeNetworkCheck;
 struct ProbePair;
 class ProbeProcessChecks;
+class ProbeSharedCheck;
 class ProbeShellChecks;
 class ProbeSymlinkChecks;
 class ProbeTerminalChecks;
@@ -72,6 +73,7 @@ private:
     std::unique_ptr<ProbeCollisionChecks> m_collisions;
     std::unique_ptr<ProbeFileChecks> m_files;
     std::unique_ptr<ProbeShellChecks> m_shell;
+    std::unique_ptr<ProbeSharedCheck> m_shared;
     std::unique_ptr<ProbeProcessChecks> m_processes;
     std::unique_ptr<ProbeNetworkCheck> m_network;
     std::unique_ptr<ProbeSymlinkChecks> m_symlinks;

@@ -63,6 +63,8 @@ enum class CheckId {
     AccountPath, // ids with path characters
     AccountName, // the second user's Linux account name as an id
     MissingUserId,
+    // Places all users share
+    SharedTmp, // B reads what A's shell leaves in /tmp and /dev/shm (default umask)
     // Network (informational)
     NetworkPort,
 };

@@ -11,6 +11,7 @@
 #include "isolation/probecalls.h"
 #include "isolation/probecollisionchecks.h"
 #include "isolation/probejudgement.h"
+#include "isolation/probesharedcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
 #include "isolation/probeterminalsocket.h"
@@ -103,11 +104,13 @@ QStringList leftovers(const RealServer &server)
         for (const QString &entry : entries)
             found << home + QLatin1Char('/') + entry;
     }
-    const QStringList rootFiles = QDir(QStringLiteral("/tmp"))
-                                      .entryList({QStringLiteral("sandscope-probe-root-*")},
-                                          QDir::AllEntries | QDir::Hidden);
-    for (const QString &entry : rootFiles)
-        found << QStringLiteral("/tmp/") + entry;
+    // The root-only folder (sandscope-probe-root-*) and the shared-place markers.
+    for (const QString &place : ProbeSharedCheck::places()) {
+        const QStringList entries = QDir(place).entryList(
+            {QStringLiteral("sandscope-probe-*")}, QDir::AllEntries | QDir::Hidden);
+        for (const QString &entry : entries)
+            found << place + QLatin1Char('/') + entry;
+    }
     const QStringList processes = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
     for (const QString &pid : processes) {
         QFile cmdline(QStringLiteral("/proc/") + pid + QStringLiteral("/cmdline"));
@@ -322,6 +325,8 @@ private Q_SLOTS:
                 verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
             // The kernel refuses B a hard link to A's file (B cannot even reach it).
             QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
+            // The accounts' default umask (022) leaves A's files in /tmp and /dev/shm readable.
+            QCOMPARE(verdictOf(report, CheckId::SharedTmp, subject), QStringLiteral("FAIL"));
             // ...but the file API runs as root and follows a symlink B made in its own home.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
@@ -405,6 +410,7 @@ private Q_SLOTS:
                 verdictOf(report, CheckId::ProcessEnvironShell, subject), QStringLiteral("PASS"));
             // The kernel refuses B a hard link to A's file (B cannot even reach it).
             QCOMPARE(verdictOf(report, CheckId::FilesHardlink, subject), QStringLiteral("PASS"));
+            QCOMPARE(verdictOf(report, CheckId::SharedTmp, subject), QStringLiteral("FAIL"));
             // Symlinks are still followed as root.
             for (const CheckId check : symlinkChecks())
                 QCOMPARE(verdictOf(report, check, subject), QStringLiteral("FAIL"));
@@ -649,6 +655,40 @@ private Q_SLOTS:
             QStringLiteral("ERROR"));
         QCOMPARE(verdictName(probe::judgeTerminalWrite(silent, effect, met).verdict),
             QStringLiteral("ERROR"));
+    }
+
+    void sharedTmpPassesWhenTheKernelRefuses_data() { bothServers(); }
+
+    // The shared-place judgement driven with a refusal the kernel really gives: A's file in
+    // /tmp and /dev/shm made under umask 077 (the probe's own files use the default umask).
+    void sharedTmpPassesWhenTheKernelRefuses()
+    {
+        QFETCH(QString, which);
+        const RealServer &real = server(which);
+        const QString token = sandscope::test::randomToken(8);
+        const QString marker = QStringLiteral("shared-") + token;
+        QString made;
+        QString read;
+        for (const QString &place : ProbeSharedCheck::places()) {
+            const QString file = shell::quote(ProbeSharedCheck::markerFile(place, token));
+            made += QStringLiteral("(umask 077; printf %1 > %2) && cat %2 && echo; ")
+                        .arg(marker, file);
+            read += probe::shellSection(place.section(u'/', -1), QStringLiteral("cat -- ") + file);
+        }
+        QCOMPARE(shellAs(real, m_alice, made).count(marker), 2);
+        const QHash<QString, probe::ShellOutcome> sections
+            = probe::parseShellSections(shellAs(real, m_bob, read).split(u'\n'));
+        for (const QString &place : ProbeSharedCheck::places()) {
+            const probe::ShellOutcome outcome = sections.value(place.section(u'/', -1));
+            QVERIFY2(outcome.output.contains(QLatin1String("Permission denied")),
+                qPrintable(outcome.output));
+            QCOMPARE(verdictName(probe::judgeShell(
+                         outcome, probe::ShellAccess::Read, marker, probe::Precondition::ok())
+                                     .verdict),
+                QStringLiteral("PASS"));
+            QFile::remove(ProbeSharedCheck::markerFile(place, token));
+        }
+        QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
     }
 
     void cancelRemovesWhatWasCreated()
