@@ -9,6 +9,7 @@
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probesharedcheck.h"
 #include "isolation/probeshellchecks.h"
+#include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
 #include "server/openterminalclient.h"
@@ -34,6 +35,7 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
     , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
+    , m_swap(std::make_unique<ProbeSwapCheck>(*m_probe))
     , m_terminals(std::make_unique<ProbeTerminalChecks>(*m_probe))
 {
     m_probe->resultReady = [this](const CheckResult &result) {
@@ -202,6 +204,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
     };
     steps << [this, pair] {
         m_symlinks->checkPair(pair);
+    };
+    steps << [this, pair] {
+        m_swap->checkPair(pair);
     };
     steps << [this, pair] {
         m_processes->startTargetProcess(pair);

@@ -35,6 +35,7 @@ struct ProbePair;
 class ProbeProcessChecks;
 class ProbeSharedCheck;
 class ProbeShellChecks;
+class ProbeSwapCheck;
 class ProbeSymlinkChecks;
 class ProbeTerminalChecks;
 
@@ -77,6 +78,7 @@ private:
     std::unique_ptr<ProbeProcessChecks> m_processes;
     std::unique_ptr<ProbeNetworkCheck> m_network;
     std::unique_ptr<ProbeSymlinkChecks> m_symlinks;
+    std::unique_ptr<ProbeSwapCheck> m_swap;
     std::unique_ptr<ProbeTerminalChecks> m_terminals;
 };
 

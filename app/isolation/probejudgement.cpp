@@ -167,6 +167,52 @@ Judgement judgeDisclosure(const protocol::HttpResponse &response, Disclosure kin
             .arg(c.text));
 }
 
+Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const QString &marker,
+    const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    int own = 0;
+    int refused = 0;
+    int unusable = 0;
+    QString refusal;
+    for (int i = 0; i < responses.size(); ++i) {
+        const protocol::HttpResponse &response = responses.at(i);
+        const Classified c = classify(response);
+        if (c.answer == Answer::Success) {
+            bool parsed = false;
+            const QString text = revealedText(response, Disclosure::FileText, &parsed);
+            if (parsed && text.contains(marker))
+                return verdict(Verdict::Fail,
+                    QStringLiteral("Reachable: attempt %1 of %2 returned A's marker \"%3\" through "
+                                   "the swapped link (%4).")
+                        .arg(i + 1)
+                        .arg(responses.size())
+                        .arg(marker, c.text));
+            ++(parsed ? own : unusable);
+        } else if (c.answer == Answer::Denied || c.answer == Answer::Hidden) {
+            ++refused;
+            refusal = c.text;
+        } else {
+            ++unusable;
+        }
+    }
+    const QString tally = QStringLiteral("%1 attempts: %2 returned B's own file, %3 were refused, "
+                                         "%4 were unusable")
+                              .arg(responses.size())
+                              .arg(own)
+                              .arg(refused)
+                              .arg(unusable);
+    if (refused > 0)
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied at use: %1 (last refusal: %2), and none returned A's data.")
+                .arg(tally, refusal));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1. The race was not won, which does not prove that no "
+                       "window exists.")
+            .arg(tally));
+}
+
 QStringList listedNames(const protocol::HttpResponse &response)
 {
     QStringList names;

@@ -134,6 +134,14 @@ Judgement judgeTerminalRead(const TerminalAttempt &attempt, const QString &token
 Judgement judgeTerminalWrite(
     const TerminalAttempt &attempt, Effect effect, const Precondition &precondition);
 
+// B read its own file while its shell swapped that file for a symlink to A's file and back
+// (`responses`, in order): FAIL when an answer carries `marker`; PASS when at least one answer
+// was a refusal (denied, or not found while B's file always exists) and none carried A's data;
+// ERROR when every answer was B's own file (the race was not won: that proves nothing) or
+// unusable. The explanation says how many attempts were made and what each kind of answer was.
+Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const QString &marker,
+    const Precondition &precondition);
+
 // Several judgements of one check (e.g. home and chat folder): FAIL if any FAILs, else ERROR
 // if any is ERROR, else INFO if any is INFO, else PASS. Explanations are joined.
 Judgement combine(const QVector<Judgement> &judgements);

@@ -76,6 +76,11 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::FilesDeleteSymlink, "files.delete.symlink",
             "B deletes A's file through a symlink in B's home (API)", S::High,
             "Any user destroys another user's files by linking to the folder."),
+        pairCheck(CheckId::FilesReadSwap, "files.read.swap",
+            "B reads its own file while swapping it for a link to A's file (API, bounded race)",
+            S::Critical,
+            "Any user reads another user's files by swapping a link in between the server's "
+            "check of a path and its use."),
         pairCheck(CheckId::FilesHardlink, "files.hardlink",
             "B's shell hard-links A's file into B's home (ln)", S::Critical,
             "Any user keeps a second name for another user's file in their own home, and reads "

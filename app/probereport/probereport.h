@@ -31,6 +31,7 @@ enum class CheckId {
     FilesCreateSymlink,
     FilesMoveSymlink,
     FilesDeleteSymlink,
+    FilesReadSwap, // B's own file swapped for a link to A's file while the API reads it
     FilesHardlink, // B hard-links A's file into its own home (then the API would follow it)
     FilesReadRoot, // server-wide: a root-only file the probe creates (admin channel), by path
     FilesReadRootSymlink, // the same file through a symlink

@@ -12,6 +12,7 @@
 #include "isolation/probecollisionchecks.h"
 #include "isolation/probejudgement.h"
 #include "isolation/probesharedcheck.h"
+#include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
 #include "isolation/probeterminalsocket.h"
@@ -163,6 +164,12 @@ QString shellAs(const RealServer &server, const QString &user, const QString &co
             {{QStringLiteral("wait"), QStringLiteral("20")}})));
 }
 
+// The user's home, as its own shell says.
+QString homeOf(const RealServer &server, const QString &user)
+{
+    return shellAs(server, user, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+}
+
 // Every check the probe runs with two users and the admin channel.
 int expectedResults()
 {
@@ -204,9 +211,9 @@ private:
     }
     static QVector<CheckId> symlinkChecks()
     {
-        return {CheckId::FilesReadSymlink, CheckId::FilesListSymlink, CheckId::FilesArchiveSymlink,
-            CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink, CheckId::FilesMoveSymlink,
-            CheckId::FilesDeleteSymlink};
+        return {CheckId::FilesReadSwap, CheckId::FilesReadSymlink, CheckId::FilesListSymlink,
+            CheckId::FilesArchiveSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
+            CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink};
     }
     RealServer &server(const QString &which) const
     {
@@ -227,6 +234,8 @@ private:
         const QString lookalike
             = report.find(CheckId::AccountLookalike, serverSubject())->explanation;
         qInfo("account.lookalike: %s", qPrintable(lookalike));
+        qInfo("files.read.swap: %s",
+            qPrintable(report.find(CheckId::FilesReadSwap, aliceToBob())->explanation));
         qInfo("account.path: %s",
             qPrintable(report.find(CheckId::AccountPath, serverSubject())->explanation));
         qInfo("account.name: %s",
@@ -513,10 +522,8 @@ private Q_SLOTS:
         QFETCH(QString, which);
         const RealServer &real = server(which);
         const QString token = sandscope::test::randomToken(8);
-        const QString aliceHome
-            = shellAs(real, m_alice, QStringLiteral("printf %s \"$HOME\"")).trimmed();
-        const QString bobHome
-            = shellAs(real, m_bob, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+        const QString aliceHome = homeOf(real, m_alice);
+        const QString bobHome = homeOf(real, m_bob);
         QVERIFY2(aliceHome.startsWith(QLatin1String("/home/")), qPrintable(aliceHome));
         const QString folder = aliceHome + QStringLiteral("/sandscope-probe-") + token;
         const QString marker = QStringLiteral("marker-") + token;
@@ -638,8 +645,7 @@ private Q_SLOTS:
         const probe::Judgement read = probe::judgeTerminalRead(attempt, tokenLine, m_alice, met);
         QCOMPARE(verdictName(read.verdict), QStringLiteral("PASS"));
         // Nobody's home got the file: A's listing really is unchanged.
-        const QString aliceHome
-            = shellAs(real, m_alice, QStringLiteral("printf %s \"$HOME\"")).trimmed();
+        const QString aliceHome = homeOf(real, m_alice);
         const protocol::HttpResponse after = sendAs(real, m_alice,
             probe::getSpec(
                 QStringLiteral("/files/list"), {{QStringLiteral("directory"), aliceHome}}));
@@ -688,6 +694,62 @@ private Q_SLOTS:
                 QStringLiteral("PASS"));
             QFile::remove(ProbeSharedCheck::markerFile(place, token));
         }
+        QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
+    }
+
+    void swapRacePassesOnARealRefusal_data() { bothServers(); }
+
+    // The swap race judged with a refusal the servers really give: B's file swapped for a link
+    // to a file of A's that does not exist answers 404 while the link is in place (B's own
+    // file exists throughout). Every attempt is made and counted; none may show A's data.
+    void swapRacePassesOnARealRefusal()
+    {
+        QFETCH(QString, which);
+        const RealServer &real = server(which);
+        const QString token = sandscope::test::randomToken(8);
+        const QString aliceHome = homeOf(real, m_alice);
+        const QString bobHome = homeOf(real, m_bob);
+        const QString dir = bobHome + QStringLiteral("/.sandscope-probe-") + token;
+        const QString own = QStringLiteral("own-") + token;
+        QVERIFY(shellAs(real, m_bob, ProbeSwapCheck::setupCommand(dir, own))
+                    .contains(QLatin1String("sandscope-swap-made")));
+        const protocol::HttpResponse started = sendAs(real, m_bob,
+            probe::sendSpec("POST", QStringLiteral("/execute"),
+                {{QStringLiteral("command"),
+                    ProbeSwapCheck::loopCommand(dir,
+                        aliceHome + QStringLiteral("/sandscope-probe-absent-") + token, own,
+                        5000)}}));
+        QCOMPARE(started.status, 200);
+        // The attempts start once the loop runs (as the probe's do).
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return sendAs(real, m_bob,
+                           probe::getSpec(QStringLiteral("/files/read"),
+                               {{QStringLiteral("path"),
+                                   QString(dir + QStringLiteral("/running"))}}))
+                           .status
+                    == 200;
+            },
+            10000));
+        QVector<protocol::HttpResponse> responses;
+        for (int i = 0; i < ProbeSwapCheck::attemptCount; ++i)
+            responses << sendAs(real, m_bob,
+                probe::getSpec(QStringLiteral("/files/read"),
+                    {{QStringLiteral("path"), QString(dir + QStringLiteral("/swap"))}}));
+        sendAs(real, m_bob,
+            probe::sendSpec("DELETE",
+                QStringLiteral("/execute/") + protocol::parseProcess(started.body).value.info.id,
+                {}, {{QStringLiteral("force"), QStringLiteral("true")}}));
+        QTest::qWait(1000); // 0.11.34 closes a stale descriptor after a kill
+        const probe::Judgement judgement = probe::judgeSwapRace(
+            responses, QStringLiteral("marker-") + token, probe::Precondition::ok());
+        sendAs(real, m_bob,
+            probe::sendSpec(
+                "DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), dir}}));
+        qInfo("%s: %s", qPrintable(which), qPrintable(judgement.explanation));
+        QCOMPARE(verdictName(judgement.verdict), QStringLiteral("PASS"));
+        QVERIFY(judgement.explanation.contains(
+            QStringLiteral("%1 attempts").arg(ProbeSwapCheck::attemptCount)));
         QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
     }
 

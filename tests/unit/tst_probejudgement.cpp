@@ -5,6 +5,8 @@
 #include "isolation/probejudgement.h"
 #include "server/accountnames.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest/QTest>
 
 using namespace sandscope;
@@ -81,6 +83,7 @@ private Q_SLOTS:
     void networkIsInformational();
     void terminalVerdicts_data();
     void accountVariantVerdicts();
+    void swapRaceNeverPassesUnlessRefused();
     void collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo();
     void terminalVerdicts();
     void whoAmIParsesAccountUidAndHome();
@@ -515,6 +518,41 @@ void TestProbeJudgement::networkIsInformational()
     QCOMPARE(judgeNetwork(ShellOutcome(), greeting, Precondition::ok()).verdict, Verdict::Error);
     QCOMPARE(judgeNetwork(shellOutcome(0, greeting), greeting,
                  Precondition::missing(QStringLiteral("no listener")))
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::swapRaceNeverPassesUnlessRefused()
+{
+    const auto read = [](int status, const QByteArray &content) {
+        protocol::HttpResponse response;
+        response.status = status;
+        response.contentType = "application/json";
+        response.body = status == 200
+            ? QJsonDocument(QJsonObject {{QStringLiteral("path"), QStringLiteral("/home/b/x")},
+                                {QStringLiteral("content"), QString::fromUtf8(content)}})
+                  .toJson()
+            : QByteArray(R"({"detail":"File not found"})");
+        return response;
+    };
+    const auto met = probe::Precondition::ok();
+    const auto own = read(200, "own");
+    const auto won = read(200, "marker-1");
+    const auto hidden = read(404, {});
+    QCOMPARE(probe::judgeSwapRace({own, own, won, hidden}, QStringLiteral("marker-1"), met).verdict,
+        Verdict::Fail);
+    QVERIFY(probe::judgeSwapRace({own, own, won}, QStringLiteral("marker-1"), met)
+                .explanation.contains(QLatin1String("attempt 3 of 3")));
+    // Only B's own file: the race was not won, which proves nothing.
+    const probe::Judgement notWon
+        = probe::judgeSwapRace({own, own, own}, QStringLiteral("marker-1"), met);
+    QCOMPARE(notWon.verdict, Verdict::Error);
+    QVERIFY(notWon.explanation.contains(QLatin1String("3 attempts")));
+    QCOMPARE(probe::judgeSwapRace({own, hidden, own}, QStringLiteral("marker-1"), met).verdict,
+        Verdict::Pass);
+    QCOMPARE(probe::judgeSwapRace({}, QStringLiteral("marker-1"), met).verdict, Verdict::Error);
+    QCOMPARE(probe::judgeSwapRace({own, won}, QStringLiteral("marker-1"),
+                 probe::Precondition::missing(QStringLiteral("no loop")))
                  .verdict,
         Verdict::Error);
 }
