@@ -171,10 +171,11 @@ QVector<CheckInfo> buildChecks()
             "Request without X-User-Id reaches A's files", S::High,
             "Whoever holds the key can omit the user id and act as the server account, "
             "which reaches every home."),
-        pairCheck(CheckId::SharedTmp, "shared.tmp",
+        // The server's README: one temp directory for every user (docs/server-behaviour.md).
+        documented(pairCheck(CheckId::SharedTmp, "shared.tmp",
             "B reads a file A's shell leaves in /tmp or /dev/shm (default umask)", S::High,
             "Any user reads what another user's commands and agent runs leave in /tmp and "
-            "/dev/shm (temporary copies, caches, scripts) under the default umask."),
+            "/dev/shm (temporary copies, caches, scripts) under the default umask.")),
         documented(pairCheck(CheckId::NetworkPort, "network.port",
             "B connects to a port A listens on", S::Info,
             "Users share the network: services one user starts on loopback are open to all.")),
