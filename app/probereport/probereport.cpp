@@ -62,6 +62,16 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::FilesArchiveSymlink, "files.archive.symlink",
             "B archives A's folder through a symlink in B's home (API)", S::Critical,
             "Any user downloads another user's folders as a ZIP by linking to them."),
+        pairCheck(CheckId::FilesViewSymlink, "files.view.symlink",
+            "B downloads A's file through a symlink in B's home (API)", S::Critical,
+            "Any user downloads every other user's files, credentials included, by linking to "
+            "them."),
+        pairCheck(CheckId::FilesGrepSymlink, "files.grep.symlink",
+            "B greps A's folder through a symlink in B's home (API)", S::Critical,
+            "Any user searches the contents of another user's folders by linking to them."),
+        pairCheck(CheckId::FilesGlobSymlink, "files.glob.symlink",
+            "B globs A's folder through a symlink in B's home (API)", S::Medium,
+            "Any user learns the names of another user's files by linking to their folders."),
         pairCheck(CheckId::FilesWriteSymlink, "files.write.symlink",
             "B overwrites A's file through a symlink in B's home (API)", S::Critical,
             "Any user overwrites another user's files (e.g. ~/.bashrc) by linking to them, "

@@ -27,6 +27,9 @@ enum class CheckId {
     FilesReadSymlink,
     FilesListSymlink,
     FilesArchiveSymlink,
+    FilesViewSymlink, // the raw download (GET /files/view)
+    FilesGrepSymlink,
+    FilesGlobSymlink,
     FilesWriteSymlink,
     FilesCreateSymlink,
     FilesMoveSymlink,

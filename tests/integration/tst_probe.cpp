@@ -211,7 +211,8 @@ private:
     }
     static QVector<CheckId> symlinkChecks()
     {
-        return {CheckId::FilesReadSwap, CheckId::FilesReadSymlink, CheckId::FilesListSymlink,
+        return {CheckId::FilesReadSwap, CheckId::FilesReadSymlink, CheckId::FilesViewSymlink,
+            CheckId::FilesGrepSymlink, CheckId::FilesGlobSymlink, CheckId::FilesListSymlink,
             CheckId::FilesArchiveSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
             CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink};
     }
@@ -567,6 +568,27 @@ private Q_SLOTS:
         QCOMPARE(archive.status, 404);
         QCOMPARE(
             pass(probe::judgeDisclosure(archive, probe::Disclosure::Raw, marker, met)), QString());
+        // The download, grep and glob through links to what does not exist.
+        const protocol::HttpResponse view = sendAs(real, m_bob,
+            probe::getSpec(QStringLiteral("/files/view"),
+                {{QStringLiteral("path"), QString(links + QStringLiteral("/read"))}}));
+        const protocol::HttpResponse grep = sendAs(real, m_bob,
+            probe::getSpec(QStringLiteral("/files/grep"),
+                {{QStringLiteral("query"), marker},
+                    {QStringLiteral("path"), QString(links + QStringLiteral("/folder"))}}));
+        const protocol::HttpResponse glob = sendAs(real, m_bob,
+            probe::getSpec(QStringLiteral("/files/glob"),
+                {{QStringLiteral("pattern"), QStringLiteral("m.txt")},
+                    {QStringLiteral("path"), QString(links + QStringLiteral("/folder"))}}));
+        for (const protocol::HttpResponse &answer : {view, grep, glob})
+            QCOMPARE(answer.status, 404);
+        QCOMPARE(
+            pass(probe::judgeDisclosure(view, probe::Disclosure::Raw, marker, met)), QString());
+        QCOMPARE(pass(probe::judgeDisclosure(grep, probe::Disclosure::GrepMatches, marker, met)),
+            QString());
+        QCOMPARE(pass(probe::judgeDisclosure(
+                     glob, probe::Disclosure::GlobMatches, QStringLiteral("m.txt"), met)),
+            QString());
         // A file in a folder B would have to create inside A's: the server's `sudo -u B mkdir -p`
         // is refused by the kernel; A's file stays as it was.
         const QString bText = QStringLiteral("by-b-") + token;
