@@ -29,12 +29,13 @@ const char resolveFunction[] = R"(sandscope_resolve() {
 }
 )";
 
-// Reads $r as the user: test -r asks the kernel with the user's own permissions.
+// Reads $r as the user: test -r asks the kernel with the user's own permissions. %1 is the
+// command that prints the bytes read from "$r".
 const char readPart[] = R"(case "$r" in "$h"|"$h"/*) ;; *) exit 0 ;; esac
 if [ -d "$r" ]; then echo SANDSCOPE-FOLDER
 elif [ ! -e "$r" ]; then printf 'SANDSCOPE-UNREADABLE\t%s\n' 'No such file or directory'
 elif [ ! -r "$r" ]; then printf 'SANDSCOPE-UNREADABLE\t%s\n' 'Permission denied'
-else echo SANDSCOPE-DATA; base64 -- "$r" || echo SANDSCOPE-FAILED; echo SANDSCOPE-END; fi
+else echo SANDSCOPE-DATA; %1 || echo SANDSCOPE-FAILED; echo SANDSCOPE-END; fi
 )";
 
 bool inside(const QString &real, const QString &home)
@@ -75,7 +76,7 @@ QString PathResolution::refusal(const ResolvedPath &path, const QString &userId)
 
 namespace pathguard {
 
-QString script(const QStringList &paths, Extra extra)
+QString script(const QStringList &paths, Extra extra, qint64 maxBytes)
 {
     QString text = QStringLiteral("cd ~ || exit 90\nh=$(pwd -P)\nprintf 'SANDSCOPE-HOME\\t%s\\n' "
                                   "\"$h\"\n")
@@ -87,7 +88,11 @@ QString script(const QStringList &paths, Extra extra)
     text += QStringLiteral("r=$(realpath -m -- %1 2>/dev/null) || exit 0\n")
                 .arg(shell::quote(paths.first()));
     if (extra == Extra::ReadFirst)
-        return text + QLatin1String(readPart);
+        // One byte more than asked for tells a longer file from one of exactly maxBytes.
+        return text
+            + QString::fromLatin1(readPart).arg(maxBytes < 0
+                    ? QStringLiteral("base64 -- \"$r\"")
+                    : QStringLiteral("head -c %1 -- \"$r\" | base64").arg(maxBytes + 1));
     // A name with a line break splits into records that do not resolve: refused, not missed.
     const QString depth
         = extra == Extra::LinksInFirst ? QStringLiteral("-mindepth 1 -maxdepth 1 ") : QString();
@@ -186,10 +191,10 @@ void resolve(OpenTerminalClient *client, const Identity &identity, const QString
 }
 
 void readAsUser(OpenTerminalClient *client, const Identity &identity, const QString &path,
-    QObject *context, std::function<void(const Result<ReadOutcome> &)> done)
+    QObject *context, std::function<void(const Result<ReadOutcome> &)> done, qint64 maxBytes)
 {
-    runShortCommand(client, identity, script({path}, Extra::ReadFirst), context,
-        [path, done](const Result<CommandOutput> &output) {
+    runShortCommand(client, identity, script({path}, Extra::ReadFirst, maxBytes), context,
+        [path, done, maxBytes](const Result<CommandOutput> &output) {
             if (!output.ok()) {
                 done(Result<ReadOutcome>::failure(output.error));
                 return;
@@ -217,6 +222,10 @@ void readAsUser(OpenTerminalClient *client, const Identity &identity, const QStr
                 failed.value = outcome;
                 done(failed);
                 return;
+            }
+            if (maxBytes >= 0 && outcome.bytes.size() > maxBytes) {
+                outcome.bytes.truncate(int(maxBytes));
+                outcome.truncated = true;
             }
             done(Result<ReadOutcome>::success(outcome));
         });

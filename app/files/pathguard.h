@@ -48,8 +48,8 @@ enum class Extra {
     LinksInFirst, // then resolve the symlinks directly in the first path (a folder listed)
 };
 // The shell script that resolves `paths` (relative ones from the home) and prints one record
-// each, then does `extra`.
-QString script(const QStringList &paths, Extra extra);
+// each, then does `extra` (ReadFirst: at most `maxBytes` bytes plus one when not negative).
+QString script(const QStringList &paths, Extra extra, qint64 maxBytes = -1);
 // False (with `error`) when the output is not the script's. With LinksBelowFirst or
 // LinksInFirst more records
 // than `count` are expected (the links found, after the paths).
@@ -70,12 +70,14 @@ struct ReadOutcome {
     QByteArray bytes;
     bool refused = false; // outside the home: nothing was read
     bool isFolder = false;
+    bool truncated = false; // the file is longer than the maxBytes read
 };
 // Resolves `path` as `identity` and, when it stays inside the home, reads it as the user.
 // Errors: the user's shell could not read it (Forbidden with its reason), NotFound (also for
-// a folder, with isFolder set).
+// a folder, with isFolder set). With `maxBytes` not negative, at most that many bytes are
+// read (`truncated` when the file has more).
 void readAsUser(OpenTerminalClient *client, const Identity &identity, const QString &path,
-    QObject *context, std::function<void(const Result<ReadOutcome> &)> done);
+    QObject *context, std::function<void(const Result<ReadOutcome> &)> done, qint64 maxBytes = -1);
 
 } // namespace pathguard
 

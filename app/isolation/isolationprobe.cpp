@@ -1,13 +1,17 @@
 #include "isolationprobe.h"
 
 #include "isolation/probeaccountchecks.h"
+#include "isolation/probecollisionchecks.h"
 #include "isolation/probecontext.h"
 #include "isolation/probefilechecks.h"
 #include "isolation/probenetworkcheck.h"
 #include "isolation/probepair.h"
 #include "isolation/probeprocesschecks.h"
+#include "isolation/probesharedcheck.h"
 #include "isolation/probeshellchecks.h"
+#include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
+#include "isolation/probeterminalchecks.h"
 #include "server/openterminalclient.h"
 
 #include <QTimer>
@@ -24,11 +28,15 @@ IsolationProbe::IsolationProbe(OpenTerminalClient *client, QObject *parent)
     , m_client(client)
     , m_probe(std::make_unique<ProbeContext>(client, this))
     , m_accounts(std::make_unique<ProbeAccountChecks>(*m_probe))
+    , m_collisions(std::make_unique<ProbeCollisionChecks>(*m_probe))
     , m_files(std::make_unique<ProbeFileChecks>(*m_probe))
     , m_shell(std::make_unique<ProbeShellChecks>(*m_probe))
+    , m_shared(std::make_unique<ProbeSharedCheck>(*m_probe))
     , m_processes(std::make_unique<ProbeProcessChecks>(*m_probe))
     , m_network(std::make_unique<ProbeNetworkCheck>(*m_probe))
     , m_symlinks(std::make_unique<ProbeSymlinkChecks>(*m_probe))
+    , m_swap(std::make_unique<ProbeSwapCheck>(*m_probe))
+    , m_terminals(std::make_unique<ProbeTerminalChecks>(*m_probe))
 {
     m_probe->resultReady = [this](const CheckResult &result) {
         Q_EMIT resultReady(result);
@@ -110,12 +118,22 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
             Q_EMIT progress(tr("Reading the server's environment as a user"));
             m_processes->checkServerEnvironment();
         });
+    const bool collisions = needsUsers
+        && m_probe->wantsAny(
+            {CheckId::AccountLookalike, CheckId::AccountPath, CheckId::AccountName});
+    if (collisions)
+        steps.add([this] { m_collisions->snapshot(); });
     if (m_probe->wants(CheckId::AccountTwin))
         steps.add([this] { m_accounts->checkAccountTwin(); });
     if (needsUsers && m_probe->wants(CheckId::AccountCase))
         steps.add([this] { m_accounts->checkAccountCase(); });
     if (m_probe->wants(CheckId::ReservedIds))
         steps.add([this] { m_accounts->checkReservedIds(); });
+    if (collisions)
+        steps.add([this] {
+            Q_EMIT progress(tr("Trying ids that collide with the users' accounts"));
+            m_collisions->check();
+        });
     steps.add([this] { finish(); });
     steps.next();
     return true;
@@ -188,16 +206,22 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_symlinks->checkPair(pair);
     };
     steps << [this, pair] {
+        m_swap->checkPair(pair);
+    };
+    steps << [this, pair] {
         m_processes->startTargetProcess(pair);
     };
     steps << [this, pair] {
         m_shell->check(pair);
     };
     steps << [this, pair] {
+        m_shared->checkPair(pair);
+    };
+    steps << [this, pair] {
         m_processes->checkEnvironment(pair);
     };
     steps << [this, pair] {
-        m_processes->checkTerminal(pair);
+        m_terminals->checkPair(pair);
     };
     // Before B's kill: after DELETE /execute/{id}, 0.11.34 closes a stale descriptor that may
     // by then be the terminal of the next process (it exits 120 without output).

@@ -5,7 +5,8 @@
 // checks of the account mapping. Each check verifies its precondition from A's side first,
 // emits its result as soon as it is judged (see probejudgement.h), and everything A created
 // is removed afterwards, also when the run is cancelled. Accounts the server provisions for
-// the probed ids stay (the API cannot remove them).
+// ids other than the chosen users' are removed through the admin channel when there is one
+// (ProbeCollisionChecks); the API cannot remove them.
 //
 // Safety: reserved ids (root, the server's account, user) only ever run `id`; files are
 // only created in the homes of the chosen users, under names with a random token, and
@@ -26,13 +27,17 @@ namespace sandscope {
 
 class OpenTerminalClient;
 class ProbeAccountChecks;
+class ProbeCollisionChecks;
 struct ProbeContext;
 class ProbeFileChecks;
 class ProbeNetworkCheck;
 struct ProbePair;
 class ProbeProcessChecks;
+class ProbeSharedCheck;
 class ProbeShellChecks;
+class ProbeSwapCheck;
 class ProbeSymlinkChecks;
+class ProbeTerminalChecks;
 
 class IsolationProbe : public QObject {
     Q_OBJECT
@@ -66,11 +71,15 @@ private:
     // Shared by the checks: options, steps, calls, cleanups, observations, the report.
     std::unique_ptr<ProbeContext> m_probe;
     std::unique_ptr<ProbeAccountChecks> m_accounts;
+    std::unique_ptr<ProbeCollisionChecks> m_collisions;
     std::unique_ptr<ProbeFileChecks> m_files;
     std::unique_ptr<ProbeShellChecks> m_shell;
+    std::unique_ptr<ProbeSharedCheck> m_shared;
     std::unique_ptr<ProbeProcessChecks> m_processes;
     std::unique_ptr<ProbeNetworkCheck> m_network;
     std::unique_ptr<ProbeSymlinkChecks> m_symlinks;
+    std::unique_ptr<ProbeSwapCheck> m_swap;
+    std::unique_ptr<ProbeTerminalChecks> m_terminals;
 };
 
 } // namespace sandscope

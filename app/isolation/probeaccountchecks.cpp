@@ -102,6 +102,7 @@ void ProbeAccountChecks::checkVariant(CheckId check, const std::shared_ptr<Probe
             }
             m_probe.addResult(check, variant, state->id,
                 probe::judgeAccountTwin(state->account, observation), {state->evidence, evidence});
+            m_probe.probedAccounts << observation.account;
             m_probe.steps.next();
         });
 }
@@ -136,6 +137,7 @@ void ProbeAccountChecks::checkReservedIds()
                         observation.error = result.error.detail.isEmpty() ? result.error.toString()
                                                                           : result.error.detail;
                     }
+                    m_probe.probedAccounts << observation.account;
                     *judgements << probe::judgeReservedId(
                         observation, m_probe.serverAccount, ordinaryIdsWork);
                     *evidence << seen;

@@ -1,6 +1,7 @@
 #include "probecalls.h"
 
 #include "isolation/probesteps.h"
+#include "isolation/probeterminalsocket.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
 
@@ -232,6 +233,37 @@ void ProbeCalls::awaitOutput(const Identity &identity, const QString &processId,
         });
     };
     (*poll)();
+}
+
+void ProbeCalls::terminal(const Identity &identity, const QString &terminalId, const QString &typed,
+    const QString &needle, const QString &note,
+    std::function<void(const probe::TerminalAttempt &, const Evidence &)> done)
+{
+    if (m_refusesWork())
+        return;
+    const int generation = m_steps->generation();
+    protocol::RequestSpec spec = probe::getSpec(QStringLiteral("/api/terminals/") + terminalId);
+    spec.method = "WebSocket";
+    Evidence evidence;
+    evidence.request = describe(identity, spec) + QStringLiteral(", typed: ") + excerpt(typed);
+    evidence.note = note;
+    ProbeTerminalSocket::attempt(m_client->connection(), identity, terminalId, typed.toUtf8(),
+        needle, outputWaitMs, m_steps->context(),
+        [this, evidence, done, generation](const probe::TerminalAttempt &attempt) {
+            if (!m_steps->isCurrent(generation))
+                return;
+            Evidence seen = evidence;
+            seen.status = attempt.closeCode;
+            const QString outcome = !attempt.connected
+                ? QStringLiteral("[handshake failed: %1]").arg(attempt.error)
+                : attempt.closedByServer
+                ? QStringLiteral("[closed by the server: %1 %2]")
+                      .arg(attempt.closeCode)
+                      .arg(attempt.closeReason)
+                : QStringLiteral("[closed by the probe after %1 ms]").arg(attempt.waitedMs);
+            seen.response = excerpt(attempt.output) + QLatin1Char('\n') + excerpt(outcome);
+            done(attempt, seen);
+        });
 }
 
 void ProbeCalls::settleAfterKill(const QVector<ProbeReply> &replies, std::function<void()> then)

@@ -7,6 +7,7 @@
 // none of them runs. While `refusesWork` says so (after a cancel, until the cleanup starts),
 // nothing new is sent and `done` is never called.
 
+#include "isolation/probejudgement.h"
 #include "probereport/probereport.h"
 #include "security/secretredactor.h"
 #include "server/adminaccess.h"
@@ -60,6 +61,10 @@ public:
     void awaitOutput(const Identity &identity, const QString &processId,
         const QRegularExpression &needle, int timeoutMs,
         std::function<void(bool found, const ProbeReply &last)> done);
+    // A WebSocket attempt on a terminal (see ProbeTerminalSocket) with its evidence.
+    void terminal(const Identity &identity, const QString &terminalId, const QString &typed,
+        const QString &needle, const QString &note,
+        std::function<void(const probe::TerminalAttempt &, const Evidence &)> done);
     // Calls `then` at once, or a moment later when one of `replies` killed a process.
     void settleAfterKill(const QVector<ProbeReply> &replies, std::function<void()> then);
 

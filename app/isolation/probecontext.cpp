@@ -18,6 +18,7 @@ void ProbeContext::restart(const ProbeOptions &runOptions, const QString &key)
     cleanups.clear();
     serverAccount.clear();
     serverAccountEvidence = Evidence();
+    probedAccounts.clear();
     cancelled = false;
     steps.restart();
 }

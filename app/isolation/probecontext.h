@@ -66,6 +66,9 @@ struct ProbeContext {
     QString apiKey; // to recognise it in an answer; never part of evidence (ProbeCalls masks it)
     QString serverAccount;
     Evidence serverAccountEvidence; // what a request without X-User-Id ran as
+    // The accounts that ids other than the chosen users ran as (twin, case, reserved and
+    // collision ids): the only accounts the probe may remove (ProbeCollisionChecks).
+    QStringList probedAccounts;
 };
 
 } // namespace sandscope

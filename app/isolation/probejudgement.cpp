@@ -167,6 +167,52 @@ Judgement judgeDisclosure(const protocol::HttpResponse &response, Disclosure kin
             .arg(c.text));
 }
 
+Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const QString &marker,
+    const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    int own = 0;
+    int refused = 0;
+    int unusable = 0;
+    QString refusal;
+    for (int i = 0; i < responses.size(); ++i) {
+        const protocol::HttpResponse &response = responses.at(i);
+        const Classified c = classify(response);
+        if (c.answer == Answer::Success) {
+            bool parsed = false;
+            const QString text = revealedText(response, Disclosure::FileText, &parsed);
+            if (parsed && text.contains(marker))
+                return verdict(Verdict::Fail,
+                    QStringLiteral("Reachable: attempt %1 of %2 returned A's marker \"%3\" through "
+                                   "the swapped link (%4).")
+                        .arg(i + 1)
+                        .arg(responses.size())
+                        .arg(marker, c.text));
+            ++(parsed ? own : unusable);
+        } else if (c.answer == Answer::Denied || c.answer == Answer::Hidden) {
+            ++refused;
+            refusal = c.text;
+        } else {
+            ++unusable;
+        }
+    }
+    const QString tally = QStringLiteral("%1 attempts: %2 returned B's own file, %3 were refused, "
+                                         "%4 were unusable")
+                              .arg(responses.size())
+                              .arg(own)
+                              .arg(refused)
+                              .arg(unusable);
+    if (refused > 0)
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied at use: %1 (last refusal: %2), and none returned A's data.")
+                .arg(tally, refusal));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1. The race was not won, which does not prove that no "
+                       "window exists.")
+            .arg(tally));
+}
+
 QStringList listedNames(const protocol::HttpResponse &response)
 {
     QStringList names;
@@ -220,6 +266,83 @@ Judgement judgeMutation(
     default:
         return verdict(Verdict::Error, QStringLiteral("Inconclusive: %1.").arg(c.text));
     }
+}
+
+namespace {
+
+QString socketOutcome(const TerminalAttempt &attempt)
+{
+    if (!attempt.connected)
+        return QStringLiteral("the handshake failed (%1)")
+            .arg(attempt.error.isEmpty() ? QStringLiteral("no answer") : attempt.error);
+    if (attempt.closedByServer)
+        return QStringLiteral("the server closed the socket with code %1%2")
+            .arg(attempt.closeCode)
+            .arg(attempt.closeReason.isEmpty()
+                    ? QString()
+                    : QStringLiteral(" (\"%1\")").arg(attempt.closeReason));
+    return QStringLiteral("the socket stayed open for %1 ms").arg(attempt.waitedMs);
+}
+
+} // namespace
+
+bool terminalRefused(const TerminalAttempt &attempt)
+{
+    if (!attempt.connected)
+        return !attempt.error.isEmpty();
+    return attempt.closedByServer
+        && (attempt.closeCode == 1008 || (attempt.closeCode >= 4000 && attempt.closeCode <= 4999));
+}
+
+Judgement judgeTerminalRead(const TerminalAttempt &attempt, const QString &tokenLine,
+    const QString &account, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    const QRegularExpression ran(QRegularExpression::escape(tokenLine) + QStringLiteral("-(\\S+)"));
+    QString ranAs;
+    for (auto it = ran.globalMatch(attempt.output); it.hasNext();) {
+        const QString seen = it.next().captured(1);
+        if (seen == account)
+            return verdict(Verdict::Fail,
+                QStringLiteral("Reachable: B's socket reached A's shell, which ran B's line as "
+                               "\"%1\" and sent its output to B (%2).")
+                    .arg(account, socketOutcome(attempt)));
+        ranAs = seen;
+    }
+    if (!ranAs.isEmpty())
+        return verdict(Verdict::Pass,
+            QStringLiteral("Separate: B's line ran as \"%1\", not as A's account \"%2\".")
+                .arg(ranAs, account));
+    if (terminalRefused(attempt))
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied: %1, and B saw nothing of A's shell.")
+                .arg(socketOutcome(attempt)));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1 without a refusal and without B's line running.")
+            .arg(socketOutcome(attempt)));
+}
+
+Judgement judgeTerminalWrite(
+    const TerminalAttempt &attempt, Effect effect, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (effect == Effect::Observed)
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: B's keystrokes ran in A's shell and created a file in A's "
+                           "home (%1).")
+                .arg(socketOutcome(attempt)));
+    if (effect == Effect::Unknown)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: %1, but A could not verify that nothing changed.")
+                .arg(socketOutcome(attempt)));
+    if (terminalRefused(attempt))
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied: %1, and nothing changed for A.").arg(socketOutcome(attempt)));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1 without a refusal; A's home did not change.")
+            .arg(socketOutcome(attempt)));
 }
 
 ProcessListJudgement judgeProcessList(const protocol::HttpResponse &response,
@@ -433,6 +556,19 @@ Judgement judgeAccountTwin(const AccountObservation &first, const AccountObserva
             .arg(first.userId, first.account, twin.userId, twin.account));
 }
 
+Judgement judgeAccountVariant(const AccountObservation &owner, const AccountObservation &variant,
+    const QString &serverAccount, bool ordinaryIdsWork)
+{
+    const Judgement reserved = judgeReservedId(variant, serverAccount, ordinaryIdsWork);
+    if (reserved.verdict != Verdict::Pass)
+        return reserved;
+    if (!variant.account.isEmpty() && variant.account == owner.account)
+        return verdict(Verdict::Fail,
+            QStringLiteral("\"%1\" runs as the account of \"%2\", \"%3\".")
+                .arg(variant.userId, owner.userId, owner.account));
+    return reserved;
+}
+
 Judgement judgeReservedId(
     const AccountObservation &observation, const QString &serverAccount, bool ordinaryIdsWork)
 {
@@ -455,6 +591,13 @@ Judgement judgeReservedId(
     }
     if (observation.uid == 0)
         return verdict(Verdict::Fail, QStringLiteral("\"%1\" runs as root (uid 0).").arg(id));
+    // An account that does not exist is none of root's, the system's or the server's.
+    if (observation.accountGone && observation.account != QLatin1String("root")
+        && observation.account != serverAccount)
+        return verdict(Verdict::Pass,
+            QStringLiteral("\"%1\" maps to \"%2\", an account that no longer exists (a probe "
+                           "removed it; the server keeps the mapping until it restarts).")
+                .arg(id, observation.account));
     if (!serverAccount.isEmpty() && observation.account == serverAccount)
         return verdict(Verdict::Fail,
             QStringLiteral("\"%1\" runs as the server's own account \"%2\".")
@@ -522,6 +665,14 @@ AccountObservation parseWhoAmI(const QString &userId, const QStringList &lines)
     bool ok = false;
     const int uid = valueAfter(lines, uidKey).toInt(&ok);
     observation.uid = ok ? uid : -1;
+    static const QRegularExpression gone(QStringLiteral("unknown user:? ([A-Za-z0-9_.-]+)"));
+    for (const QString &line : lines) {
+        const QRegularExpressionMatch match = gone.match(line);
+        if (observation.account.isEmpty() && match.hasMatch()) {
+            observation.account = match.captured(1);
+            observation.accountGone = true;
+        }
+    }
     if (observation.account.isEmpty())
         observation.error = QStringLiteral("the command did not report an account");
     return observation;

@@ -110,6 +110,38 @@ Judgement judgeShell(const ShellOutcome &outcome, ShellAccess access, const QStr
 Judgement judgeProcessTable(
     const ShellOutcome &outcome, const QString &commandMarker, const Precondition &precondition);
 
+// B's WebSocket to a terminal by its id: what happened to it.
+struct TerminalAttempt {
+    bool connected = false; // the handshake succeeded
+    bool closedByServer = false; // the server closed it (not our timeout)
+    int closeCode = 0;
+    QString closeReason;
+    QString error; // why the handshake or the connection failed, if it did
+    QString output; // the PTY bytes B received, as text
+    int waitedMs = 0;
+};
+
+// Whether the server refused the socket: the handshake failed, or it closed the socket with a
+// policy code (1008) or one of its own (4000-4999).
+bool terminalRefused(const TerminalAttempt &attempt);
+// B typed into A's terminal a line that prints `tokenLine` followed by the account it runs
+// as: FAIL when the output shows `tokenLine` + A's `account` (B read A's shell), PASS when the
+// server refused the socket or B's line ran as another account, ERROR otherwise.
+Judgement judgeTerminalRead(const TerminalAttempt &attempt, const QString &tokenLine,
+    const QString &account, const Precondition &precondition);
+// The same line also created a file in the home of whoever ran it: FAIL when it appeared in
+// A's home (`effect`), PASS when the server refused the socket and A's home is unchanged.
+Judgement judgeTerminalWrite(
+    const TerminalAttempt &attempt, Effect effect, const Precondition &precondition);
+
+// B read its own file while its shell swapped that file for a symlink to A's file and back
+// (`responses`, in order): FAIL when an answer carries `marker`; PASS when at least one answer
+// was a refusal (denied, or not found while B's file always exists) and none carried A's data;
+// ERROR when every answer was B's own file (the race was not won: that proves nothing) or
+// unusable. The explanation says how many attempts were made and what each kind of answer was.
+Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const QString &marker,
+    const Precondition &precondition);
+
 // Several judgements of one check (e.g. home and chat folder): FAIL if any FAILs, else ERROR
 // if any is ERROR, else INFO if any is INFO, else PASS. Explanations are joined.
 Judgement combine(const QVector<Judgement> &judgements);
@@ -121,6 +153,10 @@ struct AccountObservation {
     QString error; // refusal or failure text; empty when the command ran
     QString account; // id -un
     int uid = -1; // id -u
+    // The server still maps the id to `account`, which no longer exists ("sudo: unknown
+    // user"): a probe removed it, and the server keeps its id-to-account cache until it
+    // restarts (docs/server-behaviour.md).
+    bool accountGone = false;
 };
 
 // Two distinct ids: FAIL when both ran as the same account, PASS when the accounts differ.
@@ -132,6 +168,13 @@ Judgement judgeAccountTwin(const AccountObservation &first, const AccountObserva
 // ordinary ids are served (newer servers raise on reserved accounts).
 Judgement judgeReservedId(
     const AccountObservation &observation, const QString &serverAccount, bool ordinaryIdsWork);
+
+// An id chosen to collide with `owner`'s (a look-alike, one with path characters, another
+// user's account name): FAIL when it runs as root, a system account, the server's account
+// (judgeReservedId) or `owner`'s account; PASS when it was refused or got an ordinary account
+// of its own.
+Judgement judgeAccountVariant(const AccountObservation &owner, const AccountObservation &variant,
+    const QString &serverAccount, bool ordinaryIdsWork);
 
 // B tried to connect to a port A listens on: always INFO (users share the network
 // namespace by design), ERROR when the listener or B's attempt did not run.

@@ -282,37 +282,4 @@ void ProbeProcessChecks::checkServerEnvironment()
         });
 }
 
-void ProbeProcessChecks::checkTerminal(const std::shared_ptr<ProbePair> &pair)
-{
-    if (!m_probe.wants(CheckId::TerminalLookup)) {
-        m_probe.steps.next();
-        return;
-    }
-    const ProbeCall open {pair->a, sendSpec("POST", QStringLiteral("/api/terminals"), {}),
-        tr("setup: A opens a terminal")};
-    m_probe.calls.request(open, [this, pair](const ProbeReply &opened) {
-        const QJsonObject json = QJsonDocument::fromJson(opened.response.body).object();
-        const QString id = json.value(QLatin1String("id")).toString();
-        if (!id.isEmpty())
-            m_probe.addProcessCleanup(
-                ProbeCall {pair->a, sendSpec("DELETE", QStringLiteral("/api/terminals/") + id, {}),
-                    tr("cleanup: A closes its terminal")});
-        const QString path = QStringLiteral("/api/terminals/") + id;
-        const QVector<ProbeCall> looks {
-            ProbeCall {pair->a, getSpec(path), tr("precondition: A looks up its terminal")},
-            ProbeCall {pair->b, getSpec(path), tr("B looks up A's terminal by its id")},
-        };
-        m_probe.calls.requests(looks, [=](const QVector<ProbeReply> &replies) {
-            const Precondition own
-                = Precondition::expect(!id.isEmpty() && replies.at(0).response.status == 200
-                        && replies.at(0).response.body.contains(id.toUtf8()),
-                    tr("A could not open its terminal or look it up"));
-            m_probe.addResult(CheckId::TerminalLookup, pair->actor, pair->target,
-                probe::judgeDisclosure(replies.at(1).response, probe::Disclosure::Raw, id, own),
-                {opened.evidence, replies.at(0).evidence, replies.at(1).evidence});
-            m_probe.steps.next();
-        });
-    });
-}
-
 } // namespace sandscope

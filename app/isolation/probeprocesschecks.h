@@ -27,8 +27,6 @@ public:
     void checkApi(const std::shared_ptr<ProbePair> &pair);
     void checkEnvironment(const std::shared_ptr<ProbePair> &pair);
     void checkServerEnvironment();
-    // A opens a terminal; B asks for it by its id (TerminalLookup); A closes it.
-    void checkTerminal(const std::shared_ptr<ProbePair> &pair);
 
 private:
     ProbeContext &m_probe;

@@ -76,7 +76,8 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
     const auto actor = m_probe.users.value(pair->actor);
     if (!actor
         || !m_probe.wantsAny({CheckId::FilesReadSymlink, CheckId::FilesListSymlink,
-            CheckId::FilesArchiveSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
+            CheckId::FilesArchiveSymlink, CheckId::FilesViewSymlink, CheckId::FilesGrepSymlink,
+            CheckId::FilesGlobSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
             CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink, CheckId::FilesHardlink})) {
         m_probe.steps.next();
         return;
@@ -194,6 +195,19 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
         ProbeCall {pair->a,
             getSpec(QStringLiteral("/files/list"), {{QStringLiteral("directory"), pair->home}}),
             tr("A checks whether its home changed")},
+        ProbeCall {pair->b,
+            getSpec(QStringLiteral("/files/view"), {{QStringLiteral("path"), readLink}}),
+            tr("B downloads its link to A's marker")},
+        ProbeCall {pair->b,
+            getSpec(QStringLiteral("/files/grep"),
+                {{QStringLiteral("query"), pair->markerContent},
+                    {QStringLiteral("path"), folderLink}}),
+            tr("B greps its link to A's probe folder")},
+        ProbeCall {pair->b,
+            getSpec(QStringLiteral("/files/glob"),
+                {{QStringLiteral("pattern"), pair->markerName},
+                    {QStringLiteral("path"), folderLink}}),
+            tr("B globs its link to A's probe folder")},
     };
     m_probe.calls.requests(calls, [=](const QVector<ProbeReply> &replies) {
         const auto disclosure
@@ -210,6 +224,12 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
             pair->victims, pair->ownFolder);
         disclosure(CheckId::FilesArchiveSymlink, 2, probe::Disclosure::Raw, pair->markerName,
             pair->victims, pair->ownFolder);
+        disclosure(CheckId::FilesViewSymlink, 10, probe::Disclosure::Raw, pair->markerContent,
+            pair->read, pair->ownRead);
+        disclosure(CheckId::FilesGrepSymlink, 11, probe::Disclosure::GrepMatches,
+            pair->markerContent, pair->grep, pair->ownGrep);
+        disclosure(CheckId::FilesGlobSymlink, 12, probe::Disclosure::GlobMatches, pair->markerName,
+            pair->glob, pair->ownGlob);
         m_probe.addResult(CheckId::FilesWriteSymlink, pair->actor, pair->target,
             probe::judgeMutation(
                 replies.at(3).response, writeEffect(replies.at(4).response, bText), target),

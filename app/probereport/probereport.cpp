@@ -62,6 +62,16 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::FilesArchiveSymlink, "files.archive.symlink",
             "B archives A's folder through a symlink in B's home (API)", S::Critical,
             "Any user downloads another user's folders as a ZIP by linking to them."),
+        pairCheck(CheckId::FilesViewSymlink, "files.view.symlink",
+            "B downloads A's file through a symlink in B's home (API)", S::Critical,
+            "Any user downloads every other user's files, credentials included, by linking to "
+            "them."),
+        pairCheck(CheckId::FilesGrepSymlink, "files.grep.symlink",
+            "B greps A's folder through a symlink in B's home (API)", S::Critical,
+            "Any user searches the contents of another user's folders by linking to them."),
+        pairCheck(CheckId::FilesGlobSymlink, "files.glob.symlink",
+            "B globs A's folder through a symlink in B's home (API)", S::Medium,
+            "Any user learns the names of another user's files by linking to their folders."),
         pairCheck(CheckId::FilesWriteSymlink, "files.write.symlink",
             "B overwrites A's file through a symlink in B's home (API)", S::Critical,
             "Any user overwrites another user's files (e.g. ~/.bashrc) by linking to them, "
@@ -76,6 +86,11 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::FilesDeleteSymlink, "files.delete.symlink",
             "B deletes A's file through a symlink in B's home (API)", S::High,
             "Any user destroys another user's files by linking to the folder."),
+        pairCheck(CheckId::FilesReadSwap, "files.read.swap",
+            "B reads its own file while swapping it for a link to A's file (API, bounded race)",
+            S::Critical,
+            "Any user reads another user's files by swapping a link in between the server's "
+            "check of a path and its use."),
         pairCheck(CheckId::FilesHardlink, "files.hardlink",
             "B's shell hard-links A's file into B's home (ln)", S::Critical,
             "Any user keeps a second name for another user's file in their own home, and reads "
@@ -129,6 +144,14 @@ QVector<CheckInfo> buildChecks()
             "B looks up A's terminal by its id (GET /api/terminals/{id})", S::High,
             "Knowing a terminal id is enough to see another user's interactive shell, and to "
             "attach to or end it."),
+        pairCheck(CheckId::TerminalRead, "terminal.read",
+            "B attaches to A's terminal by its id and reads it (WebSocket)", S::Critical,
+            "Knowing a terminal id is enough to watch another user's interactive shell: what "
+            "they type and what their programs print."),
+        pairCheck(CheckId::TerminalWrite, "terminal.write",
+            "B types into A's terminal by its id (WebSocket)", S::Critical,
+            "Knowing a terminal id is enough to type commands into another user's shell, i.e. "
+            "to run code as that user."),
         serverCheck(CheckId::AccountTwin, "account.twin", "Two distinct ids map to one account",
             S::Critical,
             "Different people who share the start of their id share one Linux account and "
@@ -141,10 +164,28 @@ QVector<CheckInfo> buildChecks()
             "Reserved ids (root, the server's account, user)", S::Critical,
             "Whoever holds the key becomes root or the server's own account by choosing "
             "the user id."),
+        serverCheck(CheckId::AccountLookalike, "account.lookalike",
+            "Ids that look like the first id (Cyrillic or fullwidth letters) map to its account",
+            S::Critical,
+            "Whoever registers an id that looks like another user's on a screen gets that "
+            "user's account and all its files."),
+        serverCheck(CheckId::AccountPath, "account.path",
+            "Ids with path characters (../, /home/) map to an existing account", S::Critical,
+            "Whoever puts path characters in their id gets another user's account, or root's, "
+            "and all its files."),
+        serverCheck(CheckId::AccountName, "account.name",
+            "Another user's Linux account name used as an id maps to that account", S::Critical,
+            "Whoever uses another user's account name as their id gets that account and all its "
+            "files."),
         serverCheck(CheckId::MissingUserId, "account.missing-id",
             "Request without X-User-Id reaches A's files", S::High,
             "Whoever holds the key can omit the user id and act as the server account, "
             "which reaches every home."),
+        // The server's README: one temp directory for every user (docs/server-behaviour.md).
+        documented(pairCheck(CheckId::SharedTmp, "shared.tmp",
+            "B reads a file A's shell leaves in /tmp or /dev/shm (default umask)", S::High,
+            "Any user reads what another user's commands and agent runs leave in /tmp and "
+            "/dev/shm (temporary copies, caches, scripts) under the default umask.")),
         documented(pairCheck(CheckId::NetworkPort, "network.port",
             "B connects to a port A listens on", S::Info,
             "Users share the network: services one user starts on loopback are open to all.")),

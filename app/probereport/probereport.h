@@ -27,10 +27,14 @@ enum class CheckId {
     FilesReadSymlink,
     FilesListSymlink,
     FilesArchiveSymlink,
+    FilesViewSymlink, // the raw download (GET /files/view)
+    FilesGrepSymlink,
+    FilesGlobSymlink,
     FilesWriteSymlink,
     FilesCreateSymlink,
     FilesMoveSymlink,
     FilesDeleteSymlink,
+    FilesReadSwap, // B's own file swapped for a link to A's file while the API reads it
     FilesHardlink, // B hard-links A's file into its own home (then the API would follow it)
     FilesReadRoot, // server-wide: a root-only file the probe creates (admin channel), by path
     FilesReadRootSymlink, // the same file through a symlink
@@ -53,11 +57,18 @@ enum class CheckId {
     // Sessions and terminals
     SessionReuse,
     TerminalLookup, // B asks for A's terminal by its id
+    TerminalRead, // B attaches to A's terminal over the WebSocket and reads its output
+    TerminalWrite, // B's keystrokes on that socket run in A's shell
     // Account mapping (server-wide)
     AccountTwin,
     AccountCase, // the first id in upper case
     ReservedIds,
+    AccountLookalike, // the first id with look-alike letters (Cyrillic, fullwidth)
+    AccountPath, // ids with path characters
+    AccountName, // the second user's Linux account name as an id
     MissingUserId,
+    // Places all users share
+    SharedTmp, // B reads what A's shell leaves in /tmp and /dev/shm (default umask)
     // Network (informational)
     NetworkPort,
 };

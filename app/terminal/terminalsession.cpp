@@ -185,25 +185,33 @@ void TerminalSession::createTerminal()
     });
 }
 
-QUrl TerminalSession::socketUrl() const
+QNetworkRequest TerminalSession::socketRequest(
+    const ServerConnection &connection, const Identity &identity, const QString &terminalId)
 {
     protocol::RequestSpec spec;
-    spec.path = QStringLiteral("/api/terminals/") + encodedSegment(m_terminalId);
-    QUrl url = protocol::buildUrl(m_client->connection().baseUrl, spec);
+    spec.authenticated = false; // the key goes in the first frame, nowhere else
+    spec.path = QStringLiteral("/api/terminals/") + encodedSegment(terminalId);
+    QNetworkRequest request = protocol::buildRequest(connection, identity, spec);
+    QUrl url = protocol::buildUrl(connection.baseUrl, spec);
     url.setScheme(
         url.scheme() == QLatin1String("https") ? QStringLiteral("wss") : QStringLiteral("ws"));
     url.setUserInfo({});
-    return url;
+    request.setUrl(url);
+    return request;
+}
+
+QByteArray TerminalSession::authFrame(const QString &apiKey)
+{
+    const QJsonObject auth {
+        {QStringLiteral("type"), QStringLiteral("auth")}, {QStringLiteral("token"), apiKey}};
+    return QJsonDocument(auth).toJson(QJsonDocument::Compact);
 }
 
 void TerminalSession::openSocket()
 {
     setState(State::Connecting);
     m_socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
-    protocol::RequestSpec spec;
-    spec.authenticated = false; // the key goes in the first frame, nowhere else
-    QNetworkRequest request = protocol::buildRequest(m_client->connection(), m_identity, spec);
-    request.setUrl(socketUrl());
+    const QNetworkRequest request = socketRequest(m_client->connection(), m_identity, m_terminalId);
     connect(m_socket, &QWebSocket::connected, this, &TerminalSession::handleConnected);
     connect(m_socket, &QWebSocket::disconnected, this, &TerminalSession::handleDisconnected);
     connect(m_socket, &QWebSocket::binaryMessageReceived, this, &TerminalSession::handleBinary);
@@ -223,10 +231,8 @@ void TerminalSession::handleConnected()
 {
     if (m_state != State::Connecting)
         return;
-    const QJsonObject auth {{QStringLiteral("type"), QStringLiteral("auth")},
-        {QStringLiteral("token"), m_client ? m_client->connection().apiKey : QString()}};
     m_socket->sendTextMessage(
-        QString::fromUtf8(QJsonDocument(auth).toJson(QJsonDocument::Compact)));
+        QString::fromUtf8(authFrame(m_client ? m_client->connection().apiKey : QString())));
     m_openedAt.start();
     setState(State::Open);
     sendResize();

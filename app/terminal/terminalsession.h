@@ -28,6 +28,7 @@
 
 #include <QByteArray>
 #include <QElapsedTimer>
+#include <QNetworkRequest>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -98,6 +99,11 @@ public:
     // The script that sets the window size on the PTY of the user's shell below the terminal's
     // process `pid` (run as that user).
     static QString innerResizeScript(qint64 pid, int columns, int rows);
+    // The WebSocket handshake for terminal `terminalId` as `identity` (no key in it), and the
+    // first frame that authenticates it.
+    static QNetworkRequest socketRequest(
+        const ServerConnection &connection, const Identity &identity, const QString &terminalId);
+    static QByteArray authFrame(const QString &apiKey);
 
 Q_SIGNALS:
     void stateChanged(sandscope::TerminalSession::State state);
@@ -125,7 +131,6 @@ private:
     void sendResize();
     void resizeInnerTerminal();
     ApiError makeError(ApiError::Kind kind, const QString &message) const;
-    QUrl socketUrl() const;
 
     QPointer<OpenTerminalClient> m_client;
     Identity m_identity;

@@ -1,9 +1,12 @@
 // The isolation probe's verdicts from recorded server answers (bodies as 0.11.34 and 0.14.5
 // sent them), including every way a check must end in ERROR rather than PASS.
 
+#include "isolation/probecollisionchecks.h"
 #include "isolation/probejudgement.h"
 #include "server/accountnames.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest/QTest>
 
 using namespace sandscope;
@@ -78,6 +81,11 @@ private Q_SLOTS:
     void reservedIdVerdicts_data();
     void reservedIdVerdicts();
     void networkIsInformational();
+    void terminalVerdicts_data();
+    void accountVariantVerdicts();
+    void swapRaceNeverPassesUnlessRefused();
+    void collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo();
+    void terminalVerdicts();
     void whoAmIParsesAccountUidAndHome();
 };
 
@@ -512,6 +520,162 @@ void TestProbeJudgement::networkIsInformational()
                  Precondition::missing(QStringLiteral("no listener")))
                  .verdict,
         Verdict::Error);
+}
+
+void TestProbeJudgement::swapRaceNeverPassesUnlessRefused()
+{
+    const auto read = [](int status, const QByteArray &content) {
+        protocol::HttpResponse response;
+        response.status = status;
+        response.contentType = "application/json";
+        response.body = status == 200
+            ? QJsonDocument(QJsonObject {{QStringLiteral("path"), QStringLiteral("/home/b/x")},
+                                {QStringLiteral("content"), QString::fromUtf8(content)}})
+                  .toJson()
+            : QByteArray(R"({"detail":"File not found"})");
+        return response;
+    };
+    const auto met = probe::Precondition::ok();
+    const auto own = read(200, "own");
+    const auto won = read(200, "marker-1");
+    const auto hidden = read(404, {});
+    QCOMPARE(probe::judgeSwapRace({own, own, won, hidden}, QStringLiteral("marker-1"), met).verdict,
+        Verdict::Fail);
+    QVERIFY(probe::judgeSwapRace({own, own, won}, QStringLiteral("marker-1"), met)
+                .explanation.contains(QLatin1String("attempt 3 of 3")));
+    // Only B's own file: the race was not won, which proves nothing.
+    const probe::Judgement notWon
+        = probe::judgeSwapRace({own, own, own}, QStringLiteral("marker-1"), met);
+    QCOMPARE(notWon.verdict, Verdict::Error);
+    QVERIFY(notWon.explanation.contains(QLatin1String("3 attempts")));
+    QCOMPARE(probe::judgeSwapRace({own, hidden, own}, QStringLiteral("marker-1"), met).verdict,
+        Verdict::Pass);
+    QCOMPARE(probe::judgeSwapRace({}, QStringLiteral("marker-1"), met).verdict, Verdict::Error);
+    QCOMPARE(probe::judgeSwapRace({own, won}, QStringLiteral("marker-1"),
+                 probe::Precondition::missing(QStringLiteral("no loop")))
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::accountVariantVerdicts()
+{
+    probe::AccountObservation owner;
+    owner.userId = QStringLiteral("alice-1");
+    owner.account = QStringLiteral("sst_alice1");
+    owner.uid = 1001;
+    const auto variant = [](const QString &account, int uid) {
+        probe::AccountObservation observation;
+        observation.userId = QStringLiteral("../alice-1");
+        observation.account = account;
+        observation.uid = uid;
+        return observation;
+    };
+    const auto judge = [&](const probe::AccountObservation &seen) {
+        return verdictName(
+            probe::judgeAccountVariant(owner, seen, QStringLiteral("server"), true).verdict);
+    };
+    QCOMPARE(judge(variant(QStringLiteral("sst_alice1"), 1001)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("root"), 0)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("server"), 1000)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("daemon"), 1)), QStringLiteral("FAIL"));
+    QCOMPARE(judge(variant(QStringLiteral("sst_other"), 1002)), QStringLiteral("PASS"));
+    QCOMPARE(judge(variant(QString(), -1)), QStringLiteral("ERROR"));
+    // The server still maps the id to an account a probe removed: "sudo: unknown user".
+    const probe::AccountObservation gone = probe::parseWhoAmI(
+        QStringLiteral("root"), {QStringLiteral("sudo: unknown user sst_root")});
+    QVERIFY(gone.accountGone);
+    QCOMPARE(gone.account, QStringLiteral("sst_root"));
+    QCOMPARE(judge(gone), QStringLiteral("PASS"));
+    probe::AccountObservation goneRoot = gone;
+    goneRoot.account = QStringLiteral("root");
+    QCOMPARE(judge(goneRoot), QStringLiteral("ERROR"));
+}
+
+void TestProbeJudgement::collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo()
+{
+    const QStringList ids = ProbeCollisionChecks::lookalikeIds(QStringLiteral("probe-alice"));
+    QCOMPARE(ids.size(), 3);
+    for (const QString &id : ids) {
+        QCOMPARE(id.size(), QStringLiteral("probe-alice").size());
+        QVERIFY(id != QStringLiteral("probe-alice"));
+    }
+    QCOMPARE(ids.at(0).mid(1), QStringLiteral("robe-alice")); // Cyrillic er first
+    QCOMPARE(ids.at(1).left(10), QStringLiteral("probe-alic")); // Cyrillic ie last
+    QCOMPARE(ids.at(2).at(0), QChar(0xFF50)); // fullwidth p
+    QVERIFY(ProbeCollisionChecks::pathIds(QStringLiteral("a")).contains(QStringLiteral("../a")));
+    // Only accounts that are new AND that a probed id ran as are removed.
+    QCOMPARE(ProbeCollisionChecks::createdAccounts({QStringLiteral("alice")},
+                 {QStringLiteral("alice"), QStringLiteral("new"), QStringLiteral("someone")},
+                 {QStringLiteral("alice"), QStringLiteral("new")}),
+        QStringList {QStringLiteral("new")});
+    QVERIFY(ProbeCollisionChecks::removalScript({QStringLiteral("a b")})
+                .contains(QStringLiteral("userdel -r -f 'a b'")));
+}
+
+void TestProbeJudgement::terminalVerdicts_data()
+{
+    QTest::addColumn<bool>("connected");
+    QTest::addColumn<bool>("closedByServer");
+    QTest::addColumn<int>("closeCode");
+    QTest::addColumn<QString>("output");
+    QTest::addColumn<int>("effect");
+    QTest::addColumn<QString>("read");
+    QTest::addColumn<QString>("write");
+    const QString echo = QStringLiteral("$ printf 'sandscope-tty-%s-%s\\n' t1 \"$(id -un)\"\r\n");
+    const int unchanged = int(probe::Effect::NotObserved);
+    QTest::newRow("A's shell answers B")
+        << true << false << 0 << echo + QStringLiteral("sandscope-tty-t1-sstalice\r\n")
+        << int(probe::Effect::Observed) << "FAIL"
+        << "FAIL";
+    QTest::newRow("closed with 4004") << true << true << 4004 << QString() << unchanged << "PASS"
+                                      << "PASS";
+    QTest::newRow("handshake refused") << false << false << 0 << QString() << unchanged << "PASS"
+                                       << "PASS";
+    // Only the echo of B's own keystrokes: the shell never answered.
+    QTest::newRow("open but silent") << true << false << 0 << echo << unchanged << "ERROR"
+                                     << "ERROR";
+    QTest::newRow("normal close") << true << true << 1000 << QString() << unchanged << "ERROR"
+                                  << "ERROR";
+    QTest::newRow("B's own shell")
+        << true << false << 0 << QStringLiteral("sandscope-tty-t1-sstbob\r\n") << unchanged
+        << "PASS"
+        << "ERROR";
+    QTest::newRow("refused but A cannot check")
+        << true << true << 4004 << QString() << int(probe::Effect::Unknown) << "PASS"
+        << "ERROR";
+}
+
+void TestProbeJudgement::terminalVerdicts()
+{
+    QFETCH(bool, connected);
+    QFETCH(bool, closedByServer);
+    QFETCH(int, closeCode);
+    QFETCH(QString, output);
+    QFETCH(int, effect);
+    QFETCH(QString, read);
+    QFETCH(QString, write);
+    probe::TerminalAttempt attempt;
+    attempt.connected = connected;
+    attempt.closedByServer = closedByServer;
+    attempt.closeCode = closeCode;
+    attempt.error = connected ? QString() : QStringLiteral("Unhandled http status code: 403");
+    attempt.output = output;
+    const auto met = probe::Precondition::ok();
+    QCOMPARE(verdictName(probe::judgeTerminalRead(
+                 attempt, QStringLiteral("sandscope-tty-t1"), QStringLiteral("sstalice"), met)
+                             .verdict),
+        read);
+    QCOMPARE(
+        verdictName(probe::judgeTerminalWrite(attempt, probe::Effect(effect), met).verdict), write);
+    // Without A's own terminal working, nothing is judged.
+    const auto missing
+        = probe::Precondition::missing(QStringLiteral("A's terminal did not answer"));
+    QCOMPARE(probe::judgeTerminalRead(
+                 attempt, QStringLiteral("sandscope-tty-t1"), QStringLiteral("sstalice"), missing)
+                 .verdict,
+        Verdict::Error);
+    QCOMPARE(
+        probe::judgeTerminalWrite(attempt, probe::Effect(effect), missing).verdict, Verdict::Error);
 }
 
 void TestProbeJudgement::whoAmIParsesAccountUidAndHome()

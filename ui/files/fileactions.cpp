@@ -1,6 +1,7 @@
 #include "fileactions.h"
 
 #include "files/fileoperations.h"
+#include "files/filepreviewloader.h"
 #include "files/filesprompter.h"
 #include "files/filetreeview.h"
 #include "files/remotefilemodel.h"
@@ -302,25 +303,27 @@ void FileActions::editSelected()
     }
     operationStarted(tr("Reading %1\u2026").arg(item.path));
     const QString path = item.path;
-    m_client->readFile(m_operations->identity(), path, 0, 0, this,
-        [this, path](const Result<FileContent> &content) {
-            operationEnded();
-            if (m_operations)
-                m_operations->recordRead(QStringLiteral("read-to-edit"), path,
-                    content.ok() ? QStringLiteral("ok") : content.error.toString());
-            if (!content.ok() || !content.value.isText) {
-                m_host.messageBar->showMessage(content.ok()
-                        ? tr("%1 is not a text file; it cannot be edited here.").arg(path)
-                        : describePreviewFailure(path, content.error),
-                    MessageBar::Level::Error);
-                return;
-            }
-            QString text = content.value.text;
-            if (!prompter()->editText(m_host.page, tr("Edit \u2014 %1").arg(path), &text)
-                || text == content.value.text)
-                return;
-            writeTextFile(path, text);
-        });
+    // Read as the preview reads (FileOperations::downloadFile): in the acting user's shell, so
+    // a link out of the home is refused and the kernel applies the user's own permissions.
+    m_operations->downloadFile(path, this, [this, path](const FileOperationResult &read) {
+        operationEnded();
+        if (!read.ok()) {
+            m_host.messageBar->showMessage(read.message(), MessageBar::Level::Error);
+            return;
+        }
+        if (!FilePreviewLoader::looksLikeText(read.bytes)) {
+            m_host.messageBar->showMessage(
+                tr("%1 is not a text file; it cannot be edited here.").arg(path),
+                MessageBar::Level::Error);
+            return;
+        }
+        const QString original = QString::fromUtf8(read.bytes);
+        QString text = original;
+        if (!prompter()->editText(m_host.page, tr("Edit \u2014 %1").arg(path), &text)
+            || text == original)
+            return;
+        writeTextFile(path, text);
+    });
 }
 
 void FileActions::writeTextFile(const QString &path, const QString &text)

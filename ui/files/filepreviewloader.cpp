@@ -65,47 +65,102 @@ void FilePreviewLoader::show(const FileSelection &item, const RemoteFileModel *m
         m_pane->clear();
         return;
     }
+    const bool raw = prefersRawBytes(item.mimeType);
     if (item.isDirectory)
         showFolder(item, model);
-    else if (prefersRawBytes(item.mimeType))
-        whenInsideHome(item.path, [this, item] { fetchRaw(item.path, item.name, item.size); });
+    else if (!m_identity.isServerAccount())
+        readAsUser(item, raw, previewLines);
+    else if (raw)
+        fetchRaw(item.path, item.name, item.size);
     else
-        whenInsideHome(
-            item.path, [this, item] { fetchText(item.path, item.name, item.size, previewLines); });
+        fetchText(item.path, item.name, item.size, previewLines);
 }
 
 void FilePreviewLoader::loadAll(const FileSelection &item)
 {
     if (!item.isValid() || item.isDirectory || !m_client)
         return;
-    whenInsideHome(item.path, [this, item] { fetchText(item.path, item.name, item.size, 0); });
+    if (!m_identity.isServerAccount())
+        readAsUser(item, false, 0);
+    else
+        fetchText(item.path, item.name, item.size, 0);
 }
 
-void FilePreviewLoader::whenInsideHome(const QString &path, std::function<void()> fetch)
+void FilePreviewLoader::readAsUser(const FileSelection &item, bool raw, int lastLine)
 {
-    // The server account is the admin's explicit channel: its paths are taken as given.
-    if (m_identity.isServerAccount()) {
-        fetch();
-        return;
-    }
-    const quint64 ticket = m_ticket;
+    cancel();
     m_pane->clear();
+    if (raw && tooLarge(item.path, item.size))
+        return;
+    const quint64 ticket = m_ticket;
     m_pane->messagePage()->setMessage(
-        tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);
+        tr("Loading %1\u2026").arg(item.path), PreviewPage::Severity::Note);
     const QString userId = m_identity.userId;
+    const qint64 maxBytes = raw || lastLine <= 0 ? maxRawPreviewBytes : previewTextBytes;
     m_resolving = true;
-    pathguard::resolve(m_client, m_identity, {path}, this,
-        [this, ticket, path, userId, fetch](const Result<PathResolution> &resolved) {
+    pathguard::readAsUser(
+        m_client, m_identity, item.path, this,
+        [this, ticket, item, raw, lastLine, userId](const Result<pathguard::ReadOutcome> &read) {
             if (ticket != m_ticket)
                 return; // another file was selected meanwhile
             m_resolving = false;
-            if (!resolved.ok())
-                m_pane->showError(describePreviewFailure(path, resolved.error, m_home));
-            else if (const ResolvedPath *outside = resolved.value.firstOutside())
-                m_pane->showError(resolved.value.refusal(*outside, userId));
-            else
-                fetch();
-        });
+            if (m_readHook && read.error.kind != ApiError::Kind::Cancelled)
+                m_readHook(item.path,
+                    !read.ok()               ? read.error.toString()
+                        : read.value.refused ? QStringLiteral("refused: leads out of the home")
+                                             : QStringLiteral("ok"));
+            if (!read.ok()) {
+                // Forbidden here is the kernel refusing the user a file in its own home.
+                m_pane->showError(read.error.kind == ApiError::Kind::Forbidden
+                        ? read.error.message
+                        : describePreviewFailure(item.path, read.error, m_home));
+                return;
+            }
+            const pathguard::ReadOutcome &outcome = read.value;
+            if (outcome.refused) {
+                m_pane->showError(
+                    outcome.resolution.refusal(outcome.resolution.paths.at(0), userId));
+                return;
+            }
+            const qint64 size = std::max<qint64>(item.size, outcome.bytes.size());
+            if (raw || !looksLikeText(outcome.bytes)) {
+                m_pane->showContent(item.name, outcome.bytes, size, outcome.truncated);
+                return;
+            }
+            QString text = QString::fromUtf8(outcome.bytes);
+            qint64 totalLines = text.count(QLatin1Char('\n'));
+            if (!text.isEmpty() && !text.endsWith(QLatin1Char('\n')))
+                ++totalLines;
+            bool partial = outcome.truncated;
+            if (lastLine > 0 && totalLines > lastLine) {
+                qsizetype end = -1;
+                for (int line = 0; line < lastLine; ++line)
+                    end = text.indexOf(QLatin1Char('\n'), end + 1);
+                text.truncate(end + 1);
+                partial = true;
+            }
+            m_pane->showText(item.name, text, totalLines, partial);
+        },
+        maxBytes);
+}
+
+bool FilePreviewLoader::tooLarge(const QString &path, qint64 size)
+{
+    if (size <= maxRawPreviewBytes)
+        return false;
+    m_pane->messagePage()->setMessage(tr("%1 is %2, too large to preview. Download it instead.")
+                                          .arg(path, QLocale().formattedDataSize(size)),
+        PreviewPage::Severity::Note);
+    return true;
+}
+
+bool FilePreviewLoader::looksLikeText(const QByteArray &bytes)
+{
+    if (bytes.contains('\0'))
+        return false;
+    // Invalid UTF-8 decodes to U+FFFD; a file may hold that character itself, though.
+    const QString text = QString::fromUtf8(bytes);
+    return !text.contains(QChar::ReplacementCharacter) || bytes.contains("\xEF\xBF\xBD");
 }
 
 void FilePreviewLoader::showFolder(const FileSelection &item, const RemoteFileModel *model)
@@ -169,12 +224,8 @@ void FilePreviewLoader::fetchRaw(const QString &path, const QString &name, qint6
 {
     cancel();
     m_pane->clear();
-    if (size > maxRawPreviewBytes) {
-        m_pane->messagePage()->setMessage(tr("%1 is %2, too large to preview. Download it instead.")
-                                              .arg(path, QLocale().formattedDataSize(size)),
-            PreviewPage::Severity::Note);
+    if (tooLarge(path, size))
         return;
-    }
     const quint64 ticket = m_ticket;
     m_pane->messagePage()->setMessage(
         tr("Loading %1\u2026").arg(path), PreviewPage::Severity::Note);

@@ -21,6 +21,7 @@
 #include <QHeaderView>
 #include <QMenu>
 #include <QRegularExpression>
+#include <QTableWidget>
 #include <QTextDocument>
 
 namespace sandscope {
@@ -126,6 +127,10 @@ ProbePage::ProbePage(QWidget *parent)
 {
     m_ui->setupUi(this);
     m_presentation->setSourceModel(m_model);
+    m_ui->scorecardView->setColumnCount(6);
+    m_ui->scorecardView->setHorizontalHeaderLabels(
+        {tr("Category"), tr("PASS"), tr("FAIL"), tr("INFO"), tr("ERROR"), tr("Worst FAIL")});
+    m_ui->scorecardView->verticalHeader()->hide();
 
     QTableView *view = m_ui->matrixView;
     view->setModel(m_presentation);
@@ -359,6 +364,16 @@ QTreeWidget *ProbePage::differencesView() const
 MessageBar *ProbePage::messageBar() const
 {
     return m_ui->messageBar;
+}
+
+QTableWidget *ProbePage::scorecardView() const
+{
+    return m_ui->scorecardView;
+}
+
+QString ProbePage::worstFindingText() const
+{
+    return m_ui->worstFindingLabel->text();
 }
 
 QString ProbePage::summaryText() const
@@ -932,6 +947,7 @@ void ProbePage::updateControls()
 
 void ProbePage::updateSummary()
 {
+    updateScorecard();
     if (!m_hasReport) {
         m_ui->summaryLabel->setText(tr("No report yet."));
         return;
@@ -955,6 +971,50 @@ void ProbePage::updateSummary()
             + tr("opened from %1 (read-only)").arg(QFileInfo(m_openedFile).fileName());
     m_ui->summaryLabel->setText(text);
     m_ui->summaryLabel->setToolTip(text);
+}
+
+void ProbePage::updateScorecard()
+{
+    QTableWidget *view = m_ui->scorecardView;
+    const QVector<ScorecardRow> rows = m_hasReport ? m_report.scorecard() : QVector<ScorecardRow>();
+    view->setRowCount(int(rows.size()));
+    for (int row = 0; row < rows.size(); ++row) {
+        const ScorecardRow &card = rows.at(row);
+        const QStringList cells {card.category, QString::number(card.pass),
+            QString::number(card.fail), QString::number(card.info), QString::number(card.error),
+            card.fail > 0 ? severityName(card.worstFail) : QString()};
+        for (int column = 0; column < cells.size(); ++column) {
+            auto *item = new QTableWidgetItem(cells.at(column));
+            if (column > 0)
+                item->setTextAlignment(Qt::AlignCenter);
+            if (card.fail > 0 && (column == 2 || column == 5)) {
+                QFont font = item->font();
+                font.setBold(true);
+                item->setFont(font);
+            }
+            view->setItem(row, column, item);
+        }
+    }
+    view->resizeColumnsToContents();
+    view->setVisible(!rows.isEmpty());
+
+    QString text;
+    if (m_hasReport) {
+        const QString version
+            = m_report.serverVersion.isEmpty() ? tr("unknown") : m_report.serverVersion;
+        if (const CheckResult *worst = m_report.worstFinding()) {
+            const CheckInfo &info = checkInfo(worst->check);
+            text = tr("Worst finding: %1 %2 (%3%4): %5")
+                       .arg(info.key, worst->subject(), severityName(info.severity),
+                           info.documented ? tr(", documented behaviour") : QString(),
+                           info.failMeaning);
+        } else {
+            text = tr("No FAIL in this report.");
+        }
+        text += QLatin1Char('\n') + tr("Server version %1").arg(version);
+    }
+    m_ui->worstFindingLabel->setText(text);
+    m_ui->worstFindingLabel->setVisible(m_hasReport);
 }
 
 void ProbePage::showError(const QString &text)

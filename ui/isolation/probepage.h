@@ -27,6 +27,7 @@ class QMenu;
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
+class QTableWidget;
 class QTreeWidget;
 
 namespace sandscope {
@@ -129,6 +130,10 @@ public:
     QTreeWidget *differencesView() const;
     MessageBar *messageBar() const;
     QString summaryText() const;
+    // The scorecard of the shown report: one row per category (ProbeReport::scorecard), and
+    // the worst finding with its severity, what an attacker gains, and the server version.
+    QTableWidget *scorecardView() const;
+    QString worstFindingText() const;
     QString progressText() const;
     // Title, verdict, explanation and fail meaning of the selected cell.
     QString detailText() const;
@@ -166,6 +171,7 @@ private:
     void updateUsersHint();
     void updateControls();
     void updateSummary();
+    void updateScorecard();
     void showError(const QString &text);
     void showDifferences();
     bool exportReport(

@@ -42,6 +42,7 @@
 #include <QtTest>
 
 #include <memory>
+#include <unistd.h>
 
 using namespace sandscope;
 using namespace sandscope::test;
@@ -685,6 +686,40 @@ private Q_SLOTS:
         shell(m_alice,
             QStringLiteral("cd ~ && rm -f %1 %2 %3 real-%3").arg(fileLink, folderLink, ownLink));
         shell(m_bob, QStringLiteral("rm -f %1").arg(secretPath));
+    }
+
+    // A file in alice's own home that only root may read: the server's file API (root) would
+    // return it, the preview reads it in alice's shell and is refused by the kernel. A file
+    // alice may read previews as text and as bytes through the same path.
+    void previewReadsWithTheUsersOwnPermissions()
+    {
+        const QString token = randomToken(8);
+        const QString secret = QStringLiteral("root-only-") + token;
+        const QString rootFile
+            = m_aliceHome + QStringLiteral("/root-only-") + token + QStringLiteral(".txt");
+        QFile file(rootFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(secret.toUtf8());
+        file.close();
+        QVERIFY(QFile::setPermissions(rootFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY(::chown(QFile::encodeName(rootFile).constData(), 0, 0) == 0);
+        const auto page = makePage();
+        PreviewPane *preview = page->preview();
+        QVERIFY(reveal(page.get(), rootFile).isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(!preview->errorText().isEmpty(), 30000);
+        QVERIFY2(preview->errorText().contains(QLatin1String("Permission denied")),
+            qPrintable(preview->errorText()));
+        QVERIFY(preview->kind() != PreviewKind::Text);
+        QVERIFY(!preview->textPage()->editor()->toPlainText().contains(secret));
+        // Edit reads the same way: refused, and nothing to edit is offered.
+        page->setReadOnly(false);
+        m_prompter.editedTexts = QStringList {QStringLiteral("replaced")};
+        page->editAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(page->pendingOperations() == 0, 30000);
+        QVERIFY2(page->messageBar()->text().contains(QLatin1String("Permission denied")),
+            qPrintable(page->messageBar()->text()));
+        QCOMPARE(m_prompter.editedTexts.size(), 1);
+        QFile::remove(rootFile);
     }
 
     void mainWindowBrowsesAsTheUserAndReadOnlyAsAnother()

@@ -28,6 +28,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -192,6 +193,34 @@ private:
 
     QString path(const QString &name) const { return m_dir.filePath(name); }
 
+    // The page's scorecard shows exactly `report`'s.
+    void expectScorecardOf(const ProbeReport &report) const
+    {
+        const QVector<ScorecardRow> rows = report.scorecard();
+        QTableWidget *view = m_page->scorecardView();
+        QCOMPARE(view->rowCount(), int(rows.size()));
+        for (int row = 0; row < rows.size(); ++row) {
+            const ScorecardRow &card = rows.at(row);
+            QCOMPARE(view->item(row, 0)->text(), card.category);
+            for (const auto &[column, count] : {std::pair {1, card.pass}, std::pair {2, card.fail},
+                     std::pair {3, card.info}, std::pair {4, card.error}})
+                QCOMPARE(view->item(row, column)->text().toInt(), count);
+            QCOMPARE(view->item(row, 5)->text(),
+                card.fail > 0 ? severityName(card.worstFail) : QString());
+        }
+        // FAILs first: no row with a FAIL follows one without.
+        for (int row = 1; row < rows.size(); ++row)
+            QVERIFY(rows.at(row).fail == 0 || rows.at(row - 1).fail > 0);
+        const QString worst = m_page->worstFindingText();
+        const CheckResult *finding = report.worstFinding();
+        QVERIFY(finding);
+        const CheckInfo &info = checkInfo(finding->check);
+        QVERIFY2(worst.contains(info.key) && worst.contains(severityName(info.severity))
+                && worst.contains(info.failMeaning) && worst.contains(finding->subject()),
+            qPrintable(worst));
+        QVERIFY2(worst.contains(report.serverVersion), qPrintable(worst));
+    }
+
     // Opens `report` through the page's "Open report…" button.
     void openThroughPage(const ProbeReport &report, const QString &name)
     {
@@ -267,6 +296,17 @@ private Q_SLOTS:
         QVERIFY(m_page->selectCell(CheckId::FilesWrite, pairSubject(alice, bob)));
         QVERIFY(!m_page->rerunButton()->isEnabled());
         QVERIFY(m_page->rerunButton()->toolTip().contains(QStringLiteral("opened from a file")));
+    }
+
+    // The scorecard above the matrix is the report's: a row per category in the report's
+    // order (FAILs first), its counts, the worst finding and the server version.
+    void scorecardShowsCategoriesWorstFindingAndVersion()
+    {
+        QVERIFY(!m_page->scorecardView()->isVisible());
+        const ProbeReport report = sampleReport();
+        openThroughPage(report, QStringLiteral("scorecard.json"));
+        expectScorecardOf(report);
+        QVERIFY(m_page->scorecardView()->isVisible());
     }
 
     void rowHeadersShowSeverityAndFailMeaning()
@@ -650,6 +690,7 @@ private Q_SLOTS:
         }
         QVERIFY(m_page->summaryText().contains(
             QStringLiteral("PASS %1 ·").arg(report.count(Verdict::Pass))));
+        expectScorecardOf(report);
 
         QFile audit(path(QStringLiteral("audit.jsonl")));
         QVERIFY(audit.open(QIODevice::ReadOnly));

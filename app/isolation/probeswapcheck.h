@@ -1,0 +1,51 @@
+#pragma once
+// The isolation probe's swap race (FilesReadSwap): where the server checks a path and then
+// uses it, a link swapped in between escapes the check. B makes a file of its own, starts a
+// shell loop that keeps replacing it (atomically, mv -T) with a symlink to A's marker and back,
+// and meanwhile reads it through the file API a bounded number of times (attemptCount). A's
+// marker in an answer is a FAIL (at which attempt); a refusal of the link at use with no A's
+// data a PASS; only B's own file in every answer is ERROR (the race was not won, which proves
+// nothing), never PASS. The loop is ended and B's folder removed afterwards (the API removes
+// the links in it, not what they point at). One step of ProbeSteps; calls next().
+
+#include "isolation/probecalls.h"
+
+#include <QCoreApplication>
+
+#include <functional>
+#include <memory>
+
+namespace sandscope {
+
+struct ProbeContext;
+struct ProbePair;
+
+class ProbeSwapCheck {
+    Q_DECLARE_TR_FUNCTIONS(ProbeSwapCheck)
+public:
+    static constexpr int attemptCount = 40;
+
+    explicit ProbeSwapCheck(ProbeContext &probe);
+
+    void checkPair(const std::shared_ptr<ProbePair> &pair);
+
+    // Makes `dir`/swap a file holding `ownText` (run first, and waited for).
+    static QString setupCommand(const QString &dir, const QString &ownText);
+    // Swaps `dir`/swap between a symlink to `target` and a file holding `ownText`, `rounds`
+    // times; `dir`/swap exists throughout.
+    static QString loopCommand(
+        const QString &dir, const QString &target, const QString &ownText, int rounds);
+
+private:
+    // Calls `then(true)` once `runningFile` exists (the loop has begun), `then(false)` after
+    // `triesLeft` looks 100 ms apart.
+    void whenRunning(const Identity &identity, const QString &runningFile, int triesLeft,
+        std::function<void(bool)> then);
+    // `end` ends the loop (also part of the pair's cleanup).
+    void attempt(const std::shared_ptr<ProbePair> &pair, const QString &swapPath,
+        const QVector<Evidence> &setup, const QVector<ProbeCall> &end);
+
+    ProbeContext &m_probe;
+};
+
+} // namespace sandscope
