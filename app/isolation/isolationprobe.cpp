@@ -2,10 +2,10 @@
 
 #include "isolation/probeaccountchecks.h"
 #include "isolation/probecollisionchecks.h"
-#include "isolation/probecontext.h"
+#include "probing/probecontext.h"
 #include "isolation/probefilechecks.h"
 #include "isolation/probenetworkcheck.h"
-#include "isolation/probepair.h"
+#include "probing/probepair.h"
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probesharedcheck.h"
 #include "isolation/probeshellchecks.h"

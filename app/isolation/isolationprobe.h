@@ -12,7 +12,7 @@
 // only created in the homes of the chosen users, under names with a random token, and
 // only what the probe created is deleted.
 
-#include "isolation/probeoptions.h"
+#include "probing/probeoptions.h"
 #include "probereport/probereport.h"
 
 #include <QObject>

@@ -1,7 +1,7 @@
 #include "probeaccountchecks.h"
 
-#include "isolation/probecontext.h"
-#include "isolation/probepair.h"
+#include "probing/probecontext.h"
+#include "probing/probepair.h"
 #include "server/shortcommand.h"
 
 namespace sandscope {

@@ -1,6 +1,6 @@
 #include "probecollisionchecks.h"
 
-#include "isolation/probecontext.h"
+#include "probing/probecontext.h"
 #include "server/shortcommand.h"
 #include "util/shellquote.h"
 

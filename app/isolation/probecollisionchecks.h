@@ -11,8 +11,8 @@
 // with the admin channel removes the new ones such an id ran as (never a chosen user's);
 // without it they are named in the explanation.
 
-#include "isolation/probecalls.h"
-#include "isolation/probejudgement.h"
+#include "probing/probecalls.h"
+#include "probing/probejudgement.h"
 
 #include <QCoreApplication>
 #include <QStringList>

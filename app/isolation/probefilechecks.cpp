@@ -1,7 +1,7 @@
 #include "probefilechecks.h"
 
-#include "isolation/probecontext.h"
-#include "isolation/probepair.h"
+#include "probing/probecontext.h"
+#include "probing/probepair.h"
 
 namespace sandscope {
 

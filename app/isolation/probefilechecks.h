@@ -5,8 +5,8 @@
 // delete in A's folder (mutation, verified from A's side). Each method is one step of
 // ProbeSteps and calls next() when it is done.
 
-#include "isolation/probecalls.h"
-#include "isolation/probejudgement.h"
+#include "probing/probecalls.h"
+#include "probing/probejudgement.h"
 
 #include <QCoreApplication>
 

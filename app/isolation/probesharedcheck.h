@@ -6,7 +6,7 @@
 // for everyone there (by an agent run, say), named in the explanation. A's files are removed
 // afterwards. One step of ProbeSteps; calls next().
 
-#include "isolation/probecalls.h"
+#include "probing/probecalls.h"
 
 #include <QCoreApplication>
 

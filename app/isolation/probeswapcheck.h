@@ -8,7 +8,7 @@
 // nothing), never PASS. The loop is ended and B's folder removed afterwards (the API removes
 // the links in it, not what they point at). One step of ProbeSteps; calls next().
 
-#include "isolation/probecalls.h"
+#include "probing/probecalls.h"
 
 #include <QCoreApplication>
 

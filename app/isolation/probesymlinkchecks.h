@@ -9,8 +9,8 @@
 // first and removed afterwards (the root file at once after the reads; a cancel in between
 // leaves that folder, which holds only the probe's random marker).
 
-#include "isolation/probecalls.h"
-#include "isolation/probejudgement.h"
+#include "probing/probecalls.h"
+#include "probing/probejudgement.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #include "probeterminalchecks.h"
 
-#include "isolation/probecontext.h"
-#include "isolation/probepair.h"
+#include "probing/probecontext.h"
+#include "probing/probepair.h"
 #include "util/shellquote.h"
 
 #include <QJsonDocument>

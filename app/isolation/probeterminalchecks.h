@@ -7,7 +7,7 @@
 // same line and sees its output, so a refusal B gets is a refusal, not a broken socket. Both
 // terminals and the file are removed afterwards. One step of ProbeSteps; calls next().
 
-#include "isolation/probecalls.h"
+#include "probing/probecalls.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #include "probecalls.h"
 
-#include "isolation/probesteps.h"
-#include "isolation/probeterminalsocket.h"
+#include "probing/probesteps.h"
+#include "probing/probeterminalsocket.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
 

@@ -7,7 +7,7 @@
 // none of them runs. While `refusesWork` says so (after a cancel, until the cleanup starts),
 // nothing new is sent and `done` is never called.
 
-#include "isolation/probejudgement.h"
+#include "probing/probejudgement.h"
 #include "probereport/probereport.h"
 #include "security/secretredactor.h"
 #include "server/adminaccess.h"

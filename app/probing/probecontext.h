@@ -5,10 +5,10 @@
 // owns one and plans the steps; the check classes (ProbeAccountChecks, ProbeFileChecks,
 // ProbeShellChecks, ProbeProcessChecks, ProbeNetworkCheck) each work on it.
 
-#include "isolation/probecalls.h"
-#include "isolation/probejudgement.h"
-#include "isolation/probeoptions.h"
-#include "isolation/probesteps.h"
+#include "probing/probecalls.h"
+#include "probing/probejudgement.h"
+#include "probing/probeoptions.h"
+#include "probing/probesteps.h"
 #include "probereport/probereport.h"
 
 #include <QHash>

@@ -3,7 +3,7 @@
 // resources are probed, B the actor. A's markers get names with random tokens, so nothing the
 // probe creates can be mistaken for A's own files, and its cleanup removes only them.
 
-#include "isolation/probejudgement.h"
+#include "probing/probejudgement.h"
 #include "probereport/probereport.h"
 #include "server/connection.h"
 

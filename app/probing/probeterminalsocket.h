@@ -5,7 +5,7 @@
 // is up; then close from here. What happened is a probe::TerminalAttempt, judged by
 // probe::judgeTerminalRead / judgeTerminalWrite.
 
-#include "isolation/probejudgement.h"
+#include "probing/probejudgement.h"
 #include "server/connection.h"
 
 #include <QObject>

@@ -8,14 +8,14 @@
 // runs once end to end.
 
 #include "isolation/isolationprobe.h"
-#include "isolation/probecalls.h"
+#include "probing/probecalls.h"
 #include "isolation/probecollisionchecks.h"
-#include "isolation/probejudgement.h"
+#include "probing/probejudgement.h"
 #include "isolation/probesharedcheck.h"
 #include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
-#include "isolation/probeterminalsocket.h"
+#include "probing/probeterminalsocket.h"
 #include "probereport/probereport.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"

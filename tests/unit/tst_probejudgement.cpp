@@ -2,7 +2,7 @@
 // sent them), including every way a check must end in ERROR rather than PASS.
 
 #include "isolation/probecollisionchecks.h"
-#include "isolation/probejudgement.h"
+#include "probing/probejudgement.h"
 #include "server/accountnames.h"
 
 #include <QJsonDocument>
