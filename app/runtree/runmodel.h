@@ -74,6 +74,7 @@ public:
         CacheCreationTokensRole,
         ToolCallsRole, // qint64: tool calls in the node's subtree (not the node itself)
         ErrorsRole, // qint64: errors in the node's subtree (not the node itself)
+        ClaudeDurationMsRole, // qint64: claude's own duration_ms (turns, results), else invalid
     };
 
     explicit RunModel(QObject *parent = nullptr);

@@ -31,7 +31,9 @@ struct RunSummary {
     qint64 cacheCreationTokens = 0;
     qint64 apiErrors = 0; // API error messages (synthetic assistant messages)
     qint64 durationMs = 0; // sum of the results' duration_ms (transcripts: of the turns' spans)
+    qint64 claudeDurationMs = -1; // sum of the results' duration_ms; -1 without one
     int numTurns = 0; // sum of the results' num_turns (transcripts: prompts)
+    int turns = 0; // the run tree's Turn nodes
     // Transcripts have no result lines: their turns end with a cost-state record, whose
     // cumulative cost counts instead.
     bool isTranscript = false;
