@@ -209,7 +209,9 @@ private slots:
         // A result is a point event: no span of its own.
         const QModelIndex result = nodesOfKind(&model, RunModel::NodeKind::Result).first();
         QVERIFY(!result.data(RunModel::DurationMsRole).isValid());
-        QCOMPARE(model.summary().durationMs, 13800);
+        // The run: from its first line to its end (the process exit at 14,900 ms).
+        QCOMPARE(model.summary().durationMs, 13900);
+        QCOMPARE(model.runIndex().data(RunModel::DurationMsRole).toLongLong(), 13900);
         QCOMPARE(model.summary().claudeDurationMs, 10400);
     }
 
