@@ -11,9 +11,11 @@
 #include "runs/loadedrun.h"
 #include "runtree/runmodel.h"
 #include "sandscopecli.h"
+#include "streamjson/runfacts.h"
 #include "streamjson/runparser.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -145,10 +147,15 @@ QString rowValue(const QString &text, const QString &name)
         QRegularExpression::MultilineOption);
     const QRegularExpression html(
         QStringLiteral("<dt>%1</dt><dd>([^<]*)</dd>").arg(QRegularExpression::escape(name)));
-    for (const QRegularExpression &pattern : {plain, table, html}) {
-        const QRegularExpressionMatch match = pattern.match(text);
-        if (match.hasMatch())
-            return match.captured(1).trimmed();
+    const QRegularExpression *patterns[] = {&plain, &table, &html};
+    for (const QRegularExpression *pattern : patterns) {
+        const QRegularExpressionMatch match = pattern->match(text);
+        if (!match.hasMatch())
+            continue;
+        QString value = match.captured(1).trimmed();
+        if (pattern == &table) // Markdown escapes its punctuation
+            value.replace(QRegularExpression(QStringLiteral("\\\\(.)")), QStringLiteral("\\1"));
+        return value;
     }
     return QString();
 }
@@ -157,6 +164,48 @@ QString exported(const RunModel &model, RunExporter::Format format, const QStrin
 {
     ExportJob job(model, source, {}, false);
     return QString::fromUtf8(job.render(format));
+}
+
+// The tree's figures against the summary's: the invariants of docs/stream-json.md, "Figures".
+// An empty string when they hold, else what differs.
+QString figuresDiffer(const RunModel &model, bool ended)
+{
+    const RunSummary summary = model.summary();
+    const QModelIndex run = model.runIndex();
+    const QList<QModelIndex> turns = nodesOfKind(&model, RunModel::NodeKind::Turn);
+    if (summary.turns != turns.size())
+        return QStringLiteral("turns: summary %1, tree %2").arg(summary.turns).arg(turns.size());
+    TokenUsage sum;
+    for (const QModelIndex &turn : turns)
+        sum += tokensOf(turn);
+    if (text(tokensOf(run)) != text(sum))
+        return QStringLiteral("run tokens %1, its turns' %2").arg(text(tokensOf(run)), text(sum));
+    if (text(tokensOf(run)) != summaryTokens(summary))
+        return QStringLiteral("run tokens %1, summary %2")
+            .arg(text(tokensOf(run)), summaryTokens(summary));
+    if (qAbs(run.data(RunModel::CostUsdRole).toDouble() - summary.costUsd) > 1e-12)
+        return QStringLiteral("run cost %1, summary %2")
+            .arg(run.data(RunModel::CostUsdRole).toDouble())
+            .arg(summary.costUsd);
+    const QVariant duration = run.data(RunModel::DurationMsRole);
+    if (duration.isValid() && duration.toLongLong() != summary.durationMs)
+        return QStringLiteral("run duration %1, summary %2")
+            .arg(duration.toLongLong())
+            .arg(summary.durationMs);
+    if (ended) {
+        const auto status = RunModel::Status(run.data(RunModel::StatusRole).toInt());
+        const runfacts::Outcome outcome = runfacts::outcomeOf(summary);
+        const bool same
+            = (status == RunModel::Status::Ok && outcome == runfacts::Outcome::Succeeded)
+            || (status == RunModel::Status::Error && outcome == runfacts::Outcome::Failed)
+            || (status == RunModel::Status::Interrupted
+                && outcome == runfacts::Outcome::Interrupted);
+        if (!same)
+            return QStringLiteral("run status %1, summary outcome %2")
+                .arg(int(status))
+                .arg(runfacts::outcomeText(summary));
+    }
+    return {};
 }
 
 } // namespace
@@ -217,10 +266,38 @@ private slots:
 
     // Walkthrough: replay, Markdown and HTML said "Turns: 3" for a run of 2 turns (claude's
     // num_turns, the round trips, labelled as turns).
+    // Each stream capture also as a recording, its lines arriving at random moments (the
+    // live clock), so that every kind of run file is checked.
+    void initTestCase()
+    {
+        QVERIFY(m_recordings.isValid());
+        m_files = runFiles();
+        QRandomGenerator random(20261203);
+        for (const QString &path : runFiles()) {
+            if (!QFileInfo(path).fileName().startsWith(QLatin1String("stream")))
+                continue;
+            QFile capture(path);
+            QVERIFY(capture.open(QIODevice::ReadOnly));
+            const QString recording
+                = m_recordings.filePath(QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                            .relativeFilePath(path)
+                                            .replace(QLatin1Char('/'), QLatin1Char('-'))
+                    + QStringLiteral(".recording"));
+            RunRecorder recorder;
+            QVERIFY(recorder.open(recording));
+            qint64 t = 1'700'000'000'000;
+            for (const QByteArray &line : capture.readAll().split('\n'))
+                if (!line.isEmpty())
+                    recorder.record(line, t += random.bounded(3000));
+            recorder.close();
+            m_files.append(recording);
+        }
+    }
+
     void turnsFigureCountsTurnNodes_data()
     {
         QTest::addColumn<QString>("path");
-        for (const QString &path : runFiles())
+        for (const QString &path : std::as_const(m_files))
             QTest::newRow(
                 qPrintable(QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR)).relativeFilePath(path)))
                 << path;
@@ -286,6 +363,116 @@ private slots:
         QVERIFY2(outcome.contains(QLatin1String("1 tool call")), qPrintable(outcome));
     }
 
+    // The invariants on every run file, whole, cut after any number of its events, and
+    // applied in random batches: Turn nodes = the turns figure; the run's tokens = the sum
+    // over its turns = the summary's; its cost and duration = the summary's; every child's
+    // span inside its parent's; an ended run's status = the summary's outcome.
+    void figuresAgreeOnEveryRunCutAnywhere_data() { turnsFigureCountsTurnNodes_data(); }
+    void figuresAgreeOnEveryRunCutAnywhere()
+    {
+        QFETCH(QString, path);
+        const auto loaded = load(path);
+        QCOMPARE(figuresDiffer(*loaded->model, true), QString());
+        verifySpansNest(*loaded->model, loaded->model->runIndex(), path);
+        const RunEventBatch &events = loaded->run.events;
+        QRandomGenerator random(quint32(qHash(path)));
+        for (int round = 0; round < 12; ++round) {
+            const qsizetype cut = round == 0 ? events.size() : random.bounded(events.size() + 1);
+            RunModel model;
+            for (qsizetype at = 0; at < cut;) {
+                const qsizetype batch = std::min<qsizetype>(cut - at, 1 + random.bounded(9));
+                model.addEventRange(events.constData() + at, events.constData() + at + batch);
+                at += batch;
+            }
+            const QString where = QStringLiteral("%1 cut after %2 of %3 events")
+                                      .arg(path)
+                                      .arg(cut)
+                                      .arg(events.size());
+            QVERIFY2(figuresDiffer(model, false).isEmpty(),
+                qPrintable(where + QStringLiteral(" (live): ") + figuresDiffer(model, false)));
+            model.markRunEnded(cut > 0 ? events.at(cut - 1).arrivalMs : 0);
+            QVERIFY2(figuresDiffer(model, true).isEmpty(),
+                qPrintable(where + QStringLiteral(": ") + figuresDiffer(model, true)));
+            verifySpansNest(model, model.runIndex(), where);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    // A capture cut after any line: the fast path (replay --summary) states what the tree
+    // built from the same lines does.
+    void fastSummaryOfACutCaptureIsTheTrees_data() { turnsFigureCountsTurnNodes_data(); }
+    void fastSummaryOfACutCaptureIsTheTrees()
+    {
+        QFETCH(QString, path);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QTemporaryDir dir;
+        QRandomGenerator random(quint32(qHash(path)) + 1);
+        for (int round = 0; round < 6; ++round) {
+            const qsizetype keep = 1 + random.bounded(lines.size());
+            const QString cut = dir.filePath(QFileInfo(path).fileName());
+            QFile out(cut);
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(lines.mid(0, keep).join('\n'));
+            out.close();
+            RunSummary fast;
+            QVERIFY(summarizeRunFile(cut, &fast));
+            const auto loaded = load(cut);
+            const RunSummary tree = loaded->model->summary();
+            QVERIFY2(QJsonDocument(fast.toJson()).toJson() == QJsonDocument(tree.toJson()).toJson(),
+                qPrintable(QStringLiteral("%1 cut after %2 lines: fast %3, tree %4")
+                               .arg(path)
+                               .arg(keep)
+                               .arg(QString::fromUtf8(QJsonDocument(fast.toJson()).toJson()),
+                                   QString::fromUtf8(QJsonDocument(tree.toJson()).toJson()))));
+            QCOMPARE(figuresDiffer(*loaded->model, true), QString());
+        }
+    }
+
+    // The outcome of an ended run in the tree, the summary, `replay --json` and every export
+    // format (the JSON export read back), and Compare of a run with itself: equal figures.
+    void outcomeIsTheSameEverywhere_data() { turnsFigureCountsTurnNodes_data(); }
+    void outcomeIsTheSameEverywhere()
+    {
+        QFETCH(QString, path);
+        const auto loaded = load(path);
+        const RunSummary summary = loaded->model->summary();
+        const QString outcome = runfacts::outcomeText(summary);
+        for (auto format : {RunExporter::Format::Markdown, RunExporter::Format::Html})
+            QCOMPARE(
+                rowValue(exported(*loaded->model, format), QStringLiteral("Outcome")), outcome);
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(exported(*loaded->model, RunExporter::Format::Json).toUtf8());
+        file.close();
+        const auto reopened = load(json);
+        QCOMPARE(runfacts::outcomeText(reopened->model->summary()), outcome);
+        QCOMPARE(QJsonDocument(reopened->model->summary().toJson()).toJson(),
+            QJsonDocument(summary.toJson()).toJson());
+        const test::CliOutcome replay
+            = test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--json")});
+        const QJsonObject printed = QJsonDocument::fromJson(replay.out).object();
+        QCOMPARE(printed.value(QLatin1String("outcome")).toString(), outcome);
+        QCOMPARE(printed.value(QLatin1String("turns")).toInt(), summary.turns);
+        QCOMPARE(printed.value(QLatin1String("duration_ms")).toVariant().toLongLong(),
+            summary.durationMs);
+        QCOMPARE(
+            replay.exitCode, runfacts::outcomeOf(summary) == runfacts::Outcome::Succeeded ? 0 : 1);
+
+        const ComparedRun side = ComparedRun::fromModel(*loaded->model);
+        const RunComparison comparison = RunComparison::compare(side, side);
+        for (const RunComparison::Delta &delta : comparison.deltas()) {
+            QVERIFY2(delta.isText ? delta.leftText == delta.rightText : delta.left == delta.right,
+                qPrintable(delta.name));
+            if (delta.key == QLatin1String("outcome"))
+                QCOMPARE(delta.leftText, outcome);
+        }
+    }
+
     // Exports name the source by its file name only (the window passes the recording's path).
     void exportsNameTheSourceByFileName()
     {
@@ -296,6 +483,10 @@ private slots:
         QCOMPARE(rowValue(md, QStringLiteral("Source")), QStringLiteral("run-1.jsonl"));
         QVERIFY(!md.contains(QLatin1String("/home/someone")));
     }
+
+private:
+    QTemporaryDir m_recordings;
+    QStringList m_files;
 };
 
 QTEST_GUILESS_MAIN(TestRunFigures)
