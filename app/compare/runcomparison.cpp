@@ -364,13 +364,11 @@ bool RunComparison::same() const
 {
     if (count(State::Same) != m_rows.size())
         return false;
-    // Turns count API round trips in captures and prompts in transcripts: only comparable
-    // between runs of the same kind.
-    const bool turnsComparable = m_left.summary.isTranscript == m_right.summary.isTranscript;
+    // Turns are prompts in captures and transcripts alike (docs/stream-json.md, "Figures");
+    // round trips are not (a transcript has none).
     for (const Delta &delta : m_deltas) {
         if (delta.differs()
-            && (delta.key == QLatin1String("outcome")
-                || (turnsComparable && delta.key == QLatin1String("turns"))))
+            && (delta.key == QLatin1String("outcome") || delta.key == QLatin1String("turns")))
             return false;
     }
     return true;
