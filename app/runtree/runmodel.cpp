@@ -268,6 +268,7 @@ QHash<int, QByteArray> RunModel::roleNames() const
     names.insert(InputTokensRole, "inputTokens");
     names.insert(OutputTokensRole, "outputTokens");
     names.insert(CostUsdRole, "costUsd");
+    names.insert(ClaudeDurationMsRole, "claudeDurationMs");
     names.insert(LineNumberRole, "lineNumber");
     names.insert(CacheReadTokensRole, "cacheReadTokens");
     names.insert(CacheCreationTokensRole, "cacheCreationTokens");
@@ -855,8 +856,8 @@ void RunModel::setTurnTokens(Node *turn, const TokenUsage &result)
     changed(m_tree.run, TokensColumn, TokensColumn);
 }
 
-// Between turns the run is settled with its last turn's outcome, and lasted what its turns did
-// (the time between a result and a follow-up is nobody's work).
+// Between turns the run is settled with its last turn's outcome; claude's duration of the run is
+// its turns' duration_ms summed (its span on the run's clock is another fact: durationMs()).
 // Counted as turns end, not by walking them per result: a 100 MB capture has thousands.
 void RunModel::settleRunIfAllTurnsEnded(bool isError)
 {
