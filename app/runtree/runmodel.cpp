@@ -540,6 +540,18 @@ void RunModel::addTokens(Node *owner, const TokenUsage &delta)
     }
 }
 
+// The spans of `from` and its ancestors that ended before `ms` now end at `ms` (open ones stay
+// open), so a child's span stays inside its parent's.
+void RunModel::extendEnds(Node *from, qint64 ms)
+{
+    for (Node *node = from; node && node != m_tree.root.get(); node = node->parent) {
+        if (node->endedMs >= 0 && node->endedMs < ms) {
+            node->endedMs = ms;
+            changed(node, DurationColumn, DurationColumn);
+        }
+    }
+}
+
 void RunModel::countCall(Node *node)
 {
     if (node->countedAsCall)
@@ -755,6 +767,10 @@ void RunModel::onTask(const RunEvent &event)
         task.durationMs = update.durationMs;
     task.backgrounded = task.backgrounded || update.backgrounded;
 
+    // A task that ends after its turn (a background agent) ends inside it: the turn and the
+    // run last until then (RunSummaryBuilder::addTask moves the run's end alike).
+    if (runtask::isEnded(update.status))
+        extendEnds(node->parent, event.arrivalMs);
     // A background agent's tool call returned at launch; its task reports the real outcome.
     if (node->status == Status::Background) {
         if (update.status == QLatin1String("completed"))

@@ -250,6 +250,16 @@ void RunSummaryBuilder::addResult(const ResultInfo &result)
     endTurn(turn);
 }
 
+void RunSummaryBuilder::addTask(
+    const QByteArray &toolUseId, const QByteArray &taskId, const QString &status)
+{
+    if (!toolUseId.isEmpty() && !taskId.isEmpty())
+        m_taskIds.insert(taskId);
+    const bool found = !toolUseId.isEmpty() || (!taskId.isEmpty() && m_taskIds.contains(taskId));
+    if (found && m_anyTurnEnded && runtask::isEnded(status))
+        m_lastTurnEndMs = std::max(m_lastTurnEndMs, m_lastTimeMs);
+}
+
 void RunSummaryBuilder::add(const RunEvent &event)
 {
     noteTime(event.arrivalMs);
@@ -312,6 +322,9 @@ void RunSummaryBuilder::add(const RunEvent &event)
         break;
     case RunEvent::Result:
         addResult(event.result);
+        break;
+    case RunEvent::Task:
+        addTask(event.toolUseId.toUtf8(), event.task.taskId.toUtf8(), event.task.status);
         break;
     default:
         break;

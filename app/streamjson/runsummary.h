@@ -94,6 +94,9 @@ public:
     // An empty id: counted for the current turn as it is (no later line can repeat it).
     void addMessageUsage(const QByteArray &messageId, const TokenUsage &usage);
     void addResult(const ResultInfo &result);
+    // A system/task_* line: a call's task that ended (completed, failed, stopped, killed)
+    // after a turn did moves the run's end with it, as RunModel::onTask extends the spans.
+    void addTask(const QByteArray &toolUseId, const QByteArray &taskId, const QString &status);
     // runEnded=false (a live run) does not count a missing result line as an error yet, nor
     // an open turn in the duration. endedMs: when the run ended (-1: at its last line).
     RunSummary summary(bool runEnded = true, qint64 endedMs = -1) const;
@@ -126,6 +129,7 @@ private:
     QSet<QByteArray> m_answered;
     QSet<QByteArray> m_failed;
     QHash<QByteArray, Message> m_messageUsage;
+    QSet<QByteArray> m_taskIds; // tasks RunModel finds by their id (named with their call)
     qint64 m_answeredCalls = 0; // of m_toolUses, those in m_answered
     qint64 m_failedCalls = 0; // of m_toolUses, those in m_failed
     std::vector<Turn> m_turns;

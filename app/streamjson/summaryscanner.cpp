@@ -122,6 +122,8 @@ struct RunSummaryScanner::Impl {
         }
         if (type == "system" && subtype == "thinking_tokens")
             return;
+        if (type == "system" && subtype.substr(0, 5) == "task_") // RunParser: every task_*
+            task(line, subtype);
         if (type == "system" && subtype == "compact_boundary") {
             builder->addCompactBoundary();
             return;
@@ -129,6 +131,18 @@ struct RunSummaryScanner::Impl {
         if (type == "stream_event" && !streamEventUsage(line))
             return;
         builder->addTurnContent();
+    }
+
+    // A task's status as RunParser::parseTask reads it.
+    void task(const object &line, std::string_view subtype)
+    {
+        std::string_view status
+            = subtype == "task_started" ? std::string_view("running") : stringView(line, "status");
+        object patch;
+        if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
+            status = stringView(patch, "status");
+        builder->addTask(bytes(stringView(line, "tool_use_id")), bytes(stringView(line, "task_id")),
+            QString::fromUtf8(status.data(), qsizetype(status.size())));
     }
 
     // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).

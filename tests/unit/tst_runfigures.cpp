@@ -264,6 +264,28 @@ private slots:
         QCOMPARE(model.summary().claudeDurationMs, 10400);
     }
 
+    // A background agent's call ends when its task does, after the turn's result: the turn,
+    // and the run, last until then.
+    void backgroundCallEndsInsideItsTurn()
+    {
+        RunModel model;
+        feed(&model,
+            {{1000, R"({"type":"system","subtype":"init","session_id":"s","model":"m"})"},
+                {1100,
+                    R"({"type":"assistant","message":{"id":"a1","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"prompt":"x","run_in_background":true}}],"usage":{"input_tokens":5,"output_tokens":1}}})"},
+                {1200,
+                    R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"launched"}]},"tool_use_result":{"status":"async_launched"}})"},
+                {1300,
+                    R"({"type":"result","subtype":"success","is_error":false,"duration_ms":250,"num_turns":1,"total_cost_usd":0.01,"usage":{"input_tokens":5,"output_tokens":9}})"},
+                {9000,
+                    R"({"type":"system","subtype":"task_notification","tool_use_id":"t1","task_id":"k1","status":"completed"})"}});
+        verifySpansNest(model, model.runIndex(), QStringLiteral("live"));
+        QCOMPARE(figuresDiffer(model, false), QString());
+        model.markRunEnded(9100);
+        verifySpansNest(model, model.runIndex(), QStringLiteral("ended"));
+        QCOMPARE(figuresDiffer(model, true), QString());
+    }
+
     // Walkthrough: replay, Markdown and HTML said "Turns: 3" for a run of 2 turns (claude's
     // num_turns, the round trips, labelled as turns).
     // Each stream capture also as a recording, its lines arriving at random moments (the
