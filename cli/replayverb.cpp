@@ -8,6 +8,7 @@
 #include "recordings/runrecording.h"
 #include "runtree/runmodel.h"
 #include "security/secretredactor.h"
+#include "streamjson/runfacts.h"
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "util/format.h"
@@ -31,46 +32,22 @@ enum ExitCode { RunSucceeded = 0, RunFailed = 1, UsageError = 2 };
 // --follow ends this long after the session's last turn ended, when nothing new came.
 constexpr int followSettleMs = 5000;
 
+// The summary's rows (runfacts::rows: the exports' and the window's words), aligned.
 QString humanSummary(const RunSummary &summary)
 {
-    QString outcome;
-    if (!summary.hasResult && summary.isTranscript)
-        outcome = summary.turnOpen
-            ? QStringLiteral("cut short: the last turn did not finish (still running, or killed)")
-            : summary.turnFailed ? QStringLiteral("failed: the last turn ended on an API error")
-                                 : QStringLiteral("ended (a transcript has no result lines)");
-    else if (!summary.hasResult)
-        outcome = QStringLiteral("failed: no result line (the run was cut short)");
-    else if (summary.isError)
-        outcome = QStringLiteral("failed (%1)").arg(summary.resultSubtype);
-    else
-        outcome = QStringLiteral("succeeded");
     QString text;
-    auto row = [&text](const char *label, const QString &value) {
+    const QList<QPair<QString, QString>> rows = runfacts::rows(summary);
+    for (const auto &[label, value] : rows)
         text += QStringLiteral("%1 %2\n")
-                    .arg(QLatin1String(label), -12)
+                    .arg(label + QLatin1Char(':'), -18)
                     .arg(TerminalSafe::line(value));
-    };
-    row("Session:", summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId);
-    row("Outcome:", outcome);
-    row("Result:", summary.hasResult ? summary.resultSubtype : QStringLiteral("-"));
-    row("Turns:", QString::number(summary.numTurns));
-    row("Tool calls:",
-        QStringLiteral("%1 (%2 failed, %3 unanswered)")
-            .arg(summary.toolCalls)
-            .arg(summary.toolErrors)
-            .arg(summary.unmatchedToolCalls));
-    row("Tokens:", summary.tokensText());
-    row("Cost:", QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6));
-    row("Duration:", format::duration(summary.durationMs));
     return text;
 }
 
 QJsonObject jsonSummary(const RunSummary &summary)
 {
     QJsonObject json = summary.toJson();
-    json.insert(QStringLiteral("num_turns"), summary.numTurns);
-    json.insert(QStringLiteral("duration_ms"), summary.durationMs);
+    json.insert(QStringLiteral("outcome"), runfacts::outcomeText(summary));
     json.insert(QStringLiteral("lines"), summary.lines);
     return json;
 }
@@ -118,7 +95,11 @@ QString help()
         "              {\"type\":\"sandscope_summary\", \"session_id\", \"result_subtype\"\n"
         "              (null without a result), \"is_error\", \"tool_calls\", \"tool_errors\",\n"
         "              \"unmatched_tool_calls\", \"cost_usd\", \"input_tokens\",\n"
-        "              \"output_tokens\", \"num_turns\", \"duration_ms\", \"lines\"}\n"
+        "              \"output_tokens\", \"cache_read_tokens\", \"cache_creation_tokens\",\n"
+        "              \"turns\" (prompts that started work), \"round_trips\" (API calls:\n"
+        "              claude's num_turns), \"duration_ms\" (first line to the last turn's\n"
+        "              end, on the run's clock), \"claude_duration_ms\" (the results'\n"
+        "              duration_ms, or null), \"outcome\", \"lines\"}\n"
         "              (lines: the non-blank lines of the run read, sub-agent files not\n"
         "              counted)\n"
         "  --session SID  The session to read (with --server/--profile and --user)\n"
@@ -286,12 +267,10 @@ int runReplay(const QStringList &arguments)
     const int loaded = loadFileRun(files.constFirst(), &run);
     if (loaded >= 0)
         return loaded;
-    RunSummaryBuilder builder;
-    builder.add(run.events);
     RunModel model;
     run.buildModel(&model);
 
-    RunSummary summary = run.exported ? model.summary() : builder.summary(true);
+    RunSummary summary = model.summary();
     if (!run.exported)
         summary.lines = run.lines;
     QString out;

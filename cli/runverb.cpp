@@ -12,6 +12,7 @@
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
 #include "sessions/sessionstore.h"
+#include "streamjson/runfacts.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -88,13 +89,15 @@ QStringList splitToolRules(const QString &list)
     return rules;
 }
 
+// The figures in runfacts' words (replay's, the exports' and the window's).
 QString summaryText(const RunSummary &summary)
 {
-    QString text = QStringLiteral("Summary: ");
+    QString text = QStringLiteral("Summary: ") + runfacts::outcomeText(summary);
     if (!summary.hasResult)
-        text += QStringLiteral("no result");
-    else
-        text += summary.resultSubtype + (summary.isError ? QStringLiteral(" (error)") : QString());
+        text += QStringLiteral(" (no result)");
+    text += QStringLiteral(" · %1 turn(s), %2 round trip(s)")
+                .arg(summary.turns)
+                .arg(summary.roundTrips);
     text += QStringLiteral(" · %1 tool call(s), %2 failed, %3 without result")
                 .arg(summary.toolCalls)
                 .arg(summary.toolErrors)

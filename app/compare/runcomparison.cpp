@@ -2,6 +2,7 @@
 
 #include "runs/loadedrun.h"
 #include "runtree/runmodel.h"
+#include "streamjson/runfacts.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -309,7 +310,8 @@ void RunComparison::computeDeltas()
         delta.right = r;
         m_deltas.append(delta);
     };
-    number("Turns", "turns", a.numTurns, b.numTurns);
+    number("Turns", "turns", a.turns, b.turns);
+    number("Round trips", "round_trips", a.roundTrips, b.roundTrips);
     number("Tool calls", "tool_calls", double(a.toolCalls), double(b.toolCalls));
     number("Errors", "tool_errors", double(a.toolErrors), double(b.toolErrors));
     number("Input tokens", "input_tokens", double(a.inputTokens), double(b.inputTokens));
@@ -362,13 +364,11 @@ bool RunComparison::same() const
 {
     if (count(State::Same) != m_rows.size())
         return false;
-    // Turns count API round trips in captures and prompts in transcripts: only comparable
-    // between runs of the same kind.
-    const bool turnsComparable = m_left.summary.isTranscript == m_right.summary.isTranscript;
+    // Turns are prompts in captures and transcripts alike (docs/stream-json.md, "Figures");
+    // round trips are not (a transcript has none).
     for (const Delta &delta : m_deltas) {
         if (delta.differs()
-            && (delta.key == QLatin1String("outcome")
-                || (turnsComparable && delta.key == QLatin1String("turns"))))
+            && (delta.key == QLatin1String("outcome") || delta.key == QLatin1String("turns")))
             return false;
     }
     return true;
@@ -405,15 +405,7 @@ QString RunComparison::outcome(const RunSummary &summary)
 {
     // A transcript has no result lines: a turn that ended without an API error is its success,
     // so a transcript and the stream-json capture of the same run agree.
-    if (!summary.hasResult && summary.isTranscript)
-        return summary.turnOpen  ? QStringLiteral("cut short")
-            : summary.turnFailed ? QStringLiteral("failed (API error)")
-                                 : QStringLiteral("succeeded");
-    if (!summary.hasResult)
-        return QStringLiteral("no result");
-    if (summary.isError)
-        return QStringLiteral("failed (%1)").arg(summary.resultSubtype);
-    return QStringLiteral("succeeded");
+    return runfacts::outcomeText(summary);
 }
 
 QVector<QPair<int, int>> RunComparison::commonSubsequence(

@@ -17,7 +17,9 @@ struct ExportedRun {
     RunNodeRecord run; // the run node; its children are the turns
     QStringList skipped; // what was not exported: damaged lines, missing sub-agents, ...
     bool redacted = false;
-    bool runEnded = true; // false: a live run exported while it was still running
+    // false: a run exported while a turn was still running (RunModel::isRunning); a live run
+    // whose turns all ended counts as ended (JSON: run_ended)
+    bool runEnded = true;
 };
 
 } // namespace sandscope

@@ -2,6 +2,7 @@
 
 #include "runtree/runmodel.h"
 #include "runtree/runnodetext.h"
+#include "streamjson/runfacts.h"
 #include "util/format.h"
 
 #include <QLocale>
@@ -34,45 +35,27 @@ QStringList facts(const RunNodeRecord &node)
     return out;
 }
 
-bool failed(const RunSummary &summary)
+bool failed(const ExportedRun &run)
 {
-    if (summary.isTranscript && !summary.hasResult)
-        return summary.turnOpen || summary.turnFailed;
-    return summary.isError;
+    const runfacts::Outcome outcome = runfacts::outcomeOf(run.summary, !run.runEnded);
+    return outcome == runfacts::Outcome::Failed || outcome == runfacts::Outcome::Interrupted;
 }
 
-QString outcome(const RunSummary &summary)
+QString outcome(const ExportedRun &run)
 {
-    if (!summary.hasResult && summary.isTranscript)
-        return summary.turnOpen  ? QStringLiteral("cut short: the last turn did not finish")
-            : summary.turnFailed ? QStringLiteral("failed: the last turn ended on an API error")
-                                 : QStringLiteral("ended");
-    if (!summary.hasResult)
-        return QStringLiteral("failed: no result line (the run was cut short)");
-    if (summary.isError)
-        return QStringLiteral("failed (%1)").arg(summary.resultSubtype);
-    return QStringLiteral("succeeded");
+    QString text = runfacts::outcomeText(run.summary, !run.runEnded);
+    if (!run.runEnded)
+        text
+            = QStringLiteral("%1 when exported: %2").arg(text, runfacts::progressText(run.summary));
+    return text;
 }
 
 QList<QPair<QString, QString>> summaryRows(const ExportedRun &run)
 {
-    const RunSummary &summary = run.summary;
-    QList<QPair<QString, QString>> rows;
-    rows.append({QStringLiteral("Outcome"),
-        run.runEnded ? outcome(summary) : QStringLiteral("running when exported")});
-    rows.append({QStringLiteral("Session"),
-        summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId});
+    QList<QPair<QString, QString>> rows = runfacts::rows(run.summary, !run.runEnded);
+    rows[0].second = outcome(run);
     if (!run.run.model.isEmpty())
-        rows.append({QStringLiteral("Model"), run.run.model});
-    rows.append({QStringLiteral("Turns"), QString::number(summary.numTurns)});
-    rows.append({QStringLiteral("Tool calls"),
-        QStringLiteral("%1 (%2 failed, %3 unanswered)")
-            .arg(summary.toolCalls)
-            .arg(summary.toolErrors)
-            .arg(summary.unmatchedToolCalls)});
-    rows.append({QStringLiteral("Tokens"), summary.tokensText()});
-    rows.append({QStringLiteral("Cost"), runtext::costText(summary.costUsd)});
-    rows.append({QStringLiteral("Duration"), format::duration(summary.durationMs)});
+        rows.insert(2, {QStringLiteral("Model"), run.run.model});
     if (!run.source.isEmpty())
         rows.append({QStringLiteral("Source"), run.source});
     return rows;

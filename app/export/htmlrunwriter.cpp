@@ -261,13 +261,12 @@ QByteArray HtmlRunWriter::write(const ExportedRun &run, const CodeHighlighter &h
                            "<style>%2</style></head><body>\n")
                 .arg(esc(titleText), style());
 
-    const bool bad = run.runEnded && exporttext::failed(summary);
+    const bool bad = exporttext::failed(run);
     html += QStringLiteral(
         "<header class=\"summary\"><h1>%1</h1><span class=\"outcome %2\">%3</span>"
         "<dl class=\"facts\">")
                 .arg(esc(titleText), bad ? QStringLiteral("error") : QStringLiteral("ok"),
-                    esc(run.runEnded ? exporttext::outcome(summary)
-                                     : QStringLiteral("running when exported")));
+                    esc(exporttext::outcome(run)));
     for (const auto &[label, value] : exporttext::summaryRows(run))
         html += QStringLiteral("<dt>%1</dt><dd>%2</dd>").arg(esc(label), esc(value));
     html += QStringLiteral("</dl>");

@@ -55,7 +55,7 @@ ExportedRun RunExporter::snapshot(
     run.summary = model.summary();
     run.run = model.record();
     run.skipped = skipped;
-    run.runEnded = model.runEnded();
+    run.runEnded = !model.isRunning();
     if (m_redact)
         redact(&run);
     return run;

@@ -190,6 +190,8 @@ QJsonObject nodeValues(const RunNodeRecord &node)
         json.insert(QStringLiteral("started_ms"), node.startedMs);
     if (node.durationMs >= 0)
         json.insert(QStringLiteral("duration_ms"), node.durationMs);
+    if (node.claudeDurationMs >= 0)
+        json.insert(QStringLiteral("claude_duration_ms"), node.claudeDurationMs);
     if (node.toolCalls > 0)
         json.insert(QStringLiteral("tool_calls"), node.toolCalls);
     if (node.errors > 0)
@@ -243,6 +245,7 @@ RunNodeRecord nodeFrom(const QJsonObject &json)
     node.lineNumber = number("line", 0);
     node.startedMs = number("started_ms", -1);
     node.durationMs = number("duration_ms", -1);
+    node.claudeDurationMs = number("claude_duration_ms", -1);
     node.toolCalls = qint64(json.value(QStringLiteral("tool_calls")).toDouble());
     node.errors = qint64(json.value(QStringLiteral("errors")).toDouble());
     const QJsonValue tokens = json.value(QStringLiteral("tokens"));
@@ -279,8 +282,14 @@ QJsonObject summaryJson(const RunSummary &summary)
         {QStringLiteral("cost_usd"), summary.costUsd},
         {QStringLiteral("input_tokens"), summary.inputTokens},
         {QStringLiteral("output_tokens"), summary.outputTokens},
+        {QStringLiteral("cache_read_tokens"), summary.cacheReadTokens},
+        {QStringLiteral("cache_creation_tokens"), summary.cacheCreationTokens},
+        {QStringLiteral("api_errors"), summary.apiErrors},
         {QStringLiteral("duration_ms"), summary.durationMs},
-        {QStringLiteral("num_turns"), summary.numTurns},
+        {QStringLiteral("claude_duration_ms"), summary.claudeDurationMs},
+        {QStringLiteral("turns"), summary.turns},
+        {QStringLiteral("round_trips"), summary.roundTrips},
+        {QStringLiteral("last_turn_open"), summary.lastTurnOpen},
         {QStringLiteral("is_transcript"), summary.isTranscript},
         {QStringLiteral("turn_open"), summary.turnOpen},
         {QStringLiteral("turn_failed"), summary.turnFailed},
@@ -307,8 +316,17 @@ RunSummary summaryFrom(const QJsonObject &json)
     summary.costUsd = json.value(QStringLiteral("cost_usd")).toDouble();
     summary.inputTokens = number("input_tokens");
     summary.outputTokens = number("output_tokens");
+    summary.cacheReadTokens = number("cache_read_tokens");
+    summary.cacheCreationTokens = number("cache_creation_tokens");
+    summary.apiErrors = number("api_errors");
     summary.durationMs = number("duration_ms");
-    summary.numTurns = int(number("num_turns"));
+    summary.claudeDurationMs
+        = json.contains(QStringLiteral("claude_duration_ms")) ? number("claude_duration_ms") : -1;
+    summary.turns = int(number("turns"));
+    // Exports before issue 25 named the round trips num_turns.
+    summary.roundTrips
+        = int(number(json.contains(QStringLiteral("round_trips")) ? "round_trips" : "num_turns"));
+    summary.lastTurnOpen = flag("last_turn_open");
     summary.isTranscript = flag("is_transcript");
     summary.turnOpen = flag("turn_open");
     summary.turnFailed = flag("turn_failed");

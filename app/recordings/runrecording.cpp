@@ -4,6 +4,7 @@
 #include "recordings/localfilecheck.h"
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
+#include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
 #include "streamjson/summaryscanner.h"
 #include "util/format.h"
@@ -447,9 +448,7 @@ qint64 RecordingReader::timestampOf(const QByteArray &line) const
     if (m_json->parser.parse(line.constData(), size_t(line.size())).get(object) != simdjson::SUCCESS
         || object["timestamp"].get(text) != simdjson::SUCCESS)
         return -1;
-    const QDateTime time = QDateTime::fromString(
-        QString::fromUtf8(text.data(), qsizetype(text.size())), Qt::ISODateWithMs);
-    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
+    return jsonfields::isoTimeMs(text);
 }
 
 // Plain captures: lines take their own "timestamp"; lines without one (system, result) take
@@ -573,7 +572,14 @@ int RecordingReader::scanLine(RunSummaryScanner &scanner, const char *begin, con
     if (object["t"].get(time) != simdjson::SUCCESS || !time.is_number())
         return problem(QStringLiteral("entry without an arrival time \"t\""));
     std::string_view text;
-    if (object["line"].get(text) == simdjson::SUCCESS)
+    const bool hasLine = object["line"].get(text) == simdjson::SUCCESS;
+    if (hasLine || object["line_base64"].error() == simdjson::SUCCESS) {
+        // The entry's arrival time, never less than the one before (decodeRecordingEntry).
+        m_lastArrivalMs = std::max(m_lastArrivalMs,
+            time.is_int64() ? qint64(time.get_int64().value()) : qint64(time.get_double().value()));
+        scanner.setLineTime(m_lastArrivalMs);
+    }
+    if (hasLine)
         return counted(scanner.scan(text));
     if (object["line_base64"].get(text) == simdjson::SUCCESS) {
         const QByteArray decoded

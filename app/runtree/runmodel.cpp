@@ -200,6 +200,11 @@ RunModel::Timing RunModel::timing(const QModelIndex &index) const
     return timing;
 }
 
+bool RunModel::isRunning() const
+{
+    return !m_tree.runEnded && m_tree.run->status == Status::Running;
+}
+
 QModelIndex RunModel::runIndex() const
 {
     return indexOf(m_tree.run);
@@ -214,7 +219,7 @@ RunSummary RunModel::summary() const
 {
     if (m_tree.restored)
         return m_tree.restoredSummary;
-    return m_tree.summary.summary(m_tree.runEnded);
+    return m_tree.summary.summary(m_tree.runEnded, m_tree.runEnded ? m_tree.run->endedMs : -1);
 }
 
 QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -264,6 +269,7 @@ QHash<int, QByteArray> RunModel::roleNames() const
     names.insert(InputTokensRole, "inputTokens");
     names.insert(OutputTokensRole, "outputTokens");
     names.insert(CostUsdRole, "costUsd");
+    names.insert(ClaudeDurationMsRole, "claudeDurationMs");
     names.insert(LineNumberRole, "lineNumber");
     names.insert(CacheReadTokensRole, "cacheReadTokens");
     names.insert(CacheCreationTokensRole, "cacheCreationTokens");
@@ -283,6 +289,8 @@ QVariant RunModel::displayData(const Node *node, int column) const
         return runtext::statusText(node->status);
     case DurationColumn: {
         const qint64 ms = node->durationMs();
+        if (ms < 0 && node->kind == NodeKind::Result && node->reportedDurationMs >= 0)
+            return QStringLiteral("claude %1").arg(format::duration(node->reportedDurationMs));
         return ms >= 0 ? format::duration(ms) : QString();
     }
     case TokensColumn:
@@ -313,6 +321,10 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == TokensColumn)
             return runtext::tokenToolTip(node->tokens);
+        if (index.column() == DurationColumn && node->reportedDurationMs >= 0)
+            return tr("From its first line to its end on the run's clock; claude's own "
+                      "duration_ms: %1")
+                .arg(format::duration(node->reportedDurationMs));
         if (index.column() != SummaryColumn)
             return {};
         if (node->textOnDisk)
@@ -366,6 +378,8 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
         const qint64 ms = node->durationMs();
         return ms >= 0 ? QVariant(ms) : QVariant();
     }
+    case ClaudeDurationMsRole:
+        return node->reportedDurationMs >= 0 ? QVariant(node->reportedDurationMs) : QVariant();
     case StartedAtMsRole:
         return node->startedMs >= 0 ? QVariant(node->startedMs) : QVariant();
     case InputTokensRole:
@@ -517,12 +531,27 @@ RunModel::Node *RunModel::contextFor(const RunEvent &event)
     return toolNode(event.parentToolUseId, turn);
 }
 
+// Up to the turn, and past it only while the turn's tokens are not its results' yet.
 void RunModel::addTokens(Node *owner, const TokenUsage &delta)
 {
     for (Node *node = owner; node && node != m_tree.root.get(); node = node->parent) {
+        if (node->kind == NodeKind::Turn && node->tokensFinal)
+            return;
         node->tokens += delta;
         node->tokens.present = true;
         changed(node, TokensColumn, TokensColumn);
+    }
+}
+
+// The spans of `from` and its ancestors that ended before `ms` now end at `ms` (open ones stay
+// open), so a child's span stays inside its parent's.
+void RunModel::extendEnds(Node *from, qint64 ms)
+{
+    for (Node *node = from; node && node != m_tree.root.get(); node = node->parent) {
+        if (node->endedMs >= 0 && node->endedMs < ms) {
+            node->endedMs = ms;
+            changed(node, DurationColumn, DurationColumn);
+        }
     }
 }
 
@@ -741,6 +770,10 @@ void RunModel::onTask(const RunEvent &event)
         task.durationMs = update.durationMs;
     task.backgrounded = task.backgrounded || update.backgrounded;
 
+    // A task that ends after its turn (a background agent) ends inside it: the turn and the
+    // run last until then (RunSummaryBuilder::addTask moves the run's end alike).
+    if (runtask::isEnded(update.status))
+        extendEnds(node->parent, event.arrivalMs);
     // A background agent's tool call returned at launch; its task reports the real outcome.
     if (node->status == Status::Background) {
         if (update.status == QLatin1String("completed"))
@@ -780,6 +813,7 @@ void RunModel::onResult(const RunEvent &event)
     leaf->costUsd = result.totalCostUsd;
     changed(leaf);
 
+    setTurnTokens(turn, leaf->tokens);
     const qint64 durationBefore = turn->ended ? turn->reportedDurationMs : -1;
     markTurnEnded(turn);
     turn->status = result.isError ? Status::Error : Status::Ok;
@@ -817,8 +851,32 @@ void RunModel::onResult(const RunEvent &event)
     }
 }
 
-// Between turns the run is settled with its last turn's outcome, and lasted what its turns did
-// (the time between a result and a follow-up is nobody's work).
+// A turn's tokens become its results' usage (final; RunSummaryBuilder::addResult does the
+// same), and the run's follow.
+void RunModel::setTurnTokens(Node *turn, const TokenUsage &result)
+{
+    TokenUsage final = turn->tokensFinal ? turn->tokens : TokenUsage();
+    final += result;
+    final.present = true;
+    TokenUsage &run = m_tree.run->tokens;
+    const auto moved = [](qint64 total, qint64 before, qint64 after) {
+        return saturatingAdd(std::max<qint64>(0, total - before), after);
+    };
+    run.inputTokens = moved(run.inputTokens, turn->tokens.inputTokens, final.inputTokens);
+    run.outputTokens = moved(run.outputTokens, turn->tokens.outputTokens, final.outputTokens);
+    run.cacheReadInputTokens = moved(
+        run.cacheReadInputTokens, turn->tokens.cacheReadInputTokens, final.cacheReadInputTokens);
+    run.cacheCreationInputTokens = moved(run.cacheCreationInputTokens,
+        turn->tokens.cacheCreationInputTokens, final.cacheCreationInputTokens);
+    run.present = true;
+    run.invalid = run.invalid || final.invalid;
+    turn->tokens = final;
+    turn->tokensFinal = true;
+    changed(m_tree.run, TokensColumn, TokensColumn);
+}
+
+// Between turns the run is settled with its last turn's outcome; claude's duration of the run is
+// its turns' duration_ms summed (its span on the run's clock is another fact: durationMs()).
 // Counted as turns end, not by walking them per result: a 100 MB capture has thousands.
 void RunModel::settleRunIfAllTurnsEnded(bool isError)
 {
@@ -1033,9 +1091,7 @@ void RunModel::markRunEnded(qint64 arrivalMs)
         changed(tool, StatusColumn, StatusColumn);
     }
     m_tree.openTools.clear();
-    bool anyResult = false;
     for (Node *turn : m_tree.turns) {
-        anyResult = anyResult || turn->ended;
         if (!turn->ended) {
             turn->status = Status::Interrupted;
             turn->endedMs = arrivalMs;
@@ -1043,7 +1099,9 @@ void RunModel::markRunEnded(qint64 arrivalMs)
         }
     }
     m_tree.run->endedMs = arrivalMs;
-    if (!anyResult)
+    // The run's outcome is its last turn's (runfacts::outcomeOf): a run that ended in the
+    // middle of a turn was interrupted, whatever earlier turns did.
+    if (m_tree.turns.empty() || !m_tree.turns.back()->ended)
         m_tree.run->status = Status::Interrupted;
     else
         m_tree.run->status = m_tree.run->isError ? Status::Error : Status::Ok;

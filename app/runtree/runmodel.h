@@ -74,6 +74,7 @@ public:
         CacheCreationTokensRole,
         ToolCallsRole, // qint64: tool calls in the node's subtree (not the node itself)
         ErrorsRole, // qint64: errors in the node's subtree (not the node itself)
+        ClaudeDurationMsRole, // qint64: claude's own duration_ms (turns, results), else invalid
     };
 
     explicit RunModel(QObject *parent = nullptr);
@@ -128,6 +129,8 @@ public:
     QModelIndex indexForToolUseId(const QString &toolUseId, int column = 0) const;
     RunSummary summary() const;
     bool runEnded() const { return m_tree.runEnded; }
+    // A turn is still open and the run has not ended (a live chat between turns is not).
+    bool isRunning() const;
 
     // The node at index (the run node when invalid) and everything under it, as plain values.
     RunNodeRecord record(const QModelIndex &index = QModelIndex()) const;
@@ -190,6 +193,8 @@ private:
     Node *contextFor(const RunEvent &event);
     Node *toolNode(const QString &toolUseId, Node *placeholderParent);
     void addTokens(Node *owner, const TokenUsage &delta);
+    void setTurnTokens(Node *turn, const TokenUsage &result);
+    void extendEnds(Node *from, qint64 ms);
     // Counts a node once as a tool call / an error of its ancestors.
     void countCall(Node *node);
     void countError(Node *node);

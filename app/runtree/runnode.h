@@ -99,7 +99,9 @@ struct RunNode {
     qint64 lineNumber = 0;
     qint64 startedMs = -1;
     qint64 endedMs = -1;
-    qint64 reportedDurationMs = -1; // from a result line; wins over arrival times
+    // Claude's own duration_ms (results, their turn, the run): a fact of its own beside the
+    // span, which always comes from the run's clock (docs/stream-json.md, "Figures").
+    qint64 reportedDurationMs = -1;
     TokenUsage tokens;
     // Tool calls and errors in the subtree, counted where tokens are (plain fields, so a
     // snapshot of the node keeps them); the flags make each node count once.
@@ -111,6 +113,9 @@ struct RunNode {
     double costUsd = 0;
     bool hasInit = false; // turns: adopted by a system/init line
     bool ended = false; // turns: a result line arrived
+    // Turns: their tokens are their results' usage (final counts), no longer the sum of the
+    // API responses under them (provisional output counts).
+    bool tokensFinal = false;
     QString model;
     QString errorCode;
     // Unique to each state of the node's fields: set when it is added and by changed(), which
@@ -175,10 +180,9 @@ struct RunNode {
         return *toolCall;
     }
 
+    // The span on the run's clock; -1 while open, and for point events (a result, a text).
     qint64 durationMs() const
     {
-        if (reportedDurationMs >= 0)
-            return reportedDurationMs;
         if (startedMs >= 0 && endedMs >= startedMs)
             return endedMs - startedMs;
         return -1;

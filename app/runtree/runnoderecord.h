@@ -33,7 +33,8 @@ struct RunNodeRecord {
     bool isError = false;
     qint64 lineNumber = 0;
     qint64 startedMs = -1;
-    qint64 durationMs = -1; // -1 while unknown
+    qint64 durationMs = -1; // the span on the run's clock; -1 while unknown or a point event
+    qint64 claudeDurationMs = -1; // claude's own duration_ms (results, turns, the run)
     TokenUsage tokens;
     qint64 toolCalls = 0; // in the subtree (RunModel::ToolCallsColumn)
     qint64 errors = 0; // in the subtree (RunModel::ErrorsColumn)

@@ -31,6 +31,7 @@ template <typename Node> void copyValues(const Node &from, RunNodeRecord &to)
     to.lineNumber = from.lineNumber;
     to.startedMs = from.startedMs;
     to.durationMs = from.durationMs();
+    to.claudeDurationMs = from.reportedDurationMs;
     to.tokens = from.tokens;
     to.toolCalls = from.toolCalls;
     to.errors = from.errors;
@@ -100,7 +101,10 @@ bool RunTreeRecords::restore(
         node->isError = from->isError;
         node->lineNumber = from->lineNumber;
         node->startedMs = from->startedMs;
-        node->reportedDurationMs = from->durationMs;
+        node->endedMs = from->startedMs >= 0 && from->durationMs >= 0
+            ? from->startedMs + from->durationMs
+            : -1;
+        node->reportedDurationMs = from->claudeDurationMs;
         node->tokens = from->tokens;
         node->hasCost = from->hasCost;
         node->costUsd = from->costUsd;

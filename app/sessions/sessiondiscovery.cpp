@@ -101,7 +101,9 @@ function isprompt(line) {
     && (index(line, "\"message\":{\"role\":\"user\",\"content\":\"") \
       || index(line, "\"message\":{\"content\":\"")) \
     && !index(line, "\"isMeta\":true") && !index(line, "\"isCompactSummary\":true") \
-    && !index(line, "\"isSidechain\":true")
+    && !index(line, "\"isSidechain\":true") \
+    && !index(line, "\"content\":\"<local-command-") \
+    && !index(line, "\"content\":\"[Request interrupted")
 }
 )awk";
 

@@ -105,7 +105,8 @@ void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
 QString transcriptBatches(const QString &function);
 // awk functions: clean(s) escapes tabs and CRs and blanks other control characters;
 // literal(line, key) is the JSON string literal following the first `key` (which ends with
-// the opening quote), cleaned, or ""; isprompt(line) tells a typed prompt record.
+// the opening quote), cleaned, or ""; isprompt(line) tells a typed prompt record, as
+// RunParser starts a turn with one (not `<local-command-…>` output, not an interrupt note).
 QString awkFunctions();
 
 } // namespace sessiondiscovery

@@ -55,6 +55,15 @@ struct TokenUsage {
     bool operator!=(const TokenUsage &other) const { return !(*this == other); }
 };
 
+namespace runtask {
+// A task status that ends it (system/task_* lines; docs/stream-json.md, "Tasks").
+inline bool isEnded(const QString &status)
+{
+    return status == QLatin1String("completed") || status == QLatin1String("failed")
+        || status == QLatin1String("stopped") || status == QLatin1String("killed");
+}
+} // namespace runtask
+
 struct TodoItem {
     QString content;
     QString status; // pending, in_progress, completed

@@ -111,37 +111,6 @@ QStringList stringList(const object &o, std::string_view key)
     return result;
 }
 
-// "2026-11-29T09:28:56.815Z" (what the CLI writes) without building a QDateTime per record;
-// other ISO 8601 forms go through QDateTime. -1 when it is not a time.
-qint64 isoTimestampMs(std::string_view text)
-{
-    auto digits = [&](size_t at, size_t count, int *value) {
-        if (at + count > text.size())
-            return false;
-        int result = 0;
-        for (size_t i = at; i < at + count; ++i) {
-            if (text[i] < '0' || text[i] > '9')
-                return false;
-            result = result * 10 + (text[i] - '0');
-        }
-        *value = result;
-        return true;
-    };
-    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
-    const bool simple = text.size() == 24 && digits(0, 4, &year) && text[4] == '-'
-        && digits(5, 2, &month) && text[7] == '-' && digits(8, 2, &day) && text[10] == 'T'
-        && digits(11, 2, &hour) && text[13] == ':' && digits(14, 2, &minute) && text[16] == ':'
-        && digits(17, 2, &second) && text[19] == '.' && digits(20, 3, &millis) && text[23] == 'Z';
-    if (simple) {
-        const QDate date(year, month, day);
-        if (date.isValid() && hour < 24 && minute < 60 && second < 61)
-            return (date.toJulianDay() - QDate(1970, 1, 1).toJulianDay()) * 86400000LL
-                + ((hour * 60LL + minute) * 60 + second) * 1000 + millis;
-    }
-    const QDateTime time = QDateTime::fromString(toQString(text), Qt::ISODateWithMs);
-    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
-}
-
 } // namespace
 
 struct RunParser::Impl {
@@ -662,7 +631,7 @@ struct RunParser::Impl {
         if (transcriptRecord) {
             std::string_view stamp;
             if (line.at_key("timestamp").get(stamp) == simdjson::SUCCESS)
-                recordTimestampMs = isoTimestampMs(stamp);
+                recordTimestampMs = jsonfields::isoTimeMs(stamp);
             parseTranscriptRecord(line, type, out);
             return;
         }

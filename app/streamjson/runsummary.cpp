@@ -38,6 +38,13 @@ QJsonObject RunSummary::toJson() const
     json.insert(QStringLiteral("cost_usd"), costUsd);
     json.insert(QStringLiteral("input_tokens"), inputTokens);
     json.insert(QStringLiteral("output_tokens"), outputTokens);
+    json.insert(QStringLiteral("cache_read_tokens"), cacheReadTokens);
+    json.insert(QStringLiteral("cache_creation_tokens"), cacheCreationTokens);
+    json.insert(QStringLiteral("turns"), turns);
+    json.insert(QStringLiteral("round_trips"), roundTrips);
+    json.insert(QStringLiteral("duration_ms"), durationMs);
+    json.insert(QStringLiteral("claude_duration_ms"),
+        claudeDurationMs >= 0 ? QJsonValue(claudeDurationMs) : QJsonValue(QJsonValue::Null));
     if (invalidNumbers)
         json.insert(QStringLiteral("invalid_numbers"), true);
     return json;
@@ -101,12 +108,11 @@ void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError,
         ++m_failedCalls;
 }
 
-void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const TokenUsage &usage)
+namespace {
+
+// The growth from `seen` to `merged` (each field only grows).
+TokenUsage growth(const TokenUsage &seen, const TokenUsage &merged)
 {
-    if (messageId.isEmpty())
-        return;
-    TokenUsage &seen = m_messageUsage[messageId];
-    const TokenUsage merged = mergedUsage(seen, usage);
     TokenUsage added;
     added.inputTokens = merged.inputTokens - seen.inputTokens;
     added.outputTokens = merged.outputTokens - seen.outputTokens;
@@ -114,9 +120,102 @@ void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const Token
     added.cacheCreationInputTokens
         = merged.cacheCreationInputTokens - seen.cacheCreationInputTokens;
     added.present = merged.present;
-    m_messageTokens += added; // saturating
+    return added;
+}
+
+qint64 lessClamped(qint64 total, qint64 part)
+{
+    return std::max<qint64>(0, total - part);
+}
+
+// total without part (which it holds; a saturated total stays as it is).
+TokenUsage without(TokenUsage total, const TokenUsage &part)
+{
+    total.inputTokens = lessClamped(total.inputTokens, part.inputTokens);
+    total.outputTokens = lessClamped(total.outputTokens, part.outputTokens);
+    total.cacheReadInputTokens = lessClamped(total.cacheReadInputTokens, part.cacheReadInputTokens);
+    total.cacheCreationInputTokens
+        = lessClamped(total.cacheCreationInputTokens, part.cacheCreationInputTokens);
+    return total;
+}
+
+} // namespace
+
+void RunSummaryBuilder::noteTime(qint64 timeMs)
+{
+    if (timeMs < 0) {
+        m_firstTimePending = m_firstTimePending || m_firstTimeMs < 0;
+        return;
+    }
+    if (m_firstTimeMs < 0)
+        m_firstTimeMs = timeMs;
+    m_lastTimeMs = std::max(m_lastTimeMs, timeMs);
+}
+
+void RunSummaryBuilder::setLineTime(qint64 timeMs)
+{
+    noteTime(timeMs);
+}
+
+// RunModel::currentTurn: the turn lines go to, opened when there is none.
+int RunSummaryBuilder::currentTurn()
+{
+    if (m_current < 0) {
+        m_turns.emplace_back();
+        m_current = int(m_turns.size()) - 1;
+        m_summary.turns = int(m_turns.size());
+    }
+    return m_current;
+}
+
+void RunSummaryBuilder::addTurnStart()
+{
+    if (m_current >= 0 && (m_turns[size_t(m_current)].hasInit || m_turns[size_t(m_current)].ended))
+        m_current = -1;
+    m_turns[size_t(currentTurn())].hasInit = true;
+}
+
+void RunSummaryBuilder::addTurnContent()
+{
+    currentTurn();
+}
+
+void RunSummaryBuilder::addCompactBoundary()
+{
+    if (m_current >= 0 && m_turns[size_t(m_current)].ended)
+        m_current = -1;
+    currentTurn();
+}
+
+void RunSummaryBuilder::endTurn(int turn)
+{
+    m_anyTurnEnded = true;
+    m_turns[size_t(turn)].ended = true;
+    m_lastTurnEndMs = m_lastTimeMs; // -1: no time known yet, the first one that comes
+}
+
+// A turn's figure is its results' usage once it has one, else its messages'.
+void RunSummaryBuilder::addTurnTokens(int turn, const TokenUsage &messages)
+{
+    Turn &t = m_turns[size_t(turn)];
+    t.messages += messages;
+    if (!t.hasResult)
+        m_tokens += messages; // saturating
+}
+
+void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const TokenUsage &usage)
+{
     m_summary.invalidNumbers = m_summary.invalidNumbers || usage.invalid;
-    seen = merged;
+    if (messageId.isEmpty()) {
+        addTurnTokens(currentTurn(), usage);
+        return;
+    }
+    Message &seen = m_messageUsage[messageId];
+    if (seen.turn < 0)
+        seen.turn = currentTurn();
+    const TokenUsage merged = mergedUsage(seen.usage, usage);
+    addTurnTokens(seen.turn, growth(seen.usage, merged));
+    seen.usage = merged;
 }
 
 void RunSummaryBuilder::addResult(const ResultInfo &result)
@@ -127,20 +226,60 @@ void RunSummaryBuilder::addResult(const ResultInfo &result)
     m_summary.isError = result.isError;
     if (result.hasCost)
         m_summary.costUsd = result.totalCostUsd;
-    if (result.durationMs > 0)
-        m_summary.durationMs = saturatingAdd(m_summary.durationMs, result.durationMs);
+    if (result.durationMs >= 0)
+        m_summary.claudeDurationMs
+            = saturatingAdd(std::max<qint64>(0, m_summary.claudeDurationMs), result.durationMs);
     if (result.numTurns > 0)
-        m_summary.numTurns = int(std::min<qint64>(
-            std::numeric_limits<int>::max(), qint64(m_summary.numTurns) + result.numTurns));
-    m_resultUsage += result.turnUsage.present ? result.turnUsage : result.usage;
+        m_summary.roundTrips = int(std::min<qint64>(
+            std::numeric_limits<int>::max(), qint64(m_summary.roundTrips) + result.numTurns));
     m_summary.invalidNumbers = m_summary.invalidNumbers || result.invalidCost
         || result.usage.invalid || result.turnUsage.invalid;
+
+    // Results close turns in order (RunModel::onResult).
+    while (m_firstOpen < m_turns.size() && m_turns[m_firstOpen].ended)
+        ++m_firstOpen;
+    const int turn = m_firstOpen < m_turns.size() ? int(m_firstOpen) : currentTurn();
+    Turn &t = m_turns[size_t(turn)];
+    if (!t.hasResult) {
+        m_tokens = without(m_tokens, t.messages);
+        t.hasResult = true;
+    }
+    const TokenUsage usage = result.turnUsage.present ? result.turnUsage : result.usage;
+    t.results += usage;
+    m_tokens += usage;
+    endTurn(turn);
+}
+
+void RunSummaryBuilder::addTask(
+    const QByteArray &toolUseId, const QByteArray &taskId, const QString &status)
+{
+    if (!toolUseId.isEmpty() && !taskId.isEmpty())
+        m_taskIds.insert(taskId);
+    const bool found = !toolUseId.isEmpty() || (!taskId.isEmpty() && m_taskIds.contains(taskId));
+    if (found && m_anyTurnEnded && runtask::isEnded(status))
+        m_lastTurnEndMs = std::max(m_lastTurnEndMs, m_lastTimeMs);
 }
 
 void RunSummaryBuilder::add(const RunEvent &event)
 {
+    noteTime(event.arrivalMs);
     if (m_summary.sessionId.isEmpty() && !event.sessionId.isEmpty())
         m_summary.sessionId = event.sessionId;
+    switch (event.kind) {
+    case RunEvent::Transient:
+    case RunEvent::Result:
+    case RunEvent::SessionCost:
+        break; // no turn of their own (a result finds one in addResult)
+    case RunEvent::SessionInit:
+        addTurnStart();
+        break;
+    case RunEvent::CompactBoundary:
+        addCompactBoundary();
+        break;
+    default:
+        addTurnContent();
+        break;
+    }
     switch (event.kind) {
     case RunEvent::ToolUse:
         addToolUse(event.toolUseId.toUtf8());
@@ -153,15 +292,17 @@ void RunSummaryBuilder::add(const RunEvent &event)
             m_summary.isTranscript = true;
             m_summary.turnOpen = true;
             m_summary.turnFailed = false;
-            ++m_summary.numTurns;
-            m_turnStartedMs = event.arrivalMs;
         }
         break;
     case RunEvent::SessionCost:
         m_summary.isTranscript = true;
-        if (m_summary.turnOpen && m_turnStartedMs >= 0)
-            m_summary.durationMs += std::max<qint64>(0, event.arrivalMs - m_turnStartedMs);
         m_summary.turnOpen = false;
+        if (m_current >= 0 && !m_turns[size_t(m_current)].ended)
+            endTurn(m_current);
+        else { // the run's end moves on all the same (RunModel::onSessionCost)
+            m_lastTurnEndMs = m_lastTimeMs;
+            m_anyTurnEnded = true;
+        }
         m_summary.invalidNumbers = m_summary.invalidNumbers || event.result.invalidCost;
         if (event.result.hasCost) { // cumulative per process, as in RunModel
             const double total = event.result.totalCostUsd;
@@ -182,27 +323,41 @@ void RunSummaryBuilder::add(const RunEvent &event)
     case RunEvent::Result:
         addResult(event.result);
         break;
+    case RunEvent::Task:
+        addTask(event.toolUseId.toUtf8(), event.task.taskId.toUtf8(), event.task.status);
+        break;
     default:
         break;
     }
 }
 
-RunSummary RunSummaryBuilder::summary(bool runEnded) const
+RunSummary RunSummaryBuilder::summary(bool runEnded, qint64 endedMs) const
 {
     RunSummary result = m_summary;
     result.toolCalls = m_toolUses.size();
     result.toolErrors = m_failedCalls;
     result.unmatchedToolCalls = result.toolCalls - m_answeredCalls;
+    result.lastTurnOpen = m_turns.empty() || !m_turns.back().ended;
     if (!result.hasResult)
         result.isError
             = result.isTranscript ? (runEnded && result.turnOpen) || result.turnFailed : runEnded;
-    TokenUsage tokens = m_resultUsage;
-    if (!result.hasResult)
-        tokens = m_messageTokens;
-    result.inputTokens = tokens.inputTokens;
-    result.outputTokens = tokens.outputTokens;
-    result.cacheReadTokens = tokens.cacheReadInputTokens;
-    result.cacheCreationTokens = tokens.cacheCreationInputTokens;
+    // A run that ended in the middle of a turn was interrupted, whatever earlier turns did.
+    result.isError = result.isError || (runEnded && result.lastTurnOpen);
+    result.inputTokens = m_tokens.inputTokens;
+    result.outputTokens = m_tokens.outputTokens;
+    result.cacheReadTokens = m_tokens.cacheReadInputTokens;
+    result.cacheCreationTokens = m_tokens.cacheCreationInputTokens;
+    // Times not known when they were needed are the first one that came (0 when none did).
+    const qint64 first = std::max<qint64>(0, m_firstTimeMs);
+    const auto resolved = [first](qint64 timeMs) {
+        return timeMs >= 0 ? timeMs : first;
+    };
+    qint64 end = -1;
+    if (runEnded)
+        end = endedMs >= 0 ? endedMs : resolved(m_lastTimeMs);
+    else if (m_anyTurnEnded)
+        end = resolved(m_lastTurnEndMs);
+    result.durationMs = end >= 0 ? std::max<qint64>(0, end - first) : 0;
     return result;
 }
 

@@ -11,8 +11,14 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 namespace sandscope {
 
+// A run's figures (docs/stream-json.md, "Figures"): each has one definition, computed here as
+// the run's events arrive (RunSummaryBuilder) or straight from its lines by the summary fast
+// path (RunSummaryScanner, which feeds the same builder), and equal to what the run tree's run
+// node shows (tests/unit/tst_runfigures.cpp). Every surface reads these values.
 struct RunSummary {
     QString sessionId;
     QString resultSubtype; // of the last result line; empty when there was none
@@ -25,18 +31,26 @@ struct RunSummary {
     qint64 toolErrors = 0; // distinct tool_use ids whose tool_result had is_error
     qint64 unmatchedToolCalls = 0; // tool_use ids that never got a tool_result
     double costUsd = 0; // the last result's total_cost_usd (cumulative for the process)
+    // Per turn: its result lines' usage once it has one (final counts), else its API
+    // responses' usage, each message.id once; summed over the turns.
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
     qint64 cacheReadTokens = 0; // counted like inputTokens
     qint64 cacheCreationTokens = 0;
     qint64 apiErrors = 0; // API error messages (synthetic assistant messages)
-    qint64 durationMs = 0; // sum of the results' duration_ms (transcripts: of the turns' spans)
-    int numTurns = 0; // sum of the results' num_turns (transcripts: prompts)
+    // The run's span on its clock (arrival times; a transcript's or capture's timestamps):
+    // from its first line to the end of its last turn (or the run's end once it ended); 0
+    // before any turn ended.
+    qint64 durationMs = 0;
+    qint64 claudeDurationMs = -1; // the sum of the results' duration_ms; -1 without one
+    int turns = 0; // the run tree's Turn nodes: each system/init line, or transcript prompt
+    int roundTrips = 0; // API calls: the sum of the results' num_turns (0 without results)
     // Transcripts have no result lines: their turns end with a cost-state record, whose
     // cumulative cost counts instead.
     bool isTranscript = false;
     bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
     bool turnFailed = false; // the last transcript turn ended on an API error
+    bool lastTurnOpen = false; // the last turn has no result (cost-state) yet: running or cut
     // A token count or a cost in the file was out of range (negative, 1e308, 16 digits and
     // more): it was left out of the sums, which are then shown as invalid.
     bool invalidNumbers = false;
@@ -46,7 +60,9 @@ struct RunSummary {
 
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
-    //  "input_tokens", "output_tokens", and "invalid_numbers": true when invalidNumbers}
+    //  "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "turns",
+    //  "round_trips", "duration_ms", "claude_duration_ms" (without results: null), and
+    //  "invalid_numbers": true when invalidNumbers}
     QJsonObject toJson() const;
     // "1,234 in, 56 out", or with invalidNumbers "invalid: …" with the valid ones' sums.
     QString tokensText() const;
@@ -61,35 +77,70 @@ public:
     // summary fast path, RunSummaryScanner). Ids are UTF-8.
     bool hasSessionId() const { return !m_summary.sessionId.isEmpty(); }
     void setSessionId(const QString &sessionId);
+    // The time of the line being read (ms since the epoch, never less than the last one's),
+    // or -1 when it has none: it then takes the latest time seen, or before any the first
+    // one that comes (RecordingReader's rule for captures).
+    void setLineTime(qint64 timeMs);
+    // A line that starts a turn (system/init, a transcript prompt), and one that goes into
+    // the current turn, opening one when there is none (any line but transient ones).
+    void addTurnStart();
+    void addTurnContent();
+    void addCompactBoundary(); // after an ended turn it opens the next one
     void addToolUse(const QByteArray &toolUseId);
     // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
     void addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread);
     void addMainThreadOutcome(bool apiError) { m_summary.turnFailed = apiError; }
     void addApiError() { ++m_summary.apiErrors; }
+    // An empty id: counted for the current turn as it is (no later line can repeat it).
     void addMessageUsage(const QByteArray &messageId, const TokenUsage &usage);
     void addResult(const ResultInfo &result);
-    // Token totals: per result line its model_usage_since_last_result (all models, including
-    // sub-agents), else its usage. Without any result line, the usage of the assistant
-    // messages seen, counted once per message.id.
-    // runEnded=false (a live run) does not count a missing result line as an error yet.
-    RunSummary summary(bool runEnded = true) const;
+    // A system/task_* line: a call's task that ended (completed, failed, stopped, killed)
+    // after a turn did moves the run's end with it, as RunModel::onTask extends the spans.
+    void addTask(const QByteArray &toolUseId, const QByteArray &taskId, const QString &status);
+    // runEnded=false (a live run) does not count a missing result line as an error yet, nor
+    // an open turn in the duration. endedMs: when the run ended (-1: at its last line).
+    RunSummary summary(bool runEnded = true, qint64 endedMs = -1) const;
     // Ids held (playback's checkpoint memory estimate).
     qint64 entryCount() const
     {
-        return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size();
+        return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size()
+            + qint64(m_turns.size());
     }
 
 private:
+    struct Turn {
+        TokenUsage messages; // its API responses' usage, each message.id once
+        TokenUsage results; // its result lines' usage, once it has one
+        bool ended = false; // a result or cost-state arrived
+        bool hasResult = false;
+        bool hasInit = false;
+    };
+    struct Message {
+        TokenUsage usage;
+        int turn = -1;
+    };
+    int currentTurn(); // opens one when there is none
+    void endTurn(int turn);
+    void addTurnTokens(int turn, const TokenUsage &messages);
+    void noteTime(qint64 timeMs);
+
     RunSummary m_summary;
     QSet<QByteArray> m_toolUses;
     QSet<QByteArray> m_answered;
     QSet<QByteArray> m_failed;
-    QHash<QByteArray, TokenUsage> m_messageUsage;
+    QHash<QByteArray, Message> m_messageUsage;
+    QSet<QByteArray> m_taskIds; // tasks RunModel finds by their id (named with their call)
     qint64 m_answeredCalls = 0; // of m_toolUses, those in m_answered
     qint64 m_failedCalls = 0; // of m_toolUses, those in m_failed
-    TokenUsage m_messageTokens; // m_messageUsage summed
-    TokenUsage m_resultUsage;
-    qint64 m_turnStartedMs = -1;
+    std::vector<Turn> m_turns;
+    int m_current = -1; // the turn lines go to; -1 when none is open for them
+    size_t m_firstOpen = 0; // results close the oldest turn still without one
+    TokenUsage m_tokens; // the turns' figures summed, kept as they change
+    qint64 m_firstTimeMs = -1;
+    qint64 m_lastTimeMs = -1;
+    qint64 m_lastTurnEndMs = -1;
+    bool m_anyTurnEnded = false;
+    bool m_firstTimePending = false; // lines came before any time was known
     double m_lastSessionCost = 0;
 };
 

@@ -5,6 +5,10 @@
 
 #include "streamjson/runevents.h"
 
+#include <QDate>
+#include <QDateTime>
+#include <QString>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -62,6 +66,40 @@ inline qint64 integerField(const simdjson::dom::object &o, std::string_view key,
         return qint64(std::fmax(-limit, std::fmin(limit, doubleValue)));
     }
     return fallback;
+}
+
+// A record's "timestamp" in ms since the epoch: "2026-11-29T09:28:56.815Z" (what the CLI
+// writes) without building a QDateTime per record; other ISO 8601 forms go through QDateTime.
+// -1 when it is not a time. RunParser (transcripts), RecordingReader and the summary fast path
+// (captures) read times through it, so their clocks agree.
+inline qint64 isoTimeMs(std::string_view text)
+{
+    auto digits = [&](size_t at, size_t count, int *value) {
+        if (at + count > text.size())
+            return false;
+        int result = 0;
+        for (size_t i = at; i < at + count; ++i) {
+            if (text[i] < '0' || text[i] > '9')
+                return false;
+            result = result * 10 + (text[i] - '0');
+        }
+        *value = result;
+        return true;
+    };
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
+    const bool simple = text.size() == 24 && digits(0, 4, &year) && text[4] == '-'
+        && digits(5, 2, &month) && text[7] == '-' && digits(8, 2, &day) && text[10] == 'T'
+        && digits(11, 2, &hour) && text[13] == ':' && digits(14, 2, &minute) && text[16] == ':'
+        && digits(17, 2, &second) && text[19] == '.' && digits(20, 3, &millis) && text[23] == 'Z';
+    if (simple) {
+        const QDate date(year, month, day);
+        if (date.isValid() && hour < 24 && minute < 60 && second < 61)
+            return (date.toJulianDay() - QDate(1970, 1, 1).toJulianDay()) * 86400000LL
+                + ((hour * 60LL + minute) * 60 + second) * 1000 + millis;
+    }
+    const QDateTime time = QDateTime::fromString(
+        QString::fromUtf8(text.data(), qsizetype(text.size())), Qt::ISODateWithMs);
+    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
 }
 
 inline int intField(const simdjson::dom::object &o, std::string_view key, int fallback)

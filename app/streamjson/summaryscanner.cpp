@@ -38,29 +38,52 @@ struct RunSummaryScanner::Impl {
     RunSummaryBuilder *builder;
     simdjson::dom::parser parser;
     std::vector<char> copy; // scan(): the line followed by padding
+    qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
     std::unordered_map<std::string, std::string> streamingMessageByThread;
 
     Line scanPadded(std::string_view line)
     {
         line = streamjson::withoutTerminator(line);
-        if (streamjson::isBlank(line))
+        if (streamjson::isBlank(line)) {
+            entryTimeMs = -1;
             return Line::Blank;
-        if (qsizetype(line.size()) > StreamLineReader::defaultMaxLineBytes)
-            return Line::Counted; // NotJson for RunParser too
+        }
+        if (qsizetype(line.size()) > StreamLineReader::defaultMaxLineBytes) {
+            timeLine(-1);
+            builder->addTurnContent(); // NotJson for RunParser too
+            return Line::Counted;
+        }
         const std::string_view json = streamjson::jsonText(line);
         object root;
         if (json.empty()
-            || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS)
-            return Line::Counted; // noise or corrupt: no summary facts
-        return facts(root);
+            || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS) {
+            timeLine(-1);
+            builder->addTurnContent(); // noise or corrupt: a raw node in the current turn
+            return Line::Counted;
+        }
+        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
+        // has no time of its own.
+        const std::string_view stamp
+            = json.data() == line.data() ? stringView(root, "timestamp") : std::string_view();
+        const Line counted = facts(root, stamp);
+        return counted;
     }
 
-    Line facts(const object &line)
+    // Gives the builder the line's time: a recording's, set before; else its timestamp.
+    void timeLine(qint64 stampMs)
+    {
+        builder->setLineTime(entryTimeMs >= 0 ? entryTimeMs : stampMs);
+        entryTimeMs = -1;
+    }
+
+    Line facts(const object &line, std::string_view stamp)
     {
         const std::string_view type = stringView(line, "type");
         if (jsonfields::isTranscriptRecord(line, type))
             return Line::NeedsEvents;
+        timeLine(stamp.empty() ? -1 : jsonfields::isoTimeMs(stamp));
+        turnFacts(line, type);
         if (!builder->hasSessionId()) {
             const std::string_view session = stringView(line, "session_id");
             if (!session.empty())
@@ -83,6 +106,58 @@ struct RunSummaryScanner::Impl {
             streamEvent(line, thread, envelopeMessageId);
         }
         return Line::Counted;
+    }
+
+    // Which turn the line goes to, as RunModel places its events (RunParser's Transient
+    // lines go nowhere; a result finds its turn in addResult).
+    void turnFacts(const object &line, std::string_view type)
+    {
+        const std::string_view subtype = stringView(line, "subtype");
+        if (type == "result" || type == "keep_alive" || type == "tool_progress"
+            || type == "control_response" || type == "control_cancel_request")
+            return;
+        if (type == "system" && subtype == "init") {
+            builder->addTurnStart();
+            return;
+        }
+        if (type == "system" && subtype == "thinking_tokens")
+            return;
+        if (type == "system" && subtype.substr(0, 5) == "task_") // RunParser: every task_*
+            task(line, subtype);
+        if (type == "system" && subtype == "compact_boundary") {
+            builder->addCompactBoundary();
+            return;
+        }
+        if (type == "stream_event" && !streamEventUsage(line))
+            return;
+        builder->addTurnContent();
+    }
+
+    // A task's status as RunParser::parseTask reads it.
+    void task(const object &line, std::string_view subtype)
+    {
+        std::string_view status
+            = subtype == "task_started" ? std::string_view("running") : stringView(line, "status");
+        object patch;
+        if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
+            status = stringView(patch, "status");
+        builder->addTask(bytes(stringView(line, "tool_use_id")), bytes(stringView(line, "task_id")),
+            QString::fromUtf8(status.data(), qsizetype(status.size())));
+    }
+
+    // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
+    static bool streamEventUsage(const object &line)
+    {
+        object event;
+        if (line.at_key("event").get(event) != simdjson::SUCCESS)
+            return false;
+        const std::string_view eventType = stringView(event, "type");
+        object inner;
+        if (eventType == "message_start")
+            return event.at_key("message").get(inner) == simdjson::SUCCESS
+                && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
+        return eventType == "message_delta"
+            && event.at_key("usage").get(inner) == simdjson::SUCCESS;
     }
 
     void assistant(
@@ -184,8 +259,7 @@ struct RunSummaryScanner::Impl {
 
     void addUsage(std::string_view messageId, const object &usage)
     {
-        if (!messageId.empty())
-            builder->addMessageUsage(bytes(messageId), jsonfields::usageFrom(usage));
+        builder->addMessageUsage(bytes(messageId), jsonfields::usageFrom(usage));
     }
 };
 
@@ -214,6 +288,11 @@ RunSummaryScanner::Line RunSummaryScanner::scan(std::string_view line)
     if (copy.size() > retainedCapacity + padding)
         std::vector<char>().swap(copy);
     return result;
+}
+
+void RunSummaryScanner::setLineTime(qint64 timeMs)
+{
+    m_impl->entryTimeMs = timeMs;
 }
 
 void RunSummaryScanner::releaseLargeBuffers()

@@ -37,6 +37,10 @@ public:
     Line scanPadded(std::string_view line);
     Line scan(std::string_view line);
 
+    // The time of the next line scanned (a recording entry's arrival time). Without it, each
+    // line's own "timestamp" field is read (a plain capture, as RecordingReader dates it).
+    void setLineTime(qint64 timeMs);
+
     // Gives back the parser's memory after a huge line.
     void releaseLargeBuffers();
 

@@ -52,8 +52,7 @@ function scan(f,   line, n, t, u, m, rest, p, q, block, prev) {
       continue
     }
     if (index(line, "\"timestamp\":\"")) prev = line
-    if (isprompt(line) && !index(line, "\"content\":\"<local-command-") \
-      && !index(line, "\"content\":\"[Request interrupted")) {
+    if (isprompt(line)) {
       p = match(line, /"uuid":"[^"]*","timestamp":"/)
       print "SU\tP\t" stamp(line) "\t" (p ? literal(substr(line, p), "\"uuid\":\"") : "")
       continue

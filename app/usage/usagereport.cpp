@@ -1,5 +1,7 @@
 #include "usagereport.h"
 
+#include "server/accountnames.h"
+
 #include <QJsonArray>
 #include <QSet>
 
@@ -134,6 +136,26 @@ QByteArray UsageReport::toolsCsv() const
         text += fields.join(QLatin1Char(',')) + QStringLiteral("\r\n");
     }
     return text.toUtf8();
+}
+
+void UsageReport::nameUsers(const QStringList &userIds, const QString &prefix)
+{
+    QHash<QString, QString> names; // account -> what its rows say
+    for (UsageDay &day : days) {
+        auto found = names.constFind(day.user);
+        if (found == names.constEnd()) {
+            QString name = day.user;
+            for (const QString &id : userIds) {
+                AccountRule rule;
+                if (!id.isEmpty() && explainAccountName(id, day.user, prefix, &rule)) {
+                    name = id;
+                    break;
+                }
+            }
+            found = names.insert(day.user, name);
+        }
+        day.user = found.value();
+    }
 }
 
 } // namespace sandscope

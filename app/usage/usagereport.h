@@ -46,6 +46,11 @@ struct UsageReport {
 
     UsageDay total() const; // sessions: the distinct ones, not the days' sum
     QStringList users() const;
+    // Every home's rows name their account (the all-users collection): a row whose account
+    // one of `userIds` gets (explainAccountName, with the server's account `prefix`) is named
+    // by that user id instead, the others keep their account, so each user is named the same
+    // way in every row and surface (issue 25: the prefix alone stripped gave neither).
+    void nameUsers(const QStringList &userIds, const QString &prefix);
 
     // {"type":"sandscope_usage","days":[…],"tools":[…],"total":{…},"skipped":[…]}
     QJsonObject toJson() const;

@@ -108,7 +108,9 @@ bool sameSummary(const sandscope::RunSummary &a, const sandscope::RunSummary &b)
         && a.toolCalls == b.toolCalls && a.toolErrors == b.toolErrors
         && a.unmatchedToolCalls == b.unmatchedToolCalls && a.costUsd == b.costUsd
         && a.inputTokens == b.inputTokens && a.outputTokens == b.outputTokens
-        && a.durationMs == b.durationMs && a.numTurns == b.numTurns
+        && a.durationMs == b.durationMs && a.turns == b.turns && a.roundTrips == b.roundTrips
+        && a.claudeDurationMs == b.claudeDurationMs && a.lastTurnOpen == b.lastTurnOpen
+        && a.cacheReadTokens == b.cacheReadTokens && a.cacheCreationTokens == b.cacheCreationTokens
         && a.isTranscript == b.isTranscript && a.turnOpen == b.turnOpen
         && a.turnFailed == b.turnFailed;
 }

@@ -655,7 +655,9 @@ void AgentRunsTest::interruptedCliStopsTheRun()
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QVERIFY2(process.exitCode() == 128 + SIGINT, diagnostics.constData());
     QVERIFY2(err.contains(QLatin1String("stopping the run")), diagnostics.constData());
-    QVERIFY2(out.contains(QLatin1String("Summary: no result")), diagnostics.constData());
+    QVERIFY2(out.contains(
+                 QLatin1String("Summary: interrupted: the last turn did not finish (no result)")),
+        diagnostics.constData());
     // The call never answered normally: interrupted, or failed by the signal.
     QVERIFY2(out.contains(QLatin1String("[interrupted]")) || out.contains(QLatin1String("[error]")),
         diagnostics.constData());
@@ -740,7 +742,9 @@ void AgentRunsTest::cliListsRunsAndAttachesToARunningOne()
     const QByteArray diagnostics = (out + QStringLiteral("\n--- stderr:\n") + err).toUtf8();
     QVERIFY2(attached.exitCode() == 128 + SIGINT, diagnostics.constData());
     QVERIFY2(err.contains(QLatin1String("stopping the run")), diagnostics.constData());
-    QVERIFY2(out.contains(QLatin1String("Summary: no result")), diagnostics.constData());
+    QVERIFY2(out.contains(
+                 QLatin1String("Summary: interrupted: the last turn did not finish (no result)")),
+        diagnostics.constData());
 
     std::tie(listed, runs) = listRuns();
     QCOMPARE(runs.size(), 1);

@@ -349,7 +349,8 @@ void TestRunComparison::secondAttempt()
     const RunSummary sa = fastSummary(original);
     const RunSummary sb = fastSummary(second);
     QHash<QString, QPair<double, double>> expected {
-        {QStringLiteral("turns"), {double(sa.numTurns), double(sb.numTurns)}},
+        {QStringLiteral("turns"), {double(sa.turns), double(sb.turns)}},
+        {QStringLiteral("round_trips"), {double(sa.roundTrips), double(sb.roundTrips)}},
         {QStringLiteral("tool_calls"), {double(sa.toolCalls), double(sb.toolCalls)}},
         {QStringLiteral("tool_errors"), {double(sa.toolErrors), double(sb.toolErrors)}},
         {QStringLiteral("input_tokens"), {double(sa.inputTokens), double(sb.inputTokens)}},

@@ -238,7 +238,8 @@ void TestRunExport::jsonRoundTripsToTheSameTree()
     QCOMPARE(toolCallsOf(*reopened.model), toolCallsOf(*original.model));
     QCOMPARE(reopened.model->summary().toJson(), original.model->summary().toJson());
     QCOMPARE(reopened.model->summary().durationMs, original.model->summary().durationMs);
-    QCOMPARE(reopened.model->summary().numTurns, original.model->summary().numTurns);
+    QCOMPARE(reopened.model->summary().turns, original.model->summary().turns);
+    QCOMPARE(reopened.model->summary().roundTrips, original.model->summary().roundTrips);
     QVERIFY(reopened.model->runEnded());
 
     // And once more: an export of the re-opened run is the same file.

@@ -74,8 +74,9 @@ ReferenceSummary eventPathSummary(const QString &path)
 QString summaryText(const RunSummary &s)
 {
     return QStringLiteral("session=%1 subtype=%2 hasResult=%3 results=%4 isError=%5 calls=%6 "
-                          "errors=%7 unmatched=%8 cost=%9 in=%10 out=%11 duration=%12 turns=%13 "
-                          "transcript=%14 open=%15 failed=%16 lines=%17")
+                          "errors=%7 unmatched=%8 cost=%9 in=%10 out=%11 duration=%12 trips=%13 "
+                          "transcript=%14 open=%15 failed=%16 lines=%17 turns=%18 claude=%19 "
+                          "cacheRead=%20 cacheWritten=%21 lastOpen=%22 apiErrors=%23")
         .arg(s.sessionId, s.resultSubtype)
         .arg(s.hasResult)
         .arg(s.resultCount)
@@ -87,11 +88,17 @@ QString summaryText(const RunSummary &s)
         .arg(s.inputTokens)
         .arg(s.outputTokens)
         .arg(s.durationMs)
-        .arg(s.numTurns)
+        .arg(s.roundTrips)
         .arg(s.isTranscript)
         .arg(s.turnOpen)
         .arg(s.turnFailed)
-        .arg(s.lines);
+        .arg(s.lines)
+        .arg(s.turns)
+        .arg(s.claudeDurationMs)
+        .arg(s.cacheReadTokens)
+        .arg(s.cacheCreationTokens)
+        .arg(s.lastTurnOpen)
+        .arg(s.apiErrors);
 }
 
 // Every run file in tests/data: stream captures, transcripts (with their sub-agent folders).
@@ -620,8 +627,8 @@ private slots:
             QCOMPARE(summary.resultSubtype, lastResult.value(QLatin1String("subtype")).toString());
             QCOMPARE(summary.isError, lastResult.value(QLatin1String("is_error")).toBool());
             QCOMPARE(summary.costUsd, lastResult.value(QLatin1String("total_cost_usd")).toDouble());
-            QCOMPARE(summary.numTurns, lastResult.value(QLatin1String("num_turns")).toInt());
-            QCOMPARE(summary.durationMs,
+            QCOMPARE(summary.roundTrips, lastResult.value(QLatin1String("num_turns")).toInt());
+            QCOMPARE(summary.claudeDurationMs,
                 qint64(lastResult.value(QLatin1String("duration_ms")).toDouble()));
             QCOMPARE(summary.inputTokens, resultInput);
             QCOMPARE(summary.outputTokens, resultOutput);
@@ -631,11 +638,15 @@ private slots:
         QStringList keys = json.keys();
         keys.sort();
         QCOMPARE(keys,
-            QStringList({QStringLiteral("cost_usd"), QStringLiteral("input_tokens"),
-                QStringLiteral("is_error"), QStringLiteral("output_tokens"),
-                QStringLiteral("result_subtype"), QStringLiteral("session_id"),
-                QStringLiteral("tool_calls"), QStringLiteral("tool_errors"), QStringLiteral("type"),
-                QStringLiteral("unmatched_tool_calls")}));
+            QStringList(
+                {QStringLiteral("cache_creation_tokens"), QStringLiteral("cache_read_tokens"),
+                    QStringLiteral("claude_duration_ms"), QStringLiteral("cost_usd"),
+                    QStringLiteral("duration_ms"), QStringLiteral("input_tokens"),
+                    QStringLiteral("is_error"), QStringLiteral("output_tokens"),
+                    QStringLiteral("result_subtype"), QStringLiteral("round_trips"),
+                    QStringLiteral("session_id"), QStringLiteral("tool_calls"),
+                    QStringLiteral("tool_errors"), QStringLiteral("turns"), QStringLiteral("type"),
+                    QStringLiteral("unmatched_tool_calls")}));
         QCOMPARE(json.value(QLatin1String("type")).toString(), QStringLiteral("sandscope_summary"));
         QCOMPARE(json.value(QLatin1String("result_subtype")).isNull(), lastResult.isEmpty());
         QCOMPARE(json.value(QLatin1String("tool_calls")).toInt(), int(toolUses.size()));

@@ -83,8 +83,9 @@ QString summaryDifference(const RunModel &actual, const RunModel &expected)
         return QStringLiteral("summary %1, expected %2")
             .arg(QString::fromUtf8(QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact)),
                 QString::fromUtf8(QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact)));
-    if (a.durationMs != e.durationMs || a.numTurns != e.numTurns || a.turnOpen != e.turnOpen
-        || a.hasResult != e.hasResult || actual.runEnded() != expected.runEnded())
+    if (a.durationMs != e.durationMs || a.turns != e.turns || a.roundTrips != e.roundTrips
+        || a.turnOpen != e.turnOpen || a.hasResult != e.hasResult
+        || actual.runEnded() != expected.runEnded())
         return QStringLiteral("summary durations, turns or ending differ");
     return {};
 }

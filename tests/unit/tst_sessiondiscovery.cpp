@@ -4,6 +4,8 @@
 // directories, corrupt lines, empty files, which prompts count); the parser on hostile output;
 // and assigning transcripts to chats by directory and cwd.
 
+#include "runs/loadedrun.h"
+#include "runtree/runmodel.h"
 #include "sessions/sessiondiscovery.h"
 #include "testing.h"
 #include "transcripthome.h"
@@ -113,6 +115,8 @@ private Q_SLOTS:
     void corruptLinesAndEmptyFilesAreListed();
     void onlyTypedPromptsAreTurnsAndTitles_data();
     void onlyTypedPromptsAreTurnsAndTitles();
+    void listingStatesTheTreesFigures_data();
+    void listingStatesTheTreesFigures();
 };
 
 void SessionDiscoveryTest::projectDirectoryNameFollowsTheCliRule_data()
@@ -575,6 +579,38 @@ void SessionDiscoveryTest::onlyTypedPromptsAreTurnsAndTitles()
     const DiscoveredSession found = bySession(listHome(home.path()), QStringLiteral("s"));
     QCOMPARE(found.title, title);
     QCOMPARE(found.turns, turns);
+}
+
+void SessionDiscoveryTest::listingStatesTheTreesFigures_data()
+{
+    QTest::addColumn<QString>("scenario");
+    const QDir transcripts(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts"));
+    for (const QString &scenario : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        QTest::newRow(qPrintable(scenario)) << scenario;
+}
+
+// The Sessions list counts with awk on the server; a session opened from it is the tree. Both
+// state the same turns, tool calls (sub-agents included) and cost (issue 25).
+void SessionDiscoveryTest::listingStatesTheTreesFigures()
+{
+    QFETCH(QString, scenario);
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    const QString path = installRecordedScenario(home.path(), scenario, 3600);
+    QVERIFY(!path.isEmpty());
+    const Listing listing = listHome(home.path());
+    const DiscoveredSession listed
+        = bySession(listing, QFileInfo(path).completeBaseName());
+    QVERIFY(!listed.sessionId.isEmpty());
+    LoadedRun run;
+    QVERIFY(LoadedRun::fromFile(path, &run));
+    RunModel model;
+    run.buildModel(&model);
+    const RunSummary summary = model.summary();
+    QCOMPARE(listed.turns, summary.turns);
+    QCOMPARE(listed.toolCalls, summary.toolCalls);
+    QCOMPARE(listed.hasCost, summary.costUsd > 0);
+    QCOMPARE(listed.costUsd, summary.costUsd);
 }
 
 QTEST_GUILESS_MAIN(SessionDiscoveryTest)

@@ -280,7 +280,7 @@ private Q_SLOTS:
         const Loaded read = load(path, &model);
         QCOMPARE(read.summary.costUsd, lastCost);
         QCOMPARE(read.summary.outputTokens, output);
-        QCOMPARE(read.summary.numTurns, 2);
+        QCOMPARE(read.summary.turns, 2);
         const QModelIndex run = model.index(0, 0);
         QCOMPARE(run.data(RunModel::CostUsdRole).toDouble(), lastCost);
         QCOMPARE(run.data(RunModel::OutputTokensRole).toLongLong(), output);

@@ -223,6 +223,31 @@ private Q_SLOTS:
         QCOMPARE(report.sessions, qint64(3));
     }
 
+    // Issue 25: Usage › All users named the account "ot_walkalic" "walkalic" (the prefix
+    // stripped), neither the user id nor the account. The acting user is named by its id,
+    // every other home by its account, the same in every row.
+    void everyHomeIsNamedByUserIdWhereKnownElseByAccount()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString root = dir.filePath(QStringLiteral("home"));
+        QVERIFY(installHomes(root,
+            {QStringLiteral("ot_walkalic/subagent"), QStringLiteral("ot_walkalic/bash"),
+                QStringLiteral("ot_bobsmith/tool-error")}));
+        bool ok = false;
+        UsageReport report = everyHomeReport(root, &ok);
+        QVERIFY(ok);
+        QVERIFY(report.days.size() >= 2);
+        report.nameUsers(
+            {QStringLiteral("walk-alice"), QStringLiteral("carol")}, QStringLiteral("ot_"));
+        QCOMPARE(report.users(),
+            QStringList({QStringLiteral("ot_bobsmith"), QStringLiteral("walk-alice")}));
+        // Without the prefix known, the rule still finds the acting user's account.
+        UsageReport again = everyHomeReport(root, &ok);
+        again.nameUsers({QStringLiteral("walk-alice")}, QString());
+        QCOMPARE(again.users(), report.users());
+    }
+
     void sinceLeavesEarlierDaysOut()
     {
         QTemporaryDir dir;

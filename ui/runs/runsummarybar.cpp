@@ -2,6 +2,7 @@
 
 #include "flowlayout.h"
 #include "runs/rundelegate.h"
+#include "streamjson/runfacts.h"
 #include "util/format.h"
 
 #include <QLabel>
@@ -26,14 +27,16 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     m_outcome->setObjectName(QStringLiteral("outcomeLabel"));
     m_outcome->setAlignment(Qt::AlignCenter);
     layout->addWidget(m_outcome);
-    m_turns = addField(tr("Round trips"),
-        tr("Model round trips, from the result lines (num_turns); the tree shows the prompts' "
-           "turns"));
+    // The labels and definitions of docs/stream-json.md, "Figures" (runfacts).
+    m_turns
+        = addField(runfacts::turnsLabel(), tr("Prompts that started work: the tree's Turn nodes"));
+    m_roundTrips = addField(
+        runfacts::roundTripsLabel(), tr("API calls, from the result lines (claude's num_turns)"));
     m_tools = addField(tr("Tool calls"), tr("Distinct tool calls; failed and unanswered ones"));
     m_tokens = addField(tr("Tokens"),
-        tr("Input and output tokens as the CLI bills them: its result lines' usage of every "
-           "model, sub-agents included (without result lines: each API response once). The "
-           "tree's Tokens column adds up the API responses it shows under each node."));
+        tr("Input and output tokens, per turn: its result lines' usage of every model, "
+           "sub-agents included (final counts); a turn without a result yet: each API response "
+           "once. The run node in the tree shows the same."));
     m_cache = addField(tr("Cache"),
         tr("Prompt-cache tokens, counted like the tokens: read from the cache plus written to "
            "it"));
@@ -43,7 +46,8 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
         tr("total_cost_usd of the last result line (a transcript: of its last cost-state "
            "record)"));
     m_duration = addField(tr("Duration"),
-        tr("duration_ms of the result lines (a transcript: from each prompt to its turn's end)"));
+        tr("From the run's first line to the end of its last turn, on the run's clock (arrival "
+           "times; a transcript's own timestamps)"));
     m_session = addField(tr("Session"), QString());
     m_session->setTextInteractionFlags(Qt::TextSelectableByMouse);
     clear();
@@ -86,40 +90,37 @@ void RunSummaryBar::setOutcome(const QString &text, RunModel::Status status)
 void RunSummaryBar::clear()
 {
     setOutcome(tr("No run"), RunModel::Status::None);
-    for (QLabel *label :
-        {m_turns, m_tools, m_tokens, m_cache, m_errors, m_cost, m_duration, m_session})
+    for (QLabel *label : {m_turns, m_roundTrips, m_tools, m_tokens, m_cache, m_errors, m_cost,
+             m_duration, m_session})
         setField(label, QStringLiteral("–"));
 }
 
 void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
 {
     using Status = RunModel::Status;
-    // A transcript has no result lines: a turn ends with its cost-state record, which also
-    // carries the session's cost; the duration is its turns' spans. It counts no round trips.
-    const bool transcript = summary.isTranscript && !summary.hasResult;
-    if (transcript && summary.turnOpen)
-        setOutcome(tr("Turn running"), Status::Running);
-    else if (transcript && summary.turnFailed)
-        setOutcome(tr("Failed · API error"), Status::Error);
-    else if (transcript)
-        setOutcome(tr("Turn ended"), Status::Ok);
-    else if (!runEnded && !summary.hasResult)
-        setOutcome(tr("Running"), Status::Running);
-    else if (!summary.hasResult)
-        setOutcome(tr("Interrupted · no result"), Status::Interrupted);
-    else if (summary.isError)
-        // "success" with is_error (an API error ended the turn) would read as a contradiction.
-        setOutcome(summary.resultSubtype.startsWith(QLatin1String("error"))
-                ? tr("Failed · %1").arg(summary.resultSubtype)
-                : tr("Failed"),
-            Status::Error);
-    else if (!runEnded)
-        setOutcome(tr("Running"), Status::Running);
-    else
-        setOutcome(tr("Succeeded"), Status::Ok);
+    const runfacts::Outcome outcome = runfacts::outcomeOf(summary, !runEnded);
+    QString text = runfacts::outcomeText(summary, !runEnded);
+    text[0] = text[0].toUpper();
+    switch (outcome) {
+    case runfacts::Outcome::Running:
+        setOutcome(text, Status::Running);
+        break;
+    case runfacts::Outcome::Succeeded:
+        setOutcome(text, Status::Ok);
+        break;
+    case runfacts::Outcome::Failed:
+        setOutcome(text, Status::Error);
+        break;
+    case runfacts::Outcome::Interrupted:
+        setOutcome(text, Status::Interrupted);
+        break;
+    }
 
     const QLocale locale;
-    setField(m_turns, summary.hasResult ? locale.toString(summary.numTurns) : QStringLiteral("–"));
+    setField(m_turns, locale.toString(summary.turns));
+    setField(m_roundTrips, locale.toString(summary.roundTrips));
+    // A transcript has no result lines, so no round trips: the field would only say "0".
+    m_roundTrips->setVisible(summary.hasResult);
     QString tools = locale.toString(summary.toolCalls);
     if (summary.toolErrors > 0 || summary.unmatchedToolCalls > 0)
         tools += tr(" (%1 failed, %2 unanswered)")
@@ -133,14 +134,18 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
     m_cache->setToolTip(tr("Prompt-cache tokens: %1 read, %2 written")
                             .arg(locale.toString(summary.cacheReadTokens),
                                 locale.toString(summary.cacheCreationTokens)));
-    // A transcript has no result lines, so no round trips: the field would only say "–".
-    m_turns->setVisible(!transcript);
     setField(m_errors, locale.toString(summary.toolErrors + summary.apiErrors));
-    const bool costed = summary.hasResult || (transcript && summary.costUsd > 0);
+    const bool costed = summary.hasResult || summary.costUsd > 0;
     setField(m_cost,
         costed ? QStringLiteral("$%1").arg(summary.costUsd, 0, 'f', 6) : QStringLiteral("–"));
-    const bool timed = summary.hasResult || (transcript && summary.durationMs > 0);
-    setField(m_duration, timed ? format::duration(summary.durationMs) : QStringLiteral("–"));
+    setField(m_duration, format::duration(summary.durationMs));
+    QString durationTip = tr("From the run's first line to the end of its last turn, on the "
+                             "run's clock (arrival times; a transcript's own timestamps)");
+    if (summary.claudeDurationMs >= 0)
+        durationTip += tr("; %1 (the result lines' duration_ms): %2")
+                           .arg(runfacts::claudeDurationLabel(),
+                               format::duration(summary.claudeDurationMs));
+    m_duration->setToolTip(durationTip);
     setField(
         m_session, summary.sessionId.isEmpty() ? QStringLiteral("–") : summary.sessionId.left(8));
     m_session->setToolTip(summary.sessionId);
@@ -154,8 +159,8 @@ QString RunSummaryBar::outcomeText() const
 QString RunSummaryBar::text() const
 {
     QStringList parts {m_outcome->text()};
-    for (QLabel *label :
-        {m_turns, m_tools, m_tokens, m_cache, m_errors, m_cost, m_duration, m_session})
+    for (QLabel *label : {m_turns, m_roundTrips, m_tools, m_tokens, m_cache, m_errors, m_cost,
+             m_duration, m_session})
         parts.append(label->accessibleName());
     return parts.join(QStringLiteral(" | "));
 }

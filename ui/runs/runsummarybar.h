@@ -1,6 +1,6 @@
 #pragma once
-// The run in one line under the tree: outcome, turns, tool calls, tokens, cost and duration
-// (the result line's figures, RunSummary), plus the session.
+// The run in one line under the tree: outcome, turns, round trips, tool calls, tokens, cost
+// and duration (RunSummary, in runfacts' words), plus the session.
 
 #include "runtree/runmodel.h"
 #include "streamjson/runsummary.h"
@@ -31,6 +31,7 @@ private:
 
     QLabel *m_outcome;
     QLabel *m_turns;
+    QLabel *m_roundTrips;
     QLabel *m_tools;
     QLabel *m_tokens;
     QLabel *m_cache;

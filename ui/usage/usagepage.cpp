@@ -191,13 +191,6 @@ QString UsagePage::statusText() const
     return m_ui->statusLabel->text();
 }
 
-QString UsagePage::userOf(const QString &account) const
-{
-    if (!m_accountPrefix.isEmpty() && account.startsWith(m_accountPrefix))
-        return account.mid(m_accountPrefix.size());
-    return account;
-}
-
 void UsagePage::refresh()
 {
     if (!m_client) {
@@ -238,9 +231,8 @@ void UsagePage::setStatus(const QString &text, bool busy)
 void UsagePage::showReport(const UsageReport &reported)
 {
     UsageReport report = reported;
-    if (m_ui->allUsersCheck->isChecked())
-        for (UsageDay &day : report.days)
-            day.user = userOf(day.user);
+    if (m_ui->allUsersCheck->isChecked()) // the acting user by its id, the others by account
+        report.nameUsers({m_identity.userId}, m_accountPrefix);
     m_model->setReport(report);
     m_toolsModel->setTools(report.tools);
     m_ui->exportButton->setEnabled(!report.days.isEmpty());

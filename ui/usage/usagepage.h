@@ -84,7 +84,6 @@ private:
     void rebuildChart();
     void setStatus(const QString &text, bool busy);
     void exportFromDialog();
-    QString userOf(const QString &account) const;
 
     std::unique_ptr<Ui::UsagePage> m_ui;
     QPointer<OpenTerminalClient> m_client;

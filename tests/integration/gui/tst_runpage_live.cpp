@@ -311,7 +311,8 @@ void LiveRunTest::stopEndsTheRunningCall()
     QVERIFY2(callStatus == RunModel::Status::Interrupted || callStatus == RunModel::Status::Error,
         qPrintable(pageText(page.get())));
     QCOMPARE(statusOf(page->model()->runIndex()), RunModel::Status::Interrupted);
-    QTRY_COMPARE(page->summaryBar()->outcomeText(), QStringLiteral("Interrupted · no result"));
+    QTRY_COMPARE(page->summaryBar()->outcomeText(),
+        QStringLiteral("Interrupted: the last turn did not finish"));
     QVERIFY(!page->runControls().at(0)->isEnabled());
     verifySecretNotShown(page.get());
 }
