@@ -390,9 +390,19 @@ void FilesPage::setClient(OpenTerminalClient *client)
                     error.toString()),
             MessageBar::Level::Error);
     });
-    connect(m_model, &RemoteFileModel::folderLoaded, this, &FilesPage::folderFinished);
+    // A folder listed while acting as another user is a read of theirs (FileOperations records
+    // it only then), like `files ls --user`.
+    connect(m_model, &RemoteFileModel::folderLoaded, this, [this](const QString &path) {
+        if (m_operations)
+            m_operations->recordRead(QStringLiteral("list-files"), path, QStringLiteral("ok"));
+        folderFinished(path);
+    });
     connect(m_model, &RemoteFileModel::folderFailed, this,
-        [this](const QString &path) { folderFinished(path); });
+        [this](const QString &path, const ApiError &error) {
+            if (m_operations)
+                m_operations->recordRead(QStringLiteral("list-files"), path, error.toString());
+            folderFinished(path);
+        });
 
     m_chats = new ChatIndexModel(client, this);
     m_chats->setIdentity(m_identity);

@@ -365,26 +365,29 @@ private Q_SLOTS:
         }
     }
 
-    void previewsOfAnotherUsersFilesAreAuditedAndOnesOwnNot()
+    void previewsAndListingsOfAnotherUsersFilesAreAuditedAndOnesOwnNot()
     {
         const QString folder = freshFolder(
             QStringLiteral("ui-audit"), QStringLiteral("printf 'mine\\n' > note.txt"));
         const QString file = folder + QStringLiteral("/note.txt");
-        const auto previewCount = [&] {
-            qsizetype count = 0;
+        const auto count = [&](const QString &action, const QString &target) {
+            qsizetype found = 0;
             for (const QJsonObject &entry : auditLines())
-                count
-                    += entry.value(QStringLiteral("action")).toString() == QLatin1String("preview")
-                    && entry.value(QStringLiteral("target")).toString() == file
+                found += entry.value(QStringLiteral("action")).toString() == action
+                    && entry.value(QStringLiteral("target")).toString() == target
                     && entry.value(QStringLiteral("user")).toString() == m_alice.userId;
-            return count;
+            return found;
         };
         for (const auto acting :
             {FileOperations::Acting::AsSelf, FileOperations::Acting::AsOtherUser}) {
             auto page = makePage(acting);
             QVERIFY(reveal(page.get(), file).isValid());
             QTRY_COMPARE_WITH_TIMEOUT(page->preview()->kind(), PreviewKind::Text, 30000);
-            QCOMPARE(previewCount(), acting == FileOperations::Acting::AsSelf ? 0 : 1);
+            const bool self = acting == FileOperations::Acting::AsSelf;
+            QCOMPARE(count(QStringLiteral("preview"), file), self ? 0 : 1);
+            // Listing the folder the file is in read it too.
+            const qsizetype listings = count(QStringLiteral("list-files"), folder);
+            QVERIFY2(self ? listings == 0 : listings >= 1, qPrintable(QString::number(listings)));
         }
     }
 
