@@ -17,6 +17,10 @@
 
 namespace sandscope::jsonfields {
 
+// Line buffers grow to the longest line seen; after a line above this size they are given
+// back, so one huge tool result does not pin hundreds of megabytes for the rest of a session.
+inline constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
+
 inline QString toQString(std::string_view text)
 {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));

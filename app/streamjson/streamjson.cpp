@@ -11,9 +11,7 @@ namespace sandscope {
 
 namespace {
 
-// Buffers grow to the longest line seen; after a line above this size they are given back,
-// so one huge tool result does not pin hundreds of megabytes for the rest of a session.
-constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
+using jsonfields::retainedCapacity;
 constexpr size_t initialCapacity = size_t(256) * 1024;
 
 bool isAsciiSpace(char c)

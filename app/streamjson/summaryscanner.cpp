@@ -25,7 +25,7 @@ const size_t RunSummaryScanner::padding = simdjson::SIMDJSON_PADDING;
 
 namespace {
 
-constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
+using jsonfields::retainedCapacity;
 
 QByteArray bytes(std::string_view text)
 {
