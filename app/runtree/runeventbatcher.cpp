@@ -97,8 +97,15 @@ void RunEventBatcher::applyDue()
         return;
     }
     // A backlog: about half the time to the tree, the rest to whoever produces the events
-    // (all of it when the producer is done).
-    m_timer.start(m_draining ? drainGapMs : int(std::max<qint64>(spent, minIntervalMs / 4)));
+    // (all of it when the producer is done). The next slice's timer starts in the event loop
+    // pass after this one, where what this slice set off at once (a view's delayed layout, a
+    // zero timer) runs: started now, on a loaded machine it could expire by that pass and
+    // run in it, the two adding up to one freeze.
+    const int gapMs = m_draining ? drainGapMs : int(std::max<qint64>(spent, minIntervalMs / 4));
+    QTimer::singleShot(0, this, [this, gapMs] {
+        if (hasPending() && !m_timer.isActive())
+            m_timer.start(m_draining ? drainGapMs : gapMs);
+    });
 }
 
 } // namespace sandscope
