@@ -117,36 +117,43 @@ void ProbeSwapCheck::whenRunning(const Identity &identity, const QString &runnin
 }
 
 void ProbeSwapCheck::attempt(const std::shared_ptr<ProbePair> &pair, const QString &swapPath,
-    const QVector<Evidence> &setup, const QVector<ProbeCall> &end)
+    const QVector<Evidence> &setup, const QVector<ProbeCall> &end, QVector<ProbeReply> earlier)
 {
     QVector<ProbeCall> reads;
-    for (int i = 0; i < attemptCount; ++i)
+    for (int i = int(earlier.size()); i < int(earlier.size()) + roundSize; ++i)
         reads << ProbeCall {pair->b,
             getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), swapPath}}),
-            tr("B reads its file while it is being swapped (attempt %1 of %2)")
+            tr("B reads its file while it is being swapped (attempt %1 of at most %2)")
                 .arg(i + 1)
                 .arg(attemptCount)};
-    m_probe.calls.requests(reads, [this, pair, setup, end](const QVector<ProbeReply> &replies) {
-        QVector<protocol::HttpResponse> responses;
+    m_probe.calls.requests(reads, [=](const QVector<ProbeReply> &round) mutable {
+        earlier += round;
         int won = -1;
         int refusal = -1;
-        for (int i = 0; i < replies.size(); ++i) {
-            responses << replies.at(i).response;
-            if (won < 0 && replies.at(i).response.body.contains(pair->markerContent.toUtf8()))
+        for (int i = 0; i < earlier.size(); ++i) {
+            if (won < 0 && earlier.at(i).response.body.contains(pair->markerContent.toUtf8()))
                 won = i;
-            if (refusal < 0 && replies.at(i).response.status >= 400)
+            if (refusal < 0 && earlier.at(i).response.status >= 400)
                 refusal = i;
         }
+        if (won < 0 && refusal < 0 && earlier.size() < attemptCount && !round.isEmpty()) {
+            QTimer::singleShot(roundGapMs, m_probe.steps.context(),
+                [=] { attempt(pair, swapPath, setup, end, earlier); });
+            return;
+        }
+        QVector<protocol::HttpResponse> responses;
+        for (const ProbeReply &reply : std::as_const(earlier))
+            responses << reply.response;
         // The answer that decided it: the first with A's marker, else the first refusal,
         // else the last.
-        const int shown = won >= 0 ? won : refusal >= 0 ? refusal : int(replies.size()) - 1;
+        const int shown = won >= 0 ? won : refusal >= 0 ? refusal : int(earlier.size()) - 1;
         const Precondition precondition = Precondition::expect(
-            !setup.isEmpty() && setup.last().status == 200 && !replies.isEmpty(),
+            !setup.isEmpty() && setup.last().status == 200 && !earlier.isEmpty(),
             tr("B's swap loop did not start"));
         m_probe.addResult(CheckId::FilesReadSwap, pair->actor, pair->target,
             probe::judgeSwapRace(
                 responses, pair->markerContent, pair->read.met ? precondition : pair->read),
-            setup + QVector<Evidence> {pair->ownRead, replies.value(shown).evidence});
+            setup + QVector<Evidence> {pair->ownRead, earlier.value(shown).evidence});
         // The loop ends now rather than with the pair's cleanup (which repeats the request).
         m_probe.calls.requests(end, [this](const QVector<ProbeReply> &killed) {
             m_probe.calls.settleAfterKill(killed, [this] { m_probe.steps.next(); });

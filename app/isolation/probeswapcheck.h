@@ -2,7 +2,9 @@
 // The isolation probe's swap race (FilesReadSwap): where the server checks a path and then
 // uses it, a link swapped in between escapes the check. B makes a file of its own, starts a
 // shell loop that keeps replacing it (atomically, mv -T) with a symlink to A's marker and back,
-// and meanwhile reads it through the file API a bounded number of times (attemptCount). A's
+// and meanwhile reads it through the file API a bounded number of times: rounds of roundSize
+// reads at once, roundGapMs apart, at most attemptCount in all, so that the reads span many
+// swaps also when the machine is loaded and one swap takes longer than a round. A's
 // marker in an answer is a FAIL (at which attempt); a refusal of the link at use with no A's
 // data a PASS; only B's own file in every answer is ERROR (the race was not won, which proves
 // nothing), never PASS. The loop is ended and B's folder removed afterwards (the API removes
@@ -23,7 +25,9 @@ struct ProbePair;
 class ProbeSwapCheck {
     Q_DECLARE_TR_FUNCTIONS(ProbeSwapCheck)
 public:
-    static constexpr int attemptCount = 40;
+    static constexpr int attemptCount = 200;
+    static constexpr int roundSize = 10;
+    static constexpr int roundGapMs = 40;
 
     explicit ProbeSwapCheck(ProbeContext &probe);
 
@@ -41,9 +45,11 @@ private:
     // `triesLeft` looks 100 ms apart.
     void whenRunning(const Identity &identity, const QString &runningFile, int triesLeft,
         std::function<void(bool)> then);
-    // `end` ends the loop (also part of the pair's cleanup).
+    // One round of reads; judges once a round returned A's data or a refusal, or after the
+    // last. `end` ends the loop (also part of the pair's cleanup).
     void attempt(const std::shared_ptr<ProbePair> &pair, const QString &swapPath,
-        const QVector<Evidence> &setup, const QVector<ProbeCall> &end);
+        const QVector<Evidence> &setup, const QVector<ProbeCall> &end,
+        QVector<ProbeReply> earlier = {});
 
     ProbeContext &m_probe;
 };

@@ -8,15 +8,15 @@
 // runs once end to end.
 
 #include "isolation/isolationprobe.h"
-#include "probing/probecalls.h"
 #include "isolation/probecollisionchecks.h"
-#include "probing/probejudgement.h"
 #include "isolation/probesharedcheck.h"
 #include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
-#include "probing/probeterminalsocket.h"
 #include "probereport/probereport.h"
+#include "probing/probecalls.h"
+#include "probing/probejudgement.h"
+#include "probing/probeterminalsocket.h"
 #include "realserver.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -80,11 +80,20 @@ QString verdictOf(const ProbeReport &report, CheckId check, const QString &subje
     return result ? verdictName(result->verdict) : QStringLiteral("(missing)");
 }
 
+// A race that was not won in its bounded attempts is ERROR in the report (it proves nothing
+// either way), but on a loaded machine it is not an error of the probe run: a swap check
+// that says so is left out here and judged by its own tests.
+bool raceNotWon(const CheckResult &result)
+{
+    return result.check == CheckId::FilesReadSwap
+        && result.explanation.startsWith(QLatin1String("Inconclusive"));
+}
+
 QString errorsOf(const ProbeReport &report)
 {
     QStringList lines;
     for (const CheckResult &result : report.results) {
-        if (result.verdict == Verdict::Error)
+        if (result.verdict == Verdict::Error && !raceNotWon(result))
             lines << checkInfo(result.check).key + QLatin1Char(' ') + result.subject()
                     + QStringLiteral(": ") + result.explanation;
     }
@@ -304,7 +313,7 @@ private Q_SLOTS:
         m_legacyReport = report;
         QCOMPARE(report.serverVersion, m_legacy->version());
         // Every check ran and was judged; results arrived one by one.
-        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
+        QVERIFY2(errorsOf(report).isEmpty(), qPrintable(errorsOf(report)));
         QCOMPARE(run.resultsEmitted, int(report.results.size()));
         QCOMPARE(report.results.size(), expectedResults());
 
@@ -394,7 +403,7 @@ private Q_SLOTS:
         const ProbeReport &report = run.report;
         m_currentReport = report;
         QCOMPARE(report.serverVersion, m_current->version());
-        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
+        QVERIFY2(errorsOf(report).isEmpty(), qPrintable(errorsOf(report)));
         QCOMPARE(run.resultsEmitted, int(report.results.size()));
 
         for (const QString &subject : {aliceToBob(), bobToAlice()}) {
@@ -457,8 +466,12 @@ private Q_SLOTS:
         const QVector<ReportDifference> differences
             = ProbeReport::compare(m_legacyReport, m_currentReport);
         QStringList described;
-        for (const ReportDifference &difference : differences)
-            described << difference.describe();
+        for (const ReportDifference &difference : differences) {
+            // Whether a bounded race was won differs from run to run, not from version to
+            // version (both are open: docs/server-behaviour.md).
+            if (difference.check != CheckId::FilesReadSwap)
+                described << difference.describe();
+        }
         qInfo("0.11.34 -> 0.14.5:\n%s", qPrintable(described.join(u'\n')));
 
         QStringList expected;
@@ -497,6 +510,8 @@ private Q_SLOTS:
         QStringList fromCli;
         for (const QJsonValue &cell : cells) {
             const QJsonObject object = cell.toObject();
+            if (object.value(u"check").toString() == checkInfo(CheckId::FilesReadSwap).key)
+                continue; // as above
             fromCli << object.value(u"check").toString() + QLatin1Char(' ')
                     + object.value(u"subject").toString() + QStringLiteral(": ")
                     + object.value(u"before").toString() + QStringLiteral(" → ")
@@ -830,7 +845,7 @@ private Q_SLOTS:
         QCOMPARE(report.serverVersion, m_current->version());
         QCOMPARE(report.users, (QStringList {m_alice, m_bob}));
         QVERIFY(report.count(Verdict::Fail) > 0);
-        QVERIFY2(report.count(Verdict::Error) == 0, qPrintable(errorsOf(report)));
+        QVERIFY2(errorsOf(report).isEmpty(), qPrintable(errorsOf(report)));
         QCOMPARE(report.exitCode(), process.exitCode());
         QVERIFY(!out.contains(m_current->apiKey().toUtf8()));
         QVERIFY(!err.contains(m_current->apiKey().toUtf8()));
