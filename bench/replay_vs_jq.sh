@@ -45,7 +45,9 @@ measure() {
     if [ "$kind" = sandscope ] && [ "$code" -gt 1 ] || [ "$kind" != sandscope ] && [ "$code" -ne 0 ]; then
       echo "$kind failed (exit $code):"; head -5 "$work/err"; return 1
     fi
-    read -r wall user sys <"$work/time"
+    # time(1) puts "Command exited with non-zero status 1" first when replay says the run
+    # failed (exit 1, a figure, not a failure here): the times are its last line.
+    read -r wall user sys < <(tail -n 1 "$work/time")
     local cpu; cpu=$(python3 -c "print($user + $sys)")
     if [ -z "$best_wall" ] || python3 -c "import sys; sys.exit(0 if $wall < $best_wall else 1)"; then
       best_wall=$wall; best_cpu=$cpu
