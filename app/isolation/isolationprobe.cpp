@@ -2,16 +2,16 @@
 
 #include "isolation/probeaccountchecks.h"
 #include "isolation/probecollisionchecks.h"
-#include "probing/probecontext.h"
 #include "isolation/probefilechecks.h"
 #include "isolation/probenetworkcheck.h"
-#include "probing/probepair.h"
 #include "isolation/probeprocesschecks.h"
 #include "isolation/probesharedcheck.h"
 #include "isolation/probeshellchecks.h"
 #include "isolation/probeswapcheck.h"
 #include "isolation/probesymlinkchecks.h"
 #include "isolation/probeterminalchecks.h"
+#include "probing/probecontext.h"
+#include "probing/probepair.h"
 #include "server/openterminalclient.h"
 
 #include <QTimer>

@@ -12,8 +12,8 @@
 // only created in the homes of the chosen users, under names with a random token, and
 // only what the probe created is deleted.
 
-#include "probing/probeoptions.h"
 #include "probereport/probereport.h"
+#include "probing/probeoptions.h"
 
 #include <QObject>
 #include <QPair>

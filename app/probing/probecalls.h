@@ -7,8 +7,8 @@
 // none of them runs. While `refusesWork` says so (after a cancel, until the cleanup starts),
 // nothing new is sent and `done` is never called.
 
-#include "probing/probejudgement.h"
 #include "probereport/probereport.h"
+#include "probing/probejudgement.h"
 #include "security/secretredactor.h"
 #include "server/adminaccess.h"
 #include "server/openterminalclient.h"

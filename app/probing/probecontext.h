@@ -5,11 +5,11 @@
 // owns one and plans the steps; the check classes (ProbeAccountChecks, ProbeFileChecks,
 // ProbeShellChecks, ProbeProcessChecks, ProbeNetworkCheck) each work on it.
 
+#include "probereport/probereport.h"
 #include "probing/probecalls.h"
 #include "probing/probejudgement.h"
 #include "probing/probeoptions.h"
 #include "probing/probesteps.h"
-#include "probereport/probereport.h"
 
 #include <QHash>
 #include <QVector>

@@ -3,8 +3,8 @@
 // resources are probed, B the actor. A's markers get names with random tokens, so nothing the
 // probe creates can be mistaken for A's own files, and its cleanup removes only them.
 
-#include "probing/probejudgement.h"
 #include "probereport/probereport.h"
+#include "probing/probejudgement.h"
 #include "server/connection.h"
 
 #include <QString>

@@ -10,6 +10,7 @@
 #include <QAbstractItemModel>
 #include <QByteArray>
 #include <QDebug>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -97,6 +98,30 @@ inline QString terminalActiveIn(const QByteArray &bytes)
             return QStringLiteral("U+%1").arg(uint(unit), 4, 16, QLatin1Char('0'));
     }
     return {};
+}
+
+// Every run file in tests/data: stream captures and transcripts, each transcript folder's files
+// (sub-agent files included), and each recorded scenario's capture and transcript files.
+inline QStringList runFilesInTestData()
+{
+    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
+    QStringList files;
+    for (const QString &name : data.entryList(
+             {QStringLiteral("stream-*.jsonl"), QStringLiteral("transcript-*.jsonl")}, QDir::Files))
+        files.append(data.filePath(name));
+    for (const QString &name : data.entryList({QStringLiteral("transcript-*")}, QDir::Dirs)) {
+        const QDir dir(data.filePath(name));
+        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
+            files.append(dir.filePath(file));
+    }
+    const QDir transcripts(data.filePath(QStringLiteral("transcripts")));
+    for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        files.append(transcripts.filePath(name + QStringLiteral("/stream.jsonl")));
+        const QDir dir(transcripts.filePath(name + QStringLiteral("/transcript")));
+        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
+            files.append(dir.filePath(file));
+    }
+    return files;
 }
 
 } // namespace sandscope::test

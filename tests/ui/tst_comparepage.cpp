@@ -9,10 +9,10 @@
 #include "compare/runcomparisonmodel.h"
 #include "compare/touchedfilesmodel.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/loadedrun.h"
 #include "runs/runpage.h"
+#include "runs/runtabs.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

@@ -5,9 +5,9 @@
 #include "desktopnotifier.h"
 #include "identitybar.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/runpage.h"
+#include "runs/runtabs.h"
 #include "security/profilestore.h"
 #include "windowstate.h"
 
@@ -122,7 +122,8 @@ private Q_SLOTS:
             MainWindow first(settingsPath());
             QVERIFY(first.runTabs()->openRunFile(capture("stream-basic.jsonl")));
             QVERIFY(first.runTabs()->openRunFile(capture("stream-subagent.jsonl")));
-            QVERIFY(first.runTabs()->openRunFile(capture("stream-basic.jsonl"))); // moves to the top
+            QVERIFY(
+                first.runTabs()->openRunFile(capture("stream-basic.jsonl"))); // moves to the top
         }
         MainWindow second(settingsPath());
         const QStringList texts = recentMenuTexts(&second);
@@ -201,7 +202,8 @@ private Q_SLOTS:
     {
         MainWindow window(settingsPath());
         window.show();
-        QVERIFY(window.runTabs()->openRunFile(capture("stream-basic.jsonl"))); // a run page's actions too
+        QVERIFY(window.runTabs()->openRunFile(
+            capture("stream-basic.jsonl"))); // a run page's actions too
         const auto pageOf = [&window](const QAction *action) -> QWidget * {
             for (QObject *owner = action->parent(); owner; owner = owner->parent()) {
                 auto *widget = qobject_cast<QWidget *>(owner);

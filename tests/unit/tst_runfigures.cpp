@@ -13,6 +13,7 @@
 #include "sandscopecli.h"
 #include "streamjson/runfacts.h"
 #include "streamjson/runparser.h"
+#include "testing.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -33,26 +34,9 @@ QString dataPath(const QString &name)
     return QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/") + name;
 }
 
-// Every run file in tests/data: stream captures, transcripts (main files; their sub-agent
-// folders are read with them).
 QStringList runFiles()
 {
-    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
-    QStringList files;
-    for (const QString &name : data.entryList(
-             {QStringLiteral("stream-*.jsonl"), QStringLiteral("transcript-*.jsonl")}, QDir::Files))
-        files.append(data.filePath(name));
-    const QDir subagent(data.filePath(QStringLiteral("transcript-subagent")));
-    for (const QString &file : subagent.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
-        files.append(subagent.filePath(file));
-    const QDir transcripts(data.filePath(QStringLiteral("transcripts")));
-    for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        files.append(transcripts.filePath(name + QStringLiteral("/stream.jsonl")));
-        const QDir dir(transcripts.filePath(name + QStringLiteral("/transcript")));
-        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
-            files.append(dir.filePath(file));
-    }
-    return files;
+    return sandscope::test::runFilesInTestData();
 }
 
 struct Loaded {

@@ -7,6 +7,7 @@
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 #include "streamjson/summaryscanner.h"
+#include "testing.h"
 
 #include <QDir>
 #include <QFile>
@@ -101,27 +102,9 @@ QString summaryText(const RunSummary &s)
         .arg(s.apiErrors);
 }
 
-// Every run file in tests/data: stream captures, transcripts (with their sub-agent folders).
 QStringList runFiles()
 {
-    const QDir data(QStringLiteral(SANDSCOPE_TEST_DATA_DIR));
-    QStringList files;
-    for (const QString &name : data.entryList(
-             {QStringLiteral("stream-*.jsonl"), QStringLiteral("transcript-*.jsonl")}, QDir::Files))
-        files.append(data.filePath(name));
-    for (const QString &name : data.entryList({QStringLiteral("transcript-*")}, QDir::Dirs)) {
-        const QDir dir(data.filePath(name));
-        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
-            files.append(dir.filePath(file));
-    }
-    const QDir transcripts(data.filePath(QStringLiteral("transcripts")));
-    for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        files.append(transcripts.filePath(name + QStringLiteral("/stream.jsonl")));
-        const QDir dir(transcripts.filePath(name + QStringLiteral("/transcript")));
-        for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
-            files.append(dir.filePath(file));
-    }
-    return files;
+    return sandscope::test::runFilesInTestData();
 }
 
 // Lines the scanner must read exactly as RunParser does.

@@ -11,13 +11,13 @@
 
 #include "files/filespage.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "realserver.h"
 #include "runs/attachrundialog.h"
 #include "runs/newrundialog.h"
 #include "runs/rundiscovery.h"
 #include "runs/runpage.h"
 #include "runs/runsession.h"
+#include "runs/runtabs.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
 #include "testing.h"
@@ -206,8 +206,8 @@ void RunWindowTest::runNodeFileOpensInTheFilesTab()
     QVERIFY2(written.ok(), qPrintable(written.error.toString()));
 
     // A run tab's link (its detail pane, context menu or Ctrl+Shift+O) asks for the file.
-    RunPage *page
-        = m_window->runTabs()->openRunFile(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+    RunPage *page = m_window->runTabs()->openRunFile(
+        QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
     QVERIFY(page);
     Q_EMIT page->openFileRequested(m_alice, path);
     QCOMPARE(m_window->pages()->currentWidget(), files);

@@ -19,7 +19,6 @@
 //    missing ones.
 
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "realserver.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
@@ -29,6 +28,7 @@
 #include "runs/runpage.h"
 #include "runs/runsession.h"
 #include "runs/runsummarybar.h"
+#include "runs/runtabs.h"
 #include "security/profilestore.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessionstore.h"
