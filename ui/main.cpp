@@ -3,8 +3,8 @@
 #include "cli/cli.h"
 #include "export/syntaxcodehighlighter.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "messagebar.h"
+#include "runs/runtabs.h"
 #include "security/profilestore.h"
 #include "util/allocatortuning.h"
 

@@ -6,9 +6,9 @@
 
 #include "export/exportrundialog.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "messagebar.h"
 #include "runs/runpage.h"
+#include "runs/runtabs.h"
 #include "runtreeshape.h"
 #include "windowstate.h"
 
@@ -87,9 +87,11 @@ void TestExportWindow::exportsWhatTheTabShowsAndReopensIt()
 
     const QString json = m_dir.filePath(QStringLiteral("run.json"));
     QString why;
-    QVERIFY2(window.runTabs()->exportRun(page, json, RunExporter::Format::Json, true, &why), qPrintable(why));
+    QVERIFY2(window.runTabs()->exportRun(page, json, RunExporter::Format::Json, true, &why),
+        qPrintable(why));
     const QString html = m_dir.filePath(QStringLiteral("run.html"));
-    QVERIFY2(window.runTabs()->exportRun(page, html, RunExporter::Format::Html, true, &why), qPrintable(why));
+    QVERIFY2(window.runTabs()->exportRun(page, html, RunExporter::Format::Html, true, &why),
+        qPrintable(why));
     QVERIFY(QFileInfo(html).size() > 1000);
 
     RunPage *reopened = openAndWait(window, json);

@@ -11,13 +11,13 @@
 
 #include "livelines.h"
 #include "mainwindow.h"
-#include "runs/runtabs.h"
 #include "runs/artifactscanner.h"
 #include "runs/artifactspanel.h"
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runpage.h"
 #include "runs/runsummarybar.h"
+#include "runs/runtabs.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -1014,7 +1014,8 @@ void TestRunPage::mainWindowOpensARecordingInAClosableTab()
     }
     QVERIFY(openAction);
     const int tabsBefore = window.pages()->count();
-    RunPage *page = window.runTabs()->openRunFile(capturePath(QStringLiteral("stream-basic.jsonl")));
+    RunPage *page
+        = window.runTabs()->openRunFile(capturePath(QStringLiteral("stream-basic.jsonl")));
     QVERIFY(page);
     QCOMPARE(window.pages()->count(), tabsBefore + 1);
     QCOMPARE(window.pages()->currentWidget(), page);

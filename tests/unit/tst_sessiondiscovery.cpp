@@ -599,8 +599,7 @@ void SessionDiscoveryTest::listingStatesTheTreesFigures()
     const QString path = installRecordedScenario(home.path(), scenario, 3600);
     QVERIFY(!path.isEmpty());
     const Listing listing = listHome(home.path());
-    const DiscoveredSession listed
-        = bySession(listing, QFileInfo(path).completeBaseName());
+    const DiscoveredSession listed = bySession(listing, QFileInfo(path).completeBaseName());
     QVERIFY(!listed.sessionId.isEmpty());
     LoadedRun run;
     QVERIFY(LoadedRun::fromFile(path, &run));
