@@ -21,6 +21,10 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
 
     connect(
         m_ui->profileCombo, &QComboBox::currentTextChanged, this, &ConnectionDialog::loadProfile);
+    // Picking the profile already shown fills its fields again (currentTextChanged does not
+    // fire then).
+    connect(m_ui->profileCombo, QOverload<int>::of(&QComboBox::activated), this,
+        [this](int index) { loadProfile(m_ui->profileCombo->itemText(index)); });
     connect(m_ui->urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->userEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->adminEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
@@ -32,6 +36,8 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
         selectProfile(last);
     else if (m_ui->profileCombo->currentText().isEmpty())
         m_ui->profileCombo->setEditText(QStringLiteral("default"));
+    else // the first saved profile is shown: show its fields, not empty ones
+        loadProfile(m_ui->profileCombo->currentText());
     revalidate();
 }
 

@@ -49,6 +49,13 @@ std::unique_ptr<QSettings> openSettings(const QString &path)
         QStringLiteral("sandscope"), QStringLiteral("profiles"));
 }
 
+// Not "general/…": QSettings writes a group named "general" as "[%General]" and reads that
+// back as "General", so a key stored there was lost at the next start. Versions that
+// stored it so are still read (legacyLastUsedKeys).
+const QString lastUsedKey = QStringLiteral("connection/lastUsed");
+const QStringList legacyLastUsedKeys {
+    QStringLiteral("General/lastUsed"), QStringLiteral("general/lastUsed")};
+
 QString profileGroup(const QString &name)
 {
     return QStringLiteral("profiles/") + encodedName(name);
@@ -180,20 +187,32 @@ void ProfileStore::remove(const QString &name)
 {
     auto settings = openSettings(m_settingsPath);
     settings->remove(profileGroup(name));
-    if (settings->value(QStringLiteral("general/lastUsed")).toString() == name)
-        settings->remove(QStringLiteral("general/lastUsed"));
+    if (lastUsed() == name) {
+        settings->remove(lastUsedKey);
+        for (const QString &legacy : legacyLastUsedKeys)
+            settings->remove(legacy);
+    }
     settings->sync();
 }
 
 QString ProfileStore::lastUsed() const
 {
-    return openSettings(m_settingsPath)->value(QStringLiteral("general/lastUsed")).toString();
+    auto settings = openSettings(m_settingsPath);
+    if (settings->contains(lastUsedKey))
+        return settings->value(lastUsedKey).toString();
+    for (const QString &legacy : legacyLastUsedKeys) {
+        if (settings->contains(legacy))
+            return settings->value(legacy).toString();
+    }
+    return {};
 }
 
 void ProfileStore::setLastUsed(const QString &name)
 {
     auto settings = openSettings(m_settingsPath);
-    settings->setValue(QStringLiteral("general/lastUsed"), name);
+    settings->setValue(lastUsedKey, name);
+    for (const QString &legacy : legacyLastUsedKeys)
+        settings->remove(legacy);
     settings->sync();
 }
 

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void rejectsInvalidUserId();
     void storesProfileAndKeyAndNeverShowsKey();
     void adminCommandIsValidatedAndKeptWithTheProfile();
+    void theProfileShownHasItsFieldsAndPickingItAgainRestoresThem();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -153,6 +154,31 @@ void TestConnectionDialog::adminCommandIsValidatedAndKeptWithTheProfile()
     again.selectProfile(QStringLiteral("compose"));
     QCOMPARE(again.adminEdit()->text(),
         QStringLiteral("docker compose -f sandbox/docker-compose.yml exec -T -u root sandbox"));
+}
+
+// With no last-used profile the combo shows the first saved one: its fields, not empty ones;
+// picking the profile shown again brings back its saved fields after edits.
+void TestConnectionDialog::theProfileShownHasItsFieldsAndPickingItAgainRestoresThem()
+{
+    Profile lab;
+    lab.name = QStringLiteral("lab");
+    lab.serverUrl = QUrl(QStringLiteral("http://127.0.0.1:8000"));
+    lab.defaultUserId = QStringLiteral("alice");
+    lab.adminCommand = QStringLiteral("sudo -n");
+    m_profiles->save(lab);
+    QVERIFY(m_profiles->lastUsed().isEmpty());
+
+    ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+    QCOMPARE(dialog.profileCombo()->currentText(), lab.name);
+    QCOMPARE(dialog.urlEdit()->text(), lab.serverUrl.toString());
+    QCOMPARE(dialog.userEdit()->text(), lab.defaultUserId);
+    QCOMPARE(dialog.adminEdit()->text(), lab.adminCommand);
+
+    dialog.urlEdit()->setText(QStringLiteral("http://edited.example"));
+    dialog.userEdit()->clear();
+    Q_EMIT dialog.profileCombo()->activated(dialog.profileCombo()->currentIndex());
+    QCOMPARE(dialog.urlEdit()->text(), lab.serverUrl.toString());
+    QCOMPARE(dialog.userEdit()->text(), lab.defaultUserId);
 }
 
 QTEST_MAIN(TestConnectionDialog)

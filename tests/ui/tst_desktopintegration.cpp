@@ -2,6 +2,8 @@
 // once (what `sandscope FILE...` and the desktop file's %F pass), files dropped on the window,
 // File → Open Recent across sessions, and the geometry and run-page splitter a user left.
 
+#include "connection/serversession.h"
+#include "connectiondialog.h"
 #include "desktopnotifier.h"
 #include "identitybar.h"
 #include "mainwindow.h"
@@ -9,16 +11,22 @@
 #include "runs/runpage.h"
 #include "runs/runtabs.h"
 #include "security/profilestore.h"
+#include "server/adminaccess.h"
+#include "server/openterminalclient.h"
 #include "windowstate.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
 #include <QHash>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSet>
 #include <QSplitter>
 #include <QTabWidget>
@@ -292,6 +300,60 @@ private Q_SLOTS:
         // It connects as the profile's user (the server here does not answer).
         QTRY_COMPARE(window.identity().userId, QStringLiteral("alice"));
         QCOMPARE(window.client()->connection().baseUrl, QUrl(QStringLiteral("http://127.0.0.1:9")));
+    }
+
+    // Connect through File › Connect…, quit, start again: the window reconnects with the last
+    // profile (its key from the key store) and File › Connect… shows every field. The new
+    // window reads a copy of the store, as a new process parses the file (QSettings keeps a
+    // parsed copy per process), which is where the last profile used to be lost.
+    void aRestartReconnectsWithTheLastProfileAndEveryField()
+    {
+        qputenv("XDG_DATA_HOME", m_dir->filePath(QStringLiteral("data")).toUtf8());
+        const QString profileName = QStringLiteral("sstest-restart");
+        const QString key = QStringLiteral("restart-key-0123456789abcdef");
+        {
+            MainWindow window(settingsPath());
+            window.show();
+            window.showConnectDialog();
+            auto *dialog = window.findChild<ConnectionDialog *>();
+            QVERIFY(dialog);
+            dialog->profileCombo()->setEditText(profileName);
+            dialog->urlEdit()->setText(QStringLiteral("http://127.0.0.1:9"));
+            dialog->userEdit()->setText(QStringLiteral("alice"));
+            dialog->adminEdit()->setText(QStringLiteral("sudo -n"));
+            dialog->keyEdit()->setText(key);
+            dialog->buttonBox()->button(QDialogButtonBox::Ok)->click();
+            QTRY_COMPARE(window.identity().userId, QStringLiteral("alice"));
+        }
+        const QString nextStart = m_dir->filePath(QStringLiteral("next-start/profiles.ini"));
+        QVERIFY(QDir().mkpath(QFileInfo(nextStart).path()));
+        QVERIFY(QFile::copy(settingsPath(), nextStart));
+
+        MainWindow restarted(nextStart);
+        restarted.show();
+        QVERIFY(restarted.openLastProfile());
+        QTRY_COMPARE(restarted.identity().userId, QStringLiteral("alice"));
+        QCOMPARE(restarted.session()->profileName(), profileName);
+        QCOMPARE(
+            restarted.client()->connection().baseUrl, QUrl(QStringLiteral("http://127.0.0.1:9")));
+        QTRY_COMPARE(restarted.client()->connection().apiKey, key);
+        AdminAccess sudo;
+        QVERIFY(AdminAccess::fromCommand(QStringLiteral("sudo -n"), &sudo));
+        QVERIFY(restarted.session()->adminAccess() == sudo);
+
+        restarted.showConnectDialog();
+        auto *dialog = restarted.findChild<ConnectionDialog *>();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->profileCombo()->currentText(), profileName);
+        QCOMPARE(dialog->urlEdit()->text(), QStringLiteral("http://127.0.0.1:9"));
+        QCOMPARE(dialog->userEdit()->text(), QStringLiteral("alice"));
+        QCOMPARE(dialog->adminEdit()->text(), QStringLiteral("sudo -n"));
+        QVERIFY2(dialog->keyEdit()->text().isEmpty(), "the stored key is never shown");
+        dialog->reject();
+
+        QFile ini(nextStart);
+        QVERIFY(ini.open(QIODevice::ReadOnly));
+        QCOMPARE(ini.readAll().count("lastUsed="), 1);
     }
 
 private:

@@ -39,6 +39,17 @@ bool writeFile(const QString &path, const QByteArray &bytes, int mode)
     return ::chmod(QFile::encodeName(path).constData(), mode_t(mode)) == 0;
 }
 
+// QSettings keeps a parsed copy of each file for the process, so a store opened again in
+// the same process may see what was written rather than what the file says. The next start
+// of the app parses the file: a copy under a fresh name is parsed the same way.
+QString asParsedAtNextStart(const QString &path)
+{
+    static int copies = 0;
+    const QString copy = path + QStringLiteral(".next-start-%1.ini").arg(++copies);
+    QFile::remove(copy);
+    return QFile::copy(path, copy) ? copy : QString();
+}
+
 QByteArray readAll(const QString &path)
 {
     QFile file(path);
@@ -99,7 +110,8 @@ private Q_SLOTS:
             store.save(other);
             store.setLastUsed(name);
         }
-        ProfileStore reloaded(settingsPath);
+        const QString atNextStart = asParsedAtNextStart(settingsPath);
+        ProfileStore reloaded(atNextStart);
         QCOMPARE(reloaded.names().size(), 2);
         QVERIFY(reloaded.names().contains(name));
         QVERIFY(reloaded.contains(name));
@@ -111,10 +123,27 @@ private Q_SLOTS:
         QCOMPARE(reloaded.lastUsed(), name);
 
         reloaded.remove(name);
-        QCOMPARE(ProfileStore(settingsPath).names(), QStringList {QStringLiteral("other")});
+        QCOMPARE(ProfileStore(atNextStart).names(), QStringList {QStringLiteral("other")});
         QVERIFY(!reloaded.contains(name));
         QVERIFY(reloaded.profile(name).name.isEmpty());
         QVERIFY2(reloaded.lastUsed().isEmpty(), "a removed profile must not stay the last used");
+    }
+
+    // Versions before this one stored the last profile where QSettings wrote it as
+    // "[%General]" and lost it at the next start; such a file still opens its profile, and
+    // the next choice replaces the old entry instead of adding a second section.
+    void theLastProfileOfAnEarlierVersionIsReadAndReplacedOnce()
+    {
+        const QString settingsPath = m_dir.filePath(QStringLiteral("legacy.ini"));
+        QFile file(settingsPath);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("[%General]\nlastUsed=lab\n\n[profiles]\nlab\\url=http://127.0.0.1:9\n");
+        file.close();
+        QCOMPARE(ProfileStore(settingsPath).lastUsed(), QStringLiteral("lab"));
+
+        ProfileStore(settingsPath).setLastUsed(QStringLiteral("lab"));
+        QCOMPARE(readAll(settingsPath).count("lastUsed="), 1);
+        QCOMPARE(ProfileStore(asParsedAtNextStart(settingsPath)).lastUsed(), QStringLiteral("lab"));
     }
 
     void credentialsInAProfileUrlAreNotPersisted()
