@@ -17,6 +17,7 @@
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
+#include "server/remotestdin.h"
 #include "server/servercheck.h"
 #include "util/shellquote.h"
 #include "util/terminalsafe.h"
@@ -33,8 +34,12 @@
 #include <QVector>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <unistd.h>
 
 namespace sandscope::cli {
 
@@ -242,14 +247,22 @@ int runExec(const QStringList &arguments)
                        "word after -- is a shell command line ('ls -la \"my dir\" | wc -l');\n"
                        "several words run exactly that argv, each word passed as it is\n"
                        "(-- sh -c 'exit 7'). Exits with the command's exit code.\n"
+                       "The command's standard input is empty unless -i is given (like docker\n"
+                       "exec); with -i this program's standard input is passed on byte for byte\n"
+                       "and its end ends the command's input. Output comes through the server's\n"
+                       "terminal: text, CR LF line ends.\n"
                        "Ctrl+C stops the remote command (SIGTERM, then SIGKILL)."));
     const QCommandLineOption cwdOption(QStringLiteral("cwd"),
         QStringLiteral("Working directory of the command."), QStringLiteral("DIR"));
     const QCommandLineOption sessionOption(QStringLiteral("session"),
         QStringLiteral("Session id (X-Session-Id): selects the per-session working directory."),
         QStringLiteral("ID"));
+    const QCommandLineOption stdinOption({QStringLiteral("i"), QStringLiteral("stdin")},
+        QStringLiteral("Pass standard input to the command (written as the user, in chunks, "
+                       "through a folder under ~/.sandscope/stdin that is removed afterwards)."));
     parser.addOption(cwdOption);
     parser.addOption(sessionOption);
+    parser.addOption(stdinOption);
     parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("The command to run."),
         QStringLiteral("-- COMMAND..."));
     parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
@@ -350,8 +363,61 @@ int runExec(const QStringList &arguments)
 
     const auto signalNotifier = onStopSignals(requestStop);
 
-    stream.start(command, executeOptions);
+    std::unique_ptr<RemoteStdin> input;
+    std::unique_ptr<QSocketNotifier> inputReady;
+    bool inputEnded = false;
+    QString remoteCommand = RemoteStdin::withoutInput(command);
+    if (parser.isSet(stdinOption)) {
+        input = std::make_unique<RemoteStdin>(&client, identity);
+        remoteCommand = input->wrap(command);
+        inputReady = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
+        const qint64 highWater = 4 * RemoteStdin::chunkBytes;
+        QObject::connect(inputReady.get(), &QSocketNotifier::activated, &loop, [&] {
+            QByteArray buffer(RemoteStdin::chunkBytes, Qt::Uninitialized);
+            const ssize_t n = ::read(STDIN_FILENO, buffer.data(), size_t(buffer.size()));
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return;
+            if (n <= 0) {
+                if (n < 0)
+                    printError(QStringLiteral("reading standard input failed: %1; ending the "
+                                              "command's input there")
+                                   .arg(QString::fromLocal8Bit(std::strerror(errno))));
+                inputEnded = true;
+                inputReady->setEnabled(false);
+                input->close();
+                return;
+            }
+            buffer.truncate(int(n));
+            input->write(buffer);
+            if (input->pendingBytes() > highWater)
+                inputReady->setEnabled(false); // until the server has taken some of it
+        });
+        QObject::connect(
+            input.get(), &RemoteStdin::pendingBytesChanged, &loop, [&, highWater](qint64 pending) {
+                if (pending <= highWater / 2 && !inputEnded && stopRequests == 0)
+                    inputReady->setEnabled(true);
+            });
+        QObject::connect(input.get(), &RemoteStdin::failed, &loop, [&](const QString &message) {
+            printError(message);
+            inputEnded = true;
+            inputReady->setEnabled(false);
+            if (stopRequests == 0)
+                requestStop(SIGPIPE);
+        });
+    }
+
+    stream.start(remoteCommand, executeOptions);
     loop.exec();
+    if (input && !input->isClosed()) {
+        // The command ended (or was stopped) before all input was passed: remove the chunks
+        // it left behind before exiting.
+        inputReady->setEnabled(false);
+        QEventLoop cleanup;
+        QObject::connect(input.get(), &RemoteStdin::discarded, &cleanup, &QEventLoop::quit);
+        QTimer::singleShot(10000, &cleanup, &QEventLoop::quit);
+        input->discard();
+        cleanup.exec();
+    }
     return exitCode;
 }
 

@@ -10,6 +10,7 @@
 #include "server/servercheck.h"
 #include "testing.h"
 
+#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QSignalSpy>
@@ -632,6 +633,69 @@ private Q_SLOTS:
         QVERIFY(spaced->waitForFinished(30000));
         QCOMPARE(spaced->exitCode(), 0);
         QCOMPARE(spaced->readAllStandardOutput(), QByteArray("<my dir><$HOME;x>"));
+    }
+
+    // A command that reads its input ends: its input is empty unless -i is given (the server's
+    // terminal never ends it, so `cat` used to wait forever). The CLI's own stdin stays open.
+    void cliExecGivesTheCommandAnEmptyInputWithoutDashI()
+    {
+        QProcess *cli
+            = startCli({QStringLiteral("exec"), QStringLiteral("--server"),
+                           m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+                           QStringLiteral("--"), QStringLiteral("cat; echo \"read: $?\"")},
+                m_server->apiKey());
+        QVERIFY2(cli->waitForFinished(30000), "a command reading stdin waited for input");
+        QCOMPARE(cli->exitCode(), 0);
+        QCOMPARE(cli->readAllStandardOutput().trimmed(), QByteArray("read: 0"));
+    }
+
+    // With -i every byte of the CLI's stdin reaches the command (all 256 byte values, more
+    // than one chunk), its end ends the command's input, the command's exit code comes back,
+    // and the chunks' folder is gone afterwards.
+    void cliExecWithDashIPassesStandardInputByteForByte()
+    {
+        QByteArray payload;
+        for (int i = 0; i < 150000; ++i)
+            payload += char((i * 7 + i / 256) & 0xff);
+        const QByteArray expected
+            = QCryptographicHash::hash(payload, QCryptographicHash::Sha256).toHex();
+        QProcess *cli
+            = startCli({QStringLiteral("exec"), QStringLiteral("-i"), QStringLiteral("--server"),
+                           m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+                           QStringLiteral("--"), QStringLiteral("sha256sum; exit 5")},
+                m_server->apiKey());
+        QVERIFY(cli->waitForStarted());
+        cli->write(payload);
+        cli->closeWriteChannel();
+        QVERIFY(cli->waitForFinished(60000));
+        const QByteArray out = cli->readAllStandardOutput();
+        QVERIFY2(
+            out.startsWith(expected), QByteArray(out + cli->readAllStandardError()).constData());
+        QCOMPARE(cli->exitCode(), 5);
+
+        QProcess *left = startCli(
+            {QStringLiteral("exec"), QStringLiteral("--server"), m_server->url().toString(),
+                QStringLiteral("--user"), m_alice.userId, QStringLiteral("--"),
+                QStringLiteral("ls -A ~/.sandscope/stdin 2>/dev/null | wc -l")},
+            m_server->apiKey());
+        QVERIFY(left->waitForFinished(30000));
+        QCOMPARE(left->readAllStandardOutput().trimmed(), QByteArray("0"));
+    }
+
+    // A command that ends before reading its input ends the run at once, though the CLI's
+    // input is still open.
+    void cliExecWithDashIEndsWhenTheCommandEndsFirst()
+    {
+        QProcess *cli
+            = startCli({QStringLiteral("exec"), QStringLiteral("-i"), QStringLiteral("--server"),
+                           m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+                           QStringLiteral("--"), QStringLiteral("echo early; exit 2")},
+                m_server->apiKey());
+        QVERIFY(cli->waitForStarted());
+        cli->write("typed but never read\n");
+        QVERIFY2(cli->waitForFinished(30000), "the run waited for input the command never read");
+        QCOMPARE(cli->exitCode(), 2);
+        QCOMPARE(cli->readAllStandardOutput().trimmed(), QByteArray("early"));
     }
 
     void cliServerInfoReportsVersionModeAndAccount()
