@@ -26,9 +26,13 @@ const QString usage = QStringLiteral(
 QString moreHelp()
 {
     return QStringLiteral(
+        "\n"
         "INPUT is any file Sandscope opens: a run recording, a stream-json capture, a\n"
         "session transcript (its sub-agents are read too) or a JSON export. The second form\n"
-        "reads a session in the sandbox as --user.\n"
+        "reads a session in the sandbox as --user:\n"
+        "  --session SID         the session to read\n"
+        "  --server URL, --profile NAME, --user ID\n"
+        "                        where and as whom it is read (see `sandscope --help`)\n"
         "\n"
         "html   one self-contained page (no external resources): summary, collapsible tree,\n"
         "       commands and output, Edit diffs, highlighted code\n"

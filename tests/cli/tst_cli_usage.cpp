@@ -8,11 +8,16 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
 
 namespace {
 
@@ -140,6 +145,79 @@ private Q_SLOTS:
                 result.out.contains(text), qPrintable(text + QStringLiteral(" in ") + result.out));
         QVERIFY2(!result.out.contains(QStringLiteral("--api-key ")),
             "a refused option must not be offered");
+    }
+
+    // The README's synopsis and each verb's --help describe the same program: every option a
+    // verb declares is in the README's synopsis lines of that verb, and every option those
+    // lines name is one the verb declares. (The README once called `search --all-users`
+    // refused while the verb supported it.) The options every verb shares are described
+    // once, below the synopsis.
+    void readmeSynopsisAndVerbHelpNameTheSameOptions()
+    {
+        QFile readme(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/../../README.md"));
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const int begin = text.indexOf(QLatin1String("```text\nsandscope "));
+        QVERIFY(begin >= 0);
+        const int end = text.indexOf(QLatin1String("```"), begin + 3);
+        const QStringList lines = text.mid(begin, end - begin).split(QLatin1Char('\n'));
+        const QRegularExpression option(QStringLiteral("(?<![\\w-])(--[a-z][a-z-]*|-[a-zA-Z])\\b"));
+        const QRegularExpression declared(
+            QStringLiteral("^  ((?:-[a-zA-Z], )?--[a-z][a-z-]*.*?)(?:  |$)"),
+            QRegularExpression::MultilineOption);
+        const QSet<QString> shared {QStringLiteral("--profile"), QStringLiteral("--api-key-file"),
+            QStringLiteral("--help-all"), QStringLiteral("--help"), QStringLiteral("-h")};
+
+        QMap<QString, QSet<QString>> synopsis;
+        QString verb;
+        for (const QString &line : lines) {
+            if (line.startsWith(QLatin1String("sandscope ")))
+                verb = line.section(QLatin1Char(' '), 1, 1);
+            auto match = option.globalMatch(line);
+            while (match.hasNext())
+                synopsis[verb].insert(match.next().captured(1));
+        }
+        synopsis.remove(QStringLiteral("--version"));
+        QVERIFY(synopsis.size() >= 15);
+        for (auto it = synopsis.cbegin(); it != synopsis.cend(); ++it) {
+            const Outcome help = run({it.key(), QStringLiteral("--help")});
+            QCOMPARE(help.exitCode, 0);
+            QSet<QString> verbOptions;
+            QStringList undocumented;
+            auto match = declared.globalMatch(help.out);
+            while (match.hasNext()) {
+                // The option column of an option line: "-o, --output <FILE>", or several
+                // options sharing one description ("--server URL, --profile NAME, …").
+                const QString column = match.next().captured(1);
+                QStringList names;
+                auto inColumn = option.globalMatch(column);
+                while (inColumn.hasNext())
+                    names << inColumn.next().captured(1);
+                verbOptions.unite(QSet<QString>(names.cbegin(), names.cend()));
+                for (const QString &name : names) {
+                    if (!name.startsWith(QLatin1String("--")) || shared.contains(name))
+                        continue;
+                    const bool inReadme = std::any_of(names.cbegin(), names.cend(),
+                        [&](const QString &alias) { return it.value().contains(alias); });
+                    // Every server verb takes --user; the probe acts as the users it is given.
+                    const bool probeUser
+                        = it.key() == QLatin1String("probe") && name == QLatin1String("--user");
+                    if (!inReadme && !probeUser)
+                        undocumented << name;
+                }
+            }
+            QVERIFY2(undocumented.isEmpty(),
+                qPrintable(QStringLiteral("README synopsis of %1 lacks %2")
+                               .arg(it.key(), undocumented.join(QLatin1String(", ")))));
+            QStringList unknown;
+            for (const QString &name : it.value()) {
+                if (!verbOptions.contains(name))
+                    unknown << name;
+            }
+            QVERIFY2(unknown.isEmpty(),
+                qPrintable(QStringLiteral("README names %1 for %2, its help does not")
+                               .arg(unknown.join(QLatin1String(", ")), it.key())));
+        }
     }
 
     void unknownVerbIsAUsageError()
