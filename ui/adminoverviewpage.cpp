@@ -38,6 +38,8 @@ AdminOverviewPage::AdminOverviewPage(QWidget *parent)
     m_ui->splitter->setStretchFactor(1, 2);
 
     connect(m_ui->reloadButton, &QPushButton::clicked, this, &AdminOverviewPage::reload);
+    connect(m_ui->adminCommandButton, &QPushButton::clicked, this,
+        &AdminOverviewPage::adminCommandRequested);
     connect(m_ui->serverAccountButton, &QPushButton::clicked, this,
         [this] { Q_EMIT actAsUserRequested(QString()); });
     connect(
@@ -132,7 +134,18 @@ void AdminOverviewPage::setAdminAccess(const AdminAccess &admin)
 
 bool AdminOverviewPage::canScan() const
 {
-    return m_client && (m_adminAccess.isLocalCommand() || m_identity.isServerAccount());
+    // A server that refuses its own account needs the admin command.
+    return m_client
+        && (m_adminAccess.isLocalCommand()
+            || (m_identity.isServerAccount() && m_adminAdvice.isEmpty()));
+}
+
+void AdminOverviewPage::setAdminAdvice(const QString &advice)
+{
+    if (advice == m_adminAdvice)
+        return;
+    m_adminAdvice = advice;
+    updateState();
 }
 
 void AdminOverviewPage::setHomesRoot(const QString &path)
@@ -166,11 +179,17 @@ void AdminOverviewPage::updateState()
 {
     const bool connected = m_client != nullptr;
     const bool asServer = m_identity.isServerAccount() || m_adminAccess.isLocalCommand();
+    const bool needsAdminCommand
+        = connected && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty();
     m_ui->reloadButton->setEnabled(canScan());
-    m_ui->serverAccountButton->setVisible(connected && !asServer);
+    m_ui->serverAccountButton->setVisible(connected && !asServer && !needsAdminCommand);
+    m_ui->adminCommandButton->setVisible(needsAdminCommand);
     QString state;
     if (!connected) {
         state = tr("not connected");
+    } else if (needsAdminCommand) {
+        state = tr("needs the admin command");
+        m_ui->messageBar->showMessage(m_adminAdvice, MessageBar::Level::Warning);
     } else if (!asServer) {
         state = tr("acting as %1").arg(m_identity.userId);
         m_ui->messageBar->showMessage(

@@ -61,7 +61,14 @@ public Q_SLOTS:
     // What a double-click on a row (of the sorted view) does.
     void browseAccountAt(const QModelIndex &viewIndex);
 
+    // Non-empty when the server refuses its own account: what the all-users view needs
+    // (AdminAccess::refusalAdvice). Shown instead of a request that would be refused while no
+    // admin command is set.
+    void setAdminAdvice(const QString &advice);
+
 Q_SIGNALS:
+    // The user asked to set the admin command (File › Connect…).
+    void adminCommandRequested();
     // Empty = the server account.
     void actAsUserRequested(const QString &userId);
 
@@ -69,6 +76,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    QString m_adminAdvice;
     void updateState();
     bool canScan() const;
     void showChatsOf(const QModelIndex &viewIndex);

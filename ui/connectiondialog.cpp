@@ -43,6 +43,12 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
 
 ConnectionDialog::~ConnectionDialog() = default;
 
+void ConnectionDialog::focusAdminCommand()
+{
+    m_ui->adminEdit->setFocus(Qt::OtherFocusReason);
+    m_ui->adminEdit->selectAll();
+}
+
 void ConnectionDialog::prefill(const QUrl &serverUrl, const QString &userId)
 {
     m_ui->urlEdit->setText(serverUrl.toString());

@@ -32,6 +32,8 @@ public:
     void selectProfile(const QString &name);
     // The server and user of a connection made without a profile (from the command line), to
     // save it as one.
+    // Focuses and selects the admin command field (an all-users view sent the user here).
+    void focusAdminCommand();
     void prefill(const QUrl &serverUrl, const QString &userId);
     Profile profile() const; // as entered
     QString enteredApiKey() const; // empty: use the stored key

@@ -359,6 +359,13 @@ void MainWindow::updateTitle()
     setWindowTitle(title);
 }
 
+void MainWindow::showAdminCommandField()
+{
+    showConnectDialog();
+    if (auto *dialog = findChild<ConnectionDialog *>())
+        dialog->focusAdminCommand();
+}
+
 void MainWindow::showConnectDialog()
 {
     auto *dialog = new ConnectionDialog(m_session->profiles(), m_session->keys(), this);
@@ -446,7 +453,12 @@ void MainWindow::addFilePages()
     connect(
         m_sessions, &SessionsPage::resumeRequested, m_runs, &RunTabs::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);
+    connect(
+        m_sessions, &SessionsPage::adminCommandRequested, this, &MainWindow::showAdminCommandField);
+    connect(m_admin, &AdminOverviewPage::adminCommandRequested, this,
+        &MainWindow::showAdminCommandField);
     m_usage = new UsagePage(this);
+    connect(m_usage, &UsagePage::adminCommandRequested, this, &MainWindow::showAdminCommandField);
     m_pages->insertTab(m_pages->indexOf(m_sessions) + 1, m_usage,
         QIcon::fromTheme(QStringLiteral("office-chart-bar"),
             style()->standardIcon(QStyle::SP_FileDialogInfoView)),
@@ -480,6 +492,16 @@ void MainWindow::syncFilePages()
         m_session->actingAsSelf() ? FileOperations::Acting::AsSelf
                                   : FileOperations::Acting::AsOtherUser);
     m_admin->setClient(client);
+    // A server that refuses its own account: each all-users view says what to do instead of
+    // asking (and being refused) while no admin command is set.
+    const auto advice = [this](const QString &view) {
+        return m_session->serverAccountRefused() ? AdminAccess::refusalAdvice(
+                   view, QUrl(m_session->serverUrl()), m_session->report().setup)
+                                                 : QString();
+    };
+    m_admin->setAdminAdvice(advice(tr("The users overview")));
+    m_sessions->setAdminAdvice(advice(tr("Listing every user's sessions")));
+    m_usage->setAdminAdvice(advice(tr("Usage of all users")));
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

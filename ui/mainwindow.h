@@ -81,6 +81,8 @@ public:
 
 public Q_SLOTS:
     void showConnectDialog();
+    // File › Connect… with the admin command field focused (the all-users views offer it).
+    void showAdminCommandField();
     void showSwitchUserDialog();
     void showAbout();
     // Shows a file in the Files tab and its preview as `userId` (switching to that user, which

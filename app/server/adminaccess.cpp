@@ -111,4 +111,31 @@ QString AdminAccess::describe() const
         .arg(commandLine());
 }
 
+QString AdminAccess::suggestedCommand(const QUrl &serverUrl, const QString &setup)
+{
+    const QString host = serverUrl.host();
+    const bool local = host == QLatin1String("localhost") || host.startsWith(QLatin1String("127."))
+        || host == QLatin1String("::1") || host == QLatin1String("[::1]");
+    if (local)
+        return QStringLiteral("sudo -n");
+    if (setup == QLatin1String("kubernetes"))
+        return QStringLiteral("kubectl exec -i POD -c CONTAINER --");
+    if (setup == QLatin1String("container"))
+        return QStringLiteral("docker compose -f sandbox/docker-compose.yml --env-file "
+                              "sandbox/versions.env --env-file sandbox/.env exec -T -u root "
+                              "sandbox");
+    if (setup == QLatin1String("host"))
+        return QStringLiteral("ssh %1 sudo -n").arg(host.isEmpty() ? QStringLiteral("HOST") : host);
+    return QStringLiteral("docker compose … exec -T -u root sandbox, kubectl exec -i POD --, "
+                          "or ssh HOST sudo -n");
+}
+
+QString AdminAccess::refusalAdvice(const QString &view, const QUrl &serverUrl, const QString &setup)
+{
+    return QCoreApplication::translate("AdminAccess",
+        "%1 needs root in the sandbox, and this server refuses requests without a user id: set "
+        "the admin command (File \u203a Connect\u2026), e.g. %2.")
+        .arg(view, suggestedCommand(serverUrl, setup));
+}
+
 } // namespace sandscope

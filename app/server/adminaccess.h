@@ -14,6 +14,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 namespace sandscope {
 
@@ -40,6 +41,14 @@ struct AdminAccess {
     QString commandLine() const;
     // For the UI and messages: which way an admin action goes.
     QString describe() const;
+
+    // The admin command to suggest for a server at `serverUrl` that runs on `setup`
+    // (ServerReport::setup: "kubernetes", "container", "host" or empty when unknown). A
+    // server on this machine (a loopback URL) is reached with sudo, in a container or not.
+    static QString suggestedCommand(const QUrl &serverUrl, const QString &setup);
+    // One sentence for an all-users view (`view`, e.g. "Usage of all users") on a server that
+    // refuses its own account: what to do, with the suggested command.
+    static QString refusalAdvice(const QString &view, const QUrl &serverUrl, const QString &setup);
 
     bool operator==(const AdminAccess &other) const
     {

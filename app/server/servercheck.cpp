@@ -17,8 +17,12 @@ namespace {
 // might print (login banners, warnings).
 const QString accountMarker = QStringLiteral("sandscope-account=");
 const QString homeMarker = QStringLiteral("sandscope-home=");
+const QString setupMarker = QStringLiteral("sandscope-setup=");
 const QString whoAmICommand = QStringLiteral(
-    "printf 'sandscope-account=%s\\nsandscope-home=%s\\n' \"$(id -un)\" \"$HOME\"");
+    "printf 'sandscope-account=%s\\nsandscope-home=%s\\nsandscope-setup=%s\\n' \"$(id -un)\" "
+    "\"$HOME\" \"$(if [ -d /var/run/secrets/kubernetes.io ]; then echo kubernetes; "
+    "elif [ -f /.dockerenv ] || [ -f /run/.containerenv ]; then echo container; "
+    "else echo host; fi)\"");
 
 QString markedValue(const QStringList &lines, const QString &marker)
 {
@@ -118,6 +122,7 @@ void ServerCheck::checkServerAccount()
                 return;
             }
             m_report.serverAccount = markedValue(result.value.lines, accountMarker);
+            m_report.setup = markedValue(result.value.lines, setupMarker);
             if (m_report.serverAccount.isEmpty()) {
                 fail(checkError(ApiError::Kind::BadResponse,
                     tr("The server did not report its account name.")));
@@ -146,6 +151,7 @@ void ServerCheck::checkUserAccount()
             }
             m_report.observedAccount = markedValue(result.value.lines, accountMarker);
             m_report.home = markedValue(result.value.lines, homeMarker);
+            m_report.setup = markedValue(result.value.lines, setupMarker);
             if (m_report.observedAccount.isEmpty()) {
                 fail(checkError(ApiError::Kind::BadResponse,
                     tr("The server did not report the account of user id \"%1\".")

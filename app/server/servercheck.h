@@ -35,6 +35,9 @@ struct ServerReport {
     // Newer multi-user servers answer 400 to any request without X-User-Id; serverAccount
     // then stays empty.
     bool serverAccountRefused = false;
+    // Where the server runs, seen from its commands: "kubernetes" (a service account is
+    // mounted), "container" (/.dockerenv or /run/.containerenv), "host", or empty (unknown).
+    QString setup;
     bool ruleKnown = false;
     AccountRule rule = AccountRule::FirstEightAlnum;
 };

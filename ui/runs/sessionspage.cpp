@@ -141,6 +141,8 @@ void SessionsPage::setupActions()
     addAction(m_refreshAction);
     m_ui->refreshButton->setToolTip(tr("List the sessions again (F5)"));
     connect(m_refreshAction, &QAction::triggered, this, &SessionsPage::refresh);
+    connect(m_ui->adminCommandButton, &QPushButton::clicked, this,
+        &SessionsPage::adminCommandRequested);
     connect(m_ui->refreshButton, &QPushButton::clicked, m_refreshAction, &QAction::trigger);
     // Another scope: the rows of the old one go, the new listing starts at once.
     connect(m_ui->allUsersCheck, &QCheckBox::toggled, this, [this] {
@@ -285,8 +287,20 @@ void SessionsPage::refresh()
         return;
     }
     delete m_request; // an older answer must not overwrite a newer one
-    m_request = new QObject(this);
+    m_request = nullptr;
     m_error.clear();
+    m_needsAdminCommand = false;
+    m_ui->adminCommandButton->hide();
+    if (isAllUsers() && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty()) {
+        m_model->clear();
+        m_error = m_adminAdvice; // nothing is asked of a server that would refuse
+        m_needsAdminCommand = true;
+        updateStatus();
+        updateActions();
+        m_ui->adminCommandButton->show();
+        return;
+    }
+    m_request = new QObject(this);
     updateStatus();
     auto listed = [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
         m_request->deleteLater();
@@ -308,6 +322,11 @@ void SessionsPage::refresh()
         sessiondiscovery::discoverAllUsers(m_client, m_adminAccess, m_homesRoot, m_request, listed);
     else
         sessiondiscovery::discover(m_client, m_identity, m_request, listed);
+}
+
+void SessionsPage::setAdminAdvice(const QString &advice)
+{
+    m_adminAdvice = advice;
 }
 
 void SessionsPage::setAdminAccess(const AdminAccess &admin, const QString &accountPrefix)
@@ -346,6 +365,8 @@ void SessionsPage::updateStatus()
     QString text;
     if (!m_client) {
         text = tr("Not connected.");
+    } else if (m_needsAdminCommand) {
+        text = m_adminAdvice;
     } else if (!m_error.isEmpty()) {
         text = tr("The sessions of %1 could not be listed: %2").arg(userText(), m_error);
     } else if (!m_listed) {

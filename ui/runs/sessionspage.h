@@ -90,7 +90,14 @@ public Q_SLOTS:
     // Searches the acting user's transcripts on the server; an empty tool means any tool.
     void search(const QString &query, const QString &toolName = {});
 
+    // Non-empty when the server refuses its own account: what the all-users view needs
+    // (AdminAccess::refusalAdvice). Shown instead of a request that would be refused while no
+    // admin command is set.
+    void setAdminAdvice(const QString &advice);
+
 Q_SIGNALS:
+    // The user asked to set the admin command (File › Connect…).
+    void adminCommandRequested();
     // toolUseId is empty for a plain open, the hit's tool call for a search hit.
     void openSessionRequested(const sandscope::SessionSource &source, const QString &toolUseId);
     void resumeRequested(const sandscope::SessionSource &source, bool fork);
@@ -103,6 +110,8 @@ protected:
     void hideEvent(QHideEvent *event) override;
 
 private:
+    QString m_adminAdvice;
+    bool m_needsAdminCommand = false;
     void setupViews();
     void setupActions();
     void searchFromWidgets();

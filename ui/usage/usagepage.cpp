@@ -129,7 +129,10 @@ UsagePage::UsagePage(QWidget *parent)
         showReport(report);
         Q_EMIT collectionFinished(true);
     });
+    connect(
+        m_ui->adminCommandButton, &QPushButton::clicked, this, &UsagePage::adminCommandRequested);
     connect(m_collector, &UsageCollector::failed, this, [this](const QString &error) {
+        showReport(UsageReport()); // the figures shown were another scope's
         setStatus(tr("Reading the usage failed: %1").arg(error), false);
         Q_EMIT collectionFinished(false);
     });
@@ -199,6 +202,15 @@ void UsagePage::refresh()
     }
     m_stale = false;
     const QDate since = m_ui->sinceCheck->isChecked() ? m_ui->sinceEdit->date() : QDate();
+    m_ui->adminCommandButton->hide();
+    if (m_ui->allUsersCheck->isChecked() && !m_adminAccess.isLocalCommand()
+        && !m_adminAdvice.isEmpty()) {
+        m_collector->cancel();
+        showReport(UsageReport());
+        setStatus(m_adminAdvice, false);
+        m_ui->adminCommandButton->show();
+        return;
+    }
     if (m_ui->allUsersCheck->isChecked()) {
         if (m_audit)
             m_audit(m_homesRoot);
@@ -218,6 +230,11 @@ void UsagePage::showEvent(QShowEvent *event)
 void UsagePage::cancel()
 {
     m_collector->cancel();
+}
+
+void UsagePage::setAdminAdvice(const QString &advice)
+{
+    m_adminAdvice = advice;
 }
 
 void UsagePage::setStatus(const QString &text, bool busy)

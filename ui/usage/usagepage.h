@@ -72,7 +72,14 @@ public Q_SLOTS:
     void refresh();
     void cancel();
 
+    // Non-empty when the server refuses its own account: what the all-users view needs
+    // (AdminAccess::refusalAdvice). Shown instead of a request that would be refused while no
+    // admin command is set.
+    void setAdminAdvice(const QString &advice);
+
 Q_SIGNALS:
+    // The user asked to set the admin command (File › Connect…).
+    void adminCommandRequested();
     void collectionFinished(bool ok);
 
 protected:
@@ -80,6 +87,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    QString m_adminAdvice;
     void showReport(const UsageReport &report);
     void rebuildChart();
     void setStatus(const QString &text, bool busy);
