@@ -41,7 +41,8 @@ QJsonObject RunSummary::toJson() const
     json.insert(QStringLiteral("cache_read_tokens"), cacheReadTokens);
     json.insert(QStringLiteral("cache_creation_tokens"), cacheCreationTokens);
     json.insert(QStringLiteral("turns"), turns);
-    json.insert(QStringLiteral("round_trips"), roundTrips);
+    json.insert(QStringLiteral("round_trips"),
+        roundTripsRecorded() ? QJsonValue(roundTrips) : QJsonValue(QJsonValue::Null));
     json.insert(QStringLiteral("duration_ms"), durationMs);
     json.insert(QStringLiteral("claude_duration_ms"),
         claudeDurationMs >= 0 ? QJsonValue(claudeDurationMs) : QJsonValue(QJsonValue::Null));

@@ -44,7 +44,7 @@ struct RunSummary {
     qint64 durationMs = 0;
     qint64 claudeDurationMs = -1; // the sum of the results' duration_ms; -1 without one
     int turns = 0; // the run tree's Turn nodes: each system/init line, or transcript prompt
-    int roundTrips = 0; // API calls: the sum of the results' num_turns (0 without results)
+    int roundTrips = 0; // API calls: the sum of the results' num_turns (see roundTripsRecorded)
     // Transcripts have no result lines: their turns end with a cost-state record, whose
     // cumulative cost counts instead.
     bool isTranscript = false;
@@ -61,9 +61,12 @@ struct RunSummary {
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
     //  "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "turns",
-    //  "round_trips", "duration_ms", "claude_duration_ms" (without results: null), and
+    //  "round_trips" and "claude_duration_ms" (without results: null), "duration_ms", and
     //  "invalid_numbers": true when invalidNumbers}
     QJsonObject toJson() const;
+    // claude reports its round trips (num_turns) only in result lines: a transcript, or a
+    // capture cut before its first result, does not record them (never a count of 0).
+    bool roundTripsRecorded() const { return hasResult; }
     // "1,234 in, 56 out", or with invalidNumbers "invalid: …" with the valid ones' sums.
     QString tokensText() const;
 };

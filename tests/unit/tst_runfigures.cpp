@@ -388,6 +388,63 @@ private slots:
         QVERIFY(found);
     }
 
+    // A transcript records no result lines, so not claude's num_turns: its round trips are
+    // "not recorded" (null in JSON) in every surface, never 0 shown as a count, and Compare of it
+    // with a capture claims no difference in round trips. Likewise a capture cut before its
+    // result line.
+    void roundTripsWithoutResultLinesAreNotRecorded_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const QString &path : runFiles())
+            if (path.contains(QLatin1String("transcript"))
+                && !QFileInfo(path).fileName().startsWith(QLatin1String("stream")))
+                QTest::newRow(qPrintable(
+                    QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR)).relativeFilePath(path)))
+                    << path;
+        QTest::newRow("stream-sigterm.jsonl") << dataPath(QStringLiteral("stream-sigterm.jsonl"));
+    }
+    void roundTripsWithoutResultLinesAreNotRecorded()
+    {
+        QFETCH(QString, path);
+        const auto loaded = load(path);
+        const RunSummary summary = loaded->model->summary();
+        QVERIFY(!summary.hasResult);
+        QVERIFY(summary.toJson().value(QLatin1String("round_trips")).isNull());
+        const test::CliOutcome json
+            = test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--json")});
+        QVERIFY(QJsonDocument::fromJson(json.out)
+                    .object()
+                    .value(QLatin1String("round_trips"))
+                    .isNull());
+        const test::CliOutcome replay
+            = test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--summary")});
+        QVERIFY2(rowValue(QString::fromUtf8(replay.out), runfacts::roundTripsLabel())
+                     .startsWith(QLatin1String("not recorded")),
+            replay.out.constData());
+        for (auto format : {RunExporter::Format::Markdown, RunExporter::Format::Html}) {
+            const QString value
+                = rowValue(exported(*loaded->model, format), runfacts::roundTripsLabel());
+            QVERIFY2(value.startsWith(QLatin1String("not recorded")), qPrintable(value));
+        }
+        const QJsonObject exportedJson
+            = QJsonDocument::fromJson(exported(*loaded->model, RunExporter::Format::Json).toUtf8())
+                  .object();
+        QVERIFY2(!exportedJson.isEmpty(), "the JSON export parses");
+        QVERIFY(!QJsonDocument(exportedJson).toJson().contains("\"round_trips\": 0"));
+
+        const auto recorded = load(dataPath(QStringLiteral("stream-basic.jsonl")));
+        const RunComparison comparison = RunComparison::compare(
+            ComparedRun::fromModel(*loaded->model), ComparedRun::fromModel(*recorded->model));
+        bool found = false;
+        for (const RunComparison::Delta &delta : comparison.deltas()) {
+            if (delta.key != QLatin1String("round_trips"))
+                continue;
+            found = true;
+            QVERIFY2(!delta.differs(), "a count not recorded on one side is no difference");
+        }
+        QVERIFY(found);
+    }
+
     // Walkthrough: File › Export Run… of a finished, succeeded run wrote "Outcome: running
     // when exported": the window's run stays open for follow-ups, so its model never sees
     // the end of the run, though its turn has its result.
