@@ -7,8 +7,10 @@
 // calls, errors, tokens and cost; the run's duration differs only by the two clocks (see
 // durationToleranceMs); a transcript's run node spans exactly its summary's duration.
 
+#include "putfile.h"
 #include "realserver.h"
 #include "runnodes.h"
+#include "runs/loadedrun.h"
 #include "runs/runcontroller.h"
 #include "runtree/runmodel.h"
 #include "sandscopecli.h"
@@ -17,10 +19,13 @@
 #include "sessions/transcriptfollower.h"
 #include "streamjson/runfacts.h"
 #include "testing.h"
+#include "util/shellquote.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QUuid>
 #include <QtTest>
 
 #include <memory>
@@ -103,8 +108,13 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void liveRunAndItsSessionStateTheSameFigures();
+    void externalSessionStatesItsCapturesFigures();
 
 private:
+    // The session's transcript found by discovery in `who`'s home, read as the Sessions tab
+    // reads it (TranscriptFollower into a RunModel that is never marked ended).
+    QString discoveredPath(const Identity &who, const QString &sessionId);
+    void readAsTheSessionsTab(const Identity &who, const QString &path, RunModel *model);
     bool ready() const { return m_server && m_model; }
 
     QTemporaryDir m_local;
@@ -112,6 +122,7 @@ private:
     std::unique_ptr<ScriptedModelServer> m_model;
     std::unique_ptr<OpenTerminalClient> m_client;
     Identity m_user;
+    DiscoveredSession m_found; // what discoveredPath() found
 };
 
 void LiveVsSessionsTest::initTestCase()
@@ -176,35 +187,16 @@ void LiveVsSessionsTest::liveRunAndItsSessionStateTheSameFigures()
     const RunSummary liveSummary = live.summary();
 
     // Sessions: found by discovery in the user's home, read as the Sessions tab reads it.
-    QString transcriptPath;
-    double sessionListCost = -1;
-    bool listed = false;
-    sessiondiscovery::discover(m_client.get(), m_user, this,
-        [&](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
-            QVERIFY2(ok, qPrintable(error));
-            for (const DiscoveredSession &session : sessiondiscovery::allSessions(listing))
-                if (session.sessionId == sessionId) {
-                    transcriptPath = session.path;
-                    QCOMPARE(session.chatId, chat);
-                    QCOMPARE(session.turns, 2);
-                    QCOMPARE(session.toolCalls, 2);
-                    sessionListCost = session.costUsd;
-                }
-            listed = true;
-        });
-    QVERIFY(QTest::qWaitFor([&] { return listed; }, 60000));
+    const QString transcriptPath = discoveredPath(m_user, sessionId);
     QVERIFY2(!transcriptPath.isEmpty(), qPrintable(sessionId));
+    QCOMPARE(m_found.chatId, chat);
+    QCOMPARE(m_found.turns, 2);
+    QCOMPARE(m_found.toolCalls, 2);
+    const double sessionListCost = m_found.costUsd;
     RunModel sessions;
-    TranscriptFollower follower(m_client.get(), m_user, transcriptPath);
-    connect(&follower, &TranscriptFollower::eventsReady, &sessions, &RunModel::addEvents);
-    bool read = false;
-    connect(&follower, &TranscriptFollower::finished, this,
-        [&read](bool completed, const QString &message) {
-            QVERIFY2(completed, qPrintable(message));
-            read = true;
-        });
-    follower.start(false);
-    QVERIFY(QTest::qWaitFor([&] { return read; }, 60000));
+    readAsTheSessionsTab(m_user, transcriptPath, &sessions);
+    if (QTest::currentTestFailed())
+        return;
     const Figures sessionFigures = figuresOf(sessions, QStringLiteral("Sessions"));
     const RunSummary sessionSummary = sessions.summary();
 
@@ -249,6 +241,111 @@ void LiveVsSessionsTest::liveRunAndItsSessionStateTheSameFigures()
     QVERIFY(printed.value(QLatin1String("round_trips")).isNull()); // not recorded
     QCOMPARE(
         printed.value(QLatin1String("outcome")).toString(), runfacts::outcomeText(sessionSummary));
+}
+
+QString LiveVsSessionsTest::discoveredPath(const Identity &who, const QString &sessionId)
+{
+    m_found = DiscoveredSession();
+    bool listed = false;
+    sessiondiscovery::discover(m_client.get(), who, this,
+        [&](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
+            listed = true;
+            if (!ok)
+                qWarning("discovery: %s", qPrintable(error));
+            for (const DiscoveredSession &session : sessiondiscovery::allSessions(listing))
+                if (session.sessionId == sessionId)
+                    m_found = session;
+        });
+    if (!QTest::qWaitFor([&] { return listed; }, 60000))
+        return QString();
+    return m_found.path;
+}
+
+void LiveVsSessionsTest::readAsTheSessionsTab(
+    const Identity &who, const QString &path, RunModel *model)
+{
+    TranscriptFollower follower(m_client.get(), who, path);
+    connect(&follower, &TranscriptFollower::eventsReady, model, &RunModel::addEvents);
+    bool read = false;
+    bool completed = false;
+    QString message;
+    connect(&follower, &TranscriptFollower::finished, this, [&](bool whole, const QString &why) {
+        read = true;
+        completed = whole;
+        message = why;
+    });
+    follower.start(false);
+    QVERIFY(QTest::qWaitFor([&] { return read; }, 60000));
+    QVERIFY2(completed, qPrintable(message));
+}
+
+// A session started without Sandscope (as Open WebUI's pipe does: claude run directly, here in
+// the home, so in no chat folder), two turns with --resume, its stdout kept: the Sessions
+// tab's reading of its transcript states the capture's turns, tool calls, errors, tokens and
+// cost, its run node spans exactly its summary's duration (the walkthrough: an external
+// session's root 14.3 s against its summary's 305 ms), and the capture's span (its lines'
+// timestamps) is the transcript's within the tolerance above.
+void LiveVsSessionsTest::externalSessionStatesItsCapturesFigures()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity who {QStringLiteral("ext") + randomToken(6, true), QString()};
+    const QStringList home
+        = shellLines(m_client.get(), who, QStringLiteral("printf '%s\\n' \"$HOME\""));
+    QVERIFY(!home.value(0).trimmed().isEmpty());
+    QByteArray envFile;
+    const QHash<QString, QString> agent
+        = m_model->agentEnvironment(QStringLiteral("sk-ant-figures-unused"));
+    for (auto it = agent.cbegin(); it != agent.cend(); ++it)
+        envFile += it.key().toUtf8() + '=' + shell::quote(it.value()).toUtf8() + '\n';
+    QVERIFY(putFile(
+        m_client.get(), who, home.value(0).trimmed() + QStringLiteral("/.agent-env"), envFile));
+    const QString session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    const QString claude = QStringLiteral(
+        "claude -p %1 %2 --output-format stream-json --verbose --allowedTools Bash "
+        "2>/dev/null </dev/null");
+    const QString command
+        = QStringLiteral("chmod 600 ~/.agent-env && set -a && . ~/.agent-env && set +a && cd ~ && "
+                         "%1 > ~/external.jsonl && sleep 3 && %2 >> ~/external.jsonl; echo $?")
+              .arg(claude.arg(shell::quote(QStringLiteral("CMD: echo one")),
+                       QStringLiteral("--session-id ") + session),
+                  claude.arg(shell::quote(QStringLiteral("CMD: ls /nonexistent-dir")),
+                      QStringLiteral("--resume ") + session));
+    const QStringList ran = shellLines(m_client.get(), who, command, liveRunTimeoutMs);
+    QCOMPARE(ran.value(ran.size() - 1).trimmed(), QStringLiteral("0"));
+    const QStringList captureLines
+        = shellLines(m_client.get(), who, QStringLiteral("cat ~/external.jsonl"));
+    const QString capturePath = m_local.filePath(QStringLiteral("external.jsonl"));
+    QFile capture(capturePath);
+    QVERIFY(capture.open(QIODevice::WriteOnly));
+    capture.write(captureLines.join(QLatin1Char('\n')).toUtf8() + '\n');
+    capture.close();
+    LoadedRun captured;
+    QString error;
+    QVERIFY2(LoadedRun::fromFile(capturePath, &captured, &error), qPrintable(error));
+    RunModel fromCapture;
+    captured.buildModel(&fromCapture);
+    const Figures captureFigures = figuresOf(fromCapture, QStringLiteral("capture"));
+    QCOMPARE(captureFigures.turns, 2);
+
+    const QString transcriptPath = discoveredPath(who, session);
+    QVERIFY2(!transcriptPath.isEmpty(), qPrintable(session));
+    QVERIFY(m_found.chatId.isEmpty()); // external: in no chat folder
+    RunModel sessions;
+    readAsTheSessionsTab(who, transcriptPath, &sessions);
+    if (QTest::currentTestFailed())
+        return;
+    const Figures sessionFigures = figuresOf(sessions, QStringLiteral("external session"));
+    qInfo("capture: %s; Sessions: %s", qPrintable(captureFigures.text()),
+        qPrintable(sessionFigures.text()));
+    QCOMPARE(sessionFigures.counts(), captureFigures.counts());
+    QVERIFY2(qAbs(sessions.summary().costUsd - fromCapture.summary().costUsd) < 1e-9,
+        qPrintable(QStringLiteral("cost: Sessions %1, capture %2")
+                       .arg(sessions.summary().costUsd)
+                       .arg(fromCapture.summary().costUsd)));
+    QVERIFY2(qAbs(sessionFigures.durationMs - captureFigures.durationMs) <= durationToleranceMs,
+        qPrintable(QStringLiteral("duration: Sessions %1 ms, capture %2 ms")
+                       .arg(sessionFigures.durationMs)
+                       .arg(captureFigures.durationMs)));
 }
 
 QTEST_GUILESS_MAIN(LiveVsSessionsTest)
