@@ -124,6 +124,8 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
         m_roundTrips->setToolTip(roundTripsTip);
     } else {
         setField(m_roundTrips, QStringLiteral("—"));
+        m_roundTrips->setAccessibleName(
+            runfacts::roundTripsLabel() + QStringLiteral(": ") + runfacts::notRecordedText());
         m_roundTrips->setToolTip(runfacts::notRecordedText() + QStringLiteral(": ")
             + runfacts::roundTripsNotRecordedReason(summary));
     }
