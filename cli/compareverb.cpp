@@ -6,6 +6,7 @@
 #include "compare/comparejob.h"
 #include "compare/runcomparison.h"
 #include "security/secretredactor.h"
+#include "streamjson/runfacts.h"
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
@@ -53,7 +54,9 @@ QString help()
         "               \"left\"/\"right\": {\"source\", \"calls\", \"outcome\", \"skipped\"},\n"
         "               \"deltas\": {KEY: {\"left\", \"right\", \"delta\"}} for turns,\n"
         "               round_trips, tool_calls, tool_errors, input_tokens, output_tokens,\n"
-        "               cost_usd, duration_ms, and outcome {\"left\", \"right\", \"same\"},\n"
+        "               cost_usd, duration_ms (a side that does not record the figure:\n"
+        "               null, and the delta null: a transcript's round_trips), and\n"
+        "               outcome {\"left\", \"right\", \"same\"},\n"
         "               \"counts\": {\"same\", \"changed\", \"added\", \"removed\"},\n"
         "               \"differences\": [{\"state\", \"fields\", \"left\", \"right\"}] where\n"
         "               a side is null or {\"index\", \"depth\", \"tool\", \"tool_use_id\",\n"
@@ -119,10 +122,16 @@ QString deltasTable(const RunComparison &comparison)
                       .arg(QStringLiteral("B"), -20)
                       .arg(QStringLiteral("B - A"));
     for (const RunComparison::Delta &delta : comparison.deltas()) {
-        QString a = delta.isText ? delta.leftText : number(delta, delta.left);
-        QString b = delta.isText ? delta.rightText : number(delta, delta.right);
+        QString a = !delta.leftRecorded ? runfacts::notRecordedText()
+            : delta.isText              ? delta.leftText
+                                        : number(delta, delta.left);
+        QString b = !delta.rightRecorded ? runfacts::notRecordedText()
+            : delta.isText               ? delta.rightText
+                                         : number(delta, delta.right);
         QString change;
-        if (delta.isText)
+        if (!delta.leftRecorded || !delta.rightRecorded)
+            change = QStringLiteral("unknown");
+        else if (delta.isText)
             change = delta.differs() ? QStringLiteral("differs") : QStringLiteral("same");
         else if (delta.differs())
             change = (delta.right > delta.left ? QStringLiteral("+") : QString())
@@ -277,11 +286,16 @@ QString jsonReport(const RunComparison &comparison)
                 QJsonObject {{QStringLiteral("left"), delta.leftText},
                     {QStringLiteral("right"), delta.rightText},
                     {QStringLiteral("same"), !delta.differs()}});
-        else
+        else // a side that does not record the figure: null, and so is the delta
             deltas.insert(delta.key,
-                QJsonObject {{QStringLiteral("left"), delta.left},
-                    {QStringLiteral("right"), delta.right},
-                    {QStringLiteral("delta"), delta.right - delta.left}});
+                QJsonObject {{QStringLiteral("left"),
+                                 delta.leftRecorded ? QJsonValue(delta.left) : QJsonValue()},
+                    {QStringLiteral("right"),
+                        delta.rightRecorded ? QJsonValue(delta.right) : QJsonValue()},
+                    {QStringLiteral("delta"),
+                        delta.leftRecorded && delta.rightRecorded
+                            ? QJsonValue(delta.right - delta.left)
+                            : QJsonValue()}});
     }
     QJsonArray differences;
     for (const RunComparison::Row &row : comparison.rows()) {

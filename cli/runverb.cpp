@@ -97,7 +97,8 @@ QString summaryText(const RunSummary &summary)
         text += QStringLiteral(" (no result)");
     text += QStringLiteral(" · %1 turn(s), %2 round trip(s)")
                 .arg(summary.turns)
-                .arg(summary.roundTrips);
+                .arg(summary.roundTripsRecorded() ? QString::number(summary.roundTrips)
+                                                  : runfacts::notRecordedText());
     text += QStringLiteral(" · %1 tool call(s), %2 failed, %3 without result")
                 .arg(summary.toolCalls)
                 .arg(summary.toolErrors)

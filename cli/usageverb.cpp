@@ -100,14 +100,16 @@ int runUsage(const QStringList &arguments)
         QStringLiteral("Print CSV of the tools instead: a header row, then one row per tool, "
                        "most calls first (calls, errors, timed calls, total and mean ms)."));
     const QCommandLineOption allUsers(QStringLiteral("all-users"),
-        QStringLiteral("Every user's usage (every home under /home; the user is the account), "
-                       "as root in the sandbox: through --admin-exec or the profile's admin "
-                       "command, else the server's own account. Audited."));
+        QStringLiteral("Every user's usage (every home under /home), as root in the sandbox: "
+                       "through --admin-exec or the profile's admin command, else the server's "
+                       "own account. Audited. Rows are named as the Usage tab names them: the "
+                       "acting user (--user or the profile's) by its user id, the other homes "
+                       "by their account."));
     parser.addOptions(
         {sinceOption, jsonOption, csvOption, csvToolsOption, allUsers, adminExecOption()});
     const QString usage
-        = QStringLiteral("usage --server URL (--user ID | --all-users [--admin-exec PREFIX]) "
-                         "[--since DATE] [--json | --csv | --csv-tools]");
+        = QStringLiteral("usage --server URL (--user ID | --all-users [--user ID] "
+                         "[--admin-exec PREFIX]) [--since DATE] [--json | --csv | --csv-tools]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, usageVerb, arguments, usage, options);
     if (parsed >= 0)
@@ -115,8 +117,6 @@ int runUsage(const QStringList &arguments)
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("usage takes no arguments"), usageVerb);
     const bool everyone = parser.isSet(allUsers);
-    if (everyone && parser.isSet(QStringLiteral("user")))
-        return usageError(QStringLiteral("--all-users and --user exclude each other"), usageVerb);
     if (!everyone && options.userId.isEmpty())
         return usageError(
             QStringLiteral("usage needs --user ID (the sandbox user) or --all-users"), usageVerb);
@@ -172,6 +172,10 @@ int runUsage(const QStringList &arguments)
     loop.exec();
     if (!ok)
         return listingFailed(why, options);
+    // The acting user by its id, the other homes by account, as the Usage tab does
+    // (UsagePage::showReport). The server's account prefix is found from the names themselves.
+    if (everyone && !options.userId.isEmpty())
+        report.nameUsers({options.userId}, QString());
     for (const QString &skipped : std::as_const(report.skipped))
         printError(QStringLiteral("skipped: ") + skipped);
     if (parser.isSet(jsonOption)) {

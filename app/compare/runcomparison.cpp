@@ -312,6 +312,8 @@ void RunComparison::computeDeltas()
     };
     number("Turns", "turns", a.turns, b.turns);
     number("Round trips", "round_trips", a.roundTrips, b.roundTrips);
+    m_deltas.last().leftRecorded = a.roundTripsRecorded();
+    m_deltas.last().rightRecorded = b.roundTripsRecorded();
     number("Tool calls", "tool_calls", double(a.toolCalls), double(b.toolCalls));
     number("Errors", "tool_errors", double(a.toolErrors), double(b.toolErrors));
     number("Input tokens", "input_tokens", double(a.inputTokens), double(b.inputTokens));

@@ -79,7 +79,16 @@ public:
         QString leftText; // outcome only
         QString rightText;
         bool isText = false;
-        bool differs() const { return isText ? leftText != rightText : left != right; }
+        // A figure a side does not record (a transcript's round trips): shown as
+        // runfacts::notRecordedText(), and no difference is claimed.
+        bool leftRecorded = true;
+        bool rightRecorded = true;
+        bool differs() const
+        {
+            if (!leftRecorded || !rightRecorded)
+                return false;
+            return isText ? leftText != rightText : left != right;
+        }
     };
 
     struct FileTouch {

@@ -288,7 +288,8 @@ QJsonObject summaryJson(const RunSummary &summary)
         {QStringLiteral("duration_ms"), summary.durationMs},
         {QStringLiteral("claude_duration_ms"), summary.claudeDurationMs},
         {QStringLiteral("turns"), summary.turns},
-        {QStringLiteral("round_trips"), summary.roundTrips},
+        {QStringLiteral("round_trips"), // null: not recorded (a transcript)
+            summary.roundTripsRecorded() ? QJsonValue(summary.roundTrips) : QJsonValue()},
         {QStringLiteral("last_turn_open"), summary.lastTurnOpen},
         {QStringLiteral("is_transcript"), summary.isTranscript},
         {QStringLiteral("turn_open"), summary.turnOpen},

@@ -544,10 +544,13 @@ void RunModel::addTokens(Node *owner, const TokenUsage &delta)
 }
 
 // The spans of `from` and its ancestors that ended before `ms` now end at `ms` (open ones stay
-// open), so a child's span stays inside its parent's.
-void RunModel::extendEnds(Node *from, qint64 ms)
+// open), so a child's span stays inside its parent's. pastOpenTurn=false stops at a turn
+// still open: the run's end then stays that of its last ended turn.
+void RunModel::extendEnds(Node *from, qint64 ms, bool pastOpenTurn)
 {
     for (Node *node = from; node && node != m_tree.root.get(); node = node->parent) {
+        if (!pastOpenTurn && node->kind == NodeKind::Turn && !node->ended)
+            return;
         if (node->endedMs >= 0 && node->endedMs < ms) {
             node->endedMs = ms;
             changed(node, DurationColumn, DurationColumn);
@@ -667,6 +670,9 @@ void RunModel::onToolResult(const RunEvent &event)
     data.structuredResultJson = node->resultOnDisk ? QByteArray() : event.structuredResultJson;
     data.resultRaw = event.raw;
     data.resultRawRef = event.rawRef;
+    // A call that ends after its parent did (a background agent's, returned at launch) ends
+    // inside it: the parent, its turn and the run last until then (RunSummaryBuilder alike).
+    extendEnds(node->parent, event.arrivalMs, false);
     node->endedMs = event.arrivalMs;
     node->isError = event.isError;
     if (node->status != Status::Denied) {

@@ -194,7 +194,7 @@ private:
     Node *toolNode(const QString &toolUseId, Node *placeholderParent);
     void addTokens(Node *owner, const TokenUsage &delta);
     void setTurnTokens(Node *turn, const TokenUsage &result);
-    void extendEnds(Node *from, qint64 ms);
+    void extendEnds(Node *from, qint64 ms, bool pastOpenTurn = true);
     // Counts a node once as a tool call / an error of its ancestors.
     void countCall(Node *node);
     void countError(Node *node);

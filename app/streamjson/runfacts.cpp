@@ -52,6 +52,26 @@ QString roundTripsLabel()
     return QStringLiteral("Round trips");
 }
 
+QString notRecordedText()
+{
+    return QStringLiteral("not recorded");
+}
+
+QString roundTripsNotRecordedReason(const RunSummary &summary)
+{
+    return summary.isTranscript
+        ? QStringLiteral("a transcript does not record claude's num_turns, which only result "
+                         "lines carry")
+        : QStringLiteral("no result line, the only line that carries claude's num_turns");
+}
+
+QString roundTripsText(const RunSummary &summary)
+{
+    if (summary.roundTripsRecorded())
+        return QLocale::c().toString(summary.roundTrips);
+    return QStringLiteral("%1 (%2)").arg(notRecordedText(), roundTripsNotRecordedReason(summary));
+}
+
 QString claudeDurationLabel()
 {
     return QStringLiteral("Claude's duration");
@@ -68,8 +88,7 @@ QList<QPair<QString, QString>> rows(const RunSummary &summary, bool running)
     out.append({QStringLiteral("Session"),
         summary.sessionId.isEmpty() ? QStringLiteral("-") : summary.sessionId});
     out.append({turnsLabel(), c.toString(summary.turns)});
-    if (summary.hasResult)
-        out.append({roundTripsLabel(), c.toString(summary.roundTrips)});
+    out.append({roundTripsLabel(), roundTripsText(summary)});
     out.append({QStringLiteral("Tool calls"),
         QStringLiteral("%1 (%2 failed, %3 unanswered)")
             .arg(c.toString(summary.toolCalls), c.toString(summary.toolErrors),

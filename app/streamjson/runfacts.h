@@ -29,9 +29,14 @@ QString progressText(const RunSummary &summary);
 QString turnsLabel(); // "Turns": prompts that started work (the tree's Turn nodes)
 QString roundTripsLabel(); // "Round trips": API calls, claude's num_turns
 QString claudeDurationLabel(); // "Claude's duration": the results' duration_ms
+// The round trips as every surface states them: the count, or "not recorded" with
+// notRecordedReason() when the run has no result line (a transcript).
+QString notRecordedText(); // "not recorded"
+QString roundTripsNotRecordedReason(const RunSummary &summary);
+QString roundTripsText(const RunSummary &summary); // "3", or "not recorded (…reason)"
 
 // The summary as labelled rows: Outcome (with the progress while running), Session, Turns,
-// Round trips (with result lines), Tool calls, Errors, Tokens, Cache, Cost, Duration and,
+// Round trips, Tool calls, Errors, Tokens, Cache, Cost, Duration and,
 // where it differs, Claude's duration.
 QList<QPair<QString, QString>> rows(const RunSummary &summary, bool running = false);
 

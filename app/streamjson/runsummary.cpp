@@ -41,7 +41,8 @@ QJsonObject RunSummary::toJson() const
     json.insert(QStringLiteral("cache_read_tokens"), cacheReadTokens);
     json.insert(QStringLiteral("cache_creation_tokens"), cacheCreationTokens);
     json.insert(QStringLiteral("turns"), turns);
-    json.insert(QStringLiteral("round_trips"), roundTrips);
+    json.insert(QStringLiteral("round_trips"),
+        roundTripsRecorded() ? QJsonValue(roundTrips) : QJsonValue(QJsonValue::Null));
     json.insert(QStringLiteral("duration_ms"), durationMs);
     json.insert(QStringLiteral("claude_duration_ms"),
         claudeDurationMs >= 0 ? QJsonValue(claudeDurationMs) : QJsonValue(QJsonValue::Null));
@@ -89,7 +90,10 @@ bool added(QSet<QByteArray> &set, const QByteArray &id)
 // that a summary after every batch of a 1 GB run does not walk every call.
 void RunSummaryBuilder::addToolUse(const QByteArray &toolUseId)
 {
-    if (toolUseId.isEmpty() || !added(m_toolUses, toolUseId))
+    if (toolUseId.isEmpty())
+        return;
+    turnOfCall(toolUseId, contextTurn());
+    if (!added(m_toolUses, toolUseId))
         return;
     m_answeredCalls += m_answered.contains(toolUseId) ? 1 : 0;
     m_failedCalls += m_failed.contains(toolUseId) ? 1 : 0;
@@ -101,6 +105,10 @@ void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError,
         m_summary.turnFailed = false;
     if (toolUseId.isEmpty())
         return;
+    // A call that ends after its turn did (a background agent's) moves the run's end with it,
+    // as RunModel::onToolResult extends the spans around it.
+    if (m_turns[size_t(turnOfCall(toolUseId, contextTurn()))].ended)
+        m_lastTurnEndMs = std::max(m_lastTurnEndMs, m_lastTimeMs);
     const bool called = m_toolUses.contains(toolUseId);
     if (added(m_answered, toolUseId) && called)
         ++m_answeredCalls;
@@ -168,6 +176,21 @@ int RunSummaryBuilder::currentTurn()
     return m_current;
 }
 
+int RunSummaryBuilder::contextTurn()
+{
+    const int turn = currentTurn();
+    return m_lineThread.isEmpty() ? turn : turnOfCall(m_lineThread, turn);
+}
+
+int RunSummaryBuilder::turnOfCall(const QByteArray &toolUseId, int turn)
+{
+    const auto found = m_callTurns.constFind(toolUseId);
+    if (found != m_callTurns.constEnd())
+        return found.value();
+    m_callTurns.insert(toolUseId, turn);
+    return turn;
+}
+
 void RunSummaryBuilder::addTurnStart()
 {
     if (m_current >= 0 && (m_turns[size_t(m_current)].hasInit || m_turns[size_t(m_current)].ended))
@@ -177,7 +200,11 @@ void RunSummaryBuilder::addTurnStart()
 
 void RunSummaryBuilder::addTurnContent()
 {
-    currentTurn();
+    // A sub-agent's line names its call, which is placed now when it is new (contextFor).
+    if (m_lineThread.isEmpty())
+        currentTurn();
+    else
+        contextTurn();
 }
 
 void RunSummaryBuilder::addCompactBoundary()
@@ -207,12 +234,12 @@ void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const Token
 {
     m_summary.invalidNumbers = m_summary.invalidNumbers || usage.invalid;
     if (messageId.isEmpty()) {
-        addTurnTokens(currentTurn(), usage);
+        addTurnTokens(contextTurn(), usage);
         return;
     }
     Message &seen = m_messageUsage[messageId];
     if (seen.turn < 0)
-        seen.turn = currentTurn();
+        seen.turn = contextTurn();
     const TokenUsage merged = mergedUsage(seen.usage, usage);
     addTurnTokens(seen.turn, growth(seen.usage, merged));
     seen.usage = merged;
@@ -253,6 +280,8 @@ void RunSummaryBuilder::addResult(const ResultInfo &result)
 void RunSummaryBuilder::addTask(
     const QByteArray &toolUseId, const QByteArray &taskId, const QString &status)
 {
+    if (!toolUseId.isEmpty()) // RunModel::onTask: a new call's placeholder in the current turn
+        turnOfCall(toolUseId, currentTurn());
     if (!toolUseId.isEmpty() && !taskId.isEmpty())
         m_taskIds.insert(taskId);
     const bool found = !toolUseId.isEmpty() || (!taskId.isEmpty() && m_taskIds.contains(taskId));
@@ -263,6 +292,7 @@ void RunSummaryBuilder::addTask(
 void RunSummaryBuilder::add(const RunEvent &event)
 {
     noteTime(event.arrivalMs);
+    m_lineThread = event.parentToolUseId.toUtf8();
     if (m_summary.sessionId.isEmpty() && !event.sessionId.isEmpty())
         m_summary.sessionId = event.sessionId;
     switch (event.kind) {
@@ -323,12 +353,24 @@ void RunSummaryBuilder::add(const RunEvent &event)
     case RunEvent::Result:
         addResult(event.result);
         break;
+    case RunEvent::PermissionDenied: // RunModel::onPermissionDenied: a call's placeholder
+        if (!event.toolUseId.isEmpty())
+            turnOfCall(event.toolUseId.toUtf8(), contextTurn());
+        break;
     case RunEvent::Task:
         addTask(event.toolUseId.toUtf8(), event.task.taskId.toUtf8(), event.task.status);
         break;
     default:
         break;
     }
+}
+
+TokenUsage RunSummaryBuilder::turnTokens(int turn) const
+{
+    if (turn < 0 || size_t(turn) >= m_turns.size())
+        return {};
+    const Turn &t = m_turns[size_t(turn)];
+    return t.hasResult ? t.results : t.messages;
 }
 
 RunSummary RunSummaryBuilder::summary(bool runEnded, qint64 endedMs) const

@@ -44,7 +44,7 @@ struct RunSummary {
     qint64 durationMs = 0;
     qint64 claudeDurationMs = -1; // the sum of the results' duration_ms; -1 without one
     int turns = 0; // the run tree's Turn nodes: each system/init line, or transcript prompt
-    int roundTrips = 0; // API calls: the sum of the results' num_turns (0 without results)
+    int roundTrips = 0; // API calls: the sum of the results' num_turns (see roundTripsRecorded)
     // Transcripts have no result lines: their turns end with a cost-state record, whose
     // cumulative cost counts instead.
     bool isTranscript = false;
@@ -61,9 +61,12 @@ struct RunSummary {
     // {"type":"sandscope_summary", "session_id", "result_subtype" (null without a result),
     //  "is_error", "tool_calls", "tool_errors", "unmatched_tool_calls", "cost_usd",
     //  "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "turns",
-    //  "round_trips", "duration_ms", "claude_duration_ms" (without results: null), and
+    //  "round_trips" and "claude_duration_ms" (without results: null), "duration_ms", and
     //  "invalid_numbers": true when invalidNumbers}
     QJsonObject toJson() const;
+    // claude reports its round trips (num_turns) only in result lines: a transcript, or a
+    // capture cut before its first result, does not record them (never a count of 0).
+    bool roundTripsRecorded() const { return hasResult; }
     // "1,234 in, 56 out", or with invalidNumbers "invalid: …" with the valid ones' sums.
     QString tokensText() const;
 };
@@ -86,6 +89,10 @@ public:
     void addTurnStart();
     void addTurnContent();
     void addCompactBoundary(); // after an ended turn it opens the next one
+    // The parent_tool_use_id of the line being read (empty: the main thread). Its calls and
+    // API responses belong to the turn of the call that started its agent, where the tree
+    // nests them, also when they arrive during a later turn (a background agent).
+    void setLineThread(const QByteArray &parentToolUseId) { m_lineThread = parentToolUseId; }
     void addToolUse(const QByteArray &toolUseId);
     // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
     void addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread);
@@ -100,11 +107,15 @@ public:
     // runEnded=false (a live run) does not count a missing result line as an error yet, nor
     // an open turn in the duration. endedMs: when the run ended (-1: at its last line).
     RunSummary summary(bool runEnded = true, qint64 endedMs = -1) const;
+    // The turns so far, and one turn's tokens (0-based, in the order the tree's Turn nodes
+    // come): its results' usage once it has one, else its API responses'.
+    int turnCount() const { return int(m_turns.size()); }
+    TokenUsage turnTokens(int turn) const;
     // Ids held (playback's checkpoint memory estimate).
     qint64 entryCount() const
     {
         return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size()
-            + qint64(m_turns.size());
+            + m_callTurns.size() + qint64(m_turns.size());
     }
 
 private:
@@ -120,6 +131,11 @@ private:
         int turn = -1;
     };
     int currentTurn(); // opens one when there is none
+    // The turn of the line's thread (RunModel::contextFor): the current one for the main
+    // thread, else its call's.
+    int contextTurn();
+    // The turn of a call, given `turn` when it is new (RunModel::toolNode's placeholder).
+    int turnOfCall(const QByteArray &toolUseId, int turn);
     void endTurn(int turn);
     void addTurnTokens(int turn, const TokenUsage &messages);
     void noteTime(qint64 timeMs);
@@ -130,6 +146,8 @@ private:
     QSet<QByteArray> m_failed;
     QHash<QByteArray, Message> m_messageUsage;
     QSet<QByteArray> m_taskIds; // tasks RunModel finds by their id (named with their call)
+    QHash<QByteArray, int> m_callTurns; // the turn each call id's node is in
+    QByteArray m_lineThread;
     qint64 m_answeredCalls = 0; // of m_toolUses, those in m_answered
     qint64 m_failedCalls = 0; // of m_toolUses, those in m_failed
     std::vector<Turn> m_turns;

@@ -83,13 +83,14 @@ struct RunSummaryScanner::Impl {
         if (jsonfields::isTranscriptRecord(line, type))
             return Line::NeedsEvents;
         timeLine(stamp.empty() ? -1 : jsonfields::isoTimeMs(stamp));
+        const std::string_view thread = stringView(line, "parent_tool_use_id");
+        builder->setLineThread(bytes(thread));
         turnFacts(line, type);
         if (!builder->hasSessionId()) {
             const std::string_view session = stringView(line, "session_id");
             if (!session.empty())
                 builder->setSessionId(QString::fromUtf8(session.data(), qsizetype(session.size())));
         }
-        const std::string_view thread = stringView(line, "parent_tool_use_id");
         object message;
         const bool hasMessage = line.at_key("message").get(message) == simdjson::SUCCESS;
         const std::string_view envelopeMessageId

@@ -187,11 +187,47 @@ private Q_SLOTS:
         QFile audit(m_local.filePath(QStringLiteral("audit.jsonl")));
         QVERIFY(audit.open(QIODevice::ReadOnly));
         QVERIFY(audit.readAll().contains("\"usage-all-users\""));
+    }
 
-        const CliOutcome both = runCli(
-            {QStringLiteral("usage"), QStringLiteral("--server"), m_server->url().toString(),
-                QStringLiteral("--all-users"), QStringLiteral("--user"), m_users.at(0).userId});
-        QCOMPARE(both.exitCode, 2);
+    // Issue 25: the Usage tab names the acting user by its user id and the other homes by
+    // account (UsageReport::nameUsers); `usage --all-users --user ID` names them the same way,
+    // the same in every row: the rows of every home, each renamed as the tab renames it.
+    void everyUserNamesTheActingUserAsTheUsageTabDoes()
+    {
+        SANDSCOPE_REQUIRE(
+            m_server != nullptr, "needs root, sudo and useradd (multi-user open-terminal)");
+        const QStringList everyone {QStringLiteral("usage"), QStringLiteral("--server"),
+            m_server->url().toString(), QStringLiteral("--all-users"),
+            QStringLiteral("--admin-exec"), QStringLiteral("sudo -n"), QStringLiteral("--json")};
+        const CliOutcome byAccount = runCli(everyone);
+        QVERIFY2(byAccount.exitCode == 0, diagnostics(byAccount));
+        const CliOutcome named
+            = runCli(everyone + QStringList {QStringLiteral("--user"), m_users.at(0).userId});
+        QVERIFY2(named.exitCode == 0, diagnostics(named));
+        const QJsonArray before = QJsonDocument::fromJson(byAccount.out)
+                                      .object()
+                                      .value(QLatin1String("days"))
+                                      .toArray();
+        const QJsonArray after
+            = QJsonDocument::fromJson(named.out).object().value(QLatin1String("days")).toArray();
+        QVERIFY(!before.isEmpty());
+        QCOMPARE(after.size(), before.size());
+        QSet<QString> names;
+        for (int row = 0; row < before.size(); ++row) {
+            QJsonObject want = before.at(row).toObject();
+            const QString account = want.value(QLatin1String("user")).toString();
+            if (account == m_accounts.at(0))
+                want.insert(QStringLiteral("user"), m_users.at(0).userId);
+            QCOMPARE(after.at(row).toObject(), want);
+            names.insert(after.at(row).toObject().value(QLatin1String("user")).toString());
+        }
+        // The acting user by its id, the other user by its account; neither by anything else.
+        QVERIFY2(names.contains(m_users.at(0).userId),
+            qPrintable(names.values().join(QLatin1Char(','))));
+        QVERIFY2(
+            names.contains(m_accounts.at(1)), qPrintable(names.values().join(QLatin1Char(','))));
+        QVERIFY(!names.contains(m_accounts.at(0)));
+        QVERIFY(!names.contains(m_users.at(1).userId) || m_users.at(1).userId == m_accounts.at(1));
     }
 
 private:

@@ -121,6 +121,9 @@ inline QStringList runFilesInTestData()
         for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
             files.append(dir.filePath(file));
     }
+    const QDir recordings(data.filePath(QStringLiteral("recordings")));
+    for (const QString &name : recordings.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
+        files.append(recordings.filePath(name));
     return files;
 }
 

@@ -44,6 +44,7 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -297,6 +298,18 @@ void TestRunPage::everyCaptureOpensWithItsOutcome()
                      lastResult.value(QLatin1String("total_cost_usd")).toDouble(), 0, 'f', 6)),
             qPrintable(page.summaryBar()->text()));
     }
+
+    // Round trips: the results' num_turns summed; without a result line "not recorded",
+    // never 0 shown as a count (issue 25).
+    int numTurns = 0;
+    for (const QByteArray &line : lines) {
+        const QJsonObject json = objectOf(line);
+        if (json.value(QLatin1String("type")) == QLatin1String("result"))
+            numTurns += std::max(0, json.value(QLatin1String("num_turns")).toInt());
+    }
+    const QString roundTrips = QStringLiteral("Round trips: ")
+        + (lastResult.isEmpty() ? QStringLiteral("not recorded") : QString::number(numTurns));
+    QVERIFY2(page.summaryBar()->text().contains(roundTrips), qPrintable(page.summaryBar()->text()));
 
     // Errors: failed calls (a tool_result with is_error for a tool_use of the file) and API
     // error messages, counted here from the lines.

@@ -62,7 +62,10 @@ QStringList toolUseIds(const QString &path)
 {
     QStringList ids;
     for (const QByteArray &line : fileLines(path)) {
-        const QJsonObject json = QJsonDocument::fromJson(line).object();
+        QJsonObject json = QJsonDocument::fromJson(line).object();
+        if (json.contains(QLatin1String("line"))) // a recording's entry holds the run's line
+            json = QJsonDocument::fromJson(json.value(QLatin1String("line")).toString().toUtf8())
+                       .object();
         if (json.value(QStringLiteral("type")).toString() != QLatin1String("assistant"))
             continue;
         const QJsonArray content = json.value(QStringLiteral("message"))

@@ -192,6 +192,29 @@ QString figuresDiffer(const RunModel &model, bool ended)
     return {};
 }
 
+// Each turn's tokens in the tree against the summary's figure for the same turn (a builder fed
+// the same events). An empty string when they agree, else the first turn that differs.
+QString turnTokensDiffer(const RunModel &model, const RunEvent *begin, const RunEvent *end)
+{
+    RunSummaryBuilder builder;
+    for (const RunEvent *event = begin; event != end; ++event)
+        builder.add(*event);
+    const QList<QModelIndex> turns = nodesOfKind(&model, RunModel::NodeKind::Turn);
+    if (builder.turnCount() != turns.size())
+        return QStringLiteral("turns: summary %1, tree %2")
+            .arg(builder.turnCount())
+            .arg(turns.size());
+    for (int turn = 0; turn < turns.size(); ++turn) {
+        const QString tree = text(tokensOf(turns.at(turn)));
+        const QString summary = text(builder.turnTokens(turn));
+        if (tree != summary)
+            return QStringLiteral("turn %1 tokens: tree %2, summary %3")
+                .arg(turn + 1)
+                .arg(tree, summary);
+    }
+    return {};
+}
+
 } // namespace
 
 class TestRunFigures : public QObject {
@@ -270,6 +293,37 @@ private slots:
         QCOMPARE(figuresDiffer(model, true), QString());
     }
 
+    // A background agent's API response arriving during a later turn belongs to the turn of the
+    // call that started the agent, where the tree nests it: before, the summary gave it to the
+    // turn open when it arrived, so while turn 2 ran the summary's run tokens held the agent's
+    // 12 in / 1 out and the tree's did not. Checked after every event of the fixture.
+    void backgroundAgentTokensBelongToTheTurnOfItsCall()
+    {
+        const auto loaded = load(dataPath(QStringLiteral("recordings/background-agent.jsonl")));
+        const RunEventBatch &events = loaded->run.events;
+        QVERIFY(events.size() > 10);
+        for (qsizetype cut = 0; cut <= events.size(); ++cut) {
+            RunModel model;
+            model.addEventRange(events.constData(), events.constData() + cut);
+            const QString where
+                = QStringLiteral("cut after %1 of %2 events: ").arg(cut).arg(events.size());
+            const QString turns
+                = turnTokensDiffer(model, events.constData(), events.constData() + cut);
+            QVERIFY2(turns.isEmpty(), qPrintable(where + turns));
+            QVERIFY2(figuresDiffer(model, false).isEmpty(),
+                qPrintable(where + figuresDiffer(model, false)));
+        }
+        // The agent's call holds its sub-agent's response (12 in, 1 out) besides the call's own
+        // message, and turn 1 keeps its result's final counts.
+        const QList<QModelIndex> turns = nodesOfKind(loaded->model.get(), RunModel::NodeKind::Turn);
+        QCOMPARE(turns.size(), 2);
+        const QList<QModelIndex> results
+            = nodesOfKind(loaded->model.get(), RunModel::NodeKind::Result);
+        QCOMPARE(results.size(), 2);
+        QCOMPARE(text(tokensOf(turns.at(0))), text(tokensOf(results.at(0))));
+        QCOMPARE(text(tokensOf(turns.at(1))), text(tokensOf(results.at(1))));
+    }
+
     // Walkthrough: replay, Markdown and HTML said "Turns: 3" for a run of 2 turns (claude's
     // num_turns, the round trips, labelled as turns).
     // Each stream capture also as a recording, its lines arriving at random moments (the
@@ -330,6 +384,63 @@ private slots:
                 QCOMPARE(delta.right, double(turns));
                 found = true;
             }
+        }
+        QVERIFY(found);
+    }
+
+    // A transcript records no result lines, so not claude's num_turns: its round trips are
+    // "not recorded" (null in JSON) in every surface, never 0 shown as a count, and Compare of it
+    // with a capture claims no difference in round trips. Likewise a capture cut before its
+    // result line.
+    void roundTripsWithoutResultLinesAreNotRecorded_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const QString &path : runFiles())
+            if (path.contains(QLatin1String("transcript"))
+                && !QFileInfo(path).fileName().startsWith(QLatin1String("stream")))
+                QTest::newRow(qPrintable(
+                    QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR)).relativeFilePath(path)))
+                    << path;
+        QTest::newRow("stream-sigterm.jsonl") << dataPath(QStringLiteral("stream-sigterm.jsonl"));
+    }
+    void roundTripsWithoutResultLinesAreNotRecorded()
+    {
+        QFETCH(QString, path);
+        const auto loaded = load(path);
+        const RunSummary summary = loaded->model->summary();
+        QVERIFY(!summary.hasResult);
+        QVERIFY(summary.toJson().value(QLatin1String("round_trips")).isNull());
+        const test::CliOutcome json
+            = test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--json")});
+        QVERIFY(QJsonDocument::fromJson(json.out)
+                    .object()
+                    .value(QLatin1String("round_trips"))
+                    .isNull());
+        const test::CliOutcome replay
+            = test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--summary")});
+        QVERIFY2(rowValue(QString::fromUtf8(replay.out), runfacts::roundTripsLabel())
+                     .startsWith(QLatin1String("not recorded")),
+            replay.out.constData());
+        for (auto format : {RunExporter::Format::Markdown, RunExporter::Format::Html}) {
+            const QString value
+                = rowValue(exported(*loaded->model, format), runfacts::roundTripsLabel());
+            QVERIFY2(value.startsWith(QLatin1String("not recorded")), qPrintable(value));
+        }
+        const QJsonObject exportedJson
+            = QJsonDocument::fromJson(exported(*loaded->model, RunExporter::Format::Json).toUtf8())
+                  .object();
+        QVERIFY2(!exportedJson.isEmpty(), "the JSON export parses");
+        QVERIFY(!QJsonDocument(exportedJson).toJson().contains("\"round_trips\": 0"));
+
+        const auto recorded = load(dataPath(QStringLiteral("stream-basic.jsonl")));
+        const RunComparison comparison = RunComparison::compare(
+            ComparedRun::fromModel(*loaded->model), ComparedRun::fromModel(*recorded->model));
+        bool found = false;
+        for (const RunComparison::Delta &delta : comparison.deltas()) {
+            if (delta.key != QLatin1String("round_trips"))
+                continue;
+            found = true;
+            QVERIFY2(!delta.differs(), "a count not recorded on one side is no difference");
         }
         QVERIFY(found);
     }
@@ -396,6 +507,9 @@ private slots:
                                       .arg(events.size());
             QVERIFY2(figuresDiffer(model, false).isEmpty(),
                 qPrintable(where + QStringLiteral(" (live): ") + figuresDiffer(model, false)));
+            const QString turns
+                = turnTokensDiffer(model, events.constData(), events.constData() + cut);
+            QVERIFY2(turns.isEmpty(), qPrintable(where + QStringLiteral(": ") + turns));
             model.markRunEnded(cut > 0 ? events.at(cut - 1).arrivalMs : 0);
             QVERIFY2(figuresDiffer(model, true).isEmpty(),
                 qPrintable(where + QStringLiteral(": ") + figuresDiffer(model, true)));

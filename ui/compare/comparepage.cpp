@@ -4,6 +4,7 @@
 #include "compare/runcomparisonmodel.h"
 #include "compare/touchedfilesmodel.h"
 #include "monospacefont.h"
+#include "streamjson/runfacts.h"
 #include "ui_comparepage.h"
 #include "util/format.h"
 
@@ -179,10 +180,16 @@ void ComparePage::fillDeltas()
     for (int column = 0; column < deltas.size(); ++column) {
         const RunComparison::Delta &delta = deltas.at(column);
         table->setHorizontalHeaderItem(column, new QTableWidgetItem(delta.name));
-        const QString a = delta.isText ? delta.leftText : text(delta, delta.left);
-        const QString b = delta.isText ? delta.rightText : text(delta, delta.right);
+        const QString a = !delta.leftRecorded ? QStringLiteral("—")
+            : delta.isText                    ? delta.leftText
+                                              : text(delta, delta.left);
+        const QString b = !delta.rightRecorded ? QStringLiteral("—")
+            : delta.isText                     ? delta.rightText
+                                               : text(delta, delta.right);
         QString change;
-        if (delta.isText)
+        if (!delta.leftRecorded || !delta.rightRecorded)
+            change = QStringLiteral("—");
+        else if (delta.isText)
             change = delta.differs() ? tr("differs") : tr("same");
         else if (!delta.differs())
             change = QStringLiteral("0");
@@ -193,6 +200,13 @@ void ComparePage::fillDeltas()
         for (int row = 0; row < 3; ++row) {
             auto *item = new QTableWidgetItem(values.at(row));
             item->setTextAlignment(Qt::AlignCenter);
+            // A figure a side does not record: the dash says "not recorded", and why.
+            const bool leftUnknown = !delta.leftRecorded && row != 1;
+            const bool rightUnknown = !delta.rightRecorded && row != 0;
+            if (leftUnknown || rightUnknown)
+                item->setToolTip(runfacts::notRecordedText() + QStringLiteral(": ")
+                    + runfacts::roundTripsNotRecordedReason(
+                        leftUnknown ? comparison().left().summary : comparison().right().summary));
             if (row == 2 && delta.differs())
                 item->setBackground(
                     CompareDelegate::tint(RunComparison::State::Changed, palette()));

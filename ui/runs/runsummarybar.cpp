@@ -30,8 +30,7 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     // The labels and definitions of docs/stream-json.md, "Figures" (runfacts).
     m_turns
         = addField(runfacts::turnsLabel(), tr("Prompts that started work: the tree's Turn nodes"));
-    m_roundTrips = addField(
-        runfacts::roundTripsLabel(), tr("API calls, from the result lines (claude's num_turns)"));
+    m_roundTrips = addField(runfacts::roundTripsLabel(), QString()); // its tooltip: setSummary
     m_tools = addField(tr("Tool calls"), tr("Distinct tool calls; failed and unanswered ones"));
     m_tokens = addField(tr("Tokens"),
         tr("Input and output tokens, per turn: its result lines' usage of every model, "
@@ -118,9 +117,18 @@ void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
 
     const QLocale locale;
     setField(m_turns, locale.toString(summary.turns));
-    setField(m_roundTrips, locale.toString(summary.roundTrips));
-    // A transcript has no result lines, so no round trips: the field would only say "0".
-    m_roundTrips->setVisible(summary.hasResult);
+    // A transcript has no result lines, so no round trips: a dash that says why, never "0".
+    const QString roundTripsTip = tr("API calls, from the result lines (claude's num_turns)");
+    if (summary.roundTripsRecorded()) {
+        setField(m_roundTrips, locale.toString(summary.roundTrips));
+        m_roundTrips->setToolTip(roundTripsTip);
+    } else {
+        setField(m_roundTrips, QStringLiteral("—"));
+        m_roundTrips->setAccessibleName(
+            runfacts::roundTripsLabel() + QStringLiteral(": ") + runfacts::notRecordedText());
+        m_roundTrips->setToolTip(runfacts::notRecordedText() + QStringLiteral(": ")
+            + runfacts::roundTripsNotRecordedReason(summary));
+    }
     QString tools = locale.toString(summary.toolCalls);
     if (summary.toolErrors > 0 || summary.unmatchedToolCalls > 0)
         tools += tr(" (%1 failed, %2 unanswered)")
