@@ -177,6 +177,8 @@ int runSearch(const QStringList &arguments)
     loop.exec();
     if (!ok)
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(result.refused))
+        printError(QStringLiteral("not searched: ") + refusal);
 
     if (parser.isSet(jsonOption)) {
         QJsonArray hits;

@@ -256,6 +256,8 @@ int runSessions(const QStringList &arguments)
     sessiondiscovery::Listing listing;
     if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(listing.refused))
+        printError(QStringLiteral("not listed: ") + refusal);
 
     // chat → sessions, merged from both sources by session id; then the sessions of other
     // working directories (never recorded here: sandscope runs only in chats)

@@ -1,6 +1,8 @@
 // The Files and Users pages against a REAL multi-user open-terminal (the pinned
 // OPEN_TERMINAL_VERSION; the admin overview against OPEN_TERMINAL_LEGACY_VERSION, which allows
-// requests without X-User-Id). Dialogs are answered by a scripted prompter; what the page did
+// requests without X-User-Id). The tests of what crosses users (another user's paths, links
+// out of the home, reading with the user's own permissions) run on both pinned versions, one
+// server each for the whole suite. Dialogs are answered by a scripted prompter; what the page did
 // is checked on the server itself (sha256sum, cat, ls), not through the page. Previews of
 // another user's files are audited.
 
@@ -196,7 +198,12 @@ private Q_SLOTS:
 
     void cleanupTestCase() { stopFilesServer(); }
 
-    void init() { m_prompter = ScriptedPrompter(); }
+    void init()
+    {
+        m_prompter = ScriptedPrompter();
+        QString error;
+        QVERIFY2(useVersion(RealServer::pinnedVersions().constFirst(), &error), qPrintable(error));
+    }
 
     void expandingAFolderListsItAndTheBreadcrumbFollowsTheSelection()
     {
@@ -606,8 +613,10 @@ private Q_SLOTS:
     }
 
     // Acting as bob, a path in alice's home is "not allowed", not "does not exist".
+    void aPathOutsideTheHomeIsNotAllowedRatherThanMissing_data() { test::addVersionRows(); }
     void aPathOutsideTheHomeIsNotAllowedRatherThanMissing()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         auto page = makePage();
         const QString other = m_bobHome + QStringLiteral("/chat-secret/notes.txt");
         page->goToPath(other);
@@ -618,8 +627,10 @@ private Q_SLOTS:
         QVERIFY2(!said.contains(QStringLiteral("does not exist (any more)")), qPrintable(said));
     }
 
+    void anotherUsersFolderSaysWhoseFilesTheyAre_data() { test::addVersionRows(); }
     void anotherUsersFolderSaysWhoseFilesTheyAre()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         auto page = makePage();
         page->goToPath(m_bobHome);
         const QString bobAccount = m_bobHome.section(QLatin1Char('/'), 2, 2);
@@ -635,8 +646,10 @@ private Q_SLOTS:
     // A link in alice's home to bob's file or home: the tree shows it as a link with its
     // target, the preview refuses it (the server's file API would read it as root), and the
     // folder it leads to is not listed. A link that stays in the home previews as before.
+    void linksAreShownWithTheirTargetsAndNotFollowedOutOfTheHome_data() { test::addVersionRows(); }
     void linksAreShownWithTheirTargetsAndNotFollowedOutOfTheHome()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         const QString token = randomToken(8);
         const QString secret = QStringLiteral("bob-secret-") + token;
         const QString secretPath
@@ -666,6 +679,17 @@ private Q_SLOTS:
             preview->errorText().contains(fileLink) && preview->errorText().contains(secretPath),
             qPrintable(preview->errorText()));
         QVERIFY(preview->kind() != PreviewKind::Text);
+        // Edit reads it the same way: refused, naming the link, and bob's file is unchanged.
+        page->setReadOnly(false);
+        m_prompter.editedTexts = QStringList {QStringLiteral("pwned")};
+        page->editAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(page->pendingOperations() == 0, 30000);
+        QVERIFY2(page->messageBar()->text().contains(fileLink)
+                && page->messageBar()->text().contains(secretPath),
+            qPrintable(page->messageBar()->text()));
+        QCOMPARE(m_prompter.editedTexts.size(), 1);
+        QCOMPARE(shell(m_bob, QStringLiteral("cat %1").arg(secretPath)), QStringList {secret});
+        page->setReadOnly(true);
 
         // The link to bob's home is refused as a folder, naming the link.
         page->goToPath(m_aliceHome + QLatin1Char('/') + folderLink);
@@ -694,8 +718,10 @@ private Q_SLOTS:
     // A file in alice's own home that only root may read: the server's file API (root) would
     // return it, the preview reads it in alice's shell and is refused by the kernel. A file
     // alice may read previews as text and as bytes through the same path.
+    void previewReadsWithTheUsersOwnPermissions_data() { test::addVersionRows(); }
     void previewReadsWithTheUsersOwnPermissions()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         const QString token = randomToken(8);
         const QString secret = QStringLiteral("root-only-") + token;
         const QString rootFile
@@ -789,11 +815,10 @@ private Q_SLOTS:
 
     void adminOverviewListsTheUsersOfTheLegacyServerAndBrowsesAsOne()
     {
-        RealServer legacy(
-            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(legacy.start(&error), qPrintable(error));
-        OpenTerminalClient client(legacy.connection());
+        QVERIFY2(useVersion(RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), &error),
+            qPrintable(error));
+        OpenTerminalClient &client = *m_client;
         const QString suffix = test::randomToken(3, true);
         const Identity carol {QStringLiteral("carol") + suffix, {}};
         const Identity dave {QStringLiteral("dave") + suffix, {}};
