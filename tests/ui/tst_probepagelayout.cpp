@@ -106,6 +106,19 @@ private Q_SLOTS:
         QVERIFY(scorecard->rowCount() >= 7);
         QCOMPARE(scorecard->verticalScrollBar()->maximum(), 0);
         expectColumnsFit(scorecard);
+        // ... and no empty band below it: its pane is as tall as its tallest child needs.
+        const QWidget *pane = scorecard->parentWidget();
+        int tallest = scorecard->height();
+        for (const QWidget *child :
+            pane->findChildren<QWidget *>(QString(), Qt::FindDirectChildrenOnly))
+            tallest = std::max(tallest,
+                !child->isVisible()              ? 0
+                    : child->hasHeightForWidth() ? child->heightForWidth(child->width())
+                                                 : child->sizeHint().height());
+        QVERIFY2(pane->height() <= tallest + 2 * pane->fontMetrics().height(),
+            qPrintable(QStringLiteral("pane %1 px, tallest child %2 px")
+                           .arg(pane->height())
+                           .arg(tallest)));
 
         // The matrix: every pair's column and the server's in view, rows as tall as a line,
         // the titles elided rather than pushing the columns out, and whole in their tooltips.

@@ -264,12 +264,22 @@ void ProbePage::fitScorecardPane()
     const int total = std::accumulate(sizes.cbegin(), sizes.cend(), 0);
     if (sizes.size() < 2 || total <= 0)
         return;
+    // What the pane's children need at their widths (its sizeHint asks the worst finding's
+    // label for its height at a narrow width: too tall).
     QTableWidget *scorecard = m_ui->scorecardView;
-    int table = scorecard->horizontalHeader()->height() + 2 * scorecard->frameWidth();
-    for (int row = 0; row < scorecard->rowCount(); ++row)
-        table += scorecard->rowHeight(row);
+    int table = 0;
+    if (scorecard->rowCount() > 0) {
+        table = scorecard->horizontalHeader()->sizeHint().height() + 2 * scorecard->frameWidth();
+        for (int row = 0; row < scorecard->rowCount(); ++row)
+            table += scorecard->rowHeight(row);
+    }
     m_ui->scorecardPane->layout()->activate();
-    const int wanted = qMin(qMax(m_ui->scorecardPane->sizeHint().height(), table), total * 2 / 3);
+    const QLabel *worst = m_ui->worstFindingLabel;
+    const int text = worst->isVisibleTo(m_ui->scorecardPane)
+        ? worst->heightForWidth(qMax(worst->width(), worst->fontMetrics().averageCharWidth() * 40))
+        : 0;
+    const int buttons = m_ui->reportButtons->sizeHint().height();
+    const int wanted = qMin(qMax(qMax(table, text), buttons), total * 2 / 3);
     sizes[1] += sizes[0] - wanted;
     sizes[0] = wanted;
     splitter->setSizes(sizes);
