@@ -52,6 +52,8 @@ int runRuns(const QStringList &arguments)
     rundiscovery::Listing listing;
     if (!listAsUser(&rundiscovery::list, client, options, &listing, &why))
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(listing.refused))
+        printError(QStringLiteral("not listed: ") + refusal);
     QVector<DiscoveredRun> runs;
     std::copy_if(listing.runs.cbegin(), listing.runs.cend(), std::back_inserter(runs),
         [&](const DiscoveredRun &run) { return chatId.isEmpty() || run.chatId == chatId; });

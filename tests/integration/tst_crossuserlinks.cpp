@@ -2,14 +2,17 @@
 // open-terminal servers of both pinned versions (one each for the suite, accounts removed
 // afterwards). Bob plants links in his ~/.claude/projects: a transcript linked into alice's
 // home, one linked to a file alice left world-readable in /tmp, a project folder linked to
-// alice's /tmp folder and a sub-agent file of his own session linked there too. The session
-// listing, the search, the usage scan, the transcript follower and `sandscope replay|export
-// --session` never read them and name the link and its target; bob's own session still works.
+// alice's /tmp folder and a sub-agent file of his own session linked there too, and a run
+// whose output file is linked there. The session listing, the search, the usage scan, the
+// transcript follower, `sandscope replay|export --session`, the run listing and re-attaching a
+// run never read them and name the link and its target; bob's own session still works.
 
 #include "files/pathguard.h"
 #include "filesfixture.h"
 #include "putfile.h"
 #include "realserver.h"
+#include "runs/rundiscovery.h"
+#include "runs/runlauncher.h"
 #include "sandscopecli.h"
 #include "server/shortcommand.h"
 #include "sessions/sessiondiscovery.h"
@@ -275,6 +278,48 @@ private Q_SLOTS:
         const CliOutcome replayed = sandscopeAsBob({QStringLiteral("replay"),
             QStringLiteral("--summary"), QStringLiteral("--session"), p.ownSession});
         QVERIFY2(replayed.exitCode == 0, replayed.err.constData());
+    }
+
+    // A run's files are read through the file API (root): a run whose output file bob linked
+    // to alice's file is refused before anything is read, naming the link and its target.
+    void attachingARunRefusesItsFilesLinkedOutOfTheHome_data() { addVersionRows(); }
+    void attachingARunRefusesItsFilesLinkedOutOfTheHome()
+    {
+        SANDSCOPE_USE_FETCHED_VERSION();
+        const Planted p = plant();
+        QVERIFY(!p.own.isEmpty());
+        RunHandle handle;
+        handle.identity = m_bob;
+        handle.chatId = QStringLiteral("links") + p.token;
+        handle.runId = QStringLiteral("run") + p.token;
+        handle.home = m_bobHome;
+        const QString tee = handle.paths().teeFile;
+        shell(m_bob,
+            QStringLiteral("mkdir -p %1 && ln -s %2 %3")
+                .arg(handle.paths().runDirectory, p.tmpTranscript, tee));
+
+        // Not listed among bob's runs, and named.
+        const auto runs = awaitListing<rundiscovery::Listing>(
+            [&](auto done) { rundiscovery::list(m_client.get(), m_bob, this, done); });
+        QVERIFY2(runs.error.message.isEmpty(), qPrintable(runs.error.message));
+        for (const DiscoveredRun &run : runs.value.runs)
+            QVERIFY2(run.teePath != tee, qPrintable(run.teePath));
+        QVERIFY2(anyContains(runs.value.refused, {tee, p.tmpTranscript}),
+            qPrintable(runs.value.refused.join(u'\n')));
+
+        RunLauncher launcher(m_client.get(), m_bob);
+        QStringList lines;
+        QString failure;
+        connect(&launcher, &RunLauncher::lineReceived, this,
+            [&lines](qint64, const QString &line) { lines << line; });
+        connect(&launcher, &RunLauncher::failed, this,
+            [&failure](const QString &message) { failure = message; });
+        launcher.reattach(handle, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(launcher.state(), RunLauncher::State::Failed, linkWaitMs);
+        QVERIFY2(lines.isEmpty(), qPrintable(lines.join(u'\n').left(300)));
+        QVERIFY2(failure.contains(tee) && failure.contains(p.tmpTranscript)
+                && failure.contains(QLatin1String("outside the home")),
+            qPrintable(failure));
     }
 };
 
