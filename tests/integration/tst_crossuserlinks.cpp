@@ -11,6 +11,7 @@
 #include "filesfixture.h"
 #include "putfile.h"
 #include "realserver.h"
+#include "runs/artifactscanner.h"
 #include "runs/rundiscovery.h"
 #include "runs/runlauncher.h"
 #include "sandscopecli.h"
@@ -278,6 +279,48 @@ private Q_SLOTS:
         const CliOutcome replayed = sandscopeAsBob({QStringLiteral("replay"),
             QStringLiteral("--summary"), QStringLiteral("--session"), p.ownSession});
         QVERIFY2(replayed.exitCode == 0, replayed.err.constData());
+    }
+
+    // The artifacts of a chat whose folder bob linked to alice's /tmp folder: not listed, the
+    // refusal names the link and its target; bob's own chat lists.
+    void artifactListingRefusesAChatLinkedOutOfTheHome_data() { addVersionRows(); }
+    void artifactListingRefusesAChatLinkedOutOfTheHome()
+    {
+        SANDSCOPE_USE_FETCHED_VERSION();
+        const Planted p = plant();
+        QVERIFY(!p.own.isEmpty());
+        const QString linked = m_bobHome + QStringLiteral("/chat-linked") + p.token;
+        const QString own = m_bobHome + QStringLiteral("/chat-own") + p.token;
+        shell(m_bob,
+            QStringLiteral("ln -s %1 %2 && mkdir -p %3 && printf x > %3/made.txt")
+                .arg(p.tmpFolder, linked, own));
+        ArtifactScanner scanner(m_client.get());
+        QVector<ArtifactFile> files;
+        QString failure;
+        bool ended = false;
+        connect(&scanner, &ArtifactScanner::finished, this,
+            [&](const QVector<ArtifactFile> &found, bool) {
+                files = found;
+                ended = true;
+            });
+        connect(&scanner, &ArtifactScanner::failed, this, [&](const QString &message) {
+            failure = message;
+            ended = true;
+        });
+        scanner.scan(m_bob, linked, QStringLiteral("@0"));
+        QTRY_VERIFY_WITH_TIMEOUT(ended, linkWaitMs);
+        QVERIFY(files.isEmpty());
+        QVERIFY2(failure.contains(linked) && failure.contains(p.tmpFolder)
+                && failure.contains(QLatin1String("outside the home")),
+            qPrintable(failure));
+
+        ended = false;
+        failure.clear();
+        scanner.scan(m_bob, own, QStringLiteral("@0"));
+        QTRY_VERIFY_WITH_TIMEOUT(ended, linkWaitMs);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(files.size(), 1);
+        QCOMPARE(files.constFirst().relativePath, QStringLiteral("made.txt"));
     }
 
     // A run's files are read through the file API (root): a run whose output file bob linked
