@@ -19,6 +19,7 @@
 #include "previews/previewpane.h"
 #include "previews/previewtext.h"
 #include "realserver.h"
+#include "runs/runtabs.h"
 #include "server/accountnames.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -35,6 +36,7 @@
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -749,6 +751,55 @@ private Q_SLOTS:
             qPrintable(page->messageBar()->text()));
         QCOMPARE(m_prompter.editedTexts.size(), 1);
         QFile::remove(rootFile);
+    }
+
+    // "Open as run" of a file on the server reads it in the user's shell: a link to another
+    // user's run file is refused naming the link and its target, no tab opens and nothing is
+    // kept locally; the user's own file opens as a run tab.
+    void openingARemoteRunRefusesALinkOutOfTheHome_data() { test::addVersionRows(); }
+    void openingARemoteRunRefusesALinkOutOfTheHome()
+    {
+        SANDSCOPE_USE_FETCHED_VERSION();
+        QStandardPaths::setTestModeEnabled(true); // the local copies of remote runs
+        const QString token = randomToken(8);
+        QFile capture(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+        QVERIFY(capture.open(QIODevice::ReadOnly));
+        const QByteArray run = capture.readAll();
+        const QString bobRun
+            = m_bobHome + QStringLiteral("/run-") + token + QStringLiteral(".jsonl");
+        const QString ownRun
+            = m_aliceHome + QStringLiteral("/own-") + token + QStringLiteral(".jsonl");
+        const QString link
+            = m_aliceHome + QStringLiteral("/bobs-") + token + QStringLiteral(".jsonl");
+        for (const auto &[who, path] : {std::pair {m_bob, bobRun}, std::pair {m_alice, ownRun}}) {
+            const auto written = await<WriteResult>([&, who = who, path = path](auto done) {
+                return m_client->uploadFile(who, QFileInfo(path).path(), QFileInfo(path).fileName(),
+                    run, m_client.get(), done);
+            });
+            QVERIFY2(written.ok(), qPrintable(written.error.toString()));
+        }
+        shell(m_bob, QStringLiteral("chmod 600 %1").arg(bobRun));
+        shell(m_alice, QStringLiteral("ln -s %1 %2").arg(bobRun, link));
+
+        QTemporaryDir settings;
+        QVERIFY(settings.isValid());
+        MainWindow window(settings.filePath(QStringLiteral("profiles.ini")));
+        QSignalSpy probed(&window, &MainWindow::serverChecked);
+        window.connectToServer(m_server->connection(), m_alice.userId, QStringLiteral("lab"));
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
+        const int tabs = window.pages()->count();
+        window.runTabs()->openRemoteRun(link);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.messageBar()->text().contains(QLatin1String("Cannot open")), 30000);
+        const QString said = window.messageBar()->text();
+        QVERIFY2(said.contains(link) && said.contains(bobRun), qPrintable(said));
+        QCOMPARE(window.pages()->count(), tabs);
+
+        window.runTabs()->openRemoteRun(ownRun);
+        QTRY_COMPARE_WITH_TIMEOUT(window.pages()->count(), tabs + 1, 30000);
+        QVERIFY(window.runTabs()->currentRun());
+        shell(m_alice, QStringLiteral("rm -f %1 %2").arg(link, ownRun));
+        shell(m_bob, QStringLiteral("rm -f %1").arg(bobRun));
     }
 
     void mainWindowBrowsesAsTheUserAndReadOnlyAsAnother()
