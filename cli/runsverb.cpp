@@ -34,7 +34,8 @@ int runRuns(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "Lists the user's runs in the sandbox (~/.sandscope/runs/<chat>/<run>.jsonl), most\n"
         "recent first: running, exited with a status, or ended without one (killed). Show one\n"
-        "again with `sandscope run --chat CHAT --attach RUN`."));
+        "again with `sandscope run --chat CHAT --attach RUN`. A run whose files are links out of\n"
+        "the user's home is not listed (named on stderr) and cannot be attached."));
     const QCommandLineOption chatOption(
         QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
     const QCommandLineOption jsonOption(
