@@ -29,6 +29,14 @@ bool findSessionTranscript(OpenTerminalClient &client, const ConnectionOptions &
             newest = session.lastActivity;
         }
     }
+    // A session whose transcript leads out of the home is named by its refusal.
+    const QString fileName = QLatin1Char('/') + sessionId + QStringLiteral(".jsonl");
+    for (const QString &refusal : std::as_const(listing.refused)) {
+        if (path->isEmpty() && refusal.contains(fileName)) {
+            *error = refusal;
+            return false;
+        }
+    }
     if (path->isEmpty()) {
         *error = serverMessage(
             QStringLiteral(

@@ -34,7 +34,8 @@ int runRuns(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "Lists the user's runs in the sandbox (~/.sandscope/runs/<chat>/<run>.jsonl), most\n"
         "recent first: running, exited with a status, or ended without one (killed). Show one\n"
-        "again with `sandscope run --chat CHAT --attach RUN`."));
+        "again with `sandscope run --chat CHAT --attach RUN`. A run whose files are links out of\n"
+        "the user's home is not listed (named on stderr) and cannot be attached."));
     const QCommandLineOption chatOption(
         QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
     const QCommandLineOption jsonOption(
@@ -52,6 +53,8 @@ int runRuns(const QStringList &arguments)
     rundiscovery::Listing listing;
     if (!listAsUser(&rundiscovery::list, client, options, &listing, &why))
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(listing.refused))
+        printError(QStringLiteral("not listed: ") + refusal);
     QVector<DiscoveredRun> runs;
     std::copy_if(listing.runs.cbegin(), listing.runs.cend(), std::back_inserter(runs),
         [&](const DiscoveredRun &run) { return chatId.isEmpty() || run.chatId == chatId; });

@@ -96,7 +96,8 @@ int runSearch(const QStringList &arguments)
         "excerpt of the raw JSON. QUERY is looked for the way the transcripts store text (JSON:\n"
         "quotes and backslashes escaped, other characters as they are), so `say \"hi\"` and\n"
         "paths with backslashes are found. Several words are searched as one text. At most\n"
-        "%1 lines are shown. Exit code 0 with hits, 1 without.")
+        "%1 lines are shown. Exit code 0 with hits, 1 without. A transcript that is a link out\n"
+        "of the user's home is not searched; it is named on stderr with its link and target.")
                                          .arg(sessionsearch::maxHits));
     const QCommandLineOption toolOption(QStringLiteral("tool"),
         QStringLiteral("Only lines of calls of this tool (its tool_use or tool_result)."),
@@ -177,6 +178,8 @@ int runSearch(const QStringList &arguments)
     loop.exec();
     if (!ok)
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(result.refused))
+        printError(QStringLiteral("not searched: ") + refusal);
 
     if (parser.isSet(jsonOption)) {
         QJsonArray hits;

@@ -210,7 +210,9 @@ int runSessions(const QStringList &arguments)
         "included), size, model, cost and whether they are running now (written within the\n"
         "last 30 s), merged with the sessions sandscope recorded on this machine. Sessions in\n"
         "chat directories are listed per chat; the first session of a chat is the one\n"
-        "`sandscope run --resume` continues. The others follow with their working directory."));
+        "`sandscope run --resume` continues. The others follow with their working directory.\n"
+        "A transcript or folder that is a link out of the user's home is not read; it is named\n"
+        "on stderr with its link and target."));
     const QCommandLineOption chatOption(
         QStringLiteral("chat"), QStringLiteral("Only this chat."), QStringLiteral("ID"));
     const QCommandLineOption jsonOption(
@@ -256,6 +258,8 @@ int runSessions(const QStringList &arguments)
     sessiondiscovery::Listing listing;
     if (!listAsUser(&sessiondiscovery::discover, client, options, &listing, &why))
         return listingFailed(why, options);
+    for (const QString &refusal : std::as_const(listing.refused))
+        printError(QStringLiteral("not listed: ") + refusal);
 
     // chat → sessions, merged from both sources by session id; then the sessions of other
     // working directories (never recorded here: sandscope runs only in chats)

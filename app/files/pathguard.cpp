@@ -14,18 +14,34 @@ const QString unreadableMarker = QStringLiteral("SANDSCOPE-UNREADABLE\t");
 const QString dataMarker = QStringLiteral("SANDSCOPE-DATA");
 const QString failedMarker = QStringLiteral("SANDSCOPE-FAILED");
 const QString endMarker = QStringLiteral("SANDSCOPE-END");
+const QString outsideMarker = QStringLiteral("SANDSCOPE-OUTSIDE\t");
+
+// The innermost symlink the user can see on the way to $1 (the path itself included): its
+// name in _sk, what it says in _st; both empty when there is none.
+const char linkFunction[] = R"(sandscope_link() {
+  _sl=$1; _sk=; _st=
+  while [ -n "$_sl" ] && [ "$_sl" != / ] && [ "$_sl" != . ]; do
+    if [ -L "$_sl" ]; then _sk=$_sl; _st=$(readlink -- "$_sl"); break; fi
+    _sl=$(dirname -- "$_sl")
+  done
+}
+)";
 
 // realpath -m resolves what exists and keeps the rest as written; a folder the user may not
-// enter stays unresolved, so a path into another home stays there. The walk up names the
-// innermost symlink the user can see on the way.
+// enter stays unresolved, so a path into another home stays there.
 const char resolveFunction[] = R"(sandscope_resolve() {
   r=$(realpath -m -- "$1" 2>/dev/null) || r=
-  l=$1; k=; t=
-  while [ -n "$l" ] && [ "$l" != / ] && [ "$l" != . ]; do
-    if [ -L "$l" ]; then k=$l; t=$(readlink -- "$l"); break; fi
-    l=$(dirname -- "$l")
-  done
-  printf 'SANDSCOPE-PATH\t%s\t%s\t%s\n' "$r" "$k" "$t"
+  sandscope_link "$1"
+  printf 'SANDSCOPE-PATH\t%s\t%s\t%s\n' "$r" "$_sk" "$_st"
+}
+)";
+
+// For scans: true (and a record) when $2 really lies outside the home $1.
+const char outsideFunction[] = R"(sandscope_outside() {
+  _sr=$(realpath -m -- "$2" 2>/dev/null) || _sr=
+  case $_sr in "$1"|"$1"/*) return 1 ;; esac
+  sandscope_link "$2"
+  printf 'SANDSCOPE-OUTSIDE\t%s\t%s\t%s\t%s\t%s\n' "$1" "$_sr" "$_sk" "$_st" "$2"
 }
 )";
 
@@ -76,11 +92,51 @@ QString PathResolution::refusal(const ResolvedPath &path, const QString &userId)
 
 namespace pathguard {
 
+QString outsideFunctions()
+{
+    return QLatin1String(linkFunction) + QLatin1String(outsideFunction);
+}
+
+bool outsideRefusal(const QString &line, const QString &userId, QString *message)
+{
+    if (!line.startsWith(outsideMarker))
+        return false;
+    // The path is last: a tab in it stays in it. A tab elsewhere shifts the fields, and the
+    // message says less, but the scan has refused the path all the same.
+    const QStringList fields = line.mid(outsideMarker.size()).split(QLatin1Char('\t'));
+    PathResolution resolution;
+    ResolvedPath path;
+    if (fields.size() >= 5) {
+        resolution.home = fields.at(0);
+        path.real = fields.at(1);
+        path.link = fields.at(2);
+        path.linkTarget = fields.at(3);
+        path.path = fields.mid(4).join(QLatin1Char('\t'));
+    } else {
+        path.path = fields.join(QLatin1Char(' '));
+    }
+    *message = resolution.refusal(path, userId);
+    return true;
+}
+
+QStringList outsideRefusals(const QString &output, const QString &userId)
+{
+    QStringList refusals;
+    QString message;
+    for (QString line : output.split(QLatin1Char('\n'))) {
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (outsideRefusal(line, userId, &message))
+            refusals << message;
+    }
+    return refusals;
+}
+
 QString script(const QStringList &paths, Extra extra, qint64 maxBytes)
 {
     QString text = QStringLiteral("cd ~ || exit 90\nh=$(pwd -P)\nprintf 'SANDSCOPE-HOME\\t%s\\n' "
                                   "\"$h\"\n")
-        + QLatin1String(resolveFunction);
+        + QLatin1String(linkFunction) + QLatin1String(resolveFunction);
     for (const QString &path : paths)
         text += QStringLiteral("sandscope_resolve %1\n").arg(shell::quote(path));
     if (paths.isEmpty() || extra == Extra::None)

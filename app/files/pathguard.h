@@ -47,6 +47,18 @@ enum class Extra {
     LinksBelowFirst, // then resolve every symlink below the first path (a folder to archive)
     LinksInFirst, // then resolve the symlinks directly in the first path (a folder listed)
 };
+// For a scan that must not follow links out of a home, in the scan's own command (no request
+// per file): shell functions after which `sandscope_outside HOME PATH` (HOME as `pwd -P`
+// prints it) succeeds and prints a record when PATH's real location, resolved by the shell's
+// user, lies outside HOME, and fails silently otherwise. realpath runs only when it is called,
+// so a scan calls it for the paths with a symlink on the way (`[ -L … ]`, a builtin).
+QString outsideFunctions();
+// The refusal, naming the link and its target, of a record sandscope_outside printed; false
+// for any other line.
+bool outsideRefusal(const QString &line, const QString &userId, QString *message);
+// The refusals of every such record in a scan's output (lines ending in CR LF too).
+QStringList outsideRefusals(const QString &output, const QString &userId = {});
+
 // The shell script that resolves `paths` (relative ones from the home) and prints one record
 // each, then does `extra` (ReadFirst: at most `maxBytes` bytes plus one when not negative).
 QString script(const QStringList &paths, Extra extra, qint64 maxBytes = -1);

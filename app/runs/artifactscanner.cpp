@@ -1,6 +1,7 @@
 #include "artifactscanner.h"
 
 #include "files/framedrecordreader.h"
+#include "files/pathguard.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
 #include "util/shellquote.h"
@@ -43,7 +44,11 @@ QString script(const QString &workDirectory, const QString &reference, int limit
     const QString check = isMoment
         ? QString()
         : QStringLiteral("[ -e %1 ] || printf '%2\\n'; ").arg(quoted, missingMarker);
-    return check + chatscan::framedRecords(beginMarker, body, endMarker);
+    // A workdir that is a link out of the home (to another user's folder) is not listed.
+    const QString confined = pathguard::outsideFunctions()
+        + QStringLiteral("h=$(cd ~ && pwd -P) || exit 1; sandscope_outside \"$h\" %1 && exit 0; ")
+              .arg(shell::quote(workDirectory));
+    return confined + check + chatscan::framedRecords(beginMarker, body, endMarker);
 }
 
 bool parseRecord(const QByteArray &record, const QString &workDirectory, ArtifactFile *parsed)
@@ -82,6 +87,8 @@ QVector<ArtifactFile> Parser::feedLine(const QString &line)
 {
     if (!m_records.sawBegin() && line.trimmed() == missingMarker)
         m_referenceMissing = true;
+    if (!m_records.sawBegin() && pathguard::outsideRefusal(line.trimmed(), {}, &m_refusal))
+        return {};
     QByteArray bytes;
     ArtifactFile file;
     if (!m_records.feedLine(line, &bytes) || !parseRecord(bytes, m_workDirectory, &file))
@@ -145,12 +152,15 @@ void ArtifactScanner::startScan(const Request &request)
             m_found += m_parser->feedLine(rest);
         const bool complete = m_parser->sawEnd();
         const bool missing = m_parser->referenceMissing();
+        const QString refusal = m_parser->refusal();
         const bool truncated = m_found.size() > m_limit;
         if (truncated)
             m_found.resize(m_limit);
         const QVector<ArtifactFile> found = std::exchange(m_found, {});
         scanEnded();
-        if (missing)
+        if (!refusal.isEmpty())
+            Q_EMIT failed(refusal);
+        else if (missing)
             Q_EMIT failed(tr("The run's start marker (its prompt file) is gone, so the files it "
                              "changed cannot be told apart"));
         else if (!complete)

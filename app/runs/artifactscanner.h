@@ -52,11 +52,14 @@ public:
     bool sawEnd() const { return m_records.sawEnd(); }
     // The reference file was gone: "since the run started" cannot be told.
     bool referenceMissing() const { return m_referenceMissing; }
+    // Not listed: the workdir leads out of the home (the message names the link and target).
+    QString refusal() const { return m_refusal; }
 
 private:
     QString m_workDirectory;
     chatscan::FramedRecordReader m_records;
     bool m_referenceMissing = false;
+    QString m_refusal;
 };
 
 // One record "<mtime seconds.fraction>\t<size>\t<relative path>". False for anything else.

@@ -1,5 +1,6 @@
 #include "rundiscovery.h"
 
+#include "files/pathguard.h"
 #include "server/shortcommand.h"
 
 #include <QFileInfo>
@@ -20,28 +21,37 @@ namespace rundiscovery {
 QString script()
 {
     // Liveness like claudecommand::livenessScript: the pid alone could have been reused, the
-    // run's shell has its run id in its command line.
-    return QStringLiteral(
-        "home=$(cd ~ && pwd -P) || exit 1; "
-        "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
-        "for f in \"$home\"/.sandscope/runs/*/*.jsonl; do "
-        "[ -f \"$f\" ] || continue; "
-        "base=${f%.jsonl}; run=${base##*/}; "
-        "info=$(stat -c '%.3Y %s' -- \"$f\" 2>/dev/null) || continue; "
-        "code=-; [ -f \"$base.exit\" ] && code=$(head -c 16 -- \"$base.exit\" | tr -dc '0-9-'); "
-        "[ -n \"$code\" ] || code=-; "
-        "alive=0; p=$(cat -- \"$base.pid\" 2>/dev/null) && "
-        "tr '\\000' ' ' < /proc/\"$p\"/cmdline 2>/dev/null | grep -qF -- \"$run\" && alive=1; "
-        "prompt=$(head -c %1 -- \"$base.prompt\" 2>/dev/null | tr '\\t\\n\\r' '   '); "
-        "printf 'SANDSCOPE-RUNFILE\\t%s\\t%s\\t%s\\t%s\\t%s\\n' \"$info\" \"$code\" \"$alive\" "
-        "\"$prompt\" \"$f\"; "
-        "done; true")
-        .arg(promptStartBytes);
+    // run's shell has its run id in its command line. A run whose tee or prompt file, or whose
+    // chat's folder, is a link out of the home is not listed (RunLauncher would read its tee
+    // file through the file API, as root), nor are runs under a ~/.sandscope that is one.
+    return pathguard::outsideFunctions()
+        + QStringLiteral(
+            "home=$(cd ~ && pwd -P) || exit 1; "
+            "printf 'SANDSCOPE-HOME=%s\\n' \"$home\"; "
+            "sandscope_outside \"$home\" \"$home/.sandscope/runs\" && exit 0; "
+            "for f in \"$home\"/.sandscope/runs/*/*.jsonl; do "
+            "base=${f%.jsonl}; run=${base##*/}; "
+            "if [ -L \"$f\" ] || [ -L \"${f%/*}\" ] || [ -L \"$base.prompt\" ]; then "
+            "sandscope_outside \"$home\" \"$f\" && continue; "
+            "sandscope_outside \"$home\" \"$base.prompt\" && continue; fi; "
+            "[ -f \"$f\" ] || continue; "
+            "info=$(stat -c '%.3Y %s' -- \"$f\" 2>/dev/null) || continue; "
+            "code=-; [ -f \"$base.exit\" ] && code=$(head -c 16 -- \"$base.exit\" | tr -dc "
+            "'0-9-'); "
+            "[ -n \"$code\" ] || code=-; "
+            "alive=0; p=$(cat -- \"$base.pid\" 2>/dev/null) && "
+            "tr '\\000' ' ' < /proc/\"$p\"/cmdline 2>/dev/null | grep -qF -- \"$run\" && alive=1; "
+            "prompt=$(head -c %1 -- \"$base.prompt\" 2>/dev/null | tr '\\t\\n\\r' '   '); "
+            "printf 'SANDSCOPE-RUNFILE\\t%s\\t%s\\t%s\\t%s\\t%s\\n' \"$info\" \"$code\" \"$alive\" "
+            "\"$prompt\" \"$f\"; "
+            "done; true")
+              .arg(promptStartBytes);
 }
 
 bool parse(const QString &output, Listing *listing)
 {
     *listing = Listing();
+    listing->refused = pathguard::outsideRefusals(output);
     const bool sawHome = forEachListingRecord(
         output, homeMarker, runMarker, 6, &listing->home, [listing](const QStringList &fields) {
             DiscoveredRun run;

@@ -40,6 +40,7 @@ QString script();
 struct Listing {
     QString home;
     QVector<DiscoveredRun> runs; // most recently written first
+    QStringList refused; // runs not listed: their files lead out of the home (messages)
 };
 // Parses the script's terminal output (CR LF and noise lines tolerated); false without the
 // home line.

@@ -1,5 +1,6 @@
 #include "runlauncher.h"
 
+#include "files/pathguard.h"
 #include "server/processstream.h"
 
 #include <QJsonValue>
@@ -457,12 +458,29 @@ void RunLauncher::reattach(const RunHandle &handle, qint64 linesAlreadySeen)
     m_handle = handle;
     m_identity = handle.identity;
     m_alreadySeen = qMax<qint64>(0, linesAlreadySeen);
-    if (handle.processId.isEmpty()) {
-        QTimer::singleShot(0, this, &RunLauncher::followTee);
-        return;
-    }
-    setState(State::Streaming);
-    makeStream()->attach(handle.processId, 0, handle.logPath);
+    // The run's files are read through the file API, which runs as root and follows links:
+    // first they are resolved in the user's own shell, and a run whose files lead out of the
+    // user's home (a link planted in ~/.sandscope/runs) is refused before anything is read.
+    setState(State::Preparing);
+    const RunPaths paths = handle.paths();
+    pathguard::resolve(m_client, m_identity, {paths.teeFile, paths.exitFile, paths.stderrFile},
+        this, [this](const Result<PathResolution> &resolved) {
+            if (!resolved.ok()) {
+                fail(tr("Cannot check the run's files as user %1: %2")
+                         .arg(m_identity.userId, resolved.error.toString()));
+                return;
+            }
+            if (const ResolvedPath *outside = resolved.value.firstOutside()) {
+                fail(resolved.value.refusal(*outside, m_identity.userId));
+                return;
+            }
+            if (m_handle.processId.isEmpty()) {
+                followTee();
+                return;
+            }
+            setState(State::Streaming);
+            makeStream()->attach(m_handle.processId, 0, m_handle.logPath);
+        });
 }
 
 void RunLauncher::followTee()

@@ -1,6 +1,7 @@
 #include "sessiondiscovery.h"
 
 #include "claude/claudecommand.h"
+#include "files/pathguard.h"
 #include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"
@@ -181,20 +182,29 @@ QString chatWorkDirectory(const QString &home, const QString &chatId)
 QString transcriptBatches(const QString &function)
 {
     // Only builtins run per file; the patterns cannot match inside a JSON string value, where
-    // quotes are escaped, so every hit is a real field.
-    return QStringLiteral("nl=$(printf '\\n.'); nl=${nl%.}; set --; "
-                          "for f in \"$home\"/.claude/projects/*/*.jsonl; do "
-                          "case $f in *\"$nl\"*) continue ;; esac; "
-                          "[ -f \"$f\" ] || continue; set -- \"$@\" \"$f\"; "
-                          "for a in \"${f%.jsonl}\"/subagents/agent-*.jsonl; do "
-                          "case $a in *\"$nl\"*) continue ;; esac; "
-                          "[ -f \"$a\" ] && set -- \"$@\" \"$a\"; "
-                          "done; "
-                          "if [ $# -ge %2 ]; then %1 \"$@\"; set --; fi; "
-                          "done; "
-                          "[ $# -eq 0 ] || %1 \"$@\"; ")
-        .arg(function)
-        .arg(filesPerBatch);
+    // quotes are escaped, so every hit is a real field. A transcript, a sub-agent's file or a
+    // folder above them that is a link out of the home is not read (realpath runs only for
+    // links), nor is a projects folder that lies outside it.
+    return pathguard::outsideFunctions()
+        + QStringLiteral("hr=$(cd -- \"$home\" 2>/dev/null && pwd -P) || hr=$home; "
+                         "sandscope_outside \"$hr\" \"$home/.claude/projects\" || { "
+                         "nl=$(printf '\\n.'); nl=${nl%.}; set --; "
+                         "for f in \"$home\"/.claude/projects/*/*.jsonl; do "
+                         "case $f in *\"$nl\"*) continue ;; esac; "
+                         "if [ -L \"$f\" ] || [ -L \"${f%/*}\" ]; then "
+                         "sandscope_outside \"$hr\" \"$f\" && continue; fi; "
+                         "[ -f \"$f\" ] || continue; set -- \"$@\" \"$f\"; "
+                         "for a in \"${f%.jsonl}\"/subagents/agent-*.jsonl; do "
+                         "case $a in *\"$nl\"*) continue ;; esac; "
+                         "if [ -L \"$a\" ] || [ -L \"${a%/*}\" ] || [ -L \"${f%.jsonl}\" ]; then "
+                         "sandscope_outside \"$hr\" \"$a\" && continue; fi; "
+                         "[ -f \"$a\" ] && set -- \"$@\" \"$a\"; "
+                         "done; "
+                         "if [ $# -ge %2 ]; then %1 \"$@\"; set --; fi; "
+                         "done; "
+                         "[ $# -eq 0 ] || %1 \"$@\"; }; ")
+              .arg(function)
+              .arg(filesPerBatch);
 }
 
 QString awkFunctions()
@@ -239,6 +249,7 @@ QString listingBody()
 bool parse(const QString &output, Listing *listing)
 {
     *listing = Listing();
+    listing->refused = pathguard::outsideRefusals(output);
     // marker, "mtime size", cwd, started, turns, tool calls, running, model, cost, title, path
     // (last: the only part that could hold a tab)
     return forEachListingRecord(output, homeMarker, transcriptMarker, 11, &listing->home,

@@ -75,6 +75,9 @@ QString listingBody();
 struct Listing {
     QString home;
     QVector<DiscoveredSession> transcripts; // every transcript found, chatId still empty
+    // Transcripts and folders not read because they lead out of their home, each as a message
+    // naming the link and its target.
+    QStringList refused;
 };
 // Parses the script's terminal output (CR LF and noise lines are tolerated). False when the
 // output lacks the home line.

@@ -1,5 +1,6 @@
 #include "sessionsearch.h"
 
+#include "files/pathguard.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
 #include "sessions/sessiondiscovery.h"
@@ -176,6 +177,7 @@ bool parse(const QString &output, Result *result)
             result->hits.append(hit);
         });
     const QStringList lines = output.split(QLatin1Char('\n'));
+    result->refused = pathguard::outsideRefusals(output);
     result->truncated = std::any_of(lines.cbegin(), lines.cend(),
         [](const QString &line) { return line.trimmed() == truncatedMarker; });
     return sawHome;

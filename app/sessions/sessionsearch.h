@@ -61,6 +61,7 @@ struct Result {
     QString home;
     QVector<SessionSearchHit> hits;
     bool truncated = false; // more lines matched than maxHits
+    QStringList refused; // transcripts not searched: they lead out of their home (messages)
 };
 // Parses the script's terminal output (CR LF and noise lines tolerated); false without the
 // home line.

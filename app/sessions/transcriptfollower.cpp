@@ -1,5 +1,6 @@
 #include "transcriptfollower.h"
 
+#include "files/pathguard.h"
 #include "recordings/subagentsplicer.h"
 #include "server/shortcommand.h"
 #include "streamjson/runparser.h"
@@ -23,6 +24,7 @@ const QString endMarker = QStringLiteral("SANDSCOPE-END");
 const QString goneMarker = QStringLiteral("SANDSCOPE-GONE");
 const QString deniedMarker = QStringLiteral("SANDSCOPE-DENIED");
 const QString doneMarker = QStringLiteral("SANDSCOPE-LOOK-DONE");
+const QString refusedMarker = QStringLiteral("SANDSCOPE-REFUSED");
 
 bool isSafeAgentId(const QString &id)
 {
@@ -65,6 +67,8 @@ struct TranscriptFollower::Look {
     };
     bool gone = false;
     bool denied = false;
+    bool refused = false; // the transcript leads out of the home: nothing was read
+    QStringList refusals; // of the transcript or of sub-agents' files, as messages
     bool complete = false;
     QVector<File> files;
 };
@@ -122,32 +126,38 @@ QString TranscriptFollower::lookScript(const QString &path, qint64 offset, qint6
             known.append(it.key() + QLatin1Char('=') + QString::number(it.value()));
     }
     // One file: its size, then the bytes after the offset (at most n), base64 so the terminal
-    // cannot alter them.
-    return QStringLiteral(
-        "f=%1; o=%2; n=%3; known=%4; "
-        // Missing, or behind a folder this user may not enter (another user's home)?
-        "if [ ! -e \"$f\" ]; then p=$f; while [ ! -e \"$p\" ] && [ -n \"$p\" ]; do "
-        "p=${p%/*}; done; if [ -n \"$p\" ] && [ ! -x \"$p\" ]; then echo SANDSCOPE-DENIED; "
-        "else echo SANDSCOPE-GONE; fi; echo SANDSCOPE-LOOK-DONE; exit 0; fi; "
-        "if [ ! -r \"$f\" ]; then echo SANDSCOPE-DENIED; echo SANDSCOPE-LOOK-DONE; exit 0; fi; "
-        "chunk() { s=$(stat -c %s \"$2\" 2>/dev/null) || return 0; "
-        "printf 'SANDSCOPE-FILE\\t%s\\t%s\\n' \"$1\" \"$s\"; "
-        "if [ \"$s\" -gt \"$3\" ]; then echo SANDSCOPE-DATA; "
-        "tail -c +$(($3 + 1)) \"$2\" | head -c \"$n\" | base64; echo SANDSCOPE-END; fi; }; "
-        "chunk main \"$f\" \"$o\"; "
-        "for a in \"${f%.jsonl}\"/subagents/agent-*.jsonl; do [ -e \"$a\" ] || continue; "
-        "id=${a##*/agent-}; id=${id%.jsonl}; "
-        "case $id in ''|*[!A-Za-z0-9_-]*) continue;; esac; "
-        "ao=-1; for kv in $known; do case $kv in \"$id=\"*) ao=${kv#*=};; esac; done; "
-        "if [ ! -r \"$a\" ]; then printf 'SANDSCOPE-DENIED\\t%s\\n' \"$id\"; continue; fi; "
-        "if [ \"$ao\" = -1 ]; then ao=0; m=${a%.jsonl}.meta.json; "
-        "if [ -r \"$m\" ]; then printf 'SANDSCOPE-META\\t%s\\n' \"$id\"; "
-        "head -c 65536 \"$m\" | base64; echo SANDSCOPE-END; fi; fi; "
-        "chunk \"$id\" \"$a\" \"$ao\"; done; echo SANDSCOPE-LOOK-DONE")
-        .arg(shell::quote(path))
-        .arg(offset)
-        .arg(chunkBytes)
-        .arg(shell::quote(known.join(QLatin1Char(' '))));
+    // cannot alter them. Neither the transcript nor a sub-agent's file is read when it leads
+    // out of the user's home (a link to another user's transcript, or to a file in /tmp).
+    return pathguard::outsideFunctions()
+        + QStringLiteral(
+            "f=%1; o=%2; n=%3; known=%4; h=$(cd ~ && pwd -P) || exit 90; "
+            "if sandscope_outside \"$h\" \"$f\"; then echo SANDSCOPE-REFUSED; "
+            "echo SANDSCOPE-LOOK-DONE; exit 0; fi; "
+            // Missing, or behind a folder this user may not enter (another user's home)?
+            "if [ ! -e \"$f\" ]; then p=$f; while [ ! -e \"$p\" ] && [ -n \"$p\" ]; do "
+            "p=${p%/*}; done; if [ -n \"$p\" ] && [ ! -x \"$p\" ]; then echo SANDSCOPE-DENIED; "
+            "else echo SANDSCOPE-GONE; fi; echo SANDSCOPE-LOOK-DONE; exit 0; fi; "
+            "if [ ! -r \"$f\" ]; then echo SANDSCOPE-DENIED; echo SANDSCOPE-LOOK-DONE; exit 0; fi; "
+            "chunk() { s=$(stat -c %s \"$2\" 2>/dev/null) || return 0; "
+            "printf 'SANDSCOPE-FILE\\t%s\\t%s\\n' \"$1\" \"$s\"; "
+            "if [ \"$s\" -gt \"$3\" ]; then echo SANDSCOPE-DATA; "
+            "tail -c +$(($3 + 1)) \"$2\" | head -c \"$n\" | base64; echo SANDSCOPE-END; fi; }; "
+            "chunk main \"$f\" \"$o\"; "
+            "for a in \"${f%.jsonl}\"/subagents/agent-*.jsonl; do [ -e \"$a\" ] || continue; "
+            "id=${a##*/agent-}; id=${id%.jsonl}; "
+            "case $id in ''|*[!A-Za-z0-9_-]*) continue;; esac; "
+            "if [ -L \"$a\" ] || [ -L \"${a%/*}\" ] || [ -L \"${f%.jsonl}\" ]; then "
+            "sandscope_outside \"$h\" \"$a\" && continue; fi; "
+            "ao=-1; for kv in $known; do case $kv in \"$id=\"*) ao=${kv#*=};; esac; done; "
+            "if [ ! -r \"$a\" ]; then printf 'SANDSCOPE-DENIED\\t%s\\n' \"$id\"; continue; fi; "
+            "if [ \"$ao\" = -1 ]; then ao=0; m=${a%.jsonl}.meta.json; "
+            "if [ -r \"$m\" ]; then printf 'SANDSCOPE-META\\t%s\\n' \"$id\"; "
+            "head -c 65536 \"$m\" | base64; echo SANDSCOPE-END; fi; fi; "
+            "chunk \"$id\" \"$a\" \"$ao\"; done; echo SANDSCOPE-LOOK-DONE")
+              .arg(shell::quote(path))
+              .arg(offset)
+              .arg(chunkBytes)
+              .arg(shell::quote(known.join(QLatin1Char(' '))));
 }
 
 void TranscriptFollower::look()
@@ -199,7 +209,12 @@ void TranscriptFollower::look()
                     continue;
                 }
                 const QStringList fields = line.split(QLatin1Char('\t'));
-                if (line == goneMarker) {
+                QString refusal;
+                if (pathguard::outsideRefusal(line, m_identity.userId, &refusal)) {
+                    parsed.refusals << refusal;
+                } else if (line == refusedMarker) {
+                    parsed.refused = true;
+                } else if (line == goneMarker) {
                     parsed.gone = true;
                 } else if (line == deniedMarker) {
                     parsed.denied = true;
@@ -234,6 +249,19 @@ void TranscriptFollower::look()
 
 void TranscriptFollower::handleLook(const Look &look)
 {
+    if (look.refused) {
+        finish(false,
+            look.refusals.isEmpty() ? QStringLiteral("%1 leads out of the home of %2; refused")
+                                          .arg(m_path, m_identity.userId)
+                                    : look.refusals.first());
+        return;
+    }
+    for (const QString &refusal : look.refusals) {
+        if (!m_reportedRefusals.contains(refusal)) {
+            m_reportedRefusals.insert(refusal);
+            Q_EMIT notice(refusal);
+        }
+    }
     if (look.gone) {
         finish(false,
             m_offset > 0 ? QStringLiteral("%1 was deleted while it was followed; what was read "

@@ -4,6 +4,8 @@
 // watched as it happens. Each look is one short command as the user that prints only the
 // bytes after what was already read (ranged: `tail -c +N | head -c LIMIT`, base64 so no byte
 // is altered by the terminal), for the main file and every file in its subagents/ folder.
+// A transcript that leads out of the user's home (resolved in the user's shell, in the same
+// command) is refused, naming the link and its target; so is a sub-agent's file.
 // Sub-agent events are tagged with their Agent call (from agent-<id>.meta.json, or the call's
 // result naming the agent), the way stream-json marks them.
 //
@@ -19,6 +21,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QTimer>
 
@@ -119,6 +122,7 @@ private:
     std::unique_ptr<RunParser> m_parser;
     std::map<QString, std::unique_ptr<Agent>> m_agents; // by agent id
     QHash<QString, QString> m_callByAgent; // agent id → Agent call id, from results
+    QSet<QString> m_reportedRefusals; // sub-agents' files not read, each said once
     SubagentMerger m_merger;
     QElapsedTimer m_quietFor;
     QTimer m_timer;

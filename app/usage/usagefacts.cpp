@@ -1,5 +1,6 @@
 #include "usagefacts.h"
 
+#include "files/pathguard.h"
 #include "sessions/sessiondiscovery.h"
 #include "util/jsonstring.h"
 #include "util/shellquote.h"
@@ -148,6 +149,11 @@ bool parseLine(QString line, const QString &user, UsageAggregator *aggregator, Q
     if (home && line.startsWith(homeMarker) && line.size() > homeMarker.size()) {
         *home = line.mid(homeMarker.size());
         return true;
+    }
+    QString refusal;
+    if (pathguard::outsideRefusal(line, user, &refusal)) {
+        aggregator->problem(refusal); // not read: it leads out of its home
+        return false;
     }
     if (!line.startsWith(QLatin1String("SU\t")) || line.size() < 5)
         return false;

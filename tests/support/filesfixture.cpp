@@ -38,8 +38,44 @@ bool FilesFixture::startFilesServer(QString *error)
     }
     m_auditPath = m_local.filePath(QStringLiteral("audit.jsonl"));
     qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
-    m_server = std::make_unique<RealServer>(
-        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+    return startServer(RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), error);
+}
+
+void FilesFixture::swapCurrent(FilesFixture &other)
+{
+    std::swap(m_server, other.m_server);
+    std::swap(m_client, other.m_client);
+    std::swap(m_alice, other.m_alice);
+    std::swap(m_bob, other.m_bob);
+    std::swap(m_aliceHome, other.m_aliceHome);
+    std::swap(m_bobHome, other.m_bobHome);
+}
+
+bool FilesFixture::useVersion(const QString &version, QString *error)
+{
+    if (m_server && m_server->version() == version)
+        return true;
+    for (const std::unique_ptr<FilesFixture> &parked : m_parked) {
+        if (parked->m_server && parked->m_server->version() == version) {
+            swapCurrent(*parked);
+            return true;
+        }
+    }
+    const QString sessionId = m_alice.sessionId;
+    if (m_server) {
+        m_parked.push_back(std::make_unique<FilesFixture>());
+        swapCurrent(*m_parked.back());
+    }
+    if (!startServer(version, error))
+        return false;
+    if (!sessionId.isEmpty())
+        m_alice.sessionId = randomToken(12);
+    return true;
+}
+
+bool FilesFixture::startServer(const QString &version, QString *error)
+{
+    m_server = std::make_unique<RealServer>(version, RealServer::Mode::MultiUser);
     if (!m_server->start(error))
         return false;
     m_client = std::make_unique<OpenTerminalClient>(m_server->connection());
@@ -61,6 +97,9 @@ void FilesFixture::stopFilesServer()
 {
     m_client.reset();
     m_server.reset();
+    for (const std::unique_ptr<FilesFixture> &parked : m_parked)
+        parked->stopFilesServer();
+    m_parked.clear();
 }
 
 QStringList FilesFixture::shell(

@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 
 #include <memory>
+#include <vector>
 
 // For initTestCase: requires what a multi-user server needs (failing in CI, skipping
 // elsewhere), then starts it with startFilesServer.
@@ -25,6 +26,15 @@
         SANDSCOPE_REQUIRE(                                                                         \
             sandscope::test::RealServer::canRunMultiUser(&filesServerWhy), filesServerWhy);        \
         QVERIFY2(startFilesServer(&filesServerWhy), qPrintable(filesServerWhy));                   \
+    } while (false)
+
+// For a test with a "version" column (addVersionRows): makes that version's
+// server current, failing the test when it does not start.
+#define SANDSCOPE_USE_FETCHED_VERSION()                                                            \
+    do {                                                                                           \
+        QFETCH(QString, version);                                                                  \
+        QString useVersionWhy;                                                                     \
+        QVERIFY2(useVersion(version, &useVersionWhy), qPrintable(useVersionWhy));                  \
     } while (false)
 
 namespace sandscope::test {
@@ -39,8 +49,16 @@ QString sha256(const QByteArray &bytes);
 // (alice and bob, with a random suffix) and their homes, and the audit log
 // (SANDSCOPE_AUDIT_LOG) in a temporary folder. A test class derives from it next to QObject:
 //   class FilesTest : public QObject, protected sandscope::test::FilesFixture
+// Tests that must hold on both pinned versions take a "version" column (addVersionRows in
+// realserver.h) and
+// call useVersion first: each version's server is started once per suite and kept.
 class FilesFixture {
 protected:
+    // Makes `version`'s server current: m_server, m_client, m_alice, m_bob and their homes.
+    // The first time, it starts that server with two fresh accounts; the other version's stays
+    // running (and keeps its accounts) until stopFilesServer. False with `error` when it did
+    // not start.
+    bool useVersion(const QString &version, QString *error);
     // For initTestCase, once the test has required RealServer::canRunMultiUser: starts the
     // server and resolves the homes (both below /home/); false with `error` otherwise.
     bool startFilesServer(QString *error);
@@ -58,6 +76,12 @@ protected:
     QStringList snapshot(const QString &path);
     // Every entry of the audit log so far, one object a line.
     QList<QJsonObject> auditLines() const;
+
+    // Swaps the server, its client, the users and their homes with `other`'s.
+    void swapCurrent(FilesFixture &other);
+    bool startServer(const QString &version, QString *error);
+    // The other versions' servers while another is current.
+    std::vector<std::unique_ptr<FilesFixture>> m_parked;
 
     std::unique_ptr<RealServer> m_server;
     std::unique_ptr<OpenTerminalClient> m_client;

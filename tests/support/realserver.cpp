@@ -14,6 +14,7 @@
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTimer>
+#include <QtTest>
 
 #include <csignal>
 #include <unistd.h>
@@ -341,6 +342,18 @@ QString RealServer::pinnedVersion(const char *key)
             return QString::fromUtf8(line.mid(wanted.size()));
     }
     return {};
+}
+
+QStringList RealServer::pinnedVersions()
+{
+    return {pinnedVersion("OPEN_TERMINAL_VERSION"), pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION")};
+}
+
+void addVersionRows()
+{
+    QTest::addColumn<QString>("version");
+    for (const QString &version : RealServer::pinnedVersions())
+        QTest::newRow(qPrintable(version)) << version;
 }
 
 QString RealServer::executable(const QString &version)

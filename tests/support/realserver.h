@@ -56,6 +56,8 @@ public:
 
     // A value from sandbox/versions.env, e.g. pinnedVersion("OPEN_TERMINAL_VERSION").
     static QString pinnedVersion(const char *key);
+    // Both pinned open-terminal versions, the newest first.
+    static QStringList pinnedVersions();
     // ${SANDSCOPE_CACHE:-$HOME/.cache/sandscope}/ot-<version>/bin/open-terminal
     static QString executable(const QString &version);
     // Multi-user mode needs root (accounts are created) and sudo (commands run through it).
@@ -112,6 +114,10 @@ private:
     quint16 m_port = 0;
     std::unique_ptr<QProcess> m_process;
 };
+
+// For a _data() function of a test that must hold on both pinned versions: a "version" column
+// with a row per pinned version, named after it.
+void addVersionRows();
 
 // Random text of [a-z0-9], e.g. for tokens and user id suffixes.
 QString randomToken(int length, bool lettersOnly = false);

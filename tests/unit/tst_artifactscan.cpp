@@ -10,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -31,11 +32,16 @@ void letTheClockTick()
     QTest::qSleep(60);
 }
 
-// Runs the script like the server does (sh -c) and parses its output lines.
+// Runs the script like the server does (sh -c, as the user whose home is `home`, by default
+// the workdir's parent) and parses its output lines.
 QVector<ArtifactFile> runScan(const QString &workDirectory, const QString &reference, int limit,
-    bool *referenceMissing = nullptr)
+    bool *referenceMissing = nullptr, QString *refusal = nullptr, QString home = {})
 {
     QProcess shell;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(
+        QStringLiteral("HOME"), home.isEmpty() ? QFileInfo(workDirectory).absolutePath() : home);
+    shell.setProcessEnvironment(environment);
     shell.start(QStringLiteral("sh"),
         {QStringLiteral("-c"), artifactscan::script(workDirectory, reference, limit)});
     if (!shell.waitForFinished(20000))
@@ -47,7 +53,9 @@ QVector<ArtifactFile> runScan(const QString &workDirectory, const QString &refer
         files += parser.feedLine(line);
     if (referenceMissing)
         *referenceMissing = parser.referenceMissing();
-    if (!parser.sawEnd() && !parser.referenceMissing())
+    if (refusal)
+        *refusal = parser.refusal();
+    if (!parser.sawEnd() && !parser.referenceMissing() && parser.refusal().isEmpty())
         qWarning("scan output without end marker: %s", qPrintable(output));
     return files;
 }
@@ -81,6 +89,7 @@ private Q_SLOTS:
     void scanIsNewestFirstAndTruncatedAtTheLimit();
     void missingReferenceIsReported();
     void aMomentCanBeTheReference();
+    void aWorkdirLinkedOutOfTheHomeIsNotListed();
     void parserIgnoresNoiseAndBrokenRecords();
     void modelMergesANewScanWithoutReset();
     void uniqueNameNeverReusesATakenName_data();
@@ -91,6 +100,28 @@ private Q_SLOTS:
 private:
     QTemporaryDir m_dir;
 };
+
+// A chat folder that is a link to a folder outside the user's home (another user's) is not
+// listed; the refusal names the link and its target. The same folder inside the home is.
+void ArtifactScanTest::aWorkdirLinkedOutOfTheHomeIsNotListed()
+{
+    const QString home = m_dir.filePath(QStringLiteral("home-linked"));
+    const QString elsewhere = m_dir.filePath(QStringLiteral("elsewhere"));
+    QVERIFY(QDir().mkpath(home) && QDir().mkpath(elsewhere));
+    QVERIFY(writeFile(elsewhere + QStringLiteral("/theirs.txt"), "not yours"));
+    const QString link = home + QStringLiteral("/chat-linked");
+    QVERIFY(QFile::link(elsewhere, link));
+    const QString moment = QStringLiteral("@0");
+    QString refusal;
+    QVERIFY(runScan(link, moment, 10, nullptr, &refusal, home).isEmpty());
+    QVERIFY2(refusal.contains(link) && refusal.contains(elsewhere)
+            && refusal.contains(QLatin1String("outside the home")),
+        qPrintable(refusal));
+    // Seen from a home that holds the target, the same folder lists.
+    QCOMPARE(relativePaths(runScan(link, moment, 10, nullptr, &refusal, m_dir.path())),
+        QStringList {QStringLiteral("theirs.txt")});
+    QVERIFY(refusal.isEmpty());
+}
 
 // A session found on disk has no reference file: "@<seconds>" (its first record's time).
 void ArtifactScanTest::aMomentCanBeTheReference()

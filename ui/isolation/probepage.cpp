@@ -21,8 +21,13 @@
 #include <QHeaderView>
 #include <QMenu>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTextDocument>
+
+#include <numeric>
 
 namespace sandscope {
 
@@ -131,13 +136,29 @@ ProbePage::ProbePage(QWidget *parent)
     m_ui->scorecardView->setHorizontalHeaderLabels(
         {tr("Category"), tr("PASS"), tr("FAIL"), tr("INFO"), tr("ERROR"), tr("Worst FAIL")});
     m_ui->scorecardView->verticalHeader()->hide();
+    // Every category on a compact line and every column, as wide as its columns (the .ui's
+    // AdjustToContents); it is as tall as its rows unless the splitter above the matrix is
+    // dragged up (then it scrolls).
+    QTableWidget *scorecard = m_ui->scorecardView;
+    scorecard->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    scorecard->verticalHeader()->setDefaultSectionSize(scorecard->fontMetrics().height() + 4);
+    scorecard->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scorecard->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
 
     QTableView *view = m_ui->matrixView;
     view->setModel(m_presentation);
     view->setItemDelegate(new ProbeDelegate(view));
     view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Rows as tall as the delegate's cells (the header's own padding made them taller).
+    view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
     view->setWordWrap(false);
+    // The check titles give way to the pairs' columns: elided (whole in their tooltips) so
+    // that every column stays in view without scrolling sideways.
+    view->verticalHeader()->setTextElideMode(Qt::ElideRight);
+    view->installEventFilter(this);
+    connect(
+        view->horizontalHeader(), &QHeaderView::sectionResized, this, &ProbePage::fitMatrixTitles);
 
     m_rerunAction = new QAction(tr("Rerun this check"), view);
     auto *copyAction = new QAction(tr("Copy evidence"), view);
@@ -151,9 +172,20 @@ ProbePage::ProbePage(QWidget *parent)
     m_ui->detailExplanation->setTextFormat(Qt::PlainText);
     m_ui->detailFailMeaning->setTextFormat(Qt::PlainText);
     m_ui->busyIndicator->setVisible(false);
+    setProgressText(QString()); // no empty line above the summary before a run
     m_ui->differencesPane->setVisible(false);
-    m_ui->verticalSplitter->setStretchFactor(0, 3);
-    m_ui->verticalSplitter->setStretchFactor(1, 1);
+    // The scorecard keeps its height; the matrix takes what the window gives.
+    m_ui->verticalSplitter->setStretchFactor(0, 0);
+    m_ui->verticalSplitter->setStretchFactor(1, 3);
+    m_ui->verticalSplitter->setStretchFactor(2, 1);
+    // The cell's details scroll as a whole when the window is short, rather than their
+    // minimum height (long explanations wrap to many lines) taking rows from the scorecard.
+    auto *detailScroll = new QScrollArea;
+    detailScroll->setObjectName(QStringLiteral("detailScroll"));
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    detailScroll->setWidget(m_ui->detailPane); // out of the splitter
+    m_ui->horizontalSplitter->addWidget(detailScroll);
     // The matrix (long check titles plus a column per pair) gets most of the width.
     m_ui->horizontalSplitter->setStretchFactor(0, 2);
     m_ui->horizontalSplitter->setStretchFactor(1, 1);
@@ -194,6 +226,63 @@ ProbePage::ProbePage(QWidget *parent)
     updateSummary();
     showSelectedCell();
     updateControls();
+}
+
+bool ProbePage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_ui->matrixView && event->type() == QEvent::Resize)
+        fitMatrixTitles();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ProbePage::fitMatrixTitles()
+{
+    QTableView *view = m_ui->matrixView;
+    int columns = 0;
+    for (int column = 0; column < view->horizontalHeader()->count(); ++column)
+        columns += view->horizontalHeader()->sectionSize(column);
+    // Room for the vertical scroll bar is kept whether it shows or not, so that its coming and
+    // going does not move the titles' edge.
+    const int scrollBar = view->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, view);
+    const int room = view->width() - 2 * view->frameWidth() - scrollBar - columns;
+    const int minimum = view->fontMetrics().averageCharWidth() * 16;
+    view->verticalHeader()->setMaximumWidth(qMax(minimum, room));
+}
+
+void ProbePage::setProgressText(const QString &text)
+{
+    m_ui->progressLabel->setText(text);
+    m_ui->progressLabel->setVisible(!text.isEmpty());
+}
+
+void ProbePage::fitScorecardPane()
+{
+    // The pane as tall as the scorecard wants (every category), unless that leaves the matrix
+    // less than about a third of the splitter.
+    QSplitter *splitter = m_ui->verticalSplitter;
+    QList<int> sizes = splitter->sizes();
+    const int total = std::accumulate(sizes.cbegin(), sizes.cend(), 0);
+    if (sizes.size() < 2 || total <= 0)
+        return;
+    // What the pane's children need at their widths (its sizeHint asks the worst finding's
+    // label for its height at a narrow width: too tall).
+    QTableWidget *scorecard = m_ui->scorecardView;
+    int table = 0;
+    if (scorecard->rowCount() > 0) {
+        table = scorecard->horizontalHeader()->sizeHint().height() + 2 * scorecard->frameWidth();
+        for (int row = 0; row < scorecard->rowCount(); ++row)
+            table += scorecard->rowHeight(row);
+    }
+    m_ui->scorecardPane->layout()->activate();
+    const QLabel *worst = m_ui->worstFindingLabel;
+    const int text = worst->isVisibleTo(m_ui->scorecardPane)
+        ? worst->heightForWidth(qMax(worst->width(), worst->fontMetrics().averageCharWidth() * 40))
+        : 0;
+    const int buttons = m_ui->reportButtons->sizeHint().height();
+    const int wanted = qMin(qMax(qMax(table, text), buttons), total * 2 / 3);
+    sizes[1] += sizes[0] - wanted;
+    sizes[0] = wanted;
+    splitter->setSizes(sizes);
 }
 
 ProbePage::~ProbePage()
@@ -450,14 +539,14 @@ void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onl
     connect(probe, &IsolationProbe::resultReady, this, &ProbePage::handleResult);
     connect(probe, &IsolationProbe::finished, this, &ProbePage::handleFinished);
     connect(probe, &IsolationProbe::progress, this, [this](const QString &step) {
-        m_ui->progressLabel->setText(tr("%n result(s) · %1", nullptr, m_resultsThisRun).arg(step));
+        setProgressText(tr("%n result(s) · %1", nullptr, m_resultsThisRun).arg(step));
     });
     m_probe = probe;
     m_runClient = client;
     m_runKind = kind;
     m_resultsThisRun = 0;
     m_cancelRequested = false;
-    m_ui->progressLabel->setText(tr("Starting the probe"));
+    setProgressText(tr("Starting the probe"));
     QString why;
     if (!probe->start(options, &why)) {
         m_probe = nullptr;
@@ -505,7 +594,7 @@ void ProbePage::cancel()
     if (!m_probe || m_cancelRequested)
         return;
     m_cancelRequested = true;
-    m_ui->progressLabel->setText(tr("Cancelling: removing the probe's markers and processes"));
+    setProgressText(tr("Cancelling: removing the probe's markers and processes"));
     updateControls();
     m_probe->cancel();
 }
@@ -574,7 +663,7 @@ void ProbePage::handleFinished(const ProbeReport &finished)
         m_ui->messageBar->showMessage(
             tr("Every check ran and none FAILed."), MessageBar::Level::Information);
     }
-    m_ui->progressLabel->setText(finished.cancelled ? tr("Cancelled") : tr("Finished"));
+    setProgressText(finished.cancelled ? tr("Cancelled") : tr("Finished"));
     endRun();
 }
 
@@ -997,6 +1086,7 @@ void ProbePage::updateScorecard()
     }
     view->resizeColumnsToContents();
     view->setVisible(!rows.isEmpty());
+    fitScorecardPane();
 
     QString text;
     if (m_hasReport) {

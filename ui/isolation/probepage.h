@@ -153,10 +153,18 @@ Q_SIGNALS:
     // A run (or rerun) ended; report() is what the page shows now.
     void probeFinished();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     enum class RunKind { Full, Rerun };
 
     void buildChecksMenu();
+    // Caps the check titles' width so the pairs' columns fit the matrix's width.
+    void fitMatrixTitles();
+    // Gives the scorecard's pane the splitter height it needs.
+    void fitScorecardPane();
+    void setProgressText(const QString &text);
     bool anyCheckChosen() const;
     void startProbe(const QStringList &users, const QVector<CheckId> &onlyChecks,
         const QVector<QPair<QString, QString>> &onlyPairs, RunKind kind);

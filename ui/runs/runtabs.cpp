@@ -9,6 +9,7 @@
 #include "export/exportjob.h"
 #include "export/exportrundialog.h"
 #include "files/filespage.h"
+#include "files/pathguard.h"
 #include "messagebar.h"
 #include "recordings/runrecording.h"
 #include "runs/attachrundialog.h"
@@ -521,11 +522,15 @@ void RunTabs::openRemoteRun(const QString &remotePath)
     const Identity identity = m_session->identity();
     m_messages->showMessage(
         tr("Downloading %1 to show it as a run…").arg(remotePath), MessageBar::Level::Information);
-    m_session->client()->viewFile(
-        identity, remotePath, this, [this, identity, remotePath](const Result<RawFile> &result) {
-            if (!result.ok()) {
-                m_messages->showMessage(
-                    tr("Cannot open %1 as a run: %2").arg(remotePath, result.error.toString()),
+    // Read in the user's shell, not through the file API (root): a link out of the home is
+    // refused and the kernel checks the user's own permissions.
+    pathguard::readAsUser(m_session->client(), identity, remotePath, this,
+        [this, identity, remotePath](const Result<pathguard::ReadOutcome> &result) {
+            if (!result.ok() || result.value.refused) {
+                const QString why = result.ok() ? result.value.resolution.refusal(
+                                        result.value.resolution.paths.at(0), identity.userId)
+                                                : result.error.toString();
+                m_messages->showMessage(tr("Cannot open %1 as a run: %2").arg(remotePath, why),
                     MessageBar::Level::Error);
                 return;
             }

@@ -309,6 +309,7 @@ void SessionsPage::refresh()
         if (ok) {
             m_listed = true;
             m_model->setListing(listing);
+            m_refused = listing.refused;
             updateSearchTitles();
         } else {
             m_error = error; // the rows of the last listing stay
@@ -381,9 +382,13 @@ void SessionsPage::updateStatus()
         if (!m_proxy->filterText().isEmpty())
             text += tr(" (%1 shown)").arg(m_proxy->rowCount());
     }
+    if (m_listed && !m_refused.isEmpty())
+        text += tr(" · %1 not listed: a link out of the home (details in the tooltip)")
+                    .arg(m_refused.size());
     if (isLoading() && m_listed)
         text += tr(" · refreshing…");
     showOnLabel(m_ui->statusLabel, text, !m_error.isEmpty());
+    m_ui->statusLabel->setToolTip(m_refused.join(QLatin1Char('\n')));
 }
 
 void SessionsPage::searchFromWidgets()

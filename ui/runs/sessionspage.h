@@ -144,6 +144,7 @@ private:
     QObject *m_request = nullptr; // owns the listing in flight; deleting it drops the answer
     QObject *m_searchRequest = nullptr; // the same for the search
     QString m_error; // of the last listing; empty when it succeeded
+    QStringList m_refused; // transcripts not listed: they lead out of the home
     bool m_listed = false; // a listing of this connection succeeded
     AdminAccess m_adminAccess;
     QString m_accountPrefix;

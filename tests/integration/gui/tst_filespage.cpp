@@ -1,6 +1,8 @@
 // The Files and Users pages against a REAL multi-user open-terminal (the pinned
 // OPEN_TERMINAL_VERSION; the admin overview against OPEN_TERMINAL_LEGACY_VERSION, which allows
-// requests without X-User-Id). Dialogs are answered by a scripted prompter; what the page did
+// requests without X-User-Id). The tests of what crosses users (another user's paths, links
+// out of the home, reading with the user's own permissions) run on both pinned versions, one
+// server each for the whole suite. Dialogs are answered by a scripted prompter; what the page did
 // is checked on the server itself (sha256sum, cat, ls), not through the page. Previews of
 // another user's files are audited.
 
@@ -17,6 +19,7 @@
 #include "previews/previewpane.h"
 #include "previews/previewtext.h"
 #include "realserver.h"
+#include "runs/runtabs.h"
 #include "server/accountnames.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -33,6 +36,7 @@
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -196,7 +200,12 @@ private Q_SLOTS:
 
     void cleanupTestCase() { stopFilesServer(); }
 
-    void init() { m_prompter = ScriptedPrompter(); }
+    void init()
+    {
+        m_prompter = ScriptedPrompter();
+        QString error;
+        QVERIFY2(useVersion(RealServer::pinnedVersions().constFirst(), &error), qPrintable(error));
+    }
 
     void expandingAFolderListsItAndTheBreadcrumbFollowsTheSelection()
     {
@@ -606,8 +615,10 @@ private Q_SLOTS:
     }
 
     // Acting as bob, a path in alice's home is "not allowed", not "does not exist".
+    void aPathOutsideTheHomeIsNotAllowedRatherThanMissing_data() { test::addVersionRows(); }
     void aPathOutsideTheHomeIsNotAllowedRatherThanMissing()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         auto page = makePage();
         const QString other = m_bobHome + QStringLiteral("/chat-secret/notes.txt");
         page->goToPath(other);
@@ -618,8 +629,10 @@ private Q_SLOTS:
         QVERIFY2(!said.contains(QStringLiteral("does not exist (any more)")), qPrintable(said));
     }
 
+    void anotherUsersFolderSaysWhoseFilesTheyAre_data() { test::addVersionRows(); }
     void anotherUsersFolderSaysWhoseFilesTheyAre()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         auto page = makePage();
         page->goToPath(m_bobHome);
         const QString bobAccount = m_bobHome.section(QLatin1Char('/'), 2, 2);
@@ -635,8 +648,10 @@ private Q_SLOTS:
     // A link in alice's home to bob's file or home: the tree shows it as a link with its
     // target, the preview refuses it (the server's file API would read it as root), and the
     // folder it leads to is not listed. A link that stays in the home previews as before.
+    void linksAreShownWithTheirTargetsAndNotFollowedOutOfTheHome_data() { test::addVersionRows(); }
     void linksAreShownWithTheirTargetsAndNotFollowedOutOfTheHome()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         const QString token = randomToken(8);
         const QString secret = QStringLiteral("bob-secret-") + token;
         const QString secretPath
@@ -666,6 +681,17 @@ private Q_SLOTS:
             preview->errorText().contains(fileLink) && preview->errorText().contains(secretPath),
             qPrintable(preview->errorText()));
         QVERIFY(preview->kind() != PreviewKind::Text);
+        // Edit reads it the same way: refused, naming the link, and bob's file is unchanged.
+        page->setReadOnly(false);
+        m_prompter.editedTexts = QStringList {QStringLiteral("pwned")};
+        page->editAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(page->pendingOperations() == 0, 30000);
+        QVERIFY2(page->messageBar()->text().contains(fileLink)
+                && page->messageBar()->text().contains(secretPath),
+            qPrintable(page->messageBar()->text()));
+        QCOMPARE(m_prompter.editedTexts.size(), 1);
+        QCOMPARE(shell(m_bob, QStringLiteral("cat %1").arg(secretPath)), QStringList {secret});
+        page->setReadOnly(true);
 
         // The link to bob's home is refused as a folder, naming the link.
         page->goToPath(m_aliceHome + QLatin1Char('/') + folderLink);
@@ -694,8 +720,10 @@ private Q_SLOTS:
     // A file in alice's own home that only root may read: the server's file API (root) would
     // return it, the preview reads it in alice's shell and is refused by the kernel. A file
     // alice may read previews as text and as bytes through the same path.
+    void previewReadsWithTheUsersOwnPermissions_data() { test::addVersionRows(); }
     void previewReadsWithTheUsersOwnPermissions()
     {
+        SANDSCOPE_USE_FETCHED_VERSION();
         const QString token = randomToken(8);
         const QString secret = QStringLiteral("root-only-") + token;
         const QString rootFile
@@ -723,6 +751,55 @@ private Q_SLOTS:
             qPrintable(page->messageBar()->text()));
         QCOMPARE(m_prompter.editedTexts.size(), 1);
         QFile::remove(rootFile);
+    }
+
+    // "Open as run" of a file on the server reads it in the user's shell: a link to another
+    // user's run file is refused naming the link and its target, no tab opens and nothing is
+    // kept locally; the user's own file opens as a run tab.
+    void openingARemoteRunRefusesALinkOutOfTheHome_data() { test::addVersionRows(); }
+    void openingARemoteRunRefusesALinkOutOfTheHome()
+    {
+        SANDSCOPE_USE_FETCHED_VERSION();
+        QStandardPaths::setTestModeEnabled(true); // the local copies of remote runs
+        const QString token = randomToken(8);
+        QFile capture(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"));
+        QVERIFY(capture.open(QIODevice::ReadOnly));
+        const QByteArray run = capture.readAll();
+        const QString bobRun
+            = m_bobHome + QStringLiteral("/run-") + token + QStringLiteral(".jsonl");
+        const QString ownRun
+            = m_aliceHome + QStringLiteral("/own-") + token + QStringLiteral(".jsonl");
+        const QString link
+            = m_aliceHome + QStringLiteral("/bobs-") + token + QStringLiteral(".jsonl");
+        for (const auto &[who, path] : {std::pair {m_bob, bobRun}, std::pair {m_alice, ownRun}}) {
+            const auto written = await<WriteResult>([&, who = who, path = path](auto done) {
+                return m_client->uploadFile(who, QFileInfo(path).path(), QFileInfo(path).fileName(),
+                    run, m_client.get(), done);
+            });
+            QVERIFY2(written.ok(), qPrintable(written.error.toString()));
+        }
+        shell(m_bob, QStringLiteral("chmod 600 %1").arg(bobRun));
+        shell(m_alice, QStringLiteral("ln -s %1 %2").arg(bobRun, link));
+
+        QTemporaryDir settings;
+        QVERIFY(settings.isValid());
+        MainWindow window(settings.filePath(QStringLiteral("profiles.ini")));
+        QSignalSpy probed(&window, &MainWindow::serverChecked);
+        window.connectToServer(m_server->connection(), m_alice.userId, QStringLiteral("lab"));
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
+        const int tabs = window.pages()->count();
+        window.runTabs()->openRemoteRun(link);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.messageBar()->text().contains(QLatin1String("Cannot open")), 30000);
+        const QString said = window.messageBar()->text();
+        QVERIFY2(said.contains(link) && said.contains(bobRun), qPrintable(said));
+        QCOMPARE(window.pages()->count(), tabs);
+
+        window.runTabs()->openRemoteRun(ownRun);
+        QTRY_COMPARE_WITH_TIMEOUT(window.pages()->count(), tabs + 1, 30000);
+        QVERIFY(window.runTabs()->currentRun());
+        shell(m_alice, QStringLiteral("rm -f %1 %2").arg(link, ownRun));
+        shell(m_bob, QStringLiteral("rm -f %1").arg(bobRun));
     }
 
     void mainWindowBrowsesAsTheUserAndReadOnlyAsAnother()
@@ -789,11 +866,10 @@ private Q_SLOTS:
 
     void adminOverviewListsTheUsersOfTheLegacyServerAndBrowsesAsOne()
     {
-        RealServer legacy(
-            RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), RealServer::Mode::MultiUser);
         QString error;
-        QVERIFY2(legacy.start(&error), qPrintable(error));
-        OpenTerminalClient client(legacy.connection());
+        QVERIFY2(useVersion(RealServer::pinnedVersion("OPEN_TERMINAL_LEGACY_VERSION"), &error),
+            qPrintable(error));
+        OpenTerminalClient &client = *m_client;
         const QString suffix = test::randomToken(3, true);
         const Identity carol {QStringLiteral("carol") + suffix, {}};
         const Identity dave {QStringLiteral("dave") + suffix, {}};

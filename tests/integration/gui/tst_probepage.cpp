@@ -1,7 +1,7 @@
 // The isolation-probe page: reports built here from the real value types are opened,
 // painted, inspected, exported and compared through the page; invalid report files give a
 // clear message. One test runs the real probe from the page against a REAL multi-user
-// open-terminal (the pinned OPEN_TERMINAL_VERSION) and reruns one of its cells.
+// open-terminal (each pinned version) and reruns one of its cells.
 
 #include "isolation/probedelegate.h"
 #include "isolation/probepage.h"
@@ -629,12 +629,14 @@ private Q_SLOTS:
         m_page->setClient(nullptr);
     }
 
+    // On both pinned versions: one server each.
+    void probeRunsFromThePageAgainstARealServer_data() { sandscope::test::addVersionRows(); }
     void probeRunsFromThePageAgainstARealServer()
     {
+        QFETCH(QString, version);
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
-        RealServer server(
-            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        RealServer server(version, RealServer::Mode::MultiUser);
         QVERIFY2(server.start(&why), qPrintable(why));
         OpenTerminalClient client(server.connection());
         const QString suffix = sandscope::test::randomToken(6);

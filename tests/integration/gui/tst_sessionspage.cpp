@@ -22,12 +22,15 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QUuid>
 #include <QtTest>
@@ -65,6 +68,7 @@ private Q_SLOTS:
     void searchWithoutHitsSaysSo();
     void actionsEmitTheSelectedSession();
     void autoRefreshRunsOnlyWhileVisible();
+    void aTranscriptLinkedOutOfTheHomeIsNotListedButNamed();
     void anotherUserClearsTheRowsAndNamesTheUser();
     void allUsersListsEveryHomeThroughTheAdminCommand();
     void stoppedServerShowsTheErrorAndKeepsTheRows();
@@ -425,6 +429,32 @@ void SessionsPageTest::actionsEmitTheSelectedSession()
     QCOMPARE(
         folders, QStringList({QStringLiteral("alice"), m_home + QStringLiteral("/chat-resume")}));
     disconnect(m_page.get(), nullptr, this, nullptr);
+}
+
+// A transcript that is a link to a file outside the home (another user's, say) is not listed;
+// the status line counts it and its tooltip names the link and its target.
+void SessionsPageTest::aTranscriptLinkedOutOfTheHomeIsNotListedButNamed()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs the pinned open-terminal");
+    QTemporaryDir outside;
+    QVERIFY(outside.isValid());
+    const QString target = QDir(outside.path()).canonicalPath() + QStringLiteral("/theirs.jsonl");
+    QVERIFY(QFile::copy(m_paths.value(QStringLiteral("bash")), target));
+    const QString link = m_home + QStringLiteral("/.claude/projects/-linked/linked.jsonl");
+    QVERIFY(QDir().mkpath(QFileInfo(link).path()));
+    QVERIFY(QFile::link(target, link));
+    const int rows = m_page->model()->rowCount();
+    QVERIFY(waitForListing());
+    QCOMPARE(m_page->model()->rowCount(), rows);
+    QVERIFY2(m_page->statusText().contains(QLatin1String("1 not listed")),
+        qPrintable(m_page->statusText()));
+    const QString tip = m_page->findChild<QLabel *>(QStringLiteral("statusLabel"))->toolTip();
+    QVERIFY2(tip.contains(link) && tip.contains(target), qPrintable(tip));
+
+    QVERIFY(QFile::remove(link) && QDir().rmdir(QFileInfo(link).path()));
+    QVERIFY(waitForListing());
+    QVERIFY2(!m_page->statusText().contains(QLatin1String("not listed")),
+        qPrintable(m_page->statusText()));
 }
 
 void SessionsPageTest::autoRefreshRunsOnlyWhileVisible()
