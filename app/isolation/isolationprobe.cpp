@@ -218,7 +218,7 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_shared->checkPair(pair);
     };
     steps << [this, pair] {
-        m_processes->checkEnvironment(pair);
+        m_processes->checkProcFiles(pair);
     };
     steps << [this, pair] {
         m_terminals->checkPair(pair);
