@@ -234,14 +234,14 @@ void ProbeProcessChecks::checkProcFiles(const std::shared_ptr<ProbePair> &pair)
                         const QHash<QString, probe::ShellOutcome> sections = result.ok()
                             ? probe::parseShellSections(result.value.lines)
                             : QHash<QString, probe::ShellOutcome>();
-                        const auto shellCheck = [&](CheckId check, const QString &tag,
-                                                    const QString &marker,
-                                                    const Precondition &own) {
-                            m_probe.addResult(check, pair->actor, pair->target,
-                                probe::judgeShell(
-                                    sections.value(tag), probe::ShellAccess::Read, marker, own),
-                                {foundEvidence, evidence});
-                        };
+                        const auto shellCheck
+                            = [&](CheckId check, const QString &tag, const QString &marker,
+                                  const Precondition &own) {
+                                  m_probe.addResult(check, pair->actor, pair->target,
+                                      probe::judgeShell(sections.value(tag),
+                                          probe::ShellAccess::Read, marker, own),
+                                      {foundEvidence, evidence});
+                              };
                         shellCheck(CheckId::ProcessEnvironShell, QStringLiteral("environ"),
                             pair->environMarker, target.environ);
                         shellCheck(CheckId::ProcessCwdShell, QStringLiteral("cwd"),
@@ -271,18 +271,16 @@ ProbeProcessChecks::ProcFilesTarget ProbeProcessChecks::ownProcess(
             cwd = folder;
         }
     }
-    const Precondition found = pair.process.met
-        ? Precondition::expect(!target.pid.isEmpty(),
-            tr("A did not find its marker in its own process's environment"))
-        : pair.process;
+    const Precondition found = pair.process.met ? Precondition::expect(!target.pid.isEmpty(),
+                                   tr("A did not find its marker in its own process's environment"))
+                                                : pair.process;
     target.environ = found;
     // pgrep found the process by the command marker in its arguments.
     target.cmdline = found;
-    target.cwd = !found.met ? found
-        : cwd != pair.probeDir
-        ? Precondition::missing(
-            tr("A's process does not work in A's probe folder (its cwd: \"%1\")").arg(cwd))
-        : pair.read;
+    target.cwd = !found.met    ? found
+        : cwd != pair.probeDir ? Precondition::missing(
+              tr("A's process does not work in A's probe folder (its cwd: \"%1\")").arg(cwd))
+                               : pair.read;
     return target;
 }
 

@@ -6,9 +6,10 @@
 // (ProcessInput) and, last, kill it (ProcessKill), each verified from A's side.
 // checkProcFiles() has B read /proc/<pid>/environ, A's marker through /proc/<pid>/cwd (A's
 // process works in A's probe folder) and /proc/<pid>/cmdline of A's process, each through the
-// file API and through B's shell, after A found the process and its working folder itself; checkServerEnvironment() has a user read the server process's environment through the
-// file API (FAIL when it holds the API key). Each method is one step of ProbeSteps and calls
-// next() when it is done.
+// file API and through B's shell, after A found the process and its working folder itself;
+// checkServerEnvironment() has a user read the server process's environment through the file API
+// (FAIL when it holds the API key). Each method is one step of ProbeSteps and calls next() when it
+// is done.
 
 #include "probing/probejudgement.h"
 

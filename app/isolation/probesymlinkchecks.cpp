@@ -39,6 +39,13 @@ QString createdPath(const ProbePair &pair)
         + QStringLiteral("-created-by-b.txt");
 }
 
+// The same for the file B uploads into its link to A's home.
+QString uploadedPath(const ProbePair &pair)
+{
+    return pair.home + QStringLiteral("/sandscope-probe-") + pair.token
+        + QStringLiteral("-uploaded-by-b.txt");
+}
+
 ProbeCall removeLinks(const Identity &identity, const QString &linksDir)
 {
     // The API removes the folder of links, not what they point at (measured on both pinned
@@ -95,6 +102,10 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
         sendSpec("DELETE", QStringLiteral("/files/delete"), {},
             {{QStringLiteral("path"), createdPath(*pair)}}),
         tr("cleanup: A removes what B may have created in its home")});
+    m_probe.addCleanup(ProbeCall {pair->a,
+        sendSpec("DELETE", QStringLiteral("/files/delete"), {},
+            {{QStringLiteral("path"), uploadedPath(*pair)}}),
+        tr("cleanup: A removes what B may have uploaded into its home")});
     const auto write = [pair](const QString &path) {
         return ProbeCall {pair->a,
             sendSpec("POST", QStringLiteral("/files/write"),
@@ -167,9 +178,7 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
     const QString readLink = pair->linksDir + QStringLiteral("/read");
     const QString folderLink = pair->linksDir + QStringLiteral("/folder");
     const QString createdName = createdPath(*pair).mid(pair->home.size() + 1);
-    // Named like the probe's files, inside A's probe folder (removed with it).
-    const QString uploadedName
-        = QStringLiteral("sandscope-probe-") + pair->token + QStringLiteral("-uploaded-by-b.txt");
+    const QString uploadedName = uploadedPath(*pair).mid(pair->home.size() + 1);
     const QVector<ProbeCall> calls {
         ProbeCall {pair->b,
             getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), readLink}}),
@@ -227,16 +236,19 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
         ProbeCall {pair->b,
             protocol::uploadSpec(pair->linksDir, QStringLiteral("upload"), bText.toUtf8()),
             tr("B uploads onto its link to A's file")},
-        ProbeCall {pair->b, protocol::uploadSpec(folderLink, uploadedName, bText.toUtf8()),
-            tr("B uploads a file into its link to A's probe folder")},
+        // Into the link to A's home: the server first runs `mkdir -p` of the folder as B, which
+        // the kernel refuses for a folder inside A's home (B cannot look into it) but not for
+        // the home itself (docs/server-behaviour.md).
+        ProbeCall {pair->b,
+            protocol::uploadSpec(
+                pair->linksDir + QStringLiteral("/home"), uploadedName, bText.toUtf8()),
+            tr("B uploads a file into its link to A's home")},
         ProbeCall {pair->a,
             getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), pair->uploadTarget}}),
             tr("A checks whether the file B uploaded onto changed")},
         ProbeCall {pair->a,
-            getSpec(QStringLiteral("/files/read"),
-                {{QStringLiteral("path"),
-                    QString(pair->probeDir + QLatin1Char('/') + uploadedName)}}),
-            tr("A checks whether B's upload appeared in its folder")},
+            getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), uploadedPath(*pair)}}),
+            tr("A checks whether B's upload appeared in its home")},
     };
     m_probe.calls.requests(calls, [=](const QVector<ProbeReply> &replies) {
         const auto disclosure

@@ -4,7 +4,7 @@
 // reach it through a link in its own home: B links to A's marker, A's probe folder and a file
 // A owns, then reads, lists, archives and overwrites through the links, and creates, moves out
 // and deletes files in A's folder through the folder link, and uploads (multipart) onto its link
-// to a file of A's and into its link to A's folder (checkPair). With the admin channel,
+// to a file of A's and into its link to A's home (checkPair). With the admin channel,
 // root creates a file only root reads in a folder only root enters under /tmp, and the first
 // user reads it by its path and through a link (checkRootFile). Links and files are verified
 // first and removed afterwards (the root file at once after the reads; a cancel in between
