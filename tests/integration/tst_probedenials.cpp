@@ -190,6 +190,32 @@ private Q_SLOTS:
             const probe::Judgement judgement = probe::combine(
                 {probe::judgeMutation(onto, effect, met), probe::judgeMutation(into, effect, met)});
             QCOMPARE(verdictName(judgement.verdict), QStringLiteral("PASS"));
+
+            // Into a link to a folder inside A's home the server's `mkdir -p` as B fails first
+            // (B cannot look into A's home): a 500, which the judgement does not count as a
+            // denial, and nothing is written (docs/server-behaviour.md).
+            const QString folder = aliceHome + QStringLiteral("/sandscope-probe-") + token;
+            const auto removeFolder = qScopeGuard([&] { deleteAs(real, m_pinned.alice, folder); });
+            QCOMPARE(sendAs(real, m_pinned.alice,
+                         probe::sendSpec("POST", QStringLiteral("/files/write"),
+                             {{QStringLiteral("path"), QString(folder + QStringLiteral("/m.txt"))},
+                                 {QStringLiteral("content"), QStringLiteral("m")}}))
+                         .status,
+                200);
+            QVERIFY(shellAs(real, m_pinned.bob,
+                ProbeSymlinkChecks::linkCommand(folder, links + QStringLiteral("/folder"))
+                    + QStringLiteral(" && echo linked"))
+                        .contains(QLatin1String("linked")));
+            const protocol::HttpResponse sub = sendAs(real, m_pinned.bob,
+                protocol::uploadSpec(
+                    links + QStringLiteral("/folder"), QStringLiteral("new.txt"), bytes));
+            QCOMPARE(sub.status, 500);
+            const probe::Effect created = ProbeSymlinkChecks::uploadEffect(
+                readAs(real, m_pinned.alice, folder + QStringLiteral("/new.txt")),
+                QString::fromUtf8(bytes));
+            QCOMPARE(created, probe::Effect::NotObserved);
+            QCOMPARE(verdictName(probe::judgeMutation(sub, created, met).verdict),
+                QStringLiteral("ERROR"));
         }
         QVERIFY2(nothingLeft(real), qPrintable(leftovers(real).join(u',')));
     }
