@@ -3,8 +3,9 @@
 // eight alphanumerics share an account, "root" runs as root); 0.14.5 is asserted as
 // measured, and the difference between the two reports is shown with compare(). Both versions
 // follow symlinks as root in the file API and read /proc and paths outside /home as root: the
-// symlink, root-file and environment checks FAIL on both, and symlinkChecksPassOnRealDenials
-// drives the same judgements with denials the servers really give. The `sandscope probe` verb
+// symlink, swap, root-file and /proc checks FAIL on both, and symlinkChecksPassOnRealDenials
+// drives the same judgements with denials the servers really give (tst_probedenials does so for
+// the upload, write-race, cwd, cmdline and account-name checks). The `sandscope probe` verb
 // runs once end to end.
 
 #include "isolation/isolationprobe.h"
