@@ -209,6 +209,9 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_swap->checkPair(pair);
     };
     steps << [this, pair] {
+        m_swap->checkWritePair(pair);
+    };
+    steps << [this, pair] {
         m_processes->startTargetProcess(pair);
     };
     steps << [this, pair] {
@@ -218,7 +221,7 @@ void IsolationProbe::planPair(const QString &target, const QString &actor)
         m_shared->checkPair(pair);
     };
     steps << [this, pair] {
-        m_processes->checkEnvironment(pair);
+        m_processes->checkProcFiles(pair);
     };
     steps << [this, pair] {
         m_terminals->checkPair(pair);

@@ -37,7 +37,8 @@ void ProbeProcessChecks::startTargetProcess(const std::shared_ptr<ProbePair> &pa
     if (!m_probe.wantsAny({CheckId::ProcessList, CheckId::ProcessCommandLine,
             CheckId::ProcessShellList, CheckId::ProcessOutput, CheckId::ProcessLog,
             CheckId::ProcessInput, CheckId::ProcessKill, CheckId::SessionReuse,
-            CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell})) {
+            CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell, CheckId::ProcessCwdApi,
+            CheckId::ProcessCwdShell, CheckId::ProcessCmdlineApi, CheckId::ProcessCmdlineShell})) {
         m_probe.steps.next();
         return;
     }
@@ -49,12 +50,15 @@ void ProbeProcessChecks::startTargetProcess(const std::shared_ptr<ProbePair> &pa
     // it), echoes one line of input, then waits to be killed. The command marker rides
     // along as a comment, visible wherever the command line is.
     // The environment marker is exported for `sleep` (and is in sudo's SUDO_COMMAND of the
-    // shell), so it is in the environment of A's processes.
+    // shell), so it is in the environment of A's processes. The shell works in A's probe
+    // folder, so its /proc/<pid>/cwd leads to A's marker (process.cwd.*).
     pair->environMarker = QStringLiteral("sandscope-environ-") + probe::randomToken(12);
     const QString commandLine
-        = QStringLiteral("export SANDSCOPE_PROBE_ENV=%3; printf 'sandscope-output-%s\\n' %1; "
-                         "read -r line; printf 'got=%s\\n' \"$line\"; sleep 120 # %2")
-              .arg(outputToken, pair->commandMarker, pair->environMarker);
+        = QStringLiteral("cd -- %4 2>/dev/null; export SANDSCOPE_PROBE_ENV=%3; "
+                         "printf 'sandscope-output-%s\\n' %1; read -r line; "
+                         "printf 'got=%s\\n' \"$line\"; sleep 120 # %2")
+              .arg(outputToken, pair->commandMarker, pair->environMarker,
+                  shell::quote(pair->probeDir));
     const ProbeCall start {pair->a,
         sendSpec("POST", QStringLiteral("/execute"), {{QStringLiteral("command"), commandLine}}),
         tr("setup: A starts a process")};
@@ -172,58 +176,112 @@ void ProbeProcessChecks::checkApi(const std::shared_ptr<ProbePair> &pair)
     });
 }
 
-void ProbeProcessChecks::checkEnvironment(const std::shared_ptr<ProbePair> &pair)
+void ProbeProcessChecks::checkProcFiles(const std::shared_ptr<ProbePair> &pair)
 {
-    if (!m_probe.wantsAny({CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell})) {
+    if (!m_probe.wantsAny({CheckId::ProcessEnvironApi, CheckId::ProcessEnvironShell,
+            CheckId::ProcessCwdApi, CheckId::ProcessCwdShell, CheckId::ProcessCmdlineApi,
+            CheckId::ProcessCmdlineShell})) {
         m_probe.steps.next();
         return;
     }
     // A finds its own processes (the shell running the command carries the command marker;
-    // this search's own shell does too, and is skipped) and proves it reads the marker in
-    // their environment itself.
+    // this search's own shell does too, and is skipped), proves it reads the marker in their
+    // environment itself, and names their working folder.
     const QString find
         = QStringLiteral("for p in $(pgrep -u \"$(id -u)\" -f %1); do [ \"$p\" = $$ ] && continue; "
                          "if tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -q %2; then "
-                         "echo sandscope-pid=$p; fi; done")
+                         "echo \"sandscope-pid=$p $(readlink /proc/$p/cwd)\"; fi; done")
               .arg(shell::quote(pair->commandMarker), shell::quote(pair->environMarker));
     m_probe.calls.command(pair->a, find,
-        tr("precondition: A finds its process and its environment"),
+        tr("precondition: A finds its process, its environment and its working folder"),
         [this, pair](const Result<CommandOutput> &found, const Evidence &foundEvidence) {
-            QString pid;
-            for (const QString &line : found.ok() ? found.value.lines : QStringList()) {
-                if (line.startsWith(QLatin1String("sandscope-pid=")))
-                    pid = line.mid(14).trimmed();
-            }
-            const Precondition own = pair->process.met
-                ? Precondition::expect(!pid.isEmpty(),
-                    tr("A did not find its marker in its own process's environment"))
-                : pair->process;
-            const QString environ = QStringLiteral("/proc/") + pid + QStringLiteral("/environ");
-            const ProbeCall api {pair->b,
-                getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), environ}}),
-                tr("B reads A's process environment through the file API")};
-            m_probe.calls.request(api, [=](const ProbeReply &reply) {
-                m_probe.addResult(CheckId::ProcessEnvironApi, pair->actor, pair->target,
-                    probe::judgeDisclosure(
-                        reply.response, probe::Disclosure::FileText, pair->environMarker, own),
-                    {foundEvidence, reply.evidence});
-                m_probe.calls.command(pair->b,
-                    probe::shellSection(QStringLiteral("environ"),
-                        QStringLiteral("cat -- ") + shell::quote(environ)),
-                    tr("B's shell reads A's process environment"),
+            const ProcFilesTarget target
+                = ownProcess(found.ok() ? found.value.lines : QStringList(), *pair);
+            const QString proc = QStringLiteral("/proc/") + target.pid;
+            const QString environ = proc + QStringLiteral("/environ");
+            const QString cwdMarker = proc + QStringLiteral("/cwd/") + pair->markerName;
+            const QString cmdline = proc + QStringLiteral("/cmdline");
+            const auto read = [&](const QString &path, const QString &note) {
+                return ProbeCall {pair->b,
+                    getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), path}}), note};
+            };
+            const QVector<ProbeCall> calls {
+                read(environ, tr("B reads A's process environment through the file API")),
+                read(cwdMarker,
+                    tr("B reads A's marker through A's process working folder (file API)")),
+                read(cmdline, tr("B reads A's process arguments through the file API")),
+            };
+            m_probe.calls.requests(calls, [=](const QVector<ProbeReply> &replies) {
+                const auto api = [&](CheckId check, int reply, const QString &marker,
+                                     const Precondition &own) {
+                    m_probe.addResult(check, pair->actor, pair->target,
+                        probe::judgeDisclosure(
+                            replies.at(reply).response, probe::Disclosure::FileText, marker, own),
+                        {foundEvidence, replies.at(reply).evidence});
+                };
+                api(CheckId::ProcessEnvironApi, 0, pair->environMarker, target.environ);
+                api(CheckId::ProcessCwdApi, 1, pair->markerContent, target.cwd);
+                api(CheckId::ProcessCmdlineApi, 2, pair->commandMarker, target.cmdline);
+                const QString script = probe::shellSection(QStringLiteral("environ"),
+                                           QStringLiteral("cat -- ") + shell::quote(environ))
+                    + probe::shellSection(
+                        QStringLiteral("cwd"), QStringLiteral("cat -- ") + shell::quote(cwdMarker))
+                    + probe::shellSection(QStringLiteral("cmdline"),
+                        QStringLiteral("tr '\\0' ' ' < ") + shell::quote(cmdline));
+                m_probe.calls.command(pair->b, script,
+                    tr("B's shell reads A's process environment, working folder and arguments"),
                     [=](const Result<CommandOutput> &result, const Evidence &evidence) {
-                        const probe::ShellOutcome outcome = result.ok()
+                        const QHash<QString, probe::ShellOutcome> sections = result.ok()
                             ? probe::parseShellSections(result.value.lines)
-                                  .value(QStringLiteral("environ"))
-                            : probe::ShellOutcome();
-                        m_probe.addResult(CheckId::ProcessEnvironShell, pair->actor, pair->target,
-                            probe::judgeShell(
-                                outcome, probe::ShellAccess::Read, pair->environMarker, own),
-                            {foundEvidence, evidence});
+                            : QHash<QString, probe::ShellOutcome>();
+                        const auto shellCheck
+                            = [&](CheckId check, const QString &tag, const QString &marker,
+                                  const Precondition &own) {
+                                  m_probe.addResult(check, pair->actor, pair->target,
+                                      probe::judgeShell(sections.value(tag),
+                                          probe::ShellAccess::Read, marker, own),
+                                      {foundEvidence, evidence});
+                              };
+                        shellCheck(CheckId::ProcessEnvironShell, QStringLiteral("environ"),
+                            pair->environMarker, target.environ);
+                        shellCheck(CheckId::ProcessCwdShell, QStringLiteral("cwd"),
+                            pair->markerContent, target.cwd);
+                        shellCheck(CheckId::ProcessCmdlineShell, QStringLiteral("cmdline"),
+                            pair->commandMarker, target.cmdline);
                         m_probe.steps.next();
                     });
             });
         });
+}
+
+ProbeProcessChecks::ProcFilesTarget ProbeProcessChecks::ownProcess(
+    const QStringList &lines, const ProbePair &pair)
+{
+    ProcFilesTarget target;
+    QString cwd;
+    for (const QString &line : lines) {
+        if (!line.startsWith(QLatin1String("sandscope-pid=")))
+            continue;
+        const QString rest = line.mid(14).trimmed();
+        const QString pid = rest.section(QLatin1Char(' '), 0, 0);
+        const QString folder = rest.section(QLatin1Char(' '), 1);
+        // The shell that moved into the probe folder, when several of A's processes match.
+        if (target.pid.isEmpty() || folder == pair.probeDir) {
+            target.pid = pid;
+            cwd = folder;
+        }
+    }
+    const Precondition found = pair.process.met ? Precondition::expect(!target.pid.isEmpty(),
+                                   tr("A did not find its marker in its own process's environment"))
+                                                : pair.process;
+    target.environ = found;
+    // pgrep found the process by the command marker in its arguments.
+    target.cmdline = found;
+    target.cwd = !found.met    ? found
+        : cwd != pair.probeDir ? Precondition::missing(
+              tr("A's process does not work in A's probe folder (its cwd: \"%1\")").arg(cwd))
+                               : pair.read;
+    return target;
 }
 
 void ProbeProcessChecks::checkServerEnvironment()

@@ -4,10 +4,14 @@
 // processes (ProcessList, ProcessCommandLine), read A's output (ProcessOutput), send A's
 // X-Session-Id (SessionReuse: it needs A's process still running), type into A's process
 // (ProcessInput) and, last, kill it (ProcessKill), each verified from A's side.
-// checkEnvironment() has B read the environment of A's process through the file API and its
-// shell; checkServerEnvironment() has a user read the server process's environment through the
-// file API (FAIL when it holds the API key). Each method is one step of ProbeSteps and calls
-// next() when it is done.
+// checkProcFiles() has B read /proc/<pid>/environ, A's marker through /proc/<pid>/cwd (A's
+// process works in A's probe folder) and /proc/<pid>/cmdline of A's process, each through the
+// file API and through B's shell, after A found the process and its working folder itself;
+// checkServerEnvironment() has a user read the server process's environment through the file API
+// (FAIL when it holds the API key). Each method is one step of ProbeSteps and calls next() when it
+// is done.
+
+#include "probing/probejudgement.h"
 
 #include <QCoreApplication>
 
@@ -25,10 +29,19 @@ public:
 
     void startTargetProcess(const std::shared_ptr<ProbePair> &pair);
     void checkApi(const std::shared_ptr<ProbePair> &pair);
-    void checkEnvironment(const std::shared_ptr<ProbePair> &pair);
+    void checkProcFiles(const std::shared_ptr<ProbePair> &pair);
     void checkServerEnvironment();
 
 private:
+    // A's process as A found it: its pid and what A verified of it per check.
+    struct ProcFilesTarget {
+        QString pid;
+        probe::Precondition environ;
+        probe::Precondition cwd;
+        probe::Precondition cmdline;
+    };
+    static ProcFilesTarget ownProcess(const QStringList &lines, const ProbePair &pair);
+
     ProbeContext &m_probe;
 };
 

@@ -45,58 +45,102 @@ QString ProbeSwapCheck::loopCommand(
 
 void ProbeSwapCheck::checkPair(const std::shared_ptr<ProbePair> &pair)
 {
+    if (!m_probe.wants(CheckId::FilesReadSwap)) {
+        m_probe.steps.next();
+        return;
+    }
+    startLoop(pair, CheckId::FilesReadSwap, pair->markerPath, {},
+        [this, pair](
+            const QString &dir, const QVector<Evidence> &setup, const QVector<ProbeCall> &end) {
+            attempt(pair, dir + QStringLiteral("/swap"), setup, end);
+        });
+}
+
+void ProbeSwapCheck::checkWritePair(const std::shared_ptr<ProbePair> &pair)
+{
+    if (!m_probe.wants(CheckId::FilesWriteSwap)) {
+        m_probe.steps.next();
+        return;
+    }
+    // A's own file, only A may write it (600): a chmod or chown through the link shows.
+    const QString target = pair->probeDir + QStringLiteral("/write-swap-target.txt");
+    const QString create = QStringLiteral("(umask 077; printf %s %1 > %2) && chmod 600 %2 && %3")
+                               .arg(shell::quote(pair->markerContent), shell::quote(target),
+                                   probe::fileStateCommand(target));
+    m_probe.calls.command(pair->a, create, tr("setup: A writes a file only A may write"),
+        [this, pair, target](const Result<CommandOutput> &result, const Evidence &evidence) {
+            const probe::FileState before
+                = probe::parseFileState(result.ok() ? result.value.lines : QStringList());
+            const Precondition own = Precondition::expect(before.known
+                    && before.mode == QLatin1String("600") && before.content == pair->markerContent,
+                tr("A could not make its file (mode 600, its marker) or see it"));
+            if (!own.met) {
+                m_probe.addResult(CheckId::FilesWriteSwap, pair->actor, pair->target,
+                    probe::judgeWriteSwapRace({}, before, before, own), {evidence});
+                m_probe.steps.next();
+                return;
+            }
+            startLoop(pair, CheckId::FilesWriteSwap, target, {evidence},
+                [this, pair, target, before](const QString &dir, const QVector<Evidence> &setup,
+                    const QVector<ProbeCall> &end) {
+                    attemptWrites(pair,
+                        WriteRace {dir + QStringLiteral("/swap"), target, before, setup, end});
+                });
+        });
+}
+
+void ProbeSwapCheck::startLoop(const std::shared_ptr<ProbePair> &pair, CheckId check,
+    const QString &target, const QVector<Evidence> &earlier, LoopStarted started)
+{
     const auto actor = m_probe.users.value(pair->actor);
-    if (!m_probe.wants(CheckId::FilesReadSwap) || !actor) {
+    if (!actor) {
         m_probe.steps.next();
         return;
     }
     const QString dir = actor->home + QStringLiteral("/.sandscope-probe-") + pair->token
-        + QStringLiteral("-swap");
+        + (check == CheckId::FilesReadSwap ? QStringLiteral("-swap") : QStringLiteral("-wswap"));
     const QString ownText = QStringLiteral("sandscope-swap-own-") + pair->token;
     m_probe.addCleanup(ProbeCall {pair->b,
         sendSpec("DELETE", QStringLiteral("/files/delete"), {}, {{QStringLiteral("path"), dir}}),
         tr("cleanup: B removes its swap folder")});
     m_probe.calls.command(pair->b, setupCommand(dir, ownText),
         tr("setup: B makes a file of its own to swap"),
-        [this, pair, dir, ownText](
-            const Result<CommandOutput> &setup, const Evidence &setupEvidence) {
+        [=](const Result<CommandOutput> &setup, const Evidence &setupEvidence) {
             if (!setup.ok() || !setup.value.lines.join(QLatin1Char('\n')).contains(made)) {
-                m_probe.addResult(CheckId::FilesReadSwap, pair->actor, pair->target,
+                m_probe.addResult(check, pair->actor, pair->target,
                     {Verdict::Error, tr("Precondition not met: B could not make its file.")},
-                    {setupEvidence});
+                    earlier + QVector<Evidence> {setupEvidence});
                 m_probe.steps.next();
                 return;
             }
             const ProbeCall loop {pair->b,
                 sendSpec("POST", QStringLiteral("/execute"),
-                    {{QStringLiteral("command"),
-                        loopCommand(dir, pair->markerPath, ownText, loopRounds)}}),
-                tr("B's shell swaps its file for a link to A's marker and back, in a loop")};
-            m_probe.calls.request(
-                loop, [this, pair, dir, setupEvidence](const ProbeReply &started) {
-                    const QString id = protocol::parseProcess(started.response.body).value.info.id;
-                    QVector<ProbeCall> end;
-                    if (!id.isEmpty()) {
-                        end << ProbeCall {pair->b,
-                            sendSpec("DELETE", QStringLiteral("/execute/") + id, {},
-                                {{QStringLiteral("force"), QStringLiteral("true")}}),
-                            tr("cleanup: B ends its swap loop")};
-                        m_probe.addProcessCleanup(end.first());
+                    {{QStringLiteral("command"), loopCommand(dir, target, ownText, loopRounds)}}),
+                tr("B's shell swaps its file for a link to A's file and back, in a loop")};
+            m_probe.calls.request(loop, [=](const ProbeReply &reply) {
+                const QString id = protocol::parseProcess(reply.response.body).value.info.id;
+                QVector<ProbeCall> end;
+                if (!id.isEmpty()) {
+                    end << ProbeCall {pair->b,
+                        sendSpec("DELETE", QStringLiteral("/execute/") + id, {},
+                            {{QStringLiteral("force"), QStringLiteral("true")}}),
+                        tr("cleanup: B ends its swap loop")};
+                    m_probe.addProcessCleanup(end.first());
+                }
+                const QVector<Evidence> evidence
+                    = earlier + QVector<Evidence> {setupEvidence, reply.evidence};
+                whenRunning(pair->b, dir + QStringLiteral("/running"), 50, [=](bool running) {
+                    if (running) {
+                        started(dir, evidence, end);
+                        return;
                     }
-                    whenRunning(pair->b, dir + QStringLiteral("/running"), 50, [=](bool running) {
-                        if (!running) {
-                            m_probe.addResult(CheckId::FilesReadSwap, pair->actor, pair->target,
-                                {Verdict::Error,
-                                    tr("Precondition not met: B's swap loop did not start.")},
-                                {setupEvidence, started.evidence});
-                            m_probe.calls.requests(
-                                end, [this](const QVector<ProbeReply> &) { m_probe.steps.next(); });
-                            return;
-                        }
-                        attempt(pair, dir + QStringLiteral("/swap"),
-                            {setupEvidence, started.evidence}, end);
-                    });
+                    m_probe.addResult(check, pair->actor, pair->target,
+                        {Verdict::Error, tr("Precondition not met: B's swap loop did not start.")},
+                        evidence);
+                    m_probe.calls.requests(
+                        end, [this](const QVector<ProbeReply> &) { m_probe.steps.next(); });
                 });
+            });
         });
 }
 
@@ -158,6 +202,51 @@ void ProbeSwapCheck::attempt(const std::shared_ptr<ProbePair> &pair, const QStri
         m_probe.calls.requests(end, [this](const QVector<ProbeReply> &killed) {
             m_probe.calls.settleAfterKill(killed, [this] { m_probe.steps.next(); });
         });
+    });
+}
+
+void ProbeSwapCheck::attemptWrites(
+    const std::shared_ptr<ProbePair> &pair, const WriteRace &race, QVector<ProbeReply> earlier)
+{
+    const QString bText = QStringLiteral("sandscope-swap-written-by-b-") + pair->token;
+    QVector<ProbeCall> writes;
+    for (int i = int(earlier.size()); i < int(earlier.size()) + roundSize; ++i)
+        writes << ProbeCall {pair->b,
+            sendSpec("POST", QStringLiteral("/files/write"),
+                {{QStringLiteral("path"), race.swapPath}, {QStringLiteral("content"), bText}}),
+            tr("B writes its file while it is being swapped (attempt %1 of at most %2)")
+                .arg(i + 1)
+                .arg(attemptCount)};
+    m_probe.calls.requests(writes, [=](const QVector<ProbeReply> &round) mutable {
+        earlier += round;
+        m_probe.calls.command(pair->a, probe::fileStateCommand(race.target),
+            tr("A looks at its file after %1 attempts").arg(earlier.size()),
+            [=](const Result<CommandOutput> &looked, const Evidence &lookEvidence) {
+                const probe::FileState after
+                    = probe::parseFileState(looked.ok() ? looked.value.lines : QStringList());
+                int refusal = -1;
+                for (int i = 0; i < earlier.size() && refusal < 0; ++i) {
+                    if (probe::refused(earlier.at(i).response))
+                        refusal = i;
+                }
+                if (after == race.before && refusal < 0 && earlier.size() < attemptCount
+                    && !round.isEmpty()) {
+                    QTimer::singleShot(roundGapMs, m_probe.steps.context(),
+                        [=] { attemptWrites(pair, race, earlier); });
+                    return;
+                }
+                QVector<protocol::HttpResponse> responses;
+                for (const ProbeReply &reply : std::as_const(earlier))
+                    responses << reply.response;
+                const int shown = refusal >= 0 ? refusal : int(earlier.size()) - 1;
+                // A's file is not put back: the probe folder holding it is removed at the end.
+                m_probe.addResult(CheckId::FilesWriteSwap, pair->actor, pair->target,
+                    probe::judgeWriteSwapRace(responses, race.before, after, Precondition::ok()),
+                    race.setup + QVector<Evidence> {earlier.value(shown).evidence, lookEvidence});
+                m_probe.calls.requests(race.end, [this](const QVector<ProbeReply> &killed) {
+                    m_probe.calls.settleAfterKill(killed, [this] { m_probe.steps.next(); });
+                });
+            });
     });
 }
 

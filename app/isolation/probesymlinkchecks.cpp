@@ -39,6 +39,13 @@ QString createdPath(const ProbePair &pair)
         + QStringLiteral("-created-by-b.txt");
 }
 
+// The same for the file B uploads into its link to A's home.
+QString uploadedPath(const ProbePair &pair)
+{
+    return pair.home + QStringLiteral("/sandscope-probe-") + pair.token
+        + QStringLiteral("-uploaded-by-b.txt");
+}
+
 ProbeCall removeLinks(const Identity &identity, const QString &linksDir)
 {
     // The API removes the folder of links, not what they point at (measured on both pinned
@@ -71,14 +78,20 @@ Effect ProbeSymlinkChecks::writeEffect(const HttpResponse &ownRead, const QStrin
     return content.value.text.contains(bText) ? Effect::Observed : Effect::NotObserved;
 }
 
+Effect ProbeSymlinkChecks::uploadEffect(const HttpResponse &ownRead, const QString &bText)
+{
+    return ownRead.status == 404 ? Effect::NotObserved : writeEffect(ownRead, bText);
+}
+
 void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
 {
     const auto actor = m_probe.users.value(pair->actor);
     if (!actor
         || !m_probe.wantsAny({CheckId::FilesReadSymlink, CheckId::FilesListSymlink,
             CheckId::FilesArchiveSymlink, CheckId::FilesViewSymlink, CheckId::FilesGrepSymlink,
-            CheckId::FilesGlobSymlink, CheckId::FilesWriteSymlink, CheckId::FilesCreateSymlink,
-            CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink, CheckId::FilesHardlink})) {
+            CheckId::FilesGlobSymlink, CheckId::FilesWriteSymlink, CheckId::FilesUploadSymlink,
+            CheckId::FilesCreateSymlink, CheckId::FilesMoveSymlink, CheckId::FilesDeleteSymlink,
+            CheckId::FilesHardlink})) {
         m_probe.steps.next();
         return;
     }
@@ -89,6 +102,10 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
         sendSpec("DELETE", QStringLiteral("/files/delete"), {},
             {{QStringLiteral("path"), createdPath(*pair)}}),
         tr("cleanup: A removes what B may have created in its home")});
+    m_probe.addCleanup(ProbeCall {pair->a,
+        sendSpec("DELETE", QStringLiteral("/files/delete"), {},
+            {{QStringLiteral("path"), uploadedPath(*pair)}}),
+        tr("cleanup: A removes what B may have uploaded into its home")});
     const auto write = [pair](const QString &path) {
         return ProbeCall {pair->a,
             sendSpec("POST", QStringLiteral("/files/write"),
@@ -105,16 +122,21 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
         ProbeCall {pair->a,
             getSpec(QStringLiteral("/files/list"), {{QStringLiteral("directory"), pair->probeDir}}),
             tr("precondition: A lists its folder")},
+        write(pair->uploadTarget),
+        ProbeCall {pair->a,
+            getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), pair->uploadTarget}}),
+            tr("precondition: A reads the file B will try to upload onto")},
     };
     m_probe.calls.requests(setup, [this, pair](const QVector<ProbeReply> &replies) {
         const QString dir = pair->linksDir;
         const QString script
-            = QStringLiteral("mkdir -- %1 && %2 && %3 && %4 && %5 && echo %6; ")
+            = QStringLiteral("mkdir -- %1 && %2 && %3 && %4 && %5 && %6 && echo %7; ")
                   .arg(shell::quote(dir),
                       linkCommand(pair->markerPath, dir + QStringLiteral("/read")),
                       linkCommand(pair->probeDir, dir + QStringLiteral("/folder")),
                       linkCommand(pair->writeTarget, dir + QStringLiteral("/write")),
-                      linkCommand(pair->home, dir + QStringLiteral("/home")), linksMade)
+                      linkCommand(pair->home, dir + QStringLiteral("/home")),
+                      linkCommand(pair->uploadTarget, dir + QStringLiteral("/upload")), linksMade)
             // A hard link needs no path at use time: the kernel decides when it is made.
             + probe::shellSection(QStringLiteral("hardlink"),
                 QStringLiteral("ln -- %1 %2")
@@ -123,7 +145,9 @@ void ProbeSymlinkChecks::checkPair(const std::shared_ptr<ProbePair> &pair)
         const QStringList names = probe::listedNames(replies.at(4).response);
         const bool targetReady = replies.at(3).response.status == 200
             && replies.at(3).response.body.contains(pair->markerContent.toUtf8())
-            && names.contains(moveVictim) && names.contains(deleteVictim);
+            && names.contains(moveVictim) && names.contains(deleteVictim)
+            && replies.at(6).response.status == 200
+            && replies.at(6).response.body.contains(pair->markerContent.toUtf8());
         QVector<Evidence> targetEvidence;
         for (const ProbeReply &reply : replies)
             targetEvidence << reply.evidence;
@@ -154,6 +178,7 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
     const QString readLink = pair->linksDir + QStringLiteral("/read");
     const QString folderLink = pair->linksDir + QStringLiteral("/folder");
     const QString createdName = createdPath(*pair).mid(pair->home.size() + 1);
+    const QString uploadedName = uploadedPath(*pair).mid(pair->home.size() + 1);
     const QVector<ProbeCall> calls {
         ProbeCall {pair->b,
             getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), readLink}}),
@@ -208,6 +233,22 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
                 {{QStringLiteral("pattern"), pair->markerName},
                     {QStringLiteral("path"), folderLink}}),
             tr("B globs its link to A's probe folder")},
+        ProbeCall {pair->b,
+            protocol::uploadSpec(pair->linksDir, QStringLiteral("upload"), bText.toUtf8()),
+            tr("B uploads onto its link to A's file")},
+        // Into the link to A's home: the server first runs `mkdir -p` of the folder as B, which
+        // the kernel refuses for a folder inside A's home (B cannot look into it) but not for
+        // the home itself (docs/server-behaviour.md).
+        ProbeCall {pair->b,
+            protocol::uploadSpec(
+                pair->linksDir + QStringLiteral("/home"), uploadedName, bText.toUtf8()),
+            tr("B uploads a file into its link to A's home")},
+        ProbeCall {pair->a,
+            getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), pair->uploadTarget}}),
+            tr("A checks whether the file B uploaded onto changed")},
+        ProbeCall {pair->a,
+            getSpec(QStringLiteral("/files/read"), {{QStringLiteral("path"), uploadedPath(*pair)}}),
+            tr("A checks whether B's upload appeared in its home")},
     };
     m_probe.calls.requests(calls, [=](const QVector<ProbeReply> &replies) {
         const auto disclosure
@@ -234,6 +275,13 @@ void ProbeSymlinkChecks::attempt(const std::shared_ptr<ProbePair> &pair, const P
             probe::judgeMutation(
                 replies.at(3).response, writeEffect(replies.at(4).response, bText), target),
             {linkEvidence, replies.at(3).evidence, replies.at(4).evidence});
+        m_probe.addResult(CheckId::FilesUploadSymlink, pair->actor, pair->target,
+            probe::combine({probe::judgeMutation(replies.at(13).response,
+                                uploadEffect(replies.at(15).response, bText), target),
+                probe::judgeMutation(replies.at(14).response,
+                    uploadEffect(replies.at(16).response, bText), target)}),
+            {linkEvidence, replies.at(13).evidence, replies.at(15).evidence,
+                replies.at(14).evidence, replies.at(16).evidence});
         const auto mutation
             = [&](CheckId check, int reply, int verify, const QString &name, bool listed) {
                   m_probe.addResult(check, pair->actor, pair->target,

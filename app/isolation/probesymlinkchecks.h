@@ -3,7 +3,8 @@
 // the question is not whether B may name A's path (files.read and friends) but whether B can
 // reach it through a link in its own home: B links to A's marker, A's probe folder and a file
 // A owns, then reads, lists, archives and overwrites through the links, and creates, moves out
-// and deletes files in A's folder through the folder link (checkPair). With the admin channel,
+// and deletes files in A's folder through the folder link, and uploads (multipart) onto its link
+// to a file of A's and into its link to A's home (checkPair). With the admin channel,
 // root creates a file only root reads in a folder only root enters under /tmp, and the first
 // user reads it by its path and through a link (checkRootFile). Links and files are verified
 // first and removed afterwards (the root file at once after the reads; a cancel in between
@@ -36,6 +37,8 @@ public:
     static QString linkCommand(const QString &target, const QString &link);
     // What A's file holds after B's write through the link: Observed when it has B's text.
     static probe::Effect writeEffect(const protocol::HttpResponse &ownRead, const QString &bText);
+    // The same for a file B's upload would create: a file that is not there did not change.
+    static probe::Effect uploadEffect(const protocol::HttpResponse &ownRead, const QString &bText);
 
 private:
     void attempt(const std::shared_ptr<ProbePair> &pair, const probe::Precondition &links,

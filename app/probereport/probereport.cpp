@@ -76,6 +76,11 @@ QVector<CheckInfo> buildChecks()
             "B overwrites A's file through a symlink in B's home (API)", S::Critical,
             "Any user overwrites another user's files (e.g. ~/.bashrc) by linking to them, "
             "and so runs code as that user."),
+        pairCheck(CheckId::FilesUploadSymlink, "files.upload.symlink",
+            "B uploads onto its link to A's file and into its link to A's folder (API)",
+            S::Critical,
+            "Any user overwrites another user's files (e.g. ~/.bashrc) or plants new ones in "
+            "their folders by uploading through a link, and so runs code as that user."),
         pairCheck(CheckId::FilesCreateSymlink, "files.create.symlink",
             "B creates a file in A's folder through a symlink in B's home (API)", S::Critical,
             "Any user plants files in another user's folders by linking to them."),
@@ -91,6 +96,12 @@ QVector<CheckInfo> buildChecks()
             S::Critical,
             "Any user reads another user's files by swapping a link in between the server's "
             "check of a path and its use."),
+        pairCheck(CheckId::FilesWriteSwap, "files.write.swap",
+            "B writes its own file while swapping it for a link to A's file (API, bounded race)",
+            S::Critical,
+            "Any user takes over another user's files (owner, mode or content) by swapping a "
+            "link in between the server's write and its chown and chmod, and can then rewrite "
+            "them at will."),
         pairCheck(CheckId::FilesHardlink, "files.hardlink",
             "B's shell hard-links A's file into B's home (ln)", S::Critical,
             "Any user keeps a second name for another user's file in their own home, and reads "
@@ -134,6 +145,25 @@ QVector<CheckInfo> buildChecks()
         pairCheck(CheckId::ProcessEnvironShell, "process.environ.shell",
             "B's shell reads A's process environment (/proc/<pid>/environ)", S::Critical,
             "Commands of one user read the environment of another user's processes."),
+        pairCheck(CheckId::ProcessCwdApi, "process.cwd.api",
+            "B reads A's file through A's process working directory (/proc/<pid>/cwd, file API)",
+            S::Critical,
+            "Any user reads the files of another user's working folders through the cwd link "
+            "of their processes, which the file API follows as root."),
+        pairCheck(CheckId::ProcessCwdShell, "process.cwd.shell",
+            "B's shell reads A's file through A's process working directory (/proc/<pid>/cwd)",
+            S::Critical,
+            "Commands of one user read the files of another user's working folders through "
+            "the cwd link of their processes."),
+        // The same process table as process.ps (the server's README: one process list).
+        documented(pairCheck(CheckId::ProcessCmdlineApi, "process.cmdline.api",
+            "B reads A's process arguments (/proc/<pid>/cmdline, file API)", S::High,
+            "Any user reads the arguments of another user's processes (and any secret passed "
+            "on them) through the file API.")),
+        documented(pairCheck(CheckId::ProcessCmdlineShell, "process.cmdline.shell",
+            "B's shell reads A's process arguments (/proc/<pid>/cmdline)", S::High,
+            "Commands of one user read the arguments of another user's processes (and any "
+            "secret passed on them).")),
         serverCheck(CheckId::ServerEnvironApi, "process.server-environ",
             "A user reads the server's environment (file API)", S::Critical,
             "Any user reads the server's API key from its process environment and can then act "

@@ -31,10 +31,12 @@ enum class CheckId {
     FilesGrepSymlink,
     FilesGlobSymlink,
     FilesWriteSymlink,
+    FilesUploadSymlink, // multipart upload onto a link to A's file and into a link to A's folder
     FilesCreateSymlink,
     FilesMoveSymlink,
     FilesDeleteSymlink,
     FilesReadSwap, // B's own file swapped for a link to A's file while the API reads it
+    FilesWriteSwap, // ...while the API writes it and then chowns and chmods the path
     FilesHardlink, // B hard-links A's file into its own home (then the API would follow it)
     FilesReadRoot, // server-wide: a root-only file the probe creates (admin channel), by path
     FilesReadRootSymlink, // the same file through a symlink
@@ -53,6 +55,10 @@ enum class CheckId {
     ProcessKill,
     ProcessEnvironApi, // /proc/<pid>/environ of A's process through the file API
     ProcessEnvironShell, // the same through B's shell
+    ProcessCwdApi, // A's file through /proc/<pid>/cwd of A's process (file API)
+    ProcessCwdShell, // the same through B's shell
+    ProcessCmdlineApi, // /proc/<pid>/cmdline of A's process (file API)
+    ProcessCmdlineShell, // the same through B's shell
     ServerEnvironApi, // server-wide: the server process's environment through the file API
     // Sessions and terminals
     SessionReuse,

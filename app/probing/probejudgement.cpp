@@ -1,5 +1,7 @@
 #include "probejudgement.h"
 
+#include "util/shellquote.h"
+
 #include <QRegularExpression>
 
 namespace sandscope::probe {
@@ -43,6 +45,12 @@ Classified classify(const protocol::HttpResponse &response)
     // folder before a write); when the kernel refuses the user that step, the request fails.
     if (status == 400 && detail.contains(QLatin1String("'sudo', '-u'"))
         && detail.contains(QLatin1String("returned non-zero exit status")))
+        return {Answer::Denied, QStringLiteral("HTTP 400") + quoted};
+    // The kernel refused the server the file (an OSError's text): e.g. an immutable file, which
+    // not even root may write.
+    if (status == 400
+        && (detail.startsWith(QLatin1String("[Errno 1] Operation not permitted"))
+            || detail.startsWith(QLatin1String("[Errno 13] Permission denied"))))
         return {Answer::Denied, QStringLiteral("HTTP 400") + quoted};
     if (status == 404)
         return {Answer::Hidden, QStringLiteral("HTTP 404") + quoted};
@@ -210,6 +218,107 @@ Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const 
     return verdict(Verdict::Error,
         QStringLiteral("Inconclusive: %1. The race was not won, which does not prove that no "
                        "window exists.")
+            .arg(tally));
+}
+
+bool refused(const protocol::HttpResponse &response)
+{
+    const Answer answer = classify(response).answer;
+    return answer == Answer::Denied || answer == Answer::Hidden;
+}
+
+QString FileState::describe() const
+{
+    if (!known)
+        return QStringLiteral("not seen");
+    return QStringLiteral("owner %1, mode %2, content \"%3\"").arg(owner, mode, content);
+}
+
+QString fileStateCommand(const QString &path)
+{
+    // The content on a line of its own, at most 200 bytes of it: markers are short.
+    return QStringLiteral("stat -c 'sandscope-state=%U %a' -- %1 && printf 'sandscope-content=' && "
+                          "{ head -c 200 -- %1 2>/dev/null || printf '(unreadable)'; } && echo")
+        .arg(shell::quote(path));
+}
+
+FileState parseFileState(const QStringList &lines)
+{
+    FileState state;
+    bool haveState = false;
+    bool haveContent = false;
+    for (const QString &line : lines) {
+        if (line.startsWith(QLatin1String("sandscope-state="))) {
+            const QStringList parts = line.mid(16).trimmed().split(QLatin1Char(' '));
+            haveState = parts.size() == 2;
+            state.owner = parts.value(0);
+            state.mode = parts.value(1);
+        } else if (line.startsWith(QLatin1String("sandscope-content="))) {
+            haveContent = true;
+            state.content = line.mid(18);
+            if (state.content.endsWith(QLatin1Char('\r')))
+                state.content.chop(1); // through a PTY
+        }
+    }
+    state.known = haveState && haveContent;
+    return state;
+}
+
+Judgement judgeWriteSwapRace(const QVector<protocol::HttpResponse> &responses,
+    const FileState &before, const FileState &after, const Precondition &precondition)
+{
+    if (!precondition.met)
+        return preconditionFailed(precondition);
+    if (!before.known)
+        return verdict(Verdict::Error,
+            QStringLiteral("Precondition not met, so nothing was judged: A could not see its own "
+                           "file before the attempts."));
+    int written = 0;
+    int refused = 0;
+    int unusable = 0;
+    QString refusal;
+    for (const protocol::HttpResponse &response : responses) {
+        const Classified c = classify(response);
+        if (c.answer == Answer::Success) {
+            ++written;
+        } else if (c.answer == Answer::Denied || c.answer == Answer::Hidden) {
+            ++refused;
+            refusal = c.text;
+        } else {
+            ++unusable;
+        }
+    }
+    const QString tally = QStringLiteral("%1 attempts: %2 were written, %3 were refused, %4 were "
+                                         "unusable")
+                              .arg(responses.size())
+                              .arg(written)
+                              .arg(refused)
+                              .arg(unusable);
+    if (!after.known)
+        return verdict(Verdict::Error,
+            QStringLiteral("Inconclusive: %1, and A could not see its file afterwards.")
+                .arg(tally));
+    if (!(after == before)) {
+        QStringList changed;
+        if (after.owner != before.owner)
+            changed << QStringLiteral("its owner %1 → %2").arg(before.owner, after.owner);
+        if (after.mode != before.mode)
+            changed << QStringLiteral("its mode %1 → %2").arg(before.mode, after.mode);
+        if (after.content != before.content)
+            changed
+                << QStringLiteral("its content \"%1\" → \"%2\"").arg(before.content, after.content);
+        return verdict(Verdict::Fail,
+            QStringLiteral("Reachable: A's file changed within the attempts (%1): %2 (the write, "
+                           "or the chown and chmod after it, followed the swapped link).")
+                .arg(tally, changed.join(QStringLiteral(", "))));
+    }
+    if (refused > 0)
+        return verdict(Verdict::Pass,
+            QStringLiteral("Denied at use: %1 (last refusal: %2), and A's file is unchanged (%3).")
+                .arg(tally, refusal, after.describe()));
+    return verdict(Verdict::Error,
+        QStringLiteral("Inconclusive: %1; A's file is unchanged. The race was not won, which does "
+                       "not prove that no window exists.")
             .arg(tally));
 }
 
@@ -443,9 +552,20 @@ QHash<QString, ShellOutcome> parseShellSections(const QStringList &lines)
     QHash<QString, ShellOutcome> sections;
     QString current;
     QStringList output;
+    QStringList split;
     for (QString line : lines) {
         if (line.endsWith(QLatin1Char('\r')))
             line.chop(1);
+        // Output without a final newline (/proc/<pid>/cmdline ends in NUL) puts the end
+        // marker on its own last line.
+        const qsizetype end = line.indexOf(sectionEnd);
+        if (end > 0) {
+            split << line.left(end) << line.mid(end);
+            continue;
+        }
+        split << line;
+    }
+    for (const QString &line : std::as_const(split)) {
         if (line.startsWith(sectionStart)) {
             current = line.mid(sectionStart.size()).trimmed();
             output.clear();

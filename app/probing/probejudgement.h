@@ -142,6 +142,37 @@ Judgement judgeTerminalWrite(
 Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const QString &marker,
     const Precondition &precondition);
 
+// Whether the answer is a refusal: denied (403, "Access denied", the kernel's refusal) or not
+// found.
+bool refused(const protocol::HttpResponse &response);
+
+// A file as its owner's shell sees it: owner, mode and the start of its content.
+struct FileState {
+    bool known = false; // the owner's shell printed all of it
+    QString owner;
+    QString mode; // octal, as stat prints it ("600")
+    QString content;
+    bool operator==(const FileState &o) const
+    {
+        return known == o.known && owner == o.owner && mode == o.mode && content == o.content;
+    }
+    QString describe() const; // "owner alice, mode 600, content \"…\""
+};
+// The command that prints `path`'s state (run as its owner; content "(unreadable)" when the
+// owner may no longer read it), and its parser.
+QString fileStateCommand(const QString &path);
+FileState parseFileState(const QStringList &lines);
+
+// B wrote its own file while its shell swapped that file for a symlink to A's file and back
+// (`responses`, in order); `before` and `after` are A's file as A's shell saw it before the
+// first attempt and after the last (the first look that differed). FAIL when A's file changed
+// (owner, mode or content: the write or the chown and chmod after it followed the link); PASS
+// when it did not and at least one attempt was refused (denied, or not found); ERROR when A
+// could not look, or every attempt was answered without a refusal and A's file is unchanged
+// (the race was not won). The explanation names the attempts and what each kind of answer was.
+Judgement judgeWriteSwapRace(const QVector<protocol::HttpResponse> &responses,
+    const FileState &before, const FileState &after, const Precondition &precondition);
+
 // Several judgements of one check (e.g. home and chat folder): FAIL if any FAILs, else ERROR
 // if any is ERROR, else INFO if any is INFO, else PASS. Explanations are joined.
 Judgement combine(const QVector<Judgement> &judgements);

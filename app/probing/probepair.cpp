@@ -47,6 +47,7 @@ void ProbePair::placeMarkers(const QString &targetHome)
     shellVictim = probeDir + QStringLiteral("/rm-me.txt");
     chatShellVictim = chatDir + QStringLiteral("/rm-me.txt");
     writeTarget = probeDir + QStringLiteral("/write-target.txt");
+    uploadTarget = probeDir + QStringLiteral("/upload-target.txt");
 }
 
 } // namespace sandscope

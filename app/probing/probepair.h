@@ -38,6 +38,7 @@ struct ProbePair {
     QString shellVictim;
     QString chatShellVictim;
     QString writeTarget; // A's file B tries to overwrite through a symlink
+    QString uploadTarget; // A's file B tries to upload onto through a symlink
     // B's folder of symlinks in its own home (filled by ProbeSymlinkChecks).
     QString linksDir;
     bool filesReady = false;

@@ -5,7 +5,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSslError>
-#include <QUuid>
 #include <QVariantMap>
 
 #include <memory>
@@ -129,25 +128,6 @@ Result<RawFile> rawFile(const HttpResponse &response)
     file.contentType = QString::fromLatin1(response.contentType);
     file.fileName = protocol::fileNameFromContentDisposition(response.contentDisposition);
     return Result<RawFile>::success(std::move(file));
-}
-
-QByteArray multipartFileBody(
-    const QByteArray &boundary, const QString &fileName, const QByteArray &bytes)
-{
-    // Quotes and line breaks would end the header parameter early.
-    QString safeName = fileName;
-    safeName.replace(QLatin1Char('"'), QStringLiteral("%22"));
-    safeName.replace(QLatin1Char('\r'), QLatin1Char(' '));
-    safeName.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    QByteArray body;
-    body.reserve(bytes.size() + 256);
-    body += "--" + boundary + "\r\n";
-    body += "Content-Disposition: form-data; name=\"file\"; filename=\"" + safeName.toUtf8()
-        + "\"\r\n";
-    body += "Content-Type: application/octet-stream\r\n\r\n";
-    body += bytes;
-    body += "\r\n--" + boundary + "--\r\n";
-    return body;
 }
 
 } // namespace
@@ -480,14 +460,7 @@ CallHandle OpenTerminalClient::writeFile(const Identity &id, const QString &path
 CallHandle OpenTerminalClient::uploadFile(const Identity &id, const QString &directory,
     const QString &fileName, const QByteArray &bytes, QObject *context, Callback<WriteResult> done)
 {
-    const QByteArray boundary = "sandscope-" + QUuid::createUuid().toByteArray(QUuid::Id128);
-    RequestSpec spec;
-    spec.method = "POST";
-    spec.path = QStringLiteral("/files/upload");
-    spec.query = {{QStringLiteral("directory"), directory}};
-    spec.body = multipartFileBody(boundary, fileName, bytes);
-    spec.contentType = "multipart/form-data; boundary=" + boundary;
-    spec.idempotent = false;
+    const RequestSpec spec = protocol::uploadSpec(directory, fileName, bytes);
     return typedCall<WriteResult>(this, id, spec, context, std::move(done),
         [](const HttpResponse &r) { return protocol::parseWrite(r.body); });
 }

@@ -6,6 +6,7 @@
 #include <QJsonValue>
 #include <QRegularExpression>
 #include <QStringList>
+#include <QUuid>
 
 #include <cmath>
 #include <limits>
@@ -400,6 +401,30 @@ QNetworkRequest buildRequest(
 QByteArray jsonBody(const QVariantMap &object)
 {
     return QJsonDocument(QJsonObject::fromVariantMap(object)).toJson(QJsonDocument::Compact);
+}
+
+RequestSpec uploadSpec(const QString &directory, const QString &fileName, const QByteArray &bytes)
+{
+    const QByteArray boundary = "sandscope-" + QUuid::createUuid().toByteArray(QUuid::Id128);
+    // Quotes and line breaks would end the header parameter early.
+    QString safeName = fileName;
+    safeName.replace(QLatin1Char('"'), QStringLiteral("%22"));
+    safeName.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    safeName.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    RequestSpec spec;
+    spec.method = "POST";
+    spec.path = QStringLiteral("/files/upload");
+    spec.query = {{QStringLiteral("directory"), directory}};
+    spec.body.reserve(bytes.size() + 256);
+    spec.body += "--" + boundary + "\r\n";
+    spec.body += "Content-Disposition: form-data; name=\"file\"; filename=\"" + safeName.toUtf8()
+        + "\"\r\n";
+    spec.body += "Content-Type: application/octet-stream\r\n\r\n";
+    spec.body += bytes;
+    spec.body += "\r\n--" + boundary + "--\r\n";
+    spec.contentType = "multipart/form-data; boundary=" + boundary;
+    spec.idempotent = false;
+    return spec;
 }
 
 QString escapeProcessInput(const QString &text)

@@ -45,6 +45,9 @@ QUrl buildUrl(const QUrl &baseUrl, const RequestSpec &spec);
 QNetworkRequest buildRequest(
     const ServerConnection &conn, const Identity &identity, const RequestSpec &spec);
 QByteArray jsonBody(const QVariantMap &object);
+// POST /files/upload?directory=… with `bytes` as the multipart field "file" named `fileName`
+// (the client's upload and the isolation probe's upload through a link send the same request).
+RequestSpec uploadSpec(const QString &directory, const QString &fileName, const QByteArray &bytes);
 
 // Doubles every backslash: the server decodes escape sequences in process input.
 QString escapeProcessInput(const QString &text);

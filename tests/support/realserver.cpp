@@ -173,9 +173,12 @@ bool RealServer::launch(QString *error)
     m_process->setWorkingDirectory(m_home.path());
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(m_outputFile, QIODevice::Append);
-    m_process->start(program,
-        {QStringLiteral("run"), QStringLiteral("--host"), QStringLiteral("127.0.0.1"),
-            QStringLiteral("--port"), QString::number(m_port)});
+    QStringList arguments {QStringLiteral("run"), QStringLiteral("--host"),
+        QStringLiteral("127.0.0.1"), QStringLiteral("--port"), QString::number(m_port)};
+    if (m_wrapper.isEmpty())
+        m_process->start(program, arguments);
+    else
+        m_process->start(m_wrapper.first(), m_wrapper.mid(1) + QStringList {program} + arguments);
     if (!m_process->waitForStarted(10000)) {
         if (error)
             *error = QStringLiteral("Cannot start %1: %2").arg(program, m_process->errorString());

@@ -30,6 +30,10 @@ public:
     // accounts such a server creates are NOT removed afterwards, so use only ids that map
     // onto existing accounts with it.
     void setAccountPrefix(const QString &prefix) { m_prefix = prefix; }
+    // Before start(): the server runs as `program arguments… <open-terminal> run …`, e.g. in a
+    // mount namespace of its own (`unshare -m …`). The wrapper must exec the server in place
+    // (same process id), so that stop() reaches it.
+    void setLaunchWrapper(const QStringList &wrapper) { m_wrapper = wrapper; }
     // Starts the server and waits until GET /health answers (at most 30 s). On failure
     // `error` gets the reason including the server log.
     bool start(QString *error);
@@ -74,6 +78,7 @@ private:
     Mode m_mode;
     QString m_apiKey;
     QString m_prefix;
+    QStringList m_wrapper;
     quint16 m_port = 0;
     QTemporaryDir m_home;
     QTemporaryDir m_logs; // OPEN_TERMINAL_LOG_DIR

@@ -55,6 +55,8 @@ ShellOutcome shellOutcome(int exitCode, const QString &output)
 
 } // namespace
 
+Q_DECLARE_METATYPE(sandscope::probe::FileState)
+
 class TestProbeJudgement : public QObject {
     Q_OBJECT
 
@@ -70,6 +72,7 @@ private Q_SLOTS:
     void sessionReusePassesWhenScoped();
     void shellSectionsRoundTripThroughTheirScriptText();
     void shellSectionsIgnoreAnUnfinishedSection();
+    void shellSectionWithoutAFinalNewlineEndsAtItsMarker();
     void shellVerdicts_data();
     void shellVerdicts();
     void processTableVerdicts();
@@ -84,6 +87,9 @@ private Q_SLOTS:
     void terminalVerdicts_data();
     void accountVariantVerdicts();
     void swapRaceNeverPassesUnlessRefused();
+    void writeSwapRaceFailsOnAnyChangeOfTheFile_data();
+    void writeSwapRaceFailsOnAnyChangeOfTheFile();
+    void fileStateReadsWhatItsCommandPrints();
     void collisionIdsLookLikeTheIdAndOnlyNewProbedAccountsGo();
     void terminalVerdicts();
     void whoAmIParsesAccountUidAndHome();
@@ -197,6 +203,17 @@ void TestProbeJudgement::mutationVerdicts_data()
         << answer(403, accessDenied) << Effect::NotObserved << true << Verdict::Pass;
     QTest::newRow("400 denied write (both versions), unchanged")
         << answer(400, accessDenied) << Effect::NotObserved << true << Verdict::Pass;
+    // The kernel refused root the file (e.g. immutable): the write endpoint answers 400 with
+    // the OSError's text (both pinned versions, tst_probedenials).
+    QTest::newRow("400 naming the kernel's refusal, unchanged")
+        << answer(400, "{\"detail\":\"[Errno 1] Operation not permitted: '/home/b/.links/swap'\"}")
+        << Effect::NotObserved << true << Verdict::Pass;
+    QTest::newRow("400 permission denied, unchanged")
+        << answer(400, "{\"detail\":\"[Errno 13] Permission denied: '/home/b/x'\"}")
+        << Effect::NotObserved << true << Verdict::Pass;
+    QTest::newRow("400 of another kind, unchanged")
+        << answer(400, "{\"detail\":\"[Errno 21] Is a directory: '/home/b/x'\"}")
+        << Effect::NotObserved << true << Verdict::Error;
     QTest::newRow("404 kill of a hidden process, still running")
         << answer(404, "{\"detail\":\"Process not found\"}") << Effect::NotObserved << true
         << Verdict::Pass;
@@ -334,6 +351,22 @@ void TestProbeJudgement::shellSectionsIgnoreAnUnfinishedSection()
                  Precondition::ok())
                  .verdict,
         Verdict::Error);
+}
+
+// /proc/<pid>/cmdline and environ end in NUL, not a newline: the end marker then follows the
+// output on its line (seen on both pinned servers as "Inconclusive" until this was read).
+void TestProbeJudgement::shellSectionWithoutAFinalNewlineEndsAtItsMarker()
+{
+    const QStringList lines {QStringLiteral("@@sandscope-begin cmdline\r"),
+        QStringLiteral("bash -c sleep 120 # marker @@sandscope-end cmdline 0\r")};
+    const QHash<QString, ShellOutcome> sections = parseShellSections(lines);
+    const ShellOutcome outcome = sections.value(QStringLiteral("cmdline"));
+    QVERIFY(outcome.ran);
+    QCOMPARE(outcome.exitCode, 0);
+    QCOMPARE(outcome.output, QStringLiteral("bash -c sleep 120 # marker "));
+    QCOMPARE(judgeShell(outcome, ShellAccess::Read, QStringLiteral("marker"), Precondition::ok())
+                 .verdict,
+        Verdict::Fail);
 }
 
 void TestProbeJudgement::shellVerdicts_data()
@@ -555,6 +588,86 @@ void TestProbeJudgement::swapRaceNeverPassesUnlessRefused()
                  probe::Precondition::missing(QStringLiteral("no loop")))
                  .verdict,
         Verdict::Error);
+}
+
+namespace {
+
+protocol::HttpResponse writeAnswer(int status)
+{
+    protocol::HttpResponse response;
+    response.status = status;
+    response.body = status == 200 ? QByteArray(R"({"path":"/home/b/x","size":4})")
+                                  : QByteArray(R"({"detail":"[Errno 1] Operation not permitted"})");
+    return response;
+}
+
+FileState stateOf(const QString &owner, const QString &mode, const QString &content)
+{
+    return FileState {true, owner, mode, content};
+}
+
+} // namespace
+
+void TestProbeJudgement::writeSwapRaceFailsOnAnyChangeOfTheFile_data()
+{
+    QTest::addColumn<FileState>("after");
+    QTest::addColumn<bool>("refused");
+    QTest::addColumn<int>("verdict");
+    QTest::addColumn<QString>("named");
+    const FileState before = stateOf(QStringLiteral("alice"), QStringLiteral("600"), marker);
+    QTest::newRow("owner") << stateOf(QStringLiteral("bob"), QStringLiteral("600"), marker) << true
+                           << int(Verdict::Fail) << QStringLiteral("owner alice → bob");
+    QTest::newRow("mode") << stateOf(QStringLiteral("alice"), QStringLiteral("620"), marker)
+                          << false << int(Verdict::Fail) << QStringLiteral("mode 600 → 620");
+    QTest::newRow("content") << stateOf(
+        QStringLiteral("alice"), QStringLiteral("600"), QStringLiteral("by-b"))
+                             << false << int(Verdict::Fail) << QStringLiteral("content");
+    QTest::newRow("unchanged, refused")
+        << before << true << int(Verdict::Pass) << QStringLiteral("Operation not permitted");
+    QTest::newRow("unchanged, never refused")
+        << before << false << int(Verdict::Error) << QStringLiteral("race was not won");
+    QTest::newRow("not seen afterwards")
+        << FileState() << true << int(Verdict::Error) << QStringLiteral("could not see");
+}
+
+void TestProbeJudgement::writeSwapRaceFailsOnAnyChangeOfTheFile()
+{
+    QFETCH(FileState, after);
+    QFETCH(bool, refused);
+    QFETCH(int, verdict);
+    QFETCH(QString, named);
+    const FileState before = stateOf(QStringLiteral("alice"), QStringLiteral("600"), marker);
+    QVector<protocol::HttpResponse> responses {writeAnswer(200), writeAnswer(200)};
+    if (refused)
+        responses << writeAnswer(403);
+    const Judgement judgement = judgeWriteSwapRace(responses, before, after, Precondition::ok());
+    QCOMPARE(int(judgement.verdict), verdict);
+    QVERIFY2(judgement.explanation.contains(named), qPrintable(judgement.explanation));
+    QVERIFY2(judgement.explanation.contains(QStringLiteral("%1 attempts").arg(responses.size()))
+            || verdict == int(Verdict::Error),
+        qPrintable(judgement.explanation));
+    // Nothing is judged without A's own look first.
+    QCOMPARE(judgeWriteSwapRace(responses, FileState(), after, Precondition::ok()).verdict,
+        Verdict::Error);
+    QCOMPARE(judgeWriteSwapRace(
+                 responses, before, after, Precondition::missing(QStringLiteral("no loop")))
+                 .verdict,
+        Verdict::Error);
+}
+
+void TestProbeJudgement::fileStateReadsWhatItsCommandPrints()
+{
+    const QString command = fileStateCommand(QStringLiteral("/home/a/it's.txt"));
+    QVERIFY(command.contains(QLatin1String("'/home/a/it'\\''s.txt'")));
+    const FileState state = parseFileState({QStringLiteral("sandscope-state=sstab_alice 600\r"),
+        QStringLiteral("sandscope-content=") + marker + QLatin1Char('\r')});
+    QVERIFY(state.known);
+    QCOMPARE(state.owner, QStringLiteral("sstab_alice"));
+    QCOMPARE(state.mode, QStringLiteral("600"));
+    QCOMPARE(state.content, marker);
+    // Half of it is not a state.
+    QVERIFY(!parseFileState({QStringLiteral("sandscope-state=alice 600")}).known);
+    QVERIFY(!parseFileState({QStringLiteral("stat: cannot statx: Permission denied")}).known);
 }
 
 void TestProbeJudgement::accountVariantVerdicts()

@@ -84,6 +84,8 @@ class ProtocolTest : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void uploadIsOneFileFieldBetweenItsBoundaries_data();
+    void uploadIsOneFileFieldBetweenItsBoundaries();
     void urlKeepsBasePathPrefix_data();
     void urlKeepsBasePathPrefix();
     void queryValuesRoundTrip_data();
@@ -796,6 +798,40 @@ void ProtocolTest::processStatusNames()
     QFETCH(QString, name);
     QFETCH(int, status);
     QCOMPARE(int(processStatusFromString(name)), status);
+}
+
+void ProtocolTest::uploadIsOneFileFieldBetweenItsBoundaries_data()
+{
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<QByteArray>("sentName");
+    QTest::newRow("plain") << QStringLiteral("notes.txt") << QByteArray("notes.txt");
+    QTest::newRow("quote") << QStringLiteral("a\"b.txt") << QByteArray("a%22b.txt");
+    // A line break would end the header and start a part of the sender's choosing.
+    QTest::newRow("line breaks") << QStringLiteral("a\r\nX: y.txt") << QByteArray("a  X: y.txt");
+    QTest::newRow("utf-8") << QStringLiteral("r\u00e9sum\u00e9.txt")
+                           << QByteArray("r\xc3\xa9sum\xc3\xa9.txt");
+}
+
+void ProtocolTest::uploadIsOneFileFieldBetweenItsBoundaries()
+{
+    QFETCH(QString, fileName);
+    QFETCH(QByteArray, sentName);
+    const QByteArray bytes("line one\r\n--not-a-boundary\r\n\0tail", 34);
+    const RequestSpec spec = uploadSpec(QStringLiteral("/home/u/in"), fileName, bytes);
+    QCOMPARE(spec.method, QByteArray("POST"));
+    QCOMPARE(spec.path, QStringLiteral("/files/upload"));
+    QCOMPARE(spec.query.size(), 1);
+    QCOMPARE(spec.query.at(0).first, QStringLiteral("directory"));
+    QCOMPARE(spec.query.at(0).second, QStringLiteral("/home/u/in"));
+    QVERIFY(!spec.idempotent); // a repeated upload is not the same request
+    const QByteArray prefix("multipart/form-data; boundary=");
+    QVERIFY(spec.contentType.startsWith(prefix));
+    const QByteArray boundary = spec.contentType.mid(prefix.size());
+    QVERIFY(!boundary.isEmpty() && !bytes.contains(boundary));
+    const QByteArray head = "--" + boundary
+        + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + sentName
+        + "\"\r\nContent-Type: application/octet-stream\r\n\r\n";
+    QCOMPARE(spec.body, head + bytes + "\r\n--" + boundary + "--\r\n");
 }
 
 QTEST_GUILESS_MAIN(ProtocolTest)
