@@ -74,7 +74,7 @@ for flavour in $flavours; do
       # protocol suite, the legacy terminal suite and the isolation probe (the same client
       # calls again) are left to qt5.
       ctest --preset "$flavour" -j "$jobs" "$@" \
-        -E "integration_openterminal_|integration_terminal_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe\$"
+        -E "integration_openterminal_|integration_terminal_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
       ;;
     *) ctest --preset "$flavour" -j "$jobs" "$@" ;;
   esac

@@ -286,7 +286,8 @@ QJsonObject summaryJson(const RunSummary &summary)
         {QStringLiteral("cache_creation_tokens"), summary.cacheCreationTokens},
         {QStringLiteral("api_errors"), summary.apiErrors},
         {QStringLiteral("duration_ms"), summary.durationMs},
-        {QStringLiteral("claude_duration_ms"), summary.claudeDurationMs},
+        {QStringLiteral("claude_duration_ms"), // null: no result line told it
+            summary.claudeDurationMs >= 0 ? QJsonValue(summary.claudeDurationMs) : QJsonValue()},
         {QStringLiteral("turns"), summary.turns},
         {QStringLiteral("round_trips"), // null: not recorded (a transcript)
             summary.roundTripsRecorded() ? QJsonValue(summary.roundTrips) : QJsonValue()},
@@ -321,8 +322,8 @@ RunSummary summaryFrom(const QJsonObject &json)
     summary.cacheCreationTokens = number("cache_creation_tokens");
     summary.apiErrors = number("api_errors");
     summary.durationMs = number("duration_ms");
-    summary.claudeDurationMs
-        = json.contains(QStringLiteral("claude_duration_ms")) ? number("claude_duration_ms") : -1;
+    const QJsonValue claudeDuration = json.value(QStringLiteral("claude_duration_ms"));
+    summary.claudeDurationMs = claudeDuration.isDouble() ? qint64(claudeDuration.toDouble()) : -1;
     summary.turns = int(number("turns"));
     // Exports before issue 25 named the round trips num_turns.
     summary.roundTrips

@@ -91,11 +91,15 @@ QStringList ProbeCollisionChecks::createdAccounts(
 QString ProbeCollisionChecks::removalScript(const QStringList &accounts)
 {
     // The server account joins each new account's group: the group goes only without members.
+    // What the account left in the shared temp places goes too: the next account given its
+    // uid would own it (claude keeps /tmp/claude-<uid> with project paths and session ids).
     QString script;
     for (const QString &account : accounts) {
         const QString name = shell::quote(account);
         script += QStringLiteral(
-            "pkill -KILL -u %1; for m in $(getent group %1 | cut -d: -f4 | tr , ' '); do "
+            "pkill -KILL -u %1; u=$(id -u %1 2>/dev/null) && find /tmp /var/tmp /dev/shm -xdev "
+            "-depth -uid \"$u\" -delete 2>/dev/null; "
+            "for m in $(getent group %1 | cut -d: -f4 | tr , ' '); do "
             "gpasswd -d \"$m\" %1 >/dev/null; done; userdel -r -f %1 2>/dev/null; "
             "groupdel %1 2>/dev/null; ")
                       .arg(name);

@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <pwd.h>
 #include <unistd.h>
 
 namespace sandscope::test {
@@ -325,6 +326,17 @@ void RealServer::removeAccounts()
     for (const QString &group : groups)
         runQuietly(
             QStringLiteral("gpasswd"), {QStringLiteral("-d"), QStringLiteral("root"), group});
+    // What the accounts left in the shared temp places would pass to the next account given
+    // their uid (claude keeps /tmp/claude-<uid>).
+    for (const QString &account : accounts) {
+        const struct passwd *entry = ::getpwnam(account.toLocal8Bit().constData());
+        if (!entry)
+            continue;
+        runQuietly(QStringLiteral("find"),
+            {QStringLiteral("/tmp"), QStringLiteral("/var/tmp"), QStringLiteral("/dev/shm"),
+                QStringLiteral("-xdev"), QStringLiteral("-depth"), QStringLiteral("-uid"),
+                QString::number(entry->pw_uid), QStringLiteral("-delete")});
+    }
     for (const QString &account : accounts)
         runQuietly(
             QStringLiteral("userdel"), {QStringLiteral("-r"), QStringLiteral("-f"), account});

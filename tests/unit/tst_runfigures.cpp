@@ -431,6 +431,9 @@ private slots:
                   .object();
         QVERIFY2(!exportedJson.isEmpty(), "the JSON export parses");
         QVERIFY(!QJsonDocument(exportedJson).toJson().contains("\"round_trips\": 0"));
+        // Nor a claude duration no result line told: null, never -1 (or 0) as a figure.
+        const QByteArray exportedText = QJsonDocument(exportedJson).toJson();
+        QVERIFY2(!exportedText.contains("\"claude_duration_ms\": -1"), exportedText.constData());
 
         const auto recorded = load(dataPath(QStringLiteral("stream-basic.jsonl")));
         const RunComparison comparison = RunComparison::compare(
