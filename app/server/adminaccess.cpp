@@ -3,6 +3,7 @@
 #include "util/shellquote.h"
 
 #include <QCoreApplication>
+#include <QHostAddress>
 #include <QRegularExpression>
 
 namespace sandscope {
@@ -113,10 +114,8 @@ QString AdminAccess::describe() const
 
 QString AdminAccess::suggestedCommand(const QUrl &serverUrl, const QString &setup)
 {
-    const QString host = serverUrl.host();
-    const bool local = host == QLatin1String("localhost") || host.startsWith(QLatin1String("127."))
-        || host == QLatin1String("::1") || host == QLatin1String("[::1]");
-    if (local)
+    const QString host = serverUrl.host(); // IPv6 without brackets
+    if (host == QLatin1String("localhost") || QHostAddress(host).isLoopback())
         return QStringLiteral("sudo -n");
     if (setup == QLatin1String("kubernetes"))
         return QStringLiteral("kubectl exec -i POD -c CONTAINER --");
