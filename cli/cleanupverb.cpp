@@ -10,6 +10,7 @@
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QEventLoop>
 
 #include <cstdio>
@@ -44,8 +45,8 @@ QString itemText(const CleanupItem &item)
 QString totalsText(const CleanupPlan &plan)
 {
     const int deletions = int(plan.itemsWith(CleanupItem::Action::Delete).size());
-    QString text = QStringLiteral("%1 item(s); %2 to delete, %3\n")
-                       .arg(plan.items().size())
+    QString text = QCoreApplication::translate(
+        "cleanup", "%n item(s); %1 to delete, %2\n", nullptr, int(plan.items().size()))
                        .arg(deletions)
                        .arg(format::byteSize(plan.totalBytes(CleanupItem::Action::Delete)));
     const QHash<QString, int> outcomes = plan.outcomeCounts();

@@ -10,6 +10,7 @@
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -180,11 +181,13 @@ QString humanReport(const RunComparison &comparison)
 {
     const ComparedRun &a = comparison.left();
     const ComparedRun &b = comparison.right();
-    QString out = QStringLiteral("A: %1 (%2 tool calls)\nB: %3 (%4 tool calls)\n\n")
-                      .arg(TerminalSafe::line(a.source))
-                      .arg(a.calls.size())
-                      .arg(TerminalSafe::line(b.source))
-                      .arg(b.calls.size());
+    QString out = QStringLiteral("A: %1 (%2)\nB: %3 (%4)\n\n")
+                      .arg(TerminalSafe::line(a.source),
+                          QCoreApplication::translate(
+                              "compare", "%n tool call(s)", nullptr, int(a.calls.size())),
+                          TerminalSafe::line(b.source),
+                          QCoreApplication::translate(
+                              "compare", "%n tool call(s)", nullptr, int(b.calls.size())));
     out += deltasTable(comparison);
     out += QStringLiteral("\nCalls: %1 same, %2 changed, %3 added, %4 removed%5\n")
                .arg(comparison.count(RunComparison::State::Same))

@@ -15,6 +15,7 @@
 #include "streamjson/runfacts.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QEventLoop>
 #include <QFile>
@@ -95,12 +96,12 @@ QString summaryText(const RunSummary &summary)
     QString text = QStringLiteral("Summary: ") + runfacts::outcomeText(summary);
     if (!summary.hasResult)
         text += QStringLiteral(" (no result)");
-    text += QStringLiteral(" · %1 turn(s), %2 round trip(s)")
-                .arg(summary.turns)
-                .arg(summary.roundTripsRecorded() ? QString::number(summary.roundTrips)
-                                                  : runfacts::notRecordedText());
-    text += QStringLiteral(" · %1 tool call(s), %2 failed, %3 without result")
-                .arg(summary.toolCalls)
+    text += QCoreApplication::translate("replay", " · %n turn(s)", nullptr, summary.turns);
+    text += summary.roundTripsRecorded()
+        ? QCoreApplication::translate("replay", ", %n round trip(s)", nullptr, summary.roundTrips)
+        : QStringLiteral(", round trips ") + runfacts::notRecordedText();
+    text += QCoreApplication::translate(
+        "replay", " · %n tool call(s), %1 failed, %2 without result", nullptr, summary.toolCalls)
                 .arg(summary.toolErrors)
                 .arg(summary.unmatchedToolCalls);
     text += QStringLiteral(" · %1 in / %2 out tokens · $%3")

@@ -2,6 +2,7 @@
 # Installs everything a fresh Debian 12 / Ubuntu 24.04 machine needs to build, run and
 # test Sandscope. Idempotent: re-running only installs what is missing.
 #   - distribution packages (Qt 5 + KF5 SyntaxHighlighting + QTermWidget, Qt 6, QtWebSockets,
+#     Qt Linguist tools (lrelease compiles the English plural forms into the core),
 #     QtKeychain, simdjson, ...,
 #     and for the .deb: help2man, rsvg-convert, dpkg-shlibdeps, lintian and the validators)
 #   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
@@ -25,6 +26,7 @@ packages=(
   libqt5websockets5-dev libqtermwidget5-1-dev libutf8proc-dev libqt5charts5-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-pdf-dev qtkeychain-qt6-dev qt6-websockets-dev
   qt6-charts-dev libqt6opengl6-dev
+  qttools5-dev qttools5-dev-tools qt6-tools-dev qt6-l10n-tools
   libgl-dev libsimdjson-dev
   sudo xvfb xauth clang-format shellcheck jq python3 python3-venv nodejs npm curl
   clang libclang-rt-dev

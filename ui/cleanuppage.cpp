@@ -58,7 +58,7 @@ namespace {
 
 QString itemCountText(qsizetype count)
 {
-    return count == 1 ? CleanupPage::tr("1 item") : CleanupPage::tr("%1 items").arg(count);
+    return CleanupPage::tr("%n item(s)", nullptr, int(count));
 }
 
 QString defaultPrompt(QWidget *parent, const QString &question, const QString &)
@@ -363,11 +363,9 @@ void CleanupPage::updateTotals()
         }
     }
     m_totalsLabel->setText(
-        tr("Shown: %1 of %2 users (%3) · to delete: %4 (%5) · whole plan: %6, "
-           "%7 to delete")
-            .arg(itemCountText(shownItems))
-            .arg(users)
-            .arg(format::byteSize(shownBytes), itemCountText(deleteItems),
+        tr("Shown: %1 of %2 (%3) · to delete: %4 (%5) · whole plan: %6, %7 to delete")
+            .arg(itemCountText(shownItems), tr("%n user(s)", nullptr, int(users)),
+                format::byteSize(shownBytes), itemCountText(deleteItems),
                 format::byteSize(deleteBytes), itemCountText(m_model->itemCount()),
                 format::byteSize(m_model->deleteBytes())));
 }
@@ -559,10 +557,10 @@ void CleanupPage::runnerFinished(int exitCode)
         if (m_model->itemCount() != result.items().size())
             showPlan(result); // the streamed rows are the plan: no reset when they match
         updateTotals();
-        setStatus(tr("Dry run done: %1 (chat TTL %2 days, session TTL %3 days).")
-                      .arg(itemCountText(result.items().size()))
-                      .arg(result.summary().chatTtlDays)
-                      .arg(result.summary().sessionTtlDays));
+        setStatus(tr("Dry run done: %1 (chat TTL %2, session TTL %3).")
+                      .arg(itemCountText(result.items().size()),
+                          tr("%n day(s)", nullptr, int(result.summary().chatTtlDays)),
+                          tr("%n day(s)", nullptr, int(result.summary().sessionTtlDays))));
     }
     updateButtons();
     Q_EMIT runFinished();
@@ -604,9 +602,9 @@ bool CleanupPage::loadPlan(const QString &fileName, QString *error)
     if (loaded.problems().isEmpty())
         setStatus(tr("Loaded %1 from %2.").arg(itemCountText(loaded.items().size()), fileName));
     else
-        setStatus(tr("Loaded %1 from %2; %3 lines were not understood.")
-                      .arg(itemCountText(loaded.items().size()), fileName)
-                      .arg(loaded.problems().size()),
+        setStatus(tr("Loaded %1 from %2; %n line(s) not understood.", nullptr,
+                      int(loaded.problems().size()))
+                      .arg(itemCountText(loaded.items().size()), fileName),
             true);
     return true;
 }

@@ -2,6 +2,8 @@
 
 #include "runs/loadedrun.h"
 
+#include <QCoreApplication>
+
 namespace sandscope {
 
 void CompareJob::setRun(int side, const ComparedRun &run, const QString &title)
@@ -41,10 +43,11 @@ QString CompareJob::whyNotARun(const LoadedRun &run, const QString &name)
     if (run.lines == 0 && !run.exported) // an export holds a tree, not lines
         return QStringLiteral("%1 is empty: not a Claude Code run").arg(name);
     if (!ComparedRun::holdsARun(run))
-        return QStringLiteral("%1 is not a Claude Code run: no stream-json, recording or "
-                              "transcript records in %2 line(s)")
-            .arg(name)
-            .arg(run.lines);
+        return QCoreApplication::translate("CompareJob",
+            "%1 is not a Claude Code run: no stream-json, recording or transcript records in %n "
+            "line(s)",
+            nullptr, int(run.lines))
+            .arg(name);
     return {};
 }
 

@@ -220,7 +220,7 @@ void ProbeSwapCheck::attemptWrites(
     m_probe.calls.requests(writes, [=](const QVector<ProbeReply> &round) mutable {
         earlier += round;
         m_probe.calls.command(pair->a, probe::fileStateCommand(race.target),
-            tr("A looks at its file after %1 attempts").arg(earlier.size()),
+            tr("A looks at its file after %n attempt(s)", nullptr, int(earlier.size())),
             [=](const Result<CommandOutput> &looked, const Evidence &lookEvidence) {
                 const probe::FileState after
                     = probe::parseFileState(looked.ok() ? looked.value.lines : QStringList());

@@ -1,9 +1,9 @@
 #include "jsontreemodel.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonObject>
 #include <QLocale>
+
+#include <simdjson.h>
 
 namespace sandscope {
 
@@ -40,31 +40,29 @@ JsonTreeModel::~JsonTreeModel() = default;
 
 bool JsonTreeModel::loadJson(const QByteArray &json, QString *errorMessage)
 {
+    // Qt's parser names the offset of a fault; simdjson keeps the members in their order.
     QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError) {
+    QJsonDocument::fromJson(json, &error);
+    simdjson::dom::parser parser;
+    simdjson::dom::element document;
+    if (error.error != QJsonParseError::NoError
+        || parser.parse(json.constData(), size_t(json.size())).get(document) != simdjson::SUCCESS) {
         clear();
         if (errorMessage) {
-            *errorMessage
-                = QStringLiteral("%1 at byte %2").arg(error.errorString()).arg(error.offset);
+            *errorMessage = error.error != QJsonParseError::NoError
+                ? QStringLiteral("%1 at byte %2").arg(error.errorString()).arg(error.offset)
+                : QStringLiteral("not accepted by the JSON parser");
         }
         return false;
     }
-    setDocument(document);
-    return true;
-}
-
-void JsonTreeModel::setDocument(const QJsonDocument &document)
-{
     beginResetModel();
     m_root = std::make_unique<Node>();
     m_nodeCount = 0;
     m_truncated = false;
-    if (document.isArray())
-        build(m_root.get(), document.array());
-    else if (document.isObject())
-        build(m_root.get(), document.object());
+    if (document.is_array() || document.is_object())
+        build(m_root.get(), document);
     endResetModel();
+    return true;
 }
 
 void JsonTreeModel::clear()
@@ -76,29 +74,40 @@ void JsonTreeModel::clear()
     endResetModel();
 }
 
-void JsonTreeModel::build(Node *node, const QJsonValue &value)
+void JsonTreeModel::build(Node *node, const simdjson::dom::element &value)
 {
     using Type = Node::Type;
+    const auto text = [](std::string_view view) {
+        return QString::fromUtf8(view.data(), qsizetype(view.size()));
+    };
     switch (value.type()) {
-    case QJsonValue::Null:
-    case QJsonValue::Undefined:
+    case simdjson::dom::element_type::NULL_VALUE:
         node->type = Type::Null;
         node->value = QStringLiteral("null");
         return;
-    case QJsonValue::Bool:
+    case simdjson::dom::element_type::BOOL:
         node->type = Type::Bool;
-        node->value = value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        node->value = bool(value.get_bool()) ? QStringLiteral("true") : QStringLiteral("false");
         return;
-    case QJsonValue::Double:
+    case simdjson::dom::element_type::INT64:
         node->type = Type::Number;
-        node->value = QString::number(value.toDouble(), 'g', QLocale::FloatingPointShortest);
+        node->value = QString::number(qint64(int64_t(value.get_int64())));
         return;
-    case QJsonValue::String:
+    case simdjson::dom::element_type::UINT64:
+        node->type = Type::Number;
+        node->value = QString::number(quint64(uint64_t(value.get_uint64())));
+        return;
+    case simdjson::dom::element_type::DOUBLE:
+        node->type = Type::Number;
+        node->value
+            = QString::number(double(value.get_double()), 'g', QLocale::FloatingPointShortest);
+        return;
+    case simdjson::dom::element_type::STRING:
         node->type = Type::String;
-        node->value = value.toString();
+        node->value = text(std::string_view(value.get_string()));
         return;
-    case QJsonValue::Array:
-    case QJsonValue::Object:
+    case simdjson::dom::element_type::ARRAY:
+    case simdjson::dom::element_type::OBJECT:
         break;
     }
 
@@ -109,30 +118,35 @@ void JsonTreeModel::build(Node *node, const QJsonValue &value)
         more->value = QStringLiteral("%1 more").arg(remaining);
         m_truncated = true;
     };
-    if (value.isArray()) {
-        const QJsonArray array = value.toArray();
+    if (value.is_array()) {
+        const simdjson::dom::array array = value.get_array();
+        const qsizetype size = qsizetype(array.size());
         node->type = Type::Array;
-        node->value = QStringLiteral("[%1]").arg(array.size());
-        for (qsizetype i = 0; i < array.size(); ++i) {
+        node->value = QStringLiteral("[%1]").arg(size);
+        qsizetype i = 0;
+        for (const simdjson::dom::element child : array) {
             if (m_nodeCount >= m_maxNodes) {
-                addMoreRow(array.size() - i);
+                addMoreRow(size - i);
                 break;
             }
             ++m_nodeCount;
-            build(node->addChild(QStringLiteral("[%1]").arg(i)), array.at(i));
+            build(node->addChild(QStringLiteral("[%1]").arg(i)), child);
+            ++i;
         }
     } else {
-        const QJsonObject object = value.toObject();
+        const simdjson::dom::object object = value.get_object();
+        const qsizetype size = qsizetype(object.size());
         node->type = Type::Object;
-        node->value = QStringLiteral("{%1}").arg(object.size());
+        node->value = QStringLiteral("{%1}").arg(size);
         qsizetype done = 0;
-        for (auto it = object.constBegin(); it != object.constEnd(); ++it, ++done) {
+        for (const simdjson::dom::key_value_pair member : object) {
             if (m_nodeCount >= m_maxNodes) {
-                addMoreRow(object.size() - done);
+                addMoreRow(size - done);
                 break;
             }
             ++m_nodeCount;
-            build(node->addChild(it.key()), it.value());
+            build(node->addChild(text(member.key)), member.value);
+            ++done;
         }
     }
 }

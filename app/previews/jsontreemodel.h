@@ -2,15 +2,17 @@
 // Read-only tree model of a JSON document for the collapsible JSON preview: one row per object
 // member or array element, with columns key, value and type. Containers show their size as
 // value ("{3}", "[12]"). At most maxNodes rows are built, so a huge document stays responsive;
-// the rest of a container is summarised by one "… n more" row.
+// the rest of a container is summarised by one "… n more" row. Members keep the document's
+// order (and repeated keys), and integers keep every digit, as the file has them.
 
 #include <QAbstractItemModel>
-#include <QJsonValue>
 
 #include <memory>
 #include <vector>
 
-class QJsonDocument;
+namespace simdjson::dom {
+class element;
+}
 
 namespace sandscope {
 
@@ -26,7 +28,6 @@ public:
     // Replaces the content. Invalid JSON leaves the model empty and returns false with the
     // parser's message (including the offset) in *errorMessage.
     bool loadJson(const QByteArray &json, QString *errorMessage = nullptr);
-    void setDocument(const QJsonDocument &document);
     void clear();
 
     void setMaxNodes(int maxNodes) { m_maxNodes = maxNodes; }
@@ -42,7 +43,7 @@ public:
 
 private:
     struct Node;
-    void build(Node *node, const QJsonValue &value);
+    void build(Node *node, const simdjson::dom::element &value);
     Node *nodeFor(const QModelIndex &index) const;
 
     std::unique_ptr<Node> m_root;

@@ -2,6 +2,7 @@
 
 #include "util/shellquote.h"
 
+#include <QCoreApplication>
 #include <QRegularExpression>
 
 namespace sandscope::probe {
@@ -205,9 +206,9 @@ Judgement judgeSwapRace(const QVector<protocol::HttpResponse> &responses, const 
             ++unusable;
         }
     }
-    const QString tally = QStringLiteral("%1 attempts: %2 returned B's own file, %3 were refused, "
-                                         "%4 were unusable")
-                              .arg(responses.size())
+    const QString tally = QCoreApplication::translate("probe",
+        "%n attempt(s): %1 returned B's own file, %2 refused, %3 unusable", nullptr,
+        int(responses.size()))
                               .arg(own)
                               .arg(refused)
                               .arg(unusable);
@@ -288,9 +289,8 @@ Judgement judgeWriteSwapRace(const QVector<protocol::HttpResponse> &responses,
             ++unusable;
         }
     }
-    const QString tally = QStringLiteral("%1 attempts: %2 were written, %3 were refused, %4 were "
-                                         "unusable")
-                              .arg(responses.size())
+    const QString tally = QCoreApplication::translate("probe",
+        "%n attempt(s): %1 written, %2 refused, %3 unusable", nullptr, int(responses.size()))
                               .arg(written)
                               .arg(refused)
                               .arg(unusable);
@@ -487,12 +487,14 @@ ProcessListJudgement judgeProcessList(const protocol::HttpResponse &response,
     ProcessListJudgement judgement;
     judgement.listed = listed
         ? verdict(Verdict::Fail,
-            QStringLiteral("Reachable: B's list of %1 processes includes A's process %2.")
-                .arg(parsed.value.size())
+            QCoreApplication::translate("probe",
+                "Reachable: B's list of %n process(es) includes A's process %1.", nullptr,
+                int(parsed.value.size()))
                 .arg(processId))
         : verdict(Verdict::Pass,
-            QStringLiteral("Scoped: B's list of %1 processes does not include A's process.")
-                .arg(parsed.value.size()));
+            QCoreApplication::translate("probe",
+                "Scoped: B's list of %n process(es) does not include A's process.", nullptr,
+                int(parsed.value.size())));
     judgement.commandLine = commandSeen
         ? verdict(Verdict::Fail,
             QStringLiteral("Reachable: B's list shows A's command line (marker \"%1\").")

@@ -1,5 +1,6 @@
 #include "runnodetext.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 
 #include <algorithm>
@@ -39,7 +40,8 @@ QString toolSummary(runnode::ToolKind kind, const ToolInput &input, const QByteA
                                             : oneLine(input.description) + QStringLiteral(" (")
                 + input.subagentType + QLatin1Char(')');
     case Kind::Todo:
-        return QStringLiteral("%1 todo(s)").arg(input.todos.size());
+        return QCoreApplication::translate(
+            "RunNodeText", "%n todo(s)", nullptr, int(input.todos.size()));
     case Kind::None:
     case Kind::Mcp:
     case Kind::Other:

@@ -3,6 +3,7 @@
 #include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
 
+#include <QCoreApplication>
 #include <QDate>
 #include <QDateTime>
 #include <QHash>
@@ -360,7 +361,8 @@ struct RunParser::Impl {
                 const qsizetype count = line.at_key("tasks").get(tasks) == simdjson::SUCCESS
                     ? qsizetype(tasks.size())
                     : 0;
-                event.text = QStringLiteral("%1 background task(s)").arg(count);
+                event.text = QCoreApplication::translate(
+                    "RunParser", "%n background task(s)", nullptr, int(count));
             } else {
                 event.text = stringField(line, "content");
                 if (event.text.isEmpty())

@@ -824,7 +824,7 @@ QString TimelineModel::toolTip(int row) const
                 calls += int(lane.size());
             groups.insert(groups.end(), group.children.begin(), group.children.end());
         }
-        lines.append(calls == 1 ? tr("Sub-agent: 1 call") : tr("Sub-agent: %1 calls").arg(calls));
+        lines.append(tr("Sub-agent: %n call(s)", nullptr, int(calls)));
     }
     return lines.join(QLatin1Char('\n'));
 }

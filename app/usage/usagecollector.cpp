@@ -120,7 +120,8 @@ void UsageCollector::addSlice()
                         m_lines.at(m_next++), m_user, &m_aggregator, m_sawHome ? nullptr : &home)
             || m_sawHome;
     }
-    Q_EMIT progress(m_next, m_lines.size(), tr("Adding up %1 records…").arg(m_lines.size()));
+    Q_EMIT progress(
+        m_next, m_lines.size(), tr("Adding up %n record(s)…", nullptr, int(m_lines.size())));
     if (!m_running) // cancelled from a progress slot
         return;
     if (m_next < m_lines.size()) {

@@ -502,8 +502,8 @@ void AgentRunsTest::failingToolCallIsShownAsError()
     QVERIFY2(failed < lines.size() && failed > announced, result.diagnostics());
     // Tool calls are indented under their turn.
     QVERIFY2(lines.at(announced).startsWith(QStringLiteral("  ▸")), result.diagnostics());
-    QVERIFY2(lines.constLast().contains(QLatin1String("1 tool call(s), 1 failed")),
-        result.diagnostics());
+    QVERIFY2(
+        lines.constLast().contains(QLatin1String("1 tool call, 1 failed")), result.diagnostics());
     QVERIFY2(!result.out.contains(m_secret) && !result.err.contains(m_secret),
         "the agent key was shown");
 }

@@ -300,7 +300,19 @@ private Q_SLOTS:
         QVERIFY(page->showsTree());
         QCOMPARE(page->model()->rowCount(), 4);
         const QString pretty = page->textView()->editor()->toPlainText();
-        QVERIFY2(pretty.contains(QLatin1String("\n    \"features\": [")), qPrintable(pretty));
+        QVERIFY2(pretty.contains(QLatin1String("\n  \"features\": [")), qPrintable(pretty));
+        // The tree and the text keep the file's order of members.
+        qsizetype inFile = -1, inText = -1;
+        for (int row = 0; row < page->model()->rowCount(); ++row) {
+            const QString key = QLatin1Char('"')
+                + page->model()->index(row, JsonTreeModel::KeyColumn).data().toString()
+                + QLatin1Char('"');
+            const qsizetype nextInFile = json.indexOf(key.toUtf8());
+            const qsizetype nextInText = pretty.indexOf(key);
+            QVERIFY2(nextInFile > inFile && nextInText > inText, qPrintable(key));
+            inFile = nextInFile;
+            inText = nextInText;
+        }
         QVERIFY(pane.errorText().isEmpty());
     }
 

@@ -1,4 +1,5 @@
-// JsonTreeModel: rows, values and types of a small document, consistency under
+// JsonTreeModel: rows, values and types of a small document in its own order (repeated keys and
+// every digit of an integer kept), consistency under
 // QAbstractItemModelTester across loads and clears, invalid and deeply nested JSON, the node
 // budget for huge documents and the display cut of long strings.
 
@@ -27,6 +28,14 @@ QByteArray nestedArrays(int depth)
     return QByteArray(depth, '[') + QByteArray(depth, ']');
 }
 
+QStringList childKeys(const QAbstractItemModel &model, const QModelIndex &parent = {})
+{
+    QStringList keys;
+    for (int row = 0; row < model.rowCount(parent); ++row)
+        keys.append(model.index(row, JsonTreeModel::KeyColumn, parent).data().toString());
+    return keys;
+}
+
 } // namespace
 
 class TestJsonTreeModel : public QObject {
@@ -42,14 +51,15 @@ private Q_SLOTS:
             json("{'name':'demo','items':[1,2.5,'x\\ny',null,true,{'k':[]}],'empty':{}}")));
 
         QCOMPARE(model.rowCount(), 3);
-        // QJsonObject keeps keys sorted.
-        QCOMPARE(cell(model, {}, 0, JsonTreeModel::KeyColumn), QStringLiteral("empty"));
-        QCOMPARE(cell(model, {}, 0, JsonTreeModel::ValueColumn), QStringLiteral("{0}"));
+        // Members in the document's order.
+        QCOMPARE(cell(model, {}, 0, JsonTreeModel::KeyColumn), QStringLiteral("name"));
+        QCOMPARE(cell(model, {}, 0, JsonTreeModel::ValueColumn), QStringLiteral("demo"));
+        QCOMPARE(cell(model, {}, 0, JsonTreeModel::TypeColumn), QStringLiteral("string"));
         QCOMPARE(cell(model, {}, 1, JsonTreeModel::KeyColumn), QStringLiteral("items"));
         QCOMPARE(cell(model, {}, 1, JsonTreeModel::ValueColumn), QStringLiteral("[6]"));
         QCOMPARE(cell(model, {}, 1, JsonTreeModel::TypeColumn), QStringLiteral("array"));
-        QCOMPARE(cell(model, {}, 2, JsonTreeModel::ValueColumn), QStringLiteral("demo"));
-        QCOMPARE(cell(model, {}, 2, JsonTreeModel::TypeColumn), QStringLiteral("string"));
+        QCOMPARE(cell(model, {}, 2, JsonTreeModel::KeyColumn), QStringLiteral("empty"));
+        QCOMPARE(cell(model, {}, 2, JsonTreeModel::ValueColumn), QStringLiteral("{0}"));
 
         const QModelIndex items = model.index(1, 0);
         QCOMPARE(model.rowCount(items), 6);
@@ -72,6 +82,36 @@ private Q_SLOTS:
         QCOMPARE(model.parent(model.index(0, 0, inner)), inner);
         QCOMPARE(model.parent(inner), items);
         QVERIFY(!model.isTruncated());
+    }
+
+    void treeListsMembersInTheDocumentsOrder()
+    {
+        JsonTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model.loadJson(
+            "{\"zeta\": 1, \"alpha\": {\"y\": 0, \"b\": [3, 2], \"a\": null}, \"mid\": \"x\"}"));
+        QCOMPARE(childKeys(model), QString::fromLatin1("zeta alpha mid").split(u' '));
+        QCOMPARE(childKeys(model, model.index(1, 0)), QString::fromLatin1("y b a").split(u' '));
+        QCOMPARE(
+            model.index(0, JsonTreeModel::TypeColumn).data().toString(), QStringLiteral("number"));
+        QCOMPARE(
+            model.index(1, JsonTreeModel::ValueColumn).data().toString(), QStringLiteral("{3}"));
+    }
+
+    void treeKeepsRepeatedKeysAndEveryDigit()
+    {
+        JsonTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model.loadJson(
+            "{\"a\": 1, \"a\": 2, \"big\": 12345678901234567891, \"neg\": -9007199254740993}"));
+        QCOMPARE(childKeys(model), QString::fromLatin1("a a big neg").split(u' '));
+        QCOMPARE(model.index(1, JsonTreeModel::ValueColumn).data().toString(), QStringLiteral("2"));
+        QCOMPARE(model.index(2, JsonTreeModel::ValueColumn).data().toString(),
+            QStringLiteral("12345678901234567891"));
+        QCOMPARE(model.index(3, JsonTreeModel::ValueColumn).data().toString(),
+            QStringLiteral("-9007199254740993"));
     }
 
     void staysConsistentAcrossReloadAndClear()

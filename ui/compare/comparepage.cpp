@@ -118,11 +118,10 @@ void ComparePage::setComparison(const RunComparison &comparison)
     m_files->setFiles(comparison.files());
     const ComparedRun &a = comparison.left();
     const ComparedRun &b = comparison.right();
-    QString title = tr("<b>A</b> %1 (%2 calls) &nbsp;↔&nbsp; <b>B</b> %3 (%4 calls)")
-                        .arg(a.source.toHtmlEscaped())
-                        .arg(a.calls.size())
-                        .arg(b.source.toHtmlEscaped())
-                        .arg(b.calls.size());
+    QString title
+        = tr("<b>A</b> %1 (%2) &nbsp;↔&nbsp; <b>B</b> %3 (%4)")
+              .arg(a.source.toHtmlEscaped(), tr("%n call(s)", nullptr, int(a.calls.size())),
+                  b.source.toHtmlEscaped(), tr("%n call(s)", nullptr, int(b.calls.size())));
     for (const auto &[name, run] : {std::pair {QStringLiteral("A"), &a}, {QStringLiteral("B"), &b}})
         if (!run->skipped.isEmpty())
             title += QStringLiteral("<br>")

@@ -140,7 +140,7 @@ void PreviewImage::setImage(const QByteArray &bytes, const QString &mimeType, bo
                           .arg(image.height())
                           .arg(format::byteSize(bytes.size()));
     if (frames > 1)
-        summary += tr(", first of %1 frames").arg(frames);
+        summary += tr(", first of %n frame(s)", nullptr, int(frames));
     m_summary->setText(summary);
     render();
 }

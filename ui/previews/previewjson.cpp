@@ -5,9 +5,9 @@
 #include "previews/previewkind.h"
 #include "previews/previewtext.h"
 #include "util/format.h"
+#include "util/jsonindent.h"
 
 #include <QHeaderView>
-#include <QJsonDocument>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -56,23 +56,17 @@ void PreviewJson::setJson(const QString &fileName, const QByteArray &json, bool 
             Severity::Note);
         return;
     }
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError) {
-        showRaw(tr("Not valid JSON: %1 at byte %2. Showing the raw text.")
-                    .arg(error.errorString())
-                    .arg(error.offset),
-            Severity::Error);
+    QString error;
+    if (!m_model->loadJson(json, &error)) {
+        showRaw(tr("Not valid JSON: %1. Showing the raw text.").arg(error), Severity::Error);
         return;
     }
-    m_model->setDocument(document);
     m_tabs->setTabEnabled(0, true);
     m_tabs->setCurrentWidget(m_tree);
     m_tree->expandToDepth(0);
     m_tree->resizeColumnToContents(JsonTreeModel::KeyColumn);
     if (json.size() <= maxPrettyPrintedBytes)
-        m_text->setText(
-            fileName, mime, QString::fromUtf8(document.toJson(QJsonDocument::Indented)));
+        m_text->setText(fileName, mime, indentedJson(json));
     else
         m_text->setText(fileName, mime, QString::fromUtf8(json));
     if (m_model->isTruncated())

@@ -163,7 +163,7 @@ void LiveChat::beginTurn(const LiveRunRequest &request)
             m_widgets.uploadProgress->setValue(uploaded);
             m_widgets.uploadLabel->setStyleSheet(QString());
             m_widgets.uploadLabel->setText(current.isEmpty()
-                    ? tr("Uploaded %1 of %2 attachment(s)").arg(uploaded).arg(total)
+                    ? tr("Uploaded %1 of %n attachment(s)", nullptr, int(total)).arg(uploaded)
                     : tr("Uploading %1 (%2 of %3)…").arg(current).arg(uploaded + 1).arg(total));
         });
     connect(upload, &AttachmentUpload::finished, this, &LiveChat::onUploadFinished);

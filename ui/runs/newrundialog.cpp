@@ -1,6 +1,7 @@
 #include "newrundialog.h"
 
 #include "claude/claudecommand.h"
+#include "environmentmasker.h"
 #include "files/chatindexmodel.h"
 #include "runs/promptattachments.h"
 #include "security/profilestore.h"
@@ -73,6 +74,7 @@ NewRunDialog::NewRunDialog(OpenTerminalClient *client, const Identity &identity,
     connect(m_ui->attachmentList, &QListWidget::itemSelectionChanged, this, updateRemove);
     updateRemove();
 
+    new EnvironmentMasker(m_ui->environmentEdit->document()); // values masked as typed
     m_ui->errorLabel->hide();
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);

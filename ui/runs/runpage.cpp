@@ -617,9 +617,7 @@ void RunPage::updateMatchCount()
     if (!m_proxy->isFiltering())
         return;
     const int count = m_proxy->matchCount();
-    label->setText(count == 0 ? tr("no matches")
-            : count == 1      ? tr("1 match")
-                              : tr("%1 matches").arg(QLocale().toString(count)));
+    label->setText(count == 0 ? tr("no matches") : tr("%Ln match(es)", nullptr, int(count)));
 }
 
 void RunPage::onBatchApplied()

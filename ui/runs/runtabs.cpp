@@ -152,9 +152,8 @@ int RunTabs::openRunFiles(const QStringList &paths)
         m_messages->showMessage(
             tr("Cannot open the run: %1").arg(failures.constFirst()), MessageBar::Level::Error);
     else if (!failures.isEmpty())
-        m_messages->showMessage(tr("Cannot open %1 of %2 files: %3")
+        m_messages->showMessage(tr("Cannot open %1 of %n file(s): %2", nullptr, int(paths.size()))
                                     .arg(failures.size())
-                                    .arg(paths.size())
                                     .arg(failures.join(QStringLiteral("; "))),
             MessageBar::Level::Error);
     return opened;

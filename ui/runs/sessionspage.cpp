@@ -1,6 +1,7 @@
 #include "sessionspage.h"
 
 #include "runs/sessionitemdelegate.h"
+#include "runs/sparewidthcolumn.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessionfilterproxy.h"
 #include "sessions/sessionlistmodel.h"
@@ -92,10 +93,12 @@ void SessionsPage::setupViews()
     QTreeView *sessions = m_ui->sessionsView;
     sessions->setModel(m_proxy);
     sessions->setItemDelegate(new SessionItemDelegate(sessions));
-    // The title gets the room; past the window's width the table scrolls sideways.
-    sessions->header()->setStretchLastSection(true);
-    sessions->header()->resizeSection(
-        SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 26);
+    // The title gets the room a wider window gives (at least 26 characters); the model's name
+    // is measured on the rows shown (bold when running), as it varies in length.
+    new SpareWidthColumn(
+        sessions, SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 26);
+    sessions->header()->setSectionResizeMode(
+        SessionListModel::ModelColumn, QHeaderView::ResizeToContents);
     sessions->header()->setSortIndicatorShown(true);
     sessions->sortByColumn(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
     // Running rows are bold: the samples are a little wider than the texts they stand for.
@@ -376,8 +379,7 @@ void SessionsPage::updateStatus()
         text = tr("%1 has no Claude Code sessions on the server.").arg(userText());
     } else {
         const int count = m_model->rowCount();
-        text = count == 1 ? tr("1 session of %1").arg(userText())
-                          : tr("%1 sessions of %2").arg(count).arg(userText());
+        text = tr("%n session(s) of %1", nullptr, count).arg(userText());
         text += tr(", %1 running").arg(m_model->runningCount());
         if (!m_proxy->filterText().isEmpty())
             text += tr(" (%1 shown)").arg(m_proxy->rowCount());
@@ -443,7 +445,7 @@ void SessionsPage::search(const QString &query, const QString &toolName)
         else if (result.truncated)
             text = tr("More than %1 hits (first %1 shown)").arg(count);
         else
-            text = count == 1 ? tr("1 hit") : tr("%1 hits").arg(count);
+            text = tr("%n hit(s)", nullptr, int(count));
         setSearchStatus(text, false);
         Q_EMIT searchFinished(true);
     };

@@ -134,8 +134,7 @@ void TimelineAxis::paint(QPainter *painter, const QRect &rect) const
     }
     // ...and how many calls over how long.
     const int calls = view.m_model->callCount();
-    const QString count = calls == 1 ? TimelineView::tr("1 call")
-                                     : TimelineView::tr("%1 calls").arg(QLocale().toString(calls));
+    const QString count = TimelineView::tr("%Ln call(s)", nullptr, calls);
     const QString summary = count + QStringLiteral(" · ")
         + format::duration(view.m_model->extentEndMs() - view.m_model->originMs());
     painter->drawText(corner.adjusted(6, lineHeight, -6, 0), Qt::AlignLeft | Qt::AlignVCenter,

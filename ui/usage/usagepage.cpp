@@ -257,18 +257,17 @@ void UsagePage::showReport(const UsageReport &reported)
     const UsageDay total = report.total();
     QString text = report.days.isEmpty()
         ? tr("No usage found in the transcripts.")
-        : tr("%1 user(s), %2 day(s): %3 sessions, %4 turns, %5 tool calls, %6 errors, $%7.")
-              .arg(report.users().size())
-              .arg(dayCount(report))
-              .arg(total.sessions)
-              .arg(total.turns)
-              .arg(total.toolCalls)
-              .arg(total.errors)
-              .arg(total.costUsd, 0, 'f', 4);
+        : tr("%1, %2: %3, %4, %5, %6, $%7.")
+              .arg(tr("%n user(s)", nullptr, int(report.users().size())),
+                  tr("%n day(s)", nullptr, int(dayCount(report))),
+                  tr("%n session(s)", nullptr, int(total.sessions)),
+                  tr("%n turn(s)", nullptr, int(total.turns)),
+                  tr("%n tool call(s)", nullptr, int(total.toolCalls)),
+                  tr("%n error(s)", nullptr, int(total.errors)),
+                  QString::number(total.costUsd, 'f', 4));
     if (!report.skipped.isEmpty())
         text += QLatin1Char(' ')
-            + tr("Skipped %1 damaged line(s), first: %2")
-                  .arg(report.skipped.size())
+            + tr("Skipped %n damaged line(s), first: %1", nullptr, int(report.skipped.size()))
                   .arg(report.skipped.first());
     setStatus(text, false);
 }
