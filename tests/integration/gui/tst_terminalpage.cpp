@@ -156,6 +156,37 @@ private Q_SLOTS:
         QVERIFY(!view->reconnectOffered());
     }
 
+    // A full-screen program that switches to the alternate screen (less, vim, htop; TERM is an
+    // xterm) leaves the primary screen as it was when it ends. Debian's top (procps-ng 4)
+    // never switches, so its last frame stays, as in xterm; that is top's choice.
+    void aFullScreenProgramLeavesThePrimaryScreenAsItWas()
+    {
+        SANDSCOPE_REQUIRE(m_server, "no multi-user server");
+        TerminalPage page;
+        page.setConnection(m_client.get(), Identity {m_user, {}}, m_account);
+        page.resize(900, 600);
+        page.show();
+        TerminalView *view = page.openTerminal();
+        const auto screenHas = [&](const QString &text) {
+            return QTest::qWaitFor([&] { return view->screenText().contains(text); }, 60000);
+        };
+        QVERIFY(screenHas(QStringLiteral("$ ")));
+        view->sendText(
+            QStringLiteral("echo TERM=$TERM; seq 1000 1300 | sed 's/^/line-/' | less\r"));
+        QVERIFY2(screenHas(QStringLiteral("line-1005")), qPrintable(view->screenText()));
+        view->sendText(QStringLiteral("q"));
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return !view->screenText().contains(QLatin1String("line-1005")); }, 30000),
+            qPrintable(view->screenText()));
+        // The shell goes on below what was there before less started.
+        view->sendText(QStringLiteral("echo AFTER-$((6*7))\r"));
+        QVERIFY2(screenHas(QStringLiteral("AFTER-42")), qPrintable(view->screenText()));
+        const QString screen = view->screenText();
+        QVERIFY2(screen.contains(QLatin1String("TERM=xterm")), qPrintable(screen)); // smcup: ?1049h
+        QVERIFY2(!screen.contains(QLatin1String("line-1005")), qPrintable(screen));
+    }
+
 private:
     std::unique_ptr<RealServer> m_server;
     std::unique_ptr<OpenTerminalClient> m_client;
