@@ -59,4 +59,18 @@ QFont monospaceFont()
     return font;
 }
 
+void substituteGenericMonospace()
+{
+    static bool done = false;
+    if (done)
+        return;
+    done = true;
+    const QString generic = QStringLiteral("Monospace");
+    if (QFontInfo(QFont(generic)).fixedPitch())
+        return;
+    const QString family = monospaceFont().family();
+    if (!family.isEmpty() && family != generic)
+        QFont::insertSubstitution(generic, family);
+}
+
 } // namespace sandscope

@@ -14,6 +14,12 @@ namespace sandscope {
 
 QFont monospaceFont();
 
+// Makes the generic family "Monospace" (what QTermWidget asks for while it is built, before
+// monospaceFont() is set on it) resolve to monospaceFont()'s family where fontconfig's
+// monospace is not fixed-pitch, so no emulator is ever given a proportional face (QTermWidget
+// prints "Using a variable-width font in the terminal." on stderr when it is). Idempotent.
+void substituteGenericMonospace();
+
 // The family monospaceFont() falls back to when the platform's fixed font is not fixed-pitch:
 // the first well-known fixed-pitch face that is installed, else the first fixed-pitch family
 // in `families`; empty when none of them is fixed-pitch.

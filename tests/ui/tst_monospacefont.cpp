@@ -13,6 +13,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#ifdef SANDSCOPE_HAVE_QTERMWIDGET
+#include <qtermwidget.h>
+#endif
+
 #include <cstdlib>
 #include <memory>
 
@@ -34,6 +38,28 @@ private Q_SLOTS:
         QCOMPARE(metrics.horizontalAdvance(QStringLiteral("iiiiiiiiii")),
             metrics.horizontalAdvance(QStringLiteral("WWWWWWWWWW")));
     }
+
+#ifdef SANDSCOPE_HAVE_QTERMWIDGET
+    // QTermWidget asks for "Monospace" while it is built; on this machine that face is
+    // proportional, and the emulator said so on stderr at every start.
+    void aNewTerminalEmulatorIsGivenAFixedPitchFace()
+    {
+        static QStringList messages;
+        messages.clear();
+        const QtMessageHandler previous
+            = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &,
+                                         const QString &message) { messages.append(message); });
+        substituteGenericMonospace();
+        {
+            QTermWidget emulator(0);
+            QVERIFY2(QFontInfo(emulator.getTerminalFont()).fixedPitch(),
+                qPrintable(QFontInfo(emulator.getTerminalFont()).family()));
+        }
+        qInstallMessageHandler(previous);
+        for (const QString &message : messages)
+            QVERIFY2(!message.contains(QLatin1String("variable-width")), qPrintable(message));
+    }
+#endif
 
     void choiceOrder_data()
     {

@@ -38,7 +38,7 @@ TerminalView::TerminalView(
     , m_client(client)
     , m_identity(identity)
     , m_account(account)
-    , m_term(new QTermWidget(0, this))
+    , m_term((substituteGenericMonospace(), new QTermWidget(0, this)))
     , m_header(new QLabel(this))
     , m_statusBar(new QWidget(this))
     , m_statusLabel(new QLabel(m_statusBar))
