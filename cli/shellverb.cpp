@@ -2,6 +2,7 @@
 
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
+#include "cli/remotecommand.h"
 #include "cli/verbsupport.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
@@ -274,12 +275,15 @@ int runShell(const QStringList &arguments)
         "(open-terminal's /api/terminals WebSocket), like ssh. With a terminal on stdin the\n"
         "local terminal is put into raw mode: every key, Ctrl+C included, reaches the remote\n"
         "program, the window size is sent at the start and whenever it changes, and the\n"
-        "terminal is restored on exit. Without a terminal on stdin (a pipe or a file) the\n"
-        "input is sent as it is and its end ends the shell (Ctrl+D), so scripts work:\n"
-        "  printf 'whoami\\nexit\\n' | sandscope shell --server URL --user ID\n"
-        "Exits with the remote shell's exit status when the server reports it (open-terminal\n"
-        "0.11.34 and 0.14.5 do not: then 0 once the shell has ended), 3 when the server or the\n"
-        "connection failed, also mid-session. Acting as a user is recorded in the audit log."));
+        "terminal is restored on exit; it exits with 0 once the shell has ended (open-terminal\n"
+        "0.11.34 and 0.14.5 report no exit status for a terminal). Without a terminal on stdin\n"
+        "(a pipe or a file) there is no terminal either, as with ssh: the user's login shell\n"
+        "reads the script from stdin (passed on byte for byte through a folder under\n"
+        "~/.sandscope/stdin), its output arrives without echo, prompts or escape sequences,\n"
+        "with LF line ends, and it exits with the shell's exit status:\n"
+        "  printf 'whoami\\nexit 3\\n' | sandscope shell --server URL --user ID\n"
+        "3 when the server or the connection failed, also mid-session. Acting as a user is\n"
+        "recorded in the audit log."));
     const QCommandLineOption cwdOption(QStringLiteral("cwd"),
         QStringLiteral("Directory the shell starts in (default: the user's home)."),
         QStringLiteral("DIR"));
@@ -289,6 +293,19 @@ int runShell(const QStringList &arguments)
         QStringLiteral("shell --server URL --user ID [--cwd DIR]"), options);
     if (parsed >= 0)
         return parsed;
+    if (::isatty(STDIN_FILENO) != 1) {
+        RemoteCommand script;
+        script.command = QStringLiteral(
+            "shell=$(getent passwd \"$(id -un)\" | cut -d: -f7); exec \"${shell:-/bin/sh}\" -l -s");
+        script.auditAction = shellVerb;
+        script.auditTarget = QStringLiteral("login shell, script on stdin");
+        script.execute.cwd = parser.value(cwdOption);
+        script.forwardStdin = true;
+        script.undoTerminalLineEnds = true;
+        Identity identity;
+        identity.userId = options.userId;
+        return runRemoteCommand(options, identity, script);
+    }
     ShellRelay relay(options, parser.value(cwdOption));
     return relay.exec();
 }
