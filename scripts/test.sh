@@ -32,11 +32,16 @@ print_phases() {
   echo "=== phase times (wall clock)"
   local i
   for i in "${!phase_names[@]}"; do
-    printf '  %-28s %5d s\n' "${phase_names[i]}" "${phase_seconds[i]}"
+    printf '  %-40s %5d s\n' "${phase_names[i]}" "${phase_seconds[i]}"
   done
-  printf '  %-28s %5d s\n' total "$SECONDS"
+  printf '  %-40s %5d s\n' "total (the background builds overlap)" "$SECONDS"
 }
-trap print_phases EXIT
+on_exit() {
+  # A failure ends the run: a build still running in the background goes with it.
+  if [ -n "${background_pid:-}" ]; then kill -- "-$background_pid" 2>/dev/null || true; fi
+  print_phases
+}
+trap on_exit EXIT
 
 ./scripts/install-deps.sh
 # shellcheck source=/dev/null  # plain NAME=VALUE pins
@@ -47,17 +52,62 @@ python3 scripts/check-layout.py
 
 jobs=$(nproc 2>/dev/null || echo 2)
 flavours=${SANDSCOPE_FLAVOURS:-qt5 qt6 asan fuzz}
-for flavour in $flavours; do
-  phase "$flavour: configure and build"
-  cmake --preset "$flavour" >/dev/null
-  targets=()
-  if [ "$flavour" = fuzz ]; then
+read -r -a flavour_list <<<"$flavours"
+
+build_flavour() {
+  cmake --preset "$1" >/dev/null
+  local targets=()
+  if [ "$1" = fuzz ]; then
     # Only the fuzzers are run in this flavour: the app and the other tests are built by the
     # flavours above.
     targets=(--target fuzz_runparser fuzz_shellquote fuzz_redaction fuzz_terminalsafe)
   fi
-  cmake --build --preset "$flavour" -j "$jobs" "${targets[@]}"
+  cmake --build --preset "$1" -j "$jobs" "${targets[@]}"
+}
+
+# The integration suites mostly wait on servers and the CLI (about half a core of the two),
+# so the next flavour is built meanwhile, at the lowest priority: the suites keep the CPU they
+# ask for and the build takes what they leave. Its log is printed when it is waited for; the
+# benchmarks never run beside a build.
+background_flavour='' background_pid='' background_started=0
+start_background_build() {
+  background_flavour=$1 background_started=$SECONDS
+  mkdir -p build
+  export -f build_flavour
+  export jobs
+  # A session of its own (setsid does not fork here), so that a failure ends the whole build.
+  # shellcheck disable=SC2016  # $1 is the inner shell's argument
+  setsid nice -n 19 bash -c 'set -e; build_flavour "$1"' build "$1" >"build/$1-build.log" 2>&1 &
+  background_pid=$!
+  echo "=== $1: configure and build, in the background (build/$1-build.log)"
+}
+wait_background_build() {
+  [ -n "$background_pid" ] || return 0
+  local status=0
+  wait "$background_pid" || status=$?
+  tail -n 5 "build/$background_flavour-build.log"
+  phase_names+=("($background_flavour: build, in the background)")
+  phase_seconds+=($((SECONDS - background_started)))
+  if [ "$status" -ne 0 ]; then
+    cat "build/$background_flavour-build.log"
+    echo "=== $background_flavour: build failed"
+    exit "$status"
+  fi
+  background_pid=''
+}
+
+for i in "${!flavour_list[@]}"; do
+  flavour=${flavour_list[i]}
+  next=${flavour_list[i + 1]:-}
+  if [ "$background_flavour" != "$flavour" ]; then
+    phase "$flavour: configure and build"
+    build_flavour "$flavour"
+  elif [ -n "$background_pid" ]; then
+    phase "$flavour: waiting for its build"
+    wait_background_build
+  fi
   phase "$flavour: test"
+  [ -n "$next" ] && start_background_build "$next"
   # The presets build only the integration suites a flavour runs (SANDSCOPE_INTEGRATION_TESTS).
   case $flavour in
     qt6)
@@ -79,6 +129,10 @@ for flavour in $flavours; do
     *) ctest --preset "$flavour" -j "$jobs" "$@" ;;
   esac
   if [ "$flavour" = qt5 ]; then
+    if [ -n "$background_pid" ]; then
+      phase "$next: the rest of its build"
+      wait_background_build
+    fi
     phase "$flavour: benchmarks"
     echo "(figures, not pass/fail)"
     ./scripts/bench.sh "build/$flavour"
