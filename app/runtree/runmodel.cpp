@@ -907,9 +907,10 @@ void RunModel::countTurnDuration(qint64 before, qint64 after)
     m_tree.turnDurationKnown = m_tree.turnDurationKnown || after >= 0;
 }
 
-// A transcript has no result lines: its CLI process writes cost-state when it ends a turn.
-// The turn's outcome is what happened in it (an API error or a failed call marks it).
-void RunModel::onSessionCost(const RunEvent &event)
+// A transcript has no result lines: `claude -p` writes cost-state when it ends a turn, the
+// interactive REPL turn_duration. The turn's outcome is what happened in it (an API error or a
+// failed call marks it). Returns the turn it ended, if one was open.
+RunModel::Node *RunModel::endTranscriptTurn(const RunEvent &event)
 {
     Node *turn = m_tree.turn && !m_tree.turn->ended ? m_tree.turn : nullptr;
     if (turn) {
@@ -920,7 +921,33 @@ void RunModel::onSessionCost(const RunEvent &event)
         countTurnDuration(-1, turn->reportedDurationMs);
         turn->status = turn->isError ? Status::Error : Status::Ok;
         turn->endedMs = event.arrivalMs;
+        changed(turn);
     }
+    m_tree.run->endedMs = event.arrivalMs;
+    return turn;
+}
+
+// Claude's duration of the current turn as the REPL measured it: the figure a result's
+// duration_ms gives a stream-json turn (RunSummaryBuilder adds it up the same way).
+void RunModel::onTurnDuration(const RunEvent &event)
+{
+    Node *turn = m_tree.turn;
+    if (turn && event.result.durationMs >= 0) {
+        const qint64 before = turn->ended ? turn->reportedDurationMs : -1;
+        turn->reportedDurationMs
+            = saturatingAdd(std::max<qint64>(0, turn->reportedDurationMs), event.result.durationMs);
+        if (turn->ended)
+            countTurnDuration(before, turn->reportedDurationMs);
+        changed(turn);
+    }
+    Node *ended = endTranscriptTurn(event);
+    m_tree.run->isError = ended ? ended->isError : m_tree.run->isError;
+    settleRunIfAllTurnsEnded(m_tree.run->isError);
+}
+
+void RunModel::onSessionCost(const RunEvent &event)
+{
+    Node *turn = endTranscriptTurn(event);
     if (event.result.hasCost) {
         // Cumulative while the process lives; a new process may start again from zero.
         const double total = event.result.totalCostUsd;
@@ -933,9 +960,6 @@ void RunModel::onSessionCost(const RunEvent &event)
         m_tree.run->costUsd += delta;
         m_tree.run->hasCost = true;
     }
-    if (turn)
-        changed(turn);
-    m_tree.run->endedMs = event.arrivalMs;
     m_tree.run->isError = turn && turn->isError;
     settleRunIfAllTurnsEnded(m_tree.run->isError);
 }
@@ -979,9 +1003,13 @@ void RunModel::addEvent(const RunEvent &event)
 void RunModel::apply(const RunEvent &event)
 {
     m_tree.summary.add(event);
-    if (m_tree.run->startedMs < 0) {
-        m_tree.run->startedMs = event.arrivalMs;
-        changed(m_tree.run, DurationColumn, DurationColumn);
+    // A transcript's records before its first timed one have no time (-1): the run, and a turn
+    // they opened, start at the first time that comes.
+    for (Node *node : {m_tree.run, m_tree.turn}) {
+        if (node && node->startedMs < 0 && event.arrivalMs >= 0) {
+            node->startedMs = event.arrivalMs;
+            changed(node, DurationColumn, DurationColumn);
+        }
     }
 
     switch (event.kind) {
@@ -1060,6 +1088,9 @@ void RunModel::apply(const RunEvent &event)
         break;
     case RunEvent::SessionCost:
         onSessionCost(event);
+        break;
+    case RunEvent::TurnDuration:
+        onTurnDuration(event);
         break;
     case RunEvent::Transient:
         break;

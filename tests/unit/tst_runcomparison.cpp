@@ -275,7 +275,7 @@ void TestRunComparison::transcriptMatchesItsStream_data()
     QTest::addColumn<QString>("stream");
     QTest::addColumn<QString>("transcript");
     const QDir transcripts(dataDir + QStringLiteral("/transcripts"));
-    for (const QString &scenario : test::scenariosWithStream()) {
+    for (const QString &scenario : sandscope::test::scenariosWithStream()) {
         const QDir folder(transcripts.filePath(scenario) + QStringLiteral("/transcript"));
         // fork: the forked file holds both turns, the original only the first.
         QString longest;

@@ -480,7 +480,7 @@ private slots:
         QTest::addColumn<QString>("capture");
         QTest::addColumn<bool>("corruptLine");
         QStringList names = streamCaptures();
-        for (const QString &scenario : test::scenariosWithStream())
+        for (const QString &scenario : sandscope::test::scenariosWithStream())
             names.append(QStringLiteral("transcripts/%1/stream.jsonl").arg(scenario));
         for (const QString &name : std::as_const(names)) {
             QTest::newRow(qPrintable(name)) << name << false;
