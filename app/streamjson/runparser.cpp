@@ -537,6 +537,20 @@ struct RunParser::Impl {
         return text.mid(from, end < 0 ? -1 : end - from);
     }
 
+    // The REPL tells a background task's end as a prompt of its own (a turn it answers): it
+    // also ends the task and its call, as a stream-json system/task_notification does.
+    RunEvent taskNotification(const QString &text)
+    {
+        RunEvent event = makeEvent(RunEvent::Task);
+        event.toolUseId = taggedText(text, QStringLiteral("tool-use-id"));
+        event.task.taskId = taggedText(text, QStringLiteral("task-id"));
+        event.task.status = taggedText(text, QStringLiteral("status"));
+        event.task.summary = taggedText(text, QStringLiteral("summary"));
+        event.task.outputFile = taggedText(text, QStringLiteral("output-file"));
+        event.isError = event.task.status == QLatin1String("failed");
+        return event;
+    }
+
     void parseTranscriptUser(const object &line, RunEventBatch &out)
     {
         object message;
@@ -550,6 +564,8 @@ struct RunParser::Impl {
         }
         QString prompt;
         if (promptText(line, message, &prompt)) {
+            if (prompt.startsWith(QLatin1String("<task-notification>")))
+                out.append(taskNotification(prompt));
             RunEvent init = makeEvent(RunEvent::SessionInit);
             init.cwd = stringField(line, "cwd");
             init.cliVersion = stringField(line, "version");

@@ -108,6 +108,7 @@ private Q_SLOTS:
     void microCompactionIsACompactionInsideItsTurn();
     void sessionNameIsShownOnceWithItsName();
     void awaySummaryShowsTheRecap();
+    void backgroundAgentEndsWithItsTaskNotification();
     void durationRunsFromTheFirstTimedRecord_data();
     void durationRunsFromTheFirstTimedRecord();
 };
@@ -314,6 +315,46 @@ void TestTranscriptRecords::awaySummaryShowsTheRecap()
             record.value(QStringLiteral("content")).toString());
     }
     QCOMPARE(found, 1);
+}
+
+// The REPL runs an Agent call in the background (its result says async_launched) and tells
+// its end as a <task-notification> prompt naming the call and its status: the call ends with
+// that status, as a stream-json task_notification ends it, instead of "interrupted".
+void TestTranscriptRecords::backgroundAgentEndsWithItsTaskNotification()
+{
+    QHash<QString, QString> statusOfCall;
+    for (const QByteArray &line : nonBlankLines(interactiveTranscript())) {
+        const QJsonObject record = QJsonDocument::fromJson(line).object();
+        const QString content = record.value(QStringLiteral("message"))
+                                    .toObject()
+                                    .value(QStringLiteral("content"))
+                                    .toString();
+        if (!content.startsWith(QLatin1String("<task-notification>")))
+            continue;
+        const auto tag = [&content](const QString &name) {
+            const QString open = QLatin1Char('<') + name + QLatin1Char('>');
+            const qsizetype from = content.indexOf(open) + open.size();
+            return content.mid(from, content.indexOf(QStringLiteral("</") + name, from) - from);
+        };
+        statusOfCall.insert(tag(QStringLiteral("tool-use-id")), tag(QStringLiteral("status")));
+    }
+    QCOMPARE(statusOfCall.size(), 1);
+    QCOMPARE(statusOfCall.cbegin().value(), QStringLiteral("completed"));
+
+    RunModel model;
+    QVERIFY(loadTranscript(interactiveTranscript(), &model).ok);
+    int checked = 0;
+    for (const QModelIndex &index : treeNodes(model)) {
+        QVERIFY2(index.data(RunModel::StatusRole).toInt() != int(RunModel::Status::Interrupted),
+            qPrintable(index.data(Qt::DisplayRole).toString()));
+        const QString id = index.data(RunModel::ToolUseIdRole).toString();
+        if (index.data(RunModel::KindRole).toInt() == int(RunModel::NodeKind::ToolCall)
+            && statusOfCall.contains(id)) {
+            QCOMPARE(index.data(RunModel::StatusRole).toInt(), int(RunModel::Status::Ok));
+            ++checked;
+        }
+    }
+    QCOMPARE(checked, 1);
 }
 
 void TestTranscriptRecords::durationRunsFromTheFirstTimedRecord_data()
