@@ -248,33 +248,21 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
 
 QHash<int, QByteArray> RunModel::roleNames() const
 {
+    static const std::pair<Role, const char *> roles[] = {{KindRole, "kind"},
+        {StatusRole, "status"}, {ToolNameRole, "toolName"}, {ToolKindRole, "toolKind"},
+        {ToolUseIdRole, "toolUseId"}, {ParentToolUseIdRole, "parentToolUseId"},
+        {MessageIdRole, "messageId"}, {SummaryRole, "summary"}, {TextRole, "text"},
+        {RawJsonRole, "rawJson"}, {RawLineRole, "rawLine"}, {ResultRawJsonRole, "resultRawJson"},
+        {DetailRole, "detail"}, {IsErrorRole, "isError"}, {FilePathRole, "filePath"},
+        {DurationMsRole, "durationMs"}, {StartedAtMsRole, "startedAtMs"},
+        {InputTokensRole, "inputTokens"}, {OutputTokensRole, "outputTokens"},
+        {CostUsdRole, "costUsd"}, {ClaudeDurationMsRole, "claudeDurationMs"},
+        {LineNumberRole, "lineNumber"}, {CacheReadTokensRole, "cacheReadTokens"},
+        {CacheCreationTokensRole, "cacheCreationTokens"}, {ToolCallsRole, "toolCalls"},
+        {ErrorsRole, "errors"}};
     QHash<int, QByteArray> names = QAbstractItemModel::roleNames();
-    names.insert(KindRole, "kind");
-    names.insert(StatusRole, "status");
-    names.insert(ToolNameRole, "toolName");
-    names.insert(ToolKindRole, "toolKind");
-    names.insert(ToolUseIdRole, "toolUseId");
-    names.insert(ParentToolUseIdRole, "parentToolUseId");
-    names.insert(MessageIdRole, "messageId");
-    names.insert(SummaryRole, "summary");
-    names.insert(TextRole, "text");
-    names.insert(RawJsonRole, "rawJson");
-    names.insert(RawLineRole, "rawLine");
-    names.insert(ResultRawJsonRole, "resultRawJson");
-    names.insert(DetailRole, "detail");
-    names.insert(IsErrorRole, "isError");
-    names.insert(FilePathRole, "filePath");
-    names.insert(DurationMsRole, "durationMs");
-    names.insert(StartedAtMsRole, "startedAtMs");
-    names.insert(InputTokensRole, "inputTokens");
-    names.insert(OutputTokensRole, "outputTokens");
-    names.insert(CostUsdRole, "costUsd");
-    names.insert(ClaudeDurationMsRole, "claudeDurationMs");
-    names.insert(LineNumberRole, "lineNumber");
-    names.insert(CacheReadTokensRole, "cacheReadTokens");
-    names.insert(CacheCreationTokensRole, "cacheCreationTokens");
-    names.insert(ToolCallsRole, "toolCalls");
-    names.insert(ErrorsRole, "errors");
+    for (const auto &[role, name] : roles)
+        names.insert(role, name);
     return names;
 }
 
@@ -907,9 +895,8 @@ void RunModel::countTurnDuration(qint64 before, qint64 after)
     m_tree.turnDurationKnown = m_tree.turnDurationKnown || after >= 0;
 }
 
-// A transcript has no result lines: `claude -p` writes cost-state when it ends a turn, the
-// interactive REPL turn_duration. The turn's outcome is what happened in it (an API error or a
-// failed call marks it). Returns the turn it ended, if one was open.
+// A transcript turn ends at cost-state (`claude -p`) or turn_duration (the REPL); its outcome is
+// what happened in it (an API error marks it). Returns the turn it ended, if one was open.
 RunModel::Node *RunModel::endTranscriptTurn(const RunEvent &event)
 {
     Node *turn = m_tree.turn && !m_tree.turn->ended ? m_tree.turn : nullptr;
@@ -927,8 +914,7 @@ RunModel::Node *RunModel::endTranscriptTurn(const RunEvent &event)
     return turn;
 }
 
-// Claude's duration of the current turn as the REPL measured it: the figure a result's
-// duration_ms gives a stream-json turn (RunSummaryBuilder adds it up the same way).
+// The REPL's own duration of the turn, summed as results' duration_ms are (RunSummaryBuilder).
 void RunModel::onTurnDuration(const RunEvent &event)
 {
     Node *turn = m_tree.turn;
@@ -936,8 +922,7 @@ void RunModel::onTurnDuration(const RunEvent &event)
         const qint64 before = turn->ended ? turn->reportedDurationMs : -1;
         turn->reportedDurationMs
             = saturatingAdd(std::max<qint64>(0, turn->reportedDurationMs), event.result.durationMs);
-        if (turn->ended)
-            countTurnDuration(before, turn->reportedDurationMs);
+        countTurnDuration(before, turn->ended ? turn->reportedDurationMs : -1);
         changed(turn);
     }
     Node *ended = endTranscriptTurn(event);
