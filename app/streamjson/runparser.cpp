@@ -593,8 +593,8 @@ struct RunParser::Impl {
                         QString::number(integerField(metadata, "preTokens", 0)));
             });
         } else if (subtype == QLatin1String("microcompact_boundary")) {
-            // A partial compaction (old tool results cleared), shown as a compaction. It comes
-            // inside a turn; the CLI writes it before an API request, never between turns.
+            // A partial compaction (old tool results cleared), shown as a compaction, with the
+            // same turn rule as compact_boundary (RunModel::apply).
             appendCompaction(line, "microcompactMetadata", QStringLiteral("micro-compaction"), out,
                 [](const object &metadata) {
                     return QStringLiteral("%1 micro-compaction: %2 tokens before, %3 freed")
