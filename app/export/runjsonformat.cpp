@@ -286,7 +286,7 @@ QJsonObject summaryJson(const RunSummary &summary)
         {QStringLiteral("cache_creation_tokens"), summary.cacheCreationTokens},
         {QStringLiteral("api_errors"), summary.apiErrors},
         {QStringLiteral("duration_ms"), summary.durationMs},
-        {QStringLiteral("claude_duration_ms"), // null: no result line told it
+        {QStringLiteral("claude_duration_ms"), // null: no result or turn_duration told it
             summary.claudeDurationMs >= 0 ? QJsonValue(summary.claudeDurationMs) : QJsonValue()},
         {QStringLiteral("turns"), summary.turns},
         {QStringLiteral("round_trips"), // null: not recorded (a transcript)

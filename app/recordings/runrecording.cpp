@@ -512,7 +512,10 @@ bool RecordingReader::readLine(RecordedLine *out)
                                .arg(m_fileLine));
                 return false;
             }
-            *out = RecordedLine {line, 0, m_fileLine};
+            // No time of its own: RunParser gives each record its timestamp, and those before
+            // the first timed one (the REPL's files start with mode, permission-mode, …) none,
+            // so the run starts at its first timed record, not at the epoch.
+            *out = RecordedLine {line, -1, m_fileLine};
             locate(out, line);
             return true;
         }

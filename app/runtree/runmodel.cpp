@@ -248,33 +248,21 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
 
 QHash<int, QByteArray> RunModel::roleNames() const
 {
+    static const std::pair<Role, const char *> roles[] = {{KindRole, "kind"},
+        {StatusRole, "status"}, {ToolNameRole, "toolName"}, {ToolKindRole, "toolKind"},
+        {ToolUseIdRole, "toolUseId"}, {ParentToolUseIdRole, "parentToolUseId"},
+        {MessageIdRole, "messageId"}, {SummaryRole, "summary"}, {TextRole, "text"},
+        {RawJsonRole, "rawJson"}, {RawLineRole, "rawLine"}, {ResultRawJsonRole, "resultRawJson"},
+        {DetailRole, "detail"}, {IsErrorRole, "isError"}, {FilePathRole, "filePath"},
+        {DurationMsRole, "durationMs"}, {StartedAtMsRole, "startedAtMs"},
+        {InputTokensRole, "inputTokens"}, {OutputTokensRole, "outputTokens"},
+        {CostUsdRole, "costUsd"}, {ClaudeDurationMsRole, "claudeDurationMs"},
+        {LineNumberRole, "lineNumber"}, {CacheReadTokensRole, "cacheReadTokens"},
+        {CacheCreationTokensRole, "cacheCreationTokens"}, {ToolCallsRole, "toolCalls"},
+        {ErrorsRole, "errors"}};
     QHash<int, QByteArray> names = QAbstractItemModel::roleNames();
-    names.insert(KindRole, "kind");
-    names.insert(StatusRole, "status");
-    names.insert(ToolNameRole, "toolName");
-    names.insert(ToolKindRole, "toolKind");
-    names.insert(ToolUseIdRole, "toolUseId");
-    names.insert(ParentToolUseIdRole, "parentToolUseId");
-    names.insert(MessageIdRole, "messageId");
-    names.insert(SummaryRole, "summary");
-    names.insert(TextRole, "text");
-    names.insert(RawJsonRole, "rawJson");
-    names.insert(RawLineRole, "rawLine");
-    names.insert(ResultRawJsonRole, "resultRawJson");
-    names.insert(DetailRole, "detail");
-    names.insert(IsErrorRole, "isError");
-    names.insert(FilePathRole, "filePath");
-    names.insert(DurationMsRole, "durationMs");
-    names.insert(StartedAtMsRole, "startedAtMs");
-    names.insert(InputTokensRole, "inputTokens");
-    names.insert(OutputTokensRole, "outputTokens");
-    names.insert(CostUsdRole, "costUsd");
-    names.insert(ClaudeDurationMsRole, "claudeDurationMs");
-    names.insert(LineNumberRole, "lineNumber");
-    names.insert(CacheReadTokensRole, "cacheReadTokens");
-    names.insert(CacheCreationTokensRole, "cacheCreationTokens");
-    names.insert(ToolCallsRole, "toolCalls");
-    names.insert(ErrorsRole, "errors");
+    for (const auto &[role, name] : roles)
+        names.insert(role, name);
     return names;
 }
 
@@ -907,9 +895,9 @@ void RunModel::countTurnDuration(qint64 before, qint64 after)
     m_tree.turnDurationKnown = m_tree.turnDurationKnown || after >= 0;
 }
 
-// A transcript has no result lines: its CLI process writes cost-state when it ends a turn.
-// The turn's outcome is what happened in it (an API error or a failed call marks it).
-void RunModel::onSessionCost(const RunEvent &event)
+// A transcript turn ends at cost-state (`claude -p`) or turn_duration (the REPL); its outcome is
+// what happened in it (an API error marks it). Returns the turn it ended, if one was open.
+RunModel::Node *RunModel::endTranscriptTurn(const RunEvent &event)
 {
     Node *turn = m_tree.turn && !m_tree.turn->ended ? m_tree.turn : nullptr;
     if (turn) {
@@ -920,7 +908,31 @@ void RunModel::onSessionCost(const RunEvent &event)
         countTurnDuration(-1, turn->reportedDurationMs);
         turn->status = turn->isError ? Status::Error : Status::Ok;
         turn->endedMs = event.arrivalMs;
+        changed(turn);
     }
+    m_tree.run->endedMs = event.arrivalMs;
+    return turn;
+}
+
+// The REPL's own duration of the turn, summed as results' duration_ms are (RunSummaryBuilder).
+void RunModel::onTurnDuration(const RunEvent &event)
+{
+    Node *turn = m_tree.turn;
+    if (turn && event.result.durationMs >= 0) {
+        const qint64 before = turn->ended ? turn->reportedDurationMs : -1;
+        turn->reportedDurationMs
+            = saturatingAdd(std::max<qint64>(0, turn->reportedDurationMs), event.result.durationMs);
+        countTurnDuration(before, turn->ended ? turn->reportedDurationMs : -1);
+        changed(turn);
+    }
+    Node *ended = endTranscriptTurn(event);
+    m_tree.run->isError = ended ? ended->isError : m_tree.run->isError;
+    settleRunIfAllTurnsEnded(m_tree.run->isError);
+}
+
+void RunModel::onSessionCost(const RunEvent &event)
+{
+    Node *turn = endTranscriptTurn(event);
     if (event.result.hasCost) {
         // Cumulative while the process lives; a new process may start again from zero.
         const double total = event.result.totalCostUsd;
@@ -933,9 +945,6 @@ void RunModel::onSessionCost(const RunEvent &event)
         m_tree.run->costUsd += delta;
         m_tree.run->hasCost = true;
     }
-    if (turn)
-        changed(turn);
-    m_tree.run->endedMs = event.arrivalMs;
     m_tree.run->isError = turn && turn->isError;
     settleRunIfAllTurnsEnded(m_tree.run->isError);
 }
@@ -979,9 +988,13 @@ void RunModel::addEvent(const RunEvent &event)
 void RunModel::apply(const RunEvent &event)
 {
     m_tree.summary.add(event);
-    if (m_tree.run->startedMs < 0) {
-        m_tree.run->startedMs = event.arrivalMs;
-        changed(m_tree.run, DurationColumn, DurationColumn);
+    // A transcript's records before its first timed one have no time (-1): the run, and a turn
+    // they opened, start at the first time that comes.
+    for (Node *node : {m_tree.run, m_tree.turn}) {
+        if (node && node->startedMs < 0 && event.arrivalMs >= 0) {
+            node->startedMs = event.arrivalMs;
+            changed(node, DurationColumn, DurationColumn);
+        }
     }
 
     switch (event.kind) {
@@ -1060,6 +1073,9 @@ void RunModel::apply(const RunEvent &event)
         break;
     case RunEvent::SessionCost:
         onSessionCost(event);
+        break;
+    case RunEvent::TurnDuration:
+        onTurnDuration(event);
         break;
     case RunEvent::Transient:
         break;

@@ -208,6 +208,8 @@ private:
     void onTask(const RunEvent &event);
     void onResult(const RunEvent &event);
     void onSessionCost(const RunEvent &event);
+    void onTurnDuration(const RunEvent &event);
+    Node *endTranscriptTurn(const RunEvent &event);
     void adoptModel(const QString &model);
     void settleRunIfAllTurnsEnded(bool isError);
     void markTurnEnded(Node *turn);

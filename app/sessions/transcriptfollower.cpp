@@ -292,8 +292,9 @@ void TranscriptFollower::handleLook(const Look &look)
             m_offset += file.data.size();
             grew = grew || !file.data.isEmpty();
             more = more || m_offset < m_size;
+            // -1: no time; RunParser gives each record its own (RecordingReader::readLine).
             for (const QByteArray &line : takeLines(m_pending, file.data))
-                events += m_parser->parseLine(line, 0);
+                events += m_parser->parseLine(line, -1);
             continue;
         }
         auto it = m_agents.find(file.name);

@@ -159,6 +159,8 @@ struct RunEvent {
         SystemNotice, // other system subtypes (status, hooks, informational, ...)
         Result, // result line
         SessionCost, // transcript cost-state: the CLI process ended its turn; cumulative cost
+        TurnDuration, // transcript system/turn_duration: the REPL ended its turn
+                      // (result.durationMs)
         Transient, // no lasting content: stream_event partials, keep_alive, tool_progress, ...
         Unknown, // a JSON object of an unknown or unhandled type
         NotJson, // noise (stderr, warnings, ESC[?25h) or corrupt JSON
@@ -202,7 +204,8 @@ struct RunEvent {
     int errorStatus = 0;
     QString errorCode;
 
-    ResultInfo result; // Result; SessionCost fills hasCost and totalCostUsd
+    ResultInfo
+        result; // Result; SessionCost fills hasCost and totalCostUsd, TurnDuration durationMs
     TaskInfo task; // Task
 
     QByteArray raw; // the complete line (shared between the events of one line)

@@ -328,16 +328,15 @@ struct RunParser::Impl {
         } else if (subtype.startsWith(QLatin1String("task_"))) {
             parseTask(line, subtype, out);
         } else if (subtype == QLatin1String("compact_boundary")) {
-            RunEvent event = makeEvent(RunEvent::CompactBoundary);
-            object metadata;
-            if (line.at_key("compact_metadata").get(metadata) == simdjson::SUCCESS) {
-                event.text = QStringLiteral("%1 compaction: %2 → %3 tokens")
-                                 .arg(stringField(metadata, "trigger"))
-                                 .arg(integerField(metadata, "pre_tokens", 0))
-                                 .arg(integerField(metadata, "post_tokens", 0));
-            }
-            out.append(event);
-        } else if (subtype == QLatin1String("thinking_tokens")) {
+            appendCompaction(line, "compact_metadata", {}, out, [](const object &metadata) {
+                return QStringLiteral("%1 compaction: %2 → %3 tokens")
+                    .arg(stringField(metadata, "trigger"),
+                        QString::number(integerField(metadata, "pre_tokens", 0)),
+                        QString::number(integerField(metadata, "post_tokens", 0)));
+            });
+        } else if (subtype == QLatin1String("thinking_tokens")
+            || subtype == QLatin1String("turn_duration")) {
+            // turn_duration: the turn's result line carries the same duration_ms.
             out.append(makeEvent(RunEvent::Transient));
         } else {
             RunEvent event = makeEvent(RunEvent::SystemNotice);
@@ -372,6 +371,20 @@ struct RunParser::Impl {
             }
             out.append(event);
         }
+    }
+
+    // A compaction node, titled by `describe` from the record's metadata object `key` when it
+    // has one, else `bare`.
+    template <typename Describe>
+    void appendCompaction(const object &line, const char *key, const QString &bare,
+        RunEventBatch &out, Describe describe)
+    {
+        RunEvent event = makeEvent(RunEvent::CompactBoundary);
+        event.text = bare;
+        object metadata;
+        if (line.at_key(key).get(metadata) == simdjson::SUCCESS)
+            event.text = describe(metadata);
+        out.append(event);
     }
 
     void parseResult(const object &line, RunEventBatch &out)
@@ -503,10 +516,16 @@ struct RunParser::Impl {
             || text->startsWith(QLatin1String("<local-command-")))
             return false;
         if (text->startsWith(QLatin1String("<command-name>")))
-            *text = QString(taggedText(*text, QStringLiteral("command-name")) + QLatin1Char(' ')
-                + taggedText(*text, QStringLiteral("command-args")))
-                        .trimmed();
+            *text = commandLine(*text);
         return true;
+    }
+
+    // "<command-name>/rename</command-name>…<command-args>x</command-args>" -> "/rename x".
+    static QString commandLine(const QString &text)
+    {
+        return QString(taggedText(text, QStringLiteral("command-name")) + QLatin1Char(' ')
+            + taggedText(text, QStringLiteral("command-args")))
+            .trimmed();
     }
 
     static QString taggedText(const QString &text, const QString &tag)
@@ -518,6 +537,20 @@ struct RunParser::Impl {
         const qsizetype from = start + open.size();
         const qsizetype end = text.indexOf(QStringLiteral("</") + tag + QLatin1Char('>'), from);
         return text.mid(from, end < 0 ? -1 : end - from);
+    }
+
+    // The REPL tells a background task's end as a prompt of its own (a turn it answers): it
+    // also ends the task and its call, as a stream-json system/task_notification does.
+    RunEvent taskNotification(const QString &text)
+    {
+        RunEvent event = makeEvent(RunEvent::Task);
+        event.toolUseId = taggedText(text, QStringLiteral("tool-use-id"));
+        event.task.taskId = taggedText(text, QStringLiteral("task-id"));
+        event.task.status = taggedText(text, QStringLiteral("status"));
+        event.task.summary = taggedText(text, QStringLiteral("summary"));
+        event.task.outputFile = taggedText(text, QStringLiteral("output-file"));
+        event.isError = event.task.status == QLatin1String("failed");
+        return event;
     }
 
     void parseTranscriptUser(const object &line, RunEventBatch &out)
@@ -533,6 +566,8 @@ struct RunParser::Impl {
         }
         QString prompt;
         if (promptText(line, message, &prompt)) {
+            if (prompt.startsWith(QLatin1String("<task-notification>")))
+                out.append(taskNotification(prompt));
             RunEvent init = makeEvent(RunEvent::SessionInit);
             init.cwd = stringField(line, "cwd");
             init.cliVersion = stringField(line, "version");
@@ -554,13 +589,39 @@ struct RunParser::Impl {
     void parseTranscriptSystem(const object &line, const QString &subtype, RunEventBatch &out)
     {
         if (subtype == QLatin1String("compact_boundary")) {
-            RunEvent event = makeEvent(RunEvent::CompactBoundary);
-            object metadata;
-            if (line.at_key("compactMetadata").get(metadata) == simdjson::SUCCESS) {
-                event.text = QStringLiteral("%1 compaction: %2 tokens before")
-                                 .arg(stringField(metadata, "trigger"))
-                                 .arg(integerField(metadata, "preTokens", 0));
-            }
+            appendCompaction(line, "compactMetadata", {}, out, [](const object &metadata) {
+                return QStringLiteral("%1 compaction: %2 tokens before")
+                    .arg(stringField(metadata, "trigger"),
+                        QString::number(integerField(metadata, "preTokens", 0)));
+            });
+        } else if (subtype == QLatin1String("microcompact_boundary")) {
+            // A partial compaction (old tool results cleared), shown as a compaction, with the
+            // same turn rule as compact_boundary (RunModel::apply).
+            appendCompaction(line, "microcompactMetadata", QStringLiteral("micro-compaction"), out,
+                [](const object &metadata) {
+                    return QStringLiteral("%1 micro-compaction: %2 tokens before, %3 freed")
+                        .arg(stringField(metadata, "trigger"),
+                            QString::number(integerField(metadata, "preTokens", 0)),
+                            QString::number(integerField(metadata, "tokensSaved", 0)));
+                });
+        } else if (subtype == QLatin1String("turn_duration")) {
+            // The interactive REPL's "Done in Ns": written when a turn completed (not when
+            // it was interrupted). It ends the turn and is claude's duration of it, the slot
+            // a result's duration_ms fills (docs/stream-json.md, "Figures").
+            RunEvent event = makeEvent(RunEvent::TurnDuration);
+            event.result.durationMs = integerField(line, "durationMs", -1);
+            out.append(event);
+        } else if (subtype == QLatin1String("bridge_status")) {
+            out.append(makeEvent(RunEvent::Transient)); // the /remote-control URL
+        } else if (subtype == QLatin1String("local_command")) {
+            // A slash command the REPL ran: its name and arguments, then its output.
+            RunEvent event = makeEvent(RunEvent::SystemNotice);
+            const QString content = stringField(line, "content");
+            event.text = content.startsWith(QLatin1String("<command-name>"))
+                ? commandLine(content)
+                : taggedText(content, QStringLiteral("local-command-stdout"));
+            if (event.text.isEmpty())
+                event.text = content;
             out.append(event);
         } else if (subtype == QLatin1String("api_error")) {
             // One failed API attempt; the CLI retries after retryInMs.
@@ -597,6 +658,22 @@ struct RunParser::Impl {
         out.append(event);
     }
 
+    // The session's name (/rename, a fork's title, or one the CLI picked): the CLI appends the
+    // record again after later turns, so only a new name is shown.
+    QString agentName;
+    void noteAgentName(const object &line, RunEventBatch &out)
+    {
+        const QString name = stringField(line, "agentName");
+        if (name.isEmpty() || name == agentName) {
+            out.append(makeEvent(RunEvent::Transient));
+            return;
+        }
+        agentName = name;
+        RunEvent event = makeEvent(RunEvent::SystemNotice);
+        event.text = QStringLiteral("the session is named \"%1\"").arg(name);
+        out.append(event);
+    }
+
     void parseTranscriptRecord(const object &line, const QString &type, RunEventBatch &out)
     {
         if (type == QLatin1String("user")) {
@@ -612,6 +689,8 @@ struct RunParser::Impl {
                 line, "totalCostUSD", &event.result.totalCostUsd, &event.result.invalidCost);
             event.result.durationApiMs = integerField(line, "totalAPIDuration", -1);
             out.append(event);
+        } else if (type == QLatin1String("agent-name")) {
+            noteAgentName(line, out);
         } else if (type == QLatin1String("summary")) {
             RunEvent event = makeEvent(RunEvent::SystemNotice);
             event.text = stringField(line, "summary");
@@ -701,7 +780,8 @@ void RunParser::appendLine(const QByteArray &line, qint64 arrivalMs, RunEventBat
         out.append(RunEvent()); // Unknown; parseObject always appends, this keeps it so
     }
     // Transcript records carry their own time; records without one (cost-state, bookkeeping)
-    // take the latest time seen, so durations come from the session, not from when it is read.
+    // take the latest time seen, so durations come from the session, not from when it is read
+    // (before any, the caller's: -1 from the transcript readers, a time not known).
     if (envelope.kind == StreamLine::Json && m_impl->transcriptRecord) {
         if (m_impl->recordTimestampMs >= 0)
             m_lastRecordMs = std::max(m_lastRecordMs, m_impl->recordTimestampMs);

@@ -299,6 +299,7 @@ void RunSummaryBuilder::add(const RunEvent &event)
     case RunEvent::Transient:
     case RunEvent::Result:
     case RunEvent::SessionCost:
+    case RunEvent::TurnDuration:
         break; // no turn of their own (a result finds one in addResult)
     case RunEvent::SessionInit:
         addTurnStart();
@@ -324,15 +325,15 @@ void RunSummaryBuilder::add(const RunEvent &event)
             m_summary.turnFailed = false;
         }
         break;
+    case RunEvent::TurnDuration:
+        // Claude's duration of the current turn (RunModel::onTurnDuration), as a result's.
+        if (m_current >= 0 && event.result.durationMs >= 0)
+            m_summary.claudeDurationMs = saturatingAdd(
+                std::max<qint64>(0, m_summary.claudeDurationMs), event.result.durationMs);
+        endTranscriptTurn();
+        break;
     case RunEvent::SessionCost:
-        m_summary.isTranscript = true;
-        m_summary.turnOpen = false;
-        if (m_current >= 0 && !m_turns[size_t(m_current)].ended)
-            endTurn(m_current);
-        else { // the run's end moves on all the same (RunModel::onSessionCost)
-            m_lastTurnEndMs = m_lastTimeMs;
-            m_anyTurnEnded = true;
-        }
+        endTranscriptTurn();
         m_summary.invalidNumbers = m_summary.invalidNumbers || event.result.invalidCost;
         if (event.result.hasCost) { // cumulative per process, as in RunModel
             const double total = event.result.totalCostUsd;
@@ -362,6 +363,19 @@ void RunSummaryBuilder::add(const RunEvent &event)
         break;
     default:
         break;
+    }
+}
+
+// A transcript turn ends with its cost-state (`claude -p`) or turn_duration (the REPL).
+void RunSummaryBuilder::endTranscriptTurn()
+{
+    m_summary.isTranscript = true;
+    m_summary.turnOpen = false;
+    if (m_current >= 0 && !m_turns[size_t(m_current)].ended)
+        endTurn(m_current);
+    else { // the run's end moves on all the same (RunModel::endTranscriptTurn)
+        m_lastTurnEndMs = m_lastTimeMs;
+        m_anyTurnEnded = true;
     }
 }
 

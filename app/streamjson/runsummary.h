@@ -42,13 +42,15 @@ struct RunSummary {
     // from its first line to the end of its last turn (or the run's end once it ended); 0
     // before any turn ended.
     qint64 durationMs = 0;
-    qint64 claudeDurationMs = -1; // the sum of the results' duration_ms; -1 without one
+    // Claude's own duration: the results' duration_ms, or a transcript's turn_duration
+    // durationMs, summed; -1 without any.
+    qint64 claudeDurationMs = -1;
     int turns = 0; // the run tree's Turn nodes: each system/init line, or transcript prompt
     int roundTrips = 0; // API calls: the sum of the results' num_turns (see roundTripsRecorded)
-    // Transcripts have no result lines: their turns end with a cost-state record, whose
-    // cumulative cost counts instead.
+    // Transcripts have no result lines: their turns end with a cost-state record (`claude -p`),
+    // whose cumulative cost counts instead, or a turn_duration record (the interactive REPL).
     bool isTranscript = false;
-    bool turnOpen = false; // a transcript turn without its cost-state (cut short, or running)
+    bool turnOpen = false; // a transcript turn that has not ended (cut short, or running)
     bool turnFailed = false; // the last transcript turn ended on an API error
     bool lastTurnOpen = false; // the last turn has no result (cost-state) yet: running or cut
     // A token count or a cost in the file was out of range (negative, 1e308, 16 digits and
@@ -137,6 +139,7 @@ private:
     // The turn of a call, given `turn` when it is new (RunModel::toolNode's placeholder).
     int turnOfCall(const QByteArray &toolUseId, int turn);
     void endTurn(int turn);
+    void endTranscriptTurn(); // a cost-state or turn_duration record
     void addTurnTokens(int turn, const TokenUsage &messages);
     void noteTime(qint64 timeMs);
 

@@ -208,7 +208,8 @@ inline void addModelUsage(const simdjson::dom::object &perModel, ResultInfo &res
 inline constexpr std::string_view transcriptOnlyTypes[]
     = {"queue-operation", "attachment", "last-prompt", "cost-state", "file-history-snapshot",
         "summary", "api-request", "api-request-shape", "api-request-blob", "tools-used",
-        "atis-latch", "mode", "agent-setting", "pr-link", "ai-title", "custom-title"};
+        "atis-latch", "mode", "permission-mode", "agent-setting", "agent-name", "agent-color",
+        "bridge-session", "pr-link", "ai-title", "custom-title"};
 
 inline bool isTranscriptOnlyType(std::string_view type)
 {

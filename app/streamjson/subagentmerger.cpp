@@ -89,8 +89,11 @@ RunEventBatch SubagentMerger::merge(const RunEventBatch &mainEvents)
     for (const RunEvent &event : mainEvents) {
         m_mainTime = std::max(m_mainTime, event.arrivalMs);
         releaseUpTo(m_mainTime, out);
-        if (event.kind == RunEvent::ToolResult) {
-            // A sub-agent is over when its call returns: all of it goes first.
+        if (event.kind == RunEvent::ToolResult
+            && event.structuredStatus != QLatin1String("async_launched")) {
+            // A sub-agent is over when its call returns: all of it goes first. A background
+            // call returns at once (the REPL's Agent calls, tests/data/transcripts/interactive):
+            // its sub-agent goes on by time after it, as the stream has it.
             for (Lane &lane : m_lanes) {
                 if (lane.toolUseId != event.toolUseId || lane.done())
                     continue;

@@ -4,7 +4,8 @@
 // sub-agent's whole run right after its call: two sub-agents started in one message would run
 // one after the other, and playback would show the second call only once the first sub-agent
 // had finished. Instead each sub-agent event goes out just before the first main event that is
-// later than it, and at the latest just before its call's result; sub-agents' events among
+// later than it, and at the latest just before its call's result (unless the call went to the
+// background, async_launched: that result comes at once); sub-agents' events among
 // themselves go in time order too. Each file keeps its own order; an event without a time
 // takes the latest time before it in its file, a sub-agent's first ones its call's time; on
 // equal times a sub-agent's event comes first (it follows its call in the files).

@@ -121,7 +121,7 @@ struct RunSummaryScanner::Impl {
             builder->addTurnStart();
             return;
         }
-        if (type == "system" && subtype == "thinking_tokens")
+        if (type == "system" && (subtype == "thinking_tokens" || subtype == "turn_duration"))
             return;
         if (type == "system" && subtype.substr(0, 5) == "task_") // RunParser: every task_*
             task(line, subtype);

@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QList>
@@ -100,6 +101,18 @@ inline QString terminalActiveIn(const QByteArray &bytes)
     return {};
 }
 
+// The recorded scenarios under tests/data/transcripts that have the stream-json of the same run
+// (`interactive`, recorded from the REPL, has only its transcript).
+inline QStringList scenariosWithStream()
+{
+    const QDir transcripts(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts"));
+    QStringList names;
+    for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (QFileInfo::exists(transcripts.filePath(name + QStringLiteral("/stream.jsonl"))))
+            names.append(name);
+    return names;
+}
+
 // Every run file in tests/data: stream captures and transcripts, each transcript folder's files
 // (sub-agent files included), and each recorded scenario's capture and transcript files.
 inline QStringList runFilesInTestData()
@@ -116,7 +129,9 @@ inline QStringList runFilesInTestData()
     }
     const QDir transcripts(data.filePath(QStringLiteral("transcripts")));
     for (const QString &name : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        files.append(transcripts.filePath(name + QStringLiteral("/stream.jsonl")));
+        const QString stream = transcripts.filePath(name + QStringLiteral("/stream.jsonl"));
+        if (QFileInfo::exists(stream)) // the interactive REPL writes none
+            files.append(stream);
         const QDir dir(transcripts.filePath(name + QStringLiteral("/transcript")));
         for (const QString &file : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files))
             files.append(dir.filePath(file));

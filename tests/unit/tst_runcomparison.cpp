@@ -17,6 +17,7 @@
 #include "runs/loadedrun.h"
 #include "sandscopecli.h"
 #include "streamjson/runsummary.h"
+#include "testing.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -274,7 +275,7 @@ void TestRunComparison::transcriptMatchesItsStream_data()
     QTest::addColumn<QString>("stream");
     QTest::addColumn<QString>("transcript");
     const QDir transcripts(dataDir + QStringLiteral("/transcripts"));
-    for (const QString &scenario : transcripts.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QString &scenario : sandscope::test::scenariosWithStream()) {
         const QDir folder(transcripts.filePath(scenario) + QStringLiteral("/transcript"));
         // fork: the forked file holds both turns, the original only the first.
         QString longest;

@@ -14,6 +14,7 @@
 #include "streamjson/runfacts.h"
 #include "streamjson/runparser.h"
 #include "testing.h"
+#include "util/format.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -392,6 +393,59 @@ private slots:
     // "not recorded" (null in JSON) in every surface, never 0 shown as a count, and Compare of it
     // with a capture claims no difference in round trips. Likewise a capture cut before its
     // result line.
+    // A transcript's claude duration is its turn_duration records' durationMs summed (the
+    // REPL's; `claude -p` writes none): the same figure in the tree's run node, the summary,
+    // `replay --json` and `--summary`, and the Markdown, HTML and JSON exports; without any
+    // record it is not stated (null, no row). docs/stream-json.md, "Figures".
+    void claudeDurationOfATranscriptIsItsTurnDurations_data()
+    {
+        roundTripsWithoutResultLinesAreNotRecorded_data();
+    }
+    void claudeDurationOfATranscriptIsItsTurnDurations()
+    {
+        QFETCH(QString, path);
+        qint64 expected = -1;
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            const QJsonObject record = QJsonDocument::fromJson(line).object();
+            if (record.value(QLatin1String("type")).toString() == QLatin1String("system")
+                && record.value(QLatin1String("subtype")).toString()
+                    == QLatin1String("turn_duration"))
+                expected = std::max<qint64>(0, expected)
+                    + qint64(record.value(QLatin1String("durationMs")).toDouble());
+        }
+        const auto loaded = load(path);
+        const RunSummary summary = loaded->model->summary();
+        QCOMPARE(summary.claudeDurationMs, expected);
+        const QVariant runFigure = loaded->model->runIndex().data(RunModel::ClaudeDurationMsRole);
+        QCOMPARE(runFigure.isValid() ? runFigure.toLongLong() : -1, expected);
+        const QJsonValue printed = QJsonDocument::fromJson(
+            test::runSandscope({QStringLiteral("replay"), path, QStringLiteral("--json")}).out)
+                                       .object()
+                                       .value(QLatin1String("claude_duration_ms"));
+        QCOMPARE(printed.isNull() ? -1 : qint64(printed.toDouble()), expected);
+        const QJsonValue exportedFigure
+            = QJsonDocument::fromJson(exported(*loaded->model, RunExporter::Format::Json).toUtf8())
+                  .object()
+                  .value(QLatin1String("summary"))
+                  .toObject()
+                  .value(QLatin1String("claude_duration_ms"));
+        QCOMPARE(exportedFigure.isNull() ? -1 : qint64(exportedFigure.toDouble()), expected);
+        // The text rows state it where it differs from the span (runfacts::rows).
+        const QString row = expected >= 0 && expected != summary.durationMs
+            ? format::duration(expected)
+            : QString();
+        QCOMPARE(rowValue(QString::fromUtf8(test::runSandscope(
+                              {QStringLiteral("replay"), path, QStringLiteral("--summary")})
+                                                .out),
+                     runfacts::claudeDurationLabel()),
+            row);
+        for (auto format : {RunExporter::Format::Markdown, RunExporter::Format::Html})
+            QCOMPARE(
+                rowValue(exported(*loaded->model, format), runfacts::claudeDurationLabel()), row);
+    }
+
     void roundTripsWithoutResultLinesAreNotRecorded_data()
     {
         QTest::addColumn<QString>("path");

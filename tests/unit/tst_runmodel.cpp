@@ -8,6 +8,7 @@
 #include "runtree/runmodel.h"
 #include "runtree/runnodedetails.h"
 #include "streamjson/runparser.h"
+#include "testing.h"
 #include "util/format.h"
 
 #include <QAbstractItemModelTester>
@@ -479,8 +480,7 @@ private slots:
         QTest::addColumn<QString>("capture");
         QTest::addColumn<bool>("corruptLine");
         QStringList names = streamCaptures();
-        for (const QString &scenario : QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts"))
-                                           .entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        for (const QString &scenario : sandscope::test::scenariosWithStream())
             names.append(QStringLiteral("transcripts/%1/stream.jsonl").arg(scenario));
         for (const QString &name : std::as_const(names)) {
             QTest::newRow(qPrintable(name)) << name << false;

@@ -5,6 +5,7 @@
 // bad input (corrupt or unknown records, a line still being written, a missing or unreadable
 // sub-agent file) is shown or reported, never fatal.
 
+#include "loadedrunfile.h"
 #include "recordings/runrecording.h"
 #include "runs/loadedrun.h"
 #include "runtree/runmodel.h"
@@ -44,41 +45,11 @@ QString transcriptOf(const QString &scenario, const QString &session = {})
     return {};
 }
 
-struct Loaded {
-    QStringList problems;
-    RunSummary summary;
-    bool ok = false;
-};
+using Loaded = test::LoadedRunFile;
 
-// Reads a file the way the app does (RecordingReader, RunParser, RunModel).
 Loaded load(const QString &path, RunModel *model)
 {
-    Loaded loaded;
-    RecordingReader reader;
-    QString why;
-    if (!reader.open(path, &why)) {
-        loaded.problems.append(why);
-        return loaded;
-    }
-    RunParser parser;
-    RunSummaryBuilder summary;
-    RecordedLine line;
-    qint64 last = 0;
-    while (reader.readLine(&line)) {
-        const RunEventBatch events = reader.eventsOf(parser, line);
-        summary.add(events);
-        model->addEvents(events);
-        if (!events.isEmpty())
-            last = std::max(last, events.constLast().arrivalMs);
-    }
-    const RunEventBatch held = reader.finishReading();
-    summary.add(held);
-    model->addEvents(held);
-    model->markRunEnded(last);
-    loaded.problems = reader.problems();
-    loaded.summary = summary.summary(true);
-    loaded.ok = reader.readError().isEmpty();
-    return loaded;
+    return Loaded::read(path, model);
 }
 
 QList<QModelIndex> nodesOfKind(const RunModel &model, RunModel::NodeKind kind)
