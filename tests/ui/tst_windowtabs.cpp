@@ -1,17 +1,25 @@
 // The main window's tabs (offscreen, no server): opening any kind of tab, or going to any
 // page, never resizes the window (a Compare tab grew it from 1100×700 to 1100×742, and it
-// stayed so after the tab closed).
+// stayed so after the tab closed); every page stays reachable with run tabs open, by the
+// keyboard (Ctrl+Tab, Ctrl+Shift+Tab, Ctrl+PgDown, Ctrl+PgUp, wrapping) and by the tab list in
+// the tab bar's corner; Ctrl+W closes a closable tab and never a fixed page.
 
 #include "compare/comparepage.h"
 #include "compare/comparerunsdialog.h"
 #include "mainwindow.h"
 #include "runs/runpage.h"
 #include "runs/runtabs.h"
+#include "tabnavigator.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QMenu>
+#include <QSet>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QtTest/QTest>
 
 #include <memory>
@@ -23,6 +31,31 @@ namespace {
 const QString dataDir = QStringLiteral(SANDSCOPE_TEST_DATA_DIR);
 const QSize defaultSize(1100, 700); // MainWindow's size when nothing was saved
 
+QString tabTitles(const QTabWidget *tabs)
+{
+    QStringList titles;
+    for (int i = 0; i < tabs->count(); ++i)
+        titles << tabs->tabText(i);
+    return titles.join(QStringLiteral(" | "));
+}
+
+// Counts the Ctrl+W presses that reach the widgets it filters.
+class CtrlWCounter : public QObject {
+public:
+    int count = 0;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::KeyPress) {
+            const auto *key = static_cast<QKeyEvent *>(event);
+            if (key->key() == Qt::Key_W && key->modifiers() == Qt::ControlModifier)
+                ++count;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
 } // namespace
 
 class TestWindowTabs : public QObject {
@@ -32,6 +65,11 @@ private slots:
     void initTestCase();
     void openingAnyTabKeepsTheWindowSize_data();
     void openingAnyTabKeepsTheWindowSize();
+    void everyTabIsInViewWithTwoRunTabsAtTheDefaultWidth();
+    void keysReachEveryTabAndWrap_data();
+    void keysReachEveryTabAndWrap();
+    void tabListReachesEveryTab();
+    void closeTabClosesOnlyClosableTabs();
 
 private:
     // A window at its default size, shown and active (window shortcuts need that).
@@ -203,11 +241,161 @@ void TestWindowTabs::openingAnyTabKeepsTheWindowSize()
     while (opened && pages->count() > fixedPages) {
         const int count = pages->count();
         pages->setCurrentIndex(count - 1);
-        delete pages->widget(count - 1); // what its close button does, later
+        QVERIFY(window->tabNavigator()->closeCurrent());
         QTRY_COMPARE(pages->count(), count - 1);
     }
     pages->setCurrentIndex(0);
     QCOMPARE(settledSize(window.get()), defaultSize);
+}
+
+// The defect: at the default width, two run tabs pushed Console and Terminal out of the bar.
+void TestWindowTabs::everyTabIsInViewWithTwoRunTabsAtTheDefaultWidth()
+{
+    std::unique_ptr<MainWindow> window = newWindow();
+    QTabWidget *pages = window->pages();
+    QVERIFY(openRunTabs(window.get(), 2));
+    // Live run tabs are titled "<user> · <chat> · <time>"; these are as long as real ones.
+    pages->setTabText(pages->count() - 2, QStringLiteral("alice · quarterly-report · 14:05"));
+    pages->setTabText(pages->count() - 1, QStringLiteral("alice · quarterly-report · 14:05 (2)"));
+    QCOMPARE(settledSize(window.get()), defaultSize);
+    const QTabBar *bar = pages->tabBar();
+    for (int i = 0; i < pages->count(); ++i) {
+        const QRect tab = bar->tabRect(i);
+        QVERIFY2(bar->rect().contains(tab),
+            qPrintable(QStringLiteral("tab %1 (%2) at %3..%4 of a %5 px bar: %6")
+                           .arg(i)
+                           .arg(pages->tabText(i))
+                           .arg(tab.left())
+                           .arg(tab.right())
+                           .arg(bar->width())
+                           .arg(tabTitles(pages))));
+    }
+    if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+        window->grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+}
+
+void TestWindowTabs::keysReachEveryTabAndWrap_data()
+{
+    QTest::addColumn<int>("runTabs");
+    QTest::addColumn<QKeySequence>("keys");
+    QTest::addColumn<int>("step");
+    for (const int runs : {0, 2, 6}) {
+        const auto row = [runs](const char *name, const QKeySequence &keys, int step) {
+            QTest::addRow("%d run tabs, %s", runs, name) << runs << keys << step;
+        };
+        row("Ctrl+Tab", QKeySequence(Qt::CTRL | Qt::Key_Tab), 1);
+        row("Ctrl+PgDown", QKeySequence(Qt::CTRL | Qt::Key_PageDown), 1);
+        row("Ctrl+Shift+Tab", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab), -1);
+        row("Ctrl+Shift+Backtab", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), -1);
+        row("Ctrl+PgUp", QKeySequence(Qt::CTRL | Qt::Key_PageUp), -1);
+    }
+}
+
+// From the first tab, as many presses as there are tabs visit each once and come back.
+void TestWindowTabs::keysReachEveryTabAndWrap()
+{
+    QFETCH(int, runTabs);
+    QFETCH(QKeySequence, keys);
+    QFETCH(int, step);
+    std::unique_ptr<MainWindow> window = newWindow();
+    QTabWidget *pages = window->pages();
+    QVERIFY(openRunTabs(window.get(), runTabs));
+    const int count = pages->count();
+    pages->setCurrentIndex(0);
+    QSet<int> visited;
+    for (int press = 1; press <= count; ++press) {
+        const int before = pages->currentIndex();
+        // Where the focus is: the keys work from inside any page.
+        QWidget *target = QApplication::focusWidget() ? QApplication::focusWidget() : window.get();
+        QTest::keySequence(target, keys);
+        QCOMPARE(pages->currentIndex(), ((before + step) % count + count) % count);
+        visited.insert(pages->currentIndex());
+    }
+    QCOMPARE(visited.size(), count);
+    QCOMPARE(pages->currentIndex(), 0);
+}
+
+void TestWindowTabs::tabListReachesEveryTab()
+{
+    std::unique_ptr<MainWindow> window = newWindow();
+    QTabWidget *pages = window->pages();
+    QVERIFY(openRunTabs(window.get(), 6));
+    QVERIFY(openCompareTab(window.get()));
+    TabNavigator *navigator = window->tabNavigator();
+    QToolButton *corner = navigator->listButton();
+    QCOMPARE(pages->cornerWidget(Qt::TopRightCorner), corner);
+    QVERIFY(corner->isVisible());
+
+    for (int target = 0; target < pages->count(); ++target) {
+        navigator->updateListMenu();
+        const QList<QAction *> entries = navigator->listMenu()->actions();
+        QCOMPARE(entries.size(), pages->count());
+        int checked = 0;
+        for (int i = 0; i < entries.size(); ++i) {
+            QCOMPARE(entries.at(i)->text(), pages->tabText(i));
+            QCOMPARE(entries.at(i)->icon().cacheKey(), pages->tabIcon(i).cacheKey());
+            QCOMPARE(entries.at(i)->isChecked(), i == pages->currentIndex());
+            checked += entries.at(i)->isChecked() ? 1 : 0;
+        }
+        QCOMPARE(checked, 1);
+        entries.at(target)->trigger();
+        QCOMPARE(pages->currentIndex(), target);
+    }
+
+    // Through the button itself: it opens the list and a choice goes to that tab.
+    bool shown = false;
+    QTimer::singleShot(50, window.get(), [&shown, navigator] {
+        QMenu *menu = navigator->listMenu();
+        shown = menu->isVisible();
+        const QList<QAction *> entries = menu->actions();
+        if (!entries.isEmpty())
+            entries.constFirst()->trigger();
+        menu->close();
+    });
+    QTest::mouseClick(corner, Qt::LeftButton);
+    QTRY_VERIFY(shown);
+    QCOMPARE(pages->currentIndex(), 0);
+    // View › All Tabs is the same list, for the keyboard through the menu bar.
+    bool inViewMenu = false;
+    for (QAction *action : window->findChildren<QAction *>())
+        inViewMenu = inViewMenu || action->menu() == navigator->listMenu();
+    QVERIFY(inViewMenu);
+}
+
+void TestWindowTabs::closeTabClosesOnlyClosableTabs()
+{
+    std::unique_ptr<MainWindow> window = newWindow();
+    QTabWidget *pages = window->pages();
+    const int fixedPages = pages->count();
+    QVERIFY(openRunTabs(window.get(), 2));
+    QAction *close = window->tabNavigator()->closeAction();
+    QCOMPARE(close->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_W));
+
+    // Every fixed page: Ctrl+W closes nothing and reaches the widget with the focus (a shell
+    // in the Terminal tab erases a word with it).
+    CtrlWCounter counter;
+    for (int i = 0; i < fixedPages; ++i) {
+        pages->setCurrentIndex(i);
+        QVERIFY2(!close->isEnabled(), qPrintable(pages->tabText(i)));
+        QWidget *focus = pages->currentWidget()->nextInFocusChain();
+        focus->setFocus();
+        focus->installEventFilter(&counter);
+        const int before = counter.count;
+        QTest::keyClick(focus, Qt::Key_W, Qt::ControlModifier);
+        focus->removeEventFilter(&counter);
+        QCOMPARE(pages->count(), fixedPages + 2);
+        QVERIFY2(counter.count == before + 1, qPrintable(pages->tabText(i)));
+    }
+    // A run tab closes, and the next Ctrl+W closes the next one in front.
+    pages->setCurrentIndex(fixedPages + 1);
+    QVERIFY(close->isEnabled());
+    QWidget *target = QApplication::focusWidget() ? QApplication::focusWidget() : window.get();
+    QTest::keyClick(target, Qt::Key_W, Qt::ControlModifier);
+    QTRY_COMPARE(pages->count(), fixedPages + 1);
+    pages->setCurrentIndex(fixedPages);
+    QTest::keyClick(window.get(), Qt::Key_W, Qt::ControlModifier);
+    QTRY_COMPARE(pages->count(), fixedPages);
+    QVERIFY(!close->isEnabled());
 }
 
 QTEST_MAIN(TestWindowTabs)
