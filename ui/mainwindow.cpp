@@ -455,8 +455,8 @@ void MainWindow::addFilePages()
             style()->standardIcon(QStyle::SP_FileDialogDetailedView)),
         tr("Sessions"));
     connect(m_sessions, &SessionsPage::openSessionRequested, m_runs,
-        [this](const SessionSource &source, const QString &toolUseId) {
-            m_runs->openSession(source, toolUseId);
+        [this](const SessionSource &source, const QString &toolUseId, qint64 line) {
+            m_runs->openSession(source, toolUseId, line);
         });
     connect(
         m_sessions, &SessionsPage::resumeRequested, m_runs, &RunTabs::showContinueSessionDialog);

@@ -466,8 +466,25 @@ RunPage *RunTabs::attachLiveRun(const RunHandle &handle, const QHash<QString, QS
     return page;
 }
 
-RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUseId)
+RunPage *RunTabs::sessionTab(const SessionSource &source) const
 {
+    for (int i = 0; i < m_pages->count(); ++i) {
+        auto *page = qobject_cast<RunPage *>(m_pages->widget(i));
+        const SessionSource *shown = page ? page->sessionSource() : nullptr;
+        if (shown && shown->identity.userId == source.identity.userId
+            && shown->transcriptPath == source.transcriptPath)
+            return page;
+    }
+    return nullptr;
+}
+
+RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUseId, qint64 line)
+{
+    if (RunPage *shown = sessionTab(source)) { // one tab per session: it is followed already
+        m_pages->setCurrentWidget(shown);
+        shown->revealToolCall(toolUseId, line);
+        return shown;
+    }
     auto *page = new RunPage(m_pages);
     QString why;
     if (!page->openSession(m_session->client(), source, &why)) {
@@ -489,7 +506,7 @@ RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUs
     if (source.identity.userId != m_session->ownUserId())
         m_session->audit(QStringLiteral("read-session"), source.transcriptPath,
             tr("as %1 (acting as %2)").arg(who, m_session->identity().userId));
-    page->revealToolCall(toolUseId);
+    page->revealToolCall(toolUseId, line);
     return page;
 }
 

@@ -58,8 +58,12 @@ public:
     RunPage *attachLiveRun(
         const RunHandle &handle, const QHash<QString, QString> &environment = {});
     // Shows a session found on the server (read as its user) in a new tab and follows it
-    // while the tab is open; with a tool call id, that call is selected once shown.
-    RunPage *openSession(const SessionSource &source, const QString &toolUseId = {});
+    // while the tab is open; with a tool call id (or else a line of its transcript), that node
+    // is selected once shown. A session that has a tab already is shown in that tab.
+    RunPage *openSession(
+        const SessionSource &source, const QString &toolUseId = {}, qint64 line = 0);
+    // The tab showing the session of `source` (the same user's same transcript), if any.
+    RunPage *sessionTab(const SessionSource &source) const;
     // Downloads a stream-json file of the acting user and shows it in a run tab.
     void openRemoteRun(const QString &remotePath);
 

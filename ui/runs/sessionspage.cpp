@@ -534,7 +534,9 @@ void SessionsPage::openHitAt(const QModelIndex &viewIndex)
     if (!viewIndex.isValid())
         return;
     const SessionSearchHit &hit = m_searchModel->hit(viewIndex.row());
-    Q_EMIT openSessionRequested(sourceForHit(hit), hit.toolUseId);
+    const SessionSource source = sourceForHit(hit);
+    Q_EMIT openSessionRequested(
+        source, hit.toolUseId, hit.path == source.transcriptPath ? hit.line : 0);
 }
 
 SessionSource SessionsPage::sourceFor(const DiscoveredSession &session) const

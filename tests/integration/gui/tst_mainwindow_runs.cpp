@@ -20,6 +20,7 @@
 #include "runs/runtabs.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
+#include "sessions/sessionsearch.h"
 #include "testing.h"
 #include "util/shellquote.h"
 
@@ -309,16 +310,44 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     QTRY_COMPARE_WITH_TIMEOUT(bashCalls(page).size(), 2, 60000);
     const QString second = bashCalls(page).last().data(RunModel::ToolUseIdRole).toString();
 
-    // A search hit opens the session at its call.
+    // A search hit opens the session at its call: in the tab it has, never a second one.
+    const auto currentNode = [](RunPage *shown) {
+        return shown->proxy()->mapToSource(shown->treeView()->currentIndex());
+    };
+    const int before = m_window->pages()->count();
+    m_window->pages()->setCurrentIndex(0);
     QPointer<RunPage> atCall = m_window->runTabs()->openSession(source, second);
-    QVERIFY(atCall);
-    QTRY_VERIFY_WITH_TIMEOUT(atCall->proxy()
-                                 ->mapToSource(atCall->treeView()->currentIndex())
-                                 .data(RunModel::ToolUseIdRole)
-                                 .toString()
-            == second,
-        30000);
-    delete atCall;
+    QCOMPARE(atCall.data(), page.data());
+    QCOMPARE(m_window->pages()->count(), before);
+    QCOMPARE(m_window->pages()->currentWidget(), page.data());
+    QTRY_COMPARE_WITH_TIMEOUT(
+        currentNode(page).data(RunModel::ToolUseIdRole).toString(), second, 30000);
+    // A hit without a call (the second prompt) selects the node of its transcript line.
+    bool searched = false;
+    sessionsearch::Result found;
+    sessionsearch::search(m_window->client(), m_window->identity(),
+        QStringLiteral("CMD: echo second"), {}, m_window.get(),
+        [&](bool ok, const sessionsearch::Result &result, const QString &) {
+            searched = ok;
+            found = result;
+        });
+    QTRY_VERIFY_WITH_TIMEOUT(searched, 60000);
+    qint64 promptLine = 0;
+    for (const SessionSearchHit &hit : std::as_const(found.hits)) {
+        if (hit.sessionId == session && hit.recordType == QLatin1String("user")
+            && hit.toolUseId.isEmpty() && promptLine == 0)
+            promptLine = hit.line;
+    }
+    QVERIFY2(promptLine > 0, "the second prompt was not found by the search");
+    m_window->runTabs()->openSession(source, {}, promptLine);
+    QCOMPARE(m_window->pages()->count(), before);
+    QCOMPARE(currentNode(page).data(RunModel::LineNumberRole).toLongLong(), promptLine);
+    QCOMPARE(RunModel::NodeKind(currentNode(page).data(RunModel::KindRole).toInt()),
+        RunModel::NodeKind::UserText);
+    QVERIFY(currentNode(page)
+                .data(Qt::DisplayRole)
+                .toString()
+                .contains(QLatin1String("CMD: echo second")));
 
     // Resume from the window: New Run for the chat, with --resume of that session.
     const int tabs = m_window->pages()->count();
