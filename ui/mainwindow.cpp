@@ -458,6 +458,7 @@ void MainWindow::addFilePages()
         [this](const SessionSource &source, const QString &toolUseId, qint64 line) {
             m_runs->openSession(source, toolUseId, line);
         });
+    m_runs->setSessionList(m_sessions->model());
     connect(
         m_sessions, &SessionsPage::resumeRequested, m_runs, &RunTabs::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);

@@ -17,6 +17,7 @@
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionlistmodel.h"
 #include "windowstate.h"
 
 #include <QDir>
@@ -395,8 +396,78 @@ RunPage *RunTabs::newLiveRunPage()
     return page;
 }
 
+void RunTabs::setSessionList(SessionListModel *sessions)
+{
+    m_sessionList = sessions;
+}
+
+void RunTabs::reportSession(RunPage *page)
+{
+    using Knowledge = SessionListModel::Knowledge;
+    SessionKnowledge known;
+    if (page->isLive()) { // its own process: running until the controller saw it end
+        known = {page->sessionId(),
+            int(page->isRunActive() ? Knowledge::RunningHere : Knowledge::EndedHere)};
+    } else if (const SessionSource *source = page->sessionSource()) {
+        const TranscriptFollower *follower = page->sessionFollower();
+        known = {source->sessionId,
+            int(follower && follower->turnEnded() ? Knowledge::EndSeen : Knowledge::Unknown)};
+    }
+    if (known.sessionId.isEmpty())
+        return;
+    const SessionKnowledge before = m_sessionKnowledge.value(page);
+    if (before.sessionId == known.sessionId && before.knowledge == known.knowledge)
+        return;
+    m_sessionKnowledge.insert(page, known);
+    tellSessionList(known.sessionId);
+}
+
+void RunTabs::forgetSession(QObject *page)
+{
+    const QString sessionId = m_sessionKnowledge.take(page).sessionId;
+    if (!sessionId.isEmpty())
+        tellSessionList(sessionId);
+}
+
+// Several tabs may show one session: a process running here outweighs an end, a run here
+// ending outweighs a followed end.
+void RunTabs::tellSessionList(const QString &sessionId)
+{
+    using Knowledge = SessionListModel::Knowledge;
+    const auto weight = [](int knowledge) {
+        switch (Knowledge(knowledge)) {
+        case Knowledge::RunningHere:
+            return 3;
+        case Knowledge::EndedHere:
+            return 2;
+        case Knowledge::EndSeen:
+            return 1;
+        case Knowledge::Unknown:
+            break;
+        }
+        return 0;
+    };
+    int knowledge = int(Knowledge::Unknown);
+    for (const SessionKnowledge &known : std::as_const(m_sessionKnowledge)) {
+        if (known.sessionId == sessionId && weight(known.knowledge) > weight(knowledge))
+            knowledge = known.knowledge;
+    }
+    if (m_sessionList
+        && m_sessionList->knowledge(sessionId) != SessionListModel::Knowledge(knowledge))
+        m_sessionList->setKnowledge(sessionId, SessionListModel::Knowledge(knowledge));
+}
+
 void RunTabs::connectRunPage(RunPage *page)
 {
+    // What the page knows of its session's process: when a turn starts or ends, and as
+    // events arrive (a followed session's cost record, the session id of a new run).
+    const auto report = [this, page] {
+        reportSession(page);
+    };
+    connect(page, &RunPage::liveTurnStarted, this, report);
+    connect(page, &RunPage::liveTurnFinished, this, report);
+    connect(page->model(), &RunModel::summaryChanged, this, report);
+    connect(page, &QObject::destroyed, this, &RunTabs::forgetSession);
     // A turn may have changed the acting user's files: the Files tab shows it.
     connect(page, &RunPage::liveTurnFinished, this, [this, page] {
         if (m_files && page->userId() == m_session->identity().userId)

@@ -72,6 +72,8 @@ SessionsPage::SessionsPage(QWidget *parent)
         m_proxy->setFilterText(text);
         updateStatus();
     });
+    // What the window learns of a session's process changes the running count at once.
+    connect(m_model, &SessionListModel::knowledgeChanged, this, &SessionsPage::updateStatus);
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, &SessionsPage::searchFromWidgets);
     connect(m_ui->searchButton, &QPushButton::clicked, this, &SessionsPage::searchFromWidgets);
     // Rows come and go with refreshes and the filter; the selection may go with them.
