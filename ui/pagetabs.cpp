@@ -62,4 +62,11 @@ int PageTabs::maximumTitleWidth() const
     return fontMetrics().averageCharWidth() * 18;
 }
 
+void PageTabs::tabInserted(int index)
+{
+    QTabWidget::tabInserted(index);
+    if (tabToolTip(index).isEmpty())
+        setTabToolTip(index, tabText(index).remove(QLatin1Char('&')));
+}
+
 } // namespace sandscope

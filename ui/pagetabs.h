@@ -16,6 +16,10 @@ public:
 
     // The widest a tab's title is shown before it is elided (about 18 characters).
     int maximumTitleWidth() const;
+
+protected:
+    // A tab without a tool tip of its own gets its title: an elided title can be read.
+    void tabInserted(int index) override;
 };
 
 } // namespace sandscope
