@@ -419,6 +419,8 @@ void RunTabs::reportSession(RunPage *page)
     if (before.sessionId == known.sessionId && before.knowledge == known.knowledge)
         return;
     m_sessionKnowledge.insert(page, known);
+    if (!before.sessionId.isEmpty() && before.sessionId != known.sessionId)
+        tellSessionList(before.sessionId); // the page shows another session now (a fork)
     tellSessionList(known.sessionId);
 }
 
