@@ -10,12 +10,14 @@
 #include "identitybar.h"
 #include "isolation/probepage.h"
 #include "messagebar.h"
+#include "pagetabs.h"
 #include "runs/runpage.h"
 #include "runs/runtabs.h"
 #include "runs/sessionspage.h"
 #include "server/openterminalclient.h"
 #include "serverstatusview.h"
 #include "switchuserdialog.h"
+#include "tabnavigator.h"
 #include "terminal/terminalpage.h"
 #include "usage/usagepage.h"
 
@@ -70,7 +72,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
     , m_windowState(settingsPath)
     , m_identityBar(new IdentityBar(this))
     , m_messageBar(new MessageBar(this))
-    , m_pages(new QTabWidget(this))
+    , m_pages(new PageTabs(this))
     , m_console(new ConsolePage(this))
     , m_terminal(new TerminalPage(this))
     , m_notifier(new DesktopNotifier(this))
@@ -95,6 +97,7 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
 
     m_pages->setObjectName(QStringLiteral("pages"));
     m_pages->setDocumentMode(true);
+    m_tabNavigator = new TabNavigator(m_pages, this);
     m_pages->addTab(m_console,
         QIcon::fromTheme(
             QStringLiteral("utilities-terminal"), style()->standardIcon(QStyle::SP_ComputerIcon)),
@@ -207,6 +210,7 @@ void MainWindow::createMenus()
     recent->setObjectName(QStringLiteral("recentRunsMenu"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] { m_runs->fillRecentMenu(recent); });
     m_runs->fillRecentMenu(recent);
+    file->addAction(m_tabNavigator->closeAction());
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -222,6 +226,10 @@ void MainWindow::createMenus()
             m_terminal->openTerminal();
     });
     terminal->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    view->addSeparator();
+    view->addAction(m_tabNavigator->nextAction());
+    view->addAction(m_tabNavigator->previousAction());
+    view->addMenu(m_tabNavigator->listMenu()); // every tab, also those the bar scrolled away
     view->addSeparator();
     QAction *statusBarAction = view->addAction(tr("&Status Bar"));
     statusBarAction->setCheckable(true);
@@ -447,9 +455,10 @@ void MainWindow::addFilePages()
             style()->standardIcon(QStyle::SP_FileDialogDetailedView)),
         tr("Sessions"));
     connect(m_sessions, &SessionsPage::openSessionRequested, m_runs,
-        [this](const SessionSource &source, const QString &toolUseId) {
-            m_runs->openSession(source, toolUseId);
+        [this](const SessionSource &source, const QString &toolUseId, qint64 line) {
+            m_runs->openSession(source, toolUseId, line);
         });
+    m_runs->setSessionList(m_sessions->model());
     connect(
         m_sessions, &SessionsPage::resumeRequested, m_runs, &RunTabs::showContinueSessionDialog);
     connect(m_sessions, &SessionsPage::openFolderRequested, this, &MainWindow::showRemoteFile);

@@ -35,6 +35,7 @@ class RunTabs;
 class ServerSession;
 class ServerStatusView;
 class SessionsPage;
+class TabNavigator;
 class TerminalPage;
 class UsagePage;
 
@@ -75,6 +76,8 @@ public:
     // Tells the desktop when a live run ends while the window is not active.
     DesktopNotifier *notifier() const { return m_notifier; }
     QTabWidget *pages() const { return m_pages; }
+    // The keys and the corner list that reach every tab.
+    TabNavigator *tabNavigator() const { return m_tabNavigator; }
     WindowState *windowState() { return &m_windowState; }
     // The status bar's server facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
     QString serverStatusText() const;
@@ -121,6 +124,7 @@ private:
     IdentityBar *m_identityBar;
     MessageBar *m_messageBar;
     QTabWidget *m_pages;
+    TabNavigator *m_tabNavigator = nullptr;
     ConsolePage *m_console;
     TerminalPage *m_terminal; // interactive shells, each as the user acting when it opened
     DesktopNotifier *m_notifier;

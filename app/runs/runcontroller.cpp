@@ -2,6 +2,8 @@
 
 #include "server/openterminalclient.h"
 
+#include <QJsonDocument>
+
 namespace sandscope {
 
 RunController::RunController(OpenTerminalClient *client, QObject *parent)
@@ -70,6 +72,7 @@ LiveRun *RunController::newTurn(const LiveRunRequest &request)
     m_live = run;
     m_turnEnded = false;
     m_hasResult = false;
+    m_promptShown = false;
     m_result = ResultInfo();
     m_stopRequests = 0;
 
@@ -158,8 +161,41 @@ QString RunController::redact(const QString &text) const
     return m_redactor.redact(text);
 }
 
-void RunController::onEvents(const RunEventBatch &events)
+// A transcript's turn starts with the prompt record: a turn node with the prompt as its first
+// child (RunParser). The stream never repeats the prompt, but the turn's request holds it: it
+// goes right after the turn's init, where the session's tab has it, so a live run and its
+// session show the same nodes. A user text adds to no figure (RunSummaryBuilder).
+RunEventBatch RunController::withPrompt(const RunEventBatch &events)
 {
+    if (m_promptShown || !m_live || m_live->request().prompt.isEmpty())
+        return events;
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        const RunEvent &init = events.at(i);
+        if (init.kind != RunEvent::SessionInit || !init.parentToolUseId.isEmpty())
+            continue;
+        m_promptShown = true;
+        RunEvent prompt;
+        prompt.kind = RunEvent::UserText;
+        prompt.type = QStringLiteral("user");
+        prompt.arrivalMs = init.arrivalMs;
+        prompt.lineNumber = init.lineNumber;
+        prompt.sessionId = init.sessionId;
+        prompt.text = redact(m_live->redact(m_live->request().prompt));
+        // Not a line of the stream: the node's JSON says where it came from.
+        prompt.raw = QJsonDocument(
+            QJsonObject {{QStringLiteral("type"), QStringLiteral("sandscope_prompt")},
+                {QStringLiteral("prompt"), prompt.text}})
+                         .toJson(QJsonDocument::Compact);
+        RunEventBatch shown = events;
+        shown.insert(i + 1, prompt);
+        return shown;
+    }
+    return events;
+}
+
+void RunController::onEvents(const RunEventBatch &parsed)
+{
+    const RunEventBatch events = withPrompt(parsed);
     for (const RunEvent &event : events) {
         if (event.kind == RunEvent::Result) {
             m_hasResult = true;

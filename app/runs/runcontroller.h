@@ -3,7 +3,8 @@
 // each turn as a LiveRun, records every masked line before it is parsed, remembers the chat's
 // Claude session as soon as the stream names it, escalates Stop (SIGTERM, then SIGKILL, then
 // stop waiting) and reports how each turn ended as one RunOutcome. Follow-up turns resume the
-// session. The owner applies the parsed events to its model (at once on the command line,
+// session. Each turn's prompt is shown as the user text a transcript starts the turn with.
+// The owner applies the parsed events to its model (at once on the command line,
 // batched in the run page, whose model also shows loaded files) and decides what to print.
 
 #include "recordings/runrecording.h"
@@ -80,7 +81,9 @@ private:
     // The server's key; what a turn reports has the agent's secrets masked by its LiveRun.
     QString redact(const QString &text) const;
     LiveRun *newTurn(const LiveRunRequest &request);
-    void onEvents(const RunEventBatch &events);
+    void onEvents(const RunEventBatch &parsed);
+    // `events` with the turn's prompt as a user text after the turn's init line (once a turn).
+    RunEventBatch withPrompt(const RunEventBatch &events);
     void endTurn(bool transportFailed, int exitCode, const QString &failure, bool detached = false);
 
     OpenTerminalClient *m_client;
@@ -93,6 +96,7 @@ private:
     // The current turn.
     bool m_turnEnded = false;
     bool m_hasResult = false;
+    bool m_promptShown = false; // the turn's prompt went out after its init
     ResultInfo m_result;
     int m_stopRequests = 0;
 };

@@ -97,10 +97,80 @@ void SessionListModel::clear()
     endResetModel();
 }
 
+void SessionListModel::setKnowledge(
+    const QString &sessionId, Knowledge knowledge, const QDateTime &atUtc)
+{
+    if (knowledge == Knowledge::Unknown)
+        m_known.remove(sessionId);
+    else
+        m_known.insert(
+            sessionId, {knowledge, atUtc.isValid() ? atUtc : QDateTime::currentDateTimeUtc()});
+    for (int row = 0; row < m_sessions.size(); ++row) {
+        if (m_sessions.at(row).sessionId == sessionId)
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    Q_EMIT knowledgeChanged(sessionId);
+}
+
+SessionListModel::Knowledge SessionListModel::knowledge(const QString &sessionId) const
+{
+    return m_known.value(sessionId).knowledge;
+}
+
+SessionListModel::Knowledge SessionListModel::knowledgeFor(const DiscoveredSession &session) const
+{
+    const auto known = m_known.constFind(session.sessionId);
+    if (known == m_known.constEnd())
+        return Knowledge::Unknown;
+    // The end's last writes (the cost record, the result) land at about the same moment; a
+    // write well after it is a later turn. The two clocks (the server's modification time,
+    // this machine's) are allowed to differ by that margin.
+    constexpr int afterEndSeconds = 5;
+    if (known->knowledge != Knowledge::RunningHere && session.lastActivity.isValid()
+        && session.lastActivity > known->atUtc.addSecs(afterEndSeconds))
+        return Knowledge::Unknown;
+    return known->knowledge;
+}
+
+bool SessionListModel::isRunning(const DiscoveredSession &session) const
+{
+    switch (knowledgeFor(session)) {
+    case Knowledge::RunningHere:
+        return true;
+    case Knowledge::EndedHere:
+    case Knowledge::EndSeen:
+        return false;
+    case Knowledge::Unknown:
+        break;
+    }
+    return session.running;
+}
+
+QString SessionListModel::runningReason(const DiscoveredSession &session) const
+{
+    switch (knowledgeFor(session)) {
+    case Knowledge::RunningHere:
+        return tr("Running now: Sandscope runs this session and its process has not ended.");
+    case Knowledge::EndedHere:
+        return tr("Not running: Sandscope ran this session and its process has ended.");
+    case Knowledge::EndSeen:
+        return tr("Not running: the tab following this session saw its turn end.");
+    case Knowledge::Unknown:
+        break;
+    }
+    return session.running
+        ? tr("Running now, by a guess: the transcript was written in the last %1 s (nothing "
+             "else is known of its process).")
+              .arg(sessiondiscovery::runningSeconds)
+        : tr("Not running, by a guess: the transcript was not written in the last %1 s "
+             "(nothing else is known of its process).")
+              .arg(sessiondiscovery::runningSeconds);
+}
+
 int SessionListModel::runningCount() const
 {
     return int(std::count_if(m_sessions.cbegin(), m_sessions.cend(),
-        [](const DiscoveredSession &session) { return session.running; }));
+        [this](const DiscoveredSession &session) { return isRunning(session); }));
 }
 
 int SessionListModel::rowOfPath(const QString &path) const
@@ -171,8 +241,10 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
     case SessionRole:
         return QVariant::fromValue(session);
     case RunningRole:
-        return session.running;
+        return isRunning(session);
     case Qt::ToolTipRole:
+        if (index.column() == StateColumn)
+            return runningReason(session);
         if (index.column() == TitleColumn || index.column() == ChatColumn) {
             const QString title = session.title.isEmpty() ? tr("(no prompt)") : session.title;
             return tr("%1\n\nSession %2\n%3").arg(title, session.sessionId, session.path);
@@ -215,7 +287,7 @@ QVariant SessionListModel::displayData(const DiscoveredSession &session, int col
     case CostColumn:
         return costText(session);
     case StateColumn:
-        return session.running ? tr("running now") : QString();
+        return isRunning(session) ? tr("running now") : QString();
     }
     return {};
 }
@@ -236,7 +308,7 @@ QVariant SessionListModel::sortData(const DiscoveredSession &session, int column
     case CostColumn:
         return session.hasCost ? session.costUsd : -1.0; // unknown below free
     case StateColumn:
-        return session.running ? 1 : 0;
+        return isRunning(session) ? 1 : 0;
     default:
         return displayData(session, column).toString().toLower();
     }

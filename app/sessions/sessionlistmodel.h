@@ -6,6 +6,8 @@
 #include "sessions/sessiondiscovery.h"
 
 #include <QAbstractTableModel>
+#include <QDateTime>
+#include <QHash>
 #include <QString>
 #include <QVector>
 
@@ -33,6 +35,16 @@ public:
         RunningRole, // bool; the view shows running rows in bold (a font is a GUI type)
     };
 
+    // What Sandscope itself knows of a session's process. It beats the listing's guess
+    // (DiscoveredSession::running: the transcript written in the last 30 s, which a finished
+    // session keeps for 30 s) until the transcript is written after the end was learnt.
+    enum class Knowledge {
+        Unknown, // only the guess
+        RunningHere, // Sandscope runs it and its process has not ended
+        EndedHere, // Sandscope ran it and its process ended
+        EndSeen, // a tab following it saw its turn end (the CLI wrote its cost record)
+    };
+
     using QAbstractTableModel::QAbstractTableModel;
 
     // Replaces the rows with `sessions` without a reset: rows whose transcript path is still
@@ -47,6 +59,15 @@ public:
     const DiscoveredSession &session(int row) const { return m_sessions.at(row); }
     QString home() const { return m_home; }
     int runningCount() const;
+    // `knowledge` of the session `sessionId`, learnt `atUtc` (now when invalid); Unknown
+    // forgets it. Its row changes at once.
+    void setKnowledge(
+        const QString &sessionId, Knowledge knowledge, const QDateTime &atUtc = QDateTime());
+    Knowledge knowledge(const QString &sessionId) const;
+    // Whether the row says "running now": what is known, else the listing's guess.
+    bool isRunning(const DiscoveredSession &session) const;
+    // Why: which of the two decided, for the State column's tool tip.
+    QString runningReason(const DiscoveredSession &session) const;
     // The row of the transcript at `path`, or -1.
     int rowOfPath(const QString &path) const;
 
@@ -60,13 +81,26 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
+Q_SIGNALS:
+    // setKnowledge changed what a session is known to be (its rows changed already).
+    void knowledgeChanged(const QString &sessionId);
+
 private:
     QVariant displayData(const DiscoveredSession &session, int column) const;
     QVariant sortData(const DiscoveredSession &session, int column) const;
     void removeVanished(const QVector<DiscoveredSession> &sessions);
 
+    // The knowledge that applies to `session`: Unknown also when the transcript was written
+    // after an end was learnt (a later turn, e.g. Open WebUI resuming it).
+    Knowledge knowledgeFor(const DiscoveredSession &session) const;
+
     QVector<DiscoveredSession> m_sessions;
     QString m_home;
+    struct Known {
+        Knowledge knowledge = Knowledge::Unknown;
+        QDateTime atUtc;
+    };
+    QHash<QString, Known> m_known; // by session id
 };
 
 } // namespace sandscope

@@ -70,6 +70,26 @@ struct Figures {
     QString text() const { return counts() + QStringLiteral(", %1 ms").arg(durationMs); }
 };
 
+// The main thread's user texts (prompts, interrupt notes) with where they are: "turn N, row R:
+// title".
+QStringList userTextsOf(const RunModel &model)
+{
+    QStringList texts;
+    const QList<QModelIndex> turns = nodesOfKind(&model, RunModel::NodeKind::Turn);
+    for (int turn = 0; turn < turns.size(); ++turn) {
+        for (int row = 0; row < model.rowCount(turns.at(turn)); ++row) {
+            const QModelIndex child = model.index(row, 0, turns.at(turn));
+            if (RunModel::NodeKind(child.data(RunModel::KindRole).toInt())
+                == RunModel::NodeKind::UserText)
+                texts << QStringLiteral("turn %1, row %2: %3")
+                             .arg(turn + 1)
+                             .arg(row)
+                             .arg(child.data(Qt::DisplayRole).toString());
+        }
+    }
+    return texts;
+}
+
 // What the tree's run node and the summary say, after checking they agree with each other.
 Figures figuresOf(const RunModel &model, const QString &where)
 {
@@ -215,6 +235,13 @@ void LiveVsSessionsTest::liveRunAndItsSessionStateTheSameFigures()
         qPrintable(sessionFigures.text()), printed.value(QLatin1String("turns")).toInt(),
         qint64(printed.value(QLatin1String("duration_ms")).toDouble()));
     QCOMPARE(sessionFigures.counts(), liveFigures.counts());
+    // The same prompt nodes in the same places: the live tree has them from the requests, the
+    // session's from the transcript's prompt records.
+    const QStringList livePrompts = userTextsOf(live);
+    QCOMPARE(livePrompts,
+        QStringList({QStringLiteral("turn 1, row 0: User: CMD: echo one"),
+            QStringLiteral("turn 2, row 0: User: CMD: ls /nonexistent-dir")}));
+    QCOMPARE(userTextsOf(sessions), livePrompts);
     // Cost: the results' cumulative total_cost_usd live, the cost-state growths on disk.
     QVERIFY2(qAbs(sessionSummary.costUsd - liveSummary.costUsd) < 1e-9,
         qPrintable(QStringLiteral("cost: Sessions %1, live %2")

@@ -304,6 +304,74 @@ private Q_SLOTS:
         QCOMPARE(model.runningCount(), 0);
     }
 
+    // What Sandscope knows of a session's process decides "running now" over the listing's
+    // guess (written in the last 30 s), until the transcript is written again after an end;
+    // the State column's tool tip says which decided.
+    void knowledgeBeatsTheGuessUntilTheTranscriptIsWrittenAgain_data()
+    {
+        using Knowledge = SessionListModel::Knowledge;
+        QTest::addColumn<bool>("guess");
+        QTest::addColumn<int>("knowledge");
+        QTest::addColumn<int>("writtenAfterSeconds"); // last write, after the knowledge
+        QTest::addColumn<bool>("running");
+        QTest::addColumn<QString>("reason");
+        const auto row = [](const char *name, bool guess, Knowledge knowledge, int after,
+                             bool running, const char *reason) {
+            QTest::newRow(name) << guess << int(knowledge) << after << running
+                                << QString::fromLatin1(reason);
+        };
+        row("nothing known, written lately", true, Knowledge::Unknown, -10, true, "by a guess");
+        row("nothing known, quiet", false, Knowledge::Unknown, -60, false, "by a guess");
+        row("run here ended, written lately", true, Knowledge::EndedHere, -1, false,
+            "Sandscope ran this session");
+        row("followed end, written lately", true, Knowledge::EndSeen, 0, false,
+            "tab following this session");
+        row("run here running, quiet", false, Knowledge::RunningHere, -60, true,
+            "Sandscope runs this session");
+        row("run here running, written since", true, Knowledge::RunningHere, 60, true,
+            "Sandscope runs this session");
+        // A later turn (e.g. Open WebUI resuming it) wrote after the end: the guess again.
+        row("run here ended, written since", true, Knowledge::EndedHere, 60, true, "by a guess");
+        row("followed end, written since", true, Knowledge::EndSeen, 60, true, "by a guess");
+    }
+
+    void knowledgeBeatsTheGuessUntilTheTranscriptIsWrittenAgain()
+    {
+        QFETCH(bool, guess);
+        QFETCH(int, knowledge);
+        QFETCH(int, writtenAfterSeconds);
+        QFETCH(bool, running);
+        QFETCH(QString, reason);
+        const QDateTime learnt(QDate(2026, 12, 4), QTime(3, 0), Qt::UTC);
+        DiscoveredSession listed = session(QStringLiteral("s"));
+        listed.running = guess;
+        listed.lastActivity = learnt.addSecs(writtenAfterSeconds);
+        SessionListModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSessions({session(QStringLiteral("other")), listed}, home);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setKnowledge(QStringLiteral("s"), SessionListModel::Knowledge(knowledge), learnt);
+        // The row changes at once (whole, the view paints running rows bold), no other.
+        if (SessionListModel::Knowledge(knowledge) != SessionListModel::Knowledge::Unknown) {
+            QCOMPARE(changed.count(), 1);
+            QCOMPARE(changed.at(0).at(0).toModelIndex(), model.index(1, 0));
+            QCOMPARE(changed.at(0).at(1).toModelIndex(),
+                model.index(1, SessionListModel::ColumnCount - 1));
+        }
+        const QModelIndex state = model.index(1, SessionListModel::StateColumn);
+        QCOMPARE(state.data(SessionListModel::RunningRole).toBool(), running);
+        QCOMPARE(state.data().toString(), running ? QStringLiteral("running now") : QString());
+        QCOMPARE(state.data(SessionListModel::SortRole).toInt(), running ? 1 : 0);
+        QCOMPARE(model.runningCount(), running ? 1 : 0);
+        QVERIFY2(state.data(Qt::ToolTipRole).toString().contains(reason),
+            qPrintable(state.data(Qt::ToolTipRole).toString()));
+        // Forgotten (the tab closed): the guess again.
+        model.setKnowledge(QStringLiteral("s"), SessionListModel::Knowledge::Unknown);
+        QCOMPARE(state.data(SessionListModel::RunningRole).toBool(), guess);
+        QVERIFY(state.data(Qt::ToolTipRole).toString().contains(QLatin1String("by a guess")));
+    }
+
     void searchModelShowsTitlesSubAgentsAndOneLineMatches()
     {
         SessionSearchModel model;

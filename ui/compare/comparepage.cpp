@@ -15,6 +15,7 @@
 #include <QLocale>
 #include <QTextBlock>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sandscope {
@@ -212,11 +213,14 @@ void ComparePage::fillDeltas()
             table->setItem(row, column, item);
         }
     }
-    // Exactly as tall as its rows: the calls get the rest.
-    int height = table->horizontalHeader()->sizeHint().height() + 2 * table->frameWidth();
+    // As tall as its rows, the calls getting the rest; in a short window it scrolls down to
+    // one row rather than make the window taller (a fixed height did).
+    const int frame = table->horizontalHeader()->sizeHint().height() + 2 * table->frameWidth();
+    int height = frame;
     for (int row = 0; row < table->rowCount(); ++row)
         height += table->verticalHeader()->sectionSize(row);
-    table->setFixedHeight(height);
+    table->setMaximumHeight(height);
+    table->setMinimumHeight(std::min(height, frame + table->verticalHeader()->sectionSize(0)));
 }
 
 void ComparePage::selectRow(int row)

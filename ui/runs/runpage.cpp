@@ -80,6 +80,10 @@ RunPage::RunPage(QWidget *parent)
     connect(&m_progressTimer, &QTimer::timeout, this,
         [this] { m_ui->loadProgress->setValue(m_loadPermille); });
     connect(m_batcher, &RunEventBatcher::batchApplied, this, &RunPage::onBatchApplied);
+    connect(this, &RunPage::loadFinished, this, [this] {
+        if (m_pendingReveal.second > 0) // the line was not read when it was asked for
+            revealToolCall(m_pendingReveal.first, m_pendingReveal.second);
+    });
     connect(m_batcher, &RunEventBatcher::drained, this, [this] {
         if (m_drainingLoad)
             onLoadFinished(m_loadCompletedBeforeDrain);
@@ -500,23 +504,21 @@ TranscriptFollower *RunPage::sessionFollower() const
     return m_sessionView ? m_sessionView->follower() : nullptr;
 }
 
-void RunPage::revealToolCall(const QString &toolUseId)
+void RunPage::revealToolCall(const QString &toolUseId, qint64 line)
 {
-    if (toolUseId.isEmpty())
+    if (toolUseId.isEmpty() && line <= 0)
         return;
     flushEvents();
-    const QModelIndex source = m_model->indexForToolUseId(toolUseId);
+    QModelIndex source = m_model->indexForToolUseId(toolUseId);
+    if (!source.isValid() && line > 0)
+        source = treeorder::lastWithData(m_model, RunModel::LineNumberRole, line);
     const QModelIndex index = source.isValid() ? m_proxy->mapFromSource(source) : QModelIndex();
-    if (!index.isValid()) {
-        m_pendingReveal = toolUseId;
-        return;
+    // A call may come later (a followed session grows); a line's node is there once it is read.
+    m_pendingReveal = {toolUseId, isLoading() ? line : 0};
+    if (index.isValid()) {
+        m_pendingReveal = {};
+        selectNode(index);
     }
-    m_pendingReveal.clear();
-    setFollowing(false); // stay at the call, not at the newest line
-    for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
-        m_ui->runTree->expand(up);
-    m_ui->runTree->setCurrentIndex(index);
-    m_ui->runTree->scrollTo(index, QAbstractItemView::PositionAtCenter);
 }
 
 bool RunPage::isLoading() const
@@ -624,8 +626,11 @@ void RunPage::onBatchApplied()
 {
     if (m_proxy->isFiltering())
         updateMatchCount(); // new nodes may match
-    if (!m_pendingReveal.isEmpty() && m_model->indexForToolUseId(m_pendingReveal).isValid())
-        QTimer::singleShot(0, this, [this] { revealToolCall(m_pendingReveal); });
+    if ((!m_pendingReveal.first.isEmpty()
+            && m_model->indexForToolUseId(m_pendingReveal.first).isValid())
+        || (m_pendingReveal.second > 0 && !isLoading()))
+        QTimer::singleShot(
+            0, this, [this] { revealToolCall(m_pendingReveal.first, m_pendingReveal.second); });
     // Expansions now: while the batch's rows wait for their layout, expanding or folding a row
     // only marks it (after the layout each one searches and shifts the laid-out rows). The
     // layout itself gets an event loop turn of its own (the view's delayed layout), as it
@@ -886,32 +891,23 @@ void RunPage::previousError()
 
 void RunPage::goToError(bool forward)
 {
-    QTreeView *tree = m_ui->runTree;
-    const QModelIndex start = tree->currentIndex().siblingAtColumn(0);
-    QModelIndex index = start;
-    bool wrapped = false;
-    while (true) {
-        index = forward ? treeorder::nextInOrder(m_proxy, index)
-                        : treeorder::previousInOrder(m_proxy, index);
-        if (!index.isValid()) {
-            if (wrapped)
-                break;
-            wrapped = true;
-            continue;
-        }
-        if (index == start)
-            break;
-        if (RunFilterProxy::isErrorIndex(index)) {
-            for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
-                tree->expand(parent);
-            setFollowing(false);
-            tree->setCurrentIndex(index);
-            tree->scrollTo(index, QAbstractItemView::PositionAtCenter);
-            return;
-        }
-    }
-    if (!start.isValid() || !RunFilterProxy::isErrorIndex(start))
+    const QModelIndex start = m_ui->runTree->currentIndex().siblingAtColumn(0);
+    const QModelIndex index
+        = treeorder::findWrapping(m_proxy, start, forward, &RunFilterProxy::isErrorIndex);
+    if (index.isValid())
+        selectNode(index);
+    else if (!start.isValid() || !RunFilterProxy::isErrorIndex(start))
         showNotice(tr("No errors in this run."));
+}
+
+// Shows the node (a proxy index) selected in the middle of the tree, and stays there.
+void RunPage::selectNode(const QModelIndex &index)
+{
+    setFollowing(false);
+    for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
+        m_ui->runTree->expand(parent);
+    m_ui->runTree->setCurrentIndex(index);
+    m_ui->runTree->scrollTo(index, QAbstractItemView::PositionAtCenter);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -129,8 +129,10 @@ public:
         OpenTerminalClient *client, const SessionSource &source, QString *errorMessage = nullptr);
     // The session this page shows (null for other pages).
     const SessionSource *sessionSource() const;
-    // Selects (and scrolls to) the tool call once it is shown: now, or when it arrives.
-    void revealToolCall(const QString &toolUseId);
+    // Selects (and scrolls to) the tool call once it is shown: now, or when it arrives; without
+    // one (or when it is not in the run) the last node made from `line` (1-based, a line of
+    // the run's own file: a search hit's line in the session's transcript).
+    void revealToolCall(const QString &toolUseId, qint64 line = 0);
     TranscriptFollower *sessionFollower() const;
     // Resumes the chat's session (--resume) with a follow-up prompt as a new turn. False
     // while a turn runs or before the session is known.
@@ -240,6 +242,7 @@ private:
     void applyPendingExpansions();
     void updateSummary();
     void goToError(bool forward);
+    void selectNode(const QModelIndex &proxyIndex);
     void showNotice(const QString &text, bool isError = false);
     void onLoadFinished(bool completed);
     bool openExport(const QString &path, QString *errorMessage);
@@ -284,7 +287,8 @@ private:
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
     friend class RunPageSession; // drives the load panel, the notice and the control row
     RunPageSession *m_sessionView = nullptr; // a session page's reading and controls
-    QString m_pendingReveal; // a tool call to select once it is shown
+    // A tool call to select once it is shown, or the line to select once it is read.
+    std::pair<QString, qint64> m_pendingReveal;
     QAction *m_openFileAction = nullptr;
 
     void onModelReset();

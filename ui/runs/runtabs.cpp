@@ -17,6 +17,7 @@
 #include "runs/rundelegate.h"
 #include "runs/runpage.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionlistmodel.h"
 #include "windowstate.h"
 
 #include <QDir>
@@ -394,8 +395,80 @@ RunPage *RunTabs::newLiveRunPage()
     return page;
 }
 
+void RunTabs::setSessionList(SessionListModel *sessions)
+{
+    m_sessionList = sessions;
+}
+
+void RunTabs::reportSession(RunPage *page)
+{
+    using Knowledge = SessionListModel::Knowledge;
+    SessionKnowledge known;
+    if (page->isLive()) { // its own process: running until the controller saw it end
+        known = {page->sessionId(),
+            int(page->isRunActive() ? Knowledge::RunningHere : Knowledge::EndedHere)};
+    } else if (const SessionSource *source = page->sessionSource()) {
+        const TranscriptFollower *follower = page->sessionFollower();
+        known = {source->sessionId,
+            int(follower && follower->turnEnded() ? Knowledge::EndSeen : Knowledge::Unknown)};
+    }
+    if (known.sessionId.isEmpty())
+        return;
+    const SessionKnowledge before = m_sessionKnowledge.value(page);
+    if (before.sessionId == known.sessionId && before.knowledge == known.knowledge)
+        return;
+    m_sessionKnowledge.insert(page, known);
+    if (!before.sessionId.isEmpty() && before.sessionId != known.sessionId)
+        tellSessionList(before.sessionId); // the page shows another session now (a fork)
+    tellSessionList(known.sessionId);
+}
+
+void RunTabs::forgetSession(QObject *page)
+{
+    const QString sessionId = m_sessionKnowledge.take(page).sessionId;
+    if (!sessionId.isEmpty())
+        tellSessionList(sessionId);
+}
+
+// Several tabs may show one session: a process running here outweighs an end, a run here
+// ending outweighs a followed end.
+void RunTabs::tellSessionList(const QString &sessionId)
+{
+    using Knowledge = SessionListModel::Knowledge;
+    const auto weight = [](int knowledge) {
+        switch (Knowledge(knowledge)) {
+        case Knowledge::RunningHere:
+            return 3;
+        case Knowledge::EndedHere:
+            return 2;
+        case Knowledge::EndSeen:
+            return 1;
+        case Knowledge::Unknown:
+            break;
+        }
+        return 0;
+    };
+    int knowledge = int(Knowledge::Unknown);
+    for (const SessionKnowledge &known : std::as_const(m_sessionKnowledge)) {
+        if (known.sessionId == sessionId && weight(known.knowledge) > weight(knowledge))
+            knowledge = known.knowledge;
+    }
+    if (m_sessionList
+        && m_sessionList->knowledge(sessionId) != SessionListModel::Knowledge(knowledge))
+        m_sessionList->setKnowledge(sessionId, SessionListModel::Knowledge(knowledge));
+}
+
 void RunTabs::connectRunPage(RunPage *page)
 {
+    // What the page knows of its session's process: when a turn starts or ends, and as
+    // events arrive (a followed session's cost record, the session id of a new run).
+    const auto report = [this, page] {
+        reportSession(page);
+    };
+    connect(page, &RunPage::liveTurnStarted, this, report);
+    connect(page, &RunPage::liveTurnFinished, this, report);
+    connect(page->model(), &RunModel::summaryChanged, this, report);
+    connect(page, &QObject::destroyed, this, &RunTabs::forgetSession);
     // A turn may have changed the acting user's files: the Files tab shows it.
     connect(page, &RunPage::liveTurnFinished, this, [this, page] {
         if (m_files && page->userId() == m_session->identity().userId)
@@ -465,8 +538,25 @@ RunPage *RunTabs::attachLiveRun(const RunHandle &handle, const QHash<QString, QS
     return page;
 }
 
-RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUseId)
+RunPage *RunTabs::sessionTab(const SessionSource &source) const
 {
+    for (int i = 0; i < m_pages->count(); ++i) {
+        auto *page = qobject_cast<RunPage *>(m_pages->widget(i));
+        const SessionSource *shown = page ? page->sessionSource() : nullptr;
+        if (shown && shown->identity.userId == source.identity.userId
+            && shown->transcriptPath == source.transcriptPath)
+            return page;
+    }
+    return nullptr;
+}
+
+RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUseId, qint64 line)
+{
+    if (RunPage *shown = sessionTab(source)) { // one tab per session: it is followed already
+        m_pages->setCurrentWidget(shown);
+        shown->revealToolCall(toolUseId, line);
+        return shown;
+    }
     auto *page = new RunPage(m_pages);
     QString why;
     if (!page->openSession(m_session->client(), source, &why)) {
@@ -488,7 +578,7 @@ RunPage *RunTabs::openSession(const SessionSource &source, const QString &toolUs
     if (source.identity.userId != m_session->ownUserId())
         m_session->audit(QStringLiteral("read-session"), source.transcriptPath,
             tr("as %1 (acting as %2)").arg(who, m_session->identity().userId));
-    page->revealToolCall(toolUseId);
+    page->revealToolCall(toolUseId, line);
     return page;
 }
 

@@ -8,6 +8,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QPointer>
 
 #include <memory>
 
@@ -23,6 +24,7 @@ class FilesPage;
 class MessageBar;
 class RunPage;
 class ServerSession;
+class SessionListModel;
 class WindowState;
 struct LiveRunRequest;
 struct RunHandle;
@@ -38,6 +40,10 @@ public:
     // The Files tab: a turn that may have changed files refreshes it, and its chat is the one
     // New Run offers when it is in front.
     void setFilesPage(FilesPage *files) { m_files = files; }
+    // The Sessions page's rows: they learn what the tabs know of their sessions' processes (a
+    // run started here has ended, a followed session's turn ended), which beats the listing's
+    // "written in the last 30 s".
+    void setSessionList(SessionListModel *sessions);
 
     // `base`, or "base (2)", "base (3)" … whichever is not taken yet.
     static QString uniqueTitle(const QString &base, const QStringList &taken);
@@ -58,8 +64,12 @@ public:
     RunPage *attachLiveRun(
         const RunHandle &handle, const QHash<QString, QString> &environment = {});
     // Shows a session found on the server (read as its user) in a new tab and follows it
-    // while the tab is open; with a tool call id, that call is selected once shown.
-    RunPage *openSession(const SessionSource &source, const QString &toolUseId = {});
+    // while the tab is open; with a tool call id (or else a line of its transcript), that node
+    // is selected once shown. A session that has a tab already is shown in that tab.
+    RunPage *openSession(
+        const SessionSource &source, const QString &toolUseId = {}, qint64 line = 0);
+    // The tab showing the session of `source` (the same user's same transcript), if any.
+    RunPage *sessionTab(const SessionSource &source) const;
     // Downloads a stream-json file of the acting user and shows it in a run tab.
     void openRemoteRun(const QString &remotePath);
 
@@ -109,6 +119,10 @@ private:
     RunPage *newLiveRunPage();
     QString currentChatId() const;
     void connectRunPage(RunPage *page);
+    // What `page` knows of its session's process, told to the session list when it changed.
+    void reportSession(RunPage *page);
+    void forgetSession(QObject *page);
+    void tellSessionList(const QString &sessionId);
     // What `page` shows, copied now, to export with the connection's key masked when `redact`.
     std::shared_ptr<ExportJob> exportJob(const RunPage *page, bool redact) const;
 
@@ -118,6 +132,12 @@ private:
     DesktopNotifier *m_notifier;
     WindowState *m_windowState;
     FilesPage *m_files = nullptr; // lives as long as the window
+    QPointer<SessionListModel> m_sessionList; // its page may go before the run tabs do
+    struct SessionKnowledge {
+        QString sessionId;
+        int knowledge = 0; // SessionListModel::Knowledge
+    };
+    QHash<QObject *, SessionKnowledge> m_sessionKnowledge; // by page
 };
 
 } // namespace sandscope

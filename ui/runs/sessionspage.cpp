@@ -73,6 +73,8 @@ SessionsPage::SessionsPage(QWidget *parent)
         m_proxy->setFilterText(text);
         updateStatus();
     });
+    // What the window learns of a session's process changes the running count at once.
+    connect(m_model, &SessionListModel::knowledgeChanged, this, &SessionsPage::updateStatus);
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, &SessionsPage::searchFromWidgets);
     connect(m_ui->searchButton, &QPushButton::clicked, this, &SessionsPage::searchFromWidgets);
     // Rows come and go with refreshes and the filter; the selection may go with them.
@@ -536,7 +538,9 @@ void SessionsPage::openHitAt(const QModelIndex &viewIndex)
     if (!viewIndex.isValid())
         return;
     const SessionSearchHit &hit = m_searchModel->hit(viewIndex.row());
-    Q_EMIT openSessionRequested(sourceForHit(hit), hit.toolUseId);
+    const SessionSource source = sourceForHit(hit);
+    Q_EMIT openSessionRequested(
+        source, hit.toolUseId, hit.path == source.transcriptPath ? hit.line : 0);
 }
 
 SessionSource SessionsPage::sourceFor(const DiscoveredSession &session) const

@@ -98,8 +98,10 @@ public Q_SLOTS:
 Q_SIGNALS:
     // The user asked to set the admin command (File › Connect…).
     void adminCommandRequested();
-    // toolUseId is empty for a plain open, the hit's tool call for a search hit.
-    void openSessionRequested(const sandscope::SessionSource &source, const QString &toolUseId);
+    // toolUseId and line are empty and 0 for a plain open; for a search hit, its tool call and
+    // its line in the session's transcript (0 for a hit in a sub-agent's file).
+    void openSessionRequested(
+        const sandscope::SessionSource &source, const QString &toolUseId, qint64 line = 0);
     void resumeRequested(const sandscope::SessionSource &source, bool fork);
     void openFolderRequested(const QString &userId, const QString &absolutePath);
     void listingFinished(bool ok);

@@ -35,4 +35,34 @@ QModelIndex previousInOrder(const QAbstractItemModel *model, const QModelIndex &
     return index.parent();
 }
 
+QModelIndex findWrapping(const QAbstractItemModel *model, const QModelIndex &start, bool forward,
+    const std::function<bool(const QModelIndex &)> &matches)
+{
+    QModelIndex index = start;
+    bool wrapped = false;
+    while (true) {
+        index = forward ? nextInOrder(model, index) : previousInOrder(model, index);
+        if (!index.isValid()) {
+            if (wrapped)
+                return {};
+            wrapped = true;
+            continue;
+        }
+        if (index == start)
+            return {};
+        if (matches(index))
+            return index;
+    }
+}
+
+QModelIndex lastWithData(const QAbstractItemModel *model, int role, const QVariant &value)
+{
+    for (QModelIndex index = previousInOrder(model, {}); index.isValid();
+         index = previousInOrder(model, index)) {
+        if (index.data(role) == value)
+            return index;
+    }
+    return {};
+}
+
 } // namespace sandscope::treeorder

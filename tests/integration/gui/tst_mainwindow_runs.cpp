@@ -18,8 +18,11 @@
 #include "runs/runpage.h"
 #include "runs/runsession.h"
 #include "runs/runtabs.h"
+#include "runs/sessionspage.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
+#include "sessions/sessionlistmodel.h"
+#include "sessions/sessionsearch.h"
 #include "testing.h"
 #include "util/shellquote.h"
 
@@ -86,6 +89,8 @@ private:
     bool runClaudeDirectly(
         const QString &chat, const QString &session, const QString &prompt, bool resume);
     bool ready() const { return m_server && m_model; }
+    // The Sessions page listed again; the State cell of the session's row (invalid if absent).
+    QModelIndex listedState(const QString &sessionId);
     LiveRunRequest request(const QString &chat, const QString &prompt) const;
 
     std::unique_ptr<RealServer> m_server;
@@ -110,6 +115,21 @@ void RunWindowTest::initTestCase()
     m_window->connectToServer(m_server->connection(), m_alice);
     QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 60000);
     QVERIFY(m_window->isConnected());
+}
+
+QModelIndex RunWindowTest::listedState(const QString &sessionId)
+{
+    SessionsPage *sessions = m_window->sessionsPage();
+    QSignalSpy listed(sessions, &SessionsPage::listingFinished);
+    sessions->refresh();
+    if (!listed.wait(60000) || !listed.constFirst().constFirst().toBool())
+        return {};
+    const SessionListModel *list = sessions->model();
+    for (int row = 0; row < list->rowCount(); ++row) {
+        if (list->session(row).sessionId == sessionId)
+            return list->index(row, SessionListModel::StateColumn);
+    }
+    return {};
 }
 
 void RunWindowTest::cleanupTestCase()
@@ -304,23 +324,72 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     QVERIFY(page->noticeText().contains(QStringLiteral("Following session")));
     QCOMPARE(page->userId(), m_alice);
 
+    // The tab saw the turn end (the CLI's cost record): the Sessions row is not "running now",
+    // although the listing's guess (written in the last 30 s) says it is.
+    SessionListModel *list = m_window->sessionsPage()->model();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        list->knowledge(session), SessionListModel::Knowledge::EndSeen, 30000);
+    QModelIndex state = listedState(session);
+    QVERIFY(state.isValid());
+    QVERIFY2(state.data(SessionListModel::SessionRole).value<DiscoveredSession>().running,
+        "listed more than 30 s after the last write: the guess would agree anyway");
+    QVERIFY(!state.data(SessionListModel::RunningRole).toBool());
+    QVERIFY2(state.data(Qt::ToolTipRole).toString().contains(QLatin1String("tab following")),
+        qPrintable(state.data(Qt::ToolTipRole).toString()));
+
     // Another turn, written by claude while the tab is open, appears in it.
     QVERIFY(runClaudeDirectly(chat, session, QStringLiteral("CMD: echo second"), true));
     QTRY_COMPARE_WITH_TIMEOUT(bashCalls(page).size(), 2, 60000);
     const QString second = bashCalls(page).last().data(RunModel::ToolUseIdRole).toString();
 
-    // A search hit opens the session at its call.
+    // A search hit opens the session at its call: in the tab it has, never a second one.
+    const auto currentNode = [](RunPage *shown) {
+        return shown->proxy()->mapToSource(shown->treeView()->currentIndex());
+    };
+    const int before = m_window->pages()->count();
+    m_window->pages()->setCurrentIndex(0);
     QPointer<RunPage> atCall = m_window->runTabs()->openSession(source, second);
-    QVERIFY(atCall);
-    QTRY_VERIFY_WITH_TIMEOUT(atCall->proxy()
-                                 ->mapToSource(atCall->treeView()->currentIndex())
-                                 .data(RunModel::ToolUseIdRole)
-                                 .toString()
-            == second,
-        30000);
-    delete atCall;
+    QCOMPARE(atCall.data(), page.data());
+    QCOMPARE(m_window->pages()->count(), before);
+    QCOMPARE(m_window->pages()->currentWidget(), page.data());
+    QTRY_COMPARE_WITH_TIMEOUT(
+        currentNode(page).data(RunModel::ToolUseIdRole).toString(), second, 30000);
+    // A hit without a call (the second prompt) selects the node of its transcript line.
+    bool searched = false;
+    sessionsearch::Result found;
+    sessionsearch::search(m_window->client(), m_window->identity(),
+        QStringLiteral("CMD: echo second"), {}, m_window.get(),
+        [&](bool ok, const sessionsearch::Result &result, const QString &) {
+            searched = ok;
+            found = result;
+        });
+    QTRY_VERIFY_WITH_TIMEOUT(searched, 60000);
+    qint64 promptLine = 0;
+    for (const SessionSearchHit &hit : std::as_const(found.hits)) {
+        if (hit.sessionId == session && hit.recordType == QLatin1String("user")
+            && hit.toolUseId.isEmpty() && promptLine == 0)
+            promptLine = hit.line;
+    }
+    QVERIFY2(promptLine > 0, "the second prompt was not found by the search");
+    m_window->runTabs()->openSession(source, {}, promptLine);
+    QCOMPARE(m_window->pages()->count(), before);
+    QCOMPARE(currentNode(page).data(RunModel::LineNumberRole).toLongLong(), promptLine);
+    QCOMPARE(RunModel::NodeKind(currentNode(page).data(RunModel::KindRole).toInt()),
+        RunModel::NodeKind::UserText);
+    QVERIFY(currentNode(page)
+                .data(Qt::DisplayRole)
+                .toString()
+                .contains(QLatin1String("CMD: echo second")));
 
-    // Resume from the window: New Run for the chat, with --resume of that session.
+    // Resume from the window: New Run for the chat, with --resume of that session. Each
+    // change of the row's state is noted.
+    QStringList rowStates;
+    const QPersistentModelIndex stateCell = state;
+    connect(list, &QAbstractItemModel::dataChanged, this, [&rowStates, stateCell] {
+        const QString text = stateCell.data().toString();
+        if (rowStates.isEmpty() || rowStates.constLast() != text)
+            rowStates << text;
+    });
     const int tabs = m_window->pages()->count();
     m_window->runTabs()->showContinueSessionDialog(source, false);
     NewRunDialog *dialog = nullptr;
@@ -340,9 +409,25 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     QCOMPARE(resumed->liveRequest()->options.resumeSessionId, session);
     QTRY_VERIFY_WITH_TIMEOUT(
         !resumed->isRunActive() && !bashCalls(resumed).isEmpty(), runTimeoutMs);
+    // While it ran here the row was running, whatever the guess; it is not once it ended.
+    QVERIFY2(rowStates.contains(QStringLiteral("running now")),
+        qPrintable(rowStates.join(QLatin1Char(','))));
+    QCOMPARE(rowStates.constLast(), QString());
+    QCOMPARE(list->knowledge(session), SessionListModel::Knowledge::EndedHere);
+    const int row = state.row();
+    QVERIFY(!list->index(row, SessionListModel::StateColumn)
+                 .data(SessionListModel::RunningRole)
+                 .toBool()); // at once, without listing again
+    state = listedState(session);
+    QVERIFY2(state.data(SessionListModel::SessionRole).value<DiscoveredSession>().running,
+        "listed more than 30 s after the last write: the guess would agree anyway");
+    QVERIFY(!state.data(SessionListModel::RunningRole).toBool());
+    QVERIFY2(state.data(Qt::ToolTipRole).toString().contains(QLatin1String("Sandscope ran")),
+        qPrintable(state.data(Qt::ToolTipRole).toString()));
     QCOMPARE(resumed->sessionId(), session);
     // ... and the followed tab shows that turn too.
     QTRY_COMPARE_WITH_TIMEOUT(bashCalls(page).size(), 3, 60000);
+    disconnect(list, &QAbstractItemModel::dataChanged, this, nullptr);
     delete resumed;
     delete page;
 }
