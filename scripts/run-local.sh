@@ -44,12 +44,14 @@ trap 'kill "$SERVER_PID" ${DEMO_MODEL_PID:+"$DEMO_MODEL_PID"} 2>/dev/null || tru
 
 args=()
 if [ "$MULTI_USER" = true ]; then
-  args=(--user "$user")
+  # Root in the sandbox is root here: Cleanup and the all-users views use `sudo -n`.
+  args=(--user "$user" --admin-command "sudo -n")
 fi
-# The demo model is named by SANDSCOPE_DEMO_MODEL_URL.
-app_env=()
+# A local server has no /opt/cleanup.sh: Cleanup runs the copy Sandscope ships
+# (SANDSCOPE_CLEANUP_SCRIPT=shipped); the demo model is named by SANDSCOPE_DEMO_MODEL_URL.
+app_env=(env SANDSCOPE_CLEANUP_SCRIPT=shipped)
 if [ -n "$DEMO_MODEL_URL" ]; then
-  app_env=(env SANDSCOPE_DEMO_MODEL_URL="$DEMO_MODEL_URL")
+  app_env+=(SANDSCOPE_DEMO_MODEL_URL="$DEMO_MODEL_URL")
 fi
 
 display_args=()
