@@ -99,6 +99,9 @@ struct CleanupCommandLine {
     const QCommandLineOption script {QStringLiteral("script"),
         QStringLiteral("Path of the cleanup script on the server (default /opt/cleanup.sh)."),
         QStringLiteral("PATH"), QStringLiteral("/opt/cleanup.sh")};
+    const QCommandLineOption shippedScript {QStringLiteral("shipped-script"),
+        QStringLiteral("Run the cleanup.sh this Sandscope ships instead of the sandbox's (for a\n"
+                       "sandbox without one, e.g. a local open-terminal).")};
     const QCommandLineOption homeRoot {QStringLiteral("home-root"),
         QStringLiteral("Folder holding the homes on the server (default: the script's, /home)."),
         QStringLiteral("DIR")};
@@ -125,10 +128,12 @@ CleanupCommandLine::CleanupCommandLine()
         "chat folder and Claude session with its size, age and what would happen to it.\n"
         "Review the plan saved with --save-plan (delete the lines of items to keep), then\n"
         "run --execute --plan FILE --yes: only items unchanged since the plan are deleted.\n"
+        "The script is the sandbox's /opt/cleanup.sh (--script), or with --shipped-script\n"
+        "the copy this Sandscope ships; which one ran, with its SHA-256, is always said.\n"
         "Exit codes: 0 ok, 1 error, 2 usage error, 3 server error, 4 some planned items were\n"
         "skipped (changed since the plan), refused or failed."));
-    parser.addOptions(
-        {chatTtl, sessionTtl, script, homeRoot, json, savePlan, execute, plan, yes, adminExec});
+    parser.addOptions({chatTtl, sessionTtl, script, shippedScript, homeRoot, json, savePlan,
+        execute, plan, yes, adminExec});
 }
 
 // --execute, --plan, --yes and --save-plan together. Returns -1 to go on, else the exit code.
@@ -180,7 +185,13 @@ int parseCleanupArguments(const QStringList &arguments, CleanupArguments *cleanu
     if (!parseDays(parser.value(line.sessionTtl), &settings.sessionTtlDays))
         return usageError(
             QStringLiteral("--session-ttl needs a whole number of days"), cleanupVerb);
+    if (parser.isSet(line.script) && parser.isSet(line.shippedScript))
+        return usageError(
+            QStringLiteral("--script names the sandbox's script; --shipped-script runs ours"),
+            cleanupVerb);
     settings.scriptPath = parser.value(line.script);
+    if (parser.isSet(line.shippedScript))
+        settings.script = CleanupSettings::Script::Shipped;
     settings.homeRoot = parser.value(line.homeRoot);
     return checkMode(line, cleanup);
 }
@@ -238,14 +249,25 @@ int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewe
     runner.setSettings(cleanup.settings);
     runner.setAdminAccess(cleanup.admin);
     // Which way root is reached is always said (stderr: stdout stays the plan).
-    printError(
-        QStringLiteral("Running %1 %2").arg(cleanup.settings.scriptPath, cleanup.admin.describe()));
+    printError(QStringLiteral("Running %1 %2")
+                   .arg(cleanup.settings.script == CleanupSettings::Script::Shipped
+                           ? QStringLiteral("the shipped cleanup.sh")
+                           : cleanup.settings.scriptPath,
+                       cleanup.admin.describe()));
     runner.setAuditContext(cleanup.options.profileName, cleanup.options.serverText());
     const bool asJson = cleanup.json;
     QEventLoop loop;
     int exitCode = Error;
     QObject::connect(&runner, &CleanupRunner::itemReceived, &loop, [&](const CleanupItem &item) {
         writeBytes(stdout, asJson ? item.line + '\n' : itemText(item).toUtf8());
+    });
+    // Which script ran is part of the report (stderr with --json, whose stdout is the plan).
+    QObject::connect(&runner, &CleanupRunner::scriptIdentified, &loop, [&] {
+        const QString line = QStringLiteral("Script: %1\n").arg(runner.scriptRan().description());
+        if (asJson)
+            printError(line.trimmed());
+        else
+            writeBytes(stdout, line.toUtf8());
     });
     QObject::connect(&runner, &CleanupRunner::messageReceived, &loop,
         [&](const QString &line) { printError(redactor.redact(line)); });

@@ -120,6 +120,19 @@ void CleanupPage::buildUi()
     m_sessionTtl->setValue(defaults.sessionTtlDays);
     m_scriptPath = new QLineEdit(defaults.scriptPath, this);
     m_scriptPath->setObjectName(QStringLiteral("scriptPath"));
+    m_scriptPath->setToolTip(tr("The sandbox's cleanup script (the sandbox image installs it)"));
+    m_shippedScript = new QCheckBox(tr("Use the copy Sandscope &ships"), this);
+    m_shippedScript->setObjectName(QStringLiteral("shippedScript"));
+    m_shippedScript->setToolTip(
+        tr("Run the cleanup.sh of this Sandscope (sha256 %1) instead of the sandbox's; for a "
+           "sandbox without one, such as a local open-terminal")
+            .arg(CleanupRunner::shippedScriptSha256().left(12)));
+    // run-local.sh asks for it: a local open-terminal has no /opt/cleanup.sh.
+    m_shippedScript->setChecked(
+        qEnvironmentVariable("SANDSCOPE_CLEANUP_SCRIPT") == QLatin1String("shipped"));
+    m_scriptPath->setEnabled(!m_shippedScript->isChecked());
+    connect(m_shippedScript, &QCheckBox::toggled, m_scriptPath,
+        [this](bool shipped) { m_scriptPath->setEnabled(!shipped); });
     m_runButton = new QPushButton(tr("&Dry Run"), this);
     m_runButton->setObjectName(QStringLiteral("dryRunButton"));
     m_runButton->setToolTip(tr("List what would be deleted; nothing is changed"));
@@ -136,6 +149,7 @@ void CleanupPage::buildUi()
     runRow->addWidget(m_sessionTtl);
     runRow->addWidget(new QLabel(tr("Script:"), this));
     runRow->addWidget(m_scriptPath, 1);
+    runRow->addWidget(m_shippedScript);
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress);
     runRow->addWidget(m_cancelButton);
@@ -213,8 +227,21 @@ void CleanupPage::buildUi()
     m_statusLabel->setObjectName(QStringLiteral("statusLabel"));
     m_statusLabel->setWordWrap(true);
     m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_useShippedButton = new QPushButton(tr("Dry Run with the Copy Sandscope S&hips"), this);
+    m_useShippedButton->setObjectName(QStringLiteral("useShippedScriptButton"));
+    m_useShippedButton->setVisible(false);
+    connect(m_useShippedButton, &QPushButton::clicked, this, [this] {
+        m_shippedScript->setChecked(true);
+        startDryRun();
+    });
+    // Under the status (a wrapped label keeps its height for its width only in the page's own
+    // column), left-aligned.
+    auto *offerRow = new QHBoxLayout;
+    offerRow->addWidget(m_useShippedButton);
+    offerRow->addStretch(1);
     layout->addWidget(m_totalsLabel);
     layout->addWidget(m_statusLabel);
+    layout->addLayout(offerRow);
 
     auto *actionRow = new QHBoxLayout;
     m_saveButton = new QPushButton(tr("&Save Plan…"), this);
@@ -299,6 +326,8 @@ CleanupSettings CleanupPage::settings() const
     result.chatTtlDays = m_chatTtl->value();
     result.sessionTtlDays = m_sessionTtl->value();
     result.scriptPath = m_scriptPath->text().trimmed();
+    if (m_shippedScript->isChecked())
+        result.script = CleanupSettings::Script::Shipped;
     result.homeRoot = m_homeRoot;
     return result;
 }
@@ -440,6 +469,7 @@ void CleanupPage::startDryRun()
     m_runner = new CleanupRunner(m_client, this);
     m_runner->setSettings(settings());
     m_runner->setAdminAccess(m_adminAccess);
+    m_useShippedButton->setVisible(false);
     m_executing = false;
     m_cancelled = false;
     m_pendingItems.clear();
@@ -557,10 +587,11 @@ void CleanupPage::runnerFinished(int exitCode)
         if (m_model->itemCount() != result.items().size())
             showPlan(result); // the streamed rows are the plan: no reset when they match
         updateTotals();
-        setStatus(tr("Dry run done: %1 (chat TTL %2, session TTL %3).")
+        setStatus(tr("Dry run done: %1 (chat TTL %2, session TTL %3). Script: %4.")
                       .arg(itemCountText(result.items().size()),
                           tr("%n day(s)", nullptr, int(result.summary().chatTtlDays)),
-                          tr("%n day(s)", nullptr, int(result.summary().sessionTtlDays))));
+                          tr("%n day(s)", nullptr, int(result.summary().sessionTtlDays)),
+                          m_runner->scriptRan().description()));
     }
     updateButtons();
     Q_EMIT runFinished();
@@ -580,6 +611,8 @@ void CleanupPage::runnerFailed(const QString &message)
             ? tr("Cancelled: %1").arg(message)
             : (executing ? tr("Execution failed: %1") : tr("Dry run failed: %1")).arg(message),
         true);
+    // The sandbox has no script: offer ours, one click away.
+    m_useShippedButton->setVisible(!m_cancelled && m_runner->scriptMissing());
     updateButtons();
     Q_EMIT runFinished();
 }

@@ -1,5 +1,6 @@
 #pragma once
-// The cleanup dry-run viewer: runs sandbox/cleanup.sh as the server account with the TTLs
+// The cleanup dry-run viewer: runs sandbox/cleanup.sh (the sandbox's, or the copy Sandscope
+// ships; the status says which ran, with its checksum) as root in the sandbox with the TTLs
 // given here, shows the plan as a tree user → chats/sessions with totals, filters and sorts
 // it, compares it with the previous run (what-if) or with a saved plan, saves/loads/exports
 // plans, and executes the reviewed plan after a typed confirmation.
@@ -117,6 +118,8 @@ private:
     QSpinBox *m_chatTtl;
     QSpinBox *m_sessionTtl;
     QLineEdit *m_scriptPath;
+    QCheckBox *m_shippedScript;
+    QPushButton *m_useShippedButton;
     QPushButton *m_runButton;
     QPushButton *m_cancelButton;
     QProgressBar *m_progress;

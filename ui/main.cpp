@@ -47,7 +47,12 @@ int main(int argc, char **argv)
         QStringLiteral("PATH"));
     const QCommandLineOption profileOption(QStringLiteral("profile"),
         QStringLiteral("Use this saved connection profile."), QStringLiteral("NAME"));
-    parser.addOptions({serverOption, userOption, keyFileOption, profileOption});
+    const QCommandLineOption adminCommandOption(QStringLiteral("admin-command"),
+        QStringLiteral("With --server: the command that opens a root shell in the sandbox "
+                       "(e.g. \"sudo -n\" for a server on this machine), for Cleanup and the "
+                       "all-users views."),
+        QStringLiteral("COMMAND"));
+    parser.addOptions({serverOption, userOption, keyFileOption, profileOption, adminCommandOption});
     parser.addPositionalArgument(QStringLiteral("files"),
         QStringLiteral("Run recordings or stream-json captures to open, each in a run tab."),
         QStringLiteral("[FILE...]"));
@@ -80,6 +85,8 @@ int main(int argc, char **argv)
     }
     if (parser.isSet(userOption))
         profile.defaultUserId = parser.value(userOption);
+    if (parser.isSet(adminCommandOption))
+        profile.adminCommand = parser.value(adminCommandOption);
 
     QString apiKey;
     if (parser.isSet(keyFileOption)) {

@@ -4,6 +4,9 @@
 #include "server/adminscript.h"
 #include "util/shellquote.h"
 
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QFile>
 #include <QUuid>
 
 namespace sandscope {
@@ -26,6 +29,52 @@ void CleanupRunner::setAuditContext(const QString &profile, const QString &serve
     m_auditServer = server;
 }
 
+namespace {
+
+// Lines the wrapper prints before the script runs (never JSON, so never an item).
+const QLatin1String scriptMarker("SANDSCOPE_CLEANUP_SCRIPT ");
+const QLatin1String missingMarker("SANDSCOPE_CLEANUP_SCRIPT_MISSING");
+
+} // namespace
+
+QString CleanupScriptRan::description() const
+{
+    const QString sum = sha256.left(12);
+    if (shipped)
+        return QCoreApplication::translate(
+            "CleanupRunner", "the copy of cleanup.sh Sandscope %1 ships (sha256 %2)")
+            .arg(QStringLiteral(SANDSCOPE_VERSION), sum);
+    if (sha256 == CleanupRunner::shippedScriptSha256())
+        return QCoreApplication::translate("CleanupRunner",
+            "the sandbox's %1 (sha256 %2, the same as the copy Sandscope %3 ships)")
+            .arg(path, sum, QStringLiteral(SANDSCOPE_VERSION));
+    return QCoreApplication::translate(
+        "CleanupRunner", "the sandbox's %1 (sha256 %2, not the copy Sandscope %3 ships)")
+        .arg(path, sum, QStringLiteral(SANDSCOPE_VERSION));
+}
+
+QByteArray CleanupRunner::shippedScript()
+{
+    QFile file(QStringLiteral(":/sandscope/cleanup/cleanup.sh"));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QString CleanupRunner::shippedScriptSha256()
+{
+    static const QString sum = QString::fromLatin1(
+        QCryptographicHash::hash(shippedScript(), QCryptographicHash::Sha256).toHex());
+    return sum;
+}
+
+QString CleanupRunner::scriptMissingMessage(const QString &path)
+{
+    return tr("The sandbox has no cleanup script at %1 (the sandbox image installs it there; a "
+              "local open-terminal has none). Sandscope ships the cleanup.sh of this version "
+              "(sha256 %2): run with it (Cleanup's \"Use the copy Sandscope ships\", or "
+              "sandscope cleanup --shipped-script), or install it in the sandbox as %1.")
+        .arg(path, shippedScriptSha256().left(12));
+}
+
 QString CleanupRunner::command(const CleanupSettings &settings, const QString &planPath)
 {
     QStringList assignments {
@@ -40,11 +89,36 @@ QString CleanupRunner::command(const CleanupSettings &settings, const QString &p
                     << QStringLiteral("CLEANUP_PLAN=") + shell::quote(planPath);
     // The server account reads every home only as root: otherwise through passwordless sudo
     // (`env` carries the settings past sudo's environment reset).
-    QString text = QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n; \"$@\" env ")
-        + assignments.join(QLatin1Char(' ')) + QStringLiteral(" bash ")
-        + shell::quote(settings.scriptPath);
-    if (!planPath.isEmpty())
-        text += QStringLiteral("; status=$?; rm -f -- ") + shell::quote(planPath)
+    QString text = QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n\n");
+    QString cleanupFiles = planPath.isEmpty() ? QString() : shell::quote(planPath);
+    if (settings.script == CleanupSettings::Script::Shipped) {
+        // The shipped copy, byte for byte (base64), into a file only root can read, checked
+        // against its SHA-256 before it runs.
+        const QString sum = CleanupRunner::shippedScriptSha256();
+        text += QStringLiteral("script=$(\"$@\" mktemp /tmp/sandscope-cleanup-XXXXXXXXXX.sh) "
+                               "|| exit 2\n\"$@\" sh -c 'base64 -d > \"$1\"' sh \"$script\" "
+                               "<<'SANDSCOPE_SCRIPT_END' || exit 2\n");
+        const QByteArray encoded = CleanupRunner::shippedScript().toBase64();
+        for (qsizetype at = 0; at < encoded.size(); at += 76)
+            text += QString::fromLatin1(encoded.mid(at, 76)) + QLatin1Char('\n');
+        text += QStringLiteral("SANDSCOPE_SCRIPT_END\n"
+                               "[ \"$(\"$@\" sha256sum \"$script\" | cut -c1-64)\" = %1 ] "
+                               "|| { echo 'the shipped cleanup script arrived damaged' >&2; "
+                               "\"$@\" rm -f -- \"$script\"; exit 2; }\n"
+                               "echo '%2shipped %1'\n")
+                    .arg(sum, scriptMarker);
+        cleanupFiles += QStringLiteral(" \"$script\"");
+    } else {
+        text += QStringLiteral("script=%1\n"
+                               "\"$@\" test -f \"$script\" || { echo \"%2 $script\"; exit 127; }\n"
+                               "echo \"%3sandbox $(\"$@\" sha256sum \"$script\" | cut -c1-64) "
+                               "$script\"\n")
+                    .arg(shell::quote(settings.scriptPath), missingMarker, scriptMarker);
+    }
+    text += QStringLiteral("\"$@\" env ") + assignments.join(QLatin1Char(' '))
+        + QStringLiteral(" bash \"$script\"");
+    if (!cleanupFiles.trimmed().isEmpty())
+        text += QStringLiteral("; status=$?; \"$@\" rm -f -- ") + cleanupFiles.trimmed()
             + QStringLiteral("; exit $status");
     return text;
 }
@@ -83,11 +157,14 @@ void CleanupRunner::startExecute(const CleanupPlan &reviewedPlan)
     m_messages.clear();
     m_running = true;
     const QVector<CleanupItem> deletions = reviewedPlan.itemsWith(CleanupItem::Action::Delete);
-    m_auditTarget = tr(
-        "%1 with a plan of %n item(s) to delete, %2 bytes (%3)", nullptr, int(deletions.size()))
-                        .arg(m_settings.scriptPath)
-                        .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete))
-                        .arg(m_admin.describe());
+    m_auditTarget
+        = tr(
+            "%1 with a plan of %n item(s) to delete, %2 bytes (%3)", nullptr, int(deletions.size()))
+              .arg(m_settings.script == CleanupSettings::Script::Shipped
+                      ? tr("the shipped cleanup.sh (sha256 %1)").arg(shippedScriptSha256().left(12))
+                      : m_settings.scriptPath)
+              .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete))
+              .arg(m_admin.describe());
     const QString directory = QStringLiteral("/tmp");
     const QString fileName = QStringLiteral("sandscope-cleanup-plan-")
         + QUuid::createUuid().toString(QUuid::WithoutBraces) + QStringLiteral(".jsonl");
@@ -127,6 +204,8 @@ void CleanupRunner::run(const QString &commandText)
     }
     m_lines = LineAssembler();
     m_running = true;
+    m_scriptRan = CleanupScriptRan();
+    m_scriptMissing = false;
     m_script = new AdminScript(m_client, m_admin, this);
     connect(m_script, &AdminScript::output, this, [this](const QString &text) {
         for (const QString &line : m_lines.feed(text))
@@ -147,6 +226,20 @@ void CleanupRunner::handleLine(const QString &line)
 {
     if (line.trimmed().isEmpty())
         return;
+    if (line.startsWith(missingMarker)) {
+        m_scriptMissing = true;
+        return;
+    }
+    if (line.startsWith(scriptMarker)) {
+        // "<marker>shipped <sha256>" or "<marker>sandbox <sha256> <path>"
+        const QString rest = line.mid(scriptMarker.size()).trimmed();
+        m_scriptRan.known = true;
+        m_scriptRan.shipped = rest.startsWith(QLatin1String("shipped "));
+        m_scriptRan.sha256 = rest.section(QLatin1Char(' '), 1, 1);
+        m_scriptRan.path = m_scriptRan.shipped ? QString() : rest.section(QLatin1Char(' '), 2);
+        Q_EMIT scriptIdentified();
+        return;
+    }
     if (!line.startsWith(QLatin1Char('{'))) {
         m_messages.append(line);
         Q_EMIT messageReceived(line);
@@ -164,6 +257,10 @@ void CleanupRunner::handleLine(const QString &line)
 
 void CleanupRunner::finish(int exitCode)
 {
+    if (m_scriptMissing) {
+        fail(scriptMissingMessage(m_settings.scriptPath));
+        return;
+    }
     m_running = false;
     if (m_executing) {
         const QHash<QString, int> outcomes = m_result.outcomeCounts();

@@ -9,6 +9,12 @@
 //
 // open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode: through
 // the server account the runner then fails with a message that asks for an admin command.
+//
+// Which script runs is the settings' choice and is always reported (scriptRan): the sandbox's
+// own (scriptPath; when it is missing the run fails with scriptMissing() and a message that
+// offers the shipped copy), or the copy of sandbox/cleanup.sh this build ships as a resource
+// (shippedScript()), which travels inside the admin script as base64 into a root-only
+// temporary file, is checked against its SHA-256 and removed after the run.
 
 #include "cleanup/cleanupplan.h"
 #include "server/adminaccess.h"
@@ -23,10 +29,23 @@ namespace sandscope {
 class AdminScript;
 
 struct CleanupSettings {
+    enum class Script { Sandbox, Shipped };
     int chatTtlDays = 30;
     int sessionTtlDays = 90;
-    QString scriptPath = QStringLiteral("/opt/cleanup.sh");
+    Script script = Script::Sandbox;
+    QString scriptPath = QStringLiteral("/opt/cleanup.sh"); // the sandbox's script
     QString homeRoot; // empty: the script's default (/home)
+};
+
+// The script a run used, as the run reported it.
+struct CleanupScriptRan {
+    bool known = false;
+    bool shipped = false;
+    QString path; // the sandbox's script; empty for the shipped copy
+    QString sha256;
+    // "the sandbox's /opt/cleanup.sh (sha256 0123456789ab…)", "the copy of cleanup.sh
+    // Sandscope 0.1.0 ships (sha256 …)"; the sandbox's own says when it is the shipped one.
+    QString description() const;
 };
 
 class CleanupRunner : public QObject {
@@ -54,13 +73,25 @@ public:
     // Output lines that are not JSON (the script's messages on stderr, sudo's complaints).
     const QStringList &messages() const { return m_messages; }
 
+    // Which script the run used (known once the script started).
+    const CleanupScriptRan &scriptRan() const { return m_scriptRan; }
+    // The last run failed because the sandbox has no script at settings().scriptPath.
+    bool scriptMissing() const { return m_scriptMissing; }
+
     // The shell command for a run; `planPath` empty = dry run.
     static QString command(const CleanupSettings &settings, const QString &planPath = {});
+    // sandbox/cleanup.sh of this version, embedded in the core, and its SHA-256 (hex).
+    static QByteArray shippedScript();
+    static QString shippedScriptSha256();
+    // Says that the sandbox has no script at `path` and offers the shipped copy.
+    static QString scriptMissingMessage(const QString &path);
     // A message for people when the server refuses to run anything as its own account.
     static QString refusalMessage(const ApiError &error);
 
 Q_SIGNALS:
     void itemReceived(const sandscope::CleanupItem &item);
+    // The script started: which one (scriptRan()).
+    void scriptIdentified();
     void messageReceived(const QString &line);
     // The script ran to its end; its exit status (0 done, 2 invalid settings or plan, 3 needs
     // root, 4 some planned item was skipped, refused or failed).
@@ -87,6 +118,8 @@ private:
     bool m_running = false;
     bool m_executing = false;
     QString m_auditTarget;
+    CleanupScriptRan m_scriptRan;
+    bool m_scriptMissing = false;
 };
 
 } // namespace sandscope

@@ -48,7 +48,7 @@ void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
     connection.timeoutMs = profile.timeoutMs;
     if (!apiKey.isEmpty() || profile.name.isEmpty()) {
         connection.apiKey = apiKey;
-        connectToServer(connection, profile.defaultUserId, profile.name);
+        connectToServer(connection, profile.defaultUserId, profile.name, profile.adminCommand);
         return;
     }
     Q_EMIT busyChanged(true, tr("Reading the stored API key…"));
@@ -66,8 +66,8 @@ void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
         });
 }
 
-void ServerSession::connectToServer(
-    const ServerConnection &connection, const QString &userId, const QString &profileName)
+void ServerSession::connectToServer(const ServerConnection &connection, const QString &userId,
+    const QString &profileName, const QString &unsavedAdminCommand)
 {
     Q_EMIT connectionChanging();
     m_client->setConnection(connection);
@@ -81,8 +81,9 @@ void ServerSession::connectToServer(
     m_accountRuleKnown = false;
     m_ownUserId = userId;
     AdminAccess admin;
-    const QString adminCommand
-        = profileName.isEmpty() ? QString() : m_profiles.profile(profileName).adminCommand;
+    const QString adminCommand = profileName.isEmpty()
+        ? unsavedAdminCommand
+        : m_profiles.profile(profileName).adminCommand;
     if (adminCommand.trimmed().isEmpty() || !AdminAccess::fromCommand(adminCommand, &admin))
         admin = AdminAccess::serverAccount();
     m_adminAccess = admin;

@@ -35,8 +35,10 @@ public:
     void openProfile(const Profile &profile, const QString &apiKey = {});
     // Connects with the profile used last; false when there is none.
     bool openLastProfile();
-    void connectToServer(
-        const ServerConnection &connection, const QString &userId, const QString &profileName = {});
+    // A saved profile's admin command is its own; without a profile, `adminCommand` (e.g. the
+    // window's --admin-command) is used.
+    void connectToServer(const ServerConnection &connection, const QString &userId,
+        const QString &profileName = {}, const QString &adminCommand = {});
     // Changes the acting user (empty = the server account); always audited.
     void switchUser(const QString &userId);
     void setAdminAccess(const AdminAccess &admin);

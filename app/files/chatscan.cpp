@@ -17,14 +17,28 @@ const QString beginMarker = QStringLiteral("SANDSCOPE-CHATS-BEGIN");
 const QString endMarker = QStringLiteral("SANDSCOPE-CHATS-END");
 const QByteArray chatPrefix = QByteArrayLiteral("chat-");
 
-// du: -0 ends each record with NUL (names may hold newlines), -s one total per chat, -b
-// apparent bytes, --time the newest modification time of anything inside, in seconds.
-// xargs keeps the argument lists within the system's limit for any number of chats.
+// A home's disk use: du -0 ends each record with NUL (names may hold newlines), -s one total
+// per folder, -b apparent bytes (folder entries included), --time the newest modification time
+// of anything inside, in seconds. xargs keeps the argument lists within the system's limit.
 // sed's `l` prints each NUL-ended record as one unambiguous ASCII line ending in "$" (\\, \t,
 // \n, octal for other bytes; LC_ALL=C so that non-ASCII bytes are escaped too), which the
 // terminal passes through unchanged; tr ends the lines with newlines instead of NULs.
-const QString sizeChats
+const QString sizeFolders
     = QStringLiteral("xargs -0 -r du -0 -sb --time --time-style=+%s -- 2>/dev/null");
+
+// A chat's size is its content's: the apparent bytes of everything in it but folders (du's
+// total would add each folder entry's 4 KiB, so an empty chat showed 4.00 KiB), with the
+// newest modification time of anything in it, the folder included: the same record as du's,
+// "<bytes>\t<seconds>\t<path>\0", per chat folder given on stdin (NUL-separated). One find
+// for all of them (50,000 chats in one scan) prints NUL-ended entries, each chat's own entry
+// (depth 0) first; one awk reads them with RS = NUL (as sandbox/cleanup.sh does), so no name
+// is split or bent.
+const QString measureChats = QStringLiteral(
+    R"sh(xargs -0 -r sh -c 'find "$@" -printf "%d %y %s %T@ %p\0"' sh 2>/dev/null | )sh"
+    R"sh(LC_ALL=C awk 'function flush() { if (path != "") printf "%.0f\t%d\t%s%s", s, m, )sh"
+    R"sh(path, NUL } BEGIN { NUL = sprintf("%c", 0); RS = NUL } $1 == "0" { flush(); )sh"
+    R"sh(path = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* /, "", path); s = 0; m = 0 } )sh"
+    R"sh($2 != "d" { s += $3 } { t = int($4); if (t > m) m = t } END { flush() }')sh");
 
 QString framed(const QString &body)
 {
@@ -62,7 +76,7 @@ QString userScript()
 {
     return framed(QStringLiteral("find ~/ -mindepth 1 -maxdepth 1 -type d -name 'chat-*' -print0 "
                                  "| %1")
-                      .arg(sizeChats));
+                      .arg(measureChats));
 }
 
 QString allUsersScript(const QString &homesRoot)
@@ -74,11 +88,11 @@ QString allUsersScript(const QString &homesRoot)
     return framed(QStringLiteral(
         "printf 'N\\t%s\\0' \"$(date +%s)\"; "
         "find %1 -mindepth 1 -maxdepth 1 -type d -printf 'U\\t%p\\0'; "
-        "find %1 -mindepth 2 -maxdepth 2 -type d -name 'chat-*' -print0 | %2; "
+        "find %1 -mindepth 2 -maxdepth 2 -type d -name 'chat-*' -print0 | %3; "
         "find %1 -mindepth 5 -maxdepth 5 -type f -name '*.jsonl' -path '*/.claude/projects/*' "
         "-printf 'S\\t%T@\\t%p\\0' 2>/dev/null; "
         "cd %1 && find . -mindepth 1 -maxdepth 1 -type d -print0 | %2")
-                      .arg(root, sizeChats));
+                      .arg(root, sizeFolders, measureChats));
 }
 
 bool parseRecord(const QByteArray &record, ChatScanRecord *parsed, const QString &homesRoot)

@@ -41,6 +41,12 @@ struct FileOperationResult {
     QString refusal; // OutsideHome: which link leads where
 
     bool ok() const { return status == Status::Ok; }
+    // The action changes files (everything but downloads and archives): a chat's size and last
+    // activity may have changed with it, also when it failed halfway.
+    bool changesFiles() const
+    {
+        return action != QLatin1String("download") && action != QLatin1String("archive");
+    }
     // One sentence for people; a Conflict says which path exists.
     QString message() const;
 };

@@ -1,5 +1,6 @@
 #include "sessionlistmodel.h"
 
+#include "claude/demomodel.h"
 #include "util/format.h"
 #include "util/terminalsafe.h"
 
@@ -283,7 +284,8 @@ QVariant SessionListModel::displayData(const DiscoveredSession &session, int col
     case SizeColumn:
         return format::byteSize(session.size);
     case ModelColumn:
-        return TerminalSafe::name(session.model); // the transcript's word, like the title
+        // The transcript's word, like the title; the demo model's said to be one.
+        return TerminalSafe::name(DemoModel::describeModel(session.model));
     case CostColumn:
         return costText(session);
     case StateColumn:

@@ -198,6 +198,67 @@ private Q_SLOTS:
         QVERIFY(exists(old.path));
     }
 
+    // A sandbox without the script (a local open-terminal: defect "bash: /opt/cleanup.sh: No
+    // such file or directory (exit 127)"): the run says so and offers the shipped copy, which
+    // then runs through the same channel, finds the same items and is named with its checksum;
+    // the `cleanup` verb behaves the same.
+    void aMissingScriptIsSaidAndTheShippedCopyRunsInstead()
+    {
+        QVERIFY(!m_dryRun.items().isEmpty());
+        const QString missingPath = QStringLiteral("/opt/sandscope-missing-%1/cleanup.sh")
+                                        .arg(test::randomToken(6, true));
+        OpenTerminalClient client(m_server->connection());
+        CleanupRunner runner(&client);
+        runner.setAdminAccess(m_admin);
+        CleanupSettings missing = settings();
+        missing.scriptPath = missingPath;
+        runner.setSettings(missing);
+        RunOutcome outcome = runToEnd(runner, [&] { runner.startDryRun(); });
+        QVERIFY(runner.scriptMissing());
+        QVERIFY2(outcome.failure.contains(QLatin1String("no cleanup script at ") + missingPath),
+            qPrintable(outcome.failure));
+        QVERIFY(outcome.failure.contains(QLatin1String("--shipped-script")));
+        QVERIFY(!outcome.failure.contains(QLatin1String("No such file")));
+
+        CleanupSettings shipped = settings();
+        shipped.script = CleanupSettings::Script::Shipped;
+        runner.setSettings(shipped);
+        outcome = runToEnd(runner, [&] { runner.startDryRun(); });
+        QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY(runner.scriptRan().known && runner.scriptRan().shipped);
+        QCOMPARE(runner.scriptRan().sha256, CleanupRunner::shippedScriptSha256());
+        const auto deletions = [](const CleanupPlan &plan) {
+            QStringList paths;
+            for (const CleanupItem &item : plan.itemsWith(CleanupItem::Action::Delete))
+                paths << item.path;
+            paths.sort();
+            return paths;
+        };
+        QCOMPARE(deletions(ownItems(runner.result())), deletions(m_dryRun));
+        // The shipped copy is not left behind in the sandbox.
+        QVERIFY(
+            shell(Identity {}, QStringLiteral("ls /tmp | grep -c '^sandscope-cleanup-' || true"))
+                .value(0)
+                .trimmed()
+            == QLatin1String("0"));
+
+        QStringList common {QStringLiteral("--home-root"), QStringLiteral("/home")};
+        if (usesAdminCommand())
+            common << QStringLiteral("--admin-exec") << QStringLiteral("sudo -n");
+        const CliOutcome refused
+            = cli(common + QStringList {QStringLiteral("--script"), missingPath});
+        QCOMPARE(refused.exitCode, 3);
+        QVERIFY2(refused.err.contains(QLatin1String("no cleanup script at ") + missingPath),
+            qPrintable(refused.err));
+        const CliOutcome ran = cli(common + QStringList {QStringLiteral("--shipped-script")});
+        QVERIFY2(ran.exitCode == 0, qPrintable(ran.err));
+        QVERIFY2(QString::fromUtf8(ran.out).contains(
+                     QLatin1String("Script: the copy of cleanup.sh Sandscope ")),
+            ran.out.constData());
+        QVERIFY(QString::fromUtf8(ran.out).contains(CleanupRunner::shippedScriptSha256().left(12)));
+    }
+
     // The Users overview (`chats` without --user) through the same channel: every test
     // account with its chats, sessions and disk use.
     void overviewListsEveryAccountWithItsSessionsAndDisk()

@@ -314,15 +314,20 @@ void RealServer::endLeftoverProcesses()
 
 void RealServer::removeAccounts()
 {
-    if (m_prefix.isEmpty() || ::geteuid() != 0)
+    removeAccountsWithPrefix(m_prefix);
+}
+
+void RealServer::removeAccountsWithPrefix(const QString &prefix)
+{
+    if (prefix.isEmpty() || ::geteuid() != 0)
         return;
-    const QStringList accounts = namesWithPrefix(QStringLiteral("/etc/passwd"), m_prefix);
+    const QStringList accounts = namesWithPrefix(QStringLiteral("/etc/passwd"), prefix);
     for (const QString &account : accounts)
         runQuietly(
             QStringLiteral("pkill"), {QStringLiteral("-KILL"), QStringLiteral("-u"), account});
     // The server account (root) joined each user's group; leave them first or the groups
     // stay behind because they still have members.
-    const QStringList groups = namesWithPrefix(QStringLiteral("/etc/group"), m_prefix);
+    const QStringList groups = namesWithPrefix(QStringLiteral("/etc/group"), prefix);
     for (const QString &group : groups)
         runQuietly(
             QStringLiteral("gpasswd"), {QStringLiteral("-d"), QStringLiteral("root"), group});
@@ -340,7 +345,7 @@ void RealServer::removeAccounts()
     for (const QString &account : accounts)
         runQuietly(
             QStringLiteral("userdel"), {QStringLiteral("-r"), QStringLiteral("-f"), account});
-    const QStringList remainingGroups = namesWithPrefix(QStringLiteral("/etc/group"), m_prefix);
+    const QStringList remainingGroups = namesWithPrefix(QStringLiteral("/etc/group"), prefix);
     for (const QString &group : remainingGroups)
         runQuietly(QStringLiteral("groupdel"), {group});
 }

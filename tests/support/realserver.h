@@ -66,6 +66,9 @@ public:
     static QString executable(const QString &version);
     // Multi-user mode needs root (accounts are created) and sudo (commands run through it).
     static bool canRunMultiUser(QString *why = nullptr);
+    // Removes (as root) every account and group whose name starts with prefix, with what they
+    // left in the shared temp places; the server account leaves their groups first.
+    static void removeAccountsWithPrefix(const QString &prefix);
 
 private:
     void stopServerOnly();

@@ -335,9 +335,11 @@ private Q_SLOTS:
         settings.scriptPath = QStringLiteral("/opt/it's cleanup.sh");
         settings.homeRoot = QStringLiteral("/home");
         const QString dryRun = CleanupRunner::command(settings);
+        QVERIFY2(dryRun.contains(QLatin1String("script='/opt/it'\\''s cleanup.sh'\n")),
+            qPrintable(dryRun));
         QVERIFY2(dryRun.contains(QLatin1String(
                      "env CHAT_TTL_DAYS='7' SESSION_TTL_DAYS='90' CLEANUP_FORMAT=json "
-                     "HOME_ROOT='/home' bash '/opt/it'\\''s cleanup.sh'")),
+                     "HOME_ROOT='/home' bash \"$script\"")),
             qPrintable(dryRun));
         QVERIFY(dryRun.contains(QLatin1String("sudo -n")));
         QVERIFY(!dryRun.contains(QLatin1String("CLEANUP_DRY_RUN")));
@@ -345,6 +347,10 @@ private Q_SLOTS:
         QVERIFY(
             execute.contains(QLatin1String("CLEANUP_DRY_RUN=false CLEANUP_PLAN='/tmp/p.jsonl'")));
         QVERIFY(execute.endsWith(QLatin1String("rm -f -- '/tmp/p.jsonl'; exit $status")));
+        // The shipped copy is removed with the plan.
+        settings.script = CleanupSettings::Script::Shipped;
+        QVERIFY(CleanupRunner::command(settings, QStringLiteral("/tmp/p.jsonl"))
+                    .endsWith(QLatin1String("rm -f -- '/tmp/p.jsonl' \"$script\"; exit $status")));
     }
 
     void savedPlanIsAcceptedByTheRealScript()

@@ -434,9 +434,11 @@ private Q_SLOTS:
         const ChatFolder one = chats.value(QStringLiteral("1"));
         QCOMPARE(one.account, QStringLiteral("alice"));
         QCOMPARE(one.path, root + QStringLiteral("/alice/chat-1"));
-        QCOMPARE(one.size, QFileInfo(one.path).size() + 1000); // du -sb: the folder itself too
+        // The content only: the folder entry's own size (du -sb's 4 KiB) does not count.
+        QCOMPARE(one.size, qint64(1000));
         QCOMPARE(one.lastActivity.toSecsSinceEpoch(), later.toSecsSinceEpoch());
         QVERIFY(chats.contains(odd.mid(5)));
+        QCOMPARE(chats.value(odd.mid(5)).size, qint64(0)); // an empty chat
     }
 };
 

@@ -1,5 +1,7 @@
 #include "breadcrumbbar.h"
 
+#include "files/remotepaths.h"
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -174,6 +176,13 @@ void BreadcrumbBar::rebuild()
                 button->setText(QStringLiteral("/"));
             } else {
                 button->setText(names.at(i - 1));
+            }
+            // Files shows the acting user's home as its one root: nothing above it is a link.
+            if (remotepaths::isAbove(path, m_homePath)) {
+                button->setEnabled(false);
+                button->setToolTip(
+                    tr("%1 is above the home of the user you act as; Files shows that home")
+                        .arg(path));
             }
             if (path == m_homePath) {
                 button->setIcon(QIcon::fromTheme(

@@ -49,6 +49,9 @@ FilesPage::FilesPage(QWidget *parent)
     m_watchTimer.setInterval(watchIntervalMs);
     connect(&m_watchTimer, &QTimer::timeout, this, &FilesPage::watchOpenFolder);
     m_watchTimer.start();
+    m_chatsReload.setSingleShot(true);
+    m_chatsReload.setInterval(300);
+    connect(&m_chatsReload, &QTimer::timeout, this, &FilesPage::reloadChats);
 
     m_proxy = new FileFilterProxy(this);
     auto *chatProxy = new QSortFilterProxyModel(this);
@@ -430,6 +433,9 @@ void FilesPage::setClient(OpenTerminalClient *client)
                 refreshFolderOf(result.destination.isEmpty() ? result.path : result.destination);
             if (result.action != QLatin1String("upload"))
                 refreshFolderOf(result.path);
+            // The Chats list's sizes and last activities follow every change.
+            if (result.changesFiles())
+                m_chatsReload.start();
         });
     m_readOnly->setChecked(m_operations->isReadOnly());
     m_fileActions->setSession(client, m_model, m_operations);
@@ -609,6 +615,10 @@ void FilesPage::currentChanged(const QModelIndex &)
 void FilesPage::goToPath(const QString &absolutePath)
 {
     m_pendingPath = remotepaths::normalizedPath(absolutePath);
+    // One root, the acting user's home: a folder above it ("/home", "/" in the breadcrumb)
+    // leads to the home rather than becoming a second root beside it.
+    if (m_model && remotepaths::isAbove(m_pendingPath, m_model->homePath()))
+        m_pendingPath = m_model->homePath();
     m_pendingAsRoot = false;
     m_navigationRefreshed = false;
     continueNavigation();

@@ -207,6 +207,7 @@ private:
     bool m_navigationRefreshed = false; // the folder on the way was listed again once
     QSet<QString> m_refreshing; // folders being listed again at our request
     QTimer m_watchTimer; // lists the open folder again while the page is visible
+    QTimer m_chatsReload; // one chat scan after a burst of changes (an upload of many files)
     QPersistentModelIndex m_root; // source index the view is rooted at (a chat), or invalid
 };
 

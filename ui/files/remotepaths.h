@@ -30,4 +30,14 @@ inline QString normalizedPath(const QString &path)
     return cleaned.isEmpty() ? QString() : cleaned;
 }
 
+// Whether `folder` holds `path` somewhere below it ("/home" and "/" hold "/home/alice"; a path
+// does not hold itself). Both normalized.
+inline bool isAbove(const QString &folder, const QString &path)
+{
+    if (folder.isEmpty() || path.isEmpty() || folder == path)
+        return false;
+    return folder == QLatin1String("/") ? path.startsWith(QLatin1Char('/'))
+                                        : path.startsWith(folder + QLatin1Char('/'));
+}
+
 } // namespace sandscope::remotepaths

@@ -1,6 +1,7 @@
 #include "livechat.h"
 
 #include "claude/claudecommand.h"
+#include "claude/demomodel.h"
 #include "runs/attachmentlist.h"
 #include "runs/promptattachments.h"
 #include "runs/rundelegate.h"
@@ -303,10 +304,13 @@ void LiveChat::startTurn(const LiveRunRequest &request, const RunHandle *attachT
                            attachTo->teePath()));
         m_controller->attachTurn(request, *attachTo);
     } else {
-        showNotice(resumed.isEmpty()
-                ? tr("Running chat %1 as %2…").arg(request.chatId, request.identity.userId)
-                : tr("Continuing session %1 of chat %2 as %3…")
-                      .arg(resumed, request.chatId, request.identity.userId));
+        const QString notice = resumed.isEmpty()
+            ? tr("Running chat %1 as %2").arg(request.chatId, request.identity.userId)
+            : tr("Continuing session %1 of chat %2 as %3")
+                  .arg(resumed, request.chatId, request.identity.userId);
+        showNotice(DemoModel::isDemoModel(request.options.model)
+                ? tr("%1 with the demo model (scripted answers, not Claude)…").arg(notice)
+                : notice + QStringLiteral("…"));
         m_controller->startTurn(request);
     }
     updateControls();

@@ -1,13 +1,17 @@
 #include "newrundialog.h"
 
 #include "claude/claudecommand.h"
+#include "claude/demomodel.h"
 #include "environmentmasker.h"
 #include "files/chatindexmodel.h"
 #include "runs/promptattachments.h"
 #include "security/profilestore.h"
 #include "ui_newrundialog.h"
 
+#include <QCheckBox>
+#include <QLabel>
 #include <QPointer>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QRandomGenerator>
 
@@ -79,6 +83,17 @@ NewRunDialog::NewRunDialog(OpenTerminalClient *client, const Identity &identity,
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
     connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &NewRunDialog::reject);
+
+    // The demo model, when run-local.sh started one and no real key is configured: a checkbox
+    // above the form, checked, so the first run works without a key.
+    m_demoCheck = new QCheckBox(tr("Use the &demo model (scripted answers, not Claude)"), this);
+    m_demoCheck->setObjectName(QStringLiteral("demoModelCheck"));
+    m_demoLabel = new QLabel(this);
+    m_demoLabel->setObjectName(QStringLiteral("demoModelLabel"));
+    m_demoLabel->setWordWrap(true);
+    m_ui->dialogLayout->insertWidget(1, m_demoCheck);
+    m_ui->dialogLayout->insertWidget(2, m_demoLabel);
+    connect(m_demoCheck, &QCheckBox::toggled, this, &NewRunDialog::showDemoModelChoice);
 
     showStoredEnvironment();
     if (m_keys) {
@@ -163,6 +178,34 @@ void NewRunDialog::continueSession(const QString &chatId, const QString &session
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(fork ? tr("&Fork") : tr("&Resume"));
 }
 
+QUrl NewRunDialog::demoModelOffered() const
+{
+    return DemoModel::offered(m_storedEnvironment, QProcessEnvironment::systemEnvironment());
+}
+
+bool NewRunDialog::usesDemoModel() const
+{
+    return m_demoOffered && m_demoCheck->isChecked();
+}
+
+void NewRunDialog::showDemoModelChoice()
+{
+    const QUrl url = demoModelOffered();
+    const bool offered = url.isValid();
+    if (offered && !m_demoOffered) {
+        m_demoCheck->setChecked(true); // offered by default; never once a real key shows up
+        if (m_ui->promptEdit->toPlainText().isEmpty() && m_resumeSessionId.isEmpty())
+            m_ui->promptEdit->setPlainText(QStringLiteral("CMD: uname -a && date && ls -la"));
+    }
+    m_demoOffered = offered;
+    m_demoCheck->setVisible(offered);
+    m_demoLabel->setVisible(offered);
+    m_demoLabel->setText(offered ? DemoModel::offerText(url) : QString());
+    const bool demo = offered && m_demoCheck->isChecked();
+    m_ui->modelEdit->setPlaceholderText(
+        demo ? DemoModel::describeModel(DemoModel::modelName()) : tr("the CLI's default"));
+}
+
 void NewRunDialog::showStoredEnvironment()
 {
     QStringList names = m_storedEnvironment.keys();
@@ -170,6 +213,7 @@ void NewRunDialog::showStoredEnvironment()
     m_ui->storedLabel->setText(names.isEmpty()
             ? tr("No agent environment stored.")
             : tr("Stored (values hidden): %1").arg(names.join(QStringLiteral(", "))));
+    showDemoModelChoice();
 }
 
 void NewRunDialog::accept()
@@ -209,6 +253,11 @@ void NewRunDialog::accept()
         m_ui->errorLabel->setText(why);
         m_ui->errorLabel->show();
         return;
+    }
+    if (entered.trimmed().isEmpty() && usesDemoModel()) {
+        request.environment.insert(DemoModel::agentEnvironment(demoModelOffered()));
+        if (options.model.isEmpty())
+            request.options.model = DemoModel::modelName();
     }
     if (!entered.trimmed().isEmpty()) {
         request.environment = environment;

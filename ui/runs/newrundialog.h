@@ -5,6 +5,8 @@
 // profile-scoped name, like the API key, and is never shown again: the dialog only names the
 // stored variables. The result is a LiveRunRequest value (tests build one directly), plus the
 // local files attached to the prompt, which the run page uploads before the turn starts.
+// When run-local.sh started the demo model (app/claude/demomodel.h) and no real key is
+// configured, it is offered, checked, above the form.
 // The form is ui/newrundialog.ui.
 
 #include "runs/runsession.h"
@@ -14,8 +16,12 @@
 #include <QDialog>
 #include <QHash>
 #include <QStringList>
+#include <QUrl>
 
 #include <memory>
+
+class QCheckBox;
+class QLabel;
 
 namespace sandscope {
 
@@ -56,8 +62,13 @@ public:
 public Q_SLOTS:
     void accept() override;
 
+    // Whether the run will use the demo model (DemoModel: offered, and the box is checked).
+    bool usesDemoModel() const;
+
 private:
     void showStoredEnvironment();
+    QUrl demoModelOffered() const;
+    void showDemoModelChoice();
 
     OpenTerminalClient *m_client;
     Identity m_identity;
@@ -69,6 +80,9 @@ private:
     QString m_newChatId;
     QString m_resumeSessionId;
     bool m_forkSession = false;
+    QCheckBox *m_demoCheck = nullptr;
+    QLabel *m_demoLabel = nullptr;
+    bool m_demoOffered = false;
     std::unique_ptr<Ui::NewRunDialog> m_ui;
 };
 

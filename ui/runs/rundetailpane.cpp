@@ -1,5 +1,6 @@
 #include "rundetailpane.h"
 
+#include "claude/demomodel.h"
 #include "monospacefont.h"
 #include "runs/rundelegate.h"
 
@@ -760,7 +761,7 @@ void RunDetailPane::refresh()
     switch (kind) {
     case Kind::Run:
     case Kind::Turn:
-        fact(tr("Model"), details.model);
+        fact(tr("Model"), DemoModel::describeModel(details.model));
         fact(tr("Directory"), text, true);
         fact(tr("Duration"), index.siblingAtColumn(RunModel::DurationColumn).data());
         fact(tr("Tokens"), index.siblingAtColumn(RunModel::TokensColumn).data());

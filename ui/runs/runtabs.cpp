@@ -1,6 +1,7 @@
 #include "runtabs.h"
 
 #include "backgroundtask.h"
+#include "claude/demomodel.h"
 #include "compare/comparejob.h"
 #include "compare/comparepage.h"
 #include "compare/comparerunsdialog.h"
@@ -379,8 +380,11 @@ RunPage *RunTabs::startLiveRun(const LiveRunRequest &request, const QStringList 
         return nullptr;
     }
     connectRunPage(page);
-    addRunTab(page, liveRunTitle(request.identity.userId, request.chatId),
-        tr("Chat %1 as %2").arg(request.chatId, request.identity.userId));
+    const bool demo = DemoModel::isDemoModel(request.options.model);
+    const QString title = liveRunTitle(request.identity.userId, request.chatId);
+    const QString tip = tr("Chat %1 as %2").arg(request.chatId, request.identity.userId);
+    addRunTab(page, demo ? tr("%1 · demo model").arg(title) : title,
+        demo ? tr("%1, with the demo model (scripted answers, not Claude)").arg(tip) : tip);
     return page;
 }
 

@@ -5,6 +5,7 @@
 // executed plan is checked before the confirmation is answered).
 
 #include "cleanup/cleanupmodel.h"
+#include "cleanup/cleanuprunner.h"
 #include "cleanupfixture.h"
 #include "cleanuppage.h"
 #include "mainwindow.h"
@@ -13,6 +14,7 @@
 #include "testing.h"
 #include "util/format.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
@@ -157,6 +159,36 @@ private Q_SLOTS:
             qPrintable(totals));
         QVERIFY2(totals.contains(QLatin1String("Shown: 4 items of 2 users")), qPrintable(totals));
         QVERIFY(page->findChild<QPushButton *>(QStringLiteral("executeButton"))->isEnabled());
+    }
+
+    // A sandbox without the script (a local open-terminal): the dry run says so and offers the
+    // shipped copy; one click runs it, which then finds the same items and says which ran.
+    void aMissingScriptOffersTheShippedCopyWhichRunsOnOneClick()
+    {
+        auto page = makePage();
+        page->setAdminAccess(m_admin);
+        page->resize(1100, 600);
+        page->show();
+        const QString missing = QStringLiteral("/opt/sandscope-missing-%1/cleanup.sh")
+                                    .arg(test::randomToken(6, true));
+        page->findChild<QLineEdit *>(QStringLiteral("scriptPath"))->setText(missing);
+        QVERIFY(dryRun(page.get(), 30));
+        auto *status = page->findChild<QLabel *>(QStringLiteral("statusLabel"));
+        QVERIFY2(status->text().contains(QLatin1String("no cleanup script at ") + missing),
+            qPrintable(status->text()));
+        auto *offer = page->findChild<QPushButton *>(QStringLiteral("useShippedScriptButton"));
+        QVERIFY(offer->isVisible());
+
+        QSignalSpy finished(page.get(), &CleanupPage::runFinished);
+        offer->click();
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(status->text().contains(QLatin1String("Script: the copy of cleanup.sh Sandscope "))
+                && status->text().contains(CleanupRunner::shippedScriptSha256().left(12)),
+            qPrintable(status->text()));
+        QVERIFY(page->findChild<QCheckBox *>(QStringLiteral("shippedScript"))->isChecked());
+        QVERIFY(!page->findChild<QLineEdit *>(QStringLiteral("scriptPath"))->isEnabled());
+        QVERIFY(!offer->isVisible());
+        QCOMPARE(paths(page->reviewedPlan()), QStringList({m_oldChat, m_oldSession}));
     }
 
     void kindFilterShowsOnlySessions()

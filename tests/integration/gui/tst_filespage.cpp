@@ -314,6 +314,99 @@ private Q_SLOTS:
         QCOMPARE(page->currentPath(), m_aliceHome);
     }
 
+    // The Chats list's size is the chat's content: files in nested folders count, the folder
+    // entries (4 KiB each) do not, and an empty chat is 0 bytes.
+    void aChatsSizeIsItsContentNotItsFolderEntries()
+    {
+        shell(m_alice,
+            QStringLiteral("cd ~ && rm -rf chat-* && mkdir -p chat-sized/a/b chat-empty && "
+                           "head -c 1000 /dev/zero > chat-sized/one && "
+                           "head -c 234 /dev/zero > chat-sized/a/b/two && "
+                           "ln -s one chat-sized/link-to-one"));
+        auto page = makePage();
+        QTRY_COMPARE_WITH_TIMEOUT(page->chatModel()->state(), ScanState::Loaded, 60000);
+        QHash<QString, qint64> sizes;
+        for (const ChatFolder &chat : page->chatModel()->chats())
+            sizes.insert(chat.id, chat.size);
+        // The link counts as what it is: a 3-byte name, never its target's bytes.
+        QCOMPARE(sizes.value(QStringLiteral("sized"), -1), qint64(1000 + 234 + 3));
+        QCOMPARE(sizes.value(QStringLiteral("empty"), -1), qint64(0));
+    }
+
+    // An upload into a chat (any change) refreshes the Chats list: its last activity and size.
+    void uploadIntoAChatRefreshesTheChatsList()
+    {
+        shell(m_alice,
+            QStringLiteral("cd ~ && rm -rf chat-* && mkdir chat-upload && printf old > "
+                           "chat-upload/old.txt && touch -d '10 days ago' chat-upload/old.txt "
+                           "chat-upload"));
+        const QByteArray content = randomBytes(4321);
+        QFile local(m_local.filePath(QStringLiteral("fresh.bin")));
+        QVERIFY(local.open(QIODevice::WriteOnly));
+        local.write(content);
+        local.close();
+
+        auto page = makePage();
+        QTRY_COMPARE_WITH_TIMEOUT(page->chatModel()->state(), ScanState::Loaded, 60000);
+        const auto chat = [&] {
+            for (const ChatFolder &folder : page->chatModel()->chats()) {
+                if (folder.id == QLatin1String("upload"))
+                    return folder;
+            }
+            return ChatFolder();
+        };
+        const QDateTime before = chat().lastActivity;
+        QVERIFY(before.isValid());
+        QVERIFY(before < QDateTime::currentDateTimeUtc().addDays(-9));
+        QCOMPARE(chat().size, qint64(3));
+
+        const QString folder = m_aliceHome + QStringLiteral("/chat-upload");
+        const QModelIndex target = reveal(page.get(), folder);
+        QVERIFY(target.isValid());
+        FileTreeView *tree = page->treeView();
+        tree->scrollTo(target);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(local.fileName())});
+        const QPoint where = tree->visualRect(target).center();
+        QDragEnterEvent enter(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(tree->viewport(), &enter);
+        QDropEvent drop(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(tree->viewport(), &drop);
+        QVERIFY(drop.isAccepted());
+        QVERIFY(settled(page.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            chat().lastActivity > QDateTime::currentDateTimeUtc().addSecs(-600), 30000);
+        QCOMPARE(chat().size, qint64(3 + content.size()));
+    }
+
+    // The tree has one root, the acting user's home: a folder above it ("/home", "/", as the
+    // breadcrumb offered them) leads to the home instead of a second root beside it, and the
+    // breadcrumb's segments above the home are not links.
+    void aFolderAboveTheHomeKeepsTheHomeTheOnlyRoot_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("/home") << QStringLiteral("/home");
+        QTest::newRow("/") << QStringLiteral("/");
+    }
+    void aFolderAboveTheHomeKeepsTheHomeTheOnlyRoot()
+    {
+        QFETCH(QString, path);
+        auto page = makePage();
+        page->goToPath(path);
+        QTest::qWait(1000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->currentPath(), m_aliceHome, 30000);
+        QStringList roots;
+        for (int row = 0; row < page->fileModel()->rowCount(); ++row)
+            roots << page->fileModel()->index(row, 0).data(RemoteFileModel::PathRole).toString();
+        QCOMPARE(roots, QStringList {m_aliceHome});
+        for (QToolButton *segment : page->breadcrumb()->findChildren<QToolButton *>()) {
+            const QString segmentPath = segment->property("remotePath").toString();
+            if (segmentPath.isEmpty())
+                continue;
+            QCOMPARE(segment->isEnabled(), segmentPath.startsWith(m_aliceHome));
+        }
+    }
+
     void previewShowsTextInPartsImagesAndRawBytes()
     {
         const QByteArray png = pngBytes();
@@ -827,6 +920,16 @@ private Q_SLOTS:
             qPrintable(files->readOnlyBannerText()));
         QTRY_COMPARE_WITH_TIMEOUT(files->fileModel()->homePath(), m_bobHome, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 2, 60000);
+        // One root, the user's home: never "/home" beside it.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            files->fileModel()->loadState(files->fileModel()->indexForPath(m_bobHome))
+                == RemoteFileModel::LoadState::Loaded,
+            30000);
+        QTest::qWait(500);
+        QStringList roots;
+        for (int row = 0; row < files->fileModel()->rowCount(); ++row)
+            roots << files->fileModel()->index(row, 0).data(RemoteFileModel::PathRole).toString();
+        QCOMPARE(roots, QStringList {m_bobHome});
     }
 
     void adminOverviewIsRefusedClearlyWhenTheServerRequiresAUser()
