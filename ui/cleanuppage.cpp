@@ -143,17 +143,21 @@ void CleanupPage::buildUi()
     m_progress->setRange(0, 0);
     m_progress->setMaximumWidth(120);
     m_progress->setVisible(false);
+    // Two rows, so that the page fits the window's default width.
     runRow->addWidget(new QLabel(tr("Chat TTL:"), this));
     runRow->addWidget(m_chatTtl);
     runRow->addWidget(new QLabel(tr("Session TTL:"), this));
     runRow->addWidget(m_sessionTtl);
-    runRow->addWidget(new QLabel(tr("Script:"), this));
-    runRow->addWidget(m_scriptPath, 1);
-    runRow->addWidget(m_shippedScript);
+    runRow->addStretch(1);
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress);
     runRow->addWidget(m_cancelButton);
     layout->addLayout(runRow);
+    auto *scriptRow = new QHBoxLayout;
+    scriptRow->addWidget(new QLabel(tr("Script:"), this));
+    scriptRow->addWidget(m_scriptPath, 1);
+    scriptRow->addWidget(m_shippedScript);
+    layout->addLayout(scriptRow);
 
     // How to narrow the view (and so the reviewed plan).
     auto *filterRow = new QHBoxLayout;
