@@ -70,6 +70,14 @@ private Q_SLOTS:
                                .arg(metrics.horizontalAdvance(model))
                                .arg(shown)));
         }
+        // The times, bold in a running row, too.
+        const QString time = QLocale::c().toString(
+            QDateTime(QDate(2026, 12, 31), QTime(23, 59)), QStringLiteral("yyyy-MM-dd HH:mm"));
+        for (int column :
+            {int(SessionListModel::StartedColumn), int(SessionListModel::LastActivityColumn)})
+            QVERIFY2(
+                QFontMetrics(bold).horizontalAdvance(time) < view->header()->sectionSize(column),
+                qPrintable(QString::number(column)));
     }
 
     // At every width the titles get what the other columns leave, never less than their
@@ -83,9 +91,10 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&page));
         QTreeView *view = page.view();
         QHeaderView *header = view->header();
-        const int minimum = view->fontMetrics().averageCharWidth() * 26;
+        const int minimum
+            = view->fontMetrics().averageCharWidth() * SessionsPage::titleMinimumCharacters;
         int previous = 0;
-        for (int width : {900, 1100, 1366, 1920, 2560}) {
+        for (int width : {900, 1100, 1280, 1366, 1920, 2560}) {
             page.resize(width, 700);
             QTRY_COMPARE(view->viewport()->width() > 0, true);
             QCoreApplication::processEvents();
@@ -94,6 +103,12 @@ private Q_SLOTS:
             QVERIFY2(title >= minimum, qPrintable(QString::number(title)));
             QVERIFY2(
                 title >= previous, qPrintable(QStringLiteral("%1 < %2").arg(title).arg(previous)));
+            // From a 1280 px screen on, every column is in view without scrolling sideways.
+            QVERIFY2(width < 1280 || header->length() <= view->viewport()->width(),
+                qPrintable(QStringLiteral("%1 px: the columns need %2 of %3 px")
+                               .arg(width)
+                               .arg(header->length())
+                               .arg(view->viewport()->width())));
             if (view->viewport()->width() - others >= minimum)
                 QCOMPARE(header->length(), view->viewport()->width());
             else

@@ -95,16 +95,16 @@ void SessionsPage::setupViews()
     QTreeView *sessions = m_ui->sessionsView;
     sessions->setModel(m_proxy);
     sessions->setItemDelegate(new SessionItemDelegate(sessions));
-    // The title gets the room a wider window gives (at least 26 characters); the model's name
-    // is measured on the rows shown (bold when running), as it varies in length.
-    new SpareWidthColumn(
-        sessions, SessionListModel::TitleColumn, sessions->fontMetrics().averageCharWidth() * 26);
+    // The title gets the room a wider window gives (at least titleMinimumCharacters); the model's
+    // name is measured on the rows shown (bold when running), as it varies in length.
+    new SpareWidthColumn(sessions, SessionListModel::TitleColumn,
+        sessions->fontMetrics().averageCharWidth() * titleMinimumCharacters);
     sessions->header()->setSectionResizeMode(
         SessionListModel::ModelColumn, QHeaderView::ResizeToContents);
     sessions->header()->setSortIndicatorShown(true);
     sessions->sortByColumn(SessionListModel::LastActivityColumn, Qt::DescendingOrder);
-    // Running rows are bold: the samples are a little wider than the texts they stand for.
-    const QString time = QStringLiteral("2026-12-31 23:59 ");
+    // Running rows are bold: the padding fitColumns adds covers the bold texts.
+    const QString time = QStringLiteral("2026-12-31 23:59");
     fitColumns(sessions,
         {{SessionListModel::ChatColumn, QStringLiteral("chat-0123ab")},
             {SessionListModel::StartedColumn, time}, {SessionListModel::LastActivityColumn, time},

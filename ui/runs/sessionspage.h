@@ -41,6 +41,8 @@ class SessionsPage : public QWidget {
     Q_OBJECT
 public:
     static constexpr int defaultAutoRefreshMs = 15000;
+    // The titles take the width the other columns leave, at least this many characters.
+    static constexpr int titleMinimumCharacters = 20;
 
     explicit SessionsPage(QWidget *parent = nullptr);
     ~SessionsPage() override;
