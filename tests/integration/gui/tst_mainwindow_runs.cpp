@@ -394,8 +394,10 @@ void RunWindowTest::sessionStartedElsewhereIsFollowedAndResumed()
     m_window->runTabs()->showContinueSessionDialog(source, false);
     NewRunDialog *dialog = nullptr;
     QTRY_VERIFY((dialog = m_window->findChild<NewRunDialog *>()) != nullptr);
-    dialog->findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
-        ->setPlainText(QStringLiteral("CMD: echo third"));
+    dialog
+        ->findChild<QPlainTextEdit *>(QStringLiteral("promptEdit"))
+        // Long enough that the row is seen running while it runs, also on a loaded machine.
+        ->setPlainText(QStringLiteral("CMD: sleep 3; echo third"));
     QString environment;
     const QHash<QString, QString> agent = m_model->agentEnvironment(QStringLiteral("sk-ant-rw"));
     for (auto it = agent.cbegin(); it != agent.cend(); ++it)
