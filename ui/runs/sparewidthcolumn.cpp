@@ -9,6 +9,7 @@ namespace sandscope {
 SpareWidthColumn::SpareWidthColumn(QTreeView *view, int column, int minimumWidth)
     : QObject(view)
     , m_view(view)
+    , m_viewport(view->viewport())
     , m_column(column)
     , m_minimumWidth(minimumWidth)
 {
@@ -25,7 +26,7 @@ SpareWidthColumn::SpareWidthColumn(QTreeView *view, int column, int minimumWidth
 
 void SpareWidthColumn::fit()
 {
-    if (m_fitting)
+    if (m_fitting || !m_viewport)
         return;
     QHeaderView *header = m_view->header();
     if (m_column >= header->count())
@@ -36,13 +37,13 @@ void SpareWidthColumn::fit()
             others += header->sectionSize(section);
     }
     m_fitting = true;
-    header->resizeSection(m_column, std::max(m_minimumWidth, m_view->viewport()->width() - others));
+    header->resizeSection(m_column, std::max(m_minimumWidth, m_viewport->width() - others));
     m_fitting = false;
 }
 
 bool SpareWidthColumn::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+    if (event->type() == QEvent::Resize && watched == m_viewport)
         fit();
     return QObject::eventFilter(watched, event);
 }

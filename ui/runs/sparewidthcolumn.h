@@ -5,6 +5,7 @@
 // and every other column stays resizable by hand; the spare width follows both.
 
 #include <QObject>
+#include <QPointer>
 
 class QTreeView;
 
@@ -22,6 +23,8 @@ protected:
 
 private:
     QTreeView *m_view;
+    // Compared with, never called: events still reach the filter while the view is destroyed.
+    QPointer<QWidget> m_viewport;
     int m_column;
     int m_minimumWidth;
     bool m_fitting = false;
