@@ -63,10 +63,14 @@ fail() {
 }
 
 echo "Starting open-terminal $OPEN_TERMINAL_VERSION on 127.0.0.1:$port as $account (multi-user: $multi)"
-env USER="$account" LOGNAME="$account" HOME="$account_home" \
-  OPEN_TERMINAL_API_KEY="$(cat "$keyfile")" OPEN_TERMINAL_MULTI_USER=$multi \
-  OPEN_TERMINAL_USER_PREFIX="$prefix" OPEN_TERMINAL_LOG_DIR="$state/logs" \
-  setsid "$server_bin" run --host 127.0.0.1 --port "$port" </dev/null >"$log" 2>&1 &
+# Exported in a subshell, not given to env(1): the key must never be an argument.
+(
+  export USER="$account" LOGNAME="$account" HOME="$account_home"
+  OPEN_TERMINAL_API_KEY=$(cat "$keyfile")
+  export OPEN_TERMINAL_API_KEY OPEN_TERMINAL_MULTI_USER=$multi
+  export OPEN_TERMINAL_USER_PREFIX="$prefix" OPEN_TERMINAL_LOG_DIR="$state/logs"
+  exec setsid "$server_bin" run --host 127.0.0.1 --port "$port"
+) </dev/null >"$log" 2>&1 &
 server=$!
 pids+=("$server")
 url=http://127.0.0.1:$port
