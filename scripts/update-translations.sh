@@ -7,7 +7,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ts="$here/resources/translations/sandscope_en.ts"
-lupdate=$(command -v /usr/lib/qt5/bin/lupdate /usr/lib/qt6/bin/lupdate lupdate | head -1)
+lupdate=
+for candidate in /usr/lib/qt5/bin/lupdate /usr/lib/qt6/bin/lupdate lupdate; do
+  if command -v "$candidate" >/dev/null; then lupdate=$(command -v "$candidate"); break; fi
+done
+[ -n "$lupdate" ] || { echo "lupdate not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 # Only the messages with plural forms; obsolete ones are dropped.
 "$lupdate" -silent -pluralonly -no-obsolete -locations none -source-language en \
   -target-language en "$here/app" "$here/cli" "$here/ui" -ts "$ts"

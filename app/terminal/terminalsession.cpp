@@ -254,7 +254,7 @@ void TerminalSession::handleBinary(const QByteArray &bytes)
 {
     if (m_state != State::Open)
         return;
-    if (!m_sizeSettled)
+    if (!m_sizeSettled && m_managesShellSize)
         m_settleTimer.start();
     const QByteArray shown = maskSecret(&m_heldOutput, bytes, m_secret, false);
     if (!shown.isEmpty())
@@ -482,12 +482,18 @@ void TerminalSession::close()
     m_livenessTimer.stop();
     m_holdTimer.stop();
     m_closingFromHere = true;
-    if (m_socket)
+    if (m_socket && m_socket->state() == QAbstractSocket::ConnectedState)
         m_socket->close(); // the server kills the shell and forgets the terminal
     // The socket may not be open yet (or a close frame may never reach the server): make sure.
     if (wasActive)
         deleteRemote();
     m_state = State::Closed;
+}
+
+void TerminalSession::dropConnection()
+{
+    if (m_socket && m_state == State::Open)
+        m_socket->abort();
 }
 
 QByteArray TerminalSession::maskSecret(

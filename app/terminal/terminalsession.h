@@ -66,6 +66,9 @@ public:
     void setInitialSize(int columns, int rows);
     void setWorkingDirectory(const QString &directory) { m_workingDirectory = directory; }
     void setLivenessInterval(int milliseconds) { m_livenessMs = milliseconds; }
+    // Off: the window size is never set on a multi-user shell's own PTY (no `stty -F` request),
+    // for terminals no one looks at (FollowChannel).
+    void setManagesShellSize(bool manages) { m_managesShellSize = manages; }
 
     void start();
     // Keystrokes or pasted bytes; held until the terminal is open, dropped after it ended.
@@ -74,6 +77,9 @@ public:
     void resize(int columns, int rows);
     // Ends the remote terminal (closing the socket kills the shell there). No signal follows.
     void close();
+    // Drops the connection without a close frame, as a failing network does (the server then
+    // ends the shell); what follows is what a real drop brings. For tests of reconnecting.
+    void dropConnection();
 
     State state() const { return m_state; }
     bool isActive() const
@@ -149,6 +155,7 @@ private:
     QTimer m_settleTimer; // applies the size once the shell's first output has settled
     QTimer m_innerResizeTimer; // coalesces size changes for the inner PTY
     bool m_sizeSettled = false;
+    bool m_managesShellSize = true;
     bool m_innerResizeRunning = false;
     bool m_innerResizeAgain = false;
     qint64 m_pid = 0; // the terminal's process on the server (script, in multi-user mode)

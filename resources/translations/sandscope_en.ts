@@ -276,6 +276,14 @@
     </message>
 </context>
 <context>
+    <name>sandscope::FollowChannel</name>
+    <message numerus="yes">
+        <source>%1 (gave up after %n attempt(s))</source>
+        <translation>
+            <numerusform>%1 (gave up after %n attempt)</numerusform><numerusform>%1 (gave up after %n attempts)</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>sandscope::LiveChat</name>
     <message numerus="yes">
         <source>Uploaded %1 of %n attachment(s)</source>

@@ -76,11 +76,6 @@ struct WatchedStream {
     QStringList lines;
 };
 
-QString envOr(const char *name, const QString &fallback)
-{
-    const QString value = qEnvironmentVariable(name);
-    return value.isEmpty() ? fallback : value;
-}
 
 } // namespace
 

@@ -80,11 +80,6 @@ struct LiveTerminal {
     QByteArray received;
 };
 
-QString envOr(const char *name, const QString &fallback)
-{
-    const QString value = qEnvironmentVariable(name);
-    return value.isEmpty() ? fallback : value;
-}
 
 } // namespace
 

@@ -19,6 +19,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QPointer>
+#include <QRandomGenerator>
 #include <QString>
 #include <QTimer>
 #include <QtTest/QTest>
@@ -204,6 +205,23 @@ inline QList<QModelIndex> allIndexes(
         indexes << index << allIndexes(model, index);
     }
     return indexes;
+}
+
+// An environment variable, or `fallback` when unset or empty.
+inline QString envOr(const char *name, const QString &fallback)
+{
+    const QString value = qEnvironmentVariable(name);
+    return value.isEmpty() ? fallback : value;
+}
+
+// `size` bytes of every value, the same for the same seed.
+inline QByteArray seededBytes(int size, quint32 seed)
+{
+    QRandomGenerator random(seed);
+    QByteArray bytes(size, Qt::Uninitialized);
+    for (char &byte : bytes)
+        byte = char(random.bounded(256));
+    return bytes;
 }
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a

@@ -1,0 +1,240 @@
+# Sandscope's file follower: runs in a sandbox account (or as root for the admin views),
+# follows files and pushes their bytes to Sandscope as framed lines on stdout.
+# The protocol is described in app/server/followprotocol.h; FollowChannel types this program
+# into a terminal, so every line stays far below the terminal's 4096-byte line limit.
+# Python 3.5+, standard library only (inotify through ctypes where Linux offers it).
+import base64
+import ctypes
+import ctypes.util
+import os
+import select
+import stat
+import struct
+import sys
+import time
+import zlib
+
+VERSION = 1
+CHUNK = 48 * 1024
+HEARTBEAT = 5.0
+out = sys.stdout.buffer
+
+
+def emit(*fields):
+    body = " ".join(str(f) for f in fields)
+    crc = "%08x" % (zlib.crc32(body.encode("ascii")) & 0xFFFFFFFF)
+    out.write(("@SSF " + body + " " + crc + "\n").encode("ascii"))
+
+
+def b64(data):
+    return base64.b64encode(data).decode("ascii") or "-"
+
+
+class Inotify:
+    MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
+
+    def __init__(self):
+        self.fd = -1
+        self.watches = {}
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            self.add = libc.inotify_add_watch
+            self.add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            self.fd = libc.inotify_init1(0o4000 | 0o2000000)
+        except (OSError, AttributeError):
+            self.fd = -1
+
+    def watch(self, directory):
+        if self.fd < 0 or directory in self.watches:
+            return
+        wd = self.add(self.fd, os.fsencode(directory), self.MASK)
+        if wd >= 0:
+            self.watches[directory] = wd
+
+    def drain(self):
+        try:
+            while os.read(self.fd, 65536):
+                pass
+        except OSError:
+            pass
+
+
+class Followed:
+    def __init__(self, ident, path, offset, inode):
+        self.ident = ident
+        self.path = path
+        self.offset = offset
+        self.inode = inode  # expected; 0: whatever is there
+        self.fd = None
+        self.dev = None
+        self.state = ""  # "", "open", "gone", "error"
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def check(self):
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            if self.state != "gone":
+                self.close()
+                self.state = "gone"
+                emit("G", self.ident)
+            return
+        except OSError as error:
+            self.fail(error.strerror or str(error))
+            return
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            self.fail("%s is %s" % (self.path, what))
+            return
+        if self.fd is None or st.st_ino != self.inode or st.st_dev != self.dev:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError as error:
+                self.fail(error.strerror or str(error))
+                return
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
+                os.close(fd)
+                self.fail("%s is not a regular file" % self.path)
+                return
+            self.close()
+            if self.inode != 0 and opened.st_ino != self.inode:
+                self.offset = 0  # replaced since it was last read
+            self.fd = fd
+            self.inode = opened.st_ino
+            self.dev = opened.st_dev
+            self.state = "open"
+            emit("N", self.ident, self.inode, opened.st_size, self.offset)
+            st = opened
+        if st.st_size < self.offset:
+            self.offset = 0
+            emit("T", self.ident, st.st_size)
+        while True:
+            data = os.pread(self.fd, CHUNK, self.offset)
+            if not data:
+                break
+            emit("D", self.ident, self.offset, b64(data))
+            self.offset += len(data)
+            if len(data) < CHUNK:
+                break
+
+    def fail(self, message):
+        self.close()
+        if self.state != "error:" + message:
+            self.state = "error:" + message
+            emit("E", self.ident, b64(message.encode("utf-8", "replace")))
+
+
+class Process:
+    """A run's shell: alive while /proc/PID/cmdline (PID read from a file) names the run."""
+
+    def __init__(self, ident, pid_file, needle):
+        self.ident = ident
+        self.pid_file = pid_file
+        self.needle = needle
+        self.gone = False
+
+    def check(self):
+        if self.gone:
+            return
+        try:
+            with open(self.pid_file, "rb") as f:
+                pid = int(f.read().strip() or b"0")
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                if self.needle in f.read():
+                    return
+        except (OSError, ValueError):
+            pass
+        self.gone = True
+        emit("X", self.ident)
+
+
+def decode_path(text):
+    return os.fsdecode(base64.b64decode(text))
+
+
+def main():
+    try:
+        import termios
+        import tty
+        tty.setraw(0, termios.TCSANOW)
+    except Exception:
+        pass
+    inotify = Inotify()
+    files = {}
+    processes = {}
+    emit("R", VERSION, os.getpid(), "inotify" if inotify.fd >= 0 else "poll")
+    out.flush()
+    pending = b""
+    last_pass = 0.0
+    last_beat = time.monotonic()
+    fds = [0] + ([inotify.fd] if inotify.fd >= 0 else [])
+    period = 1.0 if inotify.fd >= 0 else 0.02
+    while True:
+        now = time.monotonic()
+        wait = max(0.0, min(period - (now - last_pass), HEARTBEAT - (now - last_beat)))
+        readable = select.select(fds, [], [], wait)[0]
+        dirty = False
+        if 0 in readable:
+            data = os.read(0, 65536)
+            if not data:
+                return
+            pending += data.replace(b"\r", b"\n")
+            lines = pending.split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                words = line.decode("ascii", "replace").split()
+                if not words:
+                    continue
+                if words[0] == "add" and len(words) == 5:
+                    f = Followed(words[1], decode_path(words[4]), int(words[2]), int(words[3]))
+                    files[words[1]] = f
+                    inotify.watch(os.path.dirname(f.path) or ".")
+                    f.check()
+                elif words[0] == "proc" and len(words) == 4:
+                    p = Process(words[1], decode_path(words[2]), base64.b64decode(words[3]))
+                    processes[words[1]] = p
+                    p.check()
+                elif words[0] == "drop" and len(words) == 2:
+                    f = files.pop(words[1], None)
+                    if f:
+                        f.close()
+                    processes.pop(words[1], None)
+                elif words[0] == "sync" and len(words) == 2:
+                    dirty = True
+                    for f in list(files.values()):
+                        f.check()
+                    emit("S", words[1])
+                elif words[0] == "quit":
+                    return
+        if inotify.fd >= 0 and inotify.fd in readable:
+            inotify.drain()
+            dirty = True
+        now = time.monotonic()
+        if dirty or now - last_pass >= period:
+            periodic = now - last_pass >= period
+            for f in list(files.values()):
+                if periodic and f.state == "gone":  # its folder may exist now
+                    inotify.watch(os.path.dirname(f.path) or ".")
+                f.check()
+            if periodic:
+                for p in list(processes.values()):
+                    p.check()
+                last_pass = now
+        if now - last_beat >= HEARTBEAT:
+            emit("H", int(time.time()))
+            last_beat = now
+        out.flush()
+
+
+try:
+    main()
+except KeyboardInterrupt:
+    pass
+except Exception as error:  # said once, on the protocol, before the follower ends
+    emit("F", b64(repr(error).encode("utf-8", "replace")))
+    out.flush()

@@ -1,0 +1,95 @@
+#pragma once
+// The protocol of Sandscope's file follower (app/terminal/follower.py), free of any I/O.
+//
+// FollowChannel types the follower into a user's terminal: `bootstrapCommand` turns echo off
+// and starts python3, which prints the load marker and reads the program (`program()`, exactly
+// its byte count) from the terminal. From then on the follower puts its terminal in raw mode and
+// talks in lines:
+//
+//   Sandscope -> follower                 follower -> Sandscope ("@SSF " + fields + " " + CRC)
+//   add ID OFFSET INODE PATH64            R VERSION PID MODE      ready (MODE: inotify or poll)
+//   proc ID PIDFILE64 NEEDLE64            N ID INODE SIZE OFFSET  file opened; reading goes on
+//   drop ID                                                      at OFFSET (0: it was replaced)
+//   sync TOKEN                            D ID OFFSET DATA64      bytes of the file at OFFSET
+//   quit                                  T ID SIZE               truncated: read again from 0
+//                                         G ID                    the file does not exist (now)
+//                                         E ID MESSAGE64          cannot be read (also: a symbolic
+//                                                                 link, a FIFO, a device)
+//                                         X ID                    the watched process is gone
+//                                         S TOKEN                 everything before was sent
+//                                         H TIME                  heartbeat, every 5 s
+//                                         F MESSAGE64             the follower failed and ends
+//
+// Every byte of a file travels as base64 on a line of its own, so what the terminal does to
+// text (CR LF, a prompt, escape sequences, the key masked) never touches the file's bytes; the
+// CRC-32 of each frame catches a frame the terminal damaged anyway. Offsets make a reconnect
+// resume exactly where the last frame ended: `add` again with that offset and the file's inode.
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+namespace sandscope::followprotocol {
+
+struct Frame {
+    enum class Kind {
+        Loading, // the bootstrap runs: send the program now
+        NoPython, // the sandbox account has no python3
+        Ready,
+        Opened,
+        Data,
+        Truncated,
+        Gone,
+        Error,
+        ProcessGone,
+        Synced,
+        Heartbeat,
+        Fatal,
+    };
+    Kind kind = Kind::Heartbeat;
+    QByteArray id;
+    qint64 offset = 0; // Data: of the first byte; Opened: where reading goes on
+    qint64 inode = 0; // Opened
+    qint64 size = 0; // Opened, Truncated
+    QByteArray data; // Data
+    QString text; // Error, Fatal: the message; Ready: the mode; Synced: the token
+    int version = 0; // Ready
+};
+
+// Splits terminal output into frames. Anything else on the terminal (a prompt, a login
+// message, the shell's escape sequences) is not a frame and is dropped.
+class FrameReader {
+public:
+    static constexpr int maxLineBytes = 1 << 20;
+
+    void feed(const QByteArray &bytes);
+    QList<Frame> takeFrames();
+    // A frame line failed its CRC or did not parse, or a line grew past maxLineBytes: the
+    // stream can no longer be trusted (the caller reconnects). The first such line is kept.
+    bool isDamaged() const { return !m_damage.isEmpty(); }
+    QString damage() const { return m_damage; }
+
+private:
+    void takeLine(const QByteArray &line);
+
+    QByteArray m_pending;
+    QList<Frame> m_frames;
+    QString m_damage;
+};
+
+quint32 crc32(const QByteArray &bytes);
+// Parses one frame line without its "\n" (a "\r" before it is allowed). False: not a frame.
+bool parseFrame(const QByteArray &line, Frame *frame, QString *why);
+// The line the follower writes for `fields` (for tests: the follower is the real writer).
+QByteArray frameLine(const QByteArray &fields);
+
+QByteArray program();
+// Typed into the user's shell (any POSIX shell): echo off, then python3 reading the program.
+QByteArray bootstrapCommand();
+QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode);
+// Watches a process: alive while the pid in `pidFile` runs a command line containing `needle`.
+QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle);
+QByteArray dropCommand(const QByteArray &id);
+QByteArray syncCommand(const QByteArray &token);
+
+} // namespace sandscope::followprotocol

@@ -1,0 +1,317 @@
+// The file follower (app/terminal/follower.py) run for real by python3 on a pipe, read with
+// the same FrameReader FollowChannel uses: every byte of a followed file arrives exactly once,
+// in order, whatever the file holds and however it grows; rewrites, truncations and deletions
+// are told apart; resuming at an offset in the same file gives exactly the rest; links, FIFOs
+// and folders are refused without blocking; a watched process that ends is reported.
+// The transport over a real server's terminal is tested by tests/integration/tst_followchannel.
+
+#include "terminal/followprotocol.h"
+#include "testing.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace sandscope;
+using namespace sandscope::test;
+using followprotocol::Frame;
+
+namespace {
+
+class LocalFollower {
+public:
+    explicit LocalFollower(const QString &dir)
+    {
+        QFile program(dir + QStringLiteral("/follower.py"));
+        if (program.open(QIODevice::WriteOnly))
+            program.write(followprotocol::program());
+        program.close();
+        m_process.setProgram(QStringLiteral("python3"));
+        m_process.setArguments({QStringLiteral("-u"), program.fileName()});
+        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, [this] {
+            m_reader.feed(m_process.readAllStandardOutput());
+            m_frames += m_reader.takeFrames();
+        });
+        m_process.start();
+    }
+    ~LocalFollower()
+    {
+        m_process.closeWriteChannel();
+        if (!m_process.waitForFinished(5000))
+            m_process.kill();
+        m_process.waitForFinished(2000);
+    }
+
+    bool waitFor(const std::function<bool()> &condition, int ms = 20000)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (!condition()) {
+            if (timer.elapsed() > ms || m_reader.isDamaged())
+                return false;
+            QTest::qWait(5);
+        }
+        return true;
+    }
+    bool ready()
+    {
+        return waitFor([this] { return count(Frame::Kind::Ready) > 0; });
+    }
+    void send(const QByteArray &command) { m_process.write(command); }
+    int count(Frame::Kind kind, const QByteArray &id = {}) const
+    {
+        return int(std::count_if(m_frames.cbegin(), m_frames.cend(), [&](const Frame &frame) {
+            return frame.kind == kind && (id.isEmpty() || frame.id == id);
+        }));
+    }
+    // The file as the frames rebuild it: data at its offsets, a rewrite starting it over.
+    QByteArray rebuilt(const QByteArray &id, QString *problem) const
+    {
+        QByteArray content;
+        for (const Frame &frame : m_frames) {
+            if (frame.id != id)
+                continue;
+            if (frame.kind == Frame::Kind::Truncated
+                || (frame.kind == Frame::Kind::Opened && frame.offset == 0))
+                content.clear();
+            if (frame.kind != Frame::Kind::Data)
+                continue;
+            if (frame.offset != content.size() && problem->isEmpty())
+                *problem = QStringLiteral("data at %1, expected %2")
+                               .arg(frame.offset)
+                               .arg(content.size());
+            content += frame.data;
+        }
+        return content;
+    }
+    bool synced(const QByteArray &token)
+    {
+        send(followprotocol::syncCommand(token));
+        return waitFor([&] {
+            return std::any_of(m_frames.cbegin(), m_frames.cend(), [&](const Frame &frame) {
+                return frame.kind == Frame::Kind::Synced
+                    && frame.text == QString::fromLatin1(token);
+            });
+        });
+    }
+    QList<Frame> frames() const { return m_frames; }
+    QString damage() const { return m_reader.damage(); }
+
+private:
+    QProcess m_process;
+    followprotocol::FrameReader m_reader;
+    QList<Frame> m_frames;
+};
+
+void append(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::Append));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
+
+
+qint64 inodeOf(const QString &path)
+{
+    struct stat st { };
+    return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? qint64(st.st_ino) : -1;
+}
+
+} // namespace
+
+class TestFollower : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QFAIL("python3 is required (scripts/install-deps.sh installs it)");
+    }
+
+    // Property over random inputs: any frame line the follower format allows parses back to
+    // its fields, fed in any chunking, with noise lines between; one flipped byte is caught.
+    void framesSurviveAnyChunkingAndADamagedByteIsCaught()
+    {
+        QRandomGenerator random(7);
+        for (int round = 0; round < 200; ++round) {
+            const QByteArray data = seededBytes(int(random.bounded(300)), random.generate());
+            const qint64 offset = random.bounded(1 << 30);
+            const QByteArray line = followprotocol::frameLine("D 7 " + QByteArray::number(offset)
+                + ' ' + (data.isEmpty() ? QByteArray("-") : data.toBase64()));
+            const QByteArray stream = "user@box:~$ \x1b[?2004l\r\n" + line + "noise\r\n" + line;
+            followprotocol::FrameReader reader;
+            for (int at = 0; at < stream.size();) {
+                const int step = 1 + int(random.bounded(40));
+                reader.feed(stream.mid(at, step));
+                at += step;
+            }
+            const QList<Frame> frames = reader.takeFrames();
+            QVERIFY(!reader.isDamaged());
+            QCOMPARE(frames.size(), 2);
+            for (const Frame &frame : frames) {
+                QCOMPARE(frame.kind, Frame::Kind::Data);
+                QCOMPARE(frame.id, QByteArray("7"));
+                QCOMPARE(frame.offset, offset);
+                QCOMPARE(frame.data, data);
+            }
+            QByteArray damaged = line;
+            const int at = 5 + int(random.bounded(damaged.size() - 15));
+            damaged[at] = damaged.at(at) == 'A' ? 'B' : 'A';
+            followprotocol::FrameReader second;
+            second.feed(damaged);
+            QVERIFY2(second.isDamaged(), damaged.constData());
+        }
+    }
+
+    void linesWithoutTheMarkerArePassedOverAndAnEndlessLineIsDamage()
+    {
+        followprotocol::FrameReader reader;
+        reader.feed("login message\r\n$ echo @SSF\"+\"-LOAD\r\n@SSF-LOAD\r\n");
+        QList<Frame> frames = reader.takeFrames();
+        QCOMPARE(frames.size(), 1);
+        QCOMPARE(frames.first().kind, Frame::Kind::Loading);
+        reader.feed(QByteArray(followprotocol::FrameReader::maxLineBytes + 10, 'x'));
+        QVERIFY(reader.isDamaged());
+    }
+
+    void everyByteOfAGrowingFileArrivesOnceInOrder()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        const QString path = dir.filePath(QStringLiteral("run.jsonl"));
+        append(path, "{\"type\":\"system\"}\n{\"type\":\"assi");
+        follower.send(followprotocol::addCommand("1", path, 0, 0));
+        QByteArray expected = "{\"type\":\"system\"}\n{\"type\":\"assi";
+        QString problem;
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt("1", &problem) == expected; }));
+        // A partial line is completed, then bytes of every value follow in odd pieces.
+        const QByteArray binary = seededBytes(300000, 11);
+        for (int at = 0; at < binary.size(); at += 77777) {
+            append(path, binary.mid(at, 77777));
+            expected += binary.mid(at, 77777);
+        }
+        QVERIFY(follower.synced("a"));
+        QCOMPARE(follower.rebuilt("1", &problem), expected);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(follower.count(Frame::Kind::Opened, "1"), 1);
+    }
+
+    void aRewriteATruncationAndADeletionAreToldApart()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        const QString path = dir.filePath(QStringLiteral("t.jsonl"));
+        append(path, "first\nsecond\n");
+        follower.send(followprotocol::addCommand("f", path, 0, 0));
+        QString problem;
+        QVERIFY(
+            follower.waitFor([&] { return follower.rebuilt("f", &problem) == "first\nsecond\n"; }));
+        // Truncated in place: T, and the file's new bytes from offset 0.
+        QVERIFY(QFile::resize(path, 0));
+        append(path, "x\n");
+        QVERIFY(follower.waitFor([&] { return follower.count(Frame::Kind::Truncated, "f") == 1; }));
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt("f", &problem) == "x\n"; }));
+        // Replaced by another file (a new inode): N at offset 0 with the new content.
+        const QString other = dir.filePath(QStringLiteral("new"));
+        append(other, "replacement\n");
+        QVERIFY(::rename(QFile::encodeName(other).constData(), QFile::encodeName(path).constData())
+            == 0);
+        QVERIFY(
+            follower.waitFor([&] { return follower.rebuilt("f", &problem) == "replacement\n"; }));
+        QCOMPARE(follower.count(Frame::Kind::Opened, "f"), 2);
+        // Deleted: G once; created again: followed again from its start.
+        QVERIFY(QFile::remove(path));
+        QVERIFY(follower.waitFor([&] { return follower.count(Frame::Kind::Gone, "f") == 1; }));
+        append(path, "back\n");
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt("f", &problem) == "back\n"; }));
+        QVERIFY(follower.synced("z"));
+        QCOMPARE(follower.count(Frame::Kind::Gone, "f"), 1);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void resumingInTheSameFileGivesExactlyTheRest()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        const QString path = dir.filePath(QStringLiteral("r"));
+        const QByteArray content = seededBytes(100000, 3);
+        append(path, content);
+        follower.send(followprotocol::addCommand("a", path, 4321, inodeOf(path)));
+        QVERIFY(follower.synced("1"));
+        QByteArray rest;
+        for (const Frame &frame : follower.frames()) {
+            if (frame.kind == Frame::Kind::Data && frame.id == "a") {
+                QCOMPARE(frame.offset, 4321 + rest.size());
+                rest += frame.data;
+            }
+        }
+        QCOMPARE(rest, content.mid(4321));
+        // The same offset in another file (the inode differs): read from its start.
+        follower.send(followprotocol::addCommand("b", path, 4321, inodeOf(path) + 1));
+        QVERIFY(follower.synced("2"));
+        QString problem;
+        QCOMPARE(follower.rebuilt("b", &problem), content);
+    }
+
+    void linksFifosAndFoldersAreRefusedWithoutBlocking()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        const QString target = dir.filePath(QStringLiteral("secret"));
+        append(target, "not yours\n");
+        const QString link = dir.filePath(QStringLiteral("link"));
+        QVERIFY(QFile::link(target, link));
+        const QString fifo = dir.filePath(QStringLiteral("fifo"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        follower.send(followprotocol::addCommand("l", link, 0, 0));
+        follower.send(followprotocol::addCommand("p", fifo, 0, 0));
+        follower.send(followprotocol::addCommand("d", dir.path(), 0, 0));
+        QVERIFY(follower.synced("s"));
+        QCOMPARE(follower.count(Frame::Kind::Error, "l"), 1);
+        QCOMPARE(follower.count(Frame::Kind::Error, "p"), 1);
+        QCOMPARE(follower.count(Frame::Kind::Error, "d"), 1);
+        QCOMPARE(follower.count(Frame::Kind::Data), 0);
+        for (const Frame &frame : follower.frames()) {
+            if (frame.kind == Frame::Kind::Error && frame.id == "l")
+                QVERIFY2(
+                    frame.text.contains(QLatin1String("symbolic link")), qPrintable(frame.text));
+        }
+    }
+
+    void aWatchedProcessThatEndsIsReportedAndAReusedPidIsNot()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        QProcess sleeper;
+        sleeper.start(
+            QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("sleep 60 # run-4242")});
+        QVERIFY(sleeper.waitForStarted());
+        const QString pidFile = dir.filePath(QStringLiteral("pid"));
+        append(pidFile, QByteArray::number(sleeper.processId()) + '\n');
+        follower.send(followprotocol::processCommand("x", pidFile, "run-4242"));
+        follower.send(followprotocol::processCommand("y", pidFile, "another-run"));
+        QVERIFY(follower.synced("1"));
+        QTest::qWait(1300); // one periodic look
+        QCOMPARE(follower.count(Frame::Kind::ProcessGone, "x"), 0);
+        QCOMPARE(follower.count(Frame::Kind::ProcessGone, "y"), 1);
+        sleeper.kill();
+        sleeper.waitForFinished();
+        QVERIFY(
+            follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, "x") == 1; }));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFollower)
+#include "tst_follower.moc"
