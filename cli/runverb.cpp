@@ -127,6 +127,7 @@ int exitCodeOf(const RunOutcome &outcome, int stopSignal)
         return stopSignal != 0 ? 128 + stopSignal : Error;
     case RunOutcome::Kind::ErrorResult:
     case RunOutcome::Kind::NoResult:
+    case RunOutcome::Kind::Interrupted:
         return Error;
     }
     return Error;
@@ -143,6 +144,12 @@ QString outcomeMessage(const RunOutcome &outcome, const ConnectionOptions &optio
     case RunOutcome::Kind::Stopped:
         return outcome.detached ? QString()
                                 : QStringLiteral("the run was stopped before it produced a result");
+    case RunOutcome::Kind::Interrupted:
+        return outcome.failure
+            + (outcome.sessionId.isEmpty()
+                    ? QString()
+                    : QStringLiteral(" Resume its session with: sandscope run --chat <chat> "
+                                     "--resume --prompt <text>"));
     case RunOutcome::Kind::NoResult: {
         const int code = outcome.exitCode;
         QString message = QStringLiteral("the run ended without a result (claude %1)")

@@ -265,6 +265,13 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
         + quote(paths.exitFile) + QLatin1String(" && exit \"$s\"; exit 125");
 }
 
+QString detachedCommand(const QString &script)
+{
+    return QLatin1String("s=") + quote(script)
+        + QLatin1String("; if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "
+                        "\"$s\"; fi; exec sh -c \"$s\"");
+}
+
 namespace {
 // Succeeds while the run's shell runs, with its pid in $p. The pid alone could have been
 // reused; the run's shell has the run id in its command line.

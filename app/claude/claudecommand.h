@@ -94,6 +94,11 @@ QString verifyScript(const RunPaths &paths);
 // is written to the exit file and becomes the exit code of the command.
 QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const QString &runId);
 
+// `script` in a session of its own (`setsid -w`, which waits and returns its status): a server
+// that ends its commands' process groups when it stops (0.14.x) leaves the run going. Without
+// setsid the script runs as it is.
+QString detachedCommand(const QString &script);
+
 // Prints SANDSCOPE-ALIVE while the run's shell still runs, else SANDSCOPE-GONE.
 QString livenessScript(const RunPaths &paths, const QString &runId);
 

@@ -90,6 +90,8 @@ LiveRun *RunController::newTurn(const LiveRunRequest &request)
         [this](int exitCode) { endTurn(false, exitCode, QString()); });
     connect(run, &LiveRun::failed, this,
         [this](const QString &message) { endTurn(true, 0, redact(message)); });
+    connect(run, &LiveRun::interrupted, this,
+        [this](const QString &message) { endTurn(false, 0, redact(message), false, true); });
     return run;
 }
 
@@ -213,14 +215,14 @@ void RunController::onEvents(const RunEventBatch &parsed)
 }
 
 void RunController::endTurn(
-    bool transportFailed, int exitCode, const QString &failure, bool detached)
+    bool transportFailed, int exitCode, const QString &failure, bool detached, bool interrupted)
 {
     if (m_turnEnded || !m_live)
         return;
     m_turnEnded = true;
     RunOutcome outcome;
-    outcome.kind = RunOutcome::classify(
-        transportFailed, m_live->wasStopped() || detached, m_hasResult, m_result.isError);
+    outcome.kind = RunOutcome::classify(transportFailed, m_live->wasStopped() || detached,
+        m_hasResult, m_result.isError, interrupted);
     outcome.hasResult = m_hasResult;
     outcome.result = m_result;
     outcome.exitCode = exitCode;

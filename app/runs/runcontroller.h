@@ -84,7 +84,8 @@ private:
     void onEvents(const RunEventBatch &parsed);
     // `events` with the turn's prompt as a user text after the turn's init line (once a turn).
     RunEventBatch withPrompt(const RunEventBatch &events);
-    void endTurn(bool transportFailed, int exitCode, const QString &failure, bool detached = false);
+    void endTurn(bool transportFailed, int exitCode, const QString &failure, bool detached = false,
+        bool interrupted = false);
 
     OpenTerminalClient *m_client;
     QPointer<LiveRun> m_live; // the current (or last) turn

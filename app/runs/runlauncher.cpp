@@ -2,6 +2,8 @@
 
 #include "files/pathguard.h"
 #include "server/processstream.h"
+#include "terminal/followchannel.h"
+#include "util/format.h"
 
 #include <QJsonValue>
 #include <QRegularExpression>
@@ -178,6 +180,7 @@ void RunLauncher::launch(const QString &chatId, const QString &prompt,
                 return;
             }
             m_handle.home = home.captured(1);
+            startPush(); // the channel opens while the files are written
             writeEnvironment(envContent, promptBytes, options);
         });
 }
@@ -264,7 +267,8 @@ void RunLauncher::startRun(const ClaudeRunOptions &options)
         });
     });
     setState(State::Streaming);
-    stream->start(claudecommand::runScript(options, m_handle.paths(), m_handle.runId));
+    stream->start(claudecommand::detachedCommand(
+        claudecommand::runScript(options, m_handle.paths(), m_handle.runId)));
 }
 
 // --- streaming -------------------------------------------------------------------------------
@@ -298,7 +302,8 @@ void RunLauncher::acceptTerminalLine(const QString &line)
             Q_EMIT noise(line);
         return;
     }
-    appendLine(line);
+    if (!m_pushLines) // pushed lines come from the tee file itself
+        appendLine(line);
 }
 
 void RunLauncher::appendLine(const QString &line)
@@ -307,7 +312,7 @@ void RunLauncher::appendLine(const QString &line)
     const qint64 number = m_lines.size();
     if (number > m_alreadySeen)
         Q_EMIT lineReceived(number, line);
-    if (line.contains(replacementCharacter)) {
+    if (!m_pushLines && line.contains(replacementCharacter)) {
         m_pendingRepairs.insert(number);
         scheduleRepair();
     }
@@ -327,6 +332,8 @@ void RunLauncher::streamFinished(int exitCode)
                             "file or the run directory is missing)"));
         return;
     }
+    if (m_pushLines)
+        return; // the exit file comes by push, after every line
     finishWithTee(exitCode);
 }
 
@@ -334,6 +341,8 @@ void RunLauncher::streamFailed(const QString &message)
 {
     if (m_stream)
         m_stream->deleteLater();
+    if (m_pushLines)
+        return; // the run is followed by push meanwhile
     if (m_handle.home.isEmpty()) {
         fail(message);
         return;
@@ -421,17 +430,23 @@ void RunLauncher::finishWithTee(int exitCode)
             Q_EMIT notice(tr("The output could not be checked against the tee file %1.")
                               .arg(m_handle.paths().teeFile));
         m_pendingRepairs.clear();
-        if (exitCode == 0) {
-            complete(exitCode);
-            return;
-        }
-        m_client->viewFile(m_identity, m_handle.paths().stderrFile, this,
-            [this, exitCode](const Result<RawFile> &result) {
-                if (result.ok())
-                    m_standardError = QString::fromUtf8(result.value.bytes);
-                complete(exitCode);
-            });
+        completeReadingStandardError(exitCode);
     });
+}
+
+// claude's stderr tells why a run failed: read it before completing a run that did.
+void RunLauncher::completeReadingStandardError(int exitCode)
+{
+    if (exitCode == 0) {
+        complete(exitCode);
+        return;
+    }
+    m_client->viewFile(m_identity, m_handle.paths().stderrFile, this,
+        [this, exitCode](const Result<RawFile> &result) {
+            if (result.ok())
+                m_standardError = QString::fromUtf8(result.value.bytes);
+            complete(exitCode);
+        });
 }
 
 void RunLauncher::complete(int exitCode)
@@ -472,6 +487,12 @@ void RunLauncher::reattach(const RunHandle &handle, qint64 linesAlreadySeen)
             }
             if (const ResolvedPath *outside = resolved.value.firstOutside()) {
                 fail(resolved.value.refusal(*outside, m_identity.userId));
+                return;
+            }
+            m_reattaching = true;
+            startPush();
+            if (m_pushLines) {
+                setState(State::Streaming);
                 return;
             }
             if (m_handle.processId.isEmpty()) {
@@ -565,46 +586,126 @@ void RunLauncher::checkLiveness()
         });
 }
 
+// The run's shell is in a session of its own (setsid), which the server's kill of the process
+// does not reach: the signal goes to the shell's process group, found through its pid file.
 void RunLauncher::stop(int graceMs)
 {
-    if (m_stream && m_state == State::Streaming) {
-        m_stream->stop(graceMs);
-    } else if (m_state == State::FollowingTee) {
-        signalFollowedRun(QStringLiteral("TERM"));
-        QTimer::singleShot(graceMs, this, [this] {
-            if (m_state == State::FollowingTee)
-                signalFollowedRun(QStringLiteral("KILL"));
-        });
-    }
+    if (m_state != State::Streaming && m_state != State::FollowingTee)
+        return;
+    signalFollowedRun(QStringLiteral("TERM"), graceMs);
+    QTimer::singleShot(graceMs, this, [this] {
+        if (m_state == State::Streaming || m_state == State::FollowingTee)
+            signalFollowedRun(QStringLiteral("KILL"), 0);
+    });
 }
 
 void RunLauncher::kill()
 {
-    if (m_stream && m_state == State::Streaming)
-        m_stream->kill();
-    else if (m_state == State::FollowingTee)
-        signalFollowedRun(QStringLiteral("KILL"));
+    if (m_state == State::Streaming || m_state == State::FollowingTee)
+        signalFollowedRun(QStringLiteral("KILL"), 0);
 }
 
-void RunLauncher::signalFollowedRun(const QString &signalName)
+void RunLauncher::signalFollowedRun(const QString &signalName, int graceMs)
 {
     runScript(claudecommand::signalScript(m_handle.paths(), m_handle.runId, signalName),
-        [this, signalName](const ScriptOutcome &outcome) {
-            if (m_state != State::FollowingTee)
+        [this, signalName, graceMs](const ScriptOutcome &outcome) {
+            if (m_state != State::FollowingTee && m_state != State::Streaming)
                 return;
-            if (!outcome.output.contains(QLatin1String("SANDSCOPE-SIGNALLED"))
-                && !outcome.output.contains(QLatin1String("SANDSCOPE-GONE"))) {
+            const bool gone = outcome.output.contains(QLatin1String("SANDSCOPE-GONE"));
+            if (!outcome.output.contains(QLatin1String("SANDSCOPE-SIGNALLED")) && !gone) {
                 Q_EMIT notice(
                     tr("Could not send SIG%1 to the run: %2").arg(signalName, outcome.error));
                 return;
             }
+            // No shell yet (still reading its env file): the process the server knows.
+            if (gone && m_stream && m_state == State::Streaming) {
+                if (signalName == QLatin1String("KILL"))
+                    m_stream->kill();
+                else
+                    m_stream->stop(graceMs);
+            }
             m_signalSent = signalName == QLatin1String("KILL") ? 9 : 15;
+            if (m_state != State::FollowingTee)
+                return;
             // Look again soon: the exit file or the gone shell ends the run.
             m_livenessDue = true;
             m_followDelayMs = followFastMs();
             if (m_followTimer.isActive()) // else a look is under way and schedules the next
                 m_followTimer.start(m_followDelayMs);
         });
+}
+
+// --- push ------------------------------------------------------------------------------------
+
+void RunLauncher::startPush()
+{
+    FollowChannel *channel
+        = m_pushAllowed ? FollowChannel::shared(m_client, m_identity.userId) : nullptr;
+    if (!channel || channel->state() == FollowChannel::State::Unavailable)
+        return;
+    m_push = new PushedRun(channel, m_handle.paths(), m_handle.runId, this);
+    m_pushLines = true;
+    connect(m_push, &PushedRun::line, this,
+        [this](const QByteArray &line) { appendLine(QString::fromUtf8(line)); });
+    connect(m_push, &PushedRun::watchingProcess, this, [this] {
+        // The end of the run comes by push now: the process is no longer polled.
+        if (m_stream)
+            m_stream->detach();
+    });
+    connect(m_push, &PushedRun::ended, this, &RunLauncher::finishPushed);
+    connect(m_push, &PushedRun::vanished, this, &RunLauncher::pushedRunVanished);
+    connect(m_push, &PushedRun::teeDamaged, this,
+        [this](const QString &what) { Q_EMIT notice(tr("Lines may be missing: %1.").arg(what)); });
+    connect(m_push, &PushedRun::interrupted, this, [this](const QString &reason) {
+        Q_EMIT notice(tr("The connection to the server was lost (%1); reconnecting. The run goes "
+                         "on in the sandbox.")
+                          .arg(reason));
+    });
+    connect(m_push, &PushedRun::reconnected, this, [this](qint64 gapMs) {
+        Q_EMIT notice(tr("Server restarted or network back: reconnected after %1; every line "
+                         "written meanwhile is shown, none twice.")
+                          .arg(format::duration(gapMs)));
+    });
+    connect(m_push, &PushedRun::unavailable, this, &RunLauncher::pushUnavailable);
+}
+
+void RunLauncher::pushUnavailable(const QString &reason)
+{
+    if (m_push)
+        m_push->deleteLater();
+    m_pushLines = false;
+    Q_EMIT notice(tr("Live output is polled: push is not available (%1).").arg(reason));
+    if (m_state == State::Streaming)
+        followTee(); // the lines pushed so far are kept; the tee file gives the rest
+}
+
+void RunLauncher::finishPushed(int exitCode)
+{
+    if (m_stream)
+        m_stream->detach();
+    if (m_state != State::Streaming && m_state != State::FollowingTee)
+        return;
+    m_pendingRepairs.clear();
+    completeReadingStandardError(exitCode);
+}
+
+void RunLauncher::pushedRunVanished()
+{
+    if (m_stream)
+        m_stream->detach();
+    if (m_state != State::Streaming && m_state != State::FollowingTee)
+        return;
+    if (m_signalSent != 0) { // ended from here: killed by that signal
+        finishPushed(-m_signalSent);
+        return;
+    }
+    m_repairTimer.stop();
+    m_followTimer.stop();
+    setState(State::Interrupted);
+    Q_EMIT interrupted(tr("The run was interrupted: its process ended without claude's exit "
+                          "status (its process group was ended, e.g. the sandbox or its service "
+                          "restarted). Every line it wrote up to then is shown, from %1.")
+                           .arg(m_handle.paths().teeFile));
 }
 
 void RunLauncher::detach()
@@ -614,6 +715,9 @@ void RunLauncher::detach()
     m_inflight.abort();
     if (m_stream)
         m_stream->detach();
+    if (m_push)
+        m_push->deleteLater();
+    m_pushLines = false;
     setState(State::Idle);
 }
 

@@ -19,8 +19,18 @@
 // A RunHandle can be persisted; reattach() continues a run after the app was closed: by
 // process id while the server still knows it (or has its process log), otherwise by
 // following the tee file until the exit file appears or the run's shell is gone.
+//
+// Pushed, not polled: where the user's FollowChannel opens, the tee, exit and pid files are
+// followed by push (PushedRun), lines arrive byte for byte as claude wrote them (nothing to
+// repair), and the process is polled only until its pid is known (about a second); an idle run
+// then costs no request at all. The run's shell runs in a session of its own (`setsid -w`), so
+// a server restarted in place does not end it: the channel reconnects and the run goes on
+// where it was. A run whose shell is gone without an exit status was interrupted (its group
+// killed, the sandbox restarted): interrupted() says so, and the chat can resume its session.
+// When push cannot open, the launcher polls as before and says why in a notice.
 
 #include "claude/claudecommand.h"
+#include "runs/pushedrun.h"
 #include "server/connection.h"
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
@@ -59,7 +69,7 @@ struct RunHandle {
 class RunLauncher : public QObject {
     Q_OBJECT
 public:
-    enum class State { Idle, Preparing, Streaming, FollowingTee, Finished, Failed };
+    enum class State { Idle, Preparing, Streaming, FollowingTee, Finished, Failed, Interrupted };
     Q_ENUM(State)
 
     RunLauncher(OpenTerminalClient *client, Identity identity, QObject *parent = nullptr);
@@ -72,6 +82,10 @@ public:
     void setPollIntervals(int fastMs, int idleMaxMs);
     // How often a followed run is checked for being alive while its tee file does not grow.
     void setLivenessInterval(int ms) { m_livenessIntervalMs = ms; }
+    // Off: lines are polled even where push works (tests and the benchmark of the polling path).
+    void setPushAllowed(bool allowed) { m_pushAllowed = allowed; }
+    // Lines arrive by push now (false before the start, and after a fallback to polling).
+    bool isPushed() const { return m_pushLines; }
 
     // `environment` goes into the env file only (secrets belong there). Everything fails
     // through failed(); nothing is emitted synchronously.
@@ -109,6 +123,10 @@ Q_SIGNALS:
     // (negative: the run was killed by that signal).
     void finished(int exitCode);
     void failed(const QString &message);
+    // The run's shell is gone without claude's exit status, and not by a signal from here:
+    // its process group was ended (a container or service restart). Every line it wrote was
+    // delivered; its Claude session can be resumed.
+    void interrupted(const QString &message);
     void stateChanged(sandscope::RunLauncher::State state);
 
 private:
@@ -141,13 +159,19 @@ private:
     void fetchTee(std::function<void(bool ok, const QList<QByteArray> &lines)> done);
     void applyTee(const QList<QByteArray> &teeLines, bool final);
 
+    void startPush();
+    void pushUnavailable(const QString &reason);
+    void finishPushed(int exitCode);
+    void pushedRunVanished();
+
     void followTee();
     // Each look at a followed tee file costs two requests (exit file, tee file).
     int followFastMs() const { return 2 * m_fastMs; }
     void followPoll();
     void checkLiveness();
-    void signalFollowedRun(const QString &signalName);
+    void signalFollowedRun(const QString &signalName, int graceMs);
     void finishWithTee(int exitCode);
+    void completeReadingStandardError(int exitCode);
     void complete(int exitCode);
 
     OpenTerminalClient *m_client;
@@ -156,6 +180,10 @@ private:
     State m_state = State::Idle;
     RunHandle m_handle;
     QPointer<ProcessStream> m_stream;
+    QPointer<PushedRun> m_push;
+    bool m_pushAllowed = true;
+    bool m_pushLines = false; // lines come from m_push, the stream's output is not used
+    bool m_reattaching = false;
     LineAssembler m_assembler;
     bool m_inStream = false; // the begin marker was seen
     QStringList m_lines;

@@ -32,6 +32,11 @@ LiveRun::LiveRun(OpenTerminalClient *client, LiveRunRequest request, QObject *pa
         m_active = false;
         Q_EMIT finished(exitCode);
     });
+    connect(&m_launcher, &RunLauncher::interrupted, this, [this](const QString &message) {
+        pump(true);
+        m_active = false;
+        Q_EMIT interrupted(redact(message));
+    });
     connect(&m_launcher, &RunLauncher::failed, this, [this](const QString &message) {
         pump(true);
         m_active = false;

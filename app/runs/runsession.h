@@ -79,6 +79,8 @@ Q_SIGNALS:
     // exitCode is claude's (negative: killed by that signal); failed() ends a run instead.
     void finished(int exitCode);
     void failed(const QString &message); // masked
+    // The run's process ended without an exit status, not from here (RunLauncher::interrupted).
+    void interrupted(const QString &message); // masked
 
 private:
     void pump(bool force);

@@ -209,6 +209,8 @@ void finishReply(QNetworkAccessManager *network, const ServerConnection &connect
 void startReply(
     QNetworkAccessManager *network, const ServerConnection &connection, PendingCall *call)
 {
+    if (auto *client = qobject_cast<OpenTerminalClient *>(call->parent()))
+        client->countRequest();
     const QNetworkRequest request = protocol::buildRequest(connection, call->identity, call->spec);
     const QByteArray &method = call->spec.method;
     QNetworkReply *reply = nullptr;

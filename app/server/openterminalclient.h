@@ -52,6 +52,9 @@ public:
     explicit OpenTerminalClient(ServerConnection connection, QObject *parent = nullptr);
 
     const ServerConnection &connection() const { return m_connection; }
+    // HTTP requests sent so far (each retry counts), for benchmarks and tests of what polls.
+    qint64 requestCount() const { return m_requestCount; }
+    void countRequest() { ++m_requestCount; }
     void setConnection(const ServerConnection &connection) { m_connection = connection; }
 
     // Discovery (no key needed)
@@ -108,6 +111,7 @@ public:
 private:
     QNetworkAccessManager *m_network;
     ServerConnection m_connection;
+    qint64 m_requestCount = 0;
 };
 
 } // namespace sandscope

@@ -3,13 +3,16 @@
 namespace sandscope {
 
 RunOutcome::Kind RunOutcome::classify(
-    bool transportFailed, bool stopRequested, bool hasResult, bool isError)
+    bool transportFailed, bool stopRequested, bool hasResult, bool isError, bool interrupted)
 {
     if (transportFailed)
         return Kind::TransportFailed;
-    // A result that arrived before the stop took effect still counts as the turn's end.
-    if (!hasResult)
-        return stopRequested ? Kind::Stopped : Kind::NoResult;
+    // A result that arrived before the stop or the interruption still ends the turn.
+    if (!hasResult) {
+        if (stopRequested)
+            return Kind::Stopped;
+        return interrupted ? Kind::Interrupted : Kind::NoResult;
+    }
     return isError ? Kind::ErrorResult : Kind::Ok;
 }
 
@@ -26,6 +29,8 @@ QString RunOutcome::kindName(Kind kind)
         return QStringLiteral("stopped");
     case Kind::TransportFailed:
         return QStringLiteral("transport failed");
+    case Kind::Interrupted:
+        return QStringLiteral("interrupted");
     }
     return {};
 }

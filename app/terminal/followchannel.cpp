@@ -84,6 +84,11 @@ FollowChannel::~FollowChannel()
         m_terminal->close();
 }
 
+TerminalSession *FollowChannel::terminal() const
+{
+    return m_terminal;
+}
+
 FollowedFile *FollowChannel::follow(const QString &path, qint64 offset, QObject *owner)
 {
     return add(new FollowedFile(this, QByteArray::number(m_nextId++), path, offset), owner);

@@ -62,7 +62,7 @@ public:
     // Stops reconnecting after this many failed attempts in a row (0: never stops).
     void setMaxAttempts(int attempts) { m_maxAttempts = attempts; }
     // The current terminal, for tests that drop it on purpose.
-    TerminalSession *terminal() const { return m_terminal; }
+    TerminalSession *terminal() const;
 
 Q_SIGNALS:
     void stateChanged(sandscope::FollowChannel::State state);

@@ -280,7 +280,9 @@
     <message numerus="yes">
         <source>%1 (gave up after %n attempt(s))</source>
         <translation>
-            <numerusform>%1 (gave up after %n attempt)</numerusform><numerusform>%1 (gave up after %n attempts)</numerusform></translation>
+            <numerusform>%1 (gave up after %n attempt)</numerusform>
+            <numerusform>%1 (gave up after %n attempts)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

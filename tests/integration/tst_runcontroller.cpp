@@ -7,6 +7,7 @@
 //  * a server that cannot be reached ends the turn as TransportFailed;
 //  * the server's key and the agent's secrets never reach a line, a notice or the recording.
 
+#include "controllerwatch.h"
 #include "realserver.h"
 #include "recordings/runrecording.h"
 #include "runs/runcontroller.h"
@@ -44,42 +45,6 @@ qsizetype recordedLines(const QString &path)
     return count;
 }
 
-// Everything a controller reported.
-struct Watch {
-    QList<QByteArray> lines;
-    QStringList notices;
-    RunEventBatch events;
-    QList<RunOutcome> outcomes;
-    QStringList sessions;
-    int started = 0;
-
-    explicit Watch(RunController *controller)
-    {
-        QObject::connect(controller, &RunController::lineReady, controller,
-            [this](const QByteArray &line) { lines.append(line); });
-        QObject::connect(controller, &RunController::notice, controller,
-            [this](const QString &text) { notices.append(text); });
-        QObject::connect(controller, &RunController::eventsReady, controller,
-            [this](const RunEventBatch &batch) { events += batch; });
-        QObject::connect(controller, &RunController::turnEnded, controller,
-            [this](const RunOutcome &outcome) { outcomes.append(outcome); });
-        QObject::connect(controller, &RunController::sessionKnown, controller,
-            [this](const QString &id) { sessions.append(id); });
-        QObject::connect(
-            controller, &RunController::turnStarted, controller, [this] { ++started; });
-    }
-    bool waitForTurns(int count) const
-    {
-        return QTest::qWaitFor([&] { return outcomes.size() >= count; }, runTimeoutMs);
-    }
-    bool hasBashCall() const
-    {
-        return std::any_of(events.cbegin(), events.cend(), [](const RunEvent &event) {
-            return event.kind == RunEvent::ToolUse && event.toolName == QLatin1String("Bash");
-        });
-    }
-};
-
 } // namespace
 
 class RunControllerTest : public QObject {
@@ -97,7 +62,7 @@ private:
     bool ready() const { return m_server && m_model; }
     LiveRunRequest request(const QString &chat, const QString &prompt,
         const QHash<QString, QString> &environment = {}) const;
-    void verifyNoSecret(const Watch &watch, const QString &recording) const;
+    void verifyNoSecret(const ControllerWatch &watch, const QString &recording) const;
 
     QTemporaryDir m_local;
     std::unique_ptr<RealServer> m_server;
@@ -140,7 +105,7 @@ LiveRunRequest RunControllerTest::request(
     return request;
 }
 
-void RunControllerTest::verifyNoSecret(const Watch &watch, const QString &recording) const
+void RunControllerTest::verifyNoSecret(const ControllerWatch &watch, const QString &recording) const
 {
     for (const QByteArray &line : watch.lines) {
         QVERIFY(!line.contains(m_secret.toUtf8()));
@@ -162,7 +127,7 @@ void RunControllerTest::turnEndsOkAndFollowUpResumesTheSession()
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     const QString chat = QStringLiteral("ok-") + randomToken(6, true);
     RunController controller(m_client.get());
-    Watch watch(&controller);
+    ControllerWatch watch(&controller);
     const QString recording = m_local.filePath(chat + QStringLiteral(".jsonl"));
     QString error;
     QVERIFY2(controller.openRecording(recording, {}, &error), qPrintable(error));
@@ -207,7 +172,7 @@ void RunControllerTest::stopEscalatesToKillThenStopsWaiting()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     RunController controller(m_client.get());
-    Watch watch(&controller);
+    ControllerWatch watch(&controller);
     QCOMPARE(controller.requestStop(), RunController::StopStep::None); // nothing runs
     controller.startTurn(request(
         QStringLiteral("stop-") + randomToken(6, true), QStringLiteral("CMD: tail -f /dev/null")));
@@ -250,7 +215,7 @@ void RunControllerTest::modelErrorEndsTheTurnAsErrorResult()
     QString error;
     QVERIFY2(refusing.start(&error), qPrintable(error));
     RunController controller(m_client.get());
-    Watch watch(&controller);
+    ControllerWatch watch(&controller);
     controller.startTurn(request(QStringLiteral("err-") + randomToken(6, true),
         QStringLiteral("hello"), refusing.agentEnvironment(m_secret)));
     QVERIFY(watch.waitForTurns(1));
@@ -273,7 +238,7 @@ void RunControllerTest::unreachableServerEndsTheTurnAsTransportFailed()
     probe.close();
     OpenTerminalClient client(connection);
     RunController controller(&client);
-    Watch watch(&controller);
+    ControllerWatch watch(&controller);
     controller.startTurn(
         request(QStringLiteral("gone-") + randomToken(6, true), QStringLiteral("hello")));
     QVERIFY(watch.waitForTurns(1));

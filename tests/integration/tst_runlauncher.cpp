@@ -9,6 +9,8 @@
 //  * a run survives its launcher: re-attached by process id, and by following the tee file;
 //  * rundiscovery finds a running run of a user, following it works and Stop ends it;
 //  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file;
+//  * by push (the default where the terminal opens) the lines are the tee file's, and a run
+//    busy in a long tool call costs no request at all; re-attaching and Stop work by push too;
 //  * what a run leaves in ~/.sandscope, stat'ed by the agent itself while it runs and after it
 //    ended, belongs to the account and is closed to others (issue 27).
 
@@ -51,6 +53,7 @@ struct Recorder {
     bool finished = false;
     int exitCode = -1;
     QString failure;
+    QString interrupted;
 
     void watch(RunLauncher *launcher)
     {
@@ -76,8 +79,10 @@ struct Recorder {
         });
         QObject::connect(launcher, &RunLauncher::failed, launcher,
             [this](const QString &message) { failure = message; });
+        QObject::connect(launcher, &RunLauncher::interrupted, launcher,
+            [this](const QString &message) { interrupted = message; });
     }
-    bool ended() const { return finished || !failure.isEmpty(); }
+    bool ended() const { return finished || !failure.isEmpty() || !interrupted.isEmpty(); }
     // The received lines with the repairs applied.
     QStringList finalLines() const
     {
@@ -184,7 +189,10 @@ private Q_SLOTS:
     void invalidChatIdIsRefused();
     void nastyPromptArrivesByteForByte();
     void reattachByProcessIdAfterLauncherDestroyed();
+    void aPushedRunIsTheTeeFileAndCostsNoRequestWhileBusy();
+    void reattachByFollowingTeeFile_data() { transports(); }
     void reattachByFollowingTeeFile();
+    void discoveredRunIsFollowedAndStopped_data() { transports(); }
     void discoveredRunIsFollowedAndStopped();
     void splitMultibyteCharactersAreRepairedFromTee();
     void filesLeftOnTheServerAreClosedToOthers();
@@ -192,7 +200,14 @@ private Q_SLOTS:
 private:
     bool ready() const { return m_server && m_model; }
     Identity newIdentity(const QString &stem) const;
-    std::unique_ptr<RunLauncher> newLauncher(const Identity &identity) const;
+    // Push allowed (the product's default) or polling only (the fallback).
+    std::unique_ptr<RunLauncher> newLauncher(const Identity &identity, bool push = true) const;
+    static void transports()
+    {
+        QTest::addColumn<bool>("push");
+        QTest::newRow("push") << true;
+        QTest::newRow("polling") << false;
+    }
     QHash<QString, QString> environment() const;
     bool waitForEnd(const Recorder &recorder) const;
     // Runs a command as `identity` to its end and returns its terminal output.
@@ -230,9 +245,10 @@ Identity RunLauncherTest::newIdentity(const QString &stem) const
     return {stem + suffix, stem + QLatin1String("-session-") + suffix};
 }
 
-std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(const Identity &identity) const
+std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(const Identity &identity, bool push) const
 {
     auto launcher = std::make_unique<RunLauncher>(m_client.get(), identity);
+    launcher->setPushAllowed(push);
     launcher->setPollIntervals(50, 500);
     launcher->setLivenessInterval(500);
     return launcher;
@@ -420,9 +436,53 @@ void RunLauncherTest::reattachByProcessIdAfterLauncherDestroyed()
         QCOMPARE(launcher->lines().at(i), QString::fromUtf8(tee.at(i)));
 }
 
+void RunLauncherTest::aPushedRunIsTheTeeFileAndCostsNoRequestWhileBusy()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlpush"));
+    const QString token = QLatin1String("pushed") + randomToken(10);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    // 9 000 euro signs: what the PTY split for the polling path arrives whole by push.
+    launcher->launch(QStringLiteral("push-1"),
+        QLatin1String("CMD: sleep 4; echo ") + token
+            + QStringLiteral("; printf '€%.0s' $(seq 9000)"),
+        options, environment());
+    const auto hasLine = [&recorder](const char *needle) {
+        return std::any_of(recorder.received.cbegin(), recorder.received.cend(),
+            [needle](const QString &l) { return l.contains(QLatin1String(needle)); });
+    };
+    QVERIFY2(QTest::qWaitFor([&] { return recorder.ended() || hasLine("tool_use"); }, runTimeoutMs),
+        qPrintable(recorder.failure));
+    QVERIFY(launcher->isPushed());
+    // Busy in its tool call: nothing is polled (the process was until its pid was known).
+    QTest::qWait(500);
+    const qint64 before = m_client->requestCount();
+    QVERIFY(QTest::qWaitFor([&] { return recorder.ended() || hasLine("tool_result"); }, 30000));
+    const qint64 during = m_client->requestCount() - before;
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    QVERIFY2(recorder.failure.isEmpty() && recorder.interrupted.isEmpty(),
+        qPrintable(recorder.failure + recorder.interrupted));
+    QCOMPARE(recorder.exitCode, 0);
+    QCOMPARE(during, qint64(0));
+    QVERIFY(recorder.damaged.isEmpty());
+    QVERIFY(recorder.repaired.isEmpty());
+    const QList<QByteArray> tee = teeLines(recorder.handle);
+    QCOMPARE(tee.size(), recorder.received.size());
+    for (qsizetype i = 0; i < tee.size(); ++i)
+        QCOMPARE(tee.at(i), recorder.received.value(i + 1).toUtf8());
+    QVERIFY2(hasToolResultWith(recorder.finalLines(), token),
+        qPrintable(
+            recorder.finalLines().filter(QStringLiteral("tool_result")).join(QLatin1Char('\n'))));
+}
+
 void RunLauncherTest::reattachByFollowingTeeFile()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    QFETCH(bool, push);
     const Identity identity = newIdentity(QStringLiteral("rlfollow"));
     const QString token = QLatin1String("done") + randomToken(10);
     ClaudeRunOptions options;
@@ -430,7 +490,7 @@ void RunLauncherTest::reattachByFollowingTeeFile()
 
     Recorder first;
     {
-        auto launcher = newLauncher(identity);
+        auto launcher = newLauncher(identity, push);
         first.watch(launcher.get());
         launcher->launch(QStringLiteral("follow-1"), QLatin1String("CMD: sleep 3; echo ") + token,
             options, environment());
@@ -444,13 +504,14 @@ void RunLauncherTest::reattachByFollowingTeeFile()
     handle.processId.clear();
     handle.logPath.clear();
 
-    auto launcher = newLauncher(identity);
+    auto launcher = newLauncher(identity, push);
     Recorder second;
     second.watch(launcher.get());
     launcher->reattach(handle, 0);
     QVERIFY2(waitForEnd(second), "the followed run did not end in time");
     QVERIFY2(second.failure.isEmpty(), qPrintable(second.failure));
-    QVERIFY(second.states.contains(RunLauncher::State::FollowingTee));
+    QCOMPARE(second.states.contains(RunLauncher::State::FollowingTee), !push);
+    QCOMPARE(launcher->isPushed(), push);
     QCOMPARE(second.exitCode, 0);
     QCOMPARE(second.received.firstKey(), 1);
     QVERIFY(hasToolResultWith(second.received.values(), token));
@@ -462,6 +523,7 @@ void RunLauncherTest::reattachByFollowingTeeFile()
 void RunLauncherTest::discoveredRunIsFollowedAndStopped()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    QFETCH(bool, push);
     const Identity identity = newIdentity(QStringLiteral("rldisc"));
     const QString chatId = QStringLiteral("disc-") + randomToken(4, true);
     const QString marker = randomToken(8, true);
@@ -517,12 +579,14 @@ void RunLauncherTest::discoveredRunIsFollowedAndStopped()
     QCOMPARE(run.promptStart, QStringLiteral("Long task CMD: tail -f /dev/null; echo ") + marker);
 
     // Followed by its tee file (no process id), then stopped: SIGTERM to its process group.
-    auto launcher = newLauncher(identity);
+    auto launcher = newLauncher(identity, push);
     Recorder second;
     second.watch(launcher.get());
     launcher->reattach(rundiscovery::handleFor(identity, listing.home, run), 0);
     QVERIFY(QTest::qWaitFor([&second] { return !second.received.isEmpty(); }, 30000));
-    QCOMPARE(launcher->state(), RunLauncher::State::FollowingTee);
+    QCOMPARE(
+        launcher->state(), push ? RunLauncher::State::Streaming : RunLauncher::State::FollowingTee);
+    QCOMPARE(launcher->isPushed(), push);
     QVERIFY(std::any_of(second.received.cbegin(), second.received.cend(),
         [](const QString &l) { return l.contains(QLatin1String("tool_use")); }));
     launcher->stop(2000);
@@ -544,7 +608,7 @@ void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()
 {
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     const Identity identity = newIdentity(QStringLiteral("rleuro"));
-    auto launcher = newLauncher(identity);
+    auto launcher = newLauncher(identity, false); // what a PTY does to text: polling only
     Recorder recorder;
     recorder.watch(launcher.get());
     ClaudeRunOptions options;

@@ -33,6 +33,8 @@ Options:
   --request-log F   append one JSON object per request to F (the API key only as a SHA-256 prefix)
   --log-prompt-blocks  also log "prompt_blocks": the unmodified text blocks of the prompt message
                     (the "prompt" field is stripped and joined), to check prompts byte for byte
+  --log-history     also log "history": each message's role and its text and tool-result texts, to
+                    check what a resumed session sent of its earlier turns
 """
 
 import argparse
@@ -363,6 +365,12 @@ class Handler(BaseHTTPRequestHandler):
                           "tools": len(body.get("tools") or []), "prompt": prompt})
             if self.options.log_prompt_blocks:
                 entry["prompt_blocks"] = prompt_blocks(body.get("messages") or [], index)
+            if self.options.log_history:
+                entry["history"] = [
+                    {"role": m.get("role"),
+                     "texts": text_blocks(m.get("content"))
+                     + [tool_result_text(r) for r in tool_results(m.get("content"))]}
+                    for m in body.get("messages") or [] if isinstance(m, dict)]
         self.record(entry)
 
         if body is None:
@@ -419,6 +427,7 @@ def main():
     parser.add_argument("--error-event", action="store_true")
     parser.add_argument("--request-log", default="")
     parser.add_argument("--log-prompt-blocks", action="store_true")
+    parser.add_argument("--log-history", action="store_true")
     options = parser.parse_args()
 
     Handler.options = options

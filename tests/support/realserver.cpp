@@ -494,8 +494,11 @@ bool startAgentSandbox(std::unique_ptr<RealServer> *server,
     if (!RealServer::canRunMultiUser()
         || QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty())
         return true;
+    // The suites CTest runs once per pinned version say which (SANDSCOPE_OT_VERSION).
+    const QString version = qEnvironmentVariable("SANDSCOPE_OT_VERSION");
     *server = std::make_unique<RealServer>(
-        RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        version.isEmpty() ? RealServer::pinnedVersion("OPEN_TERMINAL_VERSION") : version,
+        RealServer::Mode::MultiUser);
     *model = std::make_unique<ScriptedModelServer>(modelArguments);
     if ((*server)->start(error) && (*model)->start(error))
         return true;

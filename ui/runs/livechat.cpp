@@ -126,6 +126,12 @@ void LiveChat::ensureController()
     connect(m_controller, &RunController::turnEnded, this, &LiveChat::onTurnEnded);
 }
 
+QString LiveChat::resumePrompt()
+{
+    return tr("Your previous turn was interrupted before it finished (the sandbox restarted). "
+              "Continue where you left off.");
+}
+
 bool LiveChat::sendFollowUp(const QString &prompt)
 {
     if (isUploading())
@@ -139,9 +145,11 @@ bool LiveChat::sendFollowUp(const QString &prompt)
         beginTurn(retried);
         return true;
     }
-    if (!m_controller || !m_controller->canFollowUp() || prompt.trimmed().isEmpty())
+    const QString text = prompt.trimmed().isEmpty() && m_interrupted ? resumePrompt() : prompt;
+    if (!m_controller || !m_controller->canFollowUp() || text.trimmed().isEmpty())
         return false;
-    beginTurn(m_controller->followUpRequest(prompt));
+    m_interrupted = false;
+    beginTurn(m_controller->followUpRequest(text));
     return true;
 }
 
@@ -336,6 +344,14 @@ void LiveChat::onTurnEnded(const RunOutcome &outcome)
             tr("The run ended without a result (claude exit status %1).").arg(outcome.exitCode),
             true);
         break;
+    case RunOutcome::Kind::Interrupted:
+        m_interrupted = true;
+        showNotice(outcome.failure
+                + (outcome.sessionId.isEmpty()
+                        ? QString()
+                        : tr(" Resume continues session %1 as a new turn.").arg(outcome.sessionId)),
+            true);
+        break;
     case RunOutcome::Kind::Ok:
     case RunOutcome::Kind::ErrorResult:
         showNotice(outcome.sessionId.isEmpty()
@@ -367,9 +383,13 @@ void LiveChat::updateControls()
     if (live)
         m_widgets.followUpEdit->setPlaceholderText(
             tr("Follow-up prompt, sent as %1 (resumes the session)").arg(userId()));
-    m_widgets.sendButton->setToolTip(
-        tr("Resume session %1 with the follow-up prompt")
-            .arg(sessionId().isEmpty() ? tr("(not known yet)") : sessionId()));
+    m_widgets.sendButton->setText(m_interrupted ? tr("Resume") : tr("Send"));
+    m_widgets.sendButton->setToolTip(m_interrupted
+            ? tr("Continue interrupted session %1 from its transcript (claude --resume), with the "
+                 "follow-up prompt or, when it is empty: \"%2\"")
+                  .arg(sessionId(), resumePrompt())
+            : tr("Resume session %1 with the follow-up prompt")
+                  .arg(sessionId().isEmpty() ? tr("(not known yet)") : sessionId()));
 }
 
 } // namespace sandscope

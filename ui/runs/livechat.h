@@ -53,7 +53,12 @@ public:
     // Follows a run started earlier instead of starting one.
     bool attach(OpenTerminalClient *client, const LiveRunRequest &request, const RunHandle &handle,
         QString *errorMessage);
+    // Resumes the session with `prompt`; after an interrupted turn an empty prompt sends
+    // resumePrompt().
     bool sendFollowUp(const QString &prompt);
+    static QString resumePrompt();
+    // The last turn was interrupted: Send reads "Resume".
+    bool wasInterrupted() const { return m_interrupted; }
     void stop();
 
     bool isLive() const { return m_controller && m_controller->hasTurn(); }
@@ -123,6 +128,7 @@ private:
     QString m_auditProfile;
     QString m_auditServer;
 
+    bool m_interrupted = false;
     QString m_home;
     QString m_workDirectory;
     QString m_artifactsReference;
