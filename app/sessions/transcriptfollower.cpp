@@ -4,11 +4,17 @@
 #include "recordings/subagentsplicer.h"
 #include "server/shortcommand.h"
 #include "streamjson/runparser.h"
+#include "terminal/followchannel.h"
+#include "terminal/followedfile.h"
+#include "util/format.h"
 #include "util/shellquote.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+
+#include <algorithm>
+#include <limits>
 
 namespace sandscope {
 
@@ -16,6 +22,8 @@ namespace {
 
 // Consecutive failed looks before following gives up (a server restart takes a few seconds).
 constexpr int maxFailedLooks = 4;
+// A look that must not read a file (pushed): an offset no file reaches.
+constexpr qint64 pushedOffset = std::numeric_limits<qint64>::max() / 2;
 
 const QString fileMarker = QStringLiteral("SANDSCOPE-FILE");
 const QString dataMarker = QStringLiteral("SANDSCOPE-DATA");
@@ -54,6 +62,7 @@ struct TranscriptFollower::Agent {
     RunParser parser;
     RunEventBatch held; // events waiting for toolUseId
     bool reportedDenied = false;
+    bool pushed = false;
 };
 
 // What one look printed.
@@ -83,6 +92,11 @@ TranscriptFollower::TranscriptFollower(
 {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &TranscriptFollower::look);
+    m_settleTimer.setSingleShot(true);
+    connect(&m_settleTimer, &QTimer::timeout, this, [this] {
+        if (m_pushed && m_turnEnded && m_quietFor.elapsed() >= m_settleMs)
+            finish(true, QStringLiteral("the session stopped growing"));
+    });
 }
 
 TranscriptFollower::~TranscriptFollower() = default;
@@ -164,15 +178,19 @@ void TranscriptFollower::look()
 {
     if (m_lookInFlight || (m_state != State::Reading && m_state != State::Following))
         return;
+    // Pushed files are not read by a look (their bytes would arrive twice).
+    m_discoveryOnly = m_pushed;
     QHash<QString, qint64> offsets;
     for (const auto &[id, agent] : m_agents)
-        offsets.insert(id, agent->offset);
+        offsets.insert(id, m_pushed ? pushedOffset : agent->offset);
     m_lookInFlight = true;
     ++m_looks;
     delete m_lookContext;
     m_lookContext = new QObject(this);
     runShortCommand(
-        m_client, m_identity, lookScript(m_path, m_offset, m_chunkBytes, offsets), m_lookContext,
+        m_client, m_identity,
+        lookScript(m_path, m_pushed ? pushedOffset : m_offset, m_chunkBytes, offsets),
+        m_lookContext,
         [this](const Result<CommandOutput> &result) {
             // A look that ended after finish() (its context is deleted later) changes nothing.
             if (m_state == State::Finished || m_state == State::Failed)
@@ -281,6 +299,8 @@ void TranscriptFollower::handleLook(const Look &look)
     bool more = false; // a file has more bytes than this look could carry
     for (const Look::File &file : look.files) {
         if (file.name == QLatin1String("main")) {
+            if (m_discoveryOnly && file.data.isEmpty())
+                continue; // pushed: the look only looked for new sub-agents
             if (file.size < m_offset) {
                 Q_EMIT notice(QStringLiteral("%1 became shorter (rewritten?); only new records "
                                              "are read from here on")
@@ -319,7 +339,14 @@ void TranscriptFollower::handleLook(const Look &look)
         }
         if (file.size < 0)
             continue; // only its meta this time
-        agent.offset += file.data.size();
+        if (m_pushed && !agent.pushed) {
+            agent.offset += file.data.size();
+            pushAgent(agent); // found by this look: pushed from here on
+        } else if (m_pushed && file.data.isEmpty()) {
+            continue; // pushed: the look did not read it
+        } else {
+            agent.offset += file.data.size();
+        }
         grew = grew || !file.data.isEmpty();
         more = more || agent.offset < file.size;
         for (const QByteArray &line : takeLines(agent.pending, file.data))
@@ -368,7 +395,125 @@ void TranscriptFollower::handleLook(const Look &look)
         finish(true, QStringLiteral("the session stopped growing"));
         return;
     }
+    if (m_pushed || startPush()) {
+        if (m_settleMs >= 0 && m_turnEnded)
+            m_settleTimer.start(qMax<qint64>(0, m_settleMs - m_quietFor.elapsed()) + 1);
+        // A new Agent call: its sub-agent file is found by one look.
+        if (std::any_of(events.cbegin(), events.cend(), [](const RunEvent &event) {
+                return event.kind == RunEvent::ToolUse
+                    && (event.toolName == QLatin1String("Agent")
+                        || event.toolName == QLatin1String("Task"));
+            }))
+            m_timer.start(0);
+        return;
+    }
     scheduleLook(grew);
+}
+
+// --- push --------------------------------------------------------------------------------------
+
+bool TranscriptFollower::startPush()
+{
+    FollowChannel *channel
+        = m_pushAllowed ? FollowChannel::shared(m_client, m_identity.userId) : nullptr;
+    if (!channel || channel->state() == FollowChannel::State::Unavailable)
+        return false;
+    m_pushed = true;
+    m_pushContext = new QObject(this);
+    FollowedFile *main = channel->follow(m_path, m_offset, m_pushContext);
+    connect(main, &FollowedFile::data, this,
+        [this](qint64, const QByteArray &bytes) { pushedBytes(QStringLiteral("main"), bytes); });
+    connect(main, &FollowedFile::rewritten, this, [this](qint64 size) {
+        Q_EMIT notice(QStringLiteral("%1 was rewritten (%2); only new records are read from "
+                                     "here on")
+                          .arg(m_path, format::byteSize(size)));
+        m_pending.clear();
+        m_offset = size;
+        m_skipPushed = size; // the follower sends the new file from its start
+    });
+    connect(main, &FollowedFile::gone, this, [this] {
+        finish(false,
+            QStringLiteral("%1 was deleted while it was followed; what was read stays shown")
+                .arg(m_path));
+    });
+    connect(main, &FollowedFile::failed, this,
+        [this](const QString &message) { finish(false, message); });
+    connect(main, &FollowedFile::interrupted, this, [this](const QString &reason) {
+        Q_EMIT notice(
+            QStringLiteral("the connection to the server was lost (%1); reconnecting").arg(reason));
+    });
+    connect(main, &FollowedFile::reconnected, this, [this](qint64 gapMs) {
+        Q_EMIT notice(QStringLiteral("reconnected after %1; nothing written meanwhile is missed")
+                          .arg(format::duration(gapMs)));
+    });
+    connect(main, &FollowedFile::unavailable, this, [this](const QString &reason) {
+        Q_EMIT notice(
+            QStringLiteral("following is polled: push is not available (%1)").arg(reason));
+        stopPush();
+        if (m_state == State::Following)
+            scheduleLook(false);
+    });
+    for (auto &[id, agent] : m_agents)
+        pushAgent(*agent);
+    return true;
+}
+
+void TranscriptFollower::pushAgent(Agent &agent)
+{
+    FollowChannel *channel = FollowChannel::shared(m_client, m_identity.userId);
+    if (!channel || !m_pushContext)
+        return;
+    agent.pushed = true;
+    const QString id = agent.id;
+    const QString path
+        = m_path.chopped(6) + QStringLiteral("/subagents/agent-") + id + QStringLiteral(".jsonl");
+    FollowedFile *file = channel->follow(path, agent.offset, m_pushContext);
+    connect(file, &FollowedFile::data, this,
+        [this, id](qint64, const QByteArray &bytes) { pushedBytes(id, bytes); });
+    connect(file, &FollowedFile::failed, this, [this, id](const QString &message) {
+        Q_EMIT notice(QStringLiteral("sub-agent transcript agent-%1.jsonl: %2").arg(id, message));
+    });
+}
+
+// Pushed bytes take the path a look's take: parsed, merged, shown.
+void TranscriptFollower::pushedBytes(const QString &name, const QByteArray &pushed)
+{
+    if (m_state != State::Following || !m_pushed)
+        return;
+    QByteArray bytes = pushed;
+    if (name == QLatin1String("main") && m_skipPushed > 0) {
+        const qint64 skipped = qMin<qint64>(m_skipPushed, bytes.size());
+        bytes.remove(0, int(skipped));
+        m_skipPushed -= skipped;
+        if (bytes.isEmpty())
+            return;
+    }
+    Look look;
+    look.complete = true;
+    Look::File file;
+    file.name = name;
+    if (name == QLatin1String("main")) {
+        file.size = m_offset + bytes.size();
+    } else {
+        auto it = m_agents.find(name);
+        file.size = it == m_agents.end() ? bytes.size() : it->second->offset + bytes.size();
+    }
+    file.data = bytes;
+    look.files.append(file);
+    const bool discovery = m_discoveryOnly;
+    m_discoveryOnly = false;
+    handleLook(look);
+    m_discoveryOnly = discovery;
+}
+
+void TranscriptFollower::stopPush()
+{
+    m_pushed = false;
+    m_settleTimer.stop();
+    delete m_pushContext;
+    m_pushContext = nullptr;
+    for (auto &[id, agent] : m_agents)
+        agent->pushed = false;
 }
 
 // Sub-agents without a meta file are named by their call's result ({"agentId": …}).
@@ -395,6 +540,12 @@ void TranscriptFollower::scheduleLook(bool grew)
 void TranscriptFollower::finish(bool completed, const QString &message)
 {
     m_timer.stop();
+    if (m_pushContext) { // finish() may run inside a followed file's signal
+        m_pushContext->deleteLater();
+        m_pushContext = nullptr;
+    }
+    m_pushed = false;
+    m_settleTimer.stop();
     // Abandons a look in flight; later, because finish() may run inside that look's callback.
     if (m_lookContext)
         m_lookContext->deleteLater();

@@ -9,9 +9,12 @@
 // Sub-agent events are tagged with their Agent call (from agent-<id>.meta.json, or the call's
 // result naming the agent), the way stream-json marks them.
 //
-// Polling budget, as for live runs: a look costs about three requests (execute, status,
-// drain), so looks are 750 ms apart while the file grows (≤ 4 requests/s) and back off to one
-// per 15 s (0.2 requests/s) while it does not.
+// Once caught up, following is pushed where the user's FollowChannel opens: the transcript
+// and each known sub-agent file arrive byte by byte as they are written, with no request while
+// the session is idle; a new sub-agent (an Agent call in the transcript) costs one look, which
+// reads only the new sub-agent files. Where push cannot open, looks are polled: a look costs
+// about three requests (execute, status, drain), so looks are 750 ms apart while the file grows
+// (≤ 4 requests/s) and back off to one per 15 s (0.2 requests/s) while it does not.
 
 #include "server/connection.h"
 #include "streamjson/runevents.h"
@@ -65,6 +68,10 @@ public:
 
     void setPollIntervals(int fastMs, int idleMaxMs);
     void setChunkBytes(qint64 bytes) { m_chunkBytes = qMax<qint64>(1024, bytes); }
+    // Off: following polls even where push works (tests of the polling path).
+    void setPushAllowed(bool allowed) { m_pushAllowed = allowed; }
+    // Following by push now.
+    bool isPushed() const { return m_pushed; }
 
     State state() const { return m_state; }
     QString transcriptPath() const { return m_path; }
@@ -102,6 +109,10 @@ private:
     void feedMain(const QByteArray &bytes);
     void feedAgent(Agent &agent, const QByteArray &bytes);
     void learnAgentCalls(const RunEventBatch &events);
+    bool startPush();
+    void pushAgent(Agent &agent);
+    void pushedBytes(const QString &name, const QByteArray &bytes);
+    void stopPush();
     void finish(bool completed, const QString &message);
 
     OpenTerminalClient *m_client;
@@ -127,6 +138,12 @@ private:
     QElapsedTimer m_quietFor;
     QTimer m_timer;
     QObject *m_lookContext = nullptr; // owns the running look; deleted to abandon it
+    bool m_pushAllowed = true;
+    bool m_pushed = false;
+    qint64 m_skipPushed = 0; // of a rewritten transcript: what was there when it was rewritten
+    bool m_discoveryOnly = false; // the look in flight reads only new sub-agent files
+    QObject *m_pushContext = nullptr; // owns the followed files
+    QTimer m_settleTimer; // pushed: the session settles without a look
 };
 
 } // namespace sandscope
