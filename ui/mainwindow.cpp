@@ -18,6 +18,7 @@
 #include "serverstatusview.h"
 #include "switchuserdialog.h"
 #include "tabnavigator.h"
+#include "terminal/followstatus.h"
 #include "terminal/terminalpage.h"
 #include "usage/usagepage.h"
 
@@ -290,6 +291,7 @@ void MainWindow::showNewConnection()
     m_identityBar->setConnected(false);
     m_messageBar->dismiss();
     m_serverStatus->showFacts(*m_session);
+    m_serverStatus->watchFollowing(FollowStatus::of(m_session->client()));
 }
 
 void MainWindow::showAdminAccess()

@@ -1,6 +1,7 @@
 #include "serverstatusview.h"
 
 #include "connection/serversession.h"
+#include "terminal/followstatus.h"
 
 #include <QFrame>
 #include <QHBoxLayout>
@@ -14,7 +15,9 @@ ServerStatusView::ServerStatusView(QWidget *parent)
     , m_version(new QLabel(this))
     , m_features(new QLabel(this))
     , m_mode(new QLabel(this))
+    , m_live(new QLabel(this))
 {
+    m_live->setObjectName(QStringLiteral("liveLabel"));
     m_server->setObjectName(QStringLiteral("serverLabel"));
     m_version->setObjectName(QStringLiteral("versionLabel"));
     m_features->setObjectName(QStringLiteral("featuresLabel"));
@@ -23,7 +26,7 @@ ServerStatusView::ServerStatusView(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     bool first = true;
-    for (QLabel *label : {m_server, m_version, m_features, m_mode}) {
+    for (QLabel *label : {m_server, m_version, m_features, m_mode, m_live}) {
         if (!first) {
             auto *separator = new QFrame(this);
             separator->setFrameShape(QFrame::VLine);
@@ -40,7 +43,7 @@ ServerStatusView::ServerStatusView(QWidget *parent)
 void ServerStatusView::showFacts(const ServerSession &session)
 {
     setLabels(session);
-    const QLabel *const separated[] = {m_version, m_features, m_mode};
+    const QLabel *const separated[] = {m_version, m_features, m_mode, m_live};
     for (int i = 0; i < m_separators.size(); ++i)
         m_separators.at(i)->setVisible(!separated[i]->text().isEmpty());
 }
@@ -48,11 +51,26 @@ void ServerStatusView::showFacts(const ServerSession &session)
 QString ServerStatusView::text() const
 {
     QStringList parts;
-    for (const QLabel *label : {m_server, m_version, m_features, m_mode}) {
+    for (const QLabel *label : {m_server, m_version, m_features, m_mode, m_live}) {
         if (!label->text().isEmpty())
             parts << label->text();
     }
     return parts.join(QStringLiteral(" · "));
+}
+
+void ServerStatusView::watchFollowing(FollowStatus *status)
+{
+    if (m_followStatus)
+        disconnect(m_followStatus, nullptr, this, nullptr);
+    m_followStatus = status;
+    const auto update = [this] {
+        m_live->setText(m_followStatus ? m_followStatus->text() : QString());
+        m_live->setToolTip(m_followStatus ? m_followStatus->toolTip() : QString());
+        m_separators.constLast()->setVisible(!m_live->text().isEmpty());
+    };
+    if (status)
+        connect(status, &FollowStatus::changed, this, update);
+    update();
 }
 
 void ServerStatusView::setLabels(const ServerSession &session)

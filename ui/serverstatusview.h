@@ -4,6 +4,7 @@
 // tip), each shown only when known, separated by thin lines.
 
 #include <QList>
+#include <QPointer>
 #include <QWidget>
 
 class QFrame;
@@ -11,6 +12,7 @@ class QLabel;
 
 namespace sandscope {
 
+class FollowStatus;
 class ServerSession;
 
 class ServerStatusView : public QWidget {
@@ -19,6 +21,8 @@ public:
     explicit ServerStatusView(QWidget *parent = nullptr);
 
     void showFacts(const ServerSession &session);
+    // How live views get their bytes (pushed, reconnecting, polled and why), kept up to date.
+    void watchFollowing(FollowStatus *status);
     // The facts as one line, e.g. "server … · open-terminal 0.14.5 · …".
     QString text() const;
 
@@ -29,6 +33,8 @@ private:
     QLabel *m_version;
     QLabel *m_features;
     QLabel *m_mode;
+    QLabel *m_live;
+    QPointer<FollowStatus> m_followStatus;
     QList<QFrame *> m_separators; // before the version, features and mode labels
 };
 

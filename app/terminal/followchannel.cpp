@@ -2,6 +2,7 @@
 
 #include "server/openterminalclient.h"
 #include "terminal/followedfile.h"
+#include "terminal/followstatus.h"
 #include "terminal/terminalsession.h"
 
 namespace sandscope {
@@ -50,7 +51,9 @@ FollowChannel *FollowChannel::shared(OpenTerminalClient *client, const QString &
         if (channel->m_state != State::Unavailable || !channel->m_files.isEmpty())
             return channel;
     }
-    return new FollowChannel(client, userId, client);
+    auto *channel = new FollowChannel(client, userId, client);
+    FollowStatus::of(client)->add(channel);
+    return channel;
 }
 
 FollowChannel::FollowChannel(OpenTerminalClient *client, const QString &userId, QObject *parent)

@@ -10,6 +10,7 @@
 #include "server/openterminalprotocol.h"
 #include "terminal/followchannel.h"
 #include "terminal/followedfile.h"
+#include "terminal/followstatus.h"
 #include "terminal/terminalsession.h"
 #include "testing.h"
 
@@ -62,8 +63,6 @@ struct Received {
     QStringList problems;
     QString unavailable;
 };
-
-
 
 } // namespace
 
@@ -150,6 +149,7 @@ private Q_SLOTS:
             qPrintable(channel->reason()));
         QCOMPARE(channel->state(), FollowChannel::State::Open);
         QCOMPARE(channel->mode(), QStringLiteral("inotify"));
+        QCOMPARE(FollowStatus::of(m_client.get())->text(), QStringLiteral("live: pushed"));
         write(QStringLiteral("grow.jsonl"), "tem\"}\n");
         QVERIFY(
             QTest::qWaitFor([&] { return received.bytes == "{\"type\":\"system\"}\n"; }, waitMs));
@@ -244,10 +244,15 @@ private Q_SLOTS:
         QCOMPARE(status, 429);
         QObject owner;
         FollowChannel channel(m_client.get(), m_user + QStringLiteral("y"));
+        FollowStatus::of(m_client.get())->add(&channel);
         FollowedFile *file = channel.follow(m_home + QLatin1String("/any"), 0, &owner);
         Received received(file);
         QVERIFY(QTest::qWaitFor([&] { return !received.unavailable.isEmpty(); }, waitMs));
         QCOMPARE(channel.state(), FollowChannel::State::Unavailable);
+        // The status bar's line says the views are polled, and why.
+        const QString said = FollowStatus::of(m_client.get())->text();
+        QVERIFY2(said.startsWith(QLatin1String("live: polled (")), qPrintable(said));
+        QVERIFY(said.contains(channel.reason()));
         QVERIFY2(received.unavailable.contains(QLatin1String("429"))
                 || received.unavailable.contains(QLatin1String("limit"), Qt::CaseInsensitive)
                 || received.unavailable.contains(QLatin1String("too many"), Qt::CaseInsensitive),

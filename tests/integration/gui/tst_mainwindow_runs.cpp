@@ -27,6 +27,7 @@
 #include "util/shellquote.h"
 
 #include <QFile>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -167,6 +168,11 @@ void RunWindowTest::closedRunIsListedReattachedAndStopped()
                  },
                  runTimeoutMs),
         qPrintable(first->noticeText()));
+    // The status bar says how the run's lines arrive.
+    const QLabel *live = m_window->findChild<QLabel *>(QStringLiteral("liveLabel"));
+    QVERIFY(live);
+    QTRY_COMPARE(live->text(), QStringLiteral("live: pushed"));
+    QVERIFY2(live->toolTip().contains(m_window->identity().userId), qPrintable(live->toolTip()));
 
     // Closing the tab (what its close button does) leaves the run going in the sandbox.
     const int tabs = m_window->pages()->count();
