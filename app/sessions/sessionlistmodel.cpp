@@ -113,6 +113,35 @@ void SessionListModel::setKnowledge(
     Q_EMIT knowledgeChanged(sessionId);
 }
 
+void SessionListModel::noteWritten(const QString &path, qint64 bytes, const QDateTime &atUtc)
+{
+    const int row = rowOfPath(path);
+    if (row < 0)
+        return;
+    DiscoveredSession &session = m_sessions[row];
+    session.size += bytes;
+    session.lastActivity = atUtc;
+    session.running = true;
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+int SessionListModel::expireRunning(const QDateTime &nowUtc)
+{
+    int stillRunning = 0;
+    for (int row = 0; row < m_sessions.size(); ++row) {
+        DiscoveredSession &session = m_sessions[row];
+        if (!session.running)
+            continue;
+        if (session.lastActivity.secsTo(nowUtc) <= sessiondiscovery::runningSeconds) {
+            ++stillRunning;
+            continue;
+        }
+        session.running = false;
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    return stillRunning;
+}
+
 SessionListModel::Knowledge SessionListModel::knowledge(const QString &sessionId) const
 {
     return m_known.value(sessionId).knowledge;

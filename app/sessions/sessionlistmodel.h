@@ -70,6 +70,12 @@ public:
     QString runningReason(const DiscoveredSession &session) const;
     // The row of the transcript at `path`, or -1.
     int rowOfPath(const QString &path) const;
+    // `bytes` were written to the transcript at `path` at `atUtc` (pushed, SessionActivity):
+    // its row's last activity, size and "running now" change in place.
+    void noteWritten(const QString &path, qint64 bytes, const QDateTime &atUtc);
+    // Rows written last more than runningSeconds before `nowUtc` stop running; returns how
+    // many rows still run by the listing's measure (0: nothing left to expire).
+    int expireRunning(const QDateTime &nowUtc);
 
     // What the Chat column shows: the chat id, else the cwd with the home as ~.
     QString whereText(const DiscoveredSession &session) const;

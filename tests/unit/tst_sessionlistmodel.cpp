@@ -304,6 +304,31 @@ private Q_SLOTS:
         QCOMPARE(model.runningCount(), 0);
     }
 
+    // A pushed write runs the row at once (size and last activity grow in place); it stops
+    // running exactly when runningSeconds have passed without another.
+    void aPushedWriteRunsTheRowUntilItIsQuietForRunningSeconds()
+    {
+        SessionListModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSessions({session(QStringLiteral("a")), session(QStringLiteral("b"))}, home);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const QDateTime written = QDateTime(QDate(2026, 12, 4), QTime(8, 0), Qt::UTC);
+        model.noteWritten(model.session(1).path, 42, written);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().at(0).toModelIndex().row(), 1);
+        QCOMPARE(model.session(1).size, qint64(142));
+        QCOMPARE(model.session(1).lastActivity, written);
+        QCOMPARE(model.runningCount(), 1);
+        model.noteWritten(QStringLiteral("/not/listed.jsonl"), 1, written);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.expireRunning(written.addSecs(sessiondiscovery::runningSeconds)), 1);
+        QCOMPARE(model.runningCount(), 1);
+        QCOMPARE(model.expireRunning(written.addSecs(sessiondiscovery::runningSeconds + 1)), 0);
+        QCOMPARE(model.runningCount(), 0);
+        QCOMPARE(changed.count(), 2);
+    }
+
     // What Sandscope knows of a session's process decides "running now" over the listing's
     // guess (written in the last 30 s), until the transcript is written again after an end;
     // the State column's tool tip says which decided.

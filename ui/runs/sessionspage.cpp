@@ -3,6 +3,7 @@
 #include "runs/sessionitemdelegate.h"
 #include "runs/sparewidthcolumn.h"
 #include "server/openterminalclient.h"
+#include "sessions/sessionactivity.h"
 #include "sessions/sessionfilterproxy.h"
 #include "sessions/sessionlistmodel.h"
 #include "sessions/sessionsearchmodel.h"
@@ -54,6 +55,7 @@ SessionsPage::SessionsPage(QWidget *parent)
     : QWidget(parent)
     , m_ui(std::make_unique<Ui::SessionsPage>())
     , m_model(new SessionListModel(this))
+    , m_activity(new SessionActivity(m_model, this))
     , m_proxy(new SessionFilterProxy(this))
     , m_searchModel(new SessionSearchModel(this))
 {
@@ -64,7 +66,6 @@ SessionsPage::SessionsPage(QWidget *parent)
     setupActions();
 
     m_autoRefresh.setSingleShot(true);
-    m_autoRefresh.setInterval(defaultAutoRefreshMs);
     connect(&m_autoRefresh, &QTimer::timeout, this, [this] {
         if (!isLoading())
             refresh();
@@ -244,6 +245,7 @@ void SessionsPage::setConnection(OpenTerminalClient *client, const Identity &ide
         return;
     }
     // Nothing of the old user's or server's answers may land here.
+    m_activity->stop();
     delete m_request;
     m_request = nullptr;
     delete m_searchRequest;
@@ -271,7 +273,7 @@ void SessionsPage::showEvent(QShowEvent *event)
     QWidget::showEvent(event);
     if (!m_client || isLoading())
         return;
-    const int interval = m_autoRefresh.interval();
+    const int interval = refreshDelayMs();
     if (!m_sinceListing.isValid() || m_sinceListing.elapsed() >= interval)
         refresh();
     else
@@ -316,6 +318,11 @@ void SessionsPage::refresh()
             m_model->setListing(listing);
             m_refused = listing.refused;
             updateSearchTitles();
+            // The acting user's own sessions: their writes are pushed from here on.
+            if (isAllUsers())
+                m_activity->stop();
+            else
+                m_activity->watch(m_client, m_identity);
         } else {
             m_error = error; // the rows of the last listing stay
         }
@@ -356,7 +363,12 @@ bool SessionsPage::isAllUsers() const
 void SessionsPage::scheduleAutoRefresh()
 {
     if (m_client && isVisible())
-        m_autoRefresh.start(m_autoRefresh.interval());
+        m_autoRefresh.start(refreshDelayMs());
+}
+
+int SessionsPage::refreshDelayMs() const
+{
+    return m_refreshMs * (m_activity->isPushed() ? pushedRefreshFactor : 1);
 }
 
 QString SessionsPage::userText() const

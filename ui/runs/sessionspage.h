@@ -28,6 +28,7 @@ namespace sandscope {
 
 class OpenTerminalClient;
 class SessionFilterProxy;
+class SessionActivity;
 class SessionListModel;
 class SessionSearchModel;
 struct DiscoveredSession;
@@ -41,6 +42,9 @@ class SessionsPage : public QWidget {
     Q_OBJECT
 public:
     static constexpr int defaultAutoRefreshMs = 15000;
+    // While writes are pushed (SessionActivity), the listing only finds new sessions and
+    // recounts: it runs this many times less often.
+    static constexpr int pushedRefreshFactor = 4;
     // The titles take the width the other columns leave, at least this many characters.
     static constexpr int titleMinimumCharacters = 20;
 
@@ -51,7 +55,7 @@ public:
     // the search results and loads again when the page is visible.
     void setConnection(OpenTerminalClient *client, const Identity &identity);
     Identity identity() const { return m_identity; }
-    void setAutoRefreshInterval(int ms) { m_autoRefresh.setInterval(ms); }
+    void setAutoRefreshInterval(int ms) { m_refreshMs = ms; }
     // The admin channel for "All users" and the server's account prefix (a user id is the
     // account without it); where the homes are (tests: a folder of their own).
     void setAdminAccess(const AdminAccess &admin, const QString &accountPrefix);
@@ -120,6 +124,8 @@ private:
     void setupActions();
     void searchFromWidgets();
     void scheduleAutoRefresh();
+    // The pause between listings: longer while writes are pushed.
+    int refreshDelayMs() const;
     void updateStatus();
     void setSearchStatus(const QString &text, bool isError);
     void updateActions();
@@ -136,6 +142,7 @@ private:
     QUrl m_serverUrl;
     Identity m_identity;
     SessionListModel *m_model;
+    SessionActivity *m_activity;
     SessionFilterProxy *m_proxy;
     SessionSearchModel *m_searchModel;
     QAction *m_refreshAction = nullptr;
@@ -144,6 +151,7 @@ private:
     QAction *m_forkAction = nullptr;
     QAction *m_openFolderAction = nullptr;
     QTimer m_autoRefresh;
+    int m_refreshMs = defaultAutoRefreshMs;
     QElapsedTimer m_sinceListing; // invalid until the first listing of this connection
     QObject *m_request = nullptr; // owns the listing in flight; deleting it drops the answer
     QObject *m_searchRequest = nullptr; // the same for the search

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void subAgentHitOpensItsMainSession();
     void searchWithoutHitsSaysSo();
     void actionsEmitTheSelectedSession();
+    void aWriteToAListedSessionShowsAtOnceWithoutAListing();
     void autoRefreshRunsOnlyWhileVisible();
     void aTranscriptLinkedOutOfTheHomeIsNotListedButNamed();
     void anotherUserClearsTheRowsAndNamesTheUser();
@@ -457,6 +458,35 @@ void SessionsPageTest::aTranscriptLinkedOutOfTheHomeIsNotListedButNamed()
         qPrintable(m_page->statusText()));
 }
 
+void SessionsPageTest::aWriteToAListedSessionShowsAtOnceWithoutAListing()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs the pinned open-terminal");
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isLoading(), answerTimeoutMs);
+    const QString path = m_paths.value(QStringLiteral("resume"));
+    const SessionListModel *model = m_page->model();
+    const int row = model->rowOfPath(path);
+    QVERIFY(row >= 0);
+    QVERIFY(!model->isRunning(model->session(row))); // written an hour ago
+    const qint64 sizeBefore = model->session(row).size;
+    QSignalSpy finished(m_page.get(), &SessionsPage::listingFinished);
+    // Its writes are pushed: the page learns of one at once, with no listing and no request.
+    QTest::qWait(1000);
+    const qint64 requests = m_client->requestCount();
+    const QByteArray record = "{\"type\":\"sandscope-test\"}\n";
+    QFile transcript(path);
+    QVERIFY(transcript.open(QIODevice::Append));
+    QCOMPARE(transcript.write(record), qint64(record.size()));
+    transcript.close();
+    QTRY_VERIFY_WITH_TIMEOUT(model->isRunning(model->session(row)), 5000);
+    QCOMPARE(model->session(row).size, sizeBefore + record.size());
+    QCOMPARE(finished.count(), 0);
+    QCOMPARE(m_client->requestCount(), requests);
+    QVERIFY(m_page->model()
+                ->data(model->index(row, SessionListModel::StateColumn))
+                .toString()
+                .contains(QLatin1String("running"), Qt::CaseInsensitive));
+}
+
 void SessionsPageTest::autoRefreshRunsOnlyWhileVisible()
 {
     SANDSCOPE_REQUIRE(ready(), "needs the pinned open-terminal");
@@ -468,7 +498,8 @@ void SessionsPageTest::autoRefreshRunsOnlyWhileVisible()
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isLoading(), answerTimeoutMs);
     m_page->hide();
     finished.clear();
-    QTest::qWait(1000);
+    // Longer than the pause between listings, which is longer while writes are pushed.
+    QTest::qWait(300 * SessionsPage::pushedRefreshFactor + 400);
     QCOMPARE(finished.count(), 0);
     m_page->show();
     // Shown again after its listing grew older than the interval: it refreshes at once.
