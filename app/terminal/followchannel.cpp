@@ -2,7 +2,6 @@
 
 #include "server/openterminalclient.h"
 #include "terminal/followedfile.h"
-#include "terminal/followstatus.h"
 #include "terminal/terminalsession.h"
 
 namespace sandscope {
@@ -51,9 +50,7 @@ FollowChannel *FollowChannel::shared(OpenTerminalClient *client, const QString &
         if (channel->m_state != State::Unavailable || !channel->m_files.isEmpty())
             return channel;
     }
-    auto *channel = new FollowChannel(client, userId, client);
-    FollowStatus::of(client)->add(channel);
-    return channel;
+    return new FollowChannel(client, userId, client);
 }
 
 FollowChannel::FollowChannel(OpenTerminalClient *client, const QString &userId, QObject *parent)

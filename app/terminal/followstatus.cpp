@@ -3,12 +3,35 @@
 #include "server/openterminalclient.h"
 #include "terminal/followchannel.h"
 
+#include <QEvent>
+#include <QTimer>
+
 namespace sandscope {
 
 FollowStatus::FollowStatus(QObject *parent)
     : QObject(parent)
 {
     setObjectName(QStringLiteral("sandscope-follow-status"));
+    parent->installEventFilter(this);
+    findChannels();
+}
+
+bool FollowStatus::eventFilter(QObject *watched, QEvent *event)
+{
+    // A child is announced while it is still being constructed: looked at once it is done.
+    if (watched == parent() && event->type() == QEvent::ChildAdded)
+        QTimer::singleShot(0, this, &FollowStatus::findChannels);
+    return false;
+}
+
+void FollowStatus::findChannels()
+{
+    const auto channels
+        = parent()->findChildren<FollowChannel *>(QString(), Qt::FindDirectChildrenOnly);
+    for (FollowChannel *channel : channels) {
+        if (!m_channels.contains(channel))
+            add(channel);
+    }
 }
 
 FollowStatus *FollowStatus::of(OpenTerminalClient *client)

@@ -15,9 +15,11 @@ class OpenTerminalClient;
 class FollowStatus : public QObject {
     Q_OBJECT
 public:
-    // The status of `client`'s channels, made on first use (a child of the client).
+    // The status of `client`'s channels (FollowChannel::shared makes them children of the
+    // client, where this finds them), made on first use (a child of the client).
     static FollowStatus *of(OpenTerminalClient *client);
 
+    // A channel that is not a child of the client (tests).
     void add(FollowChannel *channel);
     // Empty while nothing is followed.
     QString text() const;
@@ -26,8 +28,12 @@ public:
 Q_SIGNALS:
     void changed();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     explicit FollowStatus(QObject *parent);
+    void findChannels();
     QList<QPointer<FollowChannel>> liveChannels() const;
 
     QList<QPointer<FollowChannel>> m_channels;
