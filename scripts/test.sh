@@ -4,8 +4,8 @@
 #   qt5   Qt 5.15 + KF5 SyntaxHighlighting (the full build on Debian 12 / Ubuntu 24.04, the
 #         one packaged): every suite, every integration suite against both server versions
 #   qt6   Qt 6 (+ KF6 SyntaxHighlighting when installed): unit, cli, tools and ui, and Qt 6's
-#         own network and WebSocket stack against the real primary server (the protocol and
-#         terminal suites); the other integration suites prove the same core client again,
+#         own network and WebSocket stack against the real primary server (the protocol,
+#         terminal and push-follow suites); the other integration suites prove the same core client again,
 #         so they run once, in qt5
 #   asan  Qt 5 with AddressSanitizer + UndefinedBehaviorSanitizer: unit, cli, tools, ui and the
 #         integration suites of the core against the primary server version (without the
@@ -116,15 +116,15 @@ for i in "${!flavour_list[@]}"; do
       else # the protocol and terminal suites against the primary version only
         ctest --preset "$flavour" -j "$jobs" -LE integration
         ctest --preset "$flavour" -j "$jobs" -R \
-          "^(integration_openterminal_${OPEN_TERMINAL_VERSION}_(single|multi)|integration_terminal_${OPEN_TERMINAL_VERSION})\$"
+          "^(integration_openterminal_${OPEN_TERMINAL_VERSION}_(single|multi)|integration_(terminal|followchannel)_${OPEN_TERMINAL_VERSION})\$"
       fi
       ;;
     asan)
       # Sanitizers need one pass over the client code: the server-version matrix of the
-      # protocol suite, the legacy terminal suite and the isolation probe (the same client
-      # calls again) are left to qt5.
+      # protocol suite, the legacy versions of the per-version suites and the isolation probe
+      # (the same client calls again) are left to qt5.
       ctest --preset "$flavour" -j "$jobs" "$@" \
-        -E "integration_openterminal_|integration_terminal_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
+        -E "integration_openterminal_|integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
       ;;
     *) ctest --preset "$flavour" -j "$jobs" "$@" ;;
   esac
