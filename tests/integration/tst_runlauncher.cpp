@@ -19,6 +19,7 @@
 #include "runs/runlauncher.h"
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
+#include "server/openterminalprotocol.h"
 #include "server/processstream.h"
 #include "testing.h"
 
@@ -196,6 +197,8 @@ private Q_SLOTS:
     void discoveredRunIsFollowedAndStopped();
     void splitMultibyteCharactersAreRepairedFromTee();
     void filesLeftOnTheServerAreClosedToOthers();
+    // Last: it leaves the server without a free terminal (giving 16 back takes half a minute).
+    void withNoTerminalLeftTheRunIsPolledAndSaysSo();
 
 private:
     bool ready() const { return m_server && m_model; }
@@ -477,6 +480,49 @@ void RunLauncherTest::aPushedRunIsTheTeeFileAndCostsNoRequestWhileBusy()
     QVERIFY2(hasToolResultWith(recorder.finalLines(), token),
         qPrintable(
             recorder.finalLines().filter(QStringLiteral("tool_result")).join(QLatin1Char('\n'))));
+}
+
+void RunLauncherTest::withNoTerminalLeftTheRunIsPolledAndSaysSo()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    // Another user takes every terminal the server has left (16 server-wide).
+    const Identity taker = newIdentity(QStringLiteral("rltaker"));
+    int status = 200;
+    for (int i = 0; i < 20 && status != 429; ++i) {
+        const Identity owner {taker.userId, taker.sessionId + QString::number(i)};
+        protocol::RequestSpec spec;
+        spec.method = "POST";
+        spec.path = QStringLiteral("/api/terminals");
+        spec.idempotent = false;
+        status = -1;
+        m_client->send(owner, spec, m_client.get(),
+            [&](const protocol::HttpResponse &response) { status = response.status; });
+        QVERIFY(QTest::qWaitFor([&] { return status != -1; }, 60000));
+    }
+    QCOMPARE(status, 429);
+
+    const Identity identity = newIdentity(QStringLiteral("rlpoll"));
+    const QString token = QLatin1String("polled") + randomToken(10);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    launcher->launch(
+        QStringLiteral("poll-1"), QLatin1String("CMD: echo ") + token, options, environment());
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    QVERIFY2(recorder.failure.isEmpty(), qPrintable(recorder.failure));
+    QCOMPARE(recorder.exitCode, 0);
+    QVERIFY(!launcher->isPushed());
+    QVERIFY(hasToolResultWith(recorder.finalLines(), token));
+    QVERIFY2(std::any_of(recorder.notices.cbegin(), recorder.notices.cend(),
+                 [](const QString &notice) {
+                     return notice.startsWith(
+                         QLatin1String("Live output is polled: push is not available"));
+                 }),
+        qPrintable(recorder.notices.join(QLatin1Char('\n'))));
+    const QList<QByteArray> tee = teeLines(recorder.handle);
+    QCOMPARE(tee.size(), recorder.received.size());
 }
 
 void RunLauncherTest::reattachByFollowingTeeFile()
