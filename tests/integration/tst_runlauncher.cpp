@@ -446,7 +446,10 @@ void RunLauncherTest::aPushedRunIsTheTeeFileAndCostsNoRequestWhileBusy()
     const QString token = QLatin1String("pushed") + randomToken(10);
     ClaudeRunOptions options;
     options.allowedTools = QStringList {QStringLiteral("Bash")};
-    auto launcher = newLauncher(identity);
+    // A client of its own: the requests counted are this run's only (the suite's other
+    // channels close their terminals with a request when they go idle).
+    OpenTerminalClient client(m_server->connection());
+    auto launcher = std::make_unique<RunLauncher>(&client, identity);
     Recorder recorder;
     recorder.watch(launcher.get());
     // 9 000 euro signs: what the PTY split for the polling path arrives whole by push.
@@ -463,9 +466,9 @@ void RunLauncherTest::aPushedRunIsTheTeeFileAndCostsNoRequestWhileBusy()
     QVERIFY(launcher->isPushed());
     // Busy in its tool call: nothing is polled (the process was until its pid was known).
     QTest::qWait(500);
-    const qint64 before = m_client->requestCount();
+    const qint64 before = client.requestCount();
     QVERIFY(QTest::qWaitFor([&] { return recorder.ended() || hasLine("tool_result"); }, 30000));
-    const qint64 during = m_client->requestCount() - before;
+    const qint64 during = client.requestCount() - before;
     QVERIFY2(waitForEnd(recorder), "the run did not end in time");
     QVERIFY2(recorder.failure.isEmpty() && recorder.interrupted.isEmpty(),
         qPrintable(recorder.failure + recorder.interrupted));
