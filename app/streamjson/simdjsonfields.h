@@ -273,6 +273,16 @@ inline constexpr std::string_view transcriptOnlyTypes[]
 
 inline bool isTranscriptOnlyType(std::string_view type)
 {
+    // Read for every line of a capture: the lengths no such type has (stream-json's own
+    // "assistant", "system", "result") are turned away before the list is walked.
+    constexpr auto lengths = [] {
+        uint64_t mask = 0;
+        for (const std::string_view known : transcriptOnlyTypes)
+            mask |= uint64_t(1) << known.size();
+        return mask;
+    }();
+    if (type.size() >= 64 || (lengths & (uint64_t(1) << type.size())) == 0)
+        return false;
     for (const std::string_view known : transcriptOnlyTypes) {
         if (type == known)
             return true;
