@@ -204,6 +204,8 @@ Q_SIGNALS:
 
 private:
     bool readRawLine(QByteArray *line);
+    qsizetype readAheadBytes() const { return m_readAhead.size() - m_readAheadPos; }
+    bool fileAtEnd() const; // nothing read ahead is left either
     void locate(RecordedLine *out, const QByteArray &raw) const;
     bool decodeRecordingEntry(const QByteArray &line, RecordedLine *out);
     int scanLine(RunSummaryScanner &scanner, const char *begin, const char *end);
@@ -216,6 +218,8 @@ private:
     struct Json;
     std::unique_ptr<Json> m_json;
     QFile m_file;
+    QByteArray m_readAhead; // read from m_file, not yet handed out (readRawLine)
+    qsizetype m_readAheadPos = 0;
     std::shared_ptr<LineSource> m_lineSource;
     bool m_keepLines = true;
     Format m_format = Format::Unknown;

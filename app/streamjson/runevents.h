@@ -11,6 +11,7 @@
 #include <QVector>
 
 #include <limits>
+#include <string_view>
 
 namespace sandscope {
 
@@ -56,11 +57,25 @@ struct TokenUsage {
 };
 
 namespace runtask {
-// A task status that ends it (system/task_* lines; docs/stream-json.md, "Tasks").
+// The task statuses that end it (system/task_* lines; docs/stream-json.md, "Tasks").
+inline constexpr std::string_view endedStatuses[] = {"completed", "failed", "stopped", "killed"};
+
+inline bool isEnded(std::string_view status)
+{
+    for (const std::string_view ended : endedStatuses) {
+        if (status == ended)
+            return true;
+    }
+    return false;
+}
+
 inline bool isEnded(const QString &status)
 {
-    return status == QLatin1String("completed") || status == QLatin1String("failed")
-        || status == QLatin1String("stopped") || status == QLatin1String("killed");
+    for (const std::string_view ended : endedStatuses) {
+        if (status == QLatin1String(ended.data(), int(ended.size())))
+            return true;
+    }
+    return false;
 }
 } // namespace runtask
 

@@ -74,46 +74,40 @@ void RunSummaryBuilder::setSessionId(const QString &sessionId)
         m_summary.sessionId = sessionId;
 }
 
-namespace {
-
-// Adds id to the set; true when it was not there yet.
-bool added(QSet<QByteArray> &set, const QByteArray &id)
-{
-    const auto before = set.size();
-    set.insert(id);
-    return set.size() != before;
-}
-
-} // namespace
-
 // The counts summary() gives are kept as ids arrive (a result may come before its call), so
 // that a summary after every batch of a 1 GB run does not walk every call.
-void RunSummaryBuilder::addToolUse(const QByteArray &toolUseId)
+void RunSummaryBuilder::addToolUse(std::string_view toolUseId)
 {
-    if (toolUseId.isEmpty())
+    if (toolUseId.empty())
         return;
-    turnOfCall(toolUseId, contextTurn());
-    if (!added(m_toolUses, toolUseId))
+    const int turn = contextTurn(); // before callOf: it may add the line's thread
+    Call &call = callOf(toolUseId, turn);
+    if (call.called)
         return;
-    m_answeredCalls += m_answered.contains(toolUseId) ? 1 : 0;
-    m_failedCalls += m_failed.contains(toolUseId) ? 1 : 0;
+    call.called = true;
+    ++m_toolCalls;
+    m_answeredCalls += call.answered ? 1 : 0;
+    m_failedCalls += call.failed ? 1 : 0;
 }
 
-void RunSummaryBuilder::addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread)
+void RunSummaryBuilder::addToolResult(std::string_view toolUseId, bool isError, bool mainThread)
 {
     if (mainThread)
         m_summary.turnFailed = false;
-    if (toolUseId.isEmpty())
+    if (toolUseId.empty())
         return;
+    const int turn = contextTurn();
+    Call &call = callOf(toolUseId, turn);
     // A call that ends after its turn did (a background agent's) moves the run's end with it,
     // as RunModel::onToolResult extends the spans around it.
-    if (m_turns[size_t(turnOfCall(toolUseId, contextTurn()))].ended)
+    if (m_turns[size_t(call.turn)].ended)
         m_lastTurnEndMs = std::max(m_lastTurnEndMs, m_lastTimeMs);
-    const bool called = m_toolUses.contains(toolUseId);
-    if (added(m_answered, toolUseId) && called)
+    if (!call.answered && call.called)
         ++m_answeredCalls;
-    if (isError && added(m_failed, toolUseId) && called)
+    call.answered = true;
+    if (isError && !call.failed && call.called)
         ++m_failedCalls;
+    call.failed = call.failed || isError;
 }
 
 namespace {
@@ -179,16 +173,16 @@ int RunSummaryBuilder::currentTurn()
 int RunSummaryBuilder::contextTurn()
 {
     const int turn = currentTurn();
-    return m_lineThread.isEmpty() ? turn : turnOfCall(m_lineThread, turn);
+    return m_lineThread.empty() ? turn : turnOfCall(m_lineThread, turn);
 }
 
-int RunSummaryBuilder::turnOfCall(const QByteArray &toolUseId, int turn)
+RunSummaryBuilder::Call &RunSummaryBuilder::callOf(std::string_view toolUseId, int turn)
 {
-    const auto found = m_callTurns.constFind(toolUseId);
-    if (found != m_callTurns.constEnd())
-        return found.value();
-    m_callTurns.insert(toolUseId, turn);
-    return turn;
+    bool inserted = false;
+    Call &call = m_calls.insert(toolUseId, &inserted);
+    if (inserted)
+        call.turn = turn;
+    return call;
 }
 
 void RunSummaryBuilder::addTurnStart()
@@ -201,7 +195,7 @@ void RunSummaryBuilder::addTurnStart()
 void RunSummaryBuilder::addTurnContent()
 {
     // A sub-agent's line names its call, which is placed now when it is new (contextFor).
-    if (m_lineThread.isEmpty())
+    if (m_lineThread.empty())
         currentTurn();
     else
         contextTurn();
@@ -230,19 +224,22 @@ void RunSummaryBuilder::addTurnTokens(int turn, const TokenUsage &messages)
         m_tokens += messages; // saturating
 }
 
-void RunSummaryBuilder::addMessageUsage(const QByteArray &messageId, const TokenUsage &usage)
+void RunSummaryBuilder::addMessageUsage(std::string_view messageId, const TokenUsage &usage)
 {
     m_summary.invalidNumbers = m_summary.invalidNumbers || usage.invalid;
-    if (messageId.isEmpty()) {
+    if (messageId.empty()) {
         addTurnTokens(contextTurn(), usage);
         return;
     }
-    Message &seen = m_messageUsage[messageId];
-    if (seen.turn < 0)
-        seen.turn = contextTurn();
-    const TokenUsage merged = mergedUsage(seen.usage, usage);
-    addTurnTokens(seen.turn, growth(seen.usage, merged));
-    seen.usage = merged;
+    Message *seen = m_messageUsage.find(messageId);
+    if (!seen) { // placed where its first line is (contextTurn may open a turn)
+        const int turn = contextTurn();
+        seen = &m_messageUsage.insert(messageId);
+        seen->turn = turn;
+    }
+    const TokenUsage merged = mergedUsage(seen->usage, usage);
+    addTurnTokens(seen->turn, growth(seen->usage, merged));
+    seen->usage = merged;
 }
 
 void RunSummaryBuilder::addResult(const ResultInfo &result)
@@ -277,22 +274,39 @@ void RunSummaryBuilder::addResult(const ResultInfo &result)
     endTurn(turn);
 }
 
-void RunSummaryBuilder::addTask(
-    const QByteArray &toolUseId, const QByteArray &taskId, const QString &status)
+void RunSummaryBuilder::addTask(std::string_view toolUseId, std::string_view taskId, bool ended)
 {
-    if (!toolUseId.isEmpty()) // RunModel::onTask: a new call's placeholder in the current turn
+    if (!toolUseId.empty()) // RunModel::onTask: a new call's placeholder in the current turn
         turnOfCall(toolUseId, currentTurn());
-    if (!toolUseId.isEmpty() && !taskId.isEmpty())
+    if (!toolUseId.empty() && !taskId.empty())
         m_taskIds.insert(taskId);
-    const bool found = !toolUseId.isEmpty() || (!taskId.isEmpty() && m_taskIds.contains(taskId));
-    if (found && m_anyTurnEnded && runtask::isEnded(status))
+    const bool found = !toolUseId.empty() || (!taskId.empty() && m_taskIds.contains(taskId));
+    if (found && m_anyTurnEnded && ended)
         m_lastTurnEndMs = std::max(m_lastTurnEndMs, m_lastTimeMs);
 }
+
+namespace {
+
+// An event's id as the UTF-8 the builder takes, held while the call it is passed to runs.
+class BuilderEventId {
+public:
+    explicit BuilderEventId(const QString &id)
+        : m_bytes(id.toUtf8())
+    {
+    }
+    operator std::string_view() const { return {m_bytes.constData(), size_t(m_bytes.size())}; }
+
+private:
+    QByteArray m_bytes;
+};
+
+} // namespace
 
 void RunSummaryBuilder::add(const RunEvent &event)
 {
     noteTime(event.arrivalMs);
-    m_lineThread = event.parentToolUseId.toUtf8();
+    const QByteArray thread = event.parentToolUseId.toUtf8();
+    m_lineThread.assign(thread.constData(), size_t(thread.size()));
     if (m_summary.sessionId.isEmpty() && !event.sessionId.isEmpty())
         m_summary.sessionId = event.sessionId;
     switch (event.kind) {
@@ -313,10 +327,10 @@ void RunSummaryBuilder::add(const RunEvent &event)
     }
     switch (event.kind) {
     case RunEvent::ToolUse:
-        addToolUse(event.toolUseId.toUtf8());
+        addToolUse(BuilderEventId(event.toolUseId));
         break;
     case RunEvent::MessageUsage:
-        addMessageUsage(event.messageId.toUtf8(), event.usage);
+        addMessageUsage(BuilderEventId(event.messageId), event.usage);
         break;
     case RunEvent::SessionInit:
         if (event.type == QLatin1String("user")) { // a transcript prompt
@@ -349,17 +363,19 @@ void RunSummaryBuilder::add(const RunEvent &event)
             addMainThreadOutcome(event.kind == RunEvent::ApiError);
         break;
     case RunEvent::ToolResult:
-        addToolResult(event.toolUseId.toUtf8(), event.isError, event.parentToolUseId.isEmpty());
+        addToolResult(
+            BuilderEventId(event.toolUseId), event.isError, event.parentToolUseId.isEmpty());
         break;
     case RunEvent::Result:
         addResult(event.result);
         break;
     case RunEvent::PermissionDenied: // RunModel::onPermissionDenied: a call's placeholder
         if (!event.toolUseId.isEmpty())
-            turnOfCall(event.toolUseId.toUtf8(), contextTurn());
+            turnOfCall(BuilderEventId(event.toolUseId), contextTurn());
         break;
     case RunEvent::Task:
-        addTask(event.toolUseId.toUtf8(), event.task.taskId.toUtf8(), event.task.status);
+        addTask(BuilderEventId(event.toolUseId), BuilderEventId(event.task.taskId),
+            runtask::isEnded(event.task.status));
         break;
     default:
         break;
@@ -390,7 +406,7 @@ TokenUsage RunSummaryBuilder::turnTokens(int turn) const
 RunSummary RunSummaryBuilder::summary(bool runEnded, qint64 endedMs) const
 {
     RunSummary result = m_summary;
-    result.toolCalls = m_toolUses.size();
+    result.toolCalls = m_toolCalls;
     result.toolErrors = m_failedCalls;
     result.unmatchedToolCalls = result.toolCalls - m_answeredCalls;
     result.lastTurnOpen = m_turns.empty() || !m_turns.back().ended;

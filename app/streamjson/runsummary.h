@@ -4,13 +4,14 @@
 // streamed through RunParser without building a tree.
 
 #include "streamjson/runevents.h"
+#include "util/flatidtable.h"
 
-#include <QHash>
 #include <QJsonObject>
-#include <QSet>
 #include <QString>
 #include <QStringList>
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace sandscope {
@@ -79,7 +80,7 @@ public:
     void add(const RunEventBatch &events);
 
     // What add(event) does for the events that count, without building a RunEvent (the
-    // summary fast path, RunSummaryScanner). Ids are UTF-8.
+    // summary fast path, RunSummaryScanner). Ids are UTF-8, only read during the call.
     bool hasSessionId() const { return !m_summary.sessionId.isEmpty(); }
     void setSessionId(const QString &sessionId);
     // The time of the line being read (ms since the epoch, never less than the last one's),
@@ -94,18 +95,19 @@ public:
     // The parent_tool_use_id of the line being read (empty: the main thread). Its calls and
     // API responses belong to the turn of the call that started its agent, where the tree
     // nests them, also when they arrive during a later turn (a background agent).
-    void setLineThread(const QByteArray &parentToolUseId) { m_lineThread = parentToolUseId; }
-    void addToolUse(const QByteArray &toolUseId);
+    void setLineThread(std::string_view parentToolUseId) { m_lineThread = parentToolUseId; }
+    void addToolUse(std::string_view toolUseId);
     // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
-    void addToolResult(const QByteArray &toolUseId, bool isError, bool mainThread);
+    void addToolResult(std::string_view toolUseId, bool isError, bool mainThread);
     void addMainThreadOutcome(bool apiError) { m_summary.turnFailed = apiError; }
     void addApiError() { ++m_summary.apiErrors; }
     // An empty id: counted for the current turn as it is (no later line can repeat it).
-    void addMessageUsage(const QByteArray &messageId, const TokenUsage &usage);
+    void addMessageUsage(std::string_view messageId, const TokenUsage &usage);
     void addResult(const ResultInfo &result);
     // A system/task_* line: a call's task that ended (completed, failed, stopped, killed)
     // after a turn did moves the run's end with it, as RunModel::onTask extends the spans.
-    void addTask(const QByteArray &toolUseId, const QByteArray &taskId, const QString &status);
+    // ended: its status is one that ends it (runtask::isEnded).
+    void addTask(std::string_view toolUseId, std::string_view taskId, bool ended);
     // runEnded=false (a live run) does not count a missing result line as an error yet, nor
     // an open turn in the duration. endedMs: when the run ended (-1: at its last line).
     RunSummary summary(bool runEnded = true, qint64 endedMs = -1) const;
@@ -116,8 +118,7 @@ public:
     // Ids held (playback's checkpoint memory estimate).
     qint64 entryCount() const
     {
-        return m_toolUses.size() + m_answered.size() + m_failed.size() + m_messageUsage.size()
-            + m_callTurns.size() + qint64(m_turns.size());
+        return m_calls.size() + m_messageUsage.size() + m_taskIds.size() + qint64(m_turns.size());
     }
 
 private:
@@ -132,27 +133,34 @@ private:
         TokenUsage usage;
         int turn = -1;
     };
+    // A call id met in any line: the turn its node is in (RunModel::toolNode's placeholder),
+    // and whether its tool_use, a tool_result and a failed one were seen.
+    struct Call {
+        int turn = -1;
+        bool called = false;
+        bool answered = false;
+        bool failed = false;
+    };
     int currentTurn(); // opens one when there is none
     // The turn of the line's thread (RunModel::contextFor): the current one for the main
     // thread, else its call's.
     int contextTurn();
     // The turn of a call, given `turn` when it is new (RunModel::toolNode's placeholder).
-    int turnOfCall(const QByteArray &toolUseId, int turn);
+    int turnOfCall(std::string_view toolUseId, int turn) { return callOf(toolUseId, turn).turn; }
+    Call &callOf(std::string_view toolUseId, int turn); // valid until the next id is added
     void endTurn(int turn);
     void endTranscriptTurn(); // a cost-state or turn_duration record
     void addTurnTokens(int turn, const TokenUsage &messages);
     void noteTime(qint64 timeMs);
 
     RunSummary m_summary;
-    QSet<QByteArray> m_toolUses;
-    QSet<QByteArray> m_answered;
-    QSet<QByteArray> m_failed;
-    QHash<QByteArray, Message> m_messageUsage;
-    QSet<QByteArray> m_taskIds; // tasks RunModel finds by their id (named with their call)
-    QHash<QByteArray, int> m_callTurns; // the turn each call id's node is in
-    QByteArray m_lineThread;
-    qint64 m_answeredCalls = 0; // of m_toolUses, those in m_answered
-    qint64 m_failedCalls = 0; // of m_toolUses, those in m_failed
+    FlatIdTable<Call> m_calls;
+    FlatIdTable<Message> m_messageUsage;
+    FlatIdTable<bool> m_taskIds; // tasks RunModel finds by their id (named with their call)
+    std::string m_lineThread;
+    qint64 m_toolCalls = 0; // of m_calls, those called
+    qint64 m_answeredCalls = 0; // of those, the answered ones
+    qint64 m_failedCalls = 0; // of those, the failed ones
     std::vector<Turn> m_turns;
     int m_current = -1; // the turn lines go to; -1 when none is open for them
     size_t m_firstOpen = 0; // results close the oldest turn still without one

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <simdjson.h>
 #include <string_view>
@@ -20,6 +21,13 @@ namespace sandscope::jsonfields {
 // Line buffers grow to the longest line seen; after a line above this size they are given
 // back, so one huge tool result does not pin hundreds of megabytes for the rest of a session.
 inline constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
+
+// Whether text is the literal `name`: a length check and a memcmp of a constant size, which the
+// compiler inlines (string_view's == went through an out-of-line call per member name read).
+template <size_t N> inline bool is(std::string_view text, const char (&name)[N])
+{
+    return text.size() == N - 1 && std::memcmp(text.data(), name, N - 1) == 0;
+}
 
 inline QString toQString(std::string_view text)
 {
@@ -51,11 +59,8 @@ inline bool boolField(const simdjson::dom::object &o, std::string_view key)
 
 // Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
 // of range are clamped instead of overflowing.
-inline qint64 integerField(const simdjson::dom::object &o, std::string_view key, qint64 fallback)
+inline qint64 integerValue(const simdjson::dom::element &value, qint64 fallback)
 {
-    simdjson::dom::element value;
-    if (o.at_key(key).get(value) != simdjson::SUCCESS)
-        return fallback;
     int64_t signedValue = 0;
     if (value.get(signedValue) == simdjson::SUCCESS)
         return signedValue;
@@ -70,6 +75,14 @@ inline qint64 integerField(const simdjson::dom::object &o, std::string_view key,
         return qint64(std::fmax(-limit, std::fmin(limit, doubleValue)));
     }
     return fallback;
+}
+
+inline qint64 integerField(const simdjson::dom::object &o, std::string_view key, qint64 fallback)
+{
+    simdjson::dom::element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return fallback;
+    return integerValue(value, fallback);
 }
 
 // A record's "timestamp" in ms since the epoch: "2026-11-29T09:28:56.815Z" (what the CLI
@@ -95,25 +108,43 @@ inline qint64 isoTimeMs(std::string_view text)
         && digits(5, 2, &month) && text[7] == '-' && digits(8, 2, &day) && text[10] == 'T'
         && digits(11, 2, &hour) && text[13] == ':' && digits(14, 2, &minute) && text[16] == ':'
         && digits(17, 2, &second) && text[19] == '.' && digits(20, 3, &millis) && text[23] == 'Z';
-    if (simple) {
-        const QDate date(year, month, day);
-        if (date.isValid() && hour < 24 && minute < 60 && second < 61)
-            return (date.toJulianDay() - QDate(1970, 1, 1).toJulianDay()) * 86400000LL
-                + ((hour * 60LL + minute) * 60 + second) * 1000 + millis;
+    static constexpr int monthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (simple && year >= 1 && month >= 1 && month <= 12 && day >= 1
+        && day <= monthDays[month - 1] + (month == 2 && leap ? 1 : 0) && hour < 24 && minute < 60
+        && second < 61) {
+        // Days since 1970-01-01 in the proleptic Gregorian calendar (QDate's, from year 1),
+        // counted from March so that the leap day comes last (H. Hinnant's days_from_civil):
+        // QDate's julianFromParts was 1 % of the summary path.
+        const int y = year - (month <= 2 ? 1 : 0);
+        const int era = y / 400;
+        const int yearOfEra = y - era * 400;
+        const int dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+        const int dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+        const qint64 days = qint64(era) * 146097 + dayOfEra - 719468;
+        return days * 86400000LL + ((hour * 60LL + minute) * 60 + second) * 1000 + millis;
     }
     const QDateTime time = QDateTime::fromString(
         QString::fromUtf8(text.data(), qsizetype(text.size())), Qt::ISODateWithMs);
     return time.isValid() ? time.toMSecsSinceEpoch() : -1;
 }
 
-inline int intField(const simdjson::dom::object &o, std::string_view key, int fallback)
+inline int intValue(const simdjson::dom::element &element, int fallback)
 {
-    const qint64 value = integerField(o, key, fallback);
+    const qint64 value = integerValue(element, fallback);
     if (value > std::numeric_limits<int>::max())
         return std::numeric_limits<int>::max();
     if (value < std::numeric_limits<int>::min())
         return std::numeric_limits<int>::min();
     return int(value);
+}
+
+inline int intField(const simdjson::dom::object &o, std::string_view key, int fallback)
+{
+    simdjson::dom::element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return fallback;
+    return intValue(value, fallback);
 }
 
 inline bool doubleField(const simdjson::dom::object &o, std::string_view key, double *out)
@@ -132,10 +163,9 @@ inline constexpr double maxValidCost = 1e9;
 
 // A token count: a whole number from 0 to below maxValidCount. Anything else that is there
 // (negative, fractional, 1e308, 18 digits, not a number) counts as 0 and sets *invalid.
-inline qint64 countField(const simdjson::dom::object &o, std::string_view key, bool *invalid)
+inline qint64 countValue(const simdjson::dom::element &value, bool *invalid)
 {
-    simdjson::dom::element value;
-    if (o.at_key(key).get(value) != simdjson::SUCCESS || value.is_null())
+    if (value.is_null())
         return 0;
     int64_t signedValue = 0;
     if (value.get(signedValue) == simdjson::SUCCESS && signedValue >= 0
@@ -151,13 +181,19 @@ inline qint64 countField(const simdjson::dom::object &o, std::string_view key, b
     return 0;
 }
 
+inline qint64 countField(const simdjson::dom::object &o, std::string_view key, bool *invalid)
+{
+    simdjson::dom::element value;
+    if (o.at_key(key).get(value) != simdjson::SUCCESS)
+        return 0;
+    return countValue(value, invalid);
+}
+
 // A cost in dollars: finite, from 0 to maxValidCost; false when missing or out of range, which
 // also sets *invalid.
-inline bool costField(
-    const simdjson::dom::object &o, std::string_view key, double *out, bool *invalid)
+inline bool costValue(const simdjson::dom::element &element, double *out, bool *invalid)
 {
-    simdjson::dom::element element;
-    if (o.at_key(key).get(element) != simdjson::SUCCESS || element.is_null())
+    if (element.is_null())
         return false;
     double value = 0;
     if (element.get(value) != simdjson::SUCCESS || !std::isfinite(value) || value < 0
@@ -169,15 +205,39 @@ inline bool costField(
     return true;
 }
 
+inline bool costField(
+    const simdjson::dom::object &o, std::string_view key, double *out, bool *invalid)
+{
+    simdjson::dom::element element;
+    if (o.at_key(key).get(element) != simdjson::SUCCESS)
+        return false;
+    return costValue(element, out, invalid);
+}
+
+// The four counts in one pass over the object, each the first member of its name (as at_key
+// finds it): one at_key per count walked the object four times.
 inline TokenUsage usageFrom(const simdjson::dom::object &usage)
 {
     TokenUsage result;
     result.present = true;
-    result.inputTokens = countField(usage, "input_tokens", &result.invalid);
-    result.outputTokens = countField(usage, "output_tokens", &result.invalid);
-    result.cacheReadInputTokens = countField(usage, "cache_read_input_tokens", &result.invalid);
-    result.cacheCreationInputTokens
-        = countField(usage, "cache_creation_input_tokens", &result.invalid);
+    bool seen[4] = {false, false, false, false};
+    auto take = [&](int which, const simdjson::dom::element &value, qint64 *out) {
+        if (seen[which])
+            return;
+        seen[which] = true;
+        *out = countValue(value, &result.invalid);
+    };
+    for (const auto field : usage) {
+        const std::string_view key = field.key;
+        if (is(key, "input_tokens"))
+            take(0, field.value, &result.inputTokens);
+        else if (is(key, "output_tokens"))
+            take(1, field.value, &result.outputTokens);
+        else if (is(key, "cache_read_input_tokens"))
+            take(2, field.value, &result.cacheReadInputTokens);
+        else if (is(key, "cache_creation_input_tokens"))
+            take(3, field.value, &result.cacheCreationInputTokens);
+    }
     return result;
 }
 
@@ -213,6 +273,16 @@ inline constexpr std::string_view transcriptOnlyTypes[]
 
 inline bool isTranscriptOnlyType(std::string_view type)
 {
+    // Read for every line of a capture: the lengths no such type has (stream-json's own
+    // "assistant", "system", "result") are turned away before the list is walked.
+    constexpr auto lengths = [] {
+        uint64_t mask = 0;
+        for (const std::string_view known : transcriptOnlyTypes)
+            mask |= uint64_t(1) << known.size();
+        return mask;
+    }();
+    if (type.size() >= 64 || (lengths & (uint64_t(1) << type.size())) == 0)
+        return false;
     for (const std::string_view known : transcriptOnlyTypes) {
         if (type == known)
             return true;

@@ -3,14 +3,13 @@
 #include "streamjson/runsummary.h"
 #include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
+#include "util/flatidtable.h"
 
-#include <QByteArray>
 #include <QString>
 
 #include <cstring>
 #include <simdjson.h>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace sandscope {
@@ -27,10 +26,170 @@ namespace {
 
 using jsonfields::retainedCapacity;
 
-QByteArray bytes(std::string_view text)
-{
-    return QByteArray(text.data(), qsizetype(text.size()));
-}
+// The members of a line the summary reads, each the first of its name as at_key finds it, read
+// in one pass over the object: at_key walks the object for every name it is asked (and to the
+// end for the missing ones), which was 11 % of `replay --summary` on 100 MB.
+struct ScannedLine {
+    enum Member : unsigned {
+        Type = 1,
+        Timestamp = 2,
+        Thread = 4,
+        Session = 8,
+        Subtype = 16,
+        ApiMessageId = 32,
+        Message = 64,
+        Event = 128,
+        ApiError = 256,
+        ApiErrorCamel = 512,
+        IsError = 1024,
+        TotalCostUsd = 2048,
+        DurationMs = 4096,
+        NumTurns = 8192,
+        Usage = 16384,
+        SinceLastResult = 32768,
+    };
+    std::string_view type;
+    std::string_view timestamp;
+    std::string_view thread; // parent_tool_use_id
+    std::string_view sessionId; // session_id
+    std::string_view subtype;
+    std::string_view apiMessageId;
+    object message;
+    object event;
+    bool hasMessage = false;
+    bool hasEvent = false;
+    // A result's: each element is there when its bit is in `present`.
+    element isError;
+    element totalCostUsd;
+    element durationMs;
+    element numTurns;
+    object usage;
+    object sinceLastResult; // model_usage_since_last_result
+    bool hasUsage = false;
+    bool hasSinceLastResult = false;
+    bool hasTranscriptSessionId = false; // "sessionId", of any type
+    bool apiErrorFlag = false; // is_api_error_message or isApiErrorMessage true
+
+    explicit ScannedLine(const object &line)
+    {
+        unsigned seen = 0;
+        auto first = [&seen](unsigned bit) {
+            const bool isFirst = (seen & bit) == 0;
+            seen |= bit;
+            return isFirst;
+        };
+        auto text = [](element value) {
+            std::string_view result;
+            return value.get(result) == simdjson::SUCCESS ? result : std::string_view();
+        };
+        auto isTrue = [](element value) {
+            bool result = false;
+            return value.get(result) == simdjson::SUCCESS && result;
+        };
+        for (const auto field : line) {
+            const std::string_view key = field.key;
+            switch (key.size()) {
+            case 4:
+                if (jsonfields::is(key, "type") && first(Type))
+                    type = text(field.value);
+                break;
+            case 5:
+                if (jsonfields::is(key, "event") && first(Event))
+                    hasEvent = field.value.get(event) == simdjson::SUCCESS;
+                else if (jsonfields::is(key, "usage") && first(Usage))
+                    hasUsage = field.value.get(usage) == simdjson::SUCCESS;
+                break;
+            case 7:
+                if (jsonfields::is(key, "message") && first(Message))
+                    hasMessage = field.value.get(message) == simdjson::SUCCESS;
+                else if (jsonfields::is(key, "subtype") && first(Subtype))
+                    subtype = text(field.value);
+                break;
+            case 8:
+                if (jsonfields::is(key, "is_error") && first(IsError))
+                    isError = field.value;
+                break;
+            case 9:
+                if (jsonfields::is(key, "timestamp") && first(Timestamp))
+                    timestamp = text(field.value);
+                else if (jsonfields::is(key, "sessionId"))
+                    hasTranscriptSessionId = true;
+                else if (jsonfields::is(key, "num_turns") && first(NumTurns))
+                    numTurns = field.value;
+                break;
+            case 10:
+                if (jsonfields::is(key, "session_id") && first(Session))
+                    sessionId = text(field.value);
+                break;
+            case 11:
+                if (jsonfields::is(key, "duration_ms") && first(DurationMs))
+                    durationMs = field.value;
+                break;
+            case 14:
+                if (jsonfields::is(key, "api_message_id") && first(ApiMessageId))
+                    apiMessageId = text(field.value);
+                else if (jsonfields::is(key, "total_cost_usd") && first(TotalCostUsd))
+                    totalCostUsd = field.value;
+                break;
+            case 17:
+                if (jsonfields::is(key, "isApiErrorMessage") && first(ApiErrorCamel))
+                    apiErrorFlag = apiErrorFlag || isTrue(field.value);
+                break;
+            case 18:
+                if (jsonfields::is(key, "parent_tool_use_id") && first(Thread))
+                    thread = text(field.value);
+                break;
+            case 20:
+                if (jsonfields::is(key, "is_api_error_message") && first(ApiError))
+                    apiErrorFlag = apiErrorFlag || isTrue(field.value);
+                break;
+            case 29:
+                if (jsonfields::is(key, "model_usage_since_last_result") && first(SinceLastResult))
+                    hasSinceLastResult = field.value.get(sinceLastResult) == simdjson::SUCCESS;
+                break;
+            default:
+                break;
+            }
+        }
+        present = seen;
+    }
+
+    bool has(Member member) const { return (present & member) != 0; }
+    unsigned present = 0; // the Members found
+};
+
+// An API message's members the summary reads (the first of each name, as ScannedLine).
+struct ScannedMessage {
+    std::string_view id;
+    std::string_view model;
+    array content;
+    object usage;
+    bool hasContent = false;
+    bool hasUsage = false;
+
+    explicit ScannedMessage(const object &message)
+    {
+        bool seenId = false, seenModel = false, seenContent = false, seenUsage = false;
+        for (const auto field : message) {
+            const std::string_view key = field.key;
+            if (jsonfields::is(key, "id") && !seenId) {
+                seenId = true;
+                if (field.value.get(id) != simdjson::SUCCESS)
+                    id = {};
+            } else if (jsonfields::is(key, "model") && !seenModel) {
+                seenModel = true;
+                if (field.value.get(model) != simdjson::SUCCESS)
+                    model = {};
+            } else if (jsonfields::is(key, "content") && !seenContent) {
+                seenContent = true;
+                hasContent = field.value.get(content) == simdjson::SUCCESS;
+            } else if (jsonfields::is(key, "usage") && !seenUsage) {
+                seenUsage = true;
+                hasUsage = field.value.get(usage) == simdjson::SUCCESS;
+            }
+        }
+    }
+};
 
 } // namespace
 
@@ -40,7 +199,7 @@ struct RunSummaryScanner::Impl {
     std::vector<char> copy; // scan(): the line followed by padding
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
-    std::unordered_map<std::string, std::string> streamingMessageByThread;
+    FlatIdTable<std::string> streamingMessageByThread;
 
     Line scanPadded(std::string_view line)
     {
@@ -64,10 +223,9 @@ struct RunSummaryScanner::Impl {
         }
         // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
         // has no time of its own.
-        const std::string_view stamp
-            = json.data() == line.data() ? stringView(root, "timestamp") : std::string_view();
-        const Line counted = facts(root, stamp);
-        return counted;
+        const ScannedLine fields(root);
+        return facts(
+            root, fields, json.data() == line.data() ? fields.timestamp : std::string_view());
     }
 
     // Gives the builder the line's time: a recording's, set before; else its timestamp.
@@ -77,59 +235,59 @@ struct RunSummaryScanner::Impl {
         entryTimeMs = -1;
     }
 
-    Line facts(const object &line, std::string_view stamp)
+    Line facts(const object &line, const ScannedLine &fields, std::string_view stamp)
     {
-        const std::string_view type = stringView(line, "type");
-        if (jsonfields::isTranscriptRecord(line, type))
-            return Line::NeedsEvents;
+        const std::string_view type = fields.type;
+        if (fields.hasTranscriptSessionId || jsonfields::isTranscriptOnlyType(type))
+            return Line::NeedsEvents; // jsonfields::isTranscriptRecord
         timeLine(stamp.empty() ? -1 : jsonfields::isoTimeMs(stamp));
-        const std::string_view thread = stringView(line, "parent_tool_use_id");
-        builder->setLineThread(bytes(thread));
-        turnFacts(line, type);
-        if (!builder->hasSessionId()) {
-            const std::string_view session = stringView(line, "session_id");
-            if (!session.empty())
-                builder->setSessionId(QString::fromUtf8(session.data(), qsizetype(session.size())));
-        }
-        object message;
-        const bool hasMessage = line.at_key("message").get(message) == simdjson::SUCCESS;
-        const std::string_view envelopeMessageId
-            = hasMessage ? stringView(message, "id") : std::string_view();
-        if (type == "assistant") {
-            if (hasMessage)
-                assistant(line, message, envelopeMessageId, thread.empty());
-        } else if (type == "user") {
-            if (hasMessage)
-                user(message, thread.empty());
-        } else if (type == "result") {
-            result(line);
-        } else if (type == "stream_event") {
-            streamEvent(line, thread, envelopeMessageId);
+        const std::string_view thread = fields.thread;
+        builder->setLineThread(thread);
+        turnFacts(line, fields);
+        if (!builder->hasSessionId() && !fields.sessionId.empty())
+            builder->setSessionId(jsonfields::toQString(fields.sessionId));
+        if (jsonfields::is(type, "assistant")) {
+            if (fields.hasMessage)
+                assistant(fields, ScannedMessage(fields.message), thread.empty());
+        } else if (jsonfields::is(type, "user")) {
+            if (fields.hasMessage)
+                user(ScannedMessage(fields.message), thread.empty());
+        } else if (jsonfields::is(type, "result")) {
+            result(fields);
+        } else if (jsonfields::is(type, "stream_event")) {
+            const std::string_view envelopeMessageId
+                = fields.hasMessage ? stringView(fields.message, "id") : std::string_view();
+            streamEvent(fields, envelopeMessageId);
         }
         return Line::Counted;
     }
 
     // Which turn the line goes to, as RunModel places its events (RunParser's Transient
     // lines go nowhere; a result finds its turn in addResult).
-    void turnFacts(const object &line, std::string_view type)
+    void turnFacts(const object &line, const ScannedLine &fields)
     {
-        const std::string_view subtype = stringView(line, "subtype");
-        if (type == "result" || type == "keep_alive" || type == "tool_progress"
-            || type == "control_response" || type == "control_cancel_request")
+        const std::string_view type = fields.type;
+        const std::string_view subtype = fields.subtype;
+        if (jsonfields::is(type, "result") || jsonfields::is(type, "keep_alive")
+            || jsonfields::is(type, "tool_progress") || jsonfields::is(type, "control_response")
+            || jsonfields::is(type, "control_cancel_request"))
             return;
-        if (type == "system" && subtype == "init") {
+        if (jsonfields::is(type, "system") && jsonfields::is(subtype, "init")) {
             builder->addTurnStart();
             return;
         }
-        if (type == "system" && (subtype == "thinking_tokens" || subtype == "turn_duration"))
+        if (jsonfields::is(type, "system")
+            && (jsonfields::is(subtype, "thinking_tokens")
+                || jsonfields::is(subtype, "turn_duration")))
             return;
-        if (type == "system" && subtype.substr(0, 5) == "task_") // RunParser: every task_*
+        if (jsonfields::is(type, "system")
+            && subtype.substr(0, 5) == "task_") // RunParser: every task_*
             task(line, subtype);
-        if (type == "system" && subtype == "compact_boundary") {
+        if (jsonfields::is(type, "system") && jsonfields::is(subtype, "compact_boundary")) {
             builder->addCompactBoundary();
             return;
         }
-        if (type == "stream_event" && !streamEventUsage(line))
+        if (jsonfields::is(type, "stream_event") && !streamEventUsage(fields))
             return;
         builder->addTurnContent();
     }
@@ -137,122 +295,118 @@ struct RunSummaryScanner::Impl {
     // A task's status as RunParser::parseTask reads it.
     void task(const object &line, std::string_view subtype)
     {
-        std::string_view status
-            = subtype == "task_started" ? std::string_view("running") : stringView(line, "status");
+        std::string_view status = jsonfields::is(subtype, "task_started")
+            ? std::string_view("running")
+            : stringView(line, "status");
         object patch;
         if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
             status = stringView(patch, "status");
-        builder->addTask(bytes(stringView(line, "tool_use_id")), bytes(stringView(line, "task_id")),
-            QString::fromUtf8(status.data(), qsizetype(status.size())));
+        builder->addTask(
+            stringView(line, "tool_use_id"), stringView(line, "task_id"), runtask::isEnded(status));
     }
 
     // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
-    static bool streamEventUsage(const object &line)
+    static bool streamEventUsage(const ScannedLine &fields)
     {
-        object event;
-        if (line.at_key("event").get(event) != simdjson::SUCCESS)
+        if (!fields.hasEvent)
             return false;
+        const object &event = fields.event;
         const std::string_view eventType = stringView(event, "type");
         object inner;
-        if (eventType == "message_start")
+        if (jsonfields::is(eventType, "message_start"))
             return event.at_key("message").get(inner) == simdjson::SUCCESS
                 && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
-        return eventType == "message_delta"
+        return jsonfields::is(eventType, "message_delta")
             && event.at_key("usage").get(inner) == simdjson::SUCCESS;
     }
 
-    void assistant(
-        const object &line, const object &message, std::string_view messageId, bool mainThread)
+    void assistant(const ScannedLine &fields, const ScannedMessage &message, bool mainThread)
     {
-        array content;
-        const bool hasContent = message.at_key("content").get(content) == simdjson::SUCCESS;
-        if (boolField(line, "is_api_error_message") || boolField(line, "isApiErrorMessage")
-            || stringView(message, "model") == "<synthetic>") {
+        if (fields.apiErrorFlag || message.model == "<synthetic>") {
             builder->addApiError();
             if (mainThread)
                 builder->addMainThreadOutcome(true);
             return; // no usage counted, as RunParser's ApiError
         }
-        if (hasContent) {
-            for (element entry : content) {
+        if (message.hasContent) {
+            for (element entry : message.content) {
                 object block;
                 if (entry.get(block) != simdjson::SUCCESS)
                     continue;
                 const std::string_view blockType = stringView(block, "type");
-                if (blockType == "text") {
+                if (jsonfields::is(blockType, "text")) {
                     if (mainThread)
                         builder->addMainThreadOutcome(false);
-                } else if (blockType == "tool_use" || blockType == "server_tool_use"
-                    || blockType == "mcp_tool_use") {
+                } else if (jsonfields::is(blockType, "tool_use")
+                    || jsonfields::is(blockType, "server_tool_use")
+                    || jsonfields::is(blockType, "mcp_tool_use")) {
                     const std::string_view id = stringView(block, "id");
                     if (!id.empty())
-                        builder->addToolUse(bytes(id));
+                        builder->addToolUse(id);
                 }
             }
         }
-        object usage;
-        if (message.at_key("usage").get(usage) == simdjson::SUCCESS)
-            addUsage(messageId, usage);
+        if (message.hasUsage)
+            addUsage(message.id, message.usage);
     }
 
-    void user(const object &message, bool mainThread)
+    void user(const ScannedMessage &message, bool mainThread)
     {
-        array blocks;
-        if (message.at_key("content").get(blocks) != simdjson::SUCCESS)
+        if (!message.hasContent)
             return; // missing, a string or something else: no tool results
-        for (element entry : blocks) {
+        for (element entry : message.content) {
             object block;
             if (entry.get(block) != simdjson::SUCCESS || stringView(block, "type") != "tool_result")
                 continue;
             builder->addToolResult(
-                bytes(stringView(block, "tool_use_id")), boolField(block, "is_error"), mainThread);
+                stringView(block, "tool_use_id"), boolField(block, "is_error"), mainThread);
         }
     }
 
-    void result(const object &line)
+    void result(const ScannedLine &fields)
     {
         ResultInfo info;
-        const std::string_view subtype = stringView(line, "subtype");
-        info.subtype = QString::fromUtf8(subtype.data(), qsizetype(subtype.size()));
-        info.isError = boolField(line, "is_error");
-        info.hasCost
-            = jsonfields::costField(line, "total_cost_usd", &info.totalCostUsd, &info.invalidCost);
-        info.durationMs = jsonfields::integerField(line, "duration_ms", -1);
-        info.numTurns = jsonfields::intField(line, "num_turns", -1);
-        object usage;
-        if (line.at_key("usage").get(usage) == simdjson::SUCCESS)
-            info.usage = jsonfields::usageFrom(usage);
-        object sinceLast;
-        if (line.at_key("model_usage_since_last_result").get(sinceLast) == simdjson::SUCCESS)
-            jsonfields::addModelUsage(sinceLast, info);
+        info.subtype = jsonfields::toQString(fields.subtype);
+        bool isError = false;
+        info.isError = fields.has(ScannedLine::IsError)
+            && fields.isError.get(isError) == simdjson::SUCCESS && isError;
+        info.hasCost = fields.has(ScannedLine::TotalCostUsd)
+            && jsonfields::costValue(fields.totalCostUsd, &info.totalCostUsd, &info.invalidCost);
+        info.durationMs = fields.has(ScannedLine::DurationMs)
+            ? jsonfields::integerValue(fields.durationMs, -1)
+            : -1;
+        info.numTurns
+            = fields.has(ScannedLine::NumTurns) ? jsonfields::intValue(fields.numTurns, -1) : -1;
+        if (fields.hasUsage)
+            info.usage = jsonfields::usageFrom(fields.usage);
+        if (fields.hasSinceLastResult)
+            jsonfields::addModelUsage(fields.sinceLastResult, info);
         builder->addResult(info);
     }
 
-    void streamEvent(const object &line, std::string_view thread, std::string_view envelopeId)
+    void streamEvent(const ScannedLine &fields, std::string_view envelopeId)
     {
-        object event;
-        if (line.at_key("event").get(event) != simdjson::SUCCESS)
+        if (!fields.hasEvent)
             return;
+        const object &event = fields.event;
+        const std::string_view thread = fields.thread;
         const std::string_view eventType = stringView(event, "type");
-        std::string_view messageId = stringView(line, "api_message_id");
+        std::string_view messageId = fields.apiMessageId;
         object usage;
-        if (eventType == "message_start") {
+        if (jsonfields::is(eventType, "message_start")) {
             object message;
             if (event.at_key("message").get(message) != simdjson::SUCCESS)
                 return;
             if (messageId.empty())
                 messageId = stringView(message, "id");
-            streamingMessageByThread[std::string(thread)] = std::string(messageId);
+            streamingMessageByThread.insert(thread).assign(messageId.data(), messageId.size());
             if (message.at_key("usage").get(usage) == simdjson::SUCCESS)
                 addUsage(messageId.empty() ? envelopeId : messageId, usage);
-        } else if (eventType == "message_delta"
+        } else if (jsonfields::is(eventType, "message_delta")
             && event.at_key("usage").get(usage) == simdjson::SUCCESS) {
-            std::string known;
             if (messageId.empty()) {
-                const auto found = streamingMessageByThread.find(std::string(thread));
-                if (found != streamingMessageByThread.end())
-                    known = found->second;
-                messageId = known;
+                if (const std::string *known = streamingMessageByThread.find(thread))
+                    messageId = *known;
             }
             addUsage(messageId.empty() ? envelopeId : messageId, usage);
         }
@@ -260,7 +414,7 @@ struct RunSummaryScanner::Impl {
 
     void addUsage(std::string_view messageId, const object &usage)
     {
-        builder->addMessageUsage(bytes(messageId), jsonfields::usageFrom(usage));
+        builder->addMessageUsage(messageId, jsonfields::usageFrom(usage));
     }
 };
 

@@ -2,12 +2,15 @@
 // RunModel watched by QAbstractItemModelTester (Fatal), then every index and role is read.
 // Finds crashes, sanitizer reports and model-contract violations on hostile streams. The same
 // lines also go through RunSummaryScanner (the summary fast path), whose summary must equal
-// the one RunSummaryBuilder makes from the parser's events. A TimelineModel follows the run
-// (also under the tester) and must keep its lanes sorted and free of overlaps, its marks sorted,
-// and list exactly its failed calls as problems, also when rebuilt from the finished run.
-// The events, split by thread as a transcript's files would be, go through SubagentMerger in
-// batches: every event must come out once, each thread's in its own order.
+// the one RunSummaryBuilder makes from the parser's events; written to a file, they must get
+// one summary from RecordingReader's two paths (summarizeRunFile's mapped one, readLine's).
+// A TimelineModel follows the run (also under the tester) and must keep its lanes sorted and
+// free of overlaps, its marks sorted, and list exactly its failed calls as problems, also when
+// rebuilt from the finished run. The events, split by thread as a transcript's files would be, go
+// through SubagentMerger in batches: every event must come out once, each thread's in its own
+// order.
 
+#include "recordings/runrecording.h"
 #include "runtree/runfilterproxy.h"
 #include "runtree/runmodel.h"
 #include "streamjson/runparser.h"
@@ -18,7 +21,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QByteArray>
+#include <QFile>
 #include <QHash>
+#include <QTemporaryDir>
 
 #include <cstddef>
 #include <cstdint>
@@ -175,6 +180,37 @@ bool mergeKeepsEveryThreadsOrder(const sandscope::RunEventBatch &all, qsizetype 
 
 } // namespace
 
+// The same bytes as a file: summarizeRunFile (RecordingReader::summarize, the mapped fast
+// path) and RecordingReader's event path (readLine + eventsOf, lines cut from its read-ahead
+// blocks) give one summary and count the same lines.
+bool fileSummariesAgree(const QByteArray &bytes)
+{
+    static QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("input.jsonl"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
+        return true; // nothing to compare
+    file.close();
+    sandscope::RunSummary fast;
+    if (!sandscope::summarizeRunFile(path, &fast))
+        return true; // not a run file (the event path then fails to read it as well)
+    sandscope::RecordingReader reader;
+    if (!reader.open(path))
+        return false;
+    sandscope::RunParser parser;
+    sandscope::RunSummaryBuilder builder;
+    sandscope::RecordedLine line;
+    qint64 lines = 0;
+    while (reader.readLine(&line)) {
+        lines += line.line.trimmed().isEmpty() ? 0 : 1;
+        builder.add(reader.eventsOf(parser, line));
+    }
+    builder.add(reader.finishReading());
+    if (fast.lines != lines)
+        std::fprintf(stderr, "lines differ: %lld, %lld\n", qint64(fast.lines), lines);
+    return sameSummary(fast, builder.summary()) && fast.lines == lines;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     // The first byte picks the chunk size, so both line-at-once and byte-split framing run.
@@ -248,6 +284,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (scanned && !sameSummary(fromScanner.summary(), fromEvents.summary()))
         std::abort(); // the fast path disagrees with the event path
+    if (!fileSummariesAgree(body))
+        std::abort(); // the file's fast path disagrees with its event path
     const sandscope::RunSummary summary = model.summary();
     summary.toJson();
     return 0;

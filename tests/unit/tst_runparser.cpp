@@ -134,6 +134,22 @@ const char *const trickyLines[] = {
     R"({"type":"result","subtype":"success","is_error":false,"total_cost_usd":"free","duration_ms":-3,"model_usage_since_last_result":{"a":{"inputTokens":1,"outputTokens":2},"b":3}})",
     R"({"type":"rate_limit_event","session_id":"s-2"})",
     R"({"type":7,"session_id":"s-3"})",
+    // Members read in one pass (RunSummaryScanner): the first of a name counts, as at_key's;
+    // names written with escapes are the same names; members of the wrong type count as missing.
+    R"({"type":"assistant","type":"result","message":{"id":"m10","id":"m11","content":[{"type":"tool_use","id":"t10"}],"content":[],"usage":{"input_tokens":3,"input_tokens":900}},"message":{"id":"m12"}})",
+    R"({"type":"assistant","parent_tool_use_id":"t10","parent_tool_use_id":"t1","message":{"id":"m13","model":5,"model":"<synthetic>","content":[{"type":"tool_use","id":"t11"}]}})",
+    R"({"type":"assistant","is_api_error_message":false,"is_api_error_message":true,"isApiErrorMessage":"yes","message":{"id":"m14","content":[{"type":"text","text":"x"}]}})",
+    R"({"type":"result","subtype":"success","subtype":"error","is_error":"true","is_error":true,"total_cost_usd":null,"total_cost_usd":2,"duration_ms":"5","num_turns":[2],"usage":[1],"usage":{"input_tokens":4},"model_usage_since_last_result":[],"model_usage_since_last_result":{"a":{"inputTokens":8}}})",
+    R"({"type":"result","subtype":9,"is_error":true,"total_cost_usd":-1,"duration_ms":1e300,"num_turns":-4,"usage":{"input_tokens":-1}})",
+    R"({"type":"stream_event","event":"x","event":{"type":"message_start","message":{"id":"m15","usage":{"output_tokens":2}}}})",
+    R"({"type":"stream_event","api_message_id":7,"api_message_id":"m16","event":{"type":"message_delta","usage":{"output_tokens":5}}})",
+    R"({"type":"system","subtype":"task_started","tool_use_id":"t10","task_id":"k1","sessionId_":"not a transcript"})",
+    R"({"type":"system","subtype":"task_updated","task_id":"k1","patch":{"status":"completed"},"timestamp":"2026-02-29T10:00:00.000Z"})",
+    R"({"type":"system","subtype":"init","session_id":7,"session_id":"s-4","timestamp":"2028-02-29T10:00:00.000Z"})",
+    "{\"type\":\"assistant\",\"message\":{\"id\":\"m\u0000\",\"content\":[{\"type\":\"tool_use\","
+    "\"id\":\"t\u0000x\"}]}}",
+    "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
+    "\"t\u0000x\",\"is_error\":true}]}}",
 };
 
 QStringList streamCaptures()
@@ -663,7 +679,19 @@ private slots:
         tricky += "{\"type\":\"result\",\"subtype\":\"success\"}"; // no final newline
         QByteArray crlf = tricky;
         crlf.replace("\n", "\r\n");
-        for (const QByteArray &content : {tricky, crlf}) {
+        // Raw NUL bytes in and between lines, a line of 300 KiB (longer than the blocks the
+        // readers read at a time: RecordingReader reads ahead 256 KiB) and one cut short at the
+        // end of the file.
+        QByteArray raw = tricky + "\n";
+        const QByteArray nul(1, char(0));
+        raw += "{\"type\":\"assistant\",\"message\":{\"id\":\"m" + nul + "\",\"content\":[]}}\n";
+        raw += nul + nul + nul + "\n";
+        raw += "{\"type\":\"assistant\",\"message\":{\"id\":\"big\",\"content\":[{\"type\":"
+               "\"tool_use\",\"id\":\"tb\"},{\"type\":\"text\",\"text\":\""
+            + QByteArray(300 * 1024, 'x') + "\"}],\"usage\":{\"input_tokens\":1}}}\n";
+        raw += "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\","
+               "\"tool_use_id\":\"tb\"";
+        for (const QByteArray &content : {tricky, crlf, raw}) {
             const QString path = dir.filePath(QStringLiteral("tricky-%1.jsonl").arg(files.size()));
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));

@@ -43,12 +43,12 @@ void TestRunSummaryBuilder::countsEqualACountOverTheIds()
         const QByteArray id = "toolu_" + QByteArray::number(random.bounded(400));
         switch (random.bounded(3)) {
         case 0:
-            builder.addToolUse(id);
+            builder.addToolUse(id.toStdString());
             calls.insert(id);
             break;
         case 1: {
             const bool isError = random.bounded(4) == 0;
-            builder.addToolResult(id, isError, random.bounded(2) == 0);
+            builder.addToolResult(id.toStdString(), isError, random.bounded(2) == 0);
             answered.insert(id);
             if (isError)
                 failed.insert(id);
@@ -62,7 +62,7 @@ void TestRunSummaryBuilder::countsEqualACountOverTheIds()
             usage.outputTokens = random.bounded(1000);
             usage.cacheReadInputTokens = random.bounded(1000);
             usage.cacheCreationInputTokens = random.bounded(1000);
-            builder.addMessageUsage(message, usage);
+            builder.addMessageUsage(message.toStdString(), usage);
             TokenUsage &seen = messages[message];
             seen.present = true;
             seen.inputTokens = std::max(seen.inputTokens, usage.inputTokens);

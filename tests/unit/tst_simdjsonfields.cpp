@@ -1,0 +1,89 @@
+// The field readers of streamjson/simdjsonfields.h that read faster than the obvious way agree
+// with it: isoTimeMs (days counted by hand) with QDateTime on seeded random dates, valid and
+// not, and usageFrom (one pass over the object) with countField (one at_key per count) on
+// usage objects with repeated, missing, null and out-of-range counts.
+
+#include "streamjson/simdjsonfields.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+#include <QtTest/QTest>
+
+#include <array>
+#include <simdjson.h>
+
+using namespace sandscope;
+
+class TestSimdjsonFields : public QObject {
+    Q_OBJECT
+
+private slots:
+    void isoTimeAgreesWithQDateTime()
+    {
+        QRandomGenerator random(20261204);
+        int valid = 0;
+        for (int i = 0; i < 200000; ++i) {
+            // Years 1 to 9999 (QDate has no year 0); days to 31 in every month, so that
+            // 30 February and 31 April come up; leap years by every rule.
+            const int year = i < 4 ? std::array<int, 4> {1, 1900, 2000, 9999}[size_t(i)]
+                                   : 1 + int(random.bounded(9999));
+            const QByteArray text = QStringLiteral("%1-%2-%3T%4:%5:%6.%7Z")
+                                        .arg(year, 4, 10, QLatin1Char('0'))
+                                        .arg(1 + int(random.bounded(12)), 2, 10, QLatin1Char('0'))
+                                        .arg(1 + int(random.bounded(31)), 2, 10, QLatin1Char('0'))
+                                        .arg(int(random.bounded(24)), 2, 10, QLatin1Char('0'))
+                                        .arg(int(random.bounded(60)), 2, 10, QLatin1Char('0'))
+                                        .arg(int(random.bounded(60)), 2, 10, QLatin1Char('0'))
+                                        .arg(int(random.bounded(1000)), 3, 10, QLatin1Char('0'))
+                                        .toLatin1();
+            const QDateTime reference
+                = QDateTime::fromString(QString::fromLatin1(text), Qt::ISODateWithMs);
+            const qint64 expected = reference.isValid() ? reference.toMSecsSinceEpoch() : -1;
+            valid += reference.isValid() ? 1 : 0;
+            QCOMPARE(jsonfields::isoTimeMs(std::string_view(text.constData(), size_t(text.size()))),
+                expected);
+        }
+        QVERIFY(valid > 150000); // most are dates, some are not
+        QVERIFY(valid < 200000);
+        QCOMPARE(jsonfields::isoTimeMs("2024-02-29T00:00:00.000Z"),
+            QDateTime(QDate(2024, 2, 29), QTime(0, 0), Qt::UTC).toMSecsSinceEpoch());
+        QCOMPARE(jsonfields::isoTimeMs("2023-02-29T00:00:00.000Z"), -1);
+        QCOMPARE(jsonfields::isoTimeMs("0000-01-01T00:00:00.000Z"), -1);
+    }
+
+    void usageFromReadsWhatCountFieldReads()
+    {
+        const char *const names[] = {"input_tokens", "output_tokens", "cache_read_input_tokens",
+            "cache_creation_input_tokens", "service_tier", "input_token"};
+        const char *const values[] = {"0", "12", "12.0", "-1", "1e308", "null", "\"7\"", "2.5",
+            "999999999999999999", "18446744073709551615", "{\"a\":1}", "[3]", "true"};
+        QRandomGenerator random(7);
+        simdjson::dom::parser parser;
+        for (int i = 0; i < 5000; ++i) {
+            std::string json = "{";
+            const int members = int(random.bounded(9));
+            for (int m = 0; m < members; ++m) {
+                json += m ? "," : "";
+                json += std::string("\"") + names[random.bounded(6)] + "\":";
+                json += values[random.bounded(13)];
+            }
+            json += "}";
+            simdjson::dom::object usage;
+            QVERIFY(parser.parse(json).get(usage) == simdjson::SUCCESS);
+            const TokenUsage fast = jsonfields::usageFrom(usage);
+            TokenUsage expected;
+            expected.present = true;
+            expected.inputTokens = jsonfields::countField(usage, "input_tokens", &expected.invalid);
+            expected.outputTokens
+                = jsonfields::countField(usage, "output_tokens", &expected.invalid);
+            expected.cacheReadInputTokens
+                = jsonfields::countField(usage, "cache_read_input_tokens", &expected.invalid);
+            expected.cacheCreationInputTokens
+                = jsonfields::countField(usage, "cache_creation_input_tokens", &expected.invalid);
+            QVERIFY2(fast == expected && fast.invalid == expected.invalid, json.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimdjsonFields)
+#include "tst_simdjsonfields.moc"
