@@ -26,9 +26,11 @@
 #include "testing.h"
 #include "util/shellquote.h"
 
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -37,6 +39,7 @@
 #include <QUuid>
 #include <QtTest>
 
+#include <csignal>
 #include <memory>
 
 using namespace sandscope;
@@ -83,6 +86,8 @@ private Q_SLOTS:
     void runNodeFileOpensInTheFilesTab();
     void streamJsonFileOpensAsARun();
     void sessionStartedElsewhereIsFollowedAndResumed();
+    // Last: it restarts the server.
+    void aRunCutWithTheServerIsInterruptedAndResumeContinuesIt();
 
 private:
     // Runs claude as Open WebUI's pipe does (a plain command in the chat folder, environment
@@ -131,6 +136,59 @@ QModelIndex RunWindowTest::listedState(const QString &sessionId)
             return list->index(row, SessionListModel::StateColumn);
     }
     return {};
+}
+
+void RunWindowTest::aRunCutWithTheServerIsInterruptedAndResumeContinuesIt()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const QString chat = QStringLiteral("cut-") + randomToken(4, true);
+    QPointer<RunPage> page = m_window->runTabs()->startLiveRun(
+        request(chat, QStringLiteral("CMD: echo cut-first; sleep 60")));
+    QVERIFY(page);
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     const QList<QModelIndex> calls = bashCalls(page);
+                     return !calls.isEmpty()
+                         && statusOf(calls.first()) == RunModel::Status::Running;
+                 },
+                 runTimeoutMs),
+        qPrintable(page->noticeText()));
+    // What a container restart does: the agent's process group goes down with the server.
+    const QStringList home
+        = shellLines(m_window->client(), m_window->identity(), QStringLiteral("echo $HOME"));
+    QCOMPARE(home.size(), 1);
+    const QFileInfoList pidFiles
+        = QDir(home.first().trimmed() + QStringLiteral("/.sandscope/runs/") + chat)
+              .entryInfoList({QStringLiteral("*.pid")}, QDir::Files);
+    QCOMPARE(pidFiles.size(), 1);
+    const pid_t pid = pid_t(readWholeFile(pidFiles.first().filePath()).trimmed().toLongLong());
+    QVERIFY(pid > 1);
+    QSignalSpy turnFinished(page, &RunPage::liveTurnFinished);
+    m_server->stop();
+    QCOMPARE(::kill(-pid, SIGKILL), 0);
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    QVERIFY2(turnFinished.wait(runTimeoutMs), qPrintable(page->noticeText()));
+    QCOMPARE(turnFinished.at(0).at(0).toBool(), false);
+    QVERIFY2(
+        page->noticeText().contains(QLatin1String("interrupted")), qPrintable(page->noticeText()));
+    QVERIFY(statusOf(bashCalls(page).first()) != RunModel::Status::Running);
+    auto *send = qobject_cast<QPushButton *>(page->runControls().at(2));
+    QVERIFY(send);
+    QCOMPARE(send->text(), QStringLiteral("Resume"));
+    QVERIFY(send->isEnabled());
+    QVERIFY2(send->toolTip().contains(page->sessionId()), qPrintable(send->toolTip()));
+    if (!qEnvironmentVariableIsEmpty("SANDSCOPE_SCREENSHOT_DIR"))
+        m_window->grab().save(
+            qEnvironmentVariable("SANDSCOPE_SCREENSHOT_DIR") + QStringLiteral("/interrupted.png"));
+
+    // Resume with an empty prompt: the same session goes on as a new turn of the tab.
+    const QString session = page->sessionId();
+    send->click();
+    QVERIFY2(turnFinished.wait(runTimeoutMs), qPrintable(page->noticeText()));
+    QCOMPARE(turnFinished.at(1).at(0).toBool(), true);
+    QCOMPARE(page->sessionId(), session);
+    QCOMPARE(send->text(), QStringLiteral("Send"));
 }
 
 void RunWindowTest::cleanupTestCase()
