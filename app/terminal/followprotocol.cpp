@@ -117,6 +117,9 @@ bool parseFrame(const QByteArray &input, Frame *frame, QString *why)
         bool decoded = false;
         out.data = fromBase64Field(f.at(3), &decoded);
         ok = ok && decoded;
+    } else if (kind == "A" && hasFields(3)) {
+        out.kind = Frame::Kind::Agent;
+        out.data = fromBase64Field(f.at(2), &ok);
     } else if (kind == "T" && hasFields(3)) {
         out.kind = Frame::Kind::Truncated;
         ok = toNumber(f.at(2), &out.size);
@@ -227,6 +230,15 @@ QByteArray dropCommand(const QByteArray &id)
 QByteArray syncCommand(const QByteArray &token)
 {
     return "sync " + token + '\n';
+}
+
+QString agentsScript()
+{
+    // The program travels in a quoted here-document (no expansion), read by python3 from its
+    // standard input before it starts.
+    return QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n\n"
+                          "exec \"$@\" python3 -u - agents <<'SANDSCOPE_FOLLOWER_END'\n")
+        + QString::fromUtf8(program()) + QStringLiteral("\nSANDSCOPE_FOLLOWER_END\n");
 }
 
 } // namespace sandscope::followprotocol

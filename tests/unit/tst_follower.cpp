@@ -2,7 +2,9 @@
 // the same FrameReader FollowChannel uses: every byte of a followed file arrives exactly once,
 // in order, whatever the file holds and however it grows; rewrites, truncations and deletions
 // are told apart; resuming at an offset in the same file gives exactly the rest; links, FIFOs
-// and folders are refused without blocking; a watched process that ends is reported.
+// and folders are refused without blocking; a watched process that ends is reported. In agents
+// mode (the live wall's) a process named like the claude CLI is announced with its transcript,
+// which is followed like any file, a linked transcript is refused, and its end is reported.
 // The transport over a real server's terminal is tested by tests/integration/tst_followchannel.
 
 #include "terminal/followprotocol.h"
@@ -10,6 +12,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -26,14 +30,14 @@ namespace {
 
 class LocalFollower {
 public:
-    explicit LocalFollower(const QString &dir)
+    explicit LocalFollower(const QString &dir, const QStringList &mode = {})
     {
         QFile program(dir + QStringLiteral("/follower.py"));
         if (program.open(QIODevice::WriteOnly))
             program.write(followprotocol::program());
         program.close();
         m_process.setProgram(QStringLiteral("python3"));
-        m_process.setArguments({QStringLiteral("-u"), program.fileName()});
+        m_process.setArguments(QStringList {QStringLiteral("-u"), program.fileName()} + mode);
         QObject::connect(&m_process, &QProcess::readyReadStandardOutput, [this] {
             m_reader.feed(m_process.readAllStandardOutput());
             m_frames += m_reader.takeFrames();
@@ -116,6 +120,53 @@ void append(const QString &path, const QByteArray &bytes)
     QCOMPARE(file.write(bytes), bytes.size());
 }
 
+// A process named like the claude CLI (python3 run as "claude") in `cwd` with HOME=`home`,
+// sleeping; its command line names the session.
+void startFakeAgent(
+    QProcess *process, const QString &home, const QString &cwd, const QString &sessionId)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), home);
+    environment.remove(QStringLiteral("CLAUDE_CONFIG_DIR"));
+    process->setProcessEnvironment(environment);
+    process->setWorkingDirectory(cwd);
+    process->start(QStringLiteral("python3"),
+        {QStringLiteral("-c"),
+            QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
+                           "'import time; time.sleep(120)', '--session-id', sys.argv[1]])"),
+            sessionId});
+}
+
+// Makes `cwd` and the folder where the CLI keeps the transcript of `session` run there (short
+// paths: no hash); the transcript's path, empty when a folder could not be made.
+QString makeAgentFolders(const QString &home, const QString &cwd, const QString &session)
+{
+    QString slug = cwd;
+    for (QChar &c : slug) {
+        if (!(c.unicode() < 128 && c.isLetterOrNumber()))
+            c = QLatin1Char('-');
+    }
+    const QString folder = home + QStringLiteral("/.claude/projects/") + slug;
+    if (!QDir().mkpath(cwd) || !QDir().mkpath(folder))
+        return {};
+    return folder + QLatin1Char('/') + session + QStringLiteral(".jsonl");
+}
+
+// The agents announced for `pid` (the machine may run other agents).
+QList<QJsonObject> announcements(const QList<Frame> &frames, qint64 pid, QByteArray *id)
+{
+    QList<QJsonObject> found;
+    for (const Frame &frame : frames) {
+        if (frame.kind != Frame::Kind::Agent)
+            continue;
+        const QJsonObject object = QJsonDocument::fromJson(frame.data).object();
+        if (qint64(object.value(QLatin1String("pid")).toDouble()) == pid) {
+            found.append(object);
+            *id = frame.id;
+        }
+    }
+    return found;
+}
 
 qint64 inodeOf(const QString &path)
 {
@@ -310,6 +361,91 @@ private Q_SLOTS:
         sleeper.waitForFinished();
         QVERIFY(
             follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, "x") == 1; }));
+    }
+
+    void anAgentFrameCarriesItsJsonAndAMalformedOneIsDamage()
+    {
+        const QByteArray json = R"({"pid":42,"cwd":"/home/a/chat-x"})";
+        followprotocol::FrameReader reader;
+        reader.feed(followprotocol::frameLine("A a42-7 " + json.toBase64()));
+        const QList<Frame> frames = reader.takeFrames();
+        QVERIFY(!reader.isDamaged());
+        QCOMPARE(frames.size(), 1);
+        QCOMPARE(frames.first().kind, Frame::Kind::Agent);
+        QCOMPARE(frames.first().id, QByteArray("a42-7"));
+        QCOMPARE(frames.first().data, json);
+        for (const QByteArray &bad :
+            {QByteArray("A a42-7"), QByteArray("A a/42 e30="), QByteArray("A a42-7 *notbase64*")}) {
+            followprotocol::FrameReader damaged;
+            damaged.feed(followprotocol::frameLine(bad));
+            QVERIFY2(damaged.isDamaged(), bad.constData());
+        }
+    }
+
+    void agentsModeAnnouncesAFakeClaudeFollowsItsTranscriptAndReportsItsEnd()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("home"));
+        const QString cwd = home + QStringLiteral("/chat-wall");
+        const QString session = QStringLiteral("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+        const QString transcript = makeAgentFolders(home, cwd, session);
+        QVERIFY(!transcript.isEmpty());
+        append(transcript, "{\"type\":\"user\"}\n");
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, session);
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        QByteArray id;
+        QVERIFY(follower.waitFor(
+            [&] { return !announcements(follower.frames(), agent.processId(), &id).isEmpty(); }));
+        const QJsonObject announced
+            = announcements(follower.frames(), agent.processId(), &id).last();
+        QCOMPARE(announced.value(QLatin1String("cwd")).toString(), cwd);
+        QCOMPARE(announced.value(QLatin1String("home")).toString(), home);
+        QCOMPARE(announced.value(QLatin1String("transcript")).toString(), transcript);
+        QCOMPARE(announced.value(QLatin1String("session")).toString(), session);
+        QCOMPARE(qint64(announced.value(QLatin1String("uid")).toDouble()), qint64(::getuid()));
+        QString problem;
+        QVERIFY(follower.waitFor(
+            [&] { return follower.rebuilt(id, &problem) == "{\"type\":\"user\"}\n"; }));
+        append(transcript, "{\"type\":\"assistant\"}\n");
+        QVERIFY(follower.waitFor([&] {
+            return follower.rebuilt(id, &problem)
+                == "{\"type\":\"user\"}\n{\"type\":\"assistant\"}\n";
+        }));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        agent.kill();
+        agent.waitForFinished();
+        QVERIFY(
+            follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, id) == 1; }));
+        QCOMPARE(follower.count(Frame::Kind::Agent, id), 1);
+    }
+
+    void agentsModeRefusesALinkedTranscript()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("h"));
+        const QString cwd = home + QStringLiteral("/chat-l");
+        const QString session = QStringLiteral("aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee");
+        const QString transcript = makeAgentFolders(home, cwd, session);
+        QVERIFY(!transcript.isEmpty());
+        const QString secret = dir.filePath(QStringLiteral("secret"));
+        append(secret, "not yours\n");
+        QVERIFY(QFile::link(secret, transcript));
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, session);
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        QByteArray id;
+        QVERIFY(follower.waitFor([&] {
+            return !announcements(follower.frames(), agent.processId(), &id).isEmpty()
+                && follower.count(Frame::Kind::Error, id) == 1;
+        }));
+        QCOMPARE(follower.count(Frame::Kind::Data, id), 0);
+        agent.kill();
+        agent.waitForFinished();
     }
 };
 
