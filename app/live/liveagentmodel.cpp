@@ -5,7 +5,6 @@
 #include "util/terminalsafe.h"
 
 #include <QDateTime>
-#include <QLocale>
 
 namespace sandscope {
 
@@ -166,6 +165,23 @@ QVariant LiveAgentModel::headerData(int section, Qt::Orientation orientation, in
 
 void LiveAgentModel::apply(const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended)
 {
+    QVector<LiveAgentRow> added;
+    for (const LiveAgentRow &agent : changed) {
+        const int row = m_index.value(agent.info.id, -1);
+        if (row >= 0) {
+            m_rows[row] = agent;
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        } else if (!ended.contains(agent.info.id)) {
+            added.append(agent);
+        }
+    }
+    if (!added.isEmpty()) {
+        const int first = int(m_rows.size());
+        beginInsertRows({}, first, first + int(added.size()) - 1);
+        m_rows += added;
+        reindex(first);
+        endInsertRows();
+    }
     for (const QByteArray &id : ended) {
         const int row = m_index.value(id, -1);
         if (row < 0)
@@ -175,23 +191,6 @@ void LiveAgentModel::apply(const QVector<LiveAgentRow> &changed, const QList<QBy
         m_index.remove(id);
         reindex(row);
         endRemoveRows();
-    }
-    QVector<LiveAgentRow> added;
-    for (const LiveAgentRow &agent : changed) {
-        const int row = m_index.value(agent.info.id, -1);
-        if (row < 0) {
-            added.append(agent);
-            continue;
-        }
-        m_rows[row] = agent;
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-    }
-    if (!added.isEmpty()) {
-        const int first = int(m_rows.size());
-        beginInsertRows({}, first, first + int(added.size()) - 1);
-        m_rows += added;
-        reindex(first);
-        endInsertRows();
     }
     if (!m_rows.isEmpty() && !m_tick.isActive())
         m_tick.start();

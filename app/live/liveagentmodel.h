@@ -51,7 +51,8 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-    // A watcher's batch (LiveAgentWatcher::agentsChanged).
+    // A watcher's batch (LiveAgentWatcher::agentsChanged): the changes first, then the ended
+    // rows removed (an agent that appeared and ended within one batch is never shown).
     void apply(const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended);
     // Every row gone (a new connection).
     void clear();

@@ -90,7 +90,8 @@ void LiveAgentWatcher::work()
     }
     if (!m_queue.empty())
         m_worker.start();
-    if ((!m_changed.isEmpty() || !m_ended.isEmpty()) && !m_coalesce.isActive())
+    if ((!m_changed.isEmpty() || !m_ended.isEmpty()) && !m_coalesce.isActive()
+        && m_state != State::Failed)
         m_coalesce.start();
 }
 
@@ -115,13 +116,14 @@ void LiveAgentWatcher::handle(const Frame &frame)
             agent->setInfo(info);
         else
             agent = std::make_shared<LiveAgent>(info);
-        m_ended.remove(frame.id);
         m_changed.insert(frame.id);
         return;
     }
     case Frame::Kind::ProcessGone:
-        if (m_agents.remove(frame.id) > 0) {
-            m_changed.remove(frame.id);
+        if (const auto agent = m_agents.take(frame.id)) {
+            // What it wrote last (the follower sends it before the end) is still told.
+            if (m_changed.remove(frame.id))
+                m_finalRows.append(agent->row());
             m_ended.insert(frame.id);
         }
         return;
@@ -158,8 +160,8 @@ void LiveAgentWatcher::handle(const Frame &frame)
 
 void LiveAgentWatcher::flush()
 {
-    QVector<LiveAgentRow> changed;
-    changed.reserve(m_changed.size());
+    QVector<LiveAgentRow> changed = std::exchange(m_finalRows, {});
+    changed.reserve(changed.size() + m_changed.size());
     for (const QByteArray &id : std::as_const(m_changed)) {
         if (const auto agent = m_agents.value(id))
             changed.append(agent->row());

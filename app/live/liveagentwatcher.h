@@ -50,12 +50,14 @@ public:
     // How many follower processes this watcher started (the wall needs exactly one).
     int processesStarted() const { return m_processesStarted; }
     int agentCount() const { return int(m_agents.size()); }
+    // Every frame received was handled and every change told.
+    bool isIdle() const { return m_queue.empty() && !m_coalesce.isActive(); }
     QVector<LiveAgentRow> rows() const;
 
 Q_SIGNALS:
     void stateChanged(sandscope::LiveAgentWatcher::State state);
-    // At most every coalesceMs: rows of the agents that appeared or changed, and the ids of
-    // those that ended.
+    // At most every coalesceMs: rows of the agents that appeared or changed (also the last
+    // state of one that ended meanwhile), and the ids of those that ended.
     void agentsChanged(
         const QVector<sandscope::LiveAgentRow> &changed, const QList<QByteArray> &ended);
     // The follower could not start, failed or ended.
@@ -76,6 +78,7 @@ private:
     QHash<QByteArray, std::shared_ptr<LiveAgent>> m_agents;
     QSet<QByteArray> m_changed;
     QSet<QByteArray> m_ended;
+    QVector<LiveAgentRow> m_finalRows; // of agents that ended with changes not told yet
     QTimer m_coalesce;
     QTimer m_worker; // 0 ms: the next slice of the queue
     int m_sliceMs = 15;

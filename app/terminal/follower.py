@@ -79,6 +79,8 @@ class Inotify:
                         return None
                     if wd in names:
                         dirs.add(names[wd])
+                        if mask & 0x8000:  # IN_IGNORED: the folder went; watch it again
+                            self.watches.pop(names[wd], None)
         except OSError:
             pass
         return dirs
@@ -191,6 +193,7 @@ class Process:
 # file owned by the agent's uid is read: as root, a link or a file of someone else is never
 # followed (a user could point a transcript at /etc/shadow).
 SESSION_OPTIONS = (b"--session-id", b"--resume", b"-r")
+SCAN_PERIOD = 0.25
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -319,30 +322,46 @@ class Agent:
 
 
 class AgentScan:
+    """Looks for agents 4 times a second: new processes, and young ones (a shell that execs
+    claude keeps its pid), are read at once; every process again once a second."""
+
+    YOUNG = 3.0  # seconds
+
     def __init__(self, inotify):
         self.inotify = inotify
         self.agents = {}  # (pid, start ticks) -> Agent
         self.boot = boot_time()
+        self.known = {}  # pid -> (ppid, start ticks, uid, argv or None when not claude)
+        self.last_full = 0.0
 
-    def running(self):
-        found = {}
+    def running(self, full):
+        with open("/proc/uptime", "rb") as f:
+            young = (float(f.read().split()[0]) - self.YOUNG) * CLOCK_TICKS
+        known = {}
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
             pid = int(name)
-            try:
-                argv = read_proc(pid, "cmdline").split(b"\0")
-                if not is_claude(argv):
+            entry = self.known.get(pid)
+            if entry is None or full or entry[1] > young:
+                try:
+                    argv = read_proc(pid, "cmdline").split(b"\0")
+                    ppid, ticks, uid = proc_stat(pid)
+                except (OSError, ValueError, IndexError):
                     continue
-                ppid, ticks, uid = proc_stat(pid)
-            except (OSError, ValueError, IndexError):
-                continue
-            found[pid] = (ppid, ticks, uid, argv)
+                entry = (ppid, ticks, uid, argv if is_claude(argv) else None)
+            known[pid] = entry
+        self.known = known
+        claude = {pid: e for pid, e in known.items() if e[3] is not None}
         # A claude whose parent is an agent is that agent's helper.
-        return {pid: v for pid, v in found.items() if v[0] not in found}
+        return {pid: e for pid, e in claude.items() if e[0] not in claude}
 
     def scan(self):
-        running = self.running()
+        now = time.monotonic()
+        full = now - self.last_full >= 1.0
+        if full:
+            self.last_full = now
+        running = self.running(full)
         for key in list(self.agents):
             found = running.get(key[0])
             if found is None or found[1] != key[1]:
@@ -357,10 +376,14 @@ class AgentScan:
             self.agents[(pid, ticks)] = agent
         claimed = {a.transcript for a in self.agents.values() if a.session}
         for agent in self.agents.values():
-            path = agent.choose(claimed)
-            if path != agent.transcript or not agent.announced:
-                self.switch(agent, path)
-            elif agent.file:
+            if full or not agent.announced or not (agent.session or agent.transcript):
+                path = agent.choose(claimed)
+                if path != agent.transcript or not agent.announced:
+                    self.switch(agent, path)
+                    continue
+            if agent.file:
+                # Its folder may have appeared since (a new session): watched from then on.
+                self.inotify.watch(os.path.dirname(agent.file.path))
                 agent.file.check()
 
     def switch(self, agent, path):
@@ -397,14 +420,14 @@ def agents_main():
     fds = [inotify.fd] if inotify.fd >= 0 else []
     while True:
         now = time.monotonic()
-        wait = max(0.0, min(1.0 - (now - last_pass), HEARTBEAT - (now - last_beat)))
+        wait = max(0.0, min(SCAN_PERIOD - (now - last_pass), HEARTBEAT - (now - last_beat)))
         if fds and select.select(fds, [], [], wait)[0]:
             agents.check(inotify.drain_dirs())
         elif not fds:
             time.sleep(min(wait, 0.05))
             agents.check(None)
         now = time.monotonic()
-        if now - last_pass >= 1.0:
+        if now - last_pass >= SCAN_PERIOD:
             agents.scan()
             last_pass = now
         last_beat = beat(now, last_beat)

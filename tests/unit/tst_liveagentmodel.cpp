@@ -70,15 +70,29 @@ QByteArray dataFrames(const QByteArray &id, qint64 offset, const QByteArray &byt
     return out;
 }
 
-// Runs the event loop until the watcher's queue and coalescing window are through.
-void settle(int ms = 400)
+// A watcher feeding a model that QAbstractItemModelTester checks, and the model's resets.
+struct TestedWall {
+    LiveAgentWatcher watcher;
+    LiveAgentModel model;
+    QAbstractItemModelTester tester {
+        &model, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    QSignalSpy resets {&model, &QAbstractItemModel::modelReset};
+    TestedWall()
+    {
+        QObject::connect(
+            &watcher, &LiveAgentWatcher::agentsChanged, &model, &LiveAgentModel::apply);
+    }
+};
+
+// Runs the event loop until the watcher handled every frame and told every change.
+bool settled(const LiveAgentWatcher &watcher)
 {
-    QTest::qWait(ms);
+    return QTest::qWaitFor([&watcher] { return watcher.isIdle(); }, 20000);
 }
 
 } // namespace
 
-class TestLiveWall : public QObject {
+class TestLiveAgentModel : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -99,18 +113,14 @@ private Q_SLOTS:
         QVERIFY(expected.inputTokens + expected.outputTokens > 0);
         QVERIFY(expected.costUsd > 0);
 
-        LiveAgentWatcher watcher;
-        LiveAgentModel model;
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
-        QObject::connect(
-            &watcher, &LiveAgentWatcher::agentsChanged, &model, &LiveAgentModel::apply);
+        TestedWall wall;
+        LiveAgentWatcher &watcher = wall.watcher;
+        LiveAgentModel &model = wall.model;
         watcher.feed(frame("R 1 99 inotify"));
         watcher.feed(appearFrames(
             "a1-1", 4242, QStringLiteral("alice"), QStringLiteral("c1"), QStringLiteral("s-1")));
         watcher.feed(dataFrames("a1-1", 0, readAll(path), chunk));
-        settle();
+        QVERIFY(settled(watcher));
         QCOMPARE(watcher.state(), LiveAgentWatcher::State::Watching);
         QCOMPARE(model.rowCount(), 1);
         const LiveAgentRow &row = model.agentAt(0);
@@ -127,7 +137,7 @@ private Q_SLOTS:
             model.index(0, LiveAgentModel::UserColumn).data().toString(), QStringLiteral("alice"));
         QCOMPARE(
             model.index(0, LiveAgentModel::TokensColumn).data().toString(), expected.tokensText());
-        QCOMPARE(resets.count(), 0);
+        QCOMPARE(wall.resets.count(), 0);
     }
 
     void theCallRunningNowIsShownUntilItsResultAndAnEndedAgentLeaves()
@@ -137,17 +147,13 @@ private Q_SLOTS:
         const qsizetype call = whole.indexOf("\"type\":\"tool_use\"");
         QVERIFY(call > 0);
         const qsizetype cut = whole.indexOf('\n', call) + 1;
-        LiveAgentWatcher watcher;
-        LiveAgentModel model;
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
-        QObject::connect(
-            &watcher, &LiveAgentWatcher::agentsChanged, &model, &LiveAgentModel::apply);
+        TestedWall wall;
+        LiveAgentWatcher &watcher = wall.watcher;
+        LiveAgentModel &model = wall.model;
         watcher.feed(appearFrames(
             "a2-1", 7, QStringLiteral("bob"), QStringLiteral("c2"), QStringLiteral("s-2")));
         watcher.feed(dataFrames("a2-1", 0, whole.left(cut), 4096));
-        settle();
+        QVERIFY(settled(watcher));
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.agentAt(0).toolName, QStringLiteral("Bash"));
         QVERIFY(model.agentAt(0).lastLine.startsWith(QLatin1String("Bash: ")));
@@ -159,17 +165,17 @@ private Q_SLOTS:
                      .toLongLong(),
             65000);
         watcher.feed(dataFrames("a2-1", cut, whole.mid(cut), 4096));
-        settle();
+        QVERIFY(settled(watcher));
         QVERIFY(model.agentAt(0).toolName.isEmpty());
         QVERIFY(model.index(0, LiveAgentModel::ToolColumn).data().toString().isEmpty());
         watcher.feed(frame("X a2-1"));
-        settle();
+        QVERIFY(settled(watcher));
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(watcher.agentCount(), 0);
-        QCOMPARE(resets.count(), 0);
+        QCOMPARE(wall.resets.count(), 0);
     }
 
-    void aBurstIsToldInOneBatchAndTheNewestActivityComesFirst()
+    void aBurstIsToldInCoalescedBatchesAndTheNewestActivityComesFirst()
     {
         const QByteArray whole = readAll(bashTranscript());
         LiveAgentWatcher watcher;
@@ -179,7 +185,11 @@ private Q_SLOTS:
         proxy.setSourceModel(&model);
         QAbstractItemModelTester tester(
             &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy batches(&watcher, &LiveAgentWatcher::agentsChanged);
+        QList<qint64> batches; // when each was told
+        QElapsedTimer clock;
+        clock.start();
+        QObject::connect(&watcher, &LiveAgentWatcher::agentsChanged, &watcher,
+            [&] { batches.append(clock.elapsed()); });
         QObject::connect(
             &watcher, &LiveAgentWatcher::agentsChanged, &model, &LiveAgentModel::apply);
         QByteArray burst;
@@ -194,9 +204,15 @@ private Q_SLOTS:
             burst += dataFrames(id, 0, shifted, 1000);
         }
         watcher.feed(burst);
-        QTRY_COMPARE(model.rowCount(), 20);
-        settle(300);
-        QCOMPARE(batches.count(), 1);
+        QVERIFY(settled(watcher));
+        QCOMPARE(model.rowCount(), 20);
+        // Over 600 frames, told in batches at least the coalescing interval apart.
+        QVERIFY(!batches.isEmpty() && batches.size() < 20);
+        for (int i = 1; i < batches.size(); ++i)
+            QVERIFY2(batches.at(i) - batches.at(i - 1) >= 190,
+                qPrintable(QStringLiteral("batches at %1 and %2 ms")
+                               .arg(batches.at(i - 1))
+                               .arg(batches.at(i))));
         QCOMPARE(
             proxy.index(0, LiveAgentModel::UserColumn).data().toString(), QStringLiteral("u19"));
         QCOMPARE(
@@ -206,7 +222,7 @@ private Q_SLOTS:
         QByteArray prompt = whole.mid(promptAt, whole.indexOf('\n', promptAt) + 1 - promptAt);
         prompt.replace("\"CMD: echo hi\"", "\"again\"").replace("2026-12-01T", "2026-12-30T");
         watcher.feed(dataFrames("b0", whole.size(), prompt, 1000));
-        settle();
+        QVERIFY(settled(watcher));
         QCOMPARE(
             proxy.index(0, LiveAgentModel::UserColumn).data().toString(), QStringLiteral("u0"));
         QCOMPARE(proxy.index(0, LiveAgentModel::LastLineColumn).data().toString(),
@@ -254,5 +270,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLiveWall)
-#include "tst_livewall.moc"
+QTEST_GUILESS_MAIN(TestLiveAgentModel)
+#include "tst_liveagentmodel.moc"
