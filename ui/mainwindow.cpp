@@ -9,6 +9,7 @@
 #include "files/filespage.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
+#include "live/livepage.h"
 #include "messagebar.h"
 #include "pagetabs.h"
 #include "runs/runpage.h"
@@ -146,7 +147,7 @@ MainWindow::~MainWindow()
 
 QList<QWidget *> MainWindow::fixedPages() const
 {
-    return {m_files, m_isolation, m_admin, m_cleanup, m_sessions, m_usage};
+    return {m_files, m_isolation, m_admin, m_cleanup, m_sessions, m_usage, m_live};
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -300,6 +301,7 @@ void MainWindow::showAdminAccess()
     m_admin->setAdminAccess(admin);
     m_sessions->setAdminAccess(admin, prefix);
     m_usage->setAdminAccess(admin, prefix);
+    m_live->setAdminAccess(admin, prefix);
 }
 
 void MainWindow::showIdentity()
@@ -482,6 +484,19 @@ void MainWindow::addFilePages()
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
         tr("Users"));
+    m_live = new LivePage(this);
+    m_pages->addTab(m_live,
+        QIcon::fromTheme(
+            QStringLiteral("view-refresh"), style()->standardIcon(QStyle::SP_BrowserReload)),
+        tr("Live"));
+    connect(m_live, &LivePage::adminCommandRequested, this, &MainWindow::showAdminCommandField);
+    // An agent's session opens as its user in a tab that follows it (RunTabs' use case).
+    connect(m_live, &LivePage::openSessionRequested, m_runs,
+        [this](const SessionSource &source) { m_runs->openSession(source); });
+    // Watching every user's agents as root is audited like acting as another user.
+    m_live->setAuditHook([this](const QString &channel) {
+        m_session->audit(QStringLiteral("live-all-users"), channel, QStringLiteral("started"));
+    });
     connect(m_admin, &AdminOverviewPage::actAsUserRequested, this, [this](const QString &userId) {
         m_session->switchUser(userId);
         if (!userId.isEmpty() && m_session->identity().userId == userId)
@@ -511,6 +526,9 @@ void MainWindow::syncFilePages()
     m_admin->setAdminAdvice(advice(tr("The users overview")));
     m_sessions->setAdminAdvice(advice(tr("Listing every user's sessions")));
     m_usage->setAdminAdvice(advice(tr("Usage of all users")));
+    m_live->setAdminAdvice(advice(tr("The live wall")));
+    m_live->setClient(client);
+    m_live->setAdminAccess(m_session->adminAccess(), prefix);
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

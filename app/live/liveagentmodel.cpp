@@ -66,6 +66,8 @@ QVariant LiveAgentModel::data(const QModelIndex &index, int role) const
         return row.info.pid;
     case ActivityRole:
         return row.lastActivityMs;
+    case ProblemRole:
+        return row.problem;
     case ToolElapsedRole:
         return row.toolName.isEmpty() || row.toolStartedMs <= 0
             ? qint64(-1)

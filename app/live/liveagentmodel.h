@@ -42,6 +42,7 @@ public:
         PidRole,
         ActivityRole, // ms since the epoch
         ToolElapsedRole, // ms; -1 without a call running
+        ProblemRole, // why its transcript cannot be read; empty when it can
     };
 
     explicit LiveAgentModel(QObject *parent = nullptr);

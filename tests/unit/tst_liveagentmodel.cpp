@@ -10,8 +10,8 @@
 #include "live/liveagentmodel.h"
 #include "live/liveagentproxy.h"
 #include "live/liveagentwatcher.h"
+#include "liveframes.h"
 #include "recordings/runrecording.h"
-#include "terminal/followprotocol.h"
 #include "testing.h"
 #include "util/format.h"
 
@@ -23,6 +23,7 @@
 #include <QtTest>
 
 using namespace sandscope;
+using namespace sandscope::test;
 
 namespace {
 
@@ -38,36 +39,6 @@ QByteArray readAll(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-QByteArray frame(const QByteArray &fields)
-{
-    return followprotocol::frameLine(fields);
-}
-
-// The frames the follower sends for an agent that appears with `transcript`.
-QByteArray appearFrames(const QByteArray &id, qint64 pid, const QString &account,
-    const QString &chat, const QString &session)
-{
-    const QString home = QStringLiteral("/home/") + account;
-    QJsonObject object {{QStringLiteral("pid"), double(pid)}, {QStringLiteral("uid"), 1000},
-        {QStringLiteral("account"), account}, {QStringLiteral("home"), home},
-        {QStringLiteral("cwd"), QString(home + QStringLiteral("/chat-") + chat)},
-        {QStringLiteral("transcript"),
-            QString(home + QStringLiteral("/.claude/projects/x/") + session
-                + QStringLiteral(".jsonl"))},
-        {QStringLiteral("session"), session}, {QStringLiteral("started"), 1764608632.5}};
-    return frame("A " + id + ' ' + QJsonDocument(object).toJson(QJsonDocument::Compact).toBase64())
-        + frame("N " + id + " 77 0 0");
-}
-
-QByteArray dataFrames(const QByteArray &id, qint64 offset, const QByteArray &bytes, int chunk)
-{
-    QByteArray out;
-    for (qint64 at = 0; at < bytes.size(); at += chunk)
-        out += frame("D " + id + ' ' + QByteArray::number(offset + at) + ' '
-            + bytes.mid(int(at), chunk).toBase64());
-    return out;
 }
 
 // A watcher feeding a model that QAbstractItemModelTester checks, and the model's resets.
