@@ -6,6 +6,9 @@
 
 #include <QDateTime>
 
+#include <algorithm>
+#include <vector>
+
 namespace sandscope {
 
 LiveAgentModel::LiveAgentModel(QObject *parent)
@@ -168,14 +171,25 @@ QVariant LiveAgentModel::headerData(int section, Qt::Orientation orientation, in
 void LiveAgentModel::apply(const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended)
 {
     QVector<LiveAgentRow> added;
+    std::vector<int> updated;
     for (const LiveAgentRow &agent : changed) {
         const int row = m_index.value(agent.info.id, -1);
         if (row >= 0) {
             m_rows[row] = agent;
-            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            updated.push_back(row);
         } else if (!ended.contains(agent.info.id)) {
             added.append(agent);
         }
+    }
+    // One signal per run of neighbouring rows: a proxy sorts and a view lays out once per
+    // signal, and 200 agents writing change most rows in every batch.
+    std::sort(updated.begin(), updated.end());
+    for (size_t at = 0; at < updated.size();) {
+        size_t end = at + 1;
+        while (end < updated.size() && updated[end] <= updated[end - 1] + 1)
+            ++end;
+        Q_EMIT dataChanged(index(updated[at], 0), index(updated[end - 1], ColumnCount - 1));
+        at = end;
     }
     if (!added.isEmpty()) {
         const int first = int(m_rows.size());

@@ -63,7 +63,7 @@ private Q_SLOTS:
         QTRY_COMPARE(page.proxy()->rowCount(), 2);
         // Both started at the same moment: the later record makes one the newest.
         page.watcher()->feed(dataFrames("a1", 0,
-            R"({"type":"user","timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}})"
+            R"({"type":"user","sessionId":"s-old","timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}})"
             "\n",
             1000));
         QTRY_COMPARE(page.proxy()->index(0, LiveAgentModel::SessionColumn).data().toString(),
