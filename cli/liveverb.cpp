@@ -250,7 +250,8 @@ int runLive(const QStringList &arguments)
         return usageError(adminError, liveVerb);
     printError(QStringLiteral("Watching every running agent %1").arg(admin.describe()));
     AuditLog log;
-    if (!log.append({options.profileName, options.serverText(), QString(),
+    // Who watches: the acting user (--user or the profile's), if any, like the other verbs.
+    if (!log.append({options.profileName, options.serverText(), options.userId,
             QStringLiteral("live-all-users"), admin.describe(), QStringLiteral("started")}))
         printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
     OpenTerminalClient client(options.connection);

@@ -316,6 +316,15 @@ private Q_SLOTS:
         QTest::newRow("cleanup with an empty admin command")
             << QStringList {QStringLiteral("cleanup"), server, QStringLiteral("--admin-exec= ")}
             << true << QStringLiteral("empty");
+        QTest::newRow("live wall without every user") << QStringList {
+            QStringLiteral("live"), server} << true << QStringLiteral("--all-users");
+        QTest::newRow("live wall with an unclosed quote")
+            << QStringList {QStringLiteral("live"), server, QStringLiteral("--all-users"),
+                   QStringLiteral("--admin-exec=ssh 'host")}
+            << true << QStringLiteral("unclosed single quote");
+        QTest::newRow("live wall with an argument") << QStringList {QStringLiteral("live"), server,
+            QStringLiteral("--all-users"), QStringLiteral("alice")}
+                                                    << true << QStringLiteral("no arguments");
         QTest::newRow("one user's chats with an admin command") << QStringList {
             QStringLiteral("chats"), server, user,
             QStringLiteral("--admin-exec=sudo -n")} << true << QStringLiteral("without --user");
@@ -328,6 +337,19 @@ private Q_SLOTS:
         const Outcome result = run(arguments, environment(withKey));
         QCOMPARE(result.exitCode, 2);
         QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+    }
+
+    // An admin command that cannot run the follower: exit 3 with the command line named and
+    // its error output, not a hang.
+    void liveWallWithAFailingAdminCommandExitsThreeNamingIt()
+    {
+        const Outcome result = run({QStringLiteral("live"),
+            QStringLiteral("--server=http://127.0.0.1:9"), QStringLiteral("--all-users"),
+            QStringLiteral("--admin-exec=sh -c 'echo no-root-here >&2; exit 7' x")});
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(result.err.contains(QLatin1String("no-root-here")), qPrintable(result.err));
+        QVERIFY2(result.err.contains(QLatin1String("status 7")), qPrintable(result.err));
+        QVERIFY2(!result.all().contains(apiKey), qPrintable(result.all()));
     }
 
     void worldReadableKeyFileIsAUsageError()
