@@ -3,9 +3,10 @@
 // with its user, chat and session; its transcript's figures equal what `replay --summary`
 // computes from the same file (RunSummaryBuilder, the one place figures are made), whether
 // the bytes come at once or cut mid-record; the call running now is shown until its result;
-// an agent that ends leaves the wall; bursts are told in one batch per coalescing window; the
-// model and its proxy stay consistent (QAbstractItemModelTester) and are never reset; the
-// proxy puts the newest activity first; a damaged stream fails the watcher.
+// an agent that ends leaves the wall (also in a stream recorded from the real follower); bursts are
+// told in one batch per coalescing window; the model and its proxy stay consistent
+// (QAbstractItemModelTester) and are never reset; the proxy puts the newest activity first; a
+// damaged stream fails the watcher.
 
 #include "live/liveagentmodel.h"
 #include "live/liveagentproxy.h"
@@ -108,6 +109,48 @@ private Q_SLOTS:
             model.index(0, LiveAgentModel::UserColumn).data().toString(), QStringLiteral("alice"));
         QCOMPARE(
             model.index(0, LiveAgentModel::TokensColumn).data().toString(), expected.tokensText());
+        QCOMPARE(wall.resets.count(), 0);
+    }
+
+    // tests/data/livewall/agent-frames.txt, recorded from the real follower (record.py there):
+    // a process named like the CLI appears, its transcript (the bash capture) is written up to
+    // its Bash call, then to its end, and the process ends. Fed frame by frame: the wall showed
+    // the call while it ran, the figures at the end equal the file's, and the agent leaves.
+    void aRecordedStreamOfAnAgentThatAppearsGrowsAndEnds()
+    {
+        const QList<QByteArray> frames
+            = readAll(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/livewall/agent-frames.txt"))
+                  .split('\n');
+        QVERIFY(frames.size() > 8);
+        RunSummary expected;
+        QString error;
+        QVERIFY2(summarizeRunFile(bashTranscript(), &expected, &error), qPrintable(error));
+        TestedWall wall;
+        QStringList toolsSeen;
+        LiveAgentRow last;
+        QObject::connect(&wall.watcher, &LiveAgentWatcher::agentsChanged, &wall.model,
+            [&](const QVector<LiveAgentRow> &changed) {
+                for (const LiveAgentRow &row : changed) {
+                    toolsSeen.append(row.toolName);
+                    last = row;
+                }
+            });
+        for (const QByteArray &line : frames) {
+            if (line.startsWith("@SSF X "))
+                QCOMPARE(wall.model.rowCount(), 1); // there until its end is handled
+            wall.watcher.feed(line + '\n');
+            QVERIFY(settled(wall.watcher));
+        }
+        QCOMPARE(wall.watcher.state(), LiveAgentWatcher::State::Watching);
+        QVERIFY2(toolsSeen.contains(QStringLiteral("Bash")),
+            qPrintable(toolsSeen.join(QLatin1Char(','))));
+        QCOMPARE(last.info.chatId(), QStringLiteral("rec"));
+        QCOMPARE(last.info.sessionId, QStringLiteral("5e55a0b1-0000-4000-8000-00000000c0de"));
+        QVERIFY(last.toolName.isEmpty());
+        QCOMPARE(last.summary.inputTokens, expected.inputTokens);
+        QCOMPARE(last.summary.outputTokens, expected.outputTokens);
+        QCOMPARE(last.summary.costUsd, expected.costUsd);
+        QCOMPARE(wall.model.rowCount(), 0);
         QCOMPARE(wall.resets.count(), 0);
     }
 
