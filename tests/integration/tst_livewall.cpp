@@ -5,7 +5,8 @@
 // command `sudo -n`) puts all three on the wall with the right user, chat and session, shows
 // their running call within 1 s of the agent writing its record, and lets each go when its
 // process ends; `sandscope live --all-users --json` says the same in its lines and ends cleanly
-// on Ctrl+C.
+// on Ctrl+C. Without an admin command the server's own account carries the follower where
+// the server allows it (0.11.x), and a newer server's refusal is said.
 
 #include "live/liveagentmodel.h"
 #include "live/liveagentwatcher.h"
@@ -226,6 +227,50 @@ private Q_SLOTS:
                          .toDouble(),
                 double(agent.last.summary.outputTokens));
         }
+    }
+
+    // Without an admin command the follower runs as the server's own account: 0.11.x allows
+    // that (here the account is root, so no sudo is needed) and the wall works through it;
+    // newer servers refuse requests without X-User-Id, and the wall says so.
+    void theServerAccountChannelWorksWhereTheServerAllowsIt()
+    {
+        LiveAgentWatcher watcher;
+        LiveAgentModel model;
+        QObject::connect(
+            &watcher, &LiveAgentWatcher::agentsChanged, &model, &LiveAgentModel::apply);
+        watcher.start(m_client.get(), AdminAccess::serverAccount());
+        if (!m_server->version().startsWith(QLatin1String("0.11."))) {
+            QVERIFY(QTest::qWaitFor(
+                [&] { return watcher.state() == LiveAgentWatcher::State::Failed; }, waitMs));
+            QVERIFY2(
+                watcher.error().contains(QLatin1String("X-User-Id")), qPrintable(watcher.error()));
+            return;
+        }
+        QVERIFY2(QTest::qWaitFor(
+                     [&] { return watcher.state() == LiveAgentWatcher::State::Watching; }, waitMs),
+            qPrintable(watcher.error()));
+        Agent agent;
+        const QString suffix = randomToken(5, true);
+        agent.who = {QStringLiteral("wallsa") + suffix, QStringLiteral("wallsa-") + suffix};
+        agent.chat = QStringLiteral("sa") + suffix;
+        agent.session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        agent.home = shellLines(m_client.get(), agent.who, QStringLiteral("echo \"$HOME\""))
+                         .value(0)
+                         .trimmed();
+        startAgent(agent);
+        auto rowOfAgent = [&] {
+            for (int row = 0; row < model.rowCount(); ++row) {
+                if (model.agentAt(row).info.sessionId == agent.session)
+                    return row;
+            }
+            return -1;
+        };
+        QVERIFY2(QTest::qWaitFor([&] { return rowOfAgent() >= 0; }, waitMs),
+            qPrintable(watcher.error()));
+        QCOMPARE(model.agentAt(rowOfAgent()).info.chatId(), agent.chat);
+        QVERIFY2(
+            QTest::qWaitFor([&] { return rowOfAgent() < 0; }, waitMs), qPrintable(watcher.error()));
+        QCOMPARE(watcher.state(), LiveAgentWatcher::State::Watching);
     }
 
 private:
