@@ -35,7 +35,9 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -147,7 +149,7 @@ MainWindow::~MainWindow()
 
 QList<QWidget *> MainWindow::fixedPages() const
 {
-    return {m_files, m_isolation, m_admin, m_cleanup, m_sessions, m_usage, m_live};
+    return {m_files, m_isolation, m_admin, m_cleanup, m_sessions, m_usage};
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -232,6 +234,8 @@ void MainWindow::createMenus()
     view->addAction(m_tabNavigator->previousAction());
     view->addMenu(m_tabNavigator->listMenu()); // every tab, also those the bar scrolled away
     view->addSeparator();
+    QAction *live = view->addAction(tr("&Live Wall"), this, &MainWindow::showLiveWall);
+    live->setToolTip(tr("Every running agent of every user, live (through the admin channel)"));
     QAction *statusBarAction = view->addAction(tr("&Status Bar"));
     statusBarAction->setCheckable(true);
     statusBarAction->setChecked(true);
@@ -437,6 +441,29 @@ void MainWindow::showAbout()
             .arg(QStringLiteral(SANDSCOPE_VERSION), m_session->auditLog()->path().toHtmlEscaped()));
 }
 
+void MainWindow::showLiveWall()
+{
+    int tab = m_pages->indexOf(m_live);
+    if (tab < 0) {
+        tab = m_pages->addTab(m_live,
+            QIcon::fromTheme(
+                QStringLiteral("view-refresh"), style()->standardIcon(QStyle::SP_BrowserReload)),
+            tr("Live"));
+        m_pages->setTabToolTip(tab, tr("Every running agent of every user"));
+        auto *close = new QToolButton(m_pages);
+        close->setAutoRaise(true);
+        close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+        close->setToolTip(tr("Close the live wall (stops watching)"));
+        connect(close, &QToolButton::clicked, this, [this] {
+            m_live->stopWatching();
+            m_pages->removeTab(m_pages->indexOf(m_live));
+            m_live->hide();
+        });
+        m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
+    }
+    m_pages->setCurrentIndex(tab);
+}
+
 void MainWindow::addFilePages()
 {
     m_files = new FilesPage(this);
@@ -484,11 +511,9 @@ void MainWindow::addFilePages()
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
         tr("Users"));
+    // Not a fixed tab (the bar has no room for one more beside run tabs): View › Live Wall.
     m_live = new LivePage(this);
-    m_pages->addTab(m_live,
-        QIcon::fromTheme(
-            QStringLiteral("view-refresh"), style()->standardIcon(QStyle::SP_BrowserReload)),
-        tr("Live"));
+    m_live->hide();
     connect(m_live, &LivePage::adminCommandRequested, this, &MainWindow::showAdminCommandField);
     // An agent's session opens as its user in a tab that follows it (RunTabs' use case).
     connect(m_live, &LivePage::openSessionRequested, m_runs,

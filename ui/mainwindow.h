@@ -90,6 +90,9 @@ public Q_SLOTS:
     void showAdminCommandField();
     void showSwitchUserDialog();
     void showAbout();
+    // View › Live Wall: the Live tab (every running agent, for admins), a closable tab like
+    // the run tabs (the bar has no room for another fixed page); closing it stops watching.
+    void showLiveWall();
     // Shows a file in the Files tab and its preview as `userId` (switching to that user, which
     // is visible and audited, when another user acts now).
     void showRemoteFile(const QString &userId, const QString &absolutePath);
@@ -137,7 +140,7 @@ private:
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
     UsagePage *m_usage = nullptr; // usage over time from the transcripts on the server
-    LivePage *m_live = nullptr; // every running agent, through the admin channel
+    LivePage *m_live = nullptr; // every running agent, through the admin channel; a tab on demand
     QLabel *m_busyLabel = nullptr;
     QProgressBar *m_busyIndicator = nullptr;
     ServerStatusView *m_serverStatus = nullptr;

@@ -57,6 +57,12 @@ QByteArray fromBase64Field(const QByteArray &field, bool *ok)
     return decoded.decoded;
 }
 
+QByteArray resourceText(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 QByteArray pathField(const QString &path)
 {
     return path.toUtf8().toBase64();
@@ -194,10 +200,14 @@ QList<Frame> FrameReader::takeFrames()
 
 QByteArray program()
 {
-    QFile file(QStringLiteral(":/sandscope/terminal/follower.py"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.readAll();
+    return resourceText(QStringLiteral(":/sandscope/terminal/follower.py"));
+}
+
+QByteArray agentsProgram()
+{
+    // Its functions first: follower.py's last lines call agents_main().
+    return resourceText(QStringLiteral(":/sandscope/terminal/followeragents.py")) + '\n'
+        + program();
 }
 
 QByteArray bootstrapCommand()
@@ -238,7 +248,7 @@ QString agentsScript()
     // standard input before it starts.
     return QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n\n"
                           "exec \"$@\" python3 -u - agents <<'SANDSCOPE_FOLLOWER_END'\n")
-        + QString::fromUtf8(program()) + QStringLiteral("\nSANDSCOPE_FOLLOWER_END\n");
+        + QString::fromUtf8(agentsProgram()) + QStringLiteral("\nSANDSCOPE_FOLLOWER_END\n");
 }
 
 } // namespace sandscope::followprotocol

@@ -20,7 +20,8 @@
 //                                         H TIME                  heartbeat, every 5 s
 //                                         F MESSAGE64             the follower failed and ends
 //
-// Agents mode (`agentsScript()`, one process as root through the admin channel, no commands):
+// Agents mode (`agentsScript()`, one process as root through the admin channel, no commands;
+// app/terminal/followeragents.py):
 // R as above; A ID JSON64 when an agent (a running claude CLI) appears or its transcript
 // changes: {"pid", "uid", "account", "home", "cwd", "transcript" (empty: not known yet),
 // "session", "started" (seconds since the epoch)}; its transcript's bytes as N, D, T, G, E
@@ -98,8 +99,13 @@ QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, 
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle);
 QByteArray dropCommand(const QByteArray &id);
 QByteArray syncCommand(const QByteArray &token);
-// The admin script (POSIX sh) that runs the follower in agents mode as root: `sudo -n` when
-// the channel's account is not root.
+// The follower with its agents mode (app/terminal/followeragents.py before follower.py): the
+// live wall's program, run by `python3 - agents`. Only the admin channel carries it; what a
+// terminal gets typed stays program() (open-terminal 0.11 drops what a large terminal write
+// does not fit).
+QByteArray agentsProgram();
+// The admin script (POSIX sh) that runs agentsProgram() as root: `sudo -n` when the channel's
+// account is not root.
 QString agentsScript();
 
 } // namespace sandscope::followprotocol

@@ -34,7 +34,8 @@ public:
     {
         QFile program(dir + QStringLiteral("/follower.py"));
         if (program.open(QIODevice::WriteOnly))
-            program.write(followprotocol::program());
+            program.write(mode.contains(QLatin1String("agents")) ? followprotocol::agentsProgram()
+                                                                 : followprotocol::program());
         program.close();
         m_process.setProgram(QStringLiteral("python3"));
         m_process.setArguments(QStringList {QStringLiteral("-u"), program.fileName()} + mode);

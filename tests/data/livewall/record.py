@@ -5,8 +5,10 @@ its transcript, the bash scenario's capture, is written in three steps (its firs
 and including the record of its Bash call; the rest), then the process is killed. Only the
 frames of that agent (and R, H, F) are kept: other agents of the machine are left out.
 
-    tests/data/livewall/record.py app/terminal/follower.py \\
+    tests/data/livewall/record.py app/terminal \\
         tests/data/transcripts/bash/transcript/*.jsonl tests/data/livewall/agent-frames.txt
+(app/terminal: where followeragents.py and follower.py are; the program is both, in that
+order, as followprotocol::agentsProgram() sends it).
 """
 import base64
 import json
@@ -16,8 +18,12 @@ import sys
 import tempfile
 import time
 
-follower_py, capture, out_path = sys.argv[1:4]
+terminal_dir, capture, out_path = sys.argv[1:4]
 work = tempfile.mkdtemp(prefix="sandscope-livewall-")
+follower_py = os.path.join(work, "follower.py")
+with open(follower_py, "wb") as program:
+    for name in ("followeragents.py", "follower.py"):
+        program.write(open(os.path.join(terminal_dir, name), "rb").read() + b"\n")
 root = os.path.join(work, "h")
 cwd = root + "/chat-rec"
 os.makedirs(cwd)
