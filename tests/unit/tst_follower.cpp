@@ -122,7 +122,7 @@ void append(const QString &path, const QByteArray &bytes)
 }
 
 // A process named like the claude CLI (python3 run as "claude") in `cwd` with HOME=`home`,
-// sleeping; its command line names the session.
+// sleeping; its command line names the session unless `sessionId` is empty.
 void startFakeAgent(
     QProcess *process, const QString &home, const QString &cwd, const QString &sessionId)
 {
@@ -133,8 +133,11 @@ void startFakeAgent(
     process->setWorkingDirectory(cwd);
     process->start(QStringLiteral("python3"),
         {QStringLiteral("-c"),
-            QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
-                           "'import time; time.sleep(120)', '--session-id', sys.argv[1]])"),
+            sessionId.isEmpty()
+                ? QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
+                                 "'import time; time.sleep(120)'])")
+                : QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
+                                 "'import time; time.sleep(120)', '--session-id', sys.argv[1]])"),
             sessionId});
 }
 
@@ -421,6 +424,52 @@ private Q_SLOTS:
         QVERIFY(
             follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, id) == 1; }));
         QCOMPARE(follower.count(Frame::Kind::Agent, id), 1);
+    }
+
+    // Without --session-id the transcript is the newest of its folder written since the
+    // process started: an older one is passed over, and a later session (e.g. /clear) is
+    // followed from its start once it is written.
+    void agentsModeFindsTheTranscriptAnAgentWritesWithoutASessionArgument()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("home"));
+        const QString cwd = home + QStringLiteral("/chat-nosid");
+        const QString older = makeAgentFolders(home, cwd, QStringLiteral("older"));
+        QVERIFY(!older.isEmpty());
+        append(older, "{\"type\":\"old\"}\n");
+        QFile olderFile(older);
+        QVERIFY(olderFile.open(QIODevice::ReadWrite)
+            && olderFile.setFileTime(
+                QDateTime::currentDateTimeUtc().addSecs(-3600), QFileDevice::FileModificationTime));
+        olderFile.close();
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, {});
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        QByteArray id;
+        QVERIFY(follower.waitFor(
+            [&] { return !announcements(follower.frames(), agent.processId(), &id).isEmpty(); }));
+        QCOMPARE(announcements(follower.frames(), agent.processId(), &id)
+                     .last()
+                     .value(QLatin1String("transcript"))
+                     .toString(),
+            QString());
+        const QString first = QFileInfo(older).path() + QStringLiteral("/first.jsonl");
+        append(first, "{\"n\":1}\n");
+        QString problem;
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt(id, &problem) == "{\"n\":1}\n"; }));
+        QTest::qWait(1100); // a second later by the file system's clock
+        const QString second = QFileInfo(older).path() + QStringLiteral("/second.jsonl");
+        append(second, "{\"n\":2}\n");
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt(id, &problem) == "{\"n\":2}\n"; }));
+        const QList<QJsonObject> said = announcements(follower.frames(), agent.processId(), &id);
+        QCOMPARE(said.last().value(QLatin1String("transcript")).toString(), second);
+        QCOMPARE(said.last().value(QLatin1String("session")).toString(), QStringLiteral("second"));
+        for (const QJsonObject &announced : said)
+            QVERIFY(announced.value(QLatin1String("transcript")).toString() != older);
+        agent.kill();
+        agent.waitForFinished();
     }
 
     void agentsModeRefusesALinkedTranscript()
