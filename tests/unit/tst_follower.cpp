@@ -156,8 +156,8 @@ QString makeAgentFolders(const QString &home, const QString &cwd, const QString 
     return folder + QLatin1Char('/') + session + QStringLiteral(".jsonl");
 }
 
-// The agents announced for `pid` (the machine may run other agents).
-QList<QJsonObject> announcements(const QList<Frame> &frames, qint64 pid, QByteArray *id)
+// The agents announced for `pid` (the machine may run other agents); `id` gets its id.
+QList<QJsonObject> announcements(const QList<Frame> &frames, qint64 pid, QByteArray *id = nullptr)
 {
     QList<QJsonObject> found;
     for (const Frame &frame : frames) {
@@ -166,10 +166,19 @@ QList<QJsonObject> announcements(const QList<Frame> &frames, qint64 pid, QByteAr
         const QJsonObject object = QJsonDocument::fromJson(frame.data).object();
         if (qint64(object.value(QLatin1String("pid")).toDouble()) == pid) {
             found.append(object);
-            *id = frame.id;
+            if (id)
+                *id = frame.id;
         }
     }
     return found;
+}
+
+// The follower's id of the agent `pid` once it is announced; empty when it is not.
+QByteArray waitForAgent(LocalFollower &follower, qint64 pid)
+{
+    QByteArray id;
+    follower.waitFor([&] { return !announcements(follower.frames(), pid, &id).isEmpty(); });
+    return id;
 }
 
 qint64 inodeOf(const QString &path)
@@ -400,11 +409,9 @@ private Q_SLOTS:
         QVERIFY(agent.waitForStarted());
         LocalFollower follower(dir.path(), {QStringLiteral("agents")});
         QVERIFY(follower.ready());
-        QByteArray id;
-        QVERIFY(follower.waitFor(
-            [&] { return !announcements(follower.frames(), agent.processId(), &id).isEmpty(); }));
-        const QJsonObject announced
-            = announcements(follower.frames(), agent.processId(), &id).last();
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        const QJsonObject announced = announcements(follower.frames(), agent.processId()).last();
         QCOMPARE(announced.value(QLatin1String("cwd")).toString(), cwd);
         QCOMPARE(announced.value(QLatin1String("home")).toString(), home);
         QCOMPARE(announced.value(QLatin1String("transcript")).toString(), transcript);
@@ -447,10 +454,9 @@ private Q_SLOTS:
         QVERIFY(agent.waitForStarted());
         LocalFollower follower(dir.path(), {QStringLiteral("agents")});
         QVERIFY(follower.ready());
-        QByteArray id;
-        QVERIFY(follower.waitFor(
-            [&] { return !announcements(follower.frames(), agent.processId(), &id).isEmpty(); }));
-        QCOMPARE(announcements(follower.frames(), agent.processId(), &id)
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(announcements(follower.frames(), agent.processId())
                      .last()
                      .value(QLatin1String("transcript"))
                      .toString(),
@@ -463,7 +469,7 @@ private Q_SLOTS:
         const QString second = QFileInfo(older).path() + QStringLiteral("/second.jsonl");
         append(second, "{\"n\":2}\n");
         QVERIFY(follower.waitFor([&] { return follower.rebuilt(id, &problem) == "{\"n\":2}\n"; }));
-        const QList<QJsonObject> said = announcements(follower.frames(), agent.processId(), &id);
+        const QList<QJsonObject> said = announcements(follower.frames(), agent.processId());
         QCOMPARE(said.last().value(QLatin1String("transcript")).toString(), second);
         QCOMPARE(said.last().value(QLatin1String("session")).toString(), QStringLiteral("second"));
         for (const QJsonObject &announced : said)
@@ -488,11 +494,9 @@ private Q_SLOTS:
         QVERIFY(agent.waitForStarted());
         LocalFollower follower(dir.path(), {QStringLiteral("agents")});
         QVERIFY(follower.ready());
-        QByteArray id;
-        QVERIFY(follower.waitFor([&] {
-            return !announcements(follower.frames(), agent.processId(), &id).isEmpty()
-                && follower.count(Frame::Kind::Error, id) == 1;
-        }));
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        QVERIFY(follower.waitFor([&] { return follower.count(Frame::Kind::Error, id) == 1; }));
         QCOMPARE(follower.count(Frame::Kind::Data, id), 0);
         agent.kill();
         agent.waitForFinished();
