@@ -213,8 +213,8 @@ private Q_SLOTS:
                 QStringLiteral("s%1").arg(i));
             // Each agent's records are shifted by i days: the last one is the newest.
             QByteArray shifted = whole;
-            shifted.replace(
-                "2026-12-01T", "2026-12-" + QByteArray::number(i + 1).rightJustified(2, '0') + 'T');
+            shifted.replace("2026-12-01T",
+                QByteArray("2026-12-" + QByteArray::number(i + 1).rightJustified(2, '0') + 'T'));
             burst += dataFrames(id, 0, shifted, 1000);
         }
         watcher.feed(burst);
