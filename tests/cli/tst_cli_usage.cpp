@@ -128,6 +128,10 @@ private Q_SLOTS:
             << QStringLiteral("server-info")
             << QStringList {QStringLiteral("sandscope server-info"), QStringLiteral("--server"),
                    QStringLiteral("--json"), QStringLiteral("--profile")};
+        QTest::newRow("live") << QStringLiteral("live")
+                              << QStringList {QStringLiteral("sandscope live"),
+                                     QStringLiteral("--all-users"), QStringLiteral("--admin-exec"),
+                                     QStringLiteral("--json"), QStringLiteral("Ctrl+C")};
         QTest::newRow("search") << QStringLiteral("search")
                                 << QStringList {QStringLiteral("sandscope search"),
                                        QStringLiteral("QUERY"), QStringLiteral("--tool"),
