@@ -143,7 +143,9 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
 MainWindow::~MainWindow()
 {
     // The pages' streams, scans and runs use the client: they go first (the client is an
-    // older child and would otherwise be destroyed before them).
+    // older child and would otherwise be destroyed before them). The live wall may not be a
+    // tab at the moment: it goes first as well.
+    delete m_live;
     delete m_pages;
 }
 
