@@ -13,6 +13,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -354,6 +355,40 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(QLatin1String("no-root-here")), qPrintable(result.err));
         QVERIFY2(result.err.contains(QLatin1String("status 7")), qPrintable(result.err));
         QVERIFY2(!result.all().contains(apiKey), qPrintable(result.all()));
+    }
+
+    // On a terminal (script(1) gives it one) the wall is redrawn in place: the cursor home,
+    // the table, each line's rest and the screen's rest cleared; no other escape sequence;
+    // Ctrl+C typed on the terminal ends it with status 0. (The follower runs as this account
+    // through the admin command `env`: no agent needs to run.)
+    void liveWallOnATerminalIsRedrawnInPlaceAndEndsOnCtrlC()
+    {
+        const QString script = QStandardPaths::findExecutable(QStringLiteral("script"));
+        QVERIFY2(!script.isEmpty(), "script (util-linux) is required");
+        QProcess terminal;
+        terminal.setProcessEnvironment(environment());
+        terminal.start(script,
+            {QStringLiteral("-qfec"),
+                QStringLiteral("%1 live --server http://127.0.0.1:9 --all-users --admin-exec env")
+                    .arg(QStringLiteral(SANDSCOPE_BINARY)),
+                QStringLiteral("/dev/null")});
+        QVERIFY(terminal.waitForStarted(10000));
+        QByteArray screen;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                screen += terminal.readAllStandardOutput();
+                return screen.count("\x1b[H") >= 2; // drawn, and drawn again a second later
+            },
+            20000));
+        terminal.write("\x03");
+        QVERIFY(terminal.waitForFinished(10000));
+        screen += terminal.readAllStandardOutput();
+        QCOMPARE(terminal.exitCode(), 0);
+        QVERIFY2(screen.contains("LAST LINE\x1b[K\r\n"), screen.constData());
+        QByteArray rest = screen;
+        for (const char *ours : {"\x1b[H", "\x1b[K", "\x1b[J"})
+            rest.replace(ours, "");
+        QVERIFY2(!rest.contains('\x1b'), rest.constData());
     }
 
     void worldReadableKeyFileIsAUsageError()
