@@ -13,6 +13,7 @@ order, as followprotocol::agentsProgram() sends it).
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,4 +68,5 @@ for line in open(raw_path, "rb").read().split(b"\n"):
     if parts[1] in (b"R", b"H", b"F") or parts[2] == ident:
         keep.append(line)
 open(out_path, "wb").write(b"\n".join(keep) + b"\n")
+shutil.rmtree(work)
 print(len(keep), "frames:", b" ".join(line.split(b" ")[1] for line in keep).decode())
