@@ -6,6 +6,7 @@
 #include "cli/connectionoptions.h"
 #include "cli/exportverb.h"
 #include "cli/filesverbs.h"
+#include "cli/liveverb.h"
 #include "cli/probeverb.h"
 #include "cli/remotecommand.h"
 #include "cli/replayverb.h"
@@ -71,7 +72,7 @@ QString topLevelHelp()
                "  exec          Run a command on the server as a user and stream its output\n")
         + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
         + exportVerbSummary() + runVerbsSummary() + searchVerbSummary() + usageVerbSummary()
-        + cleanupVerbSummary() + probeVerbSummary()
+        + liveVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -299,9 +300,9 @@ const QVector<Verb> &verbs()
     static const QVector<Verb> all {{serverInfoVerb, runServerInfo}, {execVerb, runExec},
         {chatsVerb, runChats}, {filesVerb, runFiles}, {runVerb, runRun},
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
-        {runsVerb, runRuns}, {replayVerb, runReplay}, {compareVerb, runCompare},
-        {exportVerb, runExport}, {cleanupVerb, runCleanup}, {probeVerb, runProbe},
-        {shellVerb, runShell}};
+        {liveVerb, runLive}, {runsVerb, runRuns}, {replayVerb, runReplay},
+        {compareVerb, runCompare}, {exportVerb, runExport}, {cleanupVerb, runCleanup},
+        {probeVerb, runProbe}, {shellVerb, runShell}};
     return all;
 }
 

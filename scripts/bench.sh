@@ -44,6 +44,8 @@ run bench_runopen --stream-json "${SANDSCOPE_BENCH_RUNOPEN_MB:-100}"
 # A 1 GB recording opens with bounded memory (about 40 s, 1 GB in the temporary folder)
 run bench_runopen "${SANDSCOPE_BENCH_RUNOPEN_BIG_MB:-1000}"
 run bench_adminscale 200 50
+# 200 running sessions, a record each per second for 20 s (about 30 s)
+run bench_livewall 200 20
 # CI: 200 homes x 50 chats (the targets are for 1,000 x 50: run bench_cleanup without arguments)
 run bench_cleanup "${SANDSCOPE_BENCH_CLEANUP_HOMES:-200}" 50
 # CI: 20,000 calls (the targets are for 100,000: run bench_timeline without arguments)

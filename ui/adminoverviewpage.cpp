@@ -248,22 +248,7 @@ void AdminOverviewPage::showChatsOf(const QModelIndex &viewIndex)
 
 QString AdminOverviewPage::userIdForAccount(const QString &account, const QString &knownPrefix)
 {
-    const auto fits = [&account](const QString &candidate, const QString &prefix) {
-        return candidate.size() >= 4 && validateUserId(candidate)
-            && predictAccountName(candidate, AccountRule::FirstEightAlnum, prefix) == account;
-    };
-    if (!knownPrefix.isEmpty() && account.startsWith(knownPrefix)) {
-        const QString candidate = account.mid(knownPrefix.size());
-        if (fits(candidate, knownPrefix))
-            return candidate;
-    }
-    // The prefix is not published: try each split of the name, the longest id first.
-    for (qsizetype split = 0; split < account.size(); ++split) {
-        const QString candidate = account.mid(split);
-        if (fits(candidate, account.left(split)))
-            return candidate;
-    }
-    return QString();
+    return sandscope::userIdForAccount(account, knownPrefix);
 }
 
 void AdminOverviewPage::browseAccountAt(const QModelIndex &viewIndex)

@@ -52,8 +52,7 @@ public:
     MessageBar *messageBar() const;
     QString stateText() const;
 
-    // A user id whose account (under the 0.11 naming rule, the one of servers that allow the
-    // scan) is `account`: the account without the server's prefix. Empty if none fits.
+    // A user id whose account is `account` (sandscope::userIdForAccount). Empty if none fits.
     static QString userIdForAccount(const QString &account, const QString &knownPrefix = {});
 
 public Q_SLOTS:

@@ -9,6 +9,7 @@
 #include "files/filespage.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
+#include "live/livepage.h"
 #include "messagebar.h"
 #include "pagetabs.h"
 #include "runs/runpage.h"
@@ -35,7 +36,9 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -141,7 +144,9 @@ MainWindow::MainWindow(const QString &settingsPath, QWidget *parent)
 MainWindow::~MainWindow()
 {
     // The pages' streams, scans and runs use the client: they go first (the client is an
-    // older child and would otherwise be destroyed before them).
+    // older child and would otherwise be destroyed before them). The live wall may not be a
+    // tab at the moment: it goes first as well.
+    delete m_live;
     delete m_pages;
 }
 
@@ -232,6 +237,8 @@ void MainWindow::createMenus()
     view->addAction(m_tabNavigator->previousAction());
     view->addMenu(m_tabNavigator->listMenu()); // every tab, also those the bar scrolled away
     view->addSeparator();
+    QAction *live = view->addAction(tr("&Live Wall"), this, &MainWindow::showLiveWall);
+    live->setToolTip(tr("Every running agent of every user, live (through the admin channel)"));
     QAction *statusBarAction = view->addAction(tr("&Status Bar"));
     statusBarAction->setCheckable(true);
     statusBarAction->setChecked(true);
@@ -302,6 +309,7 @@ void MainWindow::showAdminAccess()
     m_admin->setAdminAccess(admin);
     m_sessions->setAdminAccess(admin, prefix);
     m_usage->setAdminAccess(admin, prefix);
+    m_live->setAdminAccess(admin, prefix);
 }
 
 void MainWindow::showIdentity()
@@ -437,6 +445,29 @@ void MainWindow::showAbout()
             .arg(QStringLiteral(SANDSCOPE_VERSION), m_session->auditLog()->path().toHtmlEscaped()));
 }
 
+void MainWindow::showLiveWall()
+{
+    int tab = m_pages->indexOf(m_live);
+    if (tab < 0) {
+        tab = m_pages->addTab(m_live,
+            QIcon::fromTheme(
+                QStringLiteral("view-refresh"), style()->standardIcon(QStyle::SP_BrowserReload)),
+            tr("Live"));
+        m_pages->setTabToolTip(tab, tr("Every running agent of every user"));
+        auto *close = new QToolButton(m_pages);
+        close->setAutoRaise(true);
+        close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+        close->setToolTip(tr("Close the live wall (stops watching)"));
+        connect(close, &QToolButton::clicked, this, [this] {
+            m_live->stopWatching();
+            m_pages->removeTab(m_pages->indexOf(m_live));
+            m_live->hide();
+        });
+        m_pages->tabBar()->setTabButton(tab, QTabBar::RightSide, close);
+    }
+    m_pages->setCurrentIndex(tab);
+}
+
 void MainWindow::addFilePages()
 {
     m_files = new FilesPage(this);
@@ -484,6 +515,17 @@ void MainWindow::addFilePages()
         QIcon::fromTheme(
             QStringLiteral("system-users"), style()->standardIcon(QStyle::SP_FileDialogListView)),
         tr("Users"));
+    // Not a fixed tab (the bar has no room for one more beside run tabs): View › Live Wall.
+    m_live = new LivePage(this);
+    m_live->hide();
+    connect(m_live, &LivePage::adminCommandRequested, this, &MainWindow::showAdminCommandField);
+    // An agent's session opens as its user in a tab that follows it (RunTabs' use case).
+    connect(m_live, &LivePage::openSessionRequested, m_runs,
+        [this](const SessionSource &source) { m_runs->openSession(source); });
+    // Watching every user's agents as root is audited like acting as another user.
+    m_live->setAuditHook([this](const QString &channel) {
+        m_session->audit(QStringLiteral("live-all-users"), channel, QStringLiteral("started"));
+    });
     connect(m_admin, &AdminOverviewPage::actAsUserRequested, this, [this](const QString &userId) {
         m_session->switchUser(userId);
         if (!userId.isEmpty() && m_session->identity().userId == userId)
@@ -513,6 +555,9 @@ void MainWindow::syncFilePages()
     m_admin->setAdminAdvice(advice(tr("The users overview")));
     m_sessions->setAdminAdvice(advice(tr("Listing every user's sessions")));
     m_usage->setAdminAdvice(advice(tr("Usage of all users")));
+    m_live->setAdminAdvice(advice(tr("The live wall")));
+    m_live->setClient(client);
+    m_live->setAdminAccess(m_session->adminAccess(), prefix);
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

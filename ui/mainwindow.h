@@ -28,6 +28,7 @@ class ConsolePage;
 class DesktopNotifier;
 class FilesPage;
 class IdentityBar;
+class LivePage;
 class MessageBar;
 class OpenTerminalClient;
 class ProbePage;
@@ -73,6 +74,7 @@ public:
     ProbePage *isolationPage() const { return m_isolation; }
     SessionsPage *sessionsPage() const { return m_sessions; }
     UsagePage *usagePage() const { return m_usage; }
+    LivePage *livePage() const { return m_live; }
     // Tells the desktop when a live run ends while the window is not active.
     DesktopNotifier *notifier() const { return m_notifier; }
     QTabWidget *pages() const { return m_pages; }
@@ -88,6 +90,9 @@ public Q_SLOTS:
     void showAdminCommandField();
     void showSwitchUserDialog();
     void showAbout();
+    // View › Live Wall: the Live tab (every running agent, for admins), a closable tab like
+    // the run tabs (the bar has no room for another fixed page); closing it stops watching.
+    void showLiveWall();
     // Shows a file in the Files tab and its preview as `userId` (switching to that user, which
     // is visible and audited, when another user acts now).
     void showRemoteFile(const QString &userId, const QString &absolutePath);
@@ -112,7 +117,7 @@ private:
     void showCheck(bool ok);
     void setBusy(bool busy, const QString &step = {});
     void updateTitle();
-    // The Files, Sessions, Usage, Isolation and Users tabs: created once, then kept in step
+    // The Files, Sessions, Usage, Isolation, Users and Live tabs: created once, then kept in step
     // with the session's client and identity.
     void addFilePages();
     void syncFilePages();
@@ -135,6 +140,7 @@ private:
     ProbePage *m_isolation = nullptr; // acts as the users it is given, whoever is acted as
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
     UsagePage *m_usage = nullptr; // usage over time from the transcripts on the server
+    LivePage *m_live = nullptr; // every running agent, through the admin channel; a tab on demand
     QLabel *m_busyLabel = nullptr;
     QProgressBar *m_busyIndicator = nullptr;
     ServerStatusView *m_serverStatus = nullptr;

@@ -24,41 +24,6 @@
 
 namespace sandscope {
 
-namespace {
-
-RunModel::ToolKind toolKindOf(const QString &name)
-{
-    using Kind = RunModel::ToolKind;
-    static const QHash<QString, Kind> kinds = {
-        {QStringLiteral("Bash"), Kind::Shell},
-        {QStringLiteral("BashOutput"), Kind::Shell},
-        {QStringLiteral("KillShell"), Kind::Shell},
-        {QStringLiteral("KillBash"), Kind::Shell},
-        {QStringLiteral("Read"), Kind::Read},
-        {QStringLiteral("Write"), Kind::Write},
-        {QStringLiteral("Edit"), Kind::Edit},
-        {QStringLiteral("MultiEdit"), Kind::Edit},
-        {QStringLiteral("NotebookEdit"), Kind::Notebook},
-        {QStringLiteral("NotebookRead"), Kind::Notebook},
-        {QStringLiteral("Grep"), Kind::Search},
-        {QStringLiteral("Glob"), Kind::Search},
-        {QStringLiteral("LS"), Kind::Search},
-        {QStringLiteral("ToolSearch"), Kind::Search},
-        {QStringLiteral("WebFetch"), Kind::Web},
-        {QStringLiteral("WebSearch"), Kind::Web},
-        {QStringLiteral("Agent"), Kind::Agent}, // on the wire since 2.1
-        {QStringLiteral("Task"), Kind::Agent}, // init.tools and older CLIs
-        {QStringLiteral("TodoWrite"), Kind::Todo},
-    };
-    if (name.isEmpty())
-        return Kind::None;
-    if (name.startsWith(QLatin1String("mcp__")))
-        return Kind::Mcp;
-    return kinds.value(name, Kind::Other);
-}
-
-} // namespace
-
 RunModel::RunModel(QObject *parent)
     : QAbstractItemModel(parent)
     , m_lines(std::make_unique<RunLineReader>())
@@ -623,7 +588,7 @@ void RunModel::onToolUse(const RunEvent &event)
             node->startedMs = event.arrivalMs;
     }
     node->toolName = interned(event.toolName);
-    node->toolKind = toolKindOf(event.toolName);
+    node->toolKind = runtext::toolKindOf(event.toolName);
     countCall(node);
     node->inputOnDisk = leavesOut(event, event.inputJson.size());
     ToolCallData &data = node->editCall();
@@ -713,7 +678,7 @@ void RunModel::onPermissionDenied(const RunEvent &event)
         Node *tool = toolNode(event.toolUseId, contextFor(event));
         if (tool->toolName.isEmpty() && !event.toolName.isEmpty()) {
             tool->toolName = interned(event.toolName);
-            tool->toolKind = toolKindOf(event.toolName);
+            tool->toolKind = runtext::toolKindOf(event.toolName);
         }
         tool->status = Status::Denied;
         tool->isError = true;

@@ -1,6 +1,7 @@
 #include "runnodetext.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QLocale>
 
 #include <algorithm>
@@ -17,6 +18,37 @@ QString oneLine(const QString &text)
     if (line.size() < trimmed.size())
         line += QStringLiteral("…");
     return line;
+}
+
+runnode::ToolKind toolKindOf(const QString &name)
+{
+    using Kind = runnode::ToolKind;
+    static const QHash<QString, Kind> kinds = {
+        {QStringLiteral("Bash"), Kind::Shell},
+        {QStringLiteral("BashOutput"), Kind::Shell},
+        {QStringLiteral("KillShell"), Kind::Shell},
+        {QStringLiteral("KillBash"), Kind::Shell},
+        {QStringLiteral("Read"), Kind::Read},
+        {QStringLiteral("Write"), Kind::Write},
+        {QStringLiteral("Edit"), Kind::Edit},
+        {QStringLiteral("MultiEdit"), Kind::Edit},
+        {QStringLiteral("NotebookEdit"), Kind::Notebook},
+        {QStringLiteral("NotebookRead"), Kind::Notebook},
+        {QStringLiteral("Grep"), Kind::Search},
+        {QStringLiteral("Glob"), Kind::Search},
+        {QStringLiteral("LS"), Kind::Search},
+        {QStringLiteral("ToolSearch"), Kind::Search},
+        {QStringLiteral("WebFetch"), Kind::Web},
+        {QStringLiteral("WebSearch"), Kind::Web},
+        {QStringLiteral("Agent"), Kind::Agent}, // on the wire since 2.1
+        {QStringLiteral("Task"), Kind::Agent}, // init.tools and older CLIs
+        {QStringLiteral("TodoWrite"), Kind::Todo},
+    };
+    if (name.isEmpty())
+        return Kind::None;
+    if (name.startsWith(QLatin1String("mcp__")))
+        return Kind::Mcp;
+    return kinds.value(name, Kind::Other);
 }
 
 QString toolSummary(runnode::ToolKind kind, const ToolInput &input, const QByteArray &inputJson)

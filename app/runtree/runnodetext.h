@@ -17,6 +17,9 @@ constexpr int titleLimit = 200;
 // The first line of the trimmed text, at most titleLimit characters; "…" marks a cut.
 QString oneLine(const QString &text);
 
+// The kind of a tool by its name (Bash: Shell, mcp__…: Mcp, an unknown name: Other).
+runnode::ToolKind toolKindOf(const QString &name);
+
 // What a tool call does, without the tool name: the command, the file, "pattern in path", the
 // URL, "description (agent type)", "N todo(s)"; for other tools the first input field that is
 // set, else the input JSON (nothing for "{}").

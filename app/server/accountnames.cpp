@@ -1,5 +1,7 @@
 #include "accountnames.h"
 
+#include "server/connection.h"
+
 #include <QCryptographicHash>
 
 #include <algorithm>
@@ -106,6 +108,38 @@ bool explainAccountName(const QString &userId, const QString &observed, const QS
         }
     }
     return false;
+}
+
+QString userIdForAccount(const QString &account, const QString &knownPrefix)
+{
+    const auto explained = [&account](const QString &candidate, const QString &prefix) {
+        if (candidate.size() < 4 || !validateUserId(candidate))
+            return false;
+        return predictAccountName(candidate, AccountRule::FirstEightAlnum, prefix) == account
+            || predictAccountName(candidate, AccountRule::SlugWithHash, prefix) == account;
+    };
+    // The id a split of the name proposes: the rest, or the rest without "_<hash>".
+    const auto candidates = [&account](qsizetype split) {
+        QStringList found {account.mid(split)};
+        const qsizetype stem = account.size() - split - hashLength - 1;
+        if (stem > 0 && account.at(account.size() - hashLength - 1) == QLatin1Char('_'))
+            found.append(account.mid(split, stem));
+        return found;
+    };
+    if (!knownPrefix.isEmpty() && account.startsWith(knownPrefix)) {
+        for (const QString &candidate : candidates(knownPrefix.size())) {
+            if (explained(candidate, knownPrefix))
+                return candidate;
+        }
+    }
+    // The prefix is not published: try each split of the name, the longest id first.
+    for (qsizetype split = 0; split < account.size(); ++split) {
+        for (const QString &candidate : candidates(split)) {
+            if (explained(candidate, account.left(split)))
+                return candidate;
+        }
+    }
+    return QString();
 }
 
 } // namespace sandscope

@@ -23,4 +23,11 @@ bool explainAccountName(
 bool explainAccountName(const QString &userId, const QString &observed, const QString &prefix,
     AccountRule *rule, QString *detectedPrefix);
 
+// The user id whose account `account` is, when the id can be told from the name: a 0.11.x
+// account is the prefix and the id's first eight lowercase alphanumerics, a newer one the
+// prefix, the id's slug and a hash of the id; only an id that is its own slug (at least 4
+// characters) can be recovered from either. `knownPrefix` is tried first, then every leading
+// part of the name. Empty when no id explains it.
+QString userIdForAccount(const QString &account, const QString &knownPrefix = {});
+
 } // namespace sandscope

@@ -60,8 +60,9 @@ class Inotify:
 
 
 class Followed:
-    def __init__(self, ident, path, offset, inode):
+    def __init__(self, ident, path, offset, inode, owner=None):
         self.ident = ident
+        self.owner = owner  # the live wall's (followeragents.py): the uid that must own it
         self.path = path
         self.offset = offset
         self.inode = inode  # expected; 0: whatever is there
@@ -90,6 +91,9 @@ class Followed:
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             self.fail("%s is %s" % (self.path, what))
             return
+        if self.owner not in (None, st.st_uid):
+            self.fail("%s is not owned by the agent's account" % self.path)
+            return
         if self.fd is None or st.st_ino != self.inode or st.st_dev != self.dev:
             try:
                 fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -97,7 +101,7 @@ class Followed:
                 self.fail(error.strerror or str(error))
                 return
             opened = os.fstat(fd)
-            if not stat.S_ISREG(opened.st_mode):
+            if not stat.S_ISREG(opened.st_mode) or self.owner not in (None, opened.st_uid):
                 os.close(fd)
                 self.fail("%s is not a regular file" % self.path)
                 return
@@ -225,15 +229,24 @@ def main():
                 for p in list(processes.values()):
                     p.check()
                 last_pass = now
-        if now - last_beat >= HEARTBEAT:
-            emit("H", int(time.time()))
-            last_beat = now
-        out.flush()
+        last_beat = beat(now, last_beat)
+
+
+def beat(now, last_beat):
+    """The heartbeat when one is due; everything written goes out. Returns its time."""
+    if now - last_beat >= HEARTBEAT:
+        emit("H", int(time.time()))
+        last_beat = now
+    out.flush()
+    return last_beat
 
 
 try:
-    main()
-except KeyboardInterrupt:
+    if sys.argv[1:2] == ["agents"]:
+        agents_main()  # noqa: F821 (followeragents.py, sent before this program)
+    else:
+        main()
+except (KeyboardInterrupt, BrokenPipeError):
     pass
 except Exception as error:  # said once, on the protocol, before the follower ends
     emit("F", b64(repr(error).encode("utf-8", "replace")))

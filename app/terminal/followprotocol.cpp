@@ -57,6 +57,12 @@ QByteArray fromBase64Field(const QByteArray &field, bool *ok)
     return decoded.decoded;
 }
 
+QByteArray resourceText(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 QByteArray pathField(const QString &path)
 {
     return path.toUtf8().toBase64();
@@ -117,6 +123,9 @@ bool parseFrame(const QByteArray &input, Frame *frame, QString *why)
         bool decoded = false;
         out.data = fromBase64Field(f.at(3), &decoded);
         ok = ok && decoded;
+    } else if (kind == "A" && hasFields(3)) {
+        out.kind = Frame::Kind::Agent;
+        out.data = fromBase64Field(f.at(2), &ok);
     } else if (kind == "T" && hasFields(3)) {
         out.kind = Frame::Kind::Truncated;
         ok = toNumber(f.at(2), &out.size);
@@ -191,10 +200,14 @@ QList<Frame> FrameReader::takeFrames()
 
 QByteArray program()
 {
-    QFile file(QStringLiteral(":/sandscope/terminal/follower.py"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.readAll();
+    return resourceText(QStringLiteral(":/sandscope/terminal/follower.py"));
+}
+
+QByteArray agentsProgram()
+{
+    // Its functions first: follower.py's last lines call agents_main().
+    return resourceText(QStringLiteral(":/sandscope/terminal/followeragents.py")) + '\n'
+        + program();
 }
 
 QByteArray bootstrapCommand()
@@ -227,6 +240,15 @@ QByteArray dropCommand(const QByteArray &id)
 QByteArray syncCommand(const QByteArray &token)
 {
     return "sync " + token + '\n';
+}
+
+QString agentsScript()
+{
+    // The program travels in a quoted here-document (no expansion), read by python3 from its
+    // standard input before it starts.
+    return QStringLiteral("set --; [ \"$(id -u)\" = 0 ] || set -- sudo -n\n"
+                          "exec \"$@\" python3 -u - agents <<'SANDSCOPE_FOLLOWER_END'\n")
+        + QString::fromUtf8(agentsProgram()) + QStringLiteral("\nSANDSCOPE_FOLLOWER_END\n");
 }
 
 } // namespace sandscope::followprotocol

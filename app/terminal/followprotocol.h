@@ -20,6 +20,13 @@
 //                                         H TIME                  heartbeat, every 5 s
 //                                         F MESSAGE64             the follower failed and ends
 //
+// Agents mode (`agentsScript()`, one process as root through the admin channel, no commands;
+// app/terminal/followeragents.py):
+// R as above; A ID JSON64 when an agent (a running claude CLI) appears or its transcript
+// changes: {"pid", "uid", "account", "home", "cwd", "transcript" (empty: not known yet),
+// "session", "started" (seconds since the epoch)}; its transcript's bytes as N, D, T, G, E
+// with the agent's ID; X ID once the agent ended (after its last bytes); H as above.
+//
 // Every byte of a file travels as base64 on a line of its own, so what the terminal does to
 // text (CR LF, a prompt, escape sequences, the key masked) never touches the file's bytes; the
 // CRC-32 of each frame catches a frame the terminal damaged anyway. Offsets make a reconnect
@@ -45,13 +52,14 @@ struct Frame {
         Synced,
         Heartbeat,
         Fatal,
+        Agent, // agents mode: an agent appeared or its transcript changed
     };
     Kind kind = Kind::Heartbeat;
     QByteArray id;
     qint64 offset = 0; // Data: of the first byte; Opened: where reading goes on
     qint64 inode = 0; // Opened
     qint64 size = 0; // Opened, Truncated
-    QByteArray data; // Data
+    QByteArray data; // Data; Agent: its JSON
     QString text; // Error, Fatal: the message; Ready: the mode; Synced: the token
     int version = 0; // Ready
 };
@@ -91,5 +99,13 @@ QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, 
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle);
 QByteArray dropCommand(const QByteArray &id);
 QByteArray syncCommand(const QByteArray &token);
+// The follower with its agents mode (app/terminal/followeragents.py before follower.py): the
+// live wall's program, run by `python3 - agents`. Only the admin channel carries it; what a
+// terminal gets typed stays program() (open-terminal 0.11 drops what a large terminal write
+// does not fit).
+QByteArray agentsProgram();
+// The admin script (POSIX sh) that runs agentsProgram() as root: `sudo -n` when the channel's
+// account is not root.
+QString agentsScript();
 
 } // namespace sandscope::followprotocol

@@ -13,6 +13,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -128,6 +129,10 @@ private Q_SLOTS:
             << QStringLiteral("server-info")
             << QStringList {QStringLiteral("sandscope server-info"), QStringLiteral("--server"),
                    QStringLiteral("--json"), QStringLiteral("--profile")};
+        QTest::newRow("live") << QStringLiteral("live")
+                              << QStringList {QStringLiteral("sandscope live"),
+                                     QStringLiteral("--all-users"), QStringLiteral("--admin-exec"),
+                                     QStringLiteral("--json"), QStringLiteral("Ctrl+C")};
         QTest::newRow("search") << QStringLiteral("search")
                                 << QStringList {QStringLiteral("sandscope search"),
                                        QStringLiteral("QUERY"), QStringLiteral("--tool"),
@@ -316,6 +321,15 @@ private Q_SLOTS:
         QTest::newRow("cleanup with an empty admin command")
             << QStringList {QStringLiteral("cleanup"), server, QStringLiteral("--admin-exec= ")}
             << true << QStringLiteral("empty");
+        QTest::newRow("live wall without every user") << QStringList {
+            QStringLiteral("live"), server} << true << QStringLiteral("--all-users");
+        QTest::newRow("live wall with an unclosed quote")
+            << QStringList {QStringLiteral("live"), server, QStringLiteral("--all-users"),
+                   QStringLiteral("--admin-exec=ssh 'host")}
+            << true << QStringLiteral("unclosed single quote");
+        QTest::newRow("live wall with an argument") << QStringList {QStringLiteral("live"), server,
+            QStringLiteral("--all-users"), QStringLiteral("alice")}
+                                                    << true << QStringLiteral("no arguments");
         QTest::newRow("one user's chats with an admin command") << QStringList {
             QStringLiteral("chats"), server, user,
             QStringLiteral("--admin-exec=sudo -n")} << true << QStringLiteral("without --user");
@@ -328,6 +342,53 @@ private Q_SLOTS:
         const Outcome result = run(arguments, environment(withKey));
         QCOMPARE(result.exitCode, 2);
         QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+    }
+
+    // An admin command that cannot run the follower: exit 3 with the command line named and
+    // its error output, not a hang.
+    void liveWallWithAFailingAdminCommandExitsThreeNamingIt()
+    {
+        const Outcome result = run({QStringLiteral("live"),
+            QStringLiteral("--server=http://127.0.0.1:9"), QStringLiteral("--all-users"),
+            QStringLiteral("--admin-exec=sh -c 'echo no-root-here >&2; exit 7' x")});
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(result.err.contains(QLatin1String("no-root-here")), qPrintable(result.err));
+        QVERIFY2(result.err.contains(QLatin1String("status 7")), qPrintable(result.err));
+        QVERIFY2(!result.all().contains(apiKey), qPrintable(result.all()));
+    }
+
+    // On a terminal (script(1) gives it one) the wall is redrawn in place: the cursor home,
+    // the table, each line's rest and the screen's rest cleared; no other escape sequence;
+    // Ctrl+C typed on the terminal ends it with status 0. (The follower runs as this account
+    // through the admin command `env`: no agent needs to run.)
+    void liveWallOnATerminalIsRedrawnInPlaceAndEndsOnCtrlC()
+    {
+        const QString script = QStandardPaths::findExecutable(QStringLiteral("script"));
+        QVERIFY2(!script.isEmpty(), "script (util-linux) is required");
+        QProcess terminal;
+        terminal.setProcessEnvironment(environment());
+        terminal.start(script,
+            {QStringLiteral("-qfec"),
+                QStringLiteral("%1 live --server http://127.0.0.1:9 --all-users --admin-exec env")
+                    .arg(QStringLiteral(SANDSCOPE_BINARY)),
+                QStringLiteral("/dev/null")});
+        QVERIFY(terminal.waitForStarted(10000));
+        QByteArray screen;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                screen += terminal.readAllStandardOutput();
+                return screen.count("\x1b[H") >= 2; // drawn, and drawn again a second later
+            },
+            20000));
+        terminal.write("\x03");
+        QVERIFY(terminal.waitForFinished(10000));
+        screen += terminal.readAllStandardOutput();
+        QCOMPARE(terminal.exitCode(), 0);
+        QVERIFY2(screen.contains("LAST LINE\x1b[K\r\n"), screen.constData());
+        QByteArray rest = screen;
+        for (const char *ours : {"\x1b[H", "\x1b[K", "\x1b[J"})
+            rest.replace(ours, "");
+        QVERIFY2(!rest.contains('\x1b'), rest.constData());
     }
 
     void worldReadableKeyFileIsAUsageError()

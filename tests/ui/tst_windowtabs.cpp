@@ -6,6 +6,7 @@
 
 #include "compare/comparepage.h"
 #include "compare/comparerunsdialog.h"
+#include "live/livepage.h"
 #include "mainwindow.h"
 #include "runs/runpage.h"
 #include "runs/runtabs.h"
@@ -180,6 +181,7 @@ void TestWindowTabs::openingAnyTabKeepsTheWindowSize_data()
         {"Console", "Terminal", "Files", "Sessions", "Usage", "Isolation", "Users", "Cleanup"})
         QTest::newRow(page) << QString::fromLatin1(page);
     QTest::newRow("run recording") << QStringLiteral("run");
+    QTest::newRow("live wall") << QStringLiteral("live wall");
     QTest::newRow("compare") << QStringLiteral("compare");
     QTest::newRow("compare, damaged runs") << QStringLiteral("compare damaged");
     QTest::newRow("compare of two run tabs") << QStringLiteral("compare tabs");
@@ -197,6 +199,10 @@ void TestWindowTabs::openingAnyTabKeepsTheWindowSize()
     if (kind == QLatin1String("run")) {
         QVERIFY(openRunTabs(window.get(), 1));
         opened = pages->currentWidget();
+    } else if (kind == QLatin1String("live wall")) {
+        window->showLiveWall();
+        opened = pages->currentWidget();
+        QCOMPARE(opened, static_cast<QWidget *>(window->livePage()));
     } else if (kind == QLatin1String("compare")) {
         opened = openCompareTab(window.get());
         QVERIFY(opened);

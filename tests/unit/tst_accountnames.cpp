@@ -203,6 +203,39 @@ private slots:
         QVERIFY(!explainAccountName(userId, observed, QString(), &rule));
         QVERIFY(!explainAccountName(userId, observed, QStringLiteral("owui_"), nullptr));
     }
+
+    // Round trip: the id recovered from a predicted name gives that name again, under either
+    // rule, with the prefix known or not; a system account or a name too short for an id gives
+    // nothing.
+    void theUserIdOfAnAccountIsRecoveredUnderBothRules_data()
+    {
+        QTest::addColumn<QString>("userId");
+        QTest::addColumn<QString>("prefix");
+        QTest::addColumn<int>("rule");
+        for (const int rule : {int(AccountRule::FirstEightAlnum), int(AccountRule::SlugWithHash)}) {
+            const QString name = rule == 0 ? QStringLiteral("legacy ") : QStringLiteral("slug ");
+            QTest::newRow(qPrintable(name + QStringLiteral("plain")))
+                << QStringLiteral("wall0abcde") << QString() << rule;
+            QTest::newRow(qPrintable(name + QStringLiteral("prefixed")))
+                << QStringLiteral("davezz") << QStringLiteral("sstab_") << rule;
+        }
+    }
+    void theUserIdOfAnAccountIsRecoveredUnderBothRules()
+    {
+        QFETCH(QString, userId);
+        QFETCH(QString, prefix);
+        QFETCH(int, rule);
+        const QString account = predictAccountName(userId, AccountRule(rule), prefix);
+        for (const QString &known : {prefix, QString()}) {
+            const QString found = sandscope::userIdForAccount(account, known);
+            QVERIFY2(!found.isEmpty(), qPrintable(account));
+            QCOMPARE(
+                predictAccountName(found, AccountRule(rule), account.left(account.indexOf(found))),
+                account);
+        }
+        QCOMPARE(sandscope::userIdForAccount(QStringLiteral("root")), QString());
+        QCOMPARE(sandscope::userIdForAccount(QStringLiteral("a-b")), QString());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAccountNames)

@@ -2,7 +2,9 @@
 // the same FrameReader FollowChannel uses: every byte of a followed file arrives exactly once,
 // in order, whatever the file holds and however it grows; rewrites, truncations and deletions
 // are told apart; resuming at an offset in the same file gives exactly the rest; links, FIFOs
-// and folders are refused without blocking; a watched process that ends is reported.
+// and folders are refused without blocking; a watched process that ends is reported. In agents
+// mode (the live wall's) a process named like the claude CLI is announced with its transcript,
+// which is followed like any file, a linked transcript is refused, and its end is reported.
 // The transport over a real server's terminal is tested by tests/integration/tst_followchannel.
 
 #include "terminal/followprotocol.h"
@@ -10,6 +12,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -26,14 +30,15 @@ namespace {
 
 class LocalFollower {
 public:
-    explicit LocalFollower(const QString &dir)
+    explicit LocalFollower(const QString &dir, const QStringList &mode = {})
     {
         QFile program(dir + QStringLiteral("/follower.py"));
         if (program.open(QIODevice::WriteOnly))
-            program.write(followprotocol::program());
+            program.write(mode.contains(QLatin1String("agents")) ? followprotocol::agentsProgram()
+                                                                 : followprotocol::program());
         program.close();
         m_process.setProgram(QStringLiteral("python3"));
-        m_process.setArguments({QStringLiteral("-u"), program.fileName()});
+        m_process.setArguments(QStringList {QStringLiteral("-u"), program.fileName()} + mode);
         QObject::connect(&m_process, &QProcess::readyReadStandardOutput, [this] {
             m_reader.feed(m_process.readAllStandardOutput());
             m_frames += m_reader.takeFrames();
@@ -116,6 +121,65 @@ void append(const QString &path, const QByteArray &bytes)
     QCOMPARE(file.write(bytes), bytes.size());
 }
 
+// A process named like the claude CLI (python3 run as "claude") in `cwd` with HOME=`home`,
+// sleeping; its command line names the session unless `sessionId` is empty.
+void startFakeAgent(
+    QProcess *process, const QString &home, const QString &cwd, const QString &sessionId)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), home);
+    environment.remove(QStringLiteral("CLAUDE_CONFIG_DIR"));
+    process->setProcessEnvironment(environment);
+    process->setWorkingDirectory(cwd);
+    process->start(QStringLiteral("python3"),
+        {QStringLiteral("-c"),
+            sessionId.isEmpty()
+                ? QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
+                                 "'import time; time.sleep(120)'])")
+                : QStringLiteral("import os, sys; os.execv(sys.executable, ['claude', '-c', "
+                                 "'import time; time.sleep(120)', '--session-id', sys.argv[1]])"),
+            sessionId});
+}
+
+// Makes `cwd` and the folder where the CLI keeps the transcript of `session` run there (short
+// paths: no hash); the transcript's path, empty when a folder could not be made.
+QString makeAgentFolders(const QString &home, const QString &cwd, const QString &session)
+{
+    QString slug = cwd;
+    for (QChar &c : slug) {
+        if (!(c.unicode() < 128 && c.isLetterOrNumber()))
+            c = QLatin1Char('-');
+    }
+    const QString folder = home + QStringLiteral("/.claude/projects/") + slug;
+    if (!QDir().mkpath(cwd) || !QDir().mkpath(folder))
+        return {};
+    return folder + QLatin1Char('/') + session + QStringLiteral(".jsonl");
+}
+
+// The agents announced for `pid` (the machine may run other agents); `id` gets its id.
+QList<QJsonObject> announcements(const QList<Frame> &frames, qint64 pid, QByteArray *id = nullptr)
+{
+    QList<QJsonObject> found;
+    for (const Frame &frame : frames) {
+        if (frame.kind != Frame::Kind::Agent)
+            continue;
+        const QJsonObject object = QJsonDocument::fromJson(frame.data).object();
+        if (qint64(object.value(QLatin1String("pid")).toDouble()) == pid) {
+            found.append(object);
+            if (id)
+                *id = frame.id;
+        }
+    }
+    return found;
+}
+
+// The follower's id of the agent `pid` once it is announced; empty when it is not.
+QByteArray waitForAgent(LocalFollower &follower, qint64 pid)
+{
+    QByteArray id;
+    follower.waitFor([&] { return !announcements(follower.frames(), pid, &id).isEmpty(); });
+    return id;
+}
 
 qint64 inodeOf(const QString &path)
 {
@@ -310,6 +374,132 @@ private Q_SLOTS:
         sleeper.waitForFinished();
         QVERIFY(
             follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, "x") == 1; }));
+    }
+
+    void anAgentFrameCarriesItsJsonAndAMalformedOneIsDamage()
+    {
+        const QByteArray json = R"({"pid":42,"cwd":"/home/a/chat-x"})";
+        followprotocol::FrameReader reader;
+        reader.feed(followprotocol::frameLine("A a42-7 " + json.toBase64()));
+        const QList<Frame> frames = reader.takeFrames();
+        QVERIFY(!reader.isDamaged());
+        QCOMPARE(frames.size(), 1);
+        QCOMPARE(frames.first().kind, Frame::Kind::Agent);
+        QCOMPARE(frames.first().id, QByteArray("a42-7"));
+        QCOMPARE(frames.first().data, json);
+        for (const QByteArray &bad :
+            {QByteArray("A a42-7"), QByteArray("A a/42 e30="), QByteArray("A a42-7 *notbase64*")}) {
+            followprotocol::FrameReader damaged;
+            damaged.feed(followprotocol::frameLine(bad));
+            QVERIFY2(damaged.isDamaged(), bad.constData());
+        }
+    }
+
+    void agentsModeAnnouncesAFakeClaudeFollowsItsTranscriptAndReportsItsEnd()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("home"));
+        const QString cwd = home + QStringLiteral("/chat-wall");
+        const QString session = QStringLiteral("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+        const QString transcript = makeAgentFolders(home, cwd, session);
+        QVERIFY(!transcript.isEmpty());
+        append(transcript, "{\"type\":\"user\"}\n");
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, session);
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        const QJsonObject announced = announcements(follower.frames(), agent.processId()).last();
+        QCOMPARE(announced.value(QLatin1String("cwd")).toString(), cwd);
+        QCOMPARE(announced.value(QLatin1String("home")).toString(), home);
+        QCOMPARE(announced.value(QLatin1String("transcript")).toString(), transcript);
+        QCOMPARE(announced.value(QLatin1String("session")).toString(), session);
+        QCOMPARE(qint64(announced.value(QLatin1String("uid")).toDouble()), qint64(::getuid()));
+        QString problem;
+        QVERIFY(follower.waitFor(
+            [&] { return follower.rebuilt(id, &problem) == "{\"type\":\"user\"}\n"; }));
+        append(transcript, "{\"type\":\"assistant\"}\n");
+        QVERIFY(follower.waitFor([&] {
+            return follower.rebuilt(id, &problem)
+                == "{\"type\":\"user\"}\n{\"type\":\"assistant\"}\n";
+        }));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        agent.kill();
+        agent.waitForFinished();
+        QVERIFY(
+            follower.waitFor([&] { return follower.count(Frame::Kind::ProcessGone, id) == 1; }));
+        QCOMPARE(follower.count(Frame::Kind::Agent, id), 1);
+    }
+
+    // Without --session-id the transcript is the newest of its folder written since the
+    // process started: an older one is passed over, and a later session (e.g. /clear) is
+    // followed from its start once it is written.
+    void agentsModeFindsTheTranscriptAnAgentWritesWithoutASessionArgument()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("home"));
+        const QString cwd = home + QStringLiteral("/chat-nosid");
+        const QString older = makeAgentFolders(home, cwd, QStringLiteral("older"));
+        QVERIFY(!older.isEmpty());
+        append(older, "{\"type\":\"old\"}\n");
+        QFile olderFile(older);
+        QVERIFY(olderFile.open(QIODevice::ReadWrite)
+            && olderFile.setFileTime(
+                QDateTime::currentDateTimeUtc().addSecs(-3600), QFileDevice::FileModificationTime));
+        olderFile.close();
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, {});
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(announcements(follower.frames(), agent.processId())
+                     .last()
+                     .value(QLatin1String("transcript"))
+                     .toString(),
+            QString());
+        const QString first = QFileInfo(older).path() + QStringLiteral("/first.jsonl");
+        append(first, "{\"n\":1}\n");
+        QString problem;
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt(id, &problem) == "{\"n\":1}\n"; }));
+        QTest::qWait(1100); // a second later by the file system's clock
+        const QString second = QFileInfo(older).path() + QStringLiteral("/second.jsonl");
+        append(second, "{\"n\":2}\n");
+        QVERIFY(follower.waitFor([&] { return follower.rebuilt(id, &problem) == "{\"n\":2}\n"; }));
+        const QList<QJsonObject> said = announcements(follower.frames(), agent.processId());
+        QCOMPARE(said.last().value(QLatin1String("transcript")).toString(), second);
+        QCOMPARE(said.last().value(QLatin1String("session")).toString(), QStringLiteral("second"));
+        for (const QJsonObject &announced : said)
+            QVERIFY(announced.value(QLatin1String("transcript")).toString() != older);
+        agent.kill();
+        agent.waitForFinished();
+    }
+
+    void agentsModeRefusesALinkedTranscript()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("h"));
+        const QString cwd = home + QStringLiteral("/chat-l");
+        const QString session = QStringLiteral("aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee");
+        const QString transcript = makeAgentFolders(home, cwd, session);
+        QVERIFY(!transcript.isEmpty());
+        const QString secret = dir.filePath(QStringLiteral("secret"));
+        append(secret, "not yours\n");
+        QVERIFY(QFile::link(secret, transcript));
+        QProcess agent;
+        startFakeAgent(&agent, home, cwd, session);
+        QVERIFY(agent.waitForStarted());
+        LocalFollower follower(dir.path(), {QStringLiteral("agents")});
+        QVERIFY(follower.ready());
+        const QByteArray id = waitForAgent(follower, agent.processId());
+        QVERIFY(!id.isEmpty());
+        QVERIFY(follower.waitFor([&] { return follower.count(Frame::Kind::Error, id) == 1; }));
+        QCOMPARE(follower.count(Frame::Kind::Data, id), 0);
+        agent.kill();
+        agent.waitForFinished();
     }
 };
 
