@@ -510,7 +510,8 @@ void TranscriptFollower::stopPush()
 {
     m_pushed = false;
     m_settleTimer.stop();
-    delete m_pushContext;
+    if (m_pushContext) // stopPush() runs inside a signal of one of its files
+        m_pushContext->deleteLater();
     m_pushContext = nullptr;
     for (auto &[id, agent] : m_agents)
         agent->pushed = false;

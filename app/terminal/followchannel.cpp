@@ -76,12 +76,19 @@ FollowChannel::FollowChannel(OpenTerminalClient *client, const QString &userId, 
 
 FollowChannel::~FollowChannel()
 {
-    for (const QPointer<FollowedFile> &file : std::as_const(m_files)) {
+    for (const QPointer<FollowedFile> &file : filesNow()) {
         if (file)
             file->m_channel.clear();
     }
     if (m_terminal)
         m_terminal->close();
+}
+
+// The files as they are now: a handler may delete one (and so change m_files) while the
+// channel goes through them.
+QList<QPointer<FollowedFile>> FollowChannel::filesNow() const
+{
+    return m_files.values();
 }
 
 TerminalSession *FollowChannel::terminal() const
@@ -192,7 +199,7 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
 {
     using Kind = followprotocol::Frame::Kind;
     if (frame.kind == Kind::Loading) {
-        m_terminal->write(followprotocol::program());
+        sendProgram(followprotocol::program());
         return;
     }
     if (frame.kind == Kind::NoPython) {
@@ -210,7 +217,7 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
         m_attempts = 0;
         const bool again = m_wasOpen;
         m_wasOpen = true;
-        for (const QPointer<FollowedFile> &file : std::as_const(m_files)) {
+        for (const QPointer<FollowedFile> &file : filesNow()) {
             if (file)
                 subscribe(file);
         }
@@ -220,7 +227,7 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
         if (again) {
             const qint64 gap = m_lostAt.isValid() ? m_lostAt.elapsed() : 0;
             m_lostAt.invalidate();
-            for (const QPointer<FollowedFile> &file : std::as_const(m_files)) {
+            for (const QPointer<FollowedFile> &file : filesNow()) {
                 if (file)
                     Q_EMIT file->reconnected(gap);
             }
@@ -287,6 +294,24 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
     }
 }
 
+// In pieces a little apart: 0.11.34 writes each terminal message to the PTY with one write
+// whose short count it ignores, so a message larger than what the PTY takes at once loses its
+// end (a 19.5 KB program never arrived whole; docs/server-behaviour.md).
+void FollowChannel::sendProgram(const QByteArray &rest)
+{
+    if (!m_terminal || rest.isEmpty())
+        return;
+    constexpr int pieceBytes = 1024;
+    m_terminal->write(rest.left(pieceBytes));
+    if (rest.size() <= pieceBytes)
+        return;
+    QPointer<TerminalSession> terminal = m_terminal;
+    QTimer::singleShot(5, this, [this, terminal, next = rest.mid(pieceBytes)] {
+        if (terminal && terminal == m_terminal)
+            sendProgram(next);
+    });
+}
+
 void FollowChannel::lost(const QString &reason, bool hard)
 {
     if (m_state == State::Unavailable)
@@ -310,7 +335,7 @@ void FollowChannel::lost(const QString &reason, bool hard)
     if (!m_lostAt.isValid()) {
         m_lostAt.start();
         m_reason = reason;
-        for (const QPointer<FollowedFile> &file : std::as_const(m_files)) {
+        for (const QPointer<FollowedFile> &file : filesNow()) {
             if (file)
                 Q_EMIT file->interrupted(reason);
         }
@@ -333,7 +358,7 @@ void FollowChannel::giveUp(const QString &reason)
     m_ready = false;
     m_reason = reason;
     setState(State::Unavailable);
-    for (const QPointer<FollowedFile> &file : std::as_const(m_files)) {
+    for (const QPointer<FollowedFile> &file : filesNow()) {
         if (file)
             Q_EMIT file->unavailable(reason);
     }

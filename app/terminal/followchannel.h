@@ -79,6 +79,7 @@ private:
     void openTerminal();
     void handleOutput(const QByteArray &bytes);
     void handleFrame(const followprotocol::Frame &frame);
+    void sendProgram(const QByteArray &rest);
     void lost(const QString &reason, bool hard);
     void giveUp(const QString &reason);
     void setState(State state);
@@ -87,6 +88,7 @@ private:
     void remove(FollowedFile *file);
     void requestSync(FollowedFile *file);
     FollowedFile *add(FollowedFile *file, QObject *owner);
+    QList<QPointer<FollowedFile>> filesNow() const;
 
     QPointer<OpenTerminalClient> m_client;
     QString m_userId;

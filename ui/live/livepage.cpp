@@ -6,6 +6,7 @@
 #include "live/liveagentwatcher.h"
 #include "messagebar.h"
 #include "server/accountnames.h"
+#include "server/openterminalclient.h"
 #include "ui_livepage.h"
 #include "util/terminalsafe.h"
 
