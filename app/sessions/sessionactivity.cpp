@@ -9,6 +9,12 @@
 
 namespace sandscope {
 
+namespace {
+// How far before now the new-session watch looks back when it starts: the listing it follows
+// was made a moment earlier.
+constexpr int listingSlackSecs = 10;
+} // namespace
+
 SessionActivity::SessionActivity(SessionListModel *model, QObject *parent)
     : QObject(parent)
     , m_model(model)
@@ -55,6 +61,23 @@ void SessionActivity::watch(OpenTerminalClient *client, const Identity &identity
     }
     qDeleteAll(m_files); // no longer listed
     m_files = kept;
+    const QString projects = m_model->home().isEmpty()
+        ? QString()
+        : m_model->home() + QStringLiteral("/.claude/projects");
+    if (projects != m_projectsPath) {
+        delete m_projects;
+        m_projects = nullptr;
+        m_projectsPath = projects;
+        if (!projects.isEmpty()) {
+            // Since a little before this listing (its clock and the sandbox's may differ).
+            m_projects = channel->watchTree(
+                projects, QDateTime::currentDateTimeUtc().addSecs(-listingSlackSecs), this);
+            connect(m_projects, &FollowedFile::created, this, [this](const QString &path) {
+                if (m_model && m_model->rowOfPath(path) < 0)
+                    Q_EMIT sessionCreated(path);
+            });
+        }
+    }
     setPushed(true);
     m_expiry.start();
 }
@@ -63,6 +86,9 @@ void SessionActivity::stop()
 {
     qDeleteAll(m_files);
     m_files.clear();
+    delete m_projects;
+    m_projects = nullptr;
+    m_projectsPath.clear();
     m_expiry.stop();
     setPushed(false);
 }

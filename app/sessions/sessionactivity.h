@@ -2,8 +2,9 @@
 // Which of a user's listed sessions are being written now, learnt by push: every listed
 // transcript is followed through the user's FollowChannel from its listed size, so a write shows
 // in its row (last activity, size, running now) within a moment and without a request, and a
-// row stops being "running now" runningSeconds after its last write. The listing itself is
-// still what finds new sessions and recounts turns and costs.
+// row stops being "running now" runningSeconds after its last write. A new transcript under
+// ~/.claude/projects is pushed too (sessionCreated), so the page lists again at once; the
+// listing is what reads new sessions and recounts turns and costs.
 
 #include "server/connection.h"
 
@@ -34,6 +35,8 @@ public:
 
 Q_SIGNALS:
     void pushedChanged(bool pushed);
+    // A session's transcript appeared that the listing does not have yet.
+    void sessionCreated(const QString &path);
 
 private:
     void setPushed(bool pushed);
@@ -43,6 +46,8 @@ private:
     QPointer<OpenTerminalClient> m_client;
     Identity m_identity;
     QHash<QString, FollowedFile *> m_files; // by transcript path
+    FollowedFile *m_projects = nullptr; // ~/.claude/projects, for new transcripts
+    QString m_projectsPath;
     QTimer m_expiry;
     bool m_pushed = false;
 };

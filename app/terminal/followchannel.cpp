@@ -105,8 +105,18 @@ FollowedFile *FollowChannel::watchProcess(
     const QString &pidFile, const QByteArray &needle, QObject *owner)
 {
     auto *file = new FollowedFile(this, QByteArray::number(m_nextId++), pidFile, 0);
-    file->m_isProcess = true;
+    file->m_kind = FollowedFile::Kind::Process;
     file->m_needle = needle;
+    return add(file, owner);
+}
+
+FollowedFile *FollowChannel::watchTree(
+    const QString &directory, const QDateTime &since, QObject *owner)
+{
+    // The offset carries the time: a tree has no bytes.
+    auto *file = new FollowedFile(
+        this, QByteArray::number(m_nextId++), directory, since.toSecsSinceEpoch());
+    file->m_kind = FollowedFile::Kind::Tree;
     return add(file, owner);
 }
 
@@ -289,6 +299,9 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
     case Kind::ProcessGone:
         Q_EMIT file->processGone();
         break;
+    case Kind::Created:
+        Q_EMIT file->created(frame.text);
+        break;
     default:
         break;
     }
@@ -381,9 +394,17 @@ void FollowChannel::send(const QByteArray &command)
 
 void FollowChannel::subscribe(FollowedFile *file)
 {
-    send(file->m_isProcess
-            ? followprotocol::processCommand(file->m_id, file->m_path, file->m_needle)
-            : followprotocol::addCommand(file->m_id, file->m_path, file->m_offset, file->m_inode));
+    switch (file->m_kind) {
+    case FollowedFile::Kind::Process:
+        send(followprotocol::processCommand(file->m_id, file->m_path, file->m_needle));
+        break;
+    case FollowedFile::Kind::Tree:
+        send(followprotocol::treeCommand(file->m_id, file->m_path, file->m_offset));
+        break;
+    case FollowedFile::Kind::File:
+        send(followprotocol::addCommand(file->m_id, file->m_path, file->m_offset, file->m_inode));
+        break;
+    }
 }
 
 void FollowChannel::remove(FollowedFile *file)

@@ -16,6 +16,7 @@
 #include "server/connection.h"
 #include "terminal/followprotocol.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
@@ -52,6 +53,10 @@ public:
     // processGone() once the process whose pid is in `pidFile` no longer runs a command line
     // containing `needle` (a reused pid does not count).
     FollowedFile *watchProcess(const QString &pidFile, const QByteArray &needle, QObject *owner);
+    // created() for each *.jsonl file one folder below `directory` (a user's
+    // ~/.claude/projects: a new session) that appears, or was written since `since` when the
+    // watch starts (what a listing made then could have missed); looked for once a second.
+    FollowedFile *watchTree(const QString &directory, const QDateTime &since, QObject *owner);
 
     State state() const { return m_state; }
     QString userId() const { return m_userId; }

@@ -35,6 +35,8 @@ Q_SIGNALS:
     void failed(const QString &message);
     // watchProcess: the process is gone (checked once a second by the follower).
     void processGone();
+    // watchTree: a new file at `path`.
+    void created(const QString &path);
     void synced();
     // The channel's connection was lost (reconnecting), or opened again after `gapMs`.
     void interrupted(const QString &reason);
@@ -51,7 +53,8 @@ private:
     QString m_path;
     qint64 m_offset = 0;
     qint64 m_inode = 0; // known once opened: a reconnect resumes only in the same file
-    bool m_isProcess = false;
+    enum class Kind { File, Process, Tree };
+    Kind m_kind = Kind::File;
     QByteArray m_needle; // watchProcess: what the process's command line contains
     int m_syncsPending = 0;
 };

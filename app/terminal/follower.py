@@ -157,6 +157,42 @@ class Process:
         emit("X", self.ident)
 
 
+class Tree:
+    """New files: the *.jsonl one folder below a root (a user's ~/.claude/projects)."""
+
+    def __init__(self, ident, root, since):
+        self.ident = ident
+        self.root = root
+        self.known = set()  # what was written before `since` is not news
+        for path in self.scan():
+            try:
+                if os.stat(path).st_mtime < since:
+                    self.known.add(path)
+            except OSError:
+                pass
+
+    def scan(self):
+        found = set()
+        try:
+            folders = os.listdir(self.root)
+        except OSError:
+            return found
+        for name in folders:
+            folder = os.path.join(self.root, name)
+            try:
+                found.update(os.path.join(folder, e) for e in os.listdir(folder)
+                             if e.endswith(".jsonl"))
+            except OSError:
+                continue
+        return found
+
+    def check(self):
+        found = self.scan()
+        for path in sorted(found - self.known):
+            emit("C", self.ident, b64(os.fsencode(path)))
+        self.known = found
+
+
 def decode_path(text):
     return os.fsdecode(base64.b64decode(text))
 
@@ -171,6 +207,8 @@ def main():
     inotify = Inotify()
     files = {}
     processes = {}
+    trees = {}
+    last_tree = 0.0
     emit("R", VERSION, os.getpid(), "inotify" if inotify.fd >= 0 else "poll")
     out.flush()
     pending = b""
@@ -203,11 +241,14 @@ def main():
                     p = Process(words[1], decode_path(words[2]), base64.b64decode(words[3]))
                     processes[words[1]] = p
                     p.check()
+                elif words[0] == "tree" and len(words) == 4:
+                    trees[words[1]] = Tree(words[1], decode_path(words[2]), int(words[3]))
                 elif words[0] == "drop" and len(words) == 2:
                     f = files.pop(words[1], None)
                     if f:
                         f.close()
                     processes.pop(words[1], None)
+                    trees.pop(words[1], None)
                 elif words[0] == "sync" and len(words) == 2:
                     dirty = True
                     for f in list(files.values()):
@@ -229,6 +270,10 @@ def main():
                 for p in list(processes.values()):
                     p.check()
                 last_pass = now
+            if now - last_tree >= 1.0:  # new sessions: a look a second is enough
+                for t in list(trees.values()):
+                    t.check()
+                last_tree = now
         last_beat = beat(now, last_beat)
 
 

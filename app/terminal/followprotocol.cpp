@@ -129,6 +129,9 @@ bool parseFrame(const QByteArray &input, Frame *frame, QString *why)
     } else if (kind == "T" && hasFields(3)) {
         out.kind = Frame::Kind::Truncated;
         ok = toNumber(f.at(2), &out.size);
+    } else if (kind == "C" && hasFields(3)) {
+        out.kind = Frame::Kind::Created;
+        out.text = QString::fromUtf8(fromBase64Field(f.at(2), &ok));
     } else if ((kind == "G" || kind == "X") && hasFields(2)) {
         out.kind = kind == "G" ? Frame::Kind::Gone : Frame::Kind::ProcessGone;
     } else if ((kind == "E" && hasFields(3)) || (kind == "F" && f.size() == 2)) {
@@ -230,6 +233,11 @@ QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, 
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle)
 {
     return "proc " + id + ' ' + pathField(pidFile) + ' ' + needle.toBase64() + '\n';
+}
+
+QByteArray treeCommand(const QByteArray &id, const QString &directory, qint64 sinceSecs)
+{
+    return "tree " + id + ' ' + pathField(directory) + ' ' + QByteArray::number(sinceSecs) + '\n';
 }
 
 QByteArray dropCommand(const QByteArray &id)

@@ -9,13 +9,17 @@
 //   Sandscope -> follower                 follower -> Sandscope ("@SSF " + fields + " " + CRC)
 //   add ID OFFSET INODE PATH64            R VERSION PID MODE      ready (MODE: inotify or poll)
 //   proc ID PIDFILE64 NEEDLE64            N ID INODE SIZE OFFSET  file opened; reading goes on
-//   drop ID                                                      at OFFSET (0: it was replaced)
+//   tree ID DIR64 SINCE                                          at OFFSET (0: it was replaced)
+//   drop ID
 //   sync TOKEN                            D ID OFFSET DATA64      bytes of the file at OFFSET
 //   quit                                  T ID SIZE               truncated: read again from 0
 //                                         G ID                    the file does not exist (now)
 //                                         E ID MESSAGE64          cannot be read (also: a symbolic
 //                                                                 link, a FIFO, a device)
 //                                         X ID                    the watched process is gone
+//                                         C ID PATH64             tree: a *.jsonl one folder below
+//                                                                 DIR, new or written since SINCE
+//                                                                 (epoch s), looked for each second
 //                                         S TOKEN                 everything before was sent
 //                                         H TIME                  heartbeat, every 5 s
 //                                         F MESSAGE64             the follower failed and ends
@@ -49,6 +53,7 @@ struct Frame {
         Gone,
         Error,
         ProcessGone,
+        Created, // text: the new file's path
         Synced,
         Heartbeat,
         Fatal,
@@ -97,6 +102,9 @@ QByteArray bootstrapCommand();
 QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode);
 // Watches a process: alive while the pid in `pidFile` runs a command line containing `needle`.
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle);
+// Watches for *.jsonl files one folder below `directory` that are new, or were written since
+// `sinceSecs` (epoch) when the watch starts (Created frames).
+QByteArray treeCommand(const QByteArray &id, const QString &directory, qint64 sinceSecs);
 QByteArray dropCommand(const QByteArray &id);
 QByteArray syncCommand(const QByteArray &token);
 // The follower with its agents mode (app/terminal/followeragents.py before follower.py): the

@@ -353,6 +353,45 @@ private Q_SLOTS:
         }
     }
 
+    // A tree says each *.jsonl that appears one folder below its root, once; what was there
+    // at the start, other names and deeper files are not news.
+    void aTreeSaysEachNewTranscriptOnce()
+    {
+        QTemporaryDir dir;
+        LocalFollower follower(dir.path());
+        QVERIFY(follower.ready());
+        const QString root = dir.filePath(QStringLiteral("projects"));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/-home-a-chat-1")));
+        append(root + QStringLiteral("/-home-a-chat-1/old.jsonl"), "{}\n");
+        // Written before the watch started, and not since: not news.
+        QFile old(root + QStringLiteral("/-home-a-chat-1/old.jsonl"));
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(old.setFileTime(
+            QDateTime::currentDateTime().addSecs(-60), QFileDevice::FileModificationTime));
+        old.close();
+        // Written since, before the watch started: news (a listing may have missed it).
+        append(root + QStringLiteral("/-home-a-chat-1/recent.jsonl"), "{}\n");
+        follower.send(followprotocol::treeCommand(
+            "t", root, QDateTime::currentDateTime().addSecs(-10).toSecsSinceEpoch()));
+        QVERIFY(follower.synced("1"));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/-home-a-chat-2/deeper")));
+        append(root + QStringLiteral("/-home-a-chat-2/new.jsonl"), "{}\n");
+        append(root + QStringLiteral("/-home-a-chat-2/notes.txt"), "x");
+        append(root + QStringLiteral("/-home-a-chat-2/deeper/agent.jsonl"), "{}\n");
+        QVERIFY(follower.waitFor([&] { return follower.count(Frame::Kind::Created, "t") == 2; }));
+        QTest::qWait(1300); // another look: nothing more, nothing twice
+        QCOMPARE(follower.count(Frame::Kind::Created, "t"), 2);
+        QStringList created;
+        for (const Frame &frame : follower.frames()) {
+            if (frame.kind == Frame::Kind::Created)
+                created << frame.text;
+        }
+        created.sort();
+        QCOMPARE(created,
+            QStringList({root + QStringLiteral("/-home-a-chat-1/recent.jsonl"),
+                root + QStringLiteral("/-home-a-chat-2/new.jsonl")}));
+    }
+
     void aWatchedProcessThatEndsIsReportedAndAReusedPidIsNot()
     {
         QTemporaryDir dir;

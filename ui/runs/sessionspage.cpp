@@ -59,6 +59,11 @@ SessionsPage::SessionsPage(QWidget *parent)
     , m_proxy(new SessionFilterProxy(this))
     , m_searchModel(new SessionSearchModel(this))
 {
+    // A new session's transcript appeared (pushed): list again now, not at the next refresh.
+    connect(m_activity, &SessionActivity::sessionCreated, this, [this] {
+        if (!isLoading())
+            refresh();
+    });
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("sessionsPage"));
     m_proxy->setSourceModel(m_model);
