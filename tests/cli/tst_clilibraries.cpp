@@ -1,6 +1,7 @@
 // The one `sandscope` command, two programs: every verb runs without loading a GUI library
 // (the dynamic loader's own list of the files it opened, LD_DEBUG=files, names no Qt Widgets,
-// Gui, Svg, Pdf, Charts, KSyntaxHighlighting or QTermWidget), while `sandscope` with no verb
+// Gui, Svg, Pdf, Charts, KSyntaxHighlighting or QTermWidget; an HTML export loads the window
+// module for its code highlighter, and only it), while `sandscope` with no verb
 // loads the window module and keeps running with its window; a copy of the executable
 // without the module says so and still runs every verb.
 
@@ -74,6 +75,10 @@ private slots:
         QTest::newRow("replay --summary --json") << QStringList {QStringLiteral("replay"), capture,
             QStringLiteral("--summary"), QStringLiteral("--json")};
         QTest::newRow("replay outline") << QStringList {QStringLiteral("replay"), capture};
+        QTest::newRow("export --format json") << QStringList {
+            QStringLiteral("export"), capture, QStringLiteral("--format"), QStringLiteral("json")};
+        QTest::newRow("export --format md") << QStringList {
+            QStringLiteral("export"), capture, QStringLiteral("--format"), QStringLiteral("md")};
         QTest::newRow("unknown verb") << QStringList {QStringLiteral("no-such-verb")};
     }
 
@@ -94,6 +99,23 @@ private slots:
         QStringList gui;
         std::copy_if(files.cbegin(), files.cend(), std::back_inserter(gui), isGuiLibrary);
         QVERIFY2(gui.isEmpty(), qPrintable(QStringLiteral("loaded: ") + gui.join(u' ')));
+    }
+
+    // An HTML export colours code as the window does: with the module's highlighter, so the
+    // module is loaded for it (and only for it: the Markdown and JSON rows above load none).
+    void htmlExportColoursCodeThroughTheModule()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const test::CliOutcome outcome
+            = test::runSandscope({QStringLiteral("export"),
+                                     QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"),
+                                     QStringLiteral("--format"), QStringLiteral("html")},
+                loaderLogEnvironment(home.path()));
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY(outcome.out.contains("<pre"));
+        QVERIFY2(!outcome.err.contains("not coloured"), outcome.err.right(2000).constData());
+        QVERIFY(!loadedFiles(outcome.err).filter(QStringLiteral("sandscope-window.so")).isEmpty());
     }
 
     // No verb: the window. The module and Qt Widgets are loaded, and the window's event loop
