@@ -4,6 +4,7 @@
 # Layout (prefix /usr in the .deb):
 #   bin/sandscope                          RPATH $ORIGIN/../lib/sandscope
 #   lib/sandscope/libsandscope_core.so.*   private: no development symlink, no shlibs, no ldconfig
+#   lib/sandscope/sandscope-window.so      the window, loaded by `sandscope` with no verb; RPATH $ORIGIN
 #   share/applications, share/metainfo, share/mime/packages, share/icons/hicolor
 #   share/man/man1/sandscope.1.gz          help2man on `sandscope --help` and each verb's --help
 #   share/doc/sandscope/{copyright,changelog.gz}
@@ -12,7 +13,6 @@
 # be the project version (so must the newest <release> of the AppStream metainfo), its trailer
 # gives the Maintainer and the date stamped into the manual page.
 
-set(SANDSCOPE_PRIVATE_LIBDIR lib/sandscope)
 set(_pkg_src ${CMAKE_SOURCE_DIR}/packaging)
 set(_pkg_bin ${CMAKE_BINARY_DIR}/packaging)
 set(SANDSCOPE_APPSTREAM_ID io.github.sandscope.sandscope)
@@ -48,6 +48,9 @@ set_target_properties(sandscope PROPERTIES INSTALL_RPATH "$ORIGIN/../${SANDSCOPE
 install(TARGETS sandscope RUNTIME DESTINATION bin)
 install(TARGETS sandscope_core
     LIBRARY DESTINATION ${SANDSCOPE_PRIVATE_LIBDIR} NAMELINK_SKIP)
+# The window (ui/launcher/windowmodule.h finds it there); libsandscope_core beside it.
+set_target_properties(sandscope_window PROPERTIES INSTALL_RPATH "$ORIGIN")
+install(TARGETS sandscope_window LIBRARY DESTINATION ${SANDSCOPE_PRIVATE_LIBDIR})
 
 # --- data files --------------------------------------------------------------------------------
 install(FILES ${_pkg_src}/sandscope.desktop DESTINATION share/applications)

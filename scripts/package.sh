@@ -2,7 +2,8 @@
 # Builds the .deb from a configured build tree (default build/qt5) and proves it:
 #   1. desktop-file-validate and appstreamcli validate --no-net on packaging/ (warnings fail);
 #   2. cpack -G DEB, then lintian on the package: any error or warning fails;
-#   3. dpkg -i, then the installed /usr/bin/sandscope runs --version and a replay;
+#   3. dpkg -i, then the installed /usr/bin/sandscope runs --version and a replay without any
+#      GUI library, and opens its window (offscreen) from /usr/lib/sandscope/sandscope-window.so;
 #   4. dpkg --purge, and nothing of the package is left behind.
 # Steps 3-4 change the system (root or sudo); SANDSCOPE_PACKAGE_INSTALL_TEST=0 skips them.
 # Usage: scripts/package.sh [BUILD_DIR]      (scripts/test.sh runs it for the qt5 flavour)
@@ -69,6 +70,23 @@ as_root dpkg -i "$deb"
     || { echo "package: /usr/bin/sandscope does not load its private libsandscope_core:" >&2
          grep sandscope <<<"$libs" >&2 || echo "(ldd names no libsandscope_core)" >&2; exit 1; }
   env -u LD_LIBRARY_PATH /usr/bin/sandscope replay "$here/tests/data/stream-basic.jsonl" --summary
+  # The command line loads no GUI library; the window's module is installed and all its
+  # libraries resolve; `sandscope` alone opens the window (still running after 3 s).
+  if grep -E "libQt[0-9](Gui|Widgets)" <<<"$libs" >&2; then
+    echo "package: /usr/bin/sandscope links GUI libraries (they belong in sandscope-window.so)" >&2; exit 1
+  fi
+  module_libs=$(env -u LD_LIBRARY_PATH ldd /usr/lib/sandscope/sandscope-window.so)
+  if grep "not found" <<<"$module_libs" >&2; then
+    echo "package: /usr/lib/sandscope/sandscope-window.so misses libraries" >&2; exit 1
+  fi
+  window_home=$(mktemp -d)
+  window_status=0
+  env -u LD_LIBRARY_PATH HOME="$window_home" XDG_CONFIG_HOME="$window_home" QT_QPA_PLATFORM=offscreen \
+    timeout 3 /usr/bin/sandscope || window_status=$?
+  rm -rf "$window_home"
+  [ "$window_status" -eq 124 ] \
+    || { echo "package: the installed sandscope did not keep its window open (exit $window_status)" >&2; exit 1; }
+  echo "package: the window opened from the installed sandscope-window.so"
 )
 trap - EXIT
 as_root dpkg --purge sandscope

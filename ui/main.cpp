@@ -1,112 +1,35 @@
-// Sandscope: the GUI, or the command line when argv asks for it.
+// Sandscope: the command line, or the window when argv asks for no verb.
+//
+// The executable links only the core and the command line (Qt Core + Network): every verb
+// starts without loading Qt Widgets, Gui, Svg, Pdf, Charts, KSyntaxHighlighting or QTermWidget
+// (when they were linked in, their relocations and static initialisers doubled the CPU time of
+// `sandscope --version`, 10 ms instead of 5). The window lives in a module
+// (ui/module/windowentry.cpp) loaded only when no verb is given.
 
 #include "cli/cli.h"
-#include "export/syntaxcodehighlighter.h"
-#include "mainwindow.h"
-#include "messagebar.h"
-#include "runs/runtabs.h"
-#include "security/profilestore.h"
+#include "launcher/modulecodehighlighter.h"
+#include "launcher/windowmodule.h"
 #include "util/allocatortuning.h"
 
-#include <QApplication>
-#include <QCommandLineParser>
-#include <QTimer>
-#include <QUrl>
+#include <cstdio>
 
 using namespace sandscope;
 
 int main(int argc, char **argv)
 {
-    // Exports from the window and from `sandscope export` colour code the same way.
-    static const SyntaxCodeHighlighter highlighter;
-    CodeHighlighter::setInstance(&highlighter);
-    if (cli::wantsCommandLine(argc, argv))
+    if (cli::wantsCommandLine(argc, argv)) {
+        // `sandscope export` colours code as the window does, with the module's highlighter,
+        // loaded only when an export first has code to colour.
+        static const ModuleCodeHighlighter highlighter;
+        CodeHighlighter::setInstance(&highlighter);
         return cli::run(argc, argv);
+    }
     tuneAllocatorForSteadyLatency();
-
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("sandscope"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Sandscope"));
-    QApplication::setOrganizationName(QStringLiteral("sandscope"));
-    QApplication::setApplicationVersion(QStringLiteral(SANDSCOPE_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/sandscope/icons/sandscope.svg")));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Inspect and drive Claude Code sandbox sessions in open-terminal.\n"
-                       "The API key is read from --api-key-file, SANDSCOPE_API_KEY or the "
-                       "profile's stored key, never from the command line."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption serverOption(QStringLiteral("server"),
-        QStringLiteral("Connect to this open-terminal URL."), QStringLiteral("URL"));
-    const QCommandLineOption userOption(QStringLiteral("user"),
-        QStringLiteral("Act as this user id (X-User-Id)."), QStringLiteral("ID"));
-    const QCommandLineOption keyFileOption(QStringLiteral("api-key-file"),
-        QStringLiteral("Read the API key from this file (must not be readable by others)."),
-        QStringLiteral("PATH"));
-    const QCommandLineOption profileOption(QStringLiteral("profile"),
-        QStringLiteral("Use this saved connection profile."), QStringLiteral("NAME"));
-    const QCommandLineOption adminCommandOption(QStringLiteral("admin-command"),
-        QStringLiteral("With --server: the command that opens a root shell in the sandbox "
-                       "(e.g. \"sudo -n\" for a server on this machine), for Cleanup and the "
-                       "all-users views."),
-        QStringLiteral("COMMAND"));
-    parser.addOptions({serverOption, userOption, keyFileOption, profileOption, adminCommandOption});
-    parser.addPositionalArgument(QStringLiteral("files"),
-        QStringLiteral("Run recordings or stream-json captures to open, each in a run tab."),
-        QStringLiteral("[FILE...]"));
-    parser.process(app);
-
-    MainWindow window;
-    window.show();
-    const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty())
-        QTimer::singleShot(0, &window, [&window, files] { window.runTabs()->openRunFiles(files); });
-
-    Profile profile;
-    bool haveTarget = false;
-    if (parser.isSet(profileOption)) {
-        ProfileStore profiles;
-        const QString name = parser.value(profileOption);
-        if (profiles.contains(name)) {
-            profile = profiles.profile(name);
-            haveTarget = true;
-        } else if (!parser.isSet(serverOption)) {
-            window.messageBar()->showMessage(
-                QApplication::translate("main", "There is no profile named \"%1\".").arg(name),
-                MessageBar::Level::Error);
-        }
-        profile.name = name;
+    WindowModule module;
+    const WindowModule::MainFunction windowMain = module.windowMain();
+    if (!windowMain) {
+        std::fprintf(stderr, "sandscope: %s\n", qPrintable(module.errorString()));
+        return 1;
     }
-    if (parser.isSet(serverOption)) {
-        profile.serverUrl = QUrl(parser.value(serverOption), QUrl::StrictMode);
-        haveTarget = true;
-    }
-    if (parser.isSet(userOption))
-        profile.defaultUserId = parser.value(userOption);
-    if (parser.isSet(adminCommandOption))
-        profile.adminCommand = parser.value(adminCommandOption);
-
-    QString apiKey;
-    if (parser.isSet(keyFileOption)) {
-        const Result<QString> key = readApiKeyFile(parser.value(keyFileOption));
-        if (!key.ok()) {
-            window.messageBar()->showMessage(key.error.toString(), MessageBar::Level::Error);
-            haveTarget = false;
-        }
-        apiKey = key.value;
-    } else {
-        apiKey = qEnvironmentVariable("SANDSCOPE_API_KEY");
-    }
-
-    if (haveTarget) {
-        // After the window is up, so it paints before the first network round trip.
-        QTimer::singleShot(
-            0, &window, [&window, profile, apiKey] { window.openProfile(profile, apiKey); });
-    } else {
-        // Nothing named: the profile used last time, as it was left.
-        QTimer::singleShot(0, &window, [&window] { window.openLastProfile(); });
-    }
-    return app.exec();
+    return windowMain(argc, argv);
 }

@@ -1,0 +1,180 @@
+// The one `sandscope` command, two programs: every verb runs without loading a GUI library
+// (the dynamic loader's own list of the files it opened, LD_DEBUG=files, names no Qt Widgets,
+// Gui, Svg, Pdf, Charts, KSyntaxHighlighting or QTermWidget; an HTML export loads the window
+// module for its code highlighter, and only it), while `sandscope` with no verb
+// loads the window module and keeps running with its window; a copy of the executable
+// without the module says so and still runs every verb.
+
+#include "sandscopecli.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <algorithm>
+#include <iterator>
+
+using namespace sandscope;
+
+namespace {
+
+// ld.so's "file=NAME [0];  needed by ..." and "file=NAME [0];  dynamically loaded by ..." lines.
+QStringList loadedFiles(const QByteArray &loaderLog)
+{
+    static const QRegularExpression fileLine(
+        QStringLiteral("^\\s*\\d+:\\s+file=(\\S+) \\[\\d+\\];\\s+(needed|dynamically loaded) by"),
+        QRegularExpression::MultilineOption);
+    QStringList files;
+    auto matches = fileLine.globalMatch(QString::fromLocal8Bit(loaderLog));
+    while (matches.hasNext())
+        files << matches.next().captured(1);
+    return files;
+}
+
+bool isGuiLibrary(const QString &file)
+{
+    static const QRegularExpression gui(
+        QStringLiteral("libQt\\d(Gui|Widgets|Svg|Pdf|PdfWidgets|Charts|XcbQpa)|SyntaxHighlighting|"
+                       "qtermwidget|sandscope-window"),
+        QRegularExpression::CaseInsensitiveOption);
+    return gui.match(file).hasMatch();
+}
+
+// A home of its own, no display, and the loader's list of files on stderr.
+QProcessEnvironment loaderLogEnvironment(const QString &home)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("LD_DEBUG"), QStringLiteral("files"));
+    environment.insert(QStringLiteral("HOME"), home);
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/.local/share"));
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    environment.remove(QStringLiteral("DISPLAY"));
+    environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    return environment;
+}
+
+} // namespace
+
+class CliLibrariesTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyVerbRunsWithoutGuiLibraries_data()
+    {
+        const QString capture = QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl");
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("--version") << QStringList {QStringLiteral("--version")};
+        QTest::newRow("--help") << QStringList {QStringLiteral("--help")};
+        QTest::newRow("replay --help")
+            << QStringList {QStringLiteral("replay"), QStringLiteral("--help")};
+        QTest::newRow("replay --summary --json") << QStringList {QStringLiteral("replay"), capture,
+            QStringLiteral("--summary"), QStringLiteral("--json")};
+        QTest::newRow("replay outline") << QStringList {QStringLiteral("replay"), capture};
+        QTest::newRow("export --format json") << QStringList {
+            QStringLiteral("export"), capture, QStringLiteral("--format"), QStringLiteral("json")};
+        QTest::newRow("export --format md") << QStringList {
+            QStringLiteral("export"), capture, QStringLiteral("--format"), QStringLiteral("md")};
+        QTest::newRow("unknown verb") << QStringList {QStringLiteral("no-such-verb")};
+    }
+
+    void everyVerbRunsWithoutGuiLibraries()
+    {
+        QFETCH(QStringList, arguments);
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const test::CliOutcome outcome
+            = test::runSandscope(arguments, loaderLogEnvironment(home.path()));
+        QVERIFY2(
+            outcome.exitCode >= 0 && outcome.exitCode <= 2, outcome.err.right(2000).constData());
+        const QStringList files = loadedFiles(outcome.err);
+        // The log is there (so an empty list of GUI libraries means something): the core is in it.
+        QVERIFY2(files.filter(QStringLiteral("libsandscope_core")).size() == 1,
+            outcome.err.left(2000).constData());
+        QVERIFY2(files.filter(QStringLiteral("libQt")).size() >= 2, qPrintable(files.join(u' ')));
+        QStringList gui;
+        std::copy_if(files.cbegin(), files.cend(), std::back_inserter(gui), isGuiLibrary);
+        QVERIFY2(gui.isEmpty(), qPrintable(QStringLiteral("loaded: ") + gui.join(u' ')));
+    }
+
+    // An HTML export colours code as the window does: with the module's highlighter, so the
+    // module is loaded for it (and only for it: the Markdown and JSON rows above load none).
+    void htmlExportColoursCodeThroughTheModule()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const test::CliOutcome outcome
+            = test::runSandscope({QStringLiteral("export"),
+                                     QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-basic.jsonl"),
+                                     QStringLiteral("--format"), QStringLiteral("html")},
+                loaderLogEnvironment(home.path()));
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY(outcome.out.contains("<pre"));
+        QVERIFY2(!outcome.err.contains("not coloured"), outcome.err.right(2000).constData());
+        QVERIFY(!loadedFiles(outcome.err).filter(QStringLiteral("sandscope-window.so")).isEmpty());
+    }
+
+    // No verb: the window. The module and Qt Widgets are loaded, and the window's event loop
+    // keeps the process running (it does not exit or crash) until it is asked to stop.
+    void noVerbOpensTheWindowFromTheModule()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        QProcess window;
+        window.setProcessEnvironment(loaderLogEnvironment(home.path()));
+        window.start(QStringLiteral(SANDSCOPE_BINARY), QStringList {});
+        QVERIFY(window.waitForStarted());
+        QByteArray log;
+        const auto loaded = [&log](const QString &name) {
+            return !loadedFiles(log).filter(name).isEmpty();
+        };
+        const auto windowLoaded = [&] {
+            log += window.readAllStandardError();
+            return loaded(QStringLiteral("sandscope-window.so"))
+                && loaded(QStringLiteral("Widgets")) && loaded(QStringLiteral("offscreen"));
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(windowLoaded(), 20000);
+        // The platform plugin is loaded by QApplication: give the window time to fail if it would.
+        QVERIFY2(!window.waitForFinished(1500), log.right(2000).constData());
+        QCOMPARE(window.state(), QProcess::Running);
+        window.terminate();
+        QVERIFY(window.waitForFinished(10000));
+    }
+
+    void withoutTheModuleTheWindowSaysWhyAndVerbsStillRun()
+    {
+        QTemporaryDir directory;
+        QVERIFY(directory.isValid());
+        // A copy of the executable alone (its build RPATH still finds the core).
+        const QString copy = directory.filePath(QStringLiteral("sandscope"));
+        QVERIFY(QFile::copy(QStringLiteral(SANDSCOPE_BINARY), copy));
+        QVERIFY(QFile::setPermissions(copy, QFile::permissions(copy) | QFile::ExeOwner));
+        QProcess process;
+        process.setProcessEnvironment(loaderLogEnvironment(directory.path()));
+        process.start(copy, QStringList {});
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 1);
+        const QString err = QString::fromLocal8Bit(process.readAllStandardError());
+        const QString message = err.split(u'\n').filter(QStringLiteral("sandscope:")).join(u'\n');
+        QVERIFY2(message.contains(QStringLiteral("the window is not installed")),
+            qPrintable(err.right(2000)));
+        QVERIFY2(message.contains(QStringLiteral("sandscope --help")), qPrintable(message));
+        const QString canonical = QFileInfo(directory.path()).canonicalFilePath();
+        QVERIFY2(message.contains(QDir::cleanPath(canonical + QStringLiteral("/../lib/sandscope"))),
+            qPrintable(message));
+
+        process.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+        process.start(copy, QStringList {QStringLiteral("--version")});
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(process.readAllStandardOutput().startsWith("sandscope "));
+    }
+};
+
+QTEST_GUILESS_MAIN(CliLibrariesTest)
+#include "tst_clilibraries.moc"
