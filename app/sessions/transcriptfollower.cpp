@@ -93,9 +93,16 @@ TranscriptFollower::TranscriptFollower(
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &TranscriptFollower::look);
     m_settleTimer.setSingleShot(true);
+    m_settleTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_settleTimer, &QTimer::timeout, this, [this] {
-        if (m_pushed && m_turnEnded && m_quietFor.elapsed() >= m_settleMs)
+        if (!m_pushed || !m_turnEnded || m_settleMs < 0)
+            return;
+        // A timer may fire a little early: what is left is waited for, never dropped.
+        const qint64 left = m_settleMs - m_quietFor.elapsed();
+        if (left <= 0)
             finish(true, QStringLiteral("the session stopped growing"));
+        else
+            m_settleTimer.start(int(left) + 1);
     });
 }
 
