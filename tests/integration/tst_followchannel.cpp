@@ -228,20 +228,7 @@ private Q_SLOTS:
     void theTerminalLimitMakesTheChannelUnavailableSoItsOwnersPoll()
     {
         // Another user takes every terminal the server has left.
-        int status = 200;
-        for (int i = 0; i < 20 && status != 429; ++i) {
-            const Identity taker {
-                m_user + QStringLiteral("x"), QStringLiteral("fill-") + QString::number(i)};
-            protocol::RequestSpec spec;
-            spec.method = "POST";
-            spec.path = QStringLiteral("/api/terminals");
-            spec.idempotent = false;
-            status = -1;
-            m_client->send(taker, spec, m_client.get(),
-                [&](const protocol::HttpResponse &response) { status = response.status; });
-            QVERIFY(QTest::qWaitFor([&] { return status != -1; }, waitMs));
-        }
-        QCOMPARE(status, 429);
+        QCOMPARE(takeEveryTerminal(m_client.get(), m_user + QStringLiteral("x")), 429);
         QObject owner;
         FollowChannel channel(m_client.get(), m_user + QStringLiteral("y"));
         FollowStatus::of(m_client.get())->add(&channel);

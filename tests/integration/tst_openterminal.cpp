@@ -76,7 +76,6 @@ struct WatchedStream {
     QStringList lines;
 };
 
-
 } // namespace
 
 class OpenTerminalIntegration : public QObject {

@@ -490,19 +490,7 @@ void RunLauncherTest::withNoTerminalLeftTheRunIsPolledAndSaysSo()
     SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
     // Another user takes every terminal the server has left (16 server-wide).
     const Identity taker = newIdentity(QStringLiteral("rltaker"));
-    int status = 200;
-    for (int i = 0; i < 20 && status != 429; ++i) {
-        const Identity owner {taker.userId, taker.sessionId + QString::number(i)};
-        protocol::RequestSpec spec;
-        spec.method = "POST";
-        spec.path = QStringLiteral("/api/terminals");
-        spec.idempotent = false;
-        status = -1;
-        m_client->send(owner, spec, m_client.get(),
-            [&](const protocol::HttpResponse &response) { status = response.status; });
-        QVERIFY(QTest::qWaitFor([&] { return status != -1; }, 60000));
-    }
-    QCOMPARE(status, 429);
+    QCOMPARE(takeEveryTerminal(m_client.get(), taker.userId), 429);
 
     const Identity identity = newIdentity(QStringLiteral("rlpoll"));
     const QString token = QLatin1String("polled") + randomToken(10);

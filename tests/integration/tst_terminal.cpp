@@ -80,7 +80,6 @@ struct LiveTerminal {
     QByteArray received;
 };
 
-
 } // namespace
 
 class TerminalIntegration : public QObject {

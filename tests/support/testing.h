@@ -5,6 +5,7 @@
 
 #include "server/apierror.h"
 #include "server/openterminalclient.h"
+#include "server/openterminalprotocol.h"
 #include "server/shortcommand.h"
 
 #include <QAbstractItemModel>
@@ -222,6 +223,26 @@ inline QByteArray seededBytes(int size, quint32 seed)
     for (char &byte : bytes)
         byte = char(random.bounded(256));
     return bytes;
+}
+
+// Creates terminals as `userId` (a session id each) until the server refuses one; returns the
+// last status: 429 when every terminal of the server is taken (at most `attempts` tries).
+inline int takeEveryTerminal(OpenTerminalClient *client, const QString &userId, int attempts = 20)
+{
+    int status = 200;
+    for (int i = 0; i < attempts && status != 429; ++i) {
+        const Identity owner {userId, QStringLiteral("fill-") + QString::number(i)};
+        protocol::RequestSpec spec;
+        spec.method = "POST";
+        spec.path = QStringLiteral("/api/terminals");
+        spec.idempotent = false;
+        status = -1;
+        client->send(owner, spec, client,
+            [&](const protocol::HttpResponse &response) { status = response.status; });
+        if (!QTest::qWaitFor([&] { return status != -1; }, 60000))
+            return -1;
+    }
+    return status;
 }
 
 // Runs a short command as `who` to completion and returns its output lines; empty, with a
