@@ -1,5 +1,6 @@
 #include "liveagent.h"
 
+#include "recordings/subagentsplicer.h"
 #include "runtree/runnodetext.h"
 
 #include <QJsonDocument>
@@ -46,7 +47,6 @@ QString LiveAgentInfo::chatId() const
 
 LiveAgent::LiveAgent(LiveAgentInfo info)
     : m_info(std::move(info))
-    , m_parser(std::make_unique<RunParser>())
 {
     if (m_info.started.isValid())
         m_lastActivityMs = m_info.started.toMSecsSinceEpoch();
@@ -64,35 +64,84 @@ void LiveAgent::setInfo(const LiveAgentInfo &info)
 
 void LiveAgent::restart()
 {
-    m_parser = std::make_unique<RunParser>();
+    m_main = Reader();
+    m_subagents.clear();
     m_builder = RunSummaryBuilder();
-    m_pending.clear();
-    m_offset = 0;
     m_openCalls.clear();
     m_lastLine.clear();
     m_problem.clear();
 }
 
-bool LiveAgent::feed(qint64 offset, const QByteArray &bytes)
+bool LiveAgent::Reader::read(qint64 at, const QByteArray &bytes, RunEventBatch *events)
 {
-    if (offset > m_offset)
+    if (at > offset)
         return false;
-    if (offset + bytes.size() <= m_offset)
+    if (at + bytes.size() <= offset)
         return true; // had them already
-    m_pending += bytes.mid(int(m_offset - offset));
-    m_offset = offset + bytes.size();
-    const qsizetype end = m_pending.lastIndexOf('\n');
+    pending += bytes.mid(int(offset - at));
+    offset = at + bytes.size();
+    const qsizetype end = pending.lastIndexOf('\n');
     if (end < 0)
         return true; // a record still being written
-    const QList<QByteArray> lines = m_pending.left(end).split('\n');
-    m_pending.remove(0, end + 1);
-    RunEventBatch events;
+    const QList<QByteArray> lines = pending.left(end).split('\n');
+    pending.remove(0, end + 1);
     for (const QByteArray &line : lines) {
         if (!line.trimmed().isEmpty())
-            events += m_parser->parseLine(line, -1); // records carry their time
+            *events += parser->parseLine(line, -1); // records carry their time
+    }
+    return true;
+}
+
+bool LiveAgent::feed(qint64 offset, const QByteArray &bytes)
+{
+    RunEventBatch events;
+    if (!m_main.read(offset, bytes, &events))
+        return false;
+    take(events);
+    return true;
+}
+
+bool LiveAgent::feedSubagent(const QString &name, qint64 offset, const QByteArray &bytes)
+{
+    Subagent &subagent = m_subagents[name];
+    RunEventBatch events;
+    if (!subagent.reader.read(offset, bytes, &events))
+        return false;
+    // Until its meta file names the call, the sub-agent is a thread of its own: its figures
+    // count the same, only which turn they belong to is not known (the wall shows no turns).
+    const QString parent
+        = subagent.toolUseId.isEmpty() ? QStringLiteral("agent-") + name : subagent.toolUseId;
+    for (RunEvent &event : events) {
+        if (event.parentToolUseId.isEmpty())
+            event.parentToolUseId = parent;
     }
     take(events);
     return true;
+}
+
+void LiveAgent::setSubagentMeta(const QString &name, const QByteArray &json)
+{
+    SubagentTranscript meta;
+    Subagent &subagent = m_subagents[name];
+    if (subagent.toolUseId.isEmpty() && SubagentSplicer::readMeta(json, &meta))
+        subagent.toolUseId = meta.toolUseId;
+}
+
+void LiveAgent::restartSubagent(const QString &name)
+{
+    Subagent &subagent = m_subagents[name];
+    if (subagent.reader.offset == 0)
+        return;
+    subagent.reader = Reader();
+    m_problem = QStringLiteral("sub-agent transcript agent-%1.jsonl was rewritten: what it "
+                               "said before is still counted")
+                    .arg(name);
+}
+
+qint64 LiveAgent::subagentOffset(const QString &name) const
+{
+    const auto found = m_subagents.find(name);
+    return found == m_subagents.end() ? 0 : found->second.reader.offset;
 }
 
 void LiveAgent::take(const RunEventBatch &events)
@@ -104,7 +153,8 @@ void LiveAgent::take(const RunEventBatch &events)
         QString text;
         switch (event.kind) {
         case RunEvent::ToolUse: {
-            m_openCalls.append({event.toolUseId, event.toolName, event.arrivalMs});
+            if (event.parentToolUseId.isEmpty()) // a sub-agent's call runs inside its Agent's
+                m_openCalls.append({event.toolUseId, event.toolName, event.arrivalMs});
             const QString what = runtext::toolSummary(
                 runtext::toolKindOf(event.toolName), event.input, event.inputJson);
             text = what.isEmpty() ? event.toolName : event.toolName + QStringLiteral(": ") + what;
@@ -127,7 +177,8 @@ void LiveAgent::take(const RunEventBatch &events)
         case RunEvent::Result:
         case RunEvent::SessionCost:
         case RunEvent::TurnDuration:
-            m_openCalls.clear(); // the turn ended: a call without a result was interrupted
+            if (event.parentToolUseId.isEmpty())
+                m_openCalls.clear(); // the turn ended: a call without a result was interrupted
             break;
         default:
             break;

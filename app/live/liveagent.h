@@ -14,6 +14,7 @@
 #include <QString>
 #include <QVector>
 
+#include <map>
 #include <memory>
 
 namespace sandscope {
@@ -62,11 +63,33 @@ public:
     // Bytes of the transcript at `offset`. False when they do not follow the bytes before
     // (a gap): nothing was taken.
     bool feed(qint64 offset, const QByteArray &bytes);
+    // A sub-agent transcript of the session (<session>/subagents/agent-<name>.jsonl), read
+    // like the transcript: its events are the Agent call's that started it (its meta file's
+    // toolUseId), as in a replay, so its tokens and calls count in the agent's figures.
+    bool feedSubagent(const QString &name, qint64 offset, const QByteArray &bytes);
+    void setSubagentMeta(const QString &name, const QByteArray &json);
+    // The sub-agent's file was replaced or truncated: read again from its start. What was
+    // counted of it stays counted, and the row says so.
+    void restartSubagent(const QString &name);
+    qint64 subagentOffset(const QString &name) const;
     void setProblem(const QString &problem) { m_problem = problem; }
-    qint64 offset() const { return m_offset; }
+    qint64 offset() const { return m_main.offset; }
     LiveAgentRow row() const;
 
 private:
+    // One file's bytes to complete records.
+    struct Reader {
+        std::unique_ptr<RunParser> parser = std::make_unique<RunParser>();
+        QByteArray pending; // bytes after the last complete line
+        qint64 offset = 0;
+        // False on a gap; else the events of the records completed by `bytes`.
+        bool read(qint64 at, const QByteArray &bytes, RunEventBatch *events);
+    };
+    struct Subagent {
+        Reader reader;
+        QString toolUseId; // the Agent call that started it; empty while not known
+    };
+
     void take(const RunEventBatch &events);
 
     struct OpenCall {
@@ -76,10 +99,9 @@ private:
     };
 
     LiveAgentInfo m_info;
-    std::unique_ptr<RunParser> m_parser;
+    Reader m_main;
+    std::map<QString, Subagent> m_subagents; // by agent-<name>.jsonl's name
     RunSummaryBuilder m_builder;
-    QByteArray m_pending; // bytes after the last complete line
-    qint64 m_offset = 0;
     QVector<OpenCall> m_openCalls; // in the order they started
     QString m_lastLine;
     qint64 m_lastActivityMs = 0;

@@ -130,10 +130,17 @@ void LiveAgentWatcher::handle(const Frame &frame)
     default:
         break;
     }
-    const auto found = m_agents.constFind(frame.id);
+    // <agent id>_<name>: the agent's sub-agent transcript agent-<name>.jsonl.
+    const int split = frame.id.indexOf('_');
+    const auto found = m_agents.constFind(split < 0 ? frame.id : frame.id.left(split));
     if (found == m_agents.constEnd())
         return;
     LiveAgent &agent = **found;
+    if (split >= 0) {
+        if (handleSubagent(agent, QString::fromLatin1(frame.id.mid(split + 1)), frame))
+            m_changed.insert(found.key());
+        return;
+    }
     switch (frame.kind) {
     case Frame::Kind::Opened:
         if (frame.offset == 0 && agent.offset() > 0)
@@ -156,6 +163,34 @@ void LiveAgentWatcher::handle(const Frame &frame)
         return;
     }
     m_changed.insert(frame.id);
+}
+
+bool LiveAgentWatcher::handleSubagent(LiveAgent &agent, const QString &name, const Frame &frame)
+{
+    switch (frame.kind) {
+    case Frame::Kind::SubagentMeta:
+        agent.setSubagentMeta(name, frame.data);
+        return false; // nothing to show yet
+    case Frame::Kind::Opened:
+        if (frame.offset == 0 && agent.subagentOffset(name) > 0)
+            agent.restartSubagent(name); // another file under the same name
+        return false;
+    case Frame::Kind::Truncated:
+        agent.restartSubagent(name);
+        break;
+    case Frame::Kind::Data:
+        if (!agent.feedSubagent(name, frame.offset, frame.data)) {
+            fail(tr("the agents follower skipped bytes of %1").arg(QString::fromLatin1(frame.id)));
+            return false;
+        }
+        break;
+    case Frame::Kind::Error:
+        agent.setProblem(tr("sub-agent transcript agent-%1.jsonl: %2").arg(name, frame.text));
+        break;
+    default:
+        return false;
+    }
+    return true;
 }
 
 void LiveAgentWatcher::flush()

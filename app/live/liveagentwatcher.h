@@ -67,6 +67,8 @@ private:
     void takeOutput(const QString &text);
     void work();
     void handle(const followprotocol::Frame &frame);
+    // True when the agent's row changed.
+    bool handleSubagent(LiveAgent &agent, const QString &name, const followprotocol::Frame &frame);
     void flush();
     void setState(State state);
     void fail(const QString &message);

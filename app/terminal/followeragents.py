@@ -7,6 +7,7 @@ import json
 import os
 import pwd
 import select
+import stat
 import struct
 import time
 
@@ -139,6 +140,8 @@ class Agent:
         self.transcript = ""
         self.file = None
         self.announced = False
+        self.subagents = {}  # agent id -> Subagent, of the transcript followed now
+        self.subagent_folder = None  # (inode, mtime) of <session>/subagents when last listed
 
     def choose(self, claimed):
         """The transcript: named by the arguments, else open or written since the start."""
@@ -170,6 +173,78 @@ class Agent:
                    "home": self.home, "cwd": self.cwd, "transcript": self.transcript,
                    "session": session, "started": self.started}
         emit("A", self.ident, b64(json.dumps(payload).encode("utf-8", "surrogateescape")))
+
+
+class Subagent:
+    """A sub-agent's transcript, <session>/subagents/agent-<id>.jsonl, followed like the
+    agent's own under the id <agent>_<id>, and its meta file (which Agent call started it),
+    sent whole in an M frame each time it changes."""
+
+    META_LIMIT = 65536
+
+    def __init__(self, agent, name, folder):
+        self.ident = "%s_%s" % (agent.ident, name)
+        self.meta_path = os.path.join(folder, "agent-%s.meta.json" % name)
+        self.meta_seen = None
+        self.uid = agent.uid
+        self.file = Followed(self.ident, os.path.join(folder, "agent-%s.jsonl" % name), 0, 0,
+                             agent.uid)
+
+    def check_meta(self):
+        try:
+            st = os.lstat(self.meta_path)
+        except OSError:
+            return
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if seen == self.meta_seen or not stat.S_ISREG(st.st_mode) or st.st_uid != self.uid:
+            return
+        try:
+            fd = os.open(self.meta_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return
+        try:
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode) or opened.st_uid != self.uid:
+                return
+            data = os.pread(fd, self.META_LIMIT + 1, 0)
+        finally:
+            os.close(fd)
+        self.meta_seen = seen
+        if len(data) <= self.META_LIMIT:
+            emit("M", self.ident, b64(data))
+
+
+def list_subagents(agent, inotify):
+    """Starts following the sub-agents of the agent's transcript that are new: one lstat of
+    their folder while it does not change."""
+    if not agent.transcript:
+        return
+    folder = os.path.join(agent.transcript[:-len(".jsonl")], "subagents")
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != agent.uid:
+        return  # as root, never through a link or into someone else's folder
+    seen = (st.st_ino, st.st_mtime_ns)
+    if seen == agent.subagent_folder:
+        return
+    agent.subagent_folder = seen
+    inotify.watch(folder)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for entry in sorted(names):
+        name = entry[len("agent-"):-len(".jsonl")]
+        if (not entry.startswith("agent-") or not entry.endswith(".jsonl")
+                or not name.isalnum() or not name.isascii() or len(name) > 40
+                or name in agent.subagents):
+            continue
+        sub = Subagent(agent, name, folder)
+        agent.subagents[name] = sub
+        sub.check_meta()
+        sub.file.check()
 
 
 class AgentScan:
@@ -236,10 +311,20 @@ class AgentScan:
                 # Its folder may have appeared since (a new session): watched from then on.
                 self.inotify.watch(os.path.dirname(agent.file.path))
                 agent.file.check()
+                list_subagents(agent, self.inotify)
+                for sub in agent.subagents.values():
+                    sub.check_meta()
+
+    def close_subagents(self, agent):
+        for sub in agent.subagents.values():
+            sub.file.close()
+        agent.subagents = {}
+        agent.subagent_folder = None
 
     def switch(self, agent, path):
         if agent.file:
             agent.file.close()
+        self.close_subagents(agent)
         agent.transcript = path
         agent.file = Followed(agent.ident, path, 0, 0, agent.uid) if path else None
         agent.announce()
@@ -252,6 +337,11 @@ class AgentScan:
         if agent.file:
             agent.file.check()  # its last lines first
             agent.file.close()
+            list_subagents(agent, self.inotify)
+            for sub in agent.subagents.values():
+                sub.check_meta()
+                sub.file.check()
+        self.close_subagents(agent)
         emit("X", agent.ident)
 
     def check(self, dirs):
@@ -259,6 +349,13 @@ class AgentScan:
             f = agent.file
             if f and (dirs is None or os.path.dirname(f.path) in dirs):
                 f.check()
+            for sub in list(agent.subagents.values()):
+                if dirs is None or os.path.dirname(sub.file.path) in dirs:
+                    sub.file.check()
+            if f and agent.subagents and dirs is not None:
+                folder = os.path.dirname(next(iter(agent.subagents.values())).file.path)
+                if folder in dirs:
+                    list_subagents(agent, self.inotify)  # another sub-agent started
 
 
 def agents_main():

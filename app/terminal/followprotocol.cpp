@@ -123,8 +123,8 @@ bool parseFrame(const QByteArray &input, Frame *frame, QString *why)
         bool decoded = false;
         out.data = fromBase64Field(f.at(3), &decoded);
         ok = ok && decoded;
-    } else if (kind == "A" && hasFields(3)) {
-        out.kind = Frame::Kind::Agent;
+    } else if ((kind == "A" || kind == "M") && hasFields(3)) {
+        out.kind = kind == "A" ? Frame::Kind::Agent : Frame::Kind::SubagentMeta;
         out.data = fromBase64Field(f.at(2), &ok);
     } else if (kind == "T" && hasFields(3)) {
         out.kind = Frame::Kind::Truncated;

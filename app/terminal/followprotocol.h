@@ -29,7 +29,10 @@
 // R as above; A ID JSON64 when an agent (a running claude CLI) appears or its transcript
 // changes: {"pid", "uid", "account", "home", "cwd", "transcript" (empty: not known yet),
 // "session", "started" (seconds since the epoch)}; its transcript's bytes as N, D, T, G, E
-// with the agent's ID; X ID once the agent ended (after its last bytes); H as above.
+// with the agent's ID; each sub-agent transcript of that session (<session>/subagents/
+// agent-<SUB>.jsonl) the same way with the ID <agent ID>_<SUB>, after M <agent ID>_<SUB>
+// META64 (its agent-<SUB>.meta.json, again whenever it changes); X ID once the agent ended
+// (after its last bytes); H as above.
 //
 // Every byte of a file travels as base64 on a line of its own, so what the terminal does to
 // text (CR LF, a prompt, escape sequences, the key masked) never touches the file's bytes; the
@@ -58,13 +61,14 @@ struct Frame {
         Heartbeat,
         Fatal,
         Agent, // agents mode: an agent appeared or its transcript changed
+        SubagentMeta, // agents mode: a sub-agent's meta file (data)
     };
     Kind kind = Kind::Heartbeat;
     QByteArray id;
     qint64 offset = 0; // Data: of the first byte; Opened: where reading goes on
     qint64 inode = 0; // Opened
     qint64 size = 0; // Opened, Truncated
-    QByteArray data; // Data; Agent: its JSON
+    QByteArray data; // Data; Agent, SubagentMeta: its JSON
     QString text; // Error, Fatal: the message; Ready: the mode; Synced: the token
     int version = 0; // Ready
 };

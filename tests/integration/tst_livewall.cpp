@@ -12,6 +12,7 @@
 #include "live/liveagentwatcher.h"
 #include "putfile.h"
 #include "realserver.h"
+#include "recordings/runrecording.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
 #include "testing.h"
@@ -81,22 +82,8 @@ private Q_SLOTS:
         QVERIFY(AdminAccess::fromCommand(QStringLiteral("sudo -n"), &m_admin));
         QList<Agent> agents;
         for (int i = 0; i < 3; ++i) {
-            Agent agent;
-            const QString suffix = randomToken(5, true);
-            agent.who
-                = {QStringLiteral("wall%1").arg(i) + suffix, QStringLiteral("wall-") + suffix};
-            agent.chat = QStringLiteral("c%1").arg(i) + suffix;
-            agent.session = QUuid::createUuid().toString(QUuid::WithoutBraces);
-            const QStringList facts
-                = shellLines(m_client.get(), agent.who, QStringLiteral("id -un; echo \"$HOME\""));
-            QCOMPARE(facts.size(), 2);
-            agent.account = facts.first().trimmed();
-            agent.home = facts.last().trimmed();
-            agent.transcript = agent.home + QStringLiteral("/.claude/projects/")
-                + sessiondiscovery::projectDirectoryName(
-                    sessiondiscovery::chatWorkDirectory(agent.home, agent.chat))
-                + QLatin1Char('/') + agent.session + QStringLiteral(".jsonl");
-            agents.append(agent);
+            agents.append(newAgent(QStringLiteral("wall%1").arg(i)));
+            QVERIFY(!agents.constLast().home.isEmpty());
         }
 
         LiveAgentWatcher watcher;
@@ -181,16 +168,20 @@ private Q_SLOTS:
         QCOMPARE(watcher.processesStarted(), 1);
         QCOMPARE(watcher.state(), LiveAgentWatcher::State::Watching);
 
-        // The command line saw the same (its own follower, so wait for its lines of the
-        // ends), and ends cleanly on Ctrl+C.
+        // The command line saw the same (its own follower, so wait for its line of each
+        // agent's end: other suites' agents on this machine end too), and ends cleanly on
+        // Ctrl+C.
         QByteArray out;
         QVERIFY(QTest::qWaitFor(
             [&] {
                 out += cli.readAllStandardOutput();
-                return std::all_of(agents.cbegin(), agents.cend(), [&out](const Agent &agent) {
-                    return out.contains("\"event\":\"ended\"")
-                        && out.contains(agent.session.toUtf8());
-                }) && out.count("\"event\":\"ended\"") >= 3;
+                const QList<QByteArray> lines = out.split('\n');
+                return std::all_of(agents.cbegin(), agents.cend(), [&lines](const Agent &agent) {
+                    const QByteArray session = agent.session.toUtf8();
+                    return std::any_of(lines.cbegin(), lines.cend(), [&](const QByteArray &line) {
+                        return line.contains("\"event\":\"ended\"") && line.contains(session);
+                    });
+                });
             },
             waitMs));
         ::kill(pid_t(cli.processId()), SIGINT);
@@ -273,10 +264,88 @@ private Q_SLOTS:
         QCOMPARE(watcher.state(), LiveAgentWatcher::State::Watching);
     }
 
+    // An agent whose two sub-agents run Bash calls at once: their records count in the row
+    // while they run (tokens and calls before the Agent calls end), and the figures the wall
+    // shows last equal the replay's of the finished transcript with its sub-agent files
+    // (summarizeRunFile, RunSummaryBuilder: the one place figures are computed).
+    void anAgentsSubagentsCountInItsFiguresAsInItsReplay()
+    {
+        QVERIFY(AdminAccess::fromCommand(QStringLiteral("sudo -n"), &m_admin));
+        const Agent agent = newAgent(QStringLiteral("subs"));
+        QVERIFY(!agent.home.isEmpty());
+        LiveAgentWatcher watcher;
+        LiveAgentModel model;
+        LiveAgentRow last;
+        qint64 mostCallsWhileAgentsRan = 0;
+        bool left = false;
+        QObject::connect(&watcher, &LiveAgentWatcher::agentsChanged, &model,
+            [&](const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended) {
+                for (const QByteArray &id : ended) {
+                    const int row = model.rowOf(id);
+                    if (row >= 0 && model.agentAt(row).info.sessionId == agent.session)
+                        left = true;
+                }
+                for (const LiveAgentRow &row : changed) {
+                    if (row.info.sessionId != agent.session)
+                        continue;
+                    last = row;
+                    if (row.toolName == QLatin1String("Agent"))
+                        mostCallsWhileAgentsRan
+                            = std::max(mostCallsWhileAgentsRan, row.summary.toolCalls);
+                }
+                model.apply(changed, ended);
+            });
+        watcher.start(m_client.get(), m_admin);
+        QVERIFY2(QTest::qWaitFor(
+                     [&] { return watcher.state() == LiveAgentWatcher::State::Watching; }, waitMs),
+            qPrintable(watcher.error()));
+        startAgent(agent, QStringLiteral("PARALLEL_AGENTS"),
+            QStringLiteral("--allowedTools Bash --allowedTools Agent"));
+        QVERIFY2(QTest::qWaitFor([&] { return left; }, waitMs), qPrintable(watcher.error()));
+
+        RunSummary replayed;
+        QString error;
+        QVERIFY2(summarizeRunFile(agent.transcript, &replayed, &error), qPrintable(error));
+        // Two Agent calls and each sub-agent's Bash call.
+        QVERIFY2(replayed.toolCalls >= 4, qPrintable(QString::number(replayed.toolCalls)));
+        QVERIFY2(mostCallsWhileAgentsRan > 2,
+            qPrintable(
+                QStringLiteral("%1 calls while the Agent calls ran").arg(mostCallsWhileAgentsRan)));
+        QCOMPARE(last.summary.toolCalls, replayed.toolCalls);
+        QCOMPARE(last.summary.inputTokens, replayed.inputTokens);
+        QCOMPARE(last.summary.outputTokens, replayed.outputTokens);
+        QCOMPARE(last.summary.cacheReadTokens, replayed.cacheReadTokens);
+        QCOMPARE(last.summary.costUsd, replayed.costUsd);
+        QVERIFY2(last.problem.isEmpty(), qPrintable(last.problem));
+    }
+
 private:
+    // A user of the server (its account and home looked up) with a new chat and session.
+    Agent newAgent(const QString &name)
+    {
+        Agent agent;
+        const QString suffix = randomToken(5, true);
+        agent.who = {name + suffix, QStringLiteral("wall-") + suffix};
+        agent.chat = QStringLiteral("c") + suffix;
+        agent.session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        const QStringList facts
+            = shellLines(m_client.get(), agent.who, QStringLiteral("id -un; echo \"$HOME\""));
+        if (facts.size() != 2)
+            return agent; // no home: the caller fails
+        agent.account = facts.first().trimmed();
+        agent.home = facts.last().trimmed();
+        agent.transcript = agent.home + QStringLiteral("/.claude/projects/")
+            + sessiondiscovery::projectDirectoryName(
+                sessiondiscovery::chatWorkDirectory(agent.home, agent.chat))
+            + QLatin1Char('/') + agent.session + QStringLiteral(".jsonl");
+        return agent;
+    }
+
     // `claude -p` run directly through /execute in the user's chat folder, as Open WebUI's
     // pipe runs it: not through Sandscope.
-    void startAgent(const Agent &agent)
+    void startAgent(const Agent &agent,
+        const QString &prompt = QStringLiteral("CMD: sleep %1; echo done").arg(callSeconds),
+        const QString &tools = QStringLiteral("--allowedTools Bash"))
     {
         const QString &home = agent.home;
         QVERIFY(!home.isEmpty());
@@ -291,11 +360,9 @@ private:
         const QString command
             = QStringLiteral("chmod 600 ~/.agent-env && set -a && . ~/.agent-env && set +a && "
                              "mkdir -p chat-%1 && cd chat-%1 && claude -p %2 --session-id %3 "
-                             "--output-format stream-json --verbose --allowedTools Bash "
+                             "--output-format stream-json --verbose %4 "
                              "> /dev/null 2>&1 < /dev/null")
-                  .arg(agent.chat,
-                      shell::quote(QStringLiteral("CMD: sleep %1; echo done").arg(callSeconds)),
-                      agent.session);
+                  .arg(agent.chat, shell::quote(prompt), agent.session, tools);
         const Result<ProcessSnapshot> started = sandscope::await<ProcessSnapshot>([&](auto done) {
             return m_client->execute(agent.who, command, options, m_client.get(), done);
         });

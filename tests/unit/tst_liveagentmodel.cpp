@@ -28,12 +28,18 @@ using namespace sandscope::test;
 
 namespace {
 
-QString bashTranscript()
+QString transcriptOf(const QString &capture)
 {
-    return QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts/bash/transcript"))
+    return QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/transcripts/") + capture
+        + QStringLiteral("/transcript"))
         .entryInfoList({QStringLiteral("*.jsonl")}, QDir::Files)
         .value(0)
         .filePath();
+}
+
+QString bashTranscript()
+{
+    return transcriptOf(QStringLiteral("bash"));
 }
 
 QByteArray readAll(const QString &path)
@@ -68,17 +74,37 @@ class TestLiveAgentModel : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // With sub-agents: their files come as the follower sends them (<agent>_<name>, after
+    // their meta file), here interleaved with the main file's frames in both orders, and
+    // without meta (an older CLI): the figures still equal the replay's, which splices them.
     void anAgentsFiguresEqualTheSummaryOfItsFileHoweverItsBytesCome_data()
     {
+        QTest::addColumn<QString>("capture");
         QTest::addColumn<int>("chunk");
-        QTest::newRow("whole") << 100000;
-        QTest::newRow("7-byte frames") << 7;
-        QTest::newRow("1000-byte frames") << 1000;
+        QTest::addColumn<bool>("subagentsFirst");
+        QTest::addColumn<bool>("withMeta");
+        QTest::newRow("whole") << QStringLiteral("bash") << 100000 << false << true;
+        QTest::newRow("7-byte frames") << QStringLiteral("bash") << 7 << false << true;
+        QTest::newRow("1000-byte frames") << QStringLiteral("bash") << 1000 << false << true;
+        for (const char *capture : {"subagent", "parallel-agents"}) {
+            for (const int chunk : {100000, 333}) {
+                for (const bool first : {false, true}) {
+                    QTest::addRow("%s, %d-byte frames, sub-agents %s", capture, chunk,
+                        first ? "first" : "after the main file's half")
+                        << QString::fromLatin1(capture) << chunk << first << true;
+                }
+            }
+            QTest::addRow("%s without meta files", capture)
+                << QString::fromLatin1(capture) << 500 << false << false;
+        }
     }
     void anAgentsFiguresEqualTheSummaryOfItsFileHoweverItsBytesCome()
     {
+        QFETCH(QString, capture);
         QFETCH(int, chunk);
-        const QString path = bashTranscript();
+        QFETCH(bool, subagentsFirst);
+        QFETCH(bool, withMeta);
+        const QString path = transcriptOf(capture);
         RunSummary expected;
         QString error;
         QVERIFY2(summarizeRunFile(path, &expected, &error), qPrintable(error));
@@ -91,7 +117,27 @@ private Q_SLOTS:
         watcher.feed(frame("R 1 99 inotify"));
         watcher.feed(appearFrames(
             "a1-1", 4242, QStringLiteral("alice"), QStringLiteral("c1"), QStringLiteral("s-1")));
-        watcher.feed(dataFrames("a1-1", 0, readAll(path), chunk));
+        const QByteArray main = readAll(path);
+        QByteArray subagents;
+        const QDir folder(path.chopped(6) + QStringLiteral("/subagents"));
+        const QStringList files
+            = folder.entryList({QStringLiteral("agent-*.jsonl")}, QDir::Files, QDir::Name);
+        QCOMPARE(files.isEmpty(), capture == QLatin1String("bash"));
+        for (const QString &file : files) {
+            const QByteArray id = "a1-1_" + file.mid(6).chopped(6).toLatin1();
+            const QByteArray meta
+                = readAll(folder.filePath(file.chopped(6) + QStringLiteral(".meta.json")));
+            if (withMeta) {
+                QVERIFY(!meta.isEmpty());
+                subagents += frame("M " + id + ' ' + meta.toBase64());
+            }
+            subagents += frame("N " + id + " 78 0 0")
+                + dataFrames(id, 0, readAll(folder.filePath(file)), chunk);
+        }
+        const int half = subagentsFirst ? 0 : int(main.size() / 2);
+        watcher.feed(dataFrames("a1-1", 0, main.left(half), chunk));
+        watcher.feed(subagents);
+        watcher.feed(dataFrames("a1-1", half, main.mid(half), chunk));
         QVERIFY(settled(watcher));
         QCOMPARE(watcher.state(), LiveAgentWatcher::State::Watching);
         QCOMPARE(model.rowCount(), 1);
