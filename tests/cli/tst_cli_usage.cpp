@@ -369,7 +369,10 @@ private Q_SLOTS:
         terminal.setProcessEnvironment(environment());
         terminal.start(script,
             {QStringLiteral("-qfec"),
-                QStringLiteral("%1 live --server http://127.0.0.1:9 --all-users --admin-exec env")
+                // exec: the CLI alone on the terminal. The shell script(1) starts ($SHELL, else
+                // sh) would get the Ctrl+C as well, and dash then ends with status 130.
+                QStringLiteral(
+                    "exec %1 live --server http://127.0.0.1:9 --all-users --admin-exec env")
                     .arg(QStringLiteral(SANDSCOPE_BINARY)),
                 QStringLiteral("/dev/null")});
         QVERIFY(terminal.waitForStarted(10000));
