@@ -295,9 +295,9 @@ void ProbeProcessChecks::checkServerEnvironment()
     }
     Identity identity;
     identity.userId = userId;
-    // The process table is shared (process.ps): any user sees the server's pid. At most a
-    // few candidates are read.
-    const QString find = QStringLiteral("pgrep -f 'open-terminal|open_terminal' | head -n 8");
+    // The process table is shared (process.ps): any user sees the server's pid. At most 32
+    // candidates are read (a machine may run several servers).
+    const QString find = QStringLiteral("pgrep -f 'open-terminal|open_terminal' | head -n 32");
     m_probe.calls.command(identity, find, tr("the user looks for the server's process"),
         [this, identity, userId](
             const Result<CommandOutput> &found, const Evidence &foundEvidence) {
@@ -325,11 +325,18 @@ void ProbeProcessChecks::checkServerEnvironment()
                 QVector<probe::Judgement> judgements;
                 for (const ProbeReply &reply : replies) {
                     evidence << reply.evidence;
+                    // A candidate that ended before it was read (404: pgrep's own shell, a
+                    // short command) was not the server, which is running: not judged.
+                    if (reply.response.status == 404)
+                        continue;
                     // The key itself is the marker; the evidence has it masked.
                     judgements << probe::judgeDisclosure(reply.response,
                         probe::Disclosure::FileText, m_probe.apiKey, Precondition::ok());
                 }
-                probe::Judgement judgement = probe::combine(judgements);
+                probe::Judgement judgement = judgements.isEmpty()
+                    ? probe::Judgement {Verdict::Error,
+                        tr("Inconclusive: every process found had ended before it was read.")}
+                    : probe::combine(judgements);
                 if (judgement.verdict == Verdict::Fail)
                     judgement.explanation = tr("Reachable: a server process's environment, read "
                                                "as this user, holds the server's API key.");

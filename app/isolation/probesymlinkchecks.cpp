@@ -329,7 +329,11 @@ void ProbeSymlinkChecks::checkRootFile()
         "set -e; umask 077; mkdir -- %1; printf '%s\\n' %2 > %3; chown 0:0 %1 %3; chmod 700 %1; "
         "chmod 600 %3; stat -c 'sandscope-root-file=%u:%a' %3")
                                .arg(shell::quote(dir), shell::quote(content), shell::quote(file));
-    const QString remove = QStringLiteral("rm -rf -- ") + shell::quote(dir);
+    // The file is looked for before it goes: a read refused (404) because something else had
+    // removed it meanwhile proves nothing, so the verdicts wait for this.
+    const QString remove = QStringLiteral("if [ -f %1 ]; then echo sandscope-root-file-kept; fi; "
+                                          "rm -rf -- %2")
+                               .arg(shell::quote(file), shell::quote(dir));
     const AdminAccess admin = m_probe.options.admin;
     m_probe.calls.adminCommand(admin, create, tr("setup: root creates a file only root reads"),
         [=](const Result<CommandOutput> &created, const Evidence &createdEvidence) {
@@ -368,16 +372,31 @@ void ProbeSymlinkChecks::checkRootFile()
                             tr("the user reads its link to the root-only file")},
                     };
                     m_probe.calls.requests(reads, [=](const QVector<ProbeReply> &replies) {
-                        const CheckId checks[] {
-                            CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink};
-                        for (int i = 0; i < 2; ++i)
-                            m_probe.addResult(checks[i], userId, QString(),
-                                probe::judgeDisclosure(replies.at(i).response,
-                                    probe::Disclosure::FileText, content, ready),
-                                {createdEvidence, linkedEvidence, replies.at(i).evidence});
                         m_probe.calls.adminCommand(admin, remove,
-                            tr("cleanup: root removes its file"),
-                            [this](const Result<CommandOutput> &, const Evidence &) {
+                            tr("cleanup: root checks that its file is still there and removes "
+                               "it"),
+                            [=](const Result<CommandOutput> &removed,
+                                const Evidence &removedEvidence) {
+                                const bool kept = ranCleanly(
+                                    removed, QStringLiteral("sandscope-root-file-kept"));
+                                const CheckId checks[] {
+                                    CheckId::FilesReadRoot, CheckId::FilesReadRootSymlink};
+                                for (int i = 0; i < 2; ++i) {
+                                    probe::Judgement judgement
+                                        = probe::judgeDisclosure(replies.at(i).response,
+                                            probe::Disclosure::FileText, content, ready);
+                                    // A refusal counts only for a file that was there; what
+                                    // was read stays read.
+                                    if (judgement.verdict == Verdict::Pass && !kept)
+                                        judgement = {Verdict::Error,
+                                            tr("Inconclusive: root's file was no longer there "
+                                               "after the reads (removed by something else?), so "
+                                               "the refusal proves nothing. %1")
+                                                .arg(judgement.explanation)};
+                                    m_probe.addResult(checks[i], userId, QString(), judgement,
+                                        {createdEvidence, linkedEvidence, replies.at(i).evidence,
+                                            removedEvidence});
+                                }
                                 m_probe.steps.next();
                             });
                     });
