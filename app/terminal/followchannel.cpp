@@ -201,8 +201,10 @@ void FollowChannel::handleOutput(const QByteArray &bytes)
         lost(m_reader.damage(), false);
         return;
     }
-    if (m_ready)
+    if (m_ready) {
         m_silenceTimer.start(silenceLimitMs);
+        m_lastHeard.start();
+    }
 }
 
 void FollowChannel::handleFrame(const followprotocol::Frame &frame)
@@ -235,7 +237,7 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
             send(followprotocol::syncCommand(it.key()));
         setState(State::Open);
         if (again) {
-            const qint64 gap = m_lostAt.isValid() ? m_lostAt.elapsed() : 0;
+            const qint64 gap = m_lostAt.isValid() ? m_lostAt.elapsed() + m_silentBeforeLossMs : 0;
             m_lostAt.invalidate();
             for (const QPointer<FollowedFile> &file : filesNow()) {
                 if (file)
@@ -347,6 +349,9 @@ void FollowChannel::lost(const QString &reason, bool hard)
     }
     if (!m_lostAt.isValid()) {
         m_lostAt.start();
+        // A silent connection is noticed only after silenceLimitMs: the gap began with the
+        // last thing heard (a heartbeat at most 5 s before the cut).
+        m_silentBeforeLossMs = m_lastHeard.isValid() ? m_lastHeard.elapsed() : 0;
         m_reason = reason;
         for (const QPointer<FollowedFile> &file : filesNow()) {
             if (file)

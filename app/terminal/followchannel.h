@@ -115,6 +115,8 @@ private:
     int m_attempts = 0;
     int m_maxAttempts = 0;
     QElapsedTimer m_lostAt;
+    QElapsedTimer m_lastHeard; // the follower's last output
+    qint64 m_silentBeforeLossMs = 0; // from the last output to the loss being noticed
 };
 
 } // namespace sandscope

@@ -6,15 +6,19 @@
 //    and its recording holds exactly the tee file's lines, byte for byte: none lost or doubled;
 //  * the server ended together with the agent (its process group killed, as a container
 //    restart does): the turn ends as interrupted, not failed and not running, and Resume (a
-//    follow-up turn) continues the same Claude session with its earlier turn intact.
+//    follow-up turn) continues the same Claude session with its earlier turn intact;
+//  * the network gone for a minute while the agent finishes: the same lines and the end,
+//    once it is back.
 
 #include "controllerwatch.h"
+#include "networkcut.h"
 #include "realserver.h"
 #include "recordings/runrecording.h"
 #include "runs/runcontroller.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -124,6 +128,60 @@ private Q_SLOTS:
         controller.closeRecording();
         const QList<QByteArray> tee = teeLines(controller.handle());
         QVERIFY(tee.size() >= 4);
+        QVERIFY(std::any_of(tee.cbegin(), tee.cend(),
+            [&](const QByteArray &line) { return line.contains(token.toUtf8()); }));
+        QCOMPARE(watch.lines, tee);
+        QCOMPARE(recordedLines(recording), tee);
+    }
+
+    // The network gone for a minute (or the host asleep): nothing flows and nothing closes
+    // (NetworkCut); the agent finishes meanwhile. The tab notices the silence, keeps trying,
+    // and once the network is back shows every line, none lost or doubled, and the end.
+    void aMinuteWithoutNetworkLosesNoLineAndTheRunEndsOnceItIsBack()
+    {
+        SANDSCOPE_REQUIRE(
+            ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+        NetworkCut network(m_server->url());
+        QVERIFY(network.listen());
+        ServerConnection connection = m_server->connection();
+        connection.baseUrl = network.url();
+        OpenTerminalClient client(connection);
+        const QString chat = QStringLiteral("outage-") + randomToken(4, true);
+        RunController controller(&client);
+        ControllerWatch watch(&controller);
+        const QString recording = m_local.filePath(chat + QStringLiteral(".jsonl"));
+        QString error;
+        QVERIFY2(controller.openRecording(recording, {}, &error), qPrintable(error));
+        const QString token = QStringLiteral("after-outage-") + randomToken(8, true);
+        controller.startTurn(request(chat, QStringLiteral("CMD: sleep 15; echo ") + token));
+        QVERIFY2(watch.waitForLine("\"tool_use\""), qPrintable(watch.said()));
+        network.setDown(true);
+        QElapsedTimer down;
+        down.start();
+        // The agent ends meanwhile: its exit file is written on the server.
+        const QString exitFile = controller.handle().paths().exitFile;
+        QVERIFY(QTest::qWaitFor([&] { return QFile::exists(exitFile); }, 60000));
+        QVERIFY(watch.outcomes.isEmpty());
+        QTest::qWait(int(std::max<qint64>(0, 60000 - down.elapsed())));
+        const int seenWhileDown = network.connectionsSeen();
+        network.setDown(false);
+        QVERIFY2(watch.waitForTurns(1), qPrintable(watch.said()));
+        const RunOutcome outcome = watch.outcomes.constFirst();
+        QVERIFY2(outcome.ok(),
+            qPrintable(RunOutcome::kindName(outcome.kind) + QLatin1Char(' ') + outcome.failure
+                + QLatin1Char('\n') + watch.said()));
+        QVERIFY2(
+            watch.said().contains(QLatin1String("reconnected after")), qPrintable(watch.said()));
+        // The gap said runs from the last thing heard (a heartbeat, at most 5 s before the
+        // cut) to the reconnection.
+        const QString gap = watch.said()
+                                .section(QLatin1String("reconnected after "), 1)
+                                .section(QLatin1Char(';'), 0, 0);
+        qInfo("%d connections tried while the network was down; the tab says the gap was %s",
+            seenWhileDown, qPrintable(gap));
+        QVERIFY2(gap.startsWith(QLatin1String("1 min ")), qPrintable(gap)); // 60 to 119 s
+        controller.closeRecording();
+        const QList<QByteArray> tee = teeLines(controller.handle());
         QVERIFY(std::any_of(tee.cbegin(), tee.cend(),
             [&](const QByteArray &line) { return line.contains(token.toUtf8()); }));
         QCOMPARE(watch.lines, tee);
