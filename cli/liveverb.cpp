@@ -79,9 +79,9 @@ QString tableText(const QAbstractItemModel &view, int width)
     return text;
 }
 
-QJsonObject agentJson(const LiveAgentRow &row, const QString &event)
+// `now`: on the sandbox's clock (LiveAgentWatcher::serverNowMs), as the records' times are.
+QJsonObject agentJson(const LiveAgentRow &row, const QString &event, qint64 now)
 {
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
     QJsonObject tokens {{QStringLiteral("input"), double(row.summary.inputTokens)},
         {QStringLiteral("output"), double(row.summary.outputTokens)},
         {QStringLiteral("cache_read"), double(row.summary.cacheReadTokens)},
@@ -117,6 +117,7 @@ public:
         , m_admin(admin)
     {
         m_proxy.setSourceModel(&m_model);
+        m_model.setClock([this] { return m_watcher.serverNowMs(); });
         QObject::connect(&m_watcher, &LiveAgentWatcher::agentsChanged, &m_loop,
             [this](const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended) {
                 show(changed, ended);
@@ -155,17 +156,18 @@ private:
     void show(const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended)
     {
         if (m_json) {
+            const qint64 now = m_watcher.serverNowMs();
             QHash<QByteArray, LiveAgentRow> last;
             for (const LiveAgentRow &row : changed) {
-                writeJson(agentJson(row, QStringLiteral("agent")));
+                writeJson(agentJson(row, QStringLiteral("agent"), now));
                 last.insert(row.info.id, row);
             }
             for (const QByteArray &id : ended) {
                 const int row = m_model.rowOf(id);
                 if (last.contains(id))
-                    writeJson(agentJson(last.value(id), QStringLiteral("ended")));
+                    writeJson(agentJson(last.value(id), QStringLiteral("ended"), now));
                 else if (row >= 0)
-                    writeJson(agentJson(m_model.agentAt(row), QStringLiteral("ended")));
+                    writeJson(agentJson(m_model.agentAt(row), QStringLiteral("ended"), now));
             }
         }
         m_model.apply(changed, ended);

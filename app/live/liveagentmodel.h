@@ -59,7 +59,8 @@ public:
     void clear();
     const LiveAgentRow &agentAt(int row) const { return m_rows.at(row); }
     int rowOf(const QByteArray &id) const { return m_index.value(id, -1); }
-    // For tests: the clock the elapsed times are measured on (ms since the epoch).
+    // The clock the elapsed times are measured on (ms since the epoch): the sandbox's
+    // (LiveAgentWatcher::serverNowMs); this machine's by default.
     void setClock(std::function<qint64()> now) { m_now = std::move(now); }
     void setTickMs(int ms) { m_tick.setInterval(ms); }
 

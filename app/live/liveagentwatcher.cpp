@@ -104,6 +104,15 @@ void LiveAgentWatcher::handle(const Frame &frame)
     case Frame::Kind::Fatal:
         fail(tr("the agents follower failed: %1").arg(frame.text));
         return;
+    case Frame::Kind::Heartbeat:
+        // Records carry the sandbox's time; elapsed times are measured on its clock too.
+        // (A follower older than the ms heartbeat sends seconds.)
+        if (frame.offset > 0) {
+            const qint64 serverMs
+                = frame.offset < 100000000000LL ? frame.offset * 1000 : frame.offset;
+            m_clockOffsetMs = serverMs - QDateTime::currentMSecsSinceEpoch();
+        }
+        return;
     case Frame::Kind::Agent: {
         LiveAgentInfo info;
         QString why;

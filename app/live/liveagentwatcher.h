@@ -11,6 +11,7 @@
 #include "server/apierror.h"
 #include "terminal/followprotocol.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
@@ -50,6 +51,10 @@ public:
     // How many follower processes this watcher started (the wall needs exactly one).
     int processesStarted() const { return m_processesStarted; }
     int agentCount() const { return int(m_agents.size()); }
+    // Now on the sandbox's clock, as its heartbeats tell it (the records' times are on it):
+    // the wall's elapsed times do not depend on this machine's clock being right.
+    qint64 serverNowMs() const { return QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs; }
+    qint64 clockOffsetMs() const { return m_clockOffsetMs; }
     // Every frame received was handled and every change told.
     bool isIdle() const { return m_queue.empty() && !m_coalesce.isActive(); }
     QVector<LiveAgentRow> rows() const;
@@ -87,6 +92,7 @@ private:
     State m_state = State::Idle;
     QString m_error;
     int m_processesStarted = 0;
+    qint64 m_clockOffsetMs = 0; // the sandbox's clock minus this machine's
 };
 
 } // namespace sandscope

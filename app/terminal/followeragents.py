@@ -364,7 +364,7 @@ def agents_main():
     out.flush()
     agents = AgentScan(inotify)
     last_pass = 0.0
-    last_beat = time.monotonic()
+    last_beat = time.monotonic() - HEARTBEAT  # the first at once: the wall's clock
     fds = [inotify.fd] if inotify.fd >= 0 else []
     while True:
         now = time.monotonic()

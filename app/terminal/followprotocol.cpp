@@ -142,6 +142,7 @@ bool parseFrame(const QByteArray &input, Frame *frame, QString *why)
         out.text = QString::fromLatin1(f.at(1));
     } else if (kind == "H" && f.size() == 2) {
         out.kind = Frame::Kind::Heartbeat;
+        ok = toNumber(f.at(1), &out.offset);
     } else {
         ok = false;
     }

@@ -21,7 +21,8 @@
 //                                                                 DIR, new or written since SINCE
 //                                                                 (epoch s), looked for each second
 //                                         S TOKEN                 everything before was sent
-//                                         H TIME                  heartbeat, every 5 s
+//                                         H TIME                  heartbeat, every 5 s (TIME:
+//                                                                 its clock, ms since the epoch)
 //                                         F MESSAGE64             the follower failed and ends
 //
 // Agents mode (`agentsScript()`, one process as root through the admin channel, no commands;
@@ -65,7 +66,7 @@ struct Frame {
     };
     Kind kind = Kind::Heartbeat;
     QByteArray id;
-    qint64 offset = 0; // Data: of the first byte; Opened: where reading goes on
+    qint64 offset = 0; // Data: of the first byte; Opened: where reading goes on; Heartbeat: time
     qint64 inode = 0; // Opened
     qint64 size = 0; // Opened, Truncated
     QByteArray data; // Data; Agent, SubagentMeta: its JSON

@@ -224,6 +224,15 @@ private Q_SLOTS:
                      .data(LiveAgentModel::ToolElapsedRole)
                      .toLongLong(),
             65000);
+        // The elapsed time on the sandbox's clock, as its heartbeat tells it, whatever this
+        // machine's clock says (here the sandbox is 65 s after the call's record).
+        watcher.feed(frame("H " + QByteArray::number(model.agentAt(0).toolStartedMs + 65000)));
+        QVERIFY(settled(watcher));
+        model.setClock([&watcher] { return watcher.serverNowMs(); });
+        const qint64 elapsed = model.index(0, LiveAgentModel::ToolColumn)
+                                   .data(LiveAgentModel::ToolElapsedRole)
+                                   .toLongLong();
+        QVERIFY2(elapsed >= 65000 && elapsed < 70000, qPrintable(QString::number(elapsed)));
         watcher.feed(dataFrames("a2-1", cut, whole.mid(cut), 4096));
         QVERIFY(settled(watcher));
         QVERIFY(model.agentAt(0).toolName.isEmpty());

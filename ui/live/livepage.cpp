@@ -38,6 +38,7 @@ LivePage::LivePage(QWidget *parent)
     connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy,
         [this](const QString &text) { m_proxy->setFilterFixedString(text); });
     connect(m_watcher.get(), &LiveAgentWatcher::agentsChanged, m_model, &LiveAgentModel::apply);
+    m_model->setClock([watcher = m_watcher.get()] { return watcher->serverNowMs(); });
     connect(m_watcher.get(), &LiveAgentWatcher::stateChanged, this, [this] { updateState(); });
     connect(m_watcher.get(), &LiveAgentWatcher::failed, this, [this](const QString &why) {
         m_ui->messageBar->showMessage(
