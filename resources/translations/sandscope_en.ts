@@ -497,4 +497,42 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>sandscope::UserMove</name>
+    <message numerus="yes">
+        <source>%n process(es) of the user still run on %1: the home would change while it moves</source>
+        <translation>
+            <numerusform>%n process of the user still runs on %1: the home would change while it moves</numerusform>
+            <numerusform>%n processes of the user still run on %1: the home would change while it moves</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n process(es) of the user run on %1 now</source>
+        <translation>
+            <numerusform>%n process of the user runs on %1 now</numerusform>
+            <numerusform>%n processes of the user run on %1 now</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entry(ies) differ from what the new home has: they go to ~/.sandscope-moved-from-%1-&lt;time&gt;/</source>
+        <translation>
+            <numerusform>%n entry differs from what the new home has: it goes to ~/.sandscope-moved-from-%1-&lt;time&gt;/</numerusform>
+            <numerusform>%n entries differ from what the new home has: they go to ~/.sandscope-moved-from-%1-&lt;time&gt;/</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entry(ies) of the old home are not in the new one, e.g. %1</source>
+        <translation>
+            <numerusform>%n entry of the old home is not in the new one: %1</numerusform>
+            <numerusform>%n entries of the old home are not in the new one, e.g. %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1's home moved from %2 to %3 (%n entry(ies))</source>
+        <translation>
+            <numerusform>%1's home moved from %2 to %3 (%n entry)</numerusform>
+            <numerusform>%1's home moved from %2 to %3 (%n entries)</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>
