@@ -245,6 +245,7 @@ private Q_SLOTS:
         agent.who = {QStringLiteral("wallsa") + suffix, QStringLiteral("wallsa-") + suffix};
         agent.chat = QStringLiteral("sa") + suffix;
         agent.session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        shellLines(m_client.get(), agent.who, QStringLiteral("true")); // see newAgent
         agent.home = shellLines(m_client.get(), agent.who, QStringLiteral("echo \"$HOME\""))
                          .value(0)
                          .trimmed();
@@ -328,10 +329,15 @@ private:
         agent.who = {name + suffix, QStringLiteral("wall-") + suffix};
         agent.chat = QStringLiteral("c") + suffix;
         agent.session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        // 0.11.34 sometimes runs a new user's first command with no output at all
+        // (docs/server-behaviour.md): the account is made first.
+        shellLines(m_client.get(), agent.who, QStringLiteral("true"));
         const QStringList facts
             = shellLines(m_client.get(), agent.who, QStringLiteral("id -un; echo \"$HOME\""));
-        if (facts.size() != 2)
+        if (facts.size() != 2) {
+            qWarning() << "id -un; echo $HOME said" << facts;
             return agent; // no home: the caller fails
+        }
         agent.account = facts.first().trimmed();
         agent.home = facts.last().trimmed();
         agent.transcript = agent.home + QStringLiteral("/.claude/projects/")
