@@ -10,7 +10,9 @@
 #include "ui_livepage.h"
 #include "util/terminalsafe.h"
 
+#include <QDateTime>
 #include <QHeaderView>
+#include <QPointer>
 
 namespace sandscope {
 
@@ -38,7 +40,10 @@ LivePage::LivePage(QWidget *parent)
     connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy,
         [this](const QString &text) { m_proxy->setFilterFixedString(text); });
     connect(m_watcher.get(), &LiveAgentWatcher::agentsChanged, m_model, &LiveAgentModel::apply);
-    m_model->setClock([watcher = m_watcher.get()] { return watcher->serverNowMs(); });
+    // The model outlives the watcher while the page goes (its view still asks it then).
+    m_model->setClock([watcher = QPointer<LiveAgentWatcher>(m_watcher.get())] {
+        return watcher ? watcher->serverNowMs() : QDateTime::currentMSecsSinceEpoch();
+    });
     connect(m_watcher.get(), &LiveAgentWatcher::stateChanged, this, [this] { updateState(); });
     connect(m_watcher.get(), &LiveAgentWatcher::failed, this, [this](const QString &why) {
         m_ui->messageBar->showMessage(
