@@ -1,5 +1,6 @@
 #include "connectionoptions.h"
 
+#include "fleet/fleetconfig.h"
 #include "security/profilestore.h"
 
 #include <QCommandLineParser>
@@ -23,6 +24,11 @@ ConnectionOptions::ConnectionOptions()
           QStringLiteral("Use a saved profile: its URL and default user, and its key from "
                          "the keyring."),
           QStringLiteral("NAME"))
+    , m_fleet(QStringLiteral("fleet"),
+          QStringLiteral("A fleet of servers behind one router (a JSON file: router, members): "
+                         "per-user actions go through the router, all-users ones to each "
+                         "member. Instead of --server."),
+          QStringLiteral("FILE"))
     , m_apiKeyFile(QStringLiteral("api-key-file"),
           QStringLiteral("Read the API key from this file (must be chmod 600)."),
           QStringLiteral("PATH"))
@@ -32,6 +38,7 @@ ConnectionOptions::ConnectionOptions()
 void ConnectionOptions::addTo(QCommandLineParser &parser) const
 {
     parser.addOption(m_server);
+    parser.addOption(m_fleet);
     parser.addOption(m_user);
     parser.addOption(m_profile);
     parser.addOption(m_apiKeyFile);
@@ -86,8 +93,19 @@ bool ConnectionOptions::resolve(const QCommandLineParser &parser, QString *error
             return false;
         }
     }
+    if (parser.isSet(m_fleet)) {
+        if (parser.isSet(m_server)) {
+            *error = QStringLiteral("--fleet and --server exclude each other: a fleet's "
+                                    "per-user actions go to its router");
+            return false;
+        }
+        if (!FleetConfig::load(parser.value(m_fleet), &fleet, error))
+            return false;
+        hasFleet = true;
+        connection.baseUrl = fleet.router;
+    }
     if (connection.baseUrl.isEmpty()) {
-        *error = QStringLiteral("missing --server URL (or --profile NAME)");
+        *error = QStringLiteral("missing --server URL (or --fleet FILE, or --profile NAME)");
         return false;
     }
 

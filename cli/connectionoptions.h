@@ -3,6 +3,7 @@
 // API key comes from. The key is never accepted as an argument: arguments are visible to
 // every user in the process list.
 
+#include "fleet/fleetconfig.h"
 #include "server/connection.h"
 
 #include <QCommandLineOption>
@@ -27,6 +28,8 @@ public:
     QString userId; // empty = the server account
     QString profileName; // empty when no --profile was given
     QString profileAdminCommand; // the profile's admin command, if any
+    FleetConfig fleet; // with --fleet: its router is `connection.baseUrl`
+    bool hasFleet = false;
     QString serverText() const; // the URL without credentials, for messages
 
     // Text for --help: where the key may come from.
@@ -38,6 +41,7 @@ private:
     QCommandLineOption m_server;
     QCommandLineOption m_user;
     QCommandLineOption m_profile;
+    QCommandLineOption m_fleet;
     QCommandLineOption m_apiKeyFile;
 };
 

@@ -170,8 +170,10 @@ private Q_SLOTS:
         const QRegularExpression declared(
             QStringLiteral("^  ((?:-[a-zA-Z], )?--[a-z][a-z-]*.*?)(?:  |$)"),
             QRegularExpression::MultilineOption);
+        // Connection options every server verb takes (README: "Connecting").
         const QSet<QString> shared {QStringLiteral("--profile"), QStringLiteral("--api-key-file"),
-            QStringLiteral("--help-all"), QStringLiteral("--help"), QStringLiteral("-h")};
+            QStringLiteral("--fleet"), QStringLiteral("--help-all"), QStringLiteral("--help"),
+            QStringLiteral("-h")};
 
         QMap<QString, QSet<QString>> synopsis;
         QString verb;
@@ -291,6 +293,21 @@ private Q_SLOTS:
             << true << QStringLiteral("http");
         QTest::newRow("no key") << QStringList {QStringLiteral("server-info"), server} << false
                                 << QStringLiteral("SANDSCOPE_API_KEY");
+        const QString fleetFile = m_home.filePath(QStringLiteral("fleet.json"));
+        QFile fleet(fleetFile);
+        if (fleet.open(QIODevice::WriteOnly))
+            fleet.write("{\"router\": \"http://127.0.0.1:9\", \"members\": [{\"name\": \"m0\", "
+                        "\"url\": \"http://127.0.0.1:9\"}], \"api_key\": \"sk-in-file\"}");
+        fleet.close();
+        QTest::newRow("fleet and server") << QStringList {QStringLiteral("server-info"), server,
+            QStringLiteral("--fleet=") + fleetFile}
+                                          << true << QStringLiteral("--fleet and --server");
+        QTest::newRow("no fleet file") << QStringList {QStringLiteral("server-info"),
+            QStringLiteral("--fleet=/nonexistent/f.json")}
+                                       << true << QStringLiteral("/nonexistent/f.json");
+        QTest::newRow("a key in the fleet file")
+            << QStringList {QStringLiteral("server-info"), QStringLiteral("--fleet=") + fleetFile}
+            << true << QStringLiteral("\"api_key\" is refused");
         QTest::newRow("unknown profile")
             << QStringList {QStringLiteral("server-info"), QStringLiteral("--profile=nope")} << true
             << QStringLiteral("nope");
