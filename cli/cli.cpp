@@ -6,6 +6,7 @@
 #include "cli/connectionoptions.h"
 #include "cli/exportverb.h"
 #include "cli/filesverbs.h"
+#include "cli/fleetverb.h"
 #include "cli/liveverb.h"
 #include "cli/probeverb.h"
 #include "cli/remotecommand.h"
@@ -72,7 +73,7 @@ QString topLevelHelp()
                "  exec          Run a command on the server as a user and stream its output\n")
         + shellVerbSummary() + filesVerbsSummary() + replayVerbSummary() + compareVerbSummary()
         + exportVerbSummary() + runVerbsSummary() + searchVerbSummary() + usageVerbSummary()
-        + liveVerbSummary() + cleanupVerbSummary() + probeVerbSummary()
+        + liveVerbSummary() + cleanupVerbSummary() + probeVerbSummary() + fleetVerbSummary()
         + QStringLiteral(
             "\n"
             "Options:\n"
@@ -302,7 +303,7 @@ const QVector<Verb> &verbs()
         {sessionsVerb, runSessions}, {searchVerb, runSearch}, {usageVerb, runUsage},
         {liveVerb, runLive}, {runsVerb, runRuns}, {replayVerb, runReplay},
         {compareVerb, runCompare}, {exportVerb, runExport}, {cleanupVerb, runCleanup},
-        {probeVerb, runProbe}, {shellVerb, runShell}};
+        {probeVerb, runProbe}, {shellVerb, runShell}, {fleetVerb, runFleet}};
     return all;
 }
 

@@ -1,5 +1,7 @@
 #include "usermove.h"
 
+#include "fleet/fleetroot.h"
+#include "server/accountnames.h"
 #include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "util/shellquote.h"
@@ -14,12 +16,6 @@
 namespace sandscope {
 
 namespace {
-
-QString program()
-{
-    QFile file(QStringLiteral(":/sandscope/fleet/usermove.py"));
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
-}
 
 QString path64(const QString &path)
 {
@@ -63,7 +59,7 @@ bool succeeded(const Result<CommandOutput> &result, const QString &word)
     return result.ok() && result.value.exitCode == 0 && !lineOf(result.value, word).isEmpty();
 }
 
-// usermove.py inspect's answer.
+// fleetroot.py inspect's answer.
 UserMoveAccount accountOf(const CommandOutput &output, const QString &name)
 {
     UserMoveAccount account;
@@ -171,16 +167,7 @@ void UserMove::runShell(const UserMoveSide &side, const QString &script, Done do
 void UserMove::runPython(
     const UserMoveSide &side, const QStringList &arguments, int asUid, int asGid, Done done)
 {
-    QStringList words;
-    if (asUid > 0)
-        words << QStringLiteral("--as") << QString::number(asUid) << QString::number(asGid);
-    for (const QString &argument : arguments)
-        words << shell::quote(argument);
-    // Through the server's own account (0.11.x) the script is not root: sudo -n makes it so.
-    const QString script = QStringLiteral("p=python3; [ \"$(id -u)\" = 0 ] || p='sudo -n python3'\n"
-                                          "$p - %1 <<'SANDSCOPE_PY'\n%2\nSANDSCOPE_PY\n")
-                               .arg(words.join(QLatin1Char(' ')), program());
-    runShell(side, script, std::move(done));
+    runShell(side, fleetroot::script(arguments, asUid, asGid), std::move(done));
 }
 
 // ---- the plan -------------------------------------------------------------------------
@@ -198,6 +185,70 @@ void UserMove::lookUpAccounts(std::function<void()> then)
     m_plan.toAccount = {};
     m_plan.blockers.clear();
     m_plan.warnings.clear();
+    if (m_fromAccountName.isEmpty())
+        findAccounts([this, then] {
+            if (m_plan.blockers.isEmpty())
+                inspectFrom(then);
+            else
+                then();
+        });
+    else
+        inspectFrom(then);
+}
+
+// The accounts of both members the user id explains: on the old member the one whose home it
+// holds, on the new one every candidate.
+void UserMove::findAccounts(std::function<void()> then)
+{
+    const auto explained = [this](const CommandOutput &output, bool homeHere) {
+        QStringList names;
+        for (const QString &line : output.lines) {
+            const QStringList w = line.split(QLatin1Char(' '));
+            AccountRule rule {};
+            if (w.size() == 6 && w.at(0) == QLatin1String("U")
+                && (!homeHere || w.at(3) == QLatin1String("1"))
+                && explainAccountName(m_plan.userId, w.at(1), QString(), &rule))
+                names << w.at(1);
+        }
+        return names;
+    };
+    runPython(m_plan.from, {QStringLiteral("accounts")}, 0, 0,
+        [this, then, explained](const Result<CommandOutput> &result) {
+            if (!result.ok() || result.value.exitCode != 0) {
+                m_plan.blockers << tr("%1 could not list its accounts (%2)")
+                                       .arg(m_plan.from.member, failureText(result));
+                then();
+                return;
+            }
+            const QStringList names = explained(result.value, true);
+            if (names.size() != 1) {
+                m_plan.blockers << (names.isEmpty()
+                        ? tr("%1 holds no home of %2").arg(m_plan.from.member, m_plan.userId)
+                        : tr("%1 holds homes of several accounts of %2: %3")
+                              .arg(m_plan.from.member, m_plan.userId,
+                                  names.join(QStringLiteral(", "))));
+                then();
+                return;
+            }
+            m_fromAccountName = names.constFirst();
+            if (!m_toCandidates.isEmpty()) {
+                then();
+                return;
+            }
+            runPython(m_plan.to, {QStringLiteral("accounts")}, 0, 0,
+                [this, then, explained](const Result<CommandOutput> &listed) {
+                    if (!listed.ok() || listed.value.exitCode != 0)
+                        m_plan.blockers << tr("%1 could not list its accounts (%2)")
+                                               .arg(m_plan.to.member, failureText(listed));
+                    else
+                        m_toCandidates = explained(listed.value, false);
+                    then();
+                });
+        });
+}
+
+void UserMove::inspectFrom(std::function<void()> then)
+{
     runPython(m_plan.from, {QStringLiteral("inspect"), m_fromAccountName}, 0, 0,
         [this, then](const Result<CommandOutput> &result) {
             if (!result.ok() || result.value.exitCode != 0) {
@@ -226,7 +277,9 @@ void UserMove::lookUpTo(int index, std::function<void()> then)
                 return;
             }
             const UserMoveAccount account = accountOf(result.value, m_toCandidates.at(index));
-            if (!account.exists) {
+            // An account without a home here is not the user's on this member (on one machine
+            // the members of a test fleet share their accounts, not their homes).
+            if (!account.exists || !account.homeExists) {
                 lookUpTo(index + 1, then);
                 return;
             }

@@ -17,7 +17,7 @@
 // The report (JSON lines) says each step before it runs and how it ended. A step that fails
 // ends the move: the old home is untouched until step 7, the staging folder is removed, and
 // the report says which step failed and what is where. The root-side steps are
-// app/fleet/usermove.py, run through each member's admin command; whatever reads or writes
+// app/fleet/fleetroot.py, run through each member's admin command; whatever reads or writes
 // inside a home runs as its user.
 
 #include "server/adminaccess.h"
@@ -43,7 +43,7 @@ struct UserMoveSide {
     AdminAccess admin;
 };
 
-// One entry of a home, as usermove.py's manifest says it (owners left out).
+// One entry of a home, as fleetroot.py's manifest says it (owners left out).
 struct HomeEntry {
     QChar type; // f file, d folder, l link, o other
     QString mode; // octal
@@ -91,9 +91,11 @@ public:
     static QString stepName(Step step);
 
     // `fromAccount`: the user's account on the old member; `toAccountCandidates`: the names
-    // the new member may give it (predictAccountName), looked up without creating it.
-    UserMove(UserMoveSide from, UserMoveSide to, QString userId, QString fromAccount,
-        QStringList toAccountCandidates, QObject *parent = nullptr);
+    // the new member may give it, looked up without creating it. Empty: each member's
+    // accounts that the user id explains (accountnames.h) and, for the old member, whose
+    // home it holds.
+    UserMove(UserMoveSide from, UserMoveSide to, QString userId, QString fromAccount = {},
+        QStringList toAccountCandidates = {}, QObject *parent = nullptr);
     ~UserMove() override;
 
     void plan(); // then planned()
@@ -121,6 +123,8 @@ private:
         const UserMoveSide &side, const QStringList &arguments, int asUid, int asGid, Done done);
     void runShell(const UserMoveSide &side, const QString &script, Done done);
     void lookUpAccounts(std::function<void()> then);
+    void findAccounts(std::function<void()> then);
+    void inspectFrom(std::function<void()> then);
     void lookUpTo(int index, std::function<void()> then);
     void readManifests(std::function<void()> then);
     void finishPlan();
@@ -156,7 +160,7 @@ private:
 };
 
 namespace usermove {
-// usermove.py's manifest lines ("M type mode size content path64"); false on a line that is
+// fleetroot.py's manifest lines ("M type mode size content path64"); false on a line that is
 // not one.
 bool parseEntry(const QString &line, HomeEntry *entry);
 // Entries of `moved` that are neither in `home` nor, with the same path, in `aside`.

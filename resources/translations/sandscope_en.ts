@@ -65,6 +65,17 @@
     </message>
 </context>
 <context>
+    <name>fleet</name>
+    <message numerus="yes">
+        <source>%n user(s) in all (--users lists where each lives)
+</source>
+        <translation>
+            <numerusform>%n user in all (--users lists where each lives)
+</numerusform><numerusform>%n users in all (--users lists where each lives)
+</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>probe</name>
     <message numerus="yes">
         <source>%n attempt(s): %1 returned B's own file, %2 refused, %3 unusable</source>

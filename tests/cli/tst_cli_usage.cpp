@@ -209,7 +209,10 @@ private Q_SLOTS:
                     // Every server verb takes --user; the probe acts as the users it is given.
                     const bool probeUser
                         = it.key() == QLatin1String("probe") && name == QLatin1String("--user");
-                    if (!inReadme && !probeUser)
+                    // A fleet is named by --fleet, never --server (refused there).
+                    const bool fleetServer
+                        = it.key() == QLatin1String("fleet") && name == QLatin1String("--server");
+                    if (!inReadme && !probeUser && !fleetServer)
                         undocumented << name;
                 }
             }

@@ -13,8 +13,7 @@
 //    exactly as it was, no staging folder left, and the report naming the step;
 //  * a member whose admin command does not work is named, and nothing moves.
 
-#include "fleet/usermove.h"
-#include "realserver.h"
+#include "fleetmembers.h"
 #include "server/accountnames.h"
 #include "server/openterminalclient.h"
 #include "testing.h"
@@ -30,33 +29,6 @@ using namespace sandscope;
 using namespace sandscope::test;
 
 namespace {
-
-struct Member {
-    QString name;
-    QTemporaryDir homes; // bound onto /home inside its namespace
-    std::unique_ptr<RealServer> server;
-    std::unique_ptr<OpenTerminalClient> client;
-    UserMoveSide side() const
-    {
-        UserMoveSide side;
-        side.member = name;
-        side.client = client.get();
-        AdminAccess::fromCommand(
-            QStringLiteral("nsenter -t %1 -m --").arg(server->processId()), &side.admin);
-        return side;
-    }
-};
-
-// As root inside a member's namespace.
-QString asRoot(const Member &member, const QString &script)
-{
-    QProcess process;
-    process.start(QStringLiteral("nsenter"),
-        {QStringLiteral("-t"), QString::number(member.server->processId()), QStringLiteral("-m"),
-            QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script});
-    process.waitForFinished(30000);
-    return QString::fromUtf8(process.readAllStandardOutput());
-}
 
 // What a home holds, as the user's own shell sees it: each entry's path, type, mode, size and
 // content (a file's sha256, a link's target), sorted; owners are checked separately.
@@ -84,38 +56,18 @@ class UserMoveTest : public QObject {
     Q_OBJECT
 
 private:
-    Member m_a;
-    Member m_b;
+    TestMember m_a;
+    TestMember m_b;
     QTemporaryDir m_local;
 
-    bool startMember(Member &member, const QString &name, QString *error)
-    {
-        member.name = name;
-        // As /home is: every account passes through to its own home.
-        QFile::setPermissions(member.homes.path(),
-            QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup
-                | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
-        member.server = std::make_unique<RealServer>(
-            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
-        member.server->setLaunchWrapper(
-            {QStringLiteral("unshare"), QStringLiteral("-m"), QStringLiteral("--propagation"),
-                QStringLiteral("private"), QStringLiteral("sh"), QStringLiteral("-c"),
-                QStringLiteral("mount --bind '%1' /home && exec \"$0\" \"$@\"")
-                    .arg(member.homes.path())});
-        if (!member.server->start(error))
-            return false;
-        member.client = std::make_unique<OpenTerminalClient>(member.server->connection());
-        return true;
-    }
-
-    QString accountOn(const Member &member, const QString &userId)
+    QString accountOn(const TestMember &member, const QString &userId)
     {
         return shellLines(member.client.get(), {userId, QString()}, QStringLiteral("id -un"))
             .value(0)
             .trimmed();
     }
 
-    QStringList candidates(const Member &member, const QString &userId) const
+    QStringList candidates(const TestMember &member, const QString &userId) const
     {
         return {predictAccountName(userId, AccountRule::SlugWithHash, member.server->prefix()),
             predictAccountName(userId, AccountRule::FirstEightAlnum, member.server->prefix())};
@@ -135,7 +87,7 @@ private:
         return made.contains(QStringLiteral("made")) ? userId : QString();
     }
 
-    QStringList listingOn(const Member &member, const QString &userId)
+    QStringList listingOn(const TestMember &member, const QString &userId)
     {
         return shellLines(member.client.get(), {userId, QString()}, listing);
     }
@@ -148,17 +100,15 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("nsenter")).isEmpty(),
             "needs nsenter (util-linux)");
         QString error;
-        QVERIFY2(startMember(m_a, QStringLiteral("member-a"), &error), qPrintable(error));
-        QVERIFY2(startMember(m_b, QStringLiteral("member-b"), &error), qPrintable(error));
+        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error), qPrintable(error));
+        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error), qPrintable(error));
         QVERIFY(m_a.server->prefix() != m_b.server->prefix());
     }
 
     void cleanupTestCase()
     {
-        m_a.client.reset();
-        m_b.client.reset();
-        m_a.server.reset();
-        m_b.server.reset();
+        m_a.stop();
+        m_b.stop();
     }
 
     void theDryRunSaysWhatMovesAndChangesNothing()
@@ -188,7 +138,7 @@ private Q_SLOTS:
         // Nothing changed: A's home is the same, and B made no account for the user.
         QCOMPARE(listingOn(m_a, userId), before);
         for (const QString &name : candidates(m_b, userId))
-            QVERIFY(asRoot(m_b, QStringLiteral("getent passwd ") + name).isEmpty());
+            QVERIFY(m_b.asRoot(QStringLiteral("getent passwd ") + name).isEmpty());
     }
 
     void theHomeMovesWholeAndTheOldOneGoesOnlyAfterItWasVerified()
@@ -210,15 +160,15 @@ private Q_SLOTS:
         QVERIFY(!toAccount.isEmpty());
         QCOMPARE(listingOn(m_b, userId), before);
         // Everything is the new account's.
-        QCOMPARE(asRoot(m_b, QStringLiteral("find /home/%1 ! -user %1 | wc -l").arg(toAccount))
+        QCOMPARE(
+            m_b.asRoot(QStringLiteral("find /home/%1 ! -user %1 | wc -l").arg(toAccount)).trimmed(),
+            QStringLiteral("0"));
+        QVERIFY(m_a.asRoot(QStringLiteral("getent passwd ") + fromAccount).isEmpty());
+        QCOMPARE(m_a.asRoot(QStringLiteral("ls -a /home/%1 2>/dev/null | wc -l").arg(fromAccount))
                      .trimmed(),
             QStringLiteral("0"));
-        QVERIFY(asRoot(m_a, QStringLiteral("getent passwd ") + fromAccount).isEmpty());
-        QCOMPARE(asRoot(m_a, QStringLiteral("ls -a /home/%1 2>/dev/null | wc -l").arg(fromAccount))
-                     .trimmed(),
-            QStringLiteral("0"));
-        QVERIFY(!asRoot(m_b, QStringLiteral("ls -a /home"))
-                     .contains(QLatin1String(".sandscope-move-")));
+        QVERIFY(
+            !m_b.asRoot(QStringLiteral("ls -a /home")).contains(QLatin1String(".sandscope-move-")));
 
         // The report: each step said before it ran, then done, in order; the end last.
         QFile report(reportPath);
@@ -298,8 +248,8 @@ private Q_SLOTS:
         QVERIFY2(why.startsWith(UserMove::stepName(failing) + QStringLiteral(" failed")),
             qPrintable(why));
         QCOMPARE(listingOn(m_a, userId), before);
-        QVERIFY(!asRoot(m_b, QStringLiteral("ls -a /home"))
-                     .contains(QLatin1String(".sandscope-move-")));
+        QVERIFY(
+            !m_b.asRoot(QStringLiteral("ls -a /home")).contains(QLatin1String(".sandscope-move-")));
         QFile report(reportPath);
         QVERIFY(report.open(QIODevice::ReadOnly));
         const QByteArray text = report.readAll();
@@ -324,7 +274,7 @@ private Q_SLOTS:
         QVERIFY2(finished.at(0).at(1).toString().contains(QLatin1String("member-b")),
             qPrintable(finished.at(0).at(1).toString()));
         for (const QString &name : candidates(m_b, userId))
-            QVERIFY(asRoot(m_b, QStringLiteral("getent passwd ") + name).isEmpty());
+            QVERIFY(m_b.asRoot(QStringLiteral("getent passwd ") + name).isEmpty());
     }
 };
 

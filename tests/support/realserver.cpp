@@ -287,8 +287,10 @@ ServerConnection RealServer::connection() const
 // it; so the key identifies our server's children without touching anything else.
 void RealServer::endLeftoverProcesses()
 {
-    if (!m_apiKey.isEmpty()) {
-        const QByteArray marker = "OPEN_TERMINAL_API_KEY=" + m_apiKey.toUtf8();
+    {
+        // This server's own log folder marks its processes: the key may be shared (a fleet's
+        // members have one).
+        const QByteArray marker = "OPEN_TERMINAL_LOG_DIR=" + m_logs.path().toUtf8();
         const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
         const qint64 self = qint64(::getpid());
         for (const QString &entry : pids) {

@@ -34,6 +34,8 @@ public:
     // mount namespace of its own (`unshare -m …`). The wrapper must exec the server in place
     // (same process id), so that stop() reaches it.
     void setLaunchWrapper(const QStringList &wrapper) { m_wrapper = wrapper; }
+    // Before start(): the API key instead of a random one (a fleet's members share one).
+    void setApiKey(const QString &key) { m_apiKey = key; }
     // Starts the server and waits until GET /health answers (at most 30 s). On failure
     // `error` gets the reason including the server log.
     bool start(QString *error);

@@ -1,6 +1,6 @@
 #pragma once
 // Runs the built `sandscope` binary for the command-line tests: its exit code (-1 when it
-// crashed or did not finish within 30 s) and everything it wrote.
+// crashed or did not finish within `timeoutMs`, 30 s unless given) and everything it wrote.
 
 #include <QByteArray>
 #include <QProcess>
@@ -16,13 +16,14 @@ struct CliOutcome {
 };
 
 inline CliOutcome runSandscope(const QStringList &arguments,
-    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
+    int timeoutMs = 30000)
 {
     QProcess process;
     process.setProcessEnvironment(environment);
     process.start(QStringLiteral(SANDSCOPE_BINARY), arguments);
     CliOutcome outcome;
-    if (!process.waitForFinished(30000)) {
+    if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished();
         return outcome;

@@ -1,5 +1,6 @@
-# The root-side steps of moving a user's home from one fleet member to another
-# (app/fleet/usermove.h), run by `python3 - STEP ARGS…` through a member's admin command.
+# The root-side steps of fleet work, run by `python3 - STEP ARGS…` through a member's admin
+# command: a member's accounts and figures (app/fleet/fleetstatus.h), and moving a user's home
+# from one member to another (app/fleet/usermove.h).
 # Paths on the command line and in the output are base64 (names may hold any byte); every
 # line of output starts with a word that says what it is. Standard library only.
 #
@@ -209,6 +210,43 @@ def remove(name, home):
     say("REMOVED")
 
 
+def accounts():
+    """Every sandbox account (uid 1000 and up) with whether its home is here, and this
+    member's figures: the disk of /home, the claude processes running, its host name."""
+    for entry in sorted(pwd.getpwall(), key=lambda e: e.pw_name):
+        if entry.pw_uid < 1000 or entry.pw_uid == 65534:
+            continue
+        try:
+            st = os.lstat(entry.pw_dir)
+            here = stat.S_ISDIR(st.st_mode)
+            where = "%d:%d" % (st.st_dev, st.st_ino)
+        except OSError:
+            here, where = False, "-"
+        say("U", entry.pw_name, entry.pw_uid, 1 if here else 0, where, b64(entry.pw_dir.encode()))
+    disk = os.statvfs("/home")
+    say("DISK", (disk.f_blocks - disk.f_bfree) * disk.f_frsize, disk.f_bavail * disk.f_frsize)
+    claude = {}  # pid -> parent pid, of the claude CLI's processes (as the live wall tells)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/stat" % pid, "rb") as f:
+                parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        name = os.path.basename(argv[0])
+        script = os.path.basename(argv[1]) if len(argv) > 1 else b""
+        if name in (b"claude", b"claude.exe") or (
+                name in (b"node", b"nodejs", b"bun") and script in (b"cli.js", b"cli.mjs")
+                and b"claude-code" in argv[1]):
+            claude[int(pid)] = parent
+    # A claude started by another is part of that agent.
+    say("AGENTS", sum(1 for parent in claude.values() if parent not in claude))
+    say("HOST", b64(os.uname().nodename.encode()))
+
+
 def main():
     args = sys.argv[1:]
     if args[0] == "--as":
@@ -221,7 +259,9 @@ def main():
         os.setuid(uid)
         args = args[3:]
     step, args = args[0], args[1:]
-    if step == "manifest":
+    if step == "accounts":
+        accounts()
+    elif step == "manifest":
         manifest(unb64(args[0]).decode("utf-8", "surrogateescape"))
     elif step == "inspect":
         inspect(args[0])

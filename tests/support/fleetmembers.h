@@ -1,0 +1,74 @@
+#pragma once
+// Members of a test fleet on this machine: REAL multi-user open-terminal servers of the pinned
+// version, each in a mount namespace of its own with a private /home (a temporary folder bound
+// onto it) and its own account prefix (the accounts in /etc/passwd are shared, the homes are
+// not), reached as root through `nsenter -t PID -m --`, the admin command of a member here.
+
+#include "fleet/usermove.h"
+#include "realserver.h"
+#include "server/openterminalclient.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace sandscope::test {
+
+struct TestMember {
+    QString name;
+    QTemporaryDir homes; // bound onto /home inside its namespace
+    std::unique_ptr<RealServer> server;
+    std::unique_ptr<OpenTerminalClient> client;
+
+    bool start(const QString &memberName, QString *error, const QString &apiKey = {})
+    {
+        name = memberName;
+        // As /home is: every account passes through to its own home.
+        QFile::setPermissions(homes.path(),
+            QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup
+                | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
+        server = std::make_unique<RealServer>(
+            RealServer::pinnedVersion("OPEN_TERMINAL_VERSION"), RealServer::Mode::MultiUser);
+        if (!apiKey.isEmpty())
+            server->setApiKey(apiKey);
+        server->setLaunchWrapper(
+            {QStringLiteral("unshare"), QStringLiteral("-m"), QStringLiteral("--propagation"),
+                QStringLiteral("private"), QStringLiteral("sh"), QStringLiteral("-c"),
+                QStringLiteral("mount --bind '%1' /home && exec \"$0\" \"$@\"").arg(homes.path())});
+        if (!server->start(error))
+            return false;
+        client = std::make_unique<OpenTerminalClient>(server->connection());
+        return true;
+    }
+    void stop()
+    {
+        client.reset();
+        server.reset();
+    }
+    QString adminCommand() const
+    {
+        return QStringLiteral("nsenter -t %1 -m --").arg(server->processId());
+    }
+    UserMoveSide side() const
+    {
+        UserMoveSide side;
+        side.member = name;
+        side.client = client.get();
+        AdminAccess::fromCommand(adminCommand(), &side.admin);
+        return side;
+    }
+    // A shell script as root inside the member's namespace; its standard output.
+    QString asRoot(const QString &script) const
+    {
+        QProcess process;
+        process.start(QStringLiteral("nsenter"),
+            {QStringLiteral("-t"), QString::number(server->processId()), QStringLiteral("-m"),
+                QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script});
+        process.waitForFinished(30000);
+        return QString::fromUtf8(process.readAllStandardOutput());
+    }
+};
+
+} // namespace sandscope::test
