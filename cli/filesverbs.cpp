@@ -505,7 +505,7 @@ int runChats(const QStringList &arguments)
             chatsVerb);
     AdminAccess admin;
     QString why;
-    if (!resolveAdminAccess(parser, options, &admin, &why))
+    if (options.userId.isEmpty() && !resolveAdminAccess(parser, options, &admin, &why))
         return usageError(why, chatsVerb);
     if (!options.userId.isEmpty() && parser.isSet(QStringLiteral("admin-exec")))
         return usageError(

@@ -91,6 +91,14 @@ QCommandLineOption adminExecOption()
 bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
     AdminAccess *access, QString *error)
 {
+    if (options.hasFleet) {
+        // Through the router an admin view would see one member's users and look complete.
+        *error = QStringLiteral(
+            "a view of every user does not go through a fleet's router (it would show one "
+            "member's users as if they were all); run it per member with --server URL and that "
+            "member's --admin-exec, or use `sandscope fleet status --fleet FILE`");
+        return false;
+    }
     const QString text = parser.isSet(QStringLiteral("admin-exec"))
         ? parser.value(QStringLiteral("admin-exec"))
         : options.profileAdminCommand;

@@ -76,7 +76,8 @@ bool listAsUser(void (*list)(OpenTerminalClient *, const Identity &, QObject *,
 // --admin-exec 'PREFIX' for the verbs that act as root in the sandbox (cleanup, all users).
 QCommandLineOption adminExecOption();
 // --admin-exec when given, else the profile's admin command, else the server account. False
-// with the reason when the command cannot be split into words.
+// with the reason when the command cannot be split into words, and with --fleet (an all-users
+// view through the router would show one member's users only).
 bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
     AdminAccess *access, QString *error);
 
