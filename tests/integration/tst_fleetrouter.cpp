@@ -1,4 +1,4 @@
-// The shipped router (sandbox/router/router.conf) run VERBATIM by the REAL nginx in front of
+// The shipped router (sandbox/k8s/router/router.conf) run VERBATIM by the REAL nginx in front of
 // three REAL members (tests/support/fleetmembers.h: each with a private /home and its own
 // account prefix, one API key), as a sharded sandbox runs in Kubernetes:
 //  * users reached through the router land on different members, and each user always on the

@@ -1,7 +1,7 @@
 #pragma once
-// The REAL nginx as a fleet's router, with the shipped sandbox/router/router.conf copied
+// The REAL nginx as a fleet's router, with the shipped sandbox/k8s/router/router.conf copied
 // verbatim into a folder of its own; only the two files it includes are written here: the
-// members (`server 127.0.0.1:PORT max_fails=0;`, as sandbox/router/router-members.conf has
+// members (`server 127.0.0.1:PORT max_fails=0;`, as sandbox/k8s/router/router-members.conf has
 // them) and the listen line (a free loopback port). Runs in the foreground (no daemon, no
 // pid file outside its folder) and is stopped by the destructor.
 
@@ -24,7 +24,7 @@ public:
     static QString shippedConfig()
     {
         return QFileInfo(QStringLiteral(SANDSCOPE_VERSIONS_FILE)).absolutePath()
-            + QStringLiteral("/router/router.conf");
+            + QStringLiteral("/k8s/router/router.conf");
     }
     static QString nginx()
     {

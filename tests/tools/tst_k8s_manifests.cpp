@@ -2,7 +2,9 @@
 // `kubernetes-validate --strict` against the Kubernetes schemas that package bundles, the
 // kustomization lists them all, and the facts the deployment relies on hold (the pinned image,
 // the key from a Secret that holds no value, /health probes, /home on a persistent volume, the
-// Service reaching the pod). Also that the compose file publishes the port on loopback only.
+// headless Service reaching the pods, the router listing every member by its pod name and
+// generated from the files the tests run with nginx). Also that the compose file publishes the
+// port on loopback only.
 //
 // kubernetes-validate is installed by scripts/install-deps.sh into its own virtualenv; its
 // Python (which has PyYAML) also reads the YAML here. Outside CI a missing validator skips, with
@@ -131,13 +133,24 @@ QJsonObject namedEntry(const QJsonArray &entries, const QString &name)
 class K8sManifestsTest : public QObject {
     Q_OBJECT
 
-    // kind -> the one resource of that kind across the manifests
+    // "Kind/name" -> the resource, across the manifests
     QMap<QString, QJsonObject> m_resources;
     QString m_loadError;
 
-    QJsonObject resource(const char *kind) const
+    // The resource of that kind, named `name` (any name when there is one of the kind).
+    QJsonObject resource(const char *kind, const char *name = nullptr) const
     {
-        return m_resources.value(QString::fromLatin1(kind));
+        QJsonObject found;
+        int count = 0;
+        for (auto it = m_resources.cbegin(); it != m_resources.cend(); ++it) {
+            if (it.key().section(u'/', 0, 0) != QLatin1String(kind))
+                continue;
+            if (name && it.key().section(u'/', 1) == QLatin1String(name))
+                return it.value();
+            found = it.value();
+            ++count;
+        }
+        return !name && count == 1 ? found : QJsonObject();
     }
 
     QJsonObject podSpec() const
@@ -165,9 +178,10 @@ private slots:
                 return;
             }
             for (const QJsonValue &document : documents) {
-                const QString kind = document.toObject().value(QLatin1String("kind")).toString();
-                QVERIFY2(!m_resources.contains(kind), qPrintable(QStringLiteral("two ") + kind));
-                m_resources.insert(kind, document.toObject());
+                const QString key = document.toObject().value(QLatin1String("kind")).toString()
+                    + u'/' + object(document, "metadata").value(QLatin1String("name")).toString();
+                QVERIFY2(!m_resources.contains(key), qPrintable(QStringLiteral("two ") + key));
+                m_resources.insert(key, document.toObject());
             }
         }
     }
@@ -177,6 +191,9 @@ private slots:
         QTest::addColumn<QString>("name");
         for (const QString &name : manifestNames())
             QTest::newRow(qPrintable(name)) << name;
+        // Not in the kustomization: the ingress-nginx variant of the router.
+        QTest::newRow("optional/ingress-nginx.yaml")
+            << QStringLiteral("optional/ingress-nginx.yaml");
     }
 
     void manifestPassesStrictSchemaValidation()
@@ -234,8 +251,65 @@ private slots:
                      .value(QLatin1String("value"))
                      .toString(),
             QStringLiteral("true"));
-        QCOMPARE(
-            object(resource("StatefulSet"), "spec").value(QLatin1String("replicas")).toInt(), 1);
+    }
+
+    // Sharded: the members are the StatefulSet's pods, as many as the router lists, each by its
+    // name through the headless Service; clients use the router's Service.
+    void theRouterListsEveryMemberByItsPodName()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        QString error;
+        const QJsonObject kustomization
+            = yamlDocuments(k8sDir() + QStringLiteral("/kustomization.yaml"), &error)
+                  .first()
+                  .toObject();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QJsonObject replicas
+            = namedEntry(kustomization.value(QLatin1String("replicas")).toArray(),
+                QStringLiteral("open-terminal"));
+        const int count = replicas.value(QLatin1String("count")).toInt();
+        QVERIFY(count >= 2);
+        const QJsonObject statefulSet = resource("StatefulSet", "open-terminal");
+        QCOMPARE(object(statefulSet, "spec").value(QLatin1String("replicas")).toInt(), count);
+        const QString headless
+            = object(statefulSet, "spec").value(QLatin1String("serviceName")).toString();
+        const QJsonObject members = resource("Service", qPrintable(headless));
+        QCOMPARE(object(members, "spec").value(QLatin1String("clusterIP")).toString(),
+            QStringLiteral("None"));
+        QFile list(k8sDir() + QStringLiteral("/router/router-members.conf"));
+        QVERIFY(list.open(QIODevice::ReadOnly));
+        QStringList servers;
+        for (const QByteArray &line : list.readAll().split('\n')) {
+            if (line.startsWith("server "))
+                servers << QString::fromUtf8(line.simplified());
+        }
+        QStringList expected;
+        for (int i = 0; i < count; ++i)
+            expected << QStringLiteral("server open-terminal-%1.%2:8000 max_fails=0;")
+                            .arg(i)
+                            .arg(headless);
+        QCOMPARE(servers, expected);
+        // The router's ConfigMap is generated from the very files the tests run.
+        const QJsonObject generator
+            = namedEntry(kustomization.value(QLatin1String("configMapGenerator")).toArray(),
+                QStringLiteral("open-terminal-router"));
+        QStringList files;
+        for (const QJsonValue &file : generator.value(QLatin1String("files")).toArray())
+            files << file.toString();
+        QCOMPARE(files,
+            QStringList(
+                {QStringLiteral("router/router.conf"), QStringLiteral("router/router-members.conf"),
+                    QStringLiteral("router/router-listen.conf")}));
+        // Clients keep the URL http://open-terminal:8000: that Service reaches the router.
+        const QJsonObject front = resource("Service", "open-terminal");
+        const QJsonObject router = resource("Deployment", "open-terminal-router");
+        QVERIFY(!router.isEmpty());
+        const QJsonObject routerLabels = object(
+            object(object(router, "spec").value(QLatin1String("template")), "metadata"), "labels");
+        const QJsonObject selector = object(object(front, "spec"), "selector");
+        QVERIFY(!selector.isEmpty());
+        for (auto it = selector.begin(); it != selector.end(); ++it)
+            QCOMPARE(routerLabels.value(it.key()).toString(), it.value().toString());
     }
 
     void apiKeyComesFromASecretThatHoldsNoKey()
@@ -335,10 +409,12 @@ private slots:
     void serviceReachesThePod()
     {
         SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
-        const QJsonObject service = resource("Service");
+        const QJsonObject statefulSet = resource("StatefulSet");
+        const QJsonObject service = resource("Service",
+            qPrintable(object(statefulSet, "spec").value(QLatin1String("serviceName")).toString()));
+        QVERIFY(!service.isEmpty());
         const QJsonObject spec = object(service, "spec");
-        QCOMPARE(spec.value(QLatin1String("type")).toString(QStringLiteral("ClusterIP")),
-            QStringLiteral("ClusterIP"));
+        QCOMPARE(spec.value(QLatin1String("clusterIP")).toString(), QStringLiteral("None"));
         QCOMPARE(
             object(resource("StatefulSet"), "spec").value(QLatin1String("serviceName")).toString(),
             object(service, "metadata").value(QLatin1String("name")).toString());
