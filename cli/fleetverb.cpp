@@ -174,9 +174,8 @@ QJsonObject planJson(const UserMovePlan &plan)
         {QStringLiteral("blockers"), QJsonArray::fromStringList(plan.blockers)}};
 }
 
-int runMove(const ConnectionOptions &options, const QCommandLineParser &parser,
-    const QString &fromName, const QString &toName, bool execute, const QString &reportPath,
-    bool json)
+int runMove(const ConnectionOptions &options, const QString &fromName, const QString &toName,
+    bool execute, const QString &reportPath, bool json)
 {
     if (options.userId.isEmpty())
         return usageError(QStringLiteral("fleet move needs --user ID"), fleetVerb);
@@ -187,7 +186,6 @@ int runMove(const ConnectionOptions &options, const QCommandLineParser &parser,
                                          "fleet (%1)")
                               .arg(options.fleet.memberNames().join(QStringLiteral(", "))),
             fleetVerb);
-    Q_UNUSED(parser)
     OpenTerminalClient fromClient(
         {from->url, options.connection.apiKey, options.connection.timeoutMs});
     OpenTerminalClient toClient({to->url, options.connection.apiKey, options.connection.timeoutMs});
@@ -303,7 +301,7 @@ int runFleet(const QStringList &arguments)
             QStringLiteral("fleet-move-%1-%2.jsonl")
                 .arg(options.userId,
                     QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
-    return runMove(options, parser, parser.value(fromOption), parser.value(toOption),
+    return runMove(options, parser.value(fromOption), parser.value(toOption),
         parser.isSet(executeOption), report, json);
 }
 

@@ -137,8 +137,12 @@ bool FleetConfig::load(const QString &path, FleetConfig *fleet, QString *error)
             = QStringLiteral("the fleet file %1 cannot be read: %2").arg(path, file.errorString());
         return false;
     }
+    if (file.size() > (1 << 20)) {
+        *error = QStringLiteral("the fleet file %1 is over 1 MiB: not a fleet file").arg(path);
+        return false;
+    }
     QString why;
-    if (!fromJson(file.read(1 << 20), fleet, &why)) {
+    if (!fromJson(file.readAll(), fleet, &why)) {
         *error = QStringLiteral("the fleet file %1: %2").arg(path, why);
         return false;
     }

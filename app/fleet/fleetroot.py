@@ -61,6 +61,7 @@ def manifest(root):
                 lines.append(("o", mode, 0, "-", rel))  # FIFOs, sockets: named only
     for kind, mode, size, content, rel in sorted(lines, key=lambda l: l[4]):
         say("M", kind, mode, size, content, b64(rel))  # rel: bytes
+    say("MANIFEST", len(lines))  # how many: a listing cut short is told from a whole one
 
 
 def account(name):

@@ -13,7 +13,8 @@ namespace {
 
 constexpr int routeSamplesPerMember = 3;
 
-QString hostOf(const QString &base64)
+// fleetroot.py writes names and paths as base64.
+QString decodedText(const QString &base64)
 {
     return QString::fromUtf8(QByteArray::fromBase64(base64.toLatin1()));
 }
@@ -41,7 +42,7 @@ bool parseAccounts(const QStringList &lines, FleetMemberStatus *member, QString 
             account.account = w.at(1);
             account.userId = userIdForAccount(account.account);
             account.homeId = w.at(4);
-            account.home = hostOf(w.at(5));
+            account.home = decodedText(w.at(5));
             member->accounts.append(account);
         } else if (w.value(0) == QLatin1String("DISK") && w.size() == 3) {
             member->diskUsed = w.at(1).toLongLong();
@@ -50,7 +51,7 @@ bool parseAccounts(const QStringList &lines, FleetMemberStatus *member, QString 
         } else if (w.value(0) == QLatin1String("AGENTS") && w.size() == 2) {
             member->agents = w.at(1).toInt();
         } else if (w.value(0) == QLatin1String("HOST") && w.size() == 2) {
-            member->host = hostOf(w.at(1));
+            member->host = decodedText(w.at(1));
         }
     }
     if (!sawDisk)

@@ -9,8 +9,6 @@
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSet>
-#include <QTemporaryFile>
 #include <QUuid>
 
 namespace sandscope {
@@ -33,15 +31,24 @@ QStringList lineOf(const CommandOutput &output, const QString &word)
     return {};
 }
 
-QVector<HomeEntry> entriesOf(const QStringList &lines, int from = 0, int to = -1)
+// A manifest's entries in lines [from, to). False when it is not whole (a line that does not
+// read, or fewer entries than its closing count): the move relies on every entry being known.
+bool entriesOf(const QStringList &lines, int from, int to, QVector<HomeEntry> *entries)
 {
-    QVector<HomeEntry> entries;
+    entries->clear();
+    int counted = -1;
     for (int i = from; i < (to < 0 ? int(lines.size()) : to); ++i) {
+        const QString &line = lines.at(i);
         HomeEntry entry;
-        if (usermove::parseEntry(lines.at(i), &entry))
-            entries.append(entry);
+        if (line.startsWith(QLatin1String("M "))) {
+            if (!usermove::parseEntry(line, &entry))
+                return false;
+            entries->append(entry);
+        } else if (line.startsWith(QLatin1String("MANIFEST "))) {
+            counted = line.mid(9).toInt();
+        }
     }
-    return entries;
+    return counted == entries->size();
 }
 
 QString failureText(const Result<CommandOutput> &result)
@@ -183,6 +190,7 @@ void UserMove::lookUpAccounts(std::function<void()> then)
 {
     m_plan.fromAccount = {};
     m_plan.toAccount = {};
+    m_toEntries.clear(); // a plan made again reads the new home again
     m_plan.blockers.clear();
     m_plan.warnings.clear();
     if (m_fromAccountName.isEmpty())
@@ -303,7 +311,12 @@ void UserMove::readManifests(std::function<void()> then)
                 then();
                 return;
             }
-            m_plan.entries = entriesOf(result.value.lines);
+            if (!entriesOf(result.value.lines, 0, -1, &m_plan.entries)) {
+                m_plan.blockers
+                    << tr("the listing of the home on %1 came incomplete").arg(m_plan.from.member);
+                then();
+                return;
+            }
             const UserMoveAccount &to = m_plan.toAccount;
             if (!to.exists || !to.homeExists || !to.homeProblem.isEmpty() || to.uid <= 0) {
                 then();
@@ -314,8 +327,9 @@ void UserMove::readManifests(std::function<void()> then)
                     if (!home.ok() || home.value.exitCode != 0)
                         m_plan.blockers << tr("the home on %1 could not be read as the user (%2)")
                                                .arg(m_plan.to.member, failureText(home));
-                    else
-                        m_toEntries = entriesOf(home.value.lines);
+                    else if (!entriesOf(home.value.lines, 0, -1, &m_toEntries))
+                        m_plan.blockers << tr("the listing of the home on %1 came incomplete")
+                                               .arg(m_plan.to.member);
                     then();
                 });
         });
@@ -657,9 +671,13 @@ void UserMove::stepVerify()
             }
             const QStringList &lines = result.value.lines;
             const int asideAt = int(lines.indexOf(QStringLiteral("ASIDEMANIFEST")));
-            const QVector<HomeEntry> home = entriesOf(lines, 0, asideAt);
-            const QVector<HomeEntry> aside
-                = asideAt < 0 ? QVector<HomeEntry>() : entriesOf(lines, asideAt);
+            QVector<HomeEntry> home;
+            QVector<HomeEntry> aside;
+            if (!entriesOf(lines, 0, asideAt, &home)
+                || (asideAt >= 0 && !entriesOf(lines, asideAt, -1, &aside))) {
+                fail(Step::Verify, tr("the listing of the new home came incomplete"));
+                return;
+            }
             const QVector<HomeEntry> missing
                 = usermove::missingAfterMove(m_plan.entries, home, aside);
             if (!missing.isEmpty()) {

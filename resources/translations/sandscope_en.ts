@@ -71,8 +71,10 @@
 </source>
         <translation>
             <numerusform>%n user in all (--users lists where each lives)
-</numerusform><numerusform>%n users in all (--users lists where each lives)
-</numerusform></translation>
+</numerusform>
+            <numerusform>%n users in all (--users lists where each lives)
+</numerusform>
+        </translation>
     </message>
 </context>
 <context>
