@@ -2,6 +2,7 @@
 
 #include "claude/claudecommand.h"
 #include "files/pathguard.h"
+#include "fleet/fleetfanout.h"
 #include "server/adminscript.h"
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"
@@ -326,6 +327,21 @@ void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
 {
     runAdminListingScript<Listing>(client, admin, allUsersScript(homesRoot),
         QStringLiteral("every user's session transcripts"), &parse, context, done);
+}
+
+void discoverAllUsers(FleetFanOut *fanOut, const QString &homesRoot, MemberCallback onMember)
+{
+    fanOut->runForValues<Listing>(
+        [homesRoot](const FanOutTarget &target, QObject *context,
+            const FleetFanOut::ValueDone<Listing> &done) {
+            discoverAllUsers(target.client, target.admin, homesRoot, context, done);
+        },
+        [onMember](const FanOutMemberResult &result, const Listing &listing) {
+            QVector<DiscoveredSession> sessions = allSessions(listing);
+            for (DiscoveredSession &session : sessions)
+                session.member = result.member;
+            onMember(result, sessions, listing.refused);
+        });
 }
 
 } // namespace sandscope::sessiondiscovery

@@ -20,7 +20,9 @@
 
 namespace sandscope {
 
+class FleetFanOut;
 class OpenTerminalClient;
+struct FanOutMemberResult;
 
 // One session transcript found on the server.
 struct DiscoveredSession {
@@ -40,6 +42,7 @@ struct DiscoveredSession {
     bool hasCost = false; // whether a cost-state record was written
     double costUsd = 0; // totalCostUSD of the last cost-state record
     bool running = false; // written within the last runningSeconds by the server's clock
+    QString member; // the fleet member holding it; empty for a single server
 };
 
 namespace sessiondiscovery {
@@ -99,6 +102,12 @@ void discover(
 // allUsersScript() as root through `admin`; the same promises as discover().
 void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
     const QString &homesRoot, QObject *context, Callback done);
+
+// allSessions() of every home on every target of `fanOut` at once (FleetFanOut): `onMember`
+// gets each member's sessions, `member` set, as that member answers (none when it failed).
+using MemberCallback = std::function<void(const FanOutMemberResult &result,
+    const QVector<DiscoveredSession> &sessions, const QStringList &refused)>;
+void discoverAllUsers(FleetFanOut *fanOut, const QString &homesRoot, MemberCallback onMember);
 
 // Script pieces shared with sessionsearch.
 //

@@ -1,6 +1,7 @@
 #include "sessionsearch.h"
 
 #include "files/pathguard.h"
+#include "fleet/fleetfanout.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
 #include "sessions/sessiondiscovery.h"
@@ -196,6 +197,21 @@ void searchAllUsers(OpenTerminalClient *client, const AdminAccess &admin, const 
     runAdminListingScript<Result>(client, admin,
         allUsersScript(homesRoot, query, options.toolName, options.since),
         QStringLiteral("every user's matching transcript lines"), &parse, context, done);
+}
+
+void searchAllUsers(FleetFanOut *fanOut, const QString &homesRoot, const QString &query,
+    const Options &options, MemberCallback onMember)
+{
+    fanOut->runForValues<Result>(
+        [homesRoot, query, options](const FanOutTarget &target, QObject *context,
+            const FleetFanOut::ValueDone<Result> &done) {
+            searchAllUsers(target.client, target.admin, homesRoot, query, options, context, done);
+        },
+        [onMember](const FanOutMemberResult &member, Result result) {
+            for (SessionSearchHit &hit : result.hits)
+                hit.member = member.member;
+            onMember(member, result);
+        });
 }
 
 } // namespace sandscope::sessionsearch

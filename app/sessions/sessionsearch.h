@@ -22,7 +22,9 @@
 
 namespace sandscope {
 
+class FleetFanOut;
 class OpenTerminalClient;
+struct FanOutMemberResult;
 
 struct SessionSearchHit {
     QString path; // the transcript file: a session's or one of its sub-agents'
@@ -35,6 +37,7 @@ struct SessionSearchHit {
     QString toolName;
     QString recordType; // user, assistant, attachment, queue-operation, ...
     QString excerpt; // raw JSON around the match, at most excerptLimit characters
+    QString member; // the fleet member holding it; empty for a single server
 };
 
 namespace sessionsearch {
@@ -80,6 +83,12 @@ void search(OpenTerminalClient *client, const Identity &identity, const QString 
 // allUsersScript() as root through `admin`.
 void searchAllUsers(OpenTerminalClient *client, const AdminAccess &admin, const QString &homesRoot,
     const QString &query, const Options &options, QObject *context, Callback done);
+
+// searchAllUsers() on every target of `fanOut` at once (FleetFanOut): `onMember` gets each
+// member's result, every hit's `member` set, as that member answers (empty when it failed).
+using MemberCallback = std::function<void(const FanOutMemberResult &member, const Result &result)>;
+void searchAllUsers(FleetFanOut *fanOut, const QString &homesRoot, const QString &query,
+    const Options &options, MemberCallback onMember);
 
 } // namespace sessionsearch
 
