@@ -3,12 +3,14 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetfanout.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessionsearch.h"
 #include "util/shellquote.h"
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QEventLoop>
 #include <QJsonArray>
@@ -52,16 +54,27 @@ QJsonObject hitJson(const SessionSearchHit &hit)
     };
 }
 
-QString hitsAsText(const sessionsearch::Result &result, bool allUsers)
+constexpr int memberWidth = 16;
+
+// The columns: MEMBER on a fleet, ACCOUNT for every user.
+QString hitsHeader(bool allUsers, bool fleet)
 {
-    const QString dash = QStringLiteral("-");
-    QString text
-        = (allUsers ? QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ') : QString())
+    return (fleet ? QStringLiteral("MEMBER").leftJustified(memberWidth) + QLatin1Char(' ')
+                  : QString())
+        + (allUsers ? QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ') : QString())
         + QStringLiteral("SESSION").leftJustified(36) + QLatin1Char(' ')
         + QStringLiteral("AGENT").leftJustified(17) + QStringLiteral("  TURN   LINE  ")
         + QStringLiteral("TYPE").leftJustified(10) + QLatin1Char(' ')
         + QStringLiteral("TOOL").leftJustified(12) + QStringLiteral("  EXCERPT\n");
-    for (const SessionSearchHit &hit : result.hits) {
+}
+
+QString hitRows(const QVector<SessionSearchHit> &hits, bool allUsers, bool fleet)
+{
+    const QString dash = QStringLiteral("-");
+    QString text;
+    for (const SessionSearchHit &hit : hits) {
+        if (fleet)
+            text += TerminalSafe::line(hit.member).leftJustified(memberWidth) + QLatin1Char(' ');
         if (allUsers)
             text += TerminalSafe::line(accountOf(hit)).leftJustified(20) + QLatin1Char(' ');
         text += TerminalSafe::line(hit.sessionId).leftJustified(36) + QLatin1Char(' ')
@@ -74,6 +87,12 @@ QString hitsAsText(const sessionsearch::Result &result, bool allUsers)
             + TerminalSafe::line(hit.toolName.isEmpty() ? dash : hit.toolName).leftJustified(12)
             + QStringLiteral("  ") + TerminalSafe::line(hit.excerpt) + QLatin1Char('\n');
     }
+    return text;
+}
+
+QString hitsFooter(const sessionsearch::Result &result, bool allUsers)
+{
+    QString text;
     if (result.hits.isEmpty())
         text += QStringLiteral("(no matching lines)\n");
     if (result.truncated)
@@ -112,12 +131,14 @@ int runSearch(const QStringList &arguments)
                        "per user), as root in the sandbox: through --admin-exec or the "
                        "profile's admin command, else the server's own account.")
             .arg(sessionsearch::maxHits));
-    parser.addOptions({toolOption, sinceOption, jsonOption, allUsers, adminExecOption()});
+    parser.addOptions(
+        {toolOption, sinceOption, jsonOption, allUsers, adminExecOption(), memberTimeoutOption()});
     parser.addPositionalArgument(
         QStringLiteral("query"), QStringLiteral("The text to look for."), QStringLiteral("QUERY"));
     const QString usage
-        = QStringLiteral("search --server URL (--user ID | --all-users [--admin-exec PREFIX]) "
-                         "QUERY [--tool NAME] [--since DATE] [--json]");
+        = QStringLiteral("search (--server URL | --fleet FILE) (--user ID | --all-users "
+                         "[--admin-exec PREFIX] [--member-timeout SECONDS]) QUERY [--tool NAME] "
+                         "[--since DATE] [--json]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, searchVerb, arguments, usage, options);
     if (parsed >= 0)
@@ -130,10 +151,6 @@ int runSearch(const QStringList &arguments)
             QStringLiteral("search needs --user ID (the sandbox user) or --all-users"), searchVerb);
     if (!everyone && parser.isSet(QStringLiteral("admin-exec")))
         return usageError(QStringLiteral("--admin-exec belongs to --all-users"), searchVerb);
-    AdminAccess admin;
-    QString adminError;
-    if (everyone && !resolveAdminAccess(parser, options, &admin, &adminError))
-        return usageError(adminError, searchVerb);
     const QString query = parser.positionalArguments().join(QLatin1Char(' '));
     if (query.isEmpty())
         return usageError(QStringLiteral("search needs a QUERY"), searchVerb);
@@ -156,46 +173,101 @@ int runSearch(const QStringList &arguments)
     }
 
     OpenTerminalClient client(options.connection);
-    Identity identity;
-    identity.userId = options.userId;
-    QEventLoop loop;
+    std::unique_ptr<FleetFanOut> fanOut;
+    if (everyone) {
+        QString adminError;
+        fanOut = adminFanOut(parser, options, &client, &adminError);
+        if (!fanOut)
+            return usageError(adminError, searchVerb);
+    }
+    const bool fleet = fanOut && fanOut->isFleet();
+    const bool json = parser.isSet(jsonOption);
     bool ok = false;
     sessionsearch::Result result;
-    QString why;
-    const auto done = [&](bool success, const sessionsearch::Result &found, const QString &error) {
-        ok = success;
-        result = found;
-        why = serverMessage(error, options);
-        loop.quit();
-    };
     if (everyone) {
-        printError(QStringLiteral("Searching every home %1").arg(admin.describe()));
-        sessionsearch::searchAllUsers(
-            &client, admin, QStringLiteral("/home"), query, searchOptions, &loop, done);
+        if (fleet)
+            printError(QCoreApplication::translate("search", "Searching every home on %n member(s)",
+                nullptr, int(fanOut->targets().size())));
+        else
+            printError(QStringLiteral("Searching every home %1")
+                           .arg(fanOut->targets().constFirst().admin.describe()));
+        // On a fleet each member's hits are printed as it answers.
+        bool headerPrinted = false;
+        ok = runOnEveryMember(
+            *fanOut,
+            [&] {
+                sessionsearch::searchAllUsers(fanOut.get(), QStringLiteral("/home"), query,
+                    searchOptions,
+                    [&](const FanOutMemberResult &member, const sessionsearch::Result &found) {
+                        for (const QString &refusal : found.refused)
+                            printError(QStringLiteral("not searched: ") + refusal);
+                        if (!member.ok)
+                            return;
+                        result.home = found.home;
+                        result.hits += found.hits;
+                        result.truncated = result.truncated || found.truncated;
+                        if (!fleet || json)
+                            return;
+                        if (!headerPrinted)
+                            writeTerminalText(stdout, hitsHeader(true, true));
+                        headerPrinted = true;
+                        writeTerminalText(stdout, hitRows(found.hits, true, true));
+                    });
+            },
+            options);
+        if (!ok && !fleet)
+            return ServerError;
+        if (fleet && !json) {
+            if (!headerPrinted)
+                writeTerminalText(stdout, hitsHeader(true, true));
+            writeTerminalText(stdout, hitsFooter(result, true));
+            return !ok ? ServerError : result.hits.isEmpty() ? NoHits : Hits;
+        }
     } else {
-        sessionsearch::search(&client, identity, query, searchOptions, &loop, done);
+        Identity identity;
+        identity.userId = options.userId;
+        QEventLoop loop;
+        QString why;
+        sessionsearch::search(&client, identity, query, searchOptions, &loop,
+            [&](bool success, const sessionsearch::Result &found, const QString &error) {
+                ok = success;
+                result = found;
+                why = serverMessage(error, options);
+                loop.quit();
+            });
+        loop.exec();
+        if (!ok)
+            return listingFailed(why, options);
+        for (const QString &refusal : std::as_const(result.refused))
+            printError(QStringLiteral("not searched: ") + refusal);
     }
-    loop.exec();
-    if (!ok)
-        return listingFailed(why, options);
-    for (const QString &refusal : std::as_const(result.refused))
-        printError(QStringLiteral("not searched: ") + refusal);
 
-    if (parser.isSet(jsonOption)) {
+    if (json) {
         QJsonArray hits;
-        for (const SessionSearchHit &hit : std::as_const(result.hits))
-            hits.append(hitJson(hit));
-        const QJsonObject root {
+        for (const SessionSearchHit &hit : std::as_const(result.hits)) {
+            QJsonObject object = hitJson(hit);
+            if (fleet)
+                object.insert(QStringLiteral("member"), hit.member);
+            hits.append(object);
+        }
+        QJsonObject root {
             {QStringLiteral("user"), everyone ? QJsonValue() : QJsonValue(options.userId)},
-            {QStringLiteral("all_users"), everyone}, {QStringLiteral("home"), result.home},
+            {QStringLiteral("all_users"), everyone},
+            {QStringLiteral("home"), fleet ? QStringLiteral("/home") : result.home},
             {QStringLiteral("query"), query},
             {QStringLiteral("tool"), stringOrNull(searchOptions.toolName)},
             {QStringLiteral("since"), stringOrNull(isoTime(searchOptions.since))},
             {QStringLiteral("truncated"), result.truncated}, {QStringLiteral("hits"), hits}};
+        if (fleet)
+            root.insert(QStringLiteral("members"), membersJson(*fanOut));
         writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
     } else {
-        writeTerminalText(stdout, hitsAsText(result, everyone));
+        writeTerminalText(stdout,
+            hitsHeader(everyone, false) + hitRows(result.hits, everyone, false)
+                + hitsFooter(result, everyone));
     }
+    if (!ok)
+        return ServerError;
     return result.hits.isEmpty() ? NoHits : Hits;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetfanout.h"
 #include "runverbs.h"
 #include "server/openterminalclient.h"
 #include "sessions/sessiondiscovery.h"
@@ -10,6 +11,7 @@
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QEventLoop>
 #include <QJsonArray>
@@ -148,54 +150,101 @@ QString accountOf(const DiscoveredSession &session)
     return session.home.mid(session.home.lastIndexOf(QLatin1Char('/')) + 1);
 }
 
-// sessions --all-users: what the agents of every user are doing, newest first.
-int printAllUsersSessions(const ConnectionOptions &options, const AdminAccess &admin, bool json)
+// One item of sessions --all-users --json.
+QJsonObject allUsersSessionJson(const DiscoveredSession &session)
 {
-    OpenTerminalClient client(options.connection);
-    printError(QStringLiteral("Listing every home's sessions %1").arg(admin.describe()));
-    QEventLoop loop;
-    bool ok = false;
-    sessiondiscovery::Listing listing;
-    QString why;
-    sessiondiscovery::discoverAllUsers(&client, admin, QStringLiteral("/home"), &loop,
-        [&](bool success, const sessiondiscovery::Listing &found, const QString &error) {
-            ok = success;
-            listing = found;
-            why = serverMessage(error, options);
-            loop.quit();
-        });
-    loop.exec();
-    if (!ok)
-        return listingFailed(why, options);
-    const QVector<DiscoveredSession> sessions = sessiondiscovery::allSessions(listing);
+    QJsonObject object = sessionJson(serverRow(session));
+    object.insert(QStringLiteral("account"), accountOf(session));
+    object.insert(QStringLiteral("home"), session.home);
+    object.insert(QStringLiteral("chat"), stringOrNull(session.chatId));
+    if (!session.member.isEmpty())
+        object.insert(QStringLiteral("member"), session.member);
+    return object;
+}
+
+constexpr int memberWidth = 16;
+
+// sessions --all-users: what the agents of every user are doing, newest first. On a fleet,
+// every member at once (FleetFanOut): each member's rows are printed as it answers, with a
+// MEMBER column, and a member that fails is named on stderr while the others are shown
+// (exit 3); --json merges them newest first and lists the members with their errors.
+int printAllUsersSessions(const ConnectionOptions &options, FleetFanOut &fanOut, bool json)
+{
+    const bool fleet = fanOut.isFleet();
+    if (fleet)
+        printError(
+            QCoreApplication::translate("sessions", "Listing every home's sessions on %n member(s)",
+                nullptr, int(fanOut.targets().size())));
+    else
+        printError(QStringLiteral("Listing every home's sessions %1")
+                       .arg(fanOut.targets().constFirst().admin.describe()));
+    QVector<DiscoveredSession> sessions;
+    QString homesRoot;
+    bool headerPrinted = false;
+    const auto printHeader = [&] {
+        if (json || headerPrinted)
+            return;
+        headerPrinted = true;
+        writeTerminalText(stdout,
+            (fleet ? QStringLiteral("MEMBER").leftJustified(memberWidth) + QLatin1Char(' ')
+                   : QString())
+                + QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
+                + tableHeader(QStringLiteral("CHAT OR DIRECTORY")));
+    };
+    const bool ok = runOnEveryMember(
+        fanOut,
+        [&] {
+            sessiondiscovery::discoverAllUsers(&fanOut, QStringLiteral("/home"),
+                [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &found,
+                    const QStringList &refused) {
+                    for (const QString &refusal : refused)
+                        printError(QStringLiteral("not listed: ") + refusal);
+                    if (!result.ok)
+                        return;
+                    sessions += found;
+                    if (json)
+                        return;
+                    printHeader();
+                    QString text;
+                    for (const DiscoveredSession &session : found) {
+                        if (fleet)
+                            text += TerminalSafe::line(session.member).leftJustified(memberWidth)
+                                + QLatin1Char(' ');
+                        text += TerminalSafe::line(accountOf(session)).leftJustified(20)
+                            + QLatin1Char(' ')
+                            + tableRow(session.chatId.isEmpty()
+                                    ? shortPath(session.cwd, session.home)
+                                    : QStringLiteral("chat ") + session.chatId,
+                                serverRow(session));
+                    }
+                    writeTerminalText(stdout, text);
+                });
+        },
+        options);
     if (json) {
+        std::stable_sort(sessions.begin(), sessions.end(),
+            [](const DiscoveredSession &a, const DiscoveredSession &b) {
+                return a.lastActivity > b.lastActivity;
+            });
         QJsonArray array;
-        for (const DiscoveredSession &session : sessions) {
-            QJsonObject object = sessionJson(serverRow(session));
-            object.insert(QStringLiteral("account"), accountOf(session));
-            object.insert(QStringLiteral("home"), session.home);
-            object.insert(QStringLiteral("chat"), stringOrNull(session.chatId));
-            array.append(object);
-        }
-        writeBytes(stdout,
-            QJsonDocument(QJsonObject {{QStringLiteral("all_users"), true},
-                              {QStringLiteral("homes_root"), listing.home},
-                              {QStringLiteral("sessions"), array}})
-                .toJson(QJsonDocument::Indented));
-        return Ok;
+        for (const DiscoveredSession &session : std::as_const(sessions))
+            array.append(allUsersSessionJson(session));
+        QJsonObject root {{QStringLiteral("all_users"), true},
+            {QStringLiteral("homes_root"), QStringLiteral("/home")},
+            {QStringLiteral("sessions"), array}};
+        if (fleet)
+            root.insert(QStringLiteral("members"), membersJson(fanOut));
+        if (ok || fleet)
+            writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
+    } else if (ok || fleet) {
+        printHeader();
+        if (sessions.isEmpty())
+            writeTerminalText(stdout,
+                fanOut.failedCount() > 0
+                    ? QStringLiteral("(no sessions in any home that answered)\n")
+                    : QStringLiteral("(no sessions in any home)\n"));
     }
-    QString text = QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
-        + tableHeader(QStringLiteral("CHAT OR DIRECTORY"));
-    for (const DiscoveredSession &session : sessions) {
-        text += TerminalSafe::line(accountOf(session)).leftJustified(20) + QLatin1Char(' ')
-            + tableRow(session.chatId.isEmpty() ? shortPath(session.cwd, session.home)
-                                                : QStringLiteral("chat ") + session.chatId,
-                serverRow(session));
-    }
-    if (sessions.isEmpty())
-        text += QStringLiteral("(no sessions in any home)\n");
-    writeTerminalText(stdout, text);
-    return Ok;
+    return ok ? Ok : serverErrorExitCode;
 }
 
 } // namespace
@@ -221,11 +270,12 @@ int runSessions(const QStringList &arguments)
         QStringLiteral("Every user's sessions (every home under /home), newest first, as root in "
                        "the sandbox: through --admin-exec or the profile's admin command, else "
                        "the server's own account."));
-    parser.addOptions({chatOption, jsonOption, allUsersOption, adminExecOption()});
+    parser.addOptions(
+        {chatOption, jsonOption, allUsersOption, adminExecOption(), memberTimeoutOption()});
     ConnectionOptions options;
     const QString usage
-        = QStringLiteral("sessions --server URL (--user ID [--chat ID] | --all-users "
-                         "[--admin-exec PREFIX]) [--json]");
+        = QStringLiteral("sessions (--server URL | --fleet FILE) (--user ID [--chat ID] | "
+                         "--all-users [--admin-exec PREFIX] [--member-timeout SECONDS]) [--json]");
     if (arguments.contains(QStringLiteral("--all-users"))) {
         const int parsed = parseVerbArguments(parser, sessionsVerb, arguments, usage, options);
         if (parsed >= 0)
@@ -234,12 +284,15 @@ int runSessions(const QStringList &arguments)
             return usageError(
                 QStringLiteral("--all-users lists every user: --user and --chat do not apply"),
                 sessionsVerb);
-        AdminAccess admin;
+        OpenTerminalClient client(options.connection);
         QString why;
-        if (!resolveAdminAccess(parser, options, &admin, &why))
+        const std::unique_ptr<FleetFanOut> fanOut = adminFanOut(parser, options, &client, &why);
+        if (!fanOut)
             return usageError(why, sessionsVerb);
-        auditRead(options, QStringLiteral("read-sessions"), QStringLiteral("every home"));
-        return printAllUsersSessions(options, admin, parser.isSet(jsonOption));
+        auditRead(options, QStringLiteral("read-sessions"),
+            options.hasFleet ? QStringLiteral("every home of every member")
+                             : QStringLiteral("every home"));
+        return printAllUsersSessions(options, *fanOut, parser.isSet(jsonOption));
     }
     const int parsed = parseUserVerbArguments(parser, sessionsVerb, arguments, usage, options);
     if (parsed >= 0)

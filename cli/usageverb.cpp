@@ -3,6 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetfanout.h"
 #include "security/auditlog.h"
 #include "server/openterminalclient.h"
 #include "usage/usagecollector.h"
@@ -10,6 +11,7 @@
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QLocale>
@@ -47,19 +49,30 @@ QStringList dayCells(const UsageDay &day, const QString &user, const QString &wh
 
 QString reportText(const UsageReport &report)
 {
-    const QList<int> widths {20, 10, 8, 6, 6, 6, 11, 10, 12, 12, 10};
-    QString text
-        = row({QStringLiteral("USER"), QStringLiteral("DAY (UTC)"), QStringLiteral("SESSIONS"),
-                  QStringLiteral("TURNS"), QStringLiteral("TOOLS"), QStringLiteral("ERRORS"),
-                  QStringLiteral("INPUT"), QStringLiteral("OUTPUT"), QStringLiteral("CACHE READ"),
-                  QStringLiteral("CACHE WRITE"), QStringLiteral("COST")},
-            widths);
+    // A fleet's rows start with their member.
+    const bool members = report.hasMembers();
+    QList<int> widths {20, 10, 8, 6, 6, 6, 11, 10, 12, 12, 10};
+    if (members)
+        widths.prepend(16);
+    const auto cellsOf = [members](const UsageDay &day, const QString &user, const QString &when) {
+        QStringList cells = dayCells(day, user, when);
+        if (members)
+            cells.prepend(TerminalSafe::line(day.member));
+        return cells;
+    };
+    QStringList header {QStringLiteral("USER"), QStringLiteral("DAY (UTC)"),
+        QStringLiteral("SESSIONS"), QStringLiteral("TURNS"), QStringLiteral("TOOLS"),
+        QStringLiteral("ERRORS"), QStringLiteral("INPUT"), QStringLiteral("OUTPUT"),
+        QStringLiteral("CACHE READ"), QStringLiteral("CACHE WRITE"), QStringLiteral("COST")};
+    if (members)
+        header.prepend(QStringLiteral("MEMBER"));
+    QString text = row(header, widths);
     for (const UsageDay &day : report.days)
-        text += row(dayCells(day, day.user, day.day.toString(Qt::ISODate)), widths);
+        text += row(cellsOf(day, day.user, day.day.toString(Qt::ISODate)), widths);
     if (report.days.isEmpty())
         text += QStringLiteral("(no usage in the transcripts)\n");
     else
-        text += row(dayCells(report.total(), QStringLiteral("TOTAL"), QString()), widths);
+        text += row(cellsOf(report.total(), QStringLiteral("TOTAL"), QString()), widths);
     if (!report.tools.isEmpty()) {
         text += QStringLiteral("\nTOP TOOLS          CALLS  FAILED  TOTAL TIME  AVERAGE\n");
         for (int i = 0; i < std::min<int>(topTools, int(report.tools.size())); ++i) {
@@ -105,11 +118,12 @@ int runUsage(const QStringList &arguments)
                        "own account. Audited. Rows are named as the Usage tab names them: the "
                        "acting user (--user or the profile's) by its user id, the other homes "
                        "by their account."));
-    parser.addOptions(
-        {sinceOption, jsonOption, csvOption, csvToolsOption, allUsers, adminExecOption()});
+    parser.addOptions({sinceOption, jsonOption, csvOption, csvToolsOption, allUsers,
+        adminExecOption(), memberTimeoutOption()});
     const QString usage
-        = QStringLiteral("usage --server URL (--user ID | --all-users [--user ID] "
-                         "[--admin-exec PREFIX]) [--since DATE] [--json | --csv | --csv-tools]");
+        = QStringLiteral("usage (--server URL | --fleet FILE) (--user ID | --all-users [--user ID] "
+                         "[--admin-exec PREFIX] [--member-timeout SECONDS]) [--since DATE] "
+                         "[--json | --csv | --csv-tools]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, usageVerb, arguments, usage, options);
     if (parsed >= 0)
@@ -127,10 +141,15 @@ int runUsage(const QStringList &arguments)
         > 1)
         return usageError(
             QStringLiteral("--json, --csv and --csv-tools exclude each other"), usageVerb);
-    AdminAccess admin;
-    QString adminError;
-    if (everyone && !resolveAdminAccess(parser, options, &admin, &adminError))
-        return usageError(adminError, usageVerb);
+    OpenTerminalClient client(options.connection);
+    std::unique_ptr<FleetFanOut> fanOut;
+    if (everyone) {
+        QString adminError;
+        fanOut = adminFanOut(parser, options, &client, &adminError);
+        if (!fanOut)
+            return usageError(adminError, usageVerb);
+    }
+    const bool fleet = fanOut && fanOut->isFleet();
     QDate since;
     if (parser.isSet(sinceOption)) {
         since = parseSince(parser.value(sinceOption)).date();
@@ -141,7 +160,6 @@ int runUsage(const QStringList &arguments)
                 usageVerb);
     }
 
-    OpenTerminalClient client(options.connection);
     UsageCollector collector;
     QEventLoop loop;
     bool ok = false;
@@ -153,17 +171,23 @@ int runUsage(const QStringList &arguments)
         loop.quit();
     });
     QObject::connect(&collector, &UsageCollector::failed, &loop, [&](const QString &error) {
-        why = serverMessage(error, options);
+        why = fleet ? error : serverMessage(error, options);
         loop.quit();
     });
     if (everyone) {
         // Reading every user's transcripts as root is audited, like acting as a user.
-        printError(QStringLiteral("Reading every home's usage %1").arg(admin.describe()));
+        const QString how = fleet ? QCoreApplication::translate("usage", "on %n fleet member(s)",
+                                nullptr, int(fanOut->targets().size()))
+                                  : fanOut->targets().constFirst().admin.describe();
+        printError(QStringLiteral("Reading every home's usage %1").arg(how));
         AuditLog log;
         if (!log.append({options.profileName, options.serverText(), QString(),
-                QStringLiteral("usage-all-users"), admin.describe(), QStringLiteral("started")}))
+                QStringLiteral("usage-all-users"), how, QStringLiteral("started")}))
             printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
-        collector.collectAllUsers(&client, admin, since);
+        if (fleet)
+            collector.collectAllUsers(fanOut.get(), since);
+        else
+            collector.collectAllUsers(&client, fanOut->targets().constFirst().admin, since);
     } else {
         Identity identity;
         identity.userId = options.userId;
@@ -172,6 +196,12 @@ int runUsage(const QStringList &arguments)
     loop.exec();
     if (!ok)
         return listingFailed(why, options);
+    // A member left out is named, the others' figures are shown, and the exit status says
+    // they are not complete.
+    const bool complete = !fleet || collector.memberErrors().isEmpty();
+    if (fleet)
+        for (const QString &error : collector.memberErrors())
+            printError(error);
     // The acting user by its id, the other homes by account, as the Usage tab does
     // (UsagePage::showReport). The server's account prefix is found from the names themselves.
     if (everyone && !options.userId.isEmpty())
@@ -184,6 +214,10 @@ int runUsage(const QStringList &arguments)
         json.insert(QStringLiteral("all_users"), everyone);
         json.insert(QStringLiteral("since"),
             since.isValid() ? QJsonValue(since.toString(Qt::ISODate)) : QJsonValue());
+        if (fleet) {
+            json.insert(QStringLiteral("members"), membersJson(*fanOut));
+            json.insert(QStringLiteral("complete"), complete);
+        }
         writeBytes(stdout, QJsonDocument(json).toJson(QJsonDocument::Indented));
     } else if (parser.isSet(csvOption)) {
         writeBytes(stdout, report.toCsv());
@@ -192,7 +226,7 @@ int runUsage(const QStringList &arguments)
     } else {
         writeTerminalText(stdout, reportText(report));
     }
-    return Ok;
+    return complete ? Ok : serverErrorExitCode;
 }
 
 QString usageVerbSummary()

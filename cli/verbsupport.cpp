@@ -1,11 +1,13 @@
 #include "verbsupport.h"
 
 #include "cli/clioutput.h"
+#include "fleet/fleetfanout.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/apierror.h"
 
 #include <QCommandLineParser>
+#include <QJsonObject>
 #include <QSocketNotifier>
 
 #include <csignal>
@@ -112,6 +114,79 @@ bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOption
         return false;
     }
     return true;
+}
+
+QCommandLineOption memberTimeoutOption()
+{
+    return QCommandLineOption(QStringLiteral("member-timeout"),
+        QStringLiteral("With --fleet: a member still working after this many seconds is named "
+                       "as failed and the others are shown (default 120; 0 waits as long as "
+                       "the member's own calls do)."),
+        QStringLiteral("SECONDS"), QStringLiteral("120"));
+}
+
+std::unique_ptr<FleetFanOut> adminFanOut(const QCommandLineParser &parser,
+    const ConnectionOptions &options, OpenTerminalClient *client, QString *error)
+{
+    std::unique_ptr<FleetFanOut> fanOut;
+    if (options.hasFleet) {
+        if (parser.isSet(QStringLiteral("admin-exec"))) {
+            *error = QStringLiteral("with --fleet each member's admin command is its admin_exec "
+                                    "in the fleet file; --admin-exec does not apply");
+            return nullptr;
+        }
+        fanOut = std::make_unique<FleetFanOut>(options.fleet, options.connection);
+    } else {
+        AdminAccess admin;
+        if (!resolveAdminAccess(parser, options, &admin, error))
+            return nullptr;
+        fanOut = std::make_unique<FleetFanOut>(client, admin);
+    }
+    bool ok = true;
+    const double seconds = parser.value(QStringLiteral("member-timeout")).toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > 86400) {
+        *error = QStringLiteral("--member-timeout needs seconds between 0 and 86400, got \"%1\"")
+                     .arg(parser.value(QStringLiteral("member-timeout")));
+        return nullptr;
+    }
+    // One server's own calls time out by themselves; the member timeout is a fleet's.
+    fanOut->setMemberTimeout(options.hasFleet ? int(seconds * 1000) : 0);
+    return fanOut;
+}
+
+bool runOnEveryMember(
+    FleetFanOut &fanOut, const std::function<void()> &start, const ConnectionOptions &options)
+{
+    QEventLoop loop;
+    SecretRedactor redactor;
+    redactor.addSecret(options.connection.apiKey);
+    const QMetaObject::Connection failures = QObject::connect(
+        &fanOut, &FleetFanOut::memberFinished, &loop, [&](const FanOutMemberResult &result) {
+            if (!result.ok)
+                printError(redactor.redact(
+                    fanOut.isFleet() ? result.error : serverMessage(result.error, options)));
+        });
+    QObject::connect(&fanOut, &FleetFanOut::finished, &loop, &QEventLoop::quit);
+    start();
+    if (fanOut.isRunning())
+        loop.exec();
+    QObject::disconnect(failures);
+    return fanOut.failedCount() == 0;
+}
+
+QJsonArray membersJson(const FleetFanOut &fanOut)
+{
+    QJsonArray members;
+    for (const FanOutMemberResult &result : fanOut.results()) {
+        const FanOutTarget &target = fanOut.targets().at(result.index);
+        members.append(QJsonObject {{QStringLiteral("name"), result.member},
+            {QStringLiteral("url"),
+                target.client->connection().baseUrl.adjusted(QUrl::RemoveUserInfo).toString()},
+            {QStringLiteral("ok"), result.ok},
+            {QStringLiteral("error"), result.ok ? QJsonValue() : QJsonValue(result.error)},
+            {QStringLiteral("elapsed_ms"), result.elapsedMs}});
+    }
+    return members;
 }
 
 int listingFailed(const QString &error, const ConnectionOptions &options)

@@ -11,6 +11,7 @@
 #include <QCommandLineOption>
 #include <QDateTime>
 #include <QEventLoop>
+#include <QJsonArray>
 #include <QString>
 #include <QStringList>
 
@@ -22,7 +23,8 @@ class QSocketNotifier;
 
 namespace sandscope {
 struct ApiError;
-}
+class FleetFanOut;
+} // namespace sandscope
 
 namespace sandscope::cli {
 
@@ -80,6 +82,20 @@ QCommandLineOption adminExecOption();
 // view through the router would show one member's users only).
 bool resolveAdminAccess(const QCommandLineParser &parser, const ConnectionOptions &options,
     AdminAccess *access, QString *error);
+
+// --member-timeout SECONDS for the all-users verbs that also run on a fleet.
+QCommandLineOption memberTimeoutOption();
+// Where an all-users verb runs (FleetFanOut): with --fleet every member through its own URL
+// and admin_exec (--admin-exec is then refused: each member has its own), else the one
+// server at `client` through resolveAdminAccess. Null with the reason when unusable.
+std::unique_ptr<FleetFanOut> adminFanOut(const QCommandLineParser &parser,
+    const ConnectionOptions &options, OpenTerminalClient *client, QString *error);
+// Runs the fan-out's job and waits for every member; a member that fails is printed on
+// stderr as it ends. True when every member answered.
+bool runOnEveryMember(
+    FleetFanOut &fanOut, const std::function<void()> &start, const ConnectionOptions &options);
+// {"name", "url", "ok", "error", "elapsed_ms"} per member, for --json of a fleet view.
+QJsonArray membersJson(const FleetFanOut &fanOut);
 
 // --since: "2026-11-29" (midnight UTC) or an ISO 8601 date and time (UTC unless it names an
 // offset); invalid when it is neither.

@@ -26,15 +26,17 @@ void UsageAggregator::beginFile(const QString &user, const QString &path)
 {
     m_user = user;
     m_path = path;
-    m_sessionKey = user + QLatin1Char('\n') + sessionOf(path);
+    m_scope = m_member.isEmpty() ? user : m_member + QLatin1Char('\x1f') + user;
+    m_sessionKey = m_scope + QLatin1Char('\n') + sessionOf(path);
 }
 
 UsageDay &UsageAggregator::dayOf(const QDateTime &time)
 {
-    const Key key {m_user, time.toUTC().date()};
+    const Key key {m_user, m_member, time.toUTC().date()};
     m_sessionsPerDay[key].insert(m_sessionKey);
     UsageDay &day = m_days[key];
     day.user = key.user;
+    day.member = key.member;
     day.day = key.day;
     return day;
 }
@@ -47,7 +49,7 @@ void UsageAggregator::prompt(const QDateTime &time, const QString &uuid)
     UsageDay &day = dayOf(time);
     // A fork copies the prompts of its origin: the record uuid counts once per user.
     if (!uuid.isEmpty()) {
-        const QString key = m_user + QLatin1Char('\n') + uuid;
+        const QString key = m_scope + QLatin1Char('\n') + uuid;
         if (m_prompts.contains(key))
             return;
         m_prompts.insert(key);
@@ -70,10 +72,10 @@ void UsageAggregator::assistant(
         return;
     // Every record of one response repeats its usage: once per message.id, on the day it
     // was first seen, with the largest value of each field.
-    const QString key = m_user + QLatin1Char('\n') + messageId;
+    const QString key = m_scope + QLatin1Char('\n') + messageId;
     auto it = m_messages.find(key);
     if (it == m_messages.end())
-        it = m_messages.insert(key, Message {Key {m_user, day.day}, TokenUsage()});
+        it = m_messages.insert(key, Message {Key {m_user, m_member, day.day}, TokenUsage()});
     it->usage = mergedUsage(it->usage, usage);
 }
 
@@ -82,11 +84,11 @@ void UsageAggregator::toolUse(const QDateTime &time, const QString &toolUseId, c
     ++m_records;
     if (!time.isValid() || toolUseId.isEmpty())
         return problem(QStringLiteral("%1: a tool call without a timestamp or id").arg(m_path));
-    const QString key = m_user + QLatin1Char('\n') + toolUseId;
+    const QString key = m_scope + QLatin1Char('\n') + toolUseId;
     UsageDay &day = dayOf(time);
     if (m_callDays.contains(key))
         return;
-    m_callDays.insert(key, Key {m_user, day.day});
+    m_callDays.insert(key, Key {m_user, m_member, day.day});
     ++day.toolCalls;
     ToolCall &call = m_calls[key];
     call.name = name;
@@ -99,7 +101,7 @@ void UsageAggregator::toolResult(const QDateTime &time, const QString &toolUseId
     if (toolUseId.isEmpty() || !time.isValid())
         return problem(QStringLiteral("%1: a tool result without a timestamp or id").arg(m_path));
     dayOf(time); // the session was active that day
-    ToolCall &call = m_calls[m_user + QLatin1Char('\n') + toolUseId];
+    ToolCall &call = m_calls[m_scope + QLatin1Char('\n') + toolUseId];
     if (call.answered.isValid())
         return;
     call.answered = time;

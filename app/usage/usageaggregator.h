@@ -20,6 +20,10 @@ public:
     // The records that follow come from `path` (a main transcript, or a sub-agent's file of
     // the session named by the folder it is in) in `user`'s home.
     void beginFile(const QString &user, const QString &path);
+    // The files that follow are on this fleet member (empty: a single server). Its users'
+    // rows are its own: a user with homes on two members (a move not finished) is shown on
+    // both, never added up into one row.
+    void setMember(const QString &member) { m_member = member; }
     void prompt(const QDateTime &time, const QString &uuid);
     void assistant(
         const QDateTime &time, const QString &messageId, const TokenUsage &usage, bool apiError);
@@ -37,10 +41,13 @@ public:
 private:
     struct Key {
         QString user;
+        QString member;
         QDate day;
         bool operator<(const Key &other) const
         {
-            return user != other.user ? user < other.user : day < other.day;
+            if (user != other.user)
+                return user < other.user;
+            return member != other.member ? member < other.member : day < other.day;
         }
     };
     struct ToolCall {
@@ -60,14 +67,16 @@ private:
     UsageDay &dayOf(const QDateTime &time);
 
     QString m_user;
+    QString m_member;
+    QString m_scope; // member + user: what ids are unique within
     QString m_path;
-    QString m_sessionKey; // user + session id
+    QString m_sessionKey; // scope + session id
     QMap<Key, UsageDay> m_days;
     QMap<Key, QSet<QString>> m_sessionsPerDay;
     QHash<QString, Session> m_sessions;
-    QSet<QString> m_prompts; // user + record uuid
-    QHash<QString, Message> m_messages; // user + message.id
-    QHash<QString, ToolCall> m_calls; // user + tool_use id
+    QSet<QString> m_prompts; // scope + record uuid
+    QHash<QString, Message> m_messages; // scope + message.id
+    QHash<QString, ToolCall> m_calls; // scope + tool_use id
     QHash<QString, Key> m_callDays;
     qint64 m_records = 0;
     QStringList m_skipped;

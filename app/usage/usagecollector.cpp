@@ -1,5 +1,6 @@
 #include "usagecollector.h"
 
+#include "fleet/fleetfanout.h"
 #include "server/adminscript.h"
 #include "server/shortcommand.h"
 #include "usage/usagefacts.h"
@@ -44,6 +45,7 @@ UsageCollector::~UsageCollector() = default;
 void UsageCollector::start()
 {
     cancel();
+    m_fanOut = nullptr;
     m_running = true;
     m_call = new QObject(this);
     m_lines.clear();
@@ -76,11 +78,83 @@ void UsageCollector::collectAllUsers(OpenTerminalClient *client, const AdminAcce
         }));
 }
 
+void UsageCollector::collectAllUsers(
+    FleetFanOut *fanOut, const QDate &since, const QString &homesRoot)
+{
+    start();
+    m_user.clear();
+    m_since = since;
+    m_fanOut = fanOut;
+    m_queue.clear();
+    m_memberErrors.clear();
+    m_membersWaiting = int(fanOut->targets().size());
+    m_membersAdded = 0;
+    m_aggregator = UsageAggregator();
+    QPointer<QObject> call = m_call;
+    fanOut->runForValues<QString>(
+        [homesRoot](const FanOutTarget &target, QObject *context,
+            const FleetFanOut::ValueDone<QString> &done) {
+            runAdminCommand(target.client, target.admin, usagefacts::allUsersScript(homesRoot),
+                context, outputOf(done));
+        },
+        [this, call](const FanOutMemberResult &result, const QString &output) {
+            if (!call || call != m_call)
+                return; // cancelled, or a later collection
+            --m_membersWaiting;
+            if (result.ok)
+                m_queue.append({result.member, output});
+            else
+                m_memberErrors.append(result.error);
+            Q_EMIT memberFinished(result);
+            if (m_lines.isEmpty() && m_next == 0)
+                nextMember();
+        });
+}
+
+void UsageCollector::nextMember()
+{
+    if (!m_running || !m_call)
+        return;
+    if (m_queue.isEmpty()) {
+        if (m_membersWaiting == 0)
+            finish();
+        return;
+    }
+    const auto [member, output] = m_queue.takeFirst();
+    m_member = member;
+    m_aggregator.setMember(member);
+    m_lines = output.split(QLatin1Char('\n'));
+    m_next = 0;
+    m_sawHome = false;
+    QTimer::singleShot(0, m_call, [this] { addSlice(); });
+}
+
+void UsageCollector::finish()
+{
+    m_running = false;
+    m_call->deleteLater();
+    m_call = nullptr;
+    m_lines.clear();
+    m_next = 0;
+    if (m_fanOut && m_membersAdded == 0 && !m_memberErrors.isEmpty()) {
+        Q_EMIT failed(m_memberErrors.join(QLatin1Char('\n')));
+        return;
+    }
+    if (!m_fanOut && !m_sawHome) {
+        Q_EMIT failed(tr("reading the transcripts' usage failed: the answer had no home line"));
+        return;
+    }
+    Q_EMIT finished(m_aggregator.report(m_since));
+}
+
 void UsageCollector::cancel()
 {
     if (!m_running)
         return;
     m_running = false;
+    if (m_fanOut)
+        m_fanOut->cancel();
+    m_queue.clear();
     // Its callbacks and slices never run; a stream that reports its end while it is deleted
     // finds the collector no longer running.
     QObject *call = m_call;
@@ -128,15 +202,22 @@ void UsageCollector::addSlice()
         QTimer::singleShot(0, m_call, [this] { addSlice(); });
         return;
     }
-    m_running = false;
-    m_call->deleteLater();
-    m_call = nullptr;
-    m_lines.clear();
-    if (!m_sawHome) {
-        Q_EMIT failed(tr("reading the transcripts' usage failed: the answer had no home line"));
+    if (m_fanOut) {
+        // One member's facts are added up: the next member's, or the end.
+        if (m_sawHome)
+            ++m_membersAdded;
+        else
+            m_memberErrors.append(tr("member %1: its usage answer had no home line; its "
+                                     "figures are left out")
+                                      .arg(m_member));
+        m_lines.clear();
+        m_next = 0;
+        if (m_sawHome)
+            Q_EMIT partialReport(m_aggregator.report(m_since));
+        nextMember();
         return;
     }
-    Q_EMIT finished(m_aggregator.report(m_since));
+    finish();
 }
 
 } // namespace sandscope

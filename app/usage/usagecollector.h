@@ -2,7 +2,10 @@
 // Collects usage over time from the server, asynchronously: the usage script as one user
 // (or as root for every home, through the admin channel), its facts added up in slices on
 // the event loop so a large listing never blocks the window. Cancellable at any point;
-// exactly one of finished/failed/cancelled is emitted per start.
+// exactly one of finished/failed/cancelled is emitted per start. On a fleet (FleetFanOut)
+// every member is read at once and each member's facts are added as it answers, its rows
+// named by the member; finished carries the members that answered, memberFinished says how
+// each ended, and only when no member answered is it failed.
 
 #include "server/adminaccess.h"
 #include "server/connection.h"
@@ -11,11 +14,17 @@
 
 #include <QDate>
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
+#include <QVector>
+
+#include <utility>
 
 namespace sandscope {
 
+class FleetFanOut;
 class OpenTerminalClient;
+struct FanOutMemberResult;
 
 class UsageCollector : public QObject {
     Q_OBJECT
@@ -27,6 +36,9 @@ public:
     void collect(OpenTerminalClient *client, const Identity &identity, const QDate &since = {});
     void collectAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
         const QDate &since = {}, const QString &homesRoot = QStringLiteral("/home"));
+    // Every home of every target of `fanOut` (not owned; cancelled with the collection).
+    void collectAllUsers(FleetFanOut *fanOut, const QDate &since = {},
+        const QString &homesRoot = QStringLiteral("/home"));
     void cancel();
     bool isRunning() const { return m_running; }
 
@@ -36,16 +48,33 @@ Q_SIGNALS:
     void finished(const sandscope::UsageReport &report);
     void failed(const QString &error);
     void cancelled();
+    // A fleet: one member's part ended (failed, or its facts queued for adding up).
+    void memberFinished(const sandscope::FanOutMemberResult &result);
+    // A fleet: the report of the members added up so far, after each member's facts.
+    void partialReport(const sandscope::UsageReport &report);
+    // A fleet: what was left out, one message per member (failed, or an answer without its
+    // home line); complete once finished is emitted.
+public:
+    const QStringList &memberErrors() const { return m_memberErrors; }
+Q_SIGNALS:
 
 private:
     void start();
     void onOutput(bool ok, const QString &output, const QString &error);
     void addSlice();
+    void nextMember();
+    void finish();
 
     QObject *m_call = nullptr; // the running command's context: deleting it drops the answer
     bool m_running = false;
     QString m_user; // empty for every home
     QDate m_since;
+    QPointer<FleetFanOut> m_fanOut;
+    QVector<std::pair<QString, QString>> m_queue; // fleet: member, output not added up yet
+    QString m_member; // fleet: whose facts are being added up
+    int m_membersWaiting = 0;
+    int m_membersAdded = 0;
+    QStringList m_memberErrors;
     QStringList m_lines;
     qsizetype m_next = 0;
     bool m_sawHome = false;

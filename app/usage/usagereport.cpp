@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QSet>
 
+#include <algorithm>
+
 namespace sandscope {
 
 UsageDay &UsageDay::operator+=(const UsageDay &other)
@@ -54,6 +56,8 @@ static QJsonObject dayJson(const UsageDay &day)
     };
     if (!day.user.isEmpty())
         json.insert(QStringLiteral("user"), day.user);
+    if (!day.member.isEmpty())
+        json.insert(QStringLiteral("member"), day.member);
     if (day.day.isValid())
         json.insert(QStringLiteral("day"), day.day.toString(Qt::ISODate));
     return json;
@@ -104,10 +108,20 @@ static QString csvField(const QString &text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
+bool UsageReport::hasMembers() const
+{
+    return std::any_of(
+        days.cbegin(), days.cend(), [](const UsageDay &day) { return !day.member.isEmpty(); });
+}
+
 QByteArray UsageReport::toCsv() const
 {
-    QString text = csvHeader().join(QLatin1Char(',')) + QStringLiteral("\r\n");
+    const bool members = hasMembers();
+    QString text = (members ? QStringLiteral("member,") : QString())
+        + csvHeader().join(QLatin1Char(',')) + QStringLiteral("\r\n");
     for (const UsageDay &day : days) {
+        if (members)
+            text += csvField(day.member) + QLatin1Char(',');
         const QStringList fields {csvField(day.user), day.day.toString(Qt::ISODate),
             QString::number(day.sessions), QString::number(day.turns),
             QString::number(day.toolCalls), QString::number(day.errors),

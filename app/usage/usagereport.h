@@ -15,6 +15,7 @@ namespace sandscope {
 // One user's figures on one day (or, from UsageReport::total, over every row).
 struct UsageDay {
     QString user;
+    QString member; // the fleet member whose homes the figures come from; empty: one server
     QDate day; // UTC
     qint64 sessions = 0; // sessions with a record that day
     qint64 turns = 0; // typed prompts
@@ -38,13 +39,14 @@ struct ToolUsage {
 };
 
 struct UsageReport {
-    QVector<UsageDay> days; // by user, then day
+    QVector<UsageDay> days; // by user, then member, then day
     QVector<ToolUsage> tools; // most calls first
     qint64 sessions = 0; // distinct sessions with a record in the period
     qint64 records = 0; // facts read
     QStringList skipped; // lines that were not complete records, and facts that made no sense
 
     UsageDay total() const; // sessions: the distinct ones, not the days' sum
+    bool hasMembers() const; // the rows come from a fleet's members
     QStringList users() const;
     // Every home's rows name their account (the all-users collection): a row whose account
     // one of `userIds` gets (explainAccountName, with the server's account `prefix`) is named
@@ -55,7 +57,8 @@ struct UsageReport {
     // {"type":"sandscope_usage","days":[…],"tools":[…],"total":{…},"skipped":[…]}
     QJsonObject toJson() const;
     // user,day,sessions,turns,tool_calls,errors,input_tokens,output_tokens,
-    // cache_read_tokens,cache_creation_tokens,cost_usd — with that header row
+    // cache_read_tokens,cache_creation_tokens,cost_usd — with that header row; a fleet's
+    // rows start with a member column
     QByteArray toCsv() const;
     static QStringList csvHeader();
     // The tools, most calls first: tool,calls,errors,timed_calls,total_ms,mean_ms (mean over
