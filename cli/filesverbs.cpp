@@ -8,6 +8,7 @@
 #include "files/chatindexmodel.h"
 #include "files/fileoperations.h"
 #include "files/pathguard.h"
+#include "fleet/fleetfanout.h"
 #include "security/auditlog.h"
 #include "security/secretredactor.h"
 #include "server/openterminalclient.h"
@@ -125,11 +126,18 @@ int printUserChats(OpenTerminalClient &client, const ConnectionOptions &options,
     return Ok;
 }
 
-int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
-    const AdminAccess &admin, bool json)
+int printAllUsers(
+    OpenTerminalClient &client, const ConnectionOptions &options, FleetFanOut &fanOut, bool json)
 {
     AdminOverviewModel model(&client);
-    model.setAdminAccess(admin);
+    const bool fleet = fanOut.isFleet();
+    if (fleet)
+        model.setFanOut(&fanOut);
+    else
+        model.setAdminAccess(fanOut.targets().constFirst().admin);
+    // A member that fails is named as it ends; the others' homes are still listed.
+    QObject::connect(&model, &AdminOverviewModel::memberFailed, &model,
+        [](const QString &message) { printError(message); });
     const ApiError error = waitFor<ApiError>([&](auto done) {
         QObject::connect(&model, &AdminOverviewModel::loaded, &model, [done] { done(ApiError()); });
         QObject::connect(&model, &AdminOverviewModel::failed, &model, done);
@@ -147,15 +155,20 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
                            .arg(options.serverText(), model.errorText()));
             return ServerError;
         }
+        if (fleet) {
+            printError(QStringLiteral("no member of the fleet answered"));
+            return ServerError;
+        }
         return serverError(error, options);
     }
+    const int exitCode = model.memberErrors().isEmpty() ? Ok : ServerError;
     if (json) {
         QJsonArray accounts;
         for (const AccountChats &account : model.accounts()) {
             QJsonArray chats;
             for (const ChatFolder &chat : account.chats)
                 chats.append(chatAsJson(chat));
-            accounts.append(QJsonObject {
+            QJsonObject object {
                 {QStringLiteral("account"), account.account},
                 {QStringLiteral("home"), account.home},
                 {QStringLiteral("chat_count"), int(account.chats.size())},
@@ -166,18 +179,30 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
                 {QStringLiteral("disk_bytes"),
                     account.diskBytes < 0 ? QJsonValue() : QJsonValue(double(account.diskBytes))},
                 {QStringLiteral("chats"), chats},
-            });
+            };
+            if (fleet)
+                object.insert(QStringLiteral("member"), account.member);
+            accounts.append(object);
         }
-        printJson(QJsonObject {{QStringLiteral("accounts"), accounts}});
-        return Ok;
+        QJsonObject root {{QStringLiteral("accounts"), accounts}};
+        if (fleet)
+            root.insert(QStringLiteral("members"), membersJson(fanOut));
+        printJson(root);
+        return exitCode;
     }
-    QString text = QStringLiteral("USER").leftJustified(34) + QStringLiteral(" CHATS ")
+    constexpr int memberWidth = 16;
+    QString text = (fleet ? QStringLiteral("MEMBER").leftJustified(memberWidth) + QLatin1Char(' ')
+                          : QString())
+        + QStringLiteral("USER").leftJustified(34) + QStringLiteral(" CHATS ")
         + QStringLiteral("CHAT BYTES").rightJustified(14) + QStringLiteral("  ")
         + QStringLiteral("LAST ACTIVITY (UTC)").leftJustified(20)
         + QStringLiteral(" SESSIONS RUNNING ") + QStringLiteral("DISK BYTES").rightJustified(14)
         + QLatin1Char('\n');
     for (const AccountChats &account : model.accounts())
-        text += TerminalSafe::line(account.account).leftJustified(34) + QLatin1Char(' ')
+        text += (fleet ? TerminalSafe::line(account.member).leftJustified(memberWidth)
+                            + QLatin1Char(' ')
+                       : QString())
+            + TerminalSafe::line(account.account).leftJustified(34) + QLatin1Char(' ')
             + QString::number(account.chats.size()).rightJustified(5) + QLatin1Char(' ')
             + QString::number(account.totalSize).rightJustified(14) + QStringLiteral("  ")
             + isoTime(account.lastActivity).leftJustified(20) + QLatin1Char(' ')
@@ -187,7 +212,7 @@ int printAllUsers(OpenTerminalClient &client, const ConnectionOptions &options,
                   .rightJustified(14)
             + QLatin1Char('\n');
     writeBytes(stdout, text.toUtf8());
-    return Ok;
+    return exitCode;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -493,7 +518,12 @@ int runChats(const QStringList &arguments)
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print one JSON object."));
     parser.addOption(jsonOption);
+    // Said out loud like the other every-user verbs; without --user it is the default.
+    const QCommandLineOption allUsersOption(QStringLiteral("all-users"),
+        QStringLiteral("Every account under /home (the default without --user)."));
+    parser.addOption(allUsersOption);
     parser.addOption(adminExecOption());
+    parser.addOption(memberTimeoutOption());
     ConnectionOptions options;
     const int parsed = parseVerbArguments(
         parser, chatsVerb, arguments, QStringLiteral("chats [options]"), options, QString());
@@ -503,22 +533,25 @@ int runChats(const QStringList &arguments)
         return usageError(QStringLiteral("chats takes no arguments, got \"%1\"")
                               .arg(parser.positionalArguments().join(QLatin1Char(' '))),
             chatsVerb);
-    AdminAccess admin;
-    QString why;
-    if (options.userId.isEmpty() && !resolveAdminAccess(parser, options, &admin, &why))
-        return usageError(why, chatsVerb);
     if (!options.userId.isEmpty() && parser.isSet(QStringLiteral("admin-exec")))
         return usageError(
             QStringLiteral("--admin-exec is for every user's chats (without --user)"), chatsVerb);
+    if (parser.isSet(allUsersOption) && parser.isSet(QStringLiteral("user")))
+        return usageError(QStringLiteral("--all-users and --user exclude each other"), chatsVerb);
     OpenTerminalClient client(options.connection);
-    if (options.userId.isEmpty())
-        printError(QStringLiteral("Listing every home %1").arg(admin.describe()));
-    auditRead(options, QStringLiteral("read-chats"),
-        options.userId.isEmpty() ? QStringLiteral("every home ") + admin.describe()
-                                 : QStringLiteral("~/chat-*"));
-    return options.userId.isEmpty()
-        ? printAllUsers(client, options, admin, parser.isSet(jsonOption))
-        : printUserChats(client, options, parser.isSet(jsonOption));
+    if (!options.userId.isEmpty() && !parser.isSet(allUsersOption)) {
+        auditRead(options, QStringLiteral("read-chats"), QStringLiteral("~/chat-*"));
+        return printUserChats(client, options, parser.isSet(jsonOption));
+    }
+    QString why;
+    const std::unique_ptr<FleetFanOut> fanOut = adminFanOut(parser, options, &client, &why);
+    if (!fanOut)
+        return usageError(why, chatsVerb);
+    const QString where = fanOut->isFleet() ? QStringLiteral("on every member of the fleet")
+                                            : fanOut->targets().constFirst().admin.describe();
+    printError(QStringLiteral("Listing every home %1").arg(where));
+    auditRead(options, QStringLiteral("read-chats"), QStringLiteral("every home ") + where);
+    return printAllUsers(client, options, *fanOut, parser.isSet(jsonOption));
 }
 
 int runFiles(const QStringList &arguments)

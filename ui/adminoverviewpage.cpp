@@ -92,9 +92,15 @@ void AdminOverviewPage::setClient(OpenTerminalClient *client)
     m_scanned = false;
     m_model = new AdminOverviewModel(client, this);
     m_model->setAdminAccess(m_adminAccess);
+    m_model->setFanOut(m_fanOut);
     if (!m_homesRoot.isEmpty())
         m_model->setHomesRoot(m_homesRoot);
     m_proxy->setSourceModel(m_model);
+    m_ui->accountsView->setColumnHidden(AdminOverviewModel::MemberColumn, !m_model->isFleet());
+    // A fleet's member that fails is named; the others' homes stay listed.
+    connect(m_model, &AdminOverviewModel::memberFailed, this, [this](const QString &message) {
+        m_ui->messageBar->showMessage(message, MessageBar::Level::Warning);
+    });
     connect(m_model, &AdminOverviewModel::loaded, this, &AdminOverviewPage::updateState);
     connect(m_model, &AdminOverviewModel::failed, this, &AdminOverviewPage::updateState);
     connect(m_model, &AdminOverviewModel::refused, this, &AdminOverviewPage::updateState);
@@ -132,11 +138,27 @@ void AdminOverviewPage::setAdminAccess(const AdminAccess &admin)
         reload();
 }
 
+void AdminOverviewPage::setFanOut(FleetFanOut *fanOut)
+{
+    if (fanOut == m_fanOut)
+        return;
+    m_fanOut = fanOut;
+    if (m_model)
+        m_model->setFanOut(fanOut);
+    m_ui->accountsView->setColumnHidden(
+        AdminOverviewModel::MemberColumn, !(m_model && m_model->isFleet()));
+    m_scanned = false;
+    updateState();
+    if (isVisible() && canScan())
+        reload();
+}
+
 bool AdminOverviewPage::canScan() const
 {
-    // A server that refuses its own account needs the admin command.
+    // A server that refuses its own account needs the admin command; a fleet's members have
+    // theirs in the fleet file.
     return m_client
-        && (m_adminAccess.isLocalCommand()
+        && ((m_fanOut && m_fanOut->isFleet()) || m_adminAccess.isLocalCommand()
             || (m_identity.isServerAccount() && m_adminAdvice.isEmpty()));
 }
 

@@ -5,6 +5,7 @@
 // window switches identity, which is audited and shown in the identity bar). Servers that
 // require X-User-Id refuse the scan; the page then says so instead of showing an empty table.
 
+#include "fleet/fleetfanout.h"
 #include "server/adminaccess.h"
 #include "server/connection.h"
 
@@ -39,6 +40,9 @@ public:
     // admin command (setAdminAccess) whoever is acted as.
     void setIdentity(const Identity &identity);
     void setAdminAccess(const AdminAccess &admin);
+    // A fleet: every member is scanned through `fanOut` (not owned) and a Member column
+    // shows where each home is; null for one server.
+    void setFanOut(FleetFanOut *fanOut);
     // The server's account prefix (OPEN_TERMINAL_USER_PREFIX), if known; helps to find the
     // user id of an account.
     void setAccountPrefix(const QString &prefix) { m_prefix = prefix; }
@@ -84,6 +88,7 @@ private:
     QPointer<OpenTerminalClient> m_client;
     Identity m_identity;
     AdminAccess m_adminAccess;
+    QPointer<FleetFanOut> m_fanOut;
     QString m_prefix;
     QString m_homesRoot;
     AdminOverviewModel *m_model = nullptr;

@@ -1,5 +1,7 @@
 #include "adminoverviewmodel.h"
 
+#include "fleet/fleetfanout.h"
+
 #include <algorithm>
 
 namespace sandscope {
@@ -7,7 +9,7 @@ namespace sandscope {
 AdminOverviewModel::AdminOverviewModel(OpenTerminalClient *client, QObject *parent)
     : ChatScanTableModel(client,
         {tr("User"), tr("Chats"), tr("Chats size"), tr("Last activity"), tr("Sessions"),
-            tr("Running"), tr("Disk")},
+            tr("Running"), tr("Disk"), tr("Member")},
         {SizeColumn, DiskColumn}, parent)
 {
 }
@@ -26,9 +28,22 @@ void AdminOverviewModel::reload()
     m_accounts.clear();
     m_rowOfAccount.clear();
     endResetModel();
-    m_serverNow = QDateTime();
+    m_serverNow.clear();
     // As root (no user): every home is readable.
-    startScan(Identity(), chatscan::allUsersScript(m_homesRoot), m_admin, m_homesRoot);
+    if (m_fanOut)
+        startScans(m_fanOut, chatscan::allUsersScript(m_homesRoot), m_homesRoot);
+    else
+        startScan(Identity(), chatscan::allUsersScript(m_homesRoot), m_admin, m_homesRoot);
+}
+
+bool AdminOverviewModel::isFleet() const
+{
+    return m_fanOut && m_fanOut->isFleet();
+}
+
+int AdminOverviewModel::rowOfAccount(const QString &account, const QString &member) const
+{
+    return m_rowOfAccount.value(member + QLatin1Char('/') + account, -1);
 }
 
 QString AdminOverviewModel::failureText(const ApiError &error) const
@@ -50,21 +65,25 @@ void AdminOverviewModel::scanFailed(const ApiError &error)
     Q_EMIT refused(errorText());
 }
 
-int AdminOverviewModel::ensureAccount(const QString &home, QVector<AccountChats> &added)
+int AdminOverviewModel::ensureAccount(
+    const QString &home, const QString &member, QVector<AccountChats> &added)
 {
     QString account = home;
     while (account.size() > 1 && account.endsWith(QLatin1Char('/')))
         account.chop(1);
     account = account.mid(account.lastIndexOf(QLatin1Char('/')) + 1);
-    const auto known = m_rowOfAccount.constFind(account);
+    // Two members may each hold a home of one account (a move not finished): two rows.
+    const QString key = member + QLatin1Char('/') + account;
+    const auto known = m_rowOfAccount.constFind(key);
     if (known != m_rowOfAccount.constEnd())
         return *known;
     const int row = int(m_accounts.size() + added.size());
     AccountChats entry;
     entry.account = account;
+    entry.member = member;
     entry.home = home;
     added.append(entry);
-    m_rowOfAccount.insert(account, row);
+    m_rowOfAccount.insert(key, row);
     return row;
 }
 
@@ -78,14 +97,14 @@ void AdminOverviewModel::addRecords(const QVector<ChatScanRecord> &batch)
     int lastChanged = -1;
     for (const ChatScanRecord &record : batch) {
         if (record.kind == ChatScanRecord::Kind::Clock) {
-            m_serverNow = record.modified;
+            m_serverNow.insert(record.member, record.modified);
             continue;
         }
         const bool isChat = record.kind == ChatScanRecord::Kind::Chat;
         const QString home = isChat
             ? record.chat.path.left(record.chat.path.lastIndexOf(QLatin1Char('/')))
             : record.homePath;
-        const int row = ensureAccount(home, added);
+        const int row = ensureAccount(home, record.member, added);
         AccountChats &account = row < existing ? m_accounts[row] : added[row - existing];
         switch (record.kind) {
         case ChatScanRecord::Kind::Home:
@@ -93,8 +112,12 @@ void AdminOverviewModel::addRecords(const QVector<ChatScanRecord> &batch)
             continue;
         case ChatScanRecord::Kind::Session:
             ++account.sessions;
-            if (m_serverNow.isValid() && record.modified.secsTo(m_serverNow) < runningSeconds)
-                ++account.runningSessions;
+            {
+                // Each member's own clock: members need not agree on the time.
+                const QDateTime now = m_serverNow.value(record.member);
+                if (now.isValid() && record.modified.secsTo(now) < runningSeconds)
+                    ++account.runningSessions;
+            }
             break;
         case ChatScanRecord::Kind::HomeUsage:
             account.diskBytes = record.bytes;
@@ -143,6 +166,8 @@ QVariant AdminOverviewModel::cellValue(int row, int column) const
         return account.runningSessions;
     case DiskColumn:
         return account.diskBytes;
+    case MemberColumn:
+        return account.member;
     default:
         return QVariant();
     }
@@ -157,6 +182,8 @@ QVariant AdminOverviewModel::rowValue(int row, int role) const
         return account.home;
     case AccountRole:
         return account.account;
+    case MemberRole:
+        return account.member;
     default:
         return QVariant();
     }

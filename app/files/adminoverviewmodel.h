@@ -6,9 +6,11 @@
 
 #include "files/chatfolder.h"
 #include "files/chatscantablemodel.h"
+#include "fleet/fleetfanout.h"
 
 #include <QDateTime>
 #include <QHash>
+#include <QPointer>
 #include <QVector>
 
 namespace sandscope {
@@ -17,6 +19,7 @@ class OpenTerminalClient;
 
 struct AccountChats {
     QString account;
+    QString member; // the fleet member holding the home; empty for one server
     QString home;
     QVector<ChatFolder> chats;
     qint64 totalSize = 0; // of the chats
@@ -38,6 +41,7 @@ public:
         SessionCountColumn,
         RunningColumn,
         DiskColumn,
+        MemberColumn, // a fleet's: where the home is (views hide it for one server)
         ColumnCount
     };
     // A session counts as running while its transcript was written this recently.
@@ -46,6 +50,7 @@ public:
         SortRole = sortRole, // raw value of the column: name, count, bytes, QDateTime
         AccountRole,
         HomeRole,
+        MemberRole,
     };
 
     explicit AdminOverviewModel(OpenTerminalClient *client, QObject *parent = nullptr);
@@ -54,9 +59,14 @@ public:
     // How the scan reaches root in the sandbox; the server account unless set.
     void setAdminAccess(const AdminAccess &admin) { m_admin = admin; }
     const AdminAccess &adminAccess() const { return m_admin; }
+    // A fleet: reload() scans every member of `fanOut` (not owned) at once, each home's row
+    // naming its member; null (the default) scans the one server through the admin access.
+    void setFanOut(FleetFanOut *fanOut) { m_fanOut = fanOut; }
+    bool isFleet() const;
     void reload();
     const QVector<AccountChats> &accounts() const { return m_accounts; }
-    int rowOfAccount(const QString &account) const { return m_rowOfAccount.value(account, -1); }
+    // The row of an account (on `member`, for a fleet); -1 when there is none.
+    int rowOfAccount(const QString &account, const QString &member = {}) const;
 
     // True for the refusal of newer multi-user servers ("X-User-Id is required").
     static bool isServerAccountRefusal(const ApiError &error);
@@ -74,13 +84,14 @@ protected:
     QVariant rowValue(int row, int role) const override;
 
 private:
-    int ensureAccount(const QString &home, QVector<AccountChats> &added);
+    int ensureAccount(const QString &home, const QString &member, QVector<AccountChats> &added);
 
     QString m_homesRoot = QStringLiteral("/home");
     AdminAccess m_admin;
-    QDateTime m_serverNow; // the scan's Clock record
+    QPointer<FleetFanOut> m_fanOut;
+    QHash<QString, QDateTime> m_serverNow; // per member: its scan's Clock record
     QVector<AccountChats> m_accounts;
-    QHash<QString, int> m_rowOfAccount;
+    QHash<QString, int> m_rowOfAccount; // member + '/' + account
 };
 
 } // namespace sandscope

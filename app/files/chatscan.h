@@ -46,6 +46,7 @@ struct ChatScanRecord {
     qint64 bytes = 0; // HomeUsage
     QDateTime modified; // HomeUsage, Session, Clock
     ChatFolder chat; // Chat
+    QString member; // the fleet member it was found on; empty for one server
 
     bool isHome() const { return kind == Kind::Home; }
 };

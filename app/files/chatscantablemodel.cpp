@@ -1,5 +1,6 @@
 #include "chatscantablemodel.h"
 
+#include "fleet/fleetfanout.h"
 #include "util/terminalsafe.h"
 
 #include <QLocale>
@@ -32,6 +33,60 @@ void ChatScanTableModel::stopScan()
     if (m_scan)
         m_scan->abandon();
     m_scan = nullptr;
+    disconnect(m_memberConnection);
+    disconnect(m_finishedConnection);
+    if (m_fanOut)
+        m_fanOut->cancel(); // its contexts go, and with them every member's scan
+    m_fanOut = nullptr;
+    m_memberErrors.clear();
+}
+
+void ChatScanTableModel::startScans(
+    FleetFanOut *fanOut, const QString &script, const QString &homesRoot)
+{
+    stopScan();
+    setScanState(ScanState::Loading);
+    m_fanOut = fanOut;
+    m_memberConnection = connect(
+        fanOut, &FleetFanOut::memberFinished, this, [this](const FanOutMemberResult &result) {
+            if (result.ok)
+                return;
+            m_memberErrors.append(result.error);
+            Q_EMIT memberFailed(result.error);
+        });
+    m_finishedConnection = connect(fanOut, &FleetFanOut::finished, this, [this](int failedMembers) {
+        if (!m_fanOut || failedMembers < int(m_fanOut->targets().size())) {
+            setScanState(ScanState::Loaded);
+            Q_EMIT loaded();
+            return;
+        }
+        ApiError error;
+        error.kind = ApiError::Kind::Network;
+        error.message = m_memberErrors.join(QLatin1Char('\n'));
+        scanFailed(error);
+    });
+    fanOut->run([this, script, homesRoot](
+                    const FanOutTarget &target, QObject *context, const FleetFanOut::Done &done) {
+        auto *scan = new ChatScan(target.client, Identity(), this);
+        scan->setAdminAccess(target.admin);
+        scan->setHomesRoot(homesRoot);
+        const QString member = target.member;
+        connect(scan, &ChatScan::records, context, [this, member](QVector<ChatScanRecord> batch) {
+            for (ChatScanRecord &record : batch)
+                record.member = member;
+            addRecords(batch);
+        });
+        connect(scan, &ChatScan::finished, context, [done] { done(true, QString()); });
+        connect(scan, &ChatScan::failed, context,
+            [done](const ApiError &error) { done(false, error.toString()); });
+        // A member given up (timed out, cancelled) takes its scan with it.
+        const QPointer<ChatScan> guarded = scan;
+        connect(context, &QObject::destroyed, this, [guarded] {
+            if (guarded)
+                guarded->abandon();
+        });
+        scan->start(script);
+    });
 }
 
 void ChatScanTableModel::startScan(const Identity &identity, const QString &script,

@@ -3,6 +3,7 @@
 // at a time and turns its records into rows as they stream in.
 
 #include "files/chatscan.h"
+#include "fleet/fleetfanout.h"
 #include "server/apierror.h"
 #include "server/connection.h"
 
@@ -27,6 +28,9 @@ public:
     ScanState state() const { return m_state; }
     // For Failed and Refused: one paragraph for people.
     QString errorText() const { return m_error; }
+    // A fleet's scan: the members that failed or did not answer in time, one message each
+    // (the others' rows are shown; Loaded once every member ended and one answered).
+    const QStringList &memberErrors() const { return m_memberErrors; }
 
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -36,6 +40,8 @@ public:
 Q_SIGNALS:
     void loaded();
     void failed(const sandscope::ApiError &error);
+    // A fleet's scan: one member failed (its message names it); the others go on.
+    void memberFailed(const QString &message);
 
 protected:
     // `headers` name the columns; the values of `sizeColumns` are shown as data sizes (a
@@ -46,6 +52,10 @@ protected:
     // Abandons the running scan (its process is killed), if any, and starts `script`.
     // An empty identity scans as root through `admin`; `homesRoot` names the admin scan's root.
     void startScan(const Identity &identity, const QString &script, const AdminAccess &admin = {},
+        const QString &homesRoot = QStringLiteral("/home"));
+    // The same on every target of `fanOut` (not owned) at once; each record's `member` names
+    // its target. Failed only when every member failed.
+    void startScans(FleetFanOut *fanOut, const QString &script,
         const QString &homesRoot = QStringLiteral("/home"));
     void stopScan();
     void setScanState(ScanState state, const QString &error = QString());
@@ -63,6 +73,10 @@ private:
     QStringList m_headers;
     QVector<int> m_sizeColumns;
     QPointer<ChatScan> m_scan;
+    QPointer<FleetFanOut> m_fanOut;
+    QMetaObject::Connection m_memberConnection;
+    QMetaObject::Connection m_finishedConnection;
+    QStringList m_memberErrors;
     ScanState m_state = ScanState::Idle;
     QString m_error;
 };

@@ -311,21 +311,32 @@ private Q_SLOTS:
         QTest::newRow("a key in the fleet file")
             << QStringList {QStringLiteral("server-info"), QStringLiteral("--fleet=") + fleetFile}
             << true << QStringLiteral("\"api_key\" is refused");
+        QFile good(m_home.filePath(QStringLiteral("good-fleet.json")));
+        if (good.open(QIODevice::WriteOnly))
+            good.write("{\"router\": \"http://127.0.0.1:9\", \"members\": [{\"name\": "
+                       "\"m0\", \"url\": \"http://127.0.0.1:9\"}]}");
+        good.close();
+        const QString fleetOption = QStringLiteral("--fleet=") + good.fileName();
+        // The views that fan out take each member's admin command from the fleet file.
         for (const QStringList &view :
             {QStringList {QStringLiteral("sessions"), QStringLiteral("--all-users")},
                 QStringList {QStringLiteral("usage"), QStringLiteral("--all-users")},
                 QStringList {
                     QStringLiteral("search"), QStringLiteral("--all-users"), QStringLiteral("x")},
-                QStringList {QStringLiteral("live"), QStringLiteral("--all-users")},
-                QStringList {QStringLiteral("cleanup")}, QStringList {QStringLiteral("chats")}}) {
-            QFile good(m_home.filePath(QStringLiteral("good-fleet.json")));
-            if (good.open(QIODevice::WriteOnly))
-                good.write("{\"router\": \"http://127.0.0.1:9\", \"members\": [{\"name\": "
-                           "\"m0\", \"url\": \"http://127.0.0.1:9\"}]}");
-            good.close();
+                QStringList {QStringLiteral("chats")}}) {
+            QTest::addRow(
+                "%s of every user through a fleet with --admin-exec", qPrintable(view.first()))
+                << view + QStringList {fleetOption, QStringLiteral("--admin-exec=sudo -n")} << true
+                << QStringLiteral("admin_exec in the fleet file");
+            QTest::addRow("%s of every user with a bad --member-timeout", qPrintable(view.first()))
+                << view + QStringList {fleetOption, QStringLiteral("--member-timeout=soon")} << true
+                << QStringLiteral("--member-timeout needs seconds");
+        }
+        for (const QStringList &view :
+            {QStringList {QStringLiteral("live"), QStringLiteral("--all-users")},
+                QStringList {QStringLiteral("cleanup")}}) {
             QTest::addRow("%s of every user through a fleet", qPrintable(view.first()))
-                << view + QStringList {QStringLiteral("--fleet=") + good.fileName()} << true
-                << QStringLiteral("per member");
+                << view + QStringList {fleetOption} << true << QStringLiteral("per member");
         }
         QTest::newRow("unknown profile")
             << QStringList {QStringLiteral("server-info"), QStringLiteral("--profile=nope")} << true

@@ -21,21 +21,7 @@
 using namespace sandscope;
 using namespace sandscope::test;
 
-namespace {
-
-struct CliResult {
-    int exitCode = -1;
-    QString out;
-    QString err;
-    QString all() const { return out + err; }
-};
-
-CliResult cliResult(const CliOutcome &outcome)
-{
-    return {outcome.exitCode, QString::fromUtf8(outcome.out), QString::fromUtf8(outcome.err)};
-}
-
-} // namespace
+using CliResult = CliText;
 
 class FleetStatusTest : public QObject {
     Q_OBJECT
@@ -66,7 +52,7 @@ private:
         environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_key);
         environment.insert(
             QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
-        return cliResult(runSandscope(QStringList {QStringLiteral("fleet")} + arguments
+        return cliText(runSandscope(QStringList {QStringLiteral("fleet")} + arguments
                 + QStringList {QStringLiteral("--fleet"), m_fleetFile},
             environment, 180000));
     }
@@ -165,7 +151,7 @@ private Q_SLOTS:
         environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_key);
         environment.insert(
             QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
-        const CliResult cat = cliResult(runSandscope(
+        const CliResult cat = cliText(runSandscope(
             {QStringLiteral("files"), QStringLiteral("cat"), QStringLiteral("chat-1/where"),
                 QStringLiteral("--fleet"), m_fleetFile, QStringLiteral("--user"), onA},
             environment));

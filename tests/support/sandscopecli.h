@@ -3,6 +3,8 @@
 // crashed or did not finish within `timeoutMs`, 30 s unless given) and everything it wrote.
 
 #include <QByteArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
@@ -32,6 +34,20 @@ inline CliOutcome runSandscope(const QStringList &arguments,
     outcome.out = process.readAllStandardOutput();
     outcome.err = process.readAllStandardError();
     return outcome;
+}
+
+// The same as text, for tests that read what a person or a JSON consumer reads.
+struct CliText {
+    int exitCode = -1;
+    QString out;
+    QString err;
+    QString all() const { return out + err; }
+    QJsonObject json() const { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+};
+
+inline CliText cliText(const CliOutcome &outcome)
+{
+    return {outcome.exitCode, QString::fromUtf8(outcome.out), QString::fromUtf8(outcome.err)};
 }
 
 } // namespace sandscope::test

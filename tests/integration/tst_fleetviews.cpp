@@ -1,0 +1,327 @@
+// The all-users views of the command line on a fleet of three REAL members
+// (tests/support/fleetmembers.h: each in a mount namespace with a private /home, one API key,
+// admin command nsenter): sessions, search, usage and chats with --all-users --fleet.
+//  * every member's users are listed, each item with the member its home is on;
+//  * what the fleet shows is what each member shows alone (the same sessions, hits, homes),
+//    and its usage figures add up to the members' own;
+//  * a member whose admin command fails, or hangs past --member-timeout, is named with its
+//    error while the others are shown (exit 3).
+
+#include "fleetmembers.h"
+#include "sandscopecli.h"
+#include "sessions/sessiondiscovery.h"
+#include "testing.h"
+#include "transcripthome.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QUuid>
+#include <QtTest>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+using CliResult = CliText;
+
+// A user of a member with one chat session, its transcript a copy of transcript-basic.jsonl.
+struct PlacedUser {
+    QString userId;
+    QString account;
+    QString sessionId;
+};
+
+} // namespace
+
+class FleetViewsTest : public QObject {
+    Q_OBJECT
+
+private:
+    TestMember m_members[3];
+    QTemporaryDir m_local;
+    QString m_fleetFile;
+    QString m_key;
+    QHash<QString, PlacedUser> m_placed; // member name -> its user
+
+    CliResult run(const QStringList &arguments, int timeoutMs = 180000)
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_key);
+        environment.insert(
+            QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
+        return cliText(runSandscope(arguments, environment, timeoutMs));
+    }
+    CliResult onFleet(const QStringList &arguments, const QString &fleetFile = {})
+    {
+        return run(arguments
+            + QStringList {QStringLiteral("--all-users"), QStringLiteral("--fleet"),
+                fleetFile.isEmpty() ? m_fleetFile : fleetFile});
+    }
+    // The same view of one member alone, as for one server.
+    CliResult onMember(const TestMember &member, const QStringList &arguments)
+    {
+        return run(arguments
+            + QStringList {QStringLiteral("--all-users"), QStringLiteral("--server"),
+                member.server->url().toString(), QStringLiteral("--admin-exec"),
+                member.adminCommand()});
+    }
+
+    static QJsonObject memberJson(const QString &name, const QString &url, const QString &admin)
+    {
+        return QJsonObject {{QStringLiteral("name"), name}, {QStringLiteral("url"), url},
+            {QStringLiteral("admin_exec"), admin}};
+    }
+    // A fleet file of the three members, member `index` with `admin` as its admin command
+    // when given (a broken or hanging one).
+    QString writeFleetFile(const QString &name, int index = -1, const QString &admin = {})
+    {
+        QJsonArray members;
+        for (int i = 0; i < 3; ++i)
+            members.append(memberJson(m_members[i].name, m_members[i].server->url().toString(),
+                i == index ? admin : m_members[i].adminCommand()));
+        const QString path = m_local.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(QJsonDocument(
+            QJsonObject {{QStringLiteral("router"), m_members[0].server->url().toString()},
+                {QStringLiteral("members"), members}})
+                       .toJson());
+        return path;
+    }
+
+    // A user made through the member's own URL, with one chat session installed as root.
+    PlacedUser placeUser(const TestMember &member, const QString &tag)
+    {
+        PlacedUser user;
+        user.userId = tag + randomToken(8 - int(tag.size()), true);
+        shellLines(member.client.get(), {user.userId, QString()}, QStringLiteral("true"));
+        const QStringList home = shellLines(member.client.get(), {user.userId, QString()},
+            QStringLiteral("mkdir -p ~/chat-1 && echo \"$HOME\""));
+        if (home.isEmpty())
+            return {};
+        const QString remoteHome = home.constLast();
+        user.account = remoteHome.mid(remoteHome.lastIndexOf(QLatin1Char('/')) + 1);
+        user.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        // Seen from here, the member's /home is its temporary folder.
+        const QString localHome = member.homes.filePath(user.account);
+        const QString escaped
+            = sessiondiscovery::projectDirectoryName(remoteHome + QStringLiteral("/chat-1"));
+        if (installBasicTranscript(localHome, escaped, user.sessionId).isEmpty())
+            return {};
+        member.asRoot(QStringLiteral("chown -R %1: /home/%1/.claude").arg(user.account));
+        return user;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
+        m_key = QStringLiteral("fleet-key-") + randomToken(16);
+        const QStringList names {
+            QStringLiteral("member-a"), QStringLiteral("member-b"), QStringLiteral("member-c")};
+        for (int i = 0; i < 3; ++i) {
+            QString error;
+            QVERIFY2(m_members[i].start(names.at(i), &error, m_key), qPrintable(error));
+        }
+        m_fleetFile = writeFleetFile(QStringLiteral("fleet.json"));
+        QVERIFY(!m_fleetFile.isEmpty());
+        for (int i = 0; i < 3; ++i) {
+            const PlacedUser user = placeUser(m_members[i], QStringLiteral("fv%1").arg(i));
+            QVERIFY2(!user.userId.isEmpty(), qPrintable(m_members[i].name));
+            m_placed.insert(m_members[i].name, user);
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        for (TestMember &member : m_members)
+            member.stop();
+    }
+
+    void sessionsOfEveryMemberCarryTheirMember()
+    {
+        const CliResult result = onFleet({QStringLiteral("sessions"), QStringLiteral("--json")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.all()));
+        const QJsonObject root = result.json();
+        QHash<QString, QString> memberOfSession;
+        for (const QJsonValue &value : root.value(QLatin1String("sessions")).toArray()) {
+            const QJsonObject session = value.toObject();
+            memberOfSession.insert(session.value(QLatin1String("session_id")).toString(),
+                session.value(QLatin1String("member")).toString());
+        }
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed)
+            QCOMPARE(memberOfSession.value(placed->sessionId), placed.key());
+        const QJsonArray members = root.value(QLatin1String("members")).toArray();
+        QCOMPARE(members.size(), 3);
+        for (const QJsonValue &member : members)
+            QVERIFY(member.toObject().value(QLatin1String("ok")).toBool());
+
+        // The fleet shows exactly what each member shows alone.
+        QSet<QString> alone;
+        for (const TestMember &member : m_members) {
+            const CliResult own
+                = onMember(member, {QStringLiteral("sessions"), QStringLiteral("--json")});
+            QVERIFY2(own.exitCode == 0, qPrintable(own.all()));
+            for (const QJsonValue &value : own.json().value(QLatin1String("sessions")).toArray()) {
+                const QJsonObject session = value.toObject();
+                QVERIFY(!session.contains(QLatin1String("member"))); // one server: no member
+                alone.insert(member.name + QLatin1Char('/')
+                    + session.value(QLatin1String("path")).toString());
+            }
+        }
+        QSet<QString> merged;
+        for (const QJsonValue &value : root.value(QLatin1String("sessions")).toArray()) {
+            const QJsonObject session = value.toObject();
+            merged.insert(session.value(QLatin1String("member")).toString() + QLatin1Char('/')
+                + session.value(QLatin1String("path")).toString());
+        }
+        QCOMPARE(merged, alone);
+
+        // The table names the member of every row.
+        const CliResult text = onFleet({QStringLiteral("sessions")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.startsWith(QLatin1String("MEMBER")), qPrintable(text.out));
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed) {
+            const QStringList rows = text.out.split(QLatin1Char('\n')).filter(placed->account);
+            QVERIFY2(!rows.isEmpty(), qPrintable(text.out));
+            QVERIFY2(rows.constFirst().startsWith(placed.key()), qPrintable(rows.constFirst()));
+        }
+        QVERIFY(!text.all().contains(m_key));
+    }
+
+    void searchFindsEveryMembersLinesWithTheirMember()
+    {
+        // A text in every copy of transcript-basic.jsonl.
+        const CliResult result
+            = onFleet({QStringLiteral("search"), QStringLiteral("--json"), QStringLiteral("Bash")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.all()));
+        QHash<QString, QSet<QString>> membersOfSession;
+        for (const QJsonValue &value : result.json().value(QLatin1String("hits")).toArray()) {
+            const QJsonObject hit = value.toObject();
+            membersOfSession[hit.value(QLatin1String("session_id")).toString()].insert(
+                hit.value(QLatin1String("member")).toString());
+        }
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed)
+            QCOMPARE(membersOfSession.value(placed->sessionId), QSet<QString>({placed.key()}));
+    }
+
+    void usageOfTheFleetIsTheSumOfItsMembers()
+    {
+        const CliResult fleet = onFleet({QStringLiteral("usage"), QStringLiteral("--json")});
+        QVERIFY2(fleet.exitCode == 0, qPrintable(fleet.all()));
+        const QJsonObject report = fleet.json();
+        QVERIFY(report.value(QLatin1String("complete")).toBool());
+        // Every placed user has rows, each naming the member the home is on.
+        QHash<QString, QSet<QString>> membersOfUser;
+        for (const QJsonValue &value : report.value(QLatin1String("days")).toArray()) {
+            const QJsonObject day = value.toObject();
+            membersOfUser[day.value(QLatin1String("user")).toString()].insert(
+                day.value(QLatin1String("member")).toString());
+        }
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed)
+            QCOMPARE(membersOfUser.value(placed->account), QSet<QString>({placed.key()}));
+
+        const QStringList figures {QStringLiteral("sessions"), QStringLiteral("turns"),
+            QStringLiteral("tool_calls"), QStringLiteral("errors"), QStringLiteral("input_tokens"),
+            QStringLiteral("output_tokens"), QStringLiteral("cache_read_tokens"),
+            QStringLiteral("cache_creation_tokens")};
+        QHash<QString, double> sum;
+        double cost = 0;
+        for (const TestMember &member : m_members) {
+            const CliResult own
+                = onMember(member, {QStringLiteral("usage"), QStringLiteral("--json")});
+            QVERIFY2(own.exitCode == 0, qPrintable(own.all()));
+            const QJsonObject total = own.json().value(QLatin1String("total")).toObject();
+            for (const QString &figure : figures)
+                sum[figure] += total.value(figure).toDouble();
+            cost += total.value(QLatin1String("cost_usd")).toDouble();
+        }
+        const QJsonObject total = report.value(QLatin1String("total")).toObject();
+        QVERIFY(total.value(QLatin1String("turns")).toDouble() >= 3); // one session per member
+        for (const QString &figure : figures)
+            QCOMPARE(total.value(figure).toDouble(), sum.value(figure));
+        QVERIFY(qAbs(total.value(QLatin1String("cost_usd")).toDouble() - cost) < 1e-9);
+
+        // The table and the CSV name the member.
+        const CliResult csv = onFleet({QStringLiteral("usage"), QStringLiteral("--csv")});
+        QCOMPARE(csv.exitCode, 0);
+        QVERIFY2(csv.out.startsWith(QLatin1String("member,user,day,")), qPrintable(csv.out));
+    }
+
+    void chatsOfEveryHomeCarryTheirMember()
+    {
+        const CliResult result = onFleet({QStringLiteral("chats"), QStringLiteral("--json")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.all()));
+        QHash<QString, QSet<QString>> membersOfAccount;
+        for (const QJsonValue &value : result.json().value(QLatin1String("accounts")).toArray()) {
+            const QJsonObject account = value.toObject();
+            membersOfAccount[account.value(QLatin1String("account")).toString()].insert(
+                account.value(QLatin1String("member")).toString());
+            if (account.value(QLatin1String("account")).toString()
+                == m_placed.value(m_members[1].name).account) {
+                QCOMPARE(account.value(QLatin1String("chat_count")).toInt(), 1);
+                QCOMPARE(account.value(QLatin1String("sessions")).toInt(), 1);
+            }
+        }
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed)
+            QCOMPARE(membersOfAccount.value(placed->account), QSet<QString>({placed.key()}));
+    }
+
+    // A member whose admin command fails, and one whose admin command hangs (a frozen pod):
+    // each named with its error, the others listed, exit 3.
+    void aFailingOrHangingMemberIsNamedWhileTheOthersAreShown_data()
+    {
+        QTest::addColumn<QString>("verb");
+        QTest::newRow("sessions") << QStringLiteral("sessions");
+        QTest::newRow("usage") << QStringLiteral("usage");
+        QTest::newRow("chats") << QStringLiteral("chats");
+        QTest::newRow("search") << QStringLiteral("search");
+    }
+    void aFailingOrHangingMemberIsNamedWhileTheOthersAreShown()
+    {
+        QFETCH(QString, verb);
+        QStringList arguments {verb, QStringLiteral("--json")};
+        if (verb == QLatin1String("search"))
+            arguments << QStringLiteral("Bash");
+        // C's admin command cannot reach it (no such process); B's never answers.
+        const QString broken = writeFleetFile(
+            QStringLiteral("broken.json"), 2, QStringLiteral("nsenter -t 999999999 -m --"));
+        QVERIFY(!broken.isEmpty());
+        const CliResult failing = onFleet(arguments, broken);
+        QCOMPARE(failing.exitCode, 3);
+        QVERIFY2(failing.err.contains(QLatin1String("member member-c (")), qPrintable(failing.err));
+        QVERIFY2(failing.out.contains(m_placed.value(m_members[0].name).account),
+            qPrintable(failing.all()));
+        QVERIFY(failing.out.contains(m_placed.value(m_members[1].name).account));
+        QVERIFY(!failing.out.contains(m_placed.value(m_members[2].name).account));
+
+        const QString hanging = writeFleetFile(
+            QStringLiteral("hanging.json"), 1, QStringLiteral("sh -c 'sleep 600' --"));
+        QElapsedTimer clock;
+        clock.start();
+        const CliResult slow = run(arguments
+            + QStringList {QStringLiteral("--all-users"), QStringLiteral("--fleet"), hanging,
+                QStringLiteral("--member-timeout"), QStringLiteral("3")});
+        QCOMPARE(slow.exitCode, 3);
+        QVERIFY2(slow.err.contains(QLatin1String("member member-b (")), qPrintable(slow.err));
+        QVERIFY2(
+            slow.err.contains(QLatin1String("did not answer within 3 s")), qPrintable(slow.err));
+        QVERIFY(slow.out.contains(m_placed.value(m_members[0].name).account));
+        QVERIFY(slow.out.contains(m_placed.value(m_members[2].name).account));
+        QVERIFY2(clock.elapsed() < 60000, "the hanging member was waited for");
+        const QJsonArray members = slow.json().value(QLatin1String("members")).toArray();
+        if (!members.isEmpty()) { // chats and the others list them
+            QCOMPARE(members.size(), 3);
+            QVERIFY(!members.at(1).toObject().value(QLatin1String("ok")).toBool());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(FleetViewsTest)
+#include "tst_fleetviews.moc"
