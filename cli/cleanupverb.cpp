@@ -5,13 +5,17 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetcleanup.h"
 #include "security/secretredactor.h"
 #include "util/format.h"
 #include "util/terminalsafe.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QEventLoop>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cstdio>
 
@@ -76,7 +80,9 @@ bool parseDays(const QString &text, int *days)
 // What `cleanup` was asked to do, checked.
 struct CleanupArguments {
     ConnectionOptions options;
-    AdminAccess admin;
+    AdminAccess admin; // one server's
+    QString member; // a fleet: --member, the one member to execute on (or dry-run only)
+    int memberTimeoutMs = 0;
     CleanupSettings settings;
     bool executing = false;
     bool json = false;
@@ -118,6 +124,11 @@ struct CleanupCommandLine {
     const QCommandLineOption yes {
         QStringLiteral("yes"), QStringLiteral("Confirm that --execute may delete.")};
     const QCommandLineOption adminExec = adminExecOption();
+    const QCommandLineOption member {QStringLiteral("member"),
+        QStringLiteral("With --fleet: only this member (required with --execute: each member's\n"
+                       "plan is reviewed and executed on that member alone)."),
+        QStringLiteral("NAME")};
+    const QCommandLineOption memberTimeout = memberTimeoutOption();
 };
 
 CleanupCommandLine::CleanupCommandLine()
@@ -130,10 +141,13 @@ CleanupCommandLine::CleanupCommandLine()
         "run --execute --plan FILE --yes: only items unchanged since the plan are deleted.\n"
         "The script is the sandbox's /opt/cleanup.sh (--script), or with --shipped-script\n"
         "the copy this Sandscope ships; which one ran, with its SHA-256, is always said.\n"
+        "On a fleet (--fleet FILE) the dry run runs on every member at once, each member's\n"
+        "plan printed as it is made (--save-plan DIR saves DIR/<member>.plan.jsonl), and a\n"
+        "plan is executed on its own member: --member NAME --execute --plan FILE --yes.\n"
         "Exit codes: 0 ok, 1 error, 2 usage error, 3 server error, 4 some planned items were\n"
         "skipped (changed since the plan), refused or failed."));
     parser.addOptions({chatTtl, sessionTtl, script, shippedScript, homeRoot, json, savePlan,
-        execute, plan, yes, adminExec});
+        execute, plan, yes, adminExec, member, memberTimeout});
 }
 
 // --execute, --plan, --yes and --save-plan together. Returns -1 to go on, else the exit code.
@@ -176,9 +190,36 @@ int parseCleanupArguments(const QStringList &arguments, CleanupArguments *cleanu
         return usageError(QStringLiteral("cleanup runs as root in the sandbox (it reads every "
                                          "home); --user is not used"),
             cleanupVerb);
-    QString adminError;
-    if (!resolveAdminAccess(parser, cleanup->options, &cleanup->admin, &adminError))
-        return usageError(adminError, cleanupVerb);
+    if (cleanup->options.hasFleet) {
+        if (parser.isSet(line.adminExec))
+            return usageError(QStringLiteral("with --fleet each member's admin command is its "
+                                             "admin_exec in the fleet file; --admin-exec does "
+                                             "not apply"),
+                cleanupVerb);
+        cleanup->member = parser.value(line.member);
+        if (parser.isSet(line.member) && !cleanup->options.fleet.member(cleanup->member))
+            return usageError(
+                QStringLiteral("the fleet has no member \"%1\" (it has %2)")
+                    .arg(cleanup->member,
+                        cleanup->options.fleet.memberNames().join(QStringLiteral(", "))),
+                cleanupVerb);
+        if (parser.isSet(line.execute) && !parser.isSet(line.member))
+            return usageError(QStringLiteral("on a fleet a reviewed plan is executed on the "
+                                             "member it was made on: add --member NAME"),
+                cleanupVerb);
+        bool ok = false;
+        const double seconds = parser.value(line.memberTimeout).toDouble(&ok);
+        if (!ok || seconds < 0 || seconds > 86400)
+            return usageError(
+                QStringLiteral("--member-timeout needs seconds between 0 and 86400"), cleanupVerb);
+        cleanup->memberTimeoutMs = int(seconds * 1000);
+    } else {
+        if (parser.isSet(line.member))
+            return usageError(QStringLiteral("--member belongs to --fleet"), cleanupVerb);
+        QString adminError;
+        if (!resolveAdminAccess(parser, cleanup->options, &cleanup->admin, &adminError))
+            return usageError(adminError, cleanupVerb);
+    }
     CleanupSettings &settings = cleanup->settings;
     if (!parseDays(parser.value(line.chatTtl), &settings.chatTtlDays))
         return usageError(QStringLiteral("--chat-ttl needs a whole number of days"), cleanupVerb);
@@ -239,22 +280,24 @@ int finishedExitCode(const CleanupArguments &cleanup, const CleanupPlan &result,
     return exitCode;
 }
 
-// Runs the script (a dry run, or the reviewed plan's deletions) and prints what it reports.
-int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewed)
+QString scriptName(const CleanupSettings &settings)
+{
+    return settings.script == CleanupSettings::Script::Shipped
+        ? QStringLiteral("the shipped cleanup.sh")
+        : settings.scriptPath;
+}
+
+// Runs the script (a dry run, or the reviewed plan's deletions) with `runner` on `where` (the
+// server, or a fleet's member) and prints what it reports.
+int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewed,
+    CleanupRunner &runner, const QString &where)
 {
     SecretRedactor redactor;
     redactor.addSecret(cleanup.options.connection.apiKey);
-    OpenTerminalClient client(cleanup.options.connection);
-    CleanupRunner runner(&client);
-    runner.setSettings(cleanup.settings);
-    runner.setAdminAccess(cleanup.admin);
     // Which way root is reached is always said (stderr: stdout stays the plan).
     printError(QStringLiteral("Running %1 %2")
-                   .arg(cleanup.settings.script == CleanupSettings::Script::Shipped
-                           ? QStringLiteral("the shipped cleanup.sh")
-                           : cleanup.settings.scriptPath,
-                       cleanup.admin.describe()));
-    runner.setAuditContext(cleanup.options.profileName, cleanup.options.serverText());
+                   .arg(scriptName(cleanup.settings), runner.adminAccess().describe()));
+    runner.setAuditContext(cleanup.options.profileName, where);
     const bool asJson = cleanup.json;
     QEventLoop loop;
     int exitCode = Error;
@@ -281,7 +324,7 @@ int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewe
         loop.exit();
     });
     QObject::connect(&runner, &CleanupRunner::failed, &loop, [&](const QString &message) {
-        printError(cleanup.options.serverText() + QStringLiteral(": ") + redactor.redact(message));
+        printError(where + QStringLiteral(": ") + redactor.redact(message));
         exitCode = ServerError;
         loop.exit();
     });
@@ -290,6 +333,72 @@ int runCleanupScript(const CleanupArguments &cleanup, const CleanupPlan &reviewe
     else
         runner.startDryRun();
     loop.exec();
+    return exitCode;
+}
+
+// The dry run on every member of a fleet at once: each member's plan printed (and saved to
+// DIR/<member>.plan.jsonl with --save-plan DIR) as that member finishes; a member that fails
+// is named while the others are shown (exit 3).
+int runFleetDryRun(const CleanupArguments &cleanup, FleetCleanup &fleet)
+{
+    SecretRedactor redactor;
+    redactor.addSecret(cleanup.options.connection.apiKey);
+    if (cleanup.savePlan && !QDir().mkpath(cleanup.savePlanPath)) {
+        printError(
+            QStringLiteral("cannot make the folder %1 for the plans").arg(cleanup.savePlanPath));
+        return Error;
+    }
+    printError(QCoreApplication::translate("cleanup",
+        "Running %1 on %n member(s), each through its admin command", nullptr,
+        int(cleanup.options.fleet.members.size()))
+                   .arg(scriptName(cleanup.settings)));
+    QEventLoop loop;
+    int exitCode = Ok;
+    QObject::connect(
+        &fleet, &FleetCleanup::memberPlanned, &loop, [&](const MemberCleanupPlan &planned) {
+            for (const QString &message : planned.messages)
+                printError(
+                    QStringLiteral("member %1: %2").arg(planned.member, redactor.redact(message)));
+            if (planned.scriptExitCode != 0)
+                return; // named by memberFailed
+            if (cleanup.json) {
+                QByteArray lines;
+                for (const CleanupItem &item : planned.plan.items()) {
+                    QJsonObject object = QJsonDocument::fromJson(item.line).object();
+                    object.insert(QStringLiteral("member"), planned.member);
+                    lines += QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+                }
+                writeBytes(stdout, lines);
+            } else {
+                QString text
+                    = QStringLiteral("== member %1: %2\n")
+                          .arg(TerminalSafe::line(planned.member), planned.scriptRan.description());
+                for (const CleanupItem &item : planned.plan.items())
+                    text += itemText(item);
+                writeBytes(stdout, (text + totalsText(planned.plan)).toUtf8());
+            }
+            if (cleanup.savePlan) {
+                QString why;
+                const QString path = QDir(cleanup.savePlanPath)
+                                         .filePath(FleetCleanup::planFileName(planned.member));
+                if (!planned.plan.save(path, &why)) {
+                    printError(why);
+                    exitCode = Error;
+                } else {
+                    printError(
+                        QStringLiteral("member %1: plan saved to %2").arg(planned.member, path));
+                }
+            }
+        });
+    QObject::connect(&fleet, &FleetCleanup::memberFailed, &loop, [&](const QString &message) {
+        printError(redactor.redact(message));
+        if (exitCode == Ok)
+            exitCode = ServerError;
+    });
+    QObject::connect(&fleet, &FleetCleanup::finished, &loop, &QEventLoop::quit);
+    fleet.startDryRun();
+    if (fleet.isRunning())
+        loop.exec();
     return exitCode;
 }
 
@@ -310,7 +419,23 @@ int runCleanup(const QStringList &arguments)
     CleanupPlan reviewed;
     if (cleanup.executing && !loadReviewedPlan(cleanup.planPath, &reviewed))
         return Error;
-    return runCleanupScript(cleanup, reviewed);
+    if (cleanup.options.hasFleet) {
+        FleetFanOut fanOut(cleanup.options.fleet, cleanup.options.connection);
+        fanOut.setMemberTimeout(cleanup.memberTimeoutMs);
+        FleetCleanup fleet(&fanOut, cleanup.settings);
+        if (!cleanup.executing && cleanup.member.isEmpty())
+            return runFleetDryRun(cleanup, fleet);
+        const std::unique_ptr<CleanupRunner> runner = fleet.runnerFor(cleanup.member);
+        const FleetMember *member = cleanup.options.fleet.member(cleanup.member);
+        return runCleanupScript(cleanup, reviewed, *runner,
+            QStringLiteral("member %1 (%2)")
+                .arg(member->name, member->url.adjusted(QUrl::RemoveUserInfo).toString()));
+    }
+    OpenTerminalClient client(cleanup.options.connection);
+    CleanupRunner runner(&client);
+    runner.setSettings(cleanup.settings);
+    runner.setAdminAccess(cleanup.admin);
+    return runCleanupScript(cleanup, reviewed, runner, cleanup.options.serverText());
 }
 
 } // namespace sandscope::cli

@@ -333,11 +333,20 @@ private Q_SLOTS:
                 << QStringLiteral("--member-timeout needs seconds");
         }
         for (const QStringList &view :
-            {QStringList {QStringLiteral("live"), QStringLiteral("--all-users")},
-                QStringList {QStringLiteral("cleanup")}}) {
+            {QStringList {QStringLiteral("live"), QStringLiteral("--all-users")}}) {
             QTest::addRow("%s of every user through a fleet", qPrintable(view.first()))
                 << view + QStringList {fleetOption} << true << QStringLiteral("per member");
         }
+        QTest::newRow("cleanup executed on a fleet without its member")
+            << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--execute"),
+                   QStringLiteral("--plan=x.jsonl"), QStringLiteral("--yes")}
+            << true << QStringLiteral("add --member NAME");
+        QTest::newRow("cleanup on a member the fleet lacks")
+            << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--member=m9")}
+            << true << QStringLiteral("no member \"m9\" (it has m0)");
+        QTest::newRow("cleanup --member without a fleet")
+            << QStringList {QStringLiteral("cleanup"), server, QStringLiteral("--member=m0")}
+            << true << QStringLiteral("--member belongs to --fleet");
         QTest::newRow("unknown profile")
             << QStringList {QStringLiteral("server-info"), QStringLiteral("--profile=nope")} << true
             << QStringLiteral("nope");

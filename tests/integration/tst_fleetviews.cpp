@@ -55,11 +55,18 @@ private:
             QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
         return cliText(runSandscope(arguments, environment, timeoutMs));
     }
+    // `arguments` of every user (cleanup always is) on the fleet.
+    static QStringList everyUser(const QStringList &arguments)
+    {
+        return arguments.constFirst() == QLatin1String("cleanup")
+            ? arguments
+            : arguments + QStringList {QStringLiteral("--all-users")};
+    }
     CliResult onFleet(const QStringList &arguments, const QString &fleetFile = {})
     {
-        return run(arguments
-            + QStringList {QStringLiteral("--all-users"), QStringLiteral("--fleet"),
-                fleetFile.isEmpty() ? m_fleetFile : fleetFile});
+        return run(everyUser(arguments)
+            + QStringList {
+                QStringLiteral("--fleet"), fleetFile.isEmpty() ? m_fleetFile : fleetFile});
     }
     // The same view of one member alone, as for one server.
     CliResult onMember(const TestMember &member, const QStringList &arguments)
@@ -273,6 +280,67 @@ private Q_SLOTS:
             QCOMPARE(membersOfAccount.value(placed->account), QSet<QString>({placed.key()}));
     }
 
+    // One plan per member, made at once; executed on its own member only.
+    void cleanupPlansEveryMemberAndExecutesOnTheOneNamed()
+    {
+        const QString plans = m_local.filePath(QStringLiteral("plans"));
+        const QStringList dryRun {QStringLiteral("cleanup"), QStringLiteral("--fleet"), m_fleetFile,
+            QStringLiteral("--shipped-script"), QStringLiteral("--chat-ttl"), QStringLiteral("0"),
+            QStringLiteral("--session-ttl"), QStringLiteral("100000")};
+        const CliResult json = run(dryRun + QStringList {QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.all()));
+        // Every member's chat is an item of its own member's plan.
+        QHash<QString, QString> memberOfChat;
+        for (const QString &line : json.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            const QJsonObject item = QJsonDocument::fromJson(line.toUtf8()).object();
+            if (item.value(QLatin1String("kind")).toString() == QLatin1String("chat"))
+                memberOfChat.insert(item.value(QLatin1String("path")).toString(),
+                    item.value(QLatin1String("member")).toString());
+        }
+        for (auto placed = m_placed.cbegin(); placed != m_placed.cend(); ++placed)
+            QCOMPARE(memberOfChat.value(QStringLiteral("/home/%1/chat-1").arg(placed->account)),
+                placed.key());
+
+        const CliResult saved = run(dryRun + QStringList {QStringLiteral("--save-plan"), plans});
+        QVERIFY2(saved.exitCode == 0, qPrintable(saved.all()));
+        for (const TestMember &member : m_members) {
+            QVERIFY2(saved.out.contains(QStringLiteral("== member %1: ").arg(member.name)),
+                qPrintable(saved.out));
+            QVERIFY(QFile::exists(
+                plans + QLatin1Char('/') + member.name + QStringLiteral(".plan.jsonl")));
+        }
+        // Executing needs the member; then only that member's chat goes.
+        const QString planB
+            = plans + QLatin1Char('/') + m_members[1].name + QStringLiteral(".plan.jsonl");
+        const QStringList execute {QStringLiteral("cleanup"), QStringLiteral("--fleet"),
+            m_fleetFile, QStringLiteral("--shipped-script"), QStringLiteral("--chat-ttl"),
+            QStringLiteral("0"), QStringLiteral("--session-ttl"), QStringLiteral("100000"),
+            QStringLiteral("--execute"), QStringLiteral("--plan"), planB, QStringLiteral("--yes")};
+        const CliResult unnamed = run(execute);
+        QCOMPARE(unnamed.exitCode, 2);
+        QVERIFY2(unnamed.err.contains(QLatin1String("--member NAME")), qPrintable(unnamed.err));
+        const CliResult executed
+            = run(execute + QStringList {QStringLiteral("--member"), m_members[1].name});
+        QVERIFY2(executed.exitCode == 0, qPrintable(executed.all()));
+        const QString chatB
+            = QStringLiteral("/home/%1/chat-1").arg(m_placed.value(m_members[1].name).account);
+        const QString chatA
+            = QStringLiteral("/home/%1/chat-1").arg(m_placed.value(m_members[0].name).account);
+        QCOMPARE(
+            m_members[1].asRoot(QStringLiteral("test -e %1 && echo there").arg(chatB)), QString());
+        QCOMPARE(m_members[0].asRoot(QStringLiteral("test -e %1 && echo there").arg(chatA)),
+            QStringLiteral("there\n"));
+        QFile audit(m_local.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(audit.open(QIODevice::ReadOnly));
+        const QByteArray log = audit.readAll();
+        QVERIFY2(log.contains("cleanup-execute") && log.contains("member-b"), log.constData());
+        // Put the chat back for the views after this one.
+        QVERIFY(shellLines(m_members[1].client.get(),
+            {m_placed.value(m_members[1].name).userId, QString()},
+            QStringLiteral("mkdir -p ~/chat-1 && echo ok"))
+                    .contains(QStringLiteral("ok")));
+    }
+
     // A member whose admin command fails, and one whose admin command hangs (a frozen pod):
     // each named with its error, the others listed, exit 3.
     void aFailingOrHangingMemberIsNamedWhileTheOthersAreShown_data()
@@ -282,6 +350,7 @@ private Q_SLOTS:
         QTest::newRow("usage") << QStringLiteral("usage");
         QTest::newRow("chats") << QStringLiteral("chats");
         QTest::newRow("search") << QStringLiteral("search");
+        QTest::newRow("cleanup") << QStringLiteral("cleanup");
     }
     void aFailingOrHangingMemberIsNamedWhileTheOthersAreShown()
     {
@@ -289,6 +358,9 @@ private Q_SLOTS:
         QStringList arguments {verb, QStringLiteral("--json")};
         if (verb == QLatin1String("search"))
             arguments << QStringLiteral("Bash");
+        if (verb == QLatin1String("cleanup")) // every chat an item: each home is named
+            arguments << QStringLiteral("--shipped-script") << QStringLiteral("--chat-ttl")
+                      << QStringLiteral("0");
         // C's admin command cannot reach it (no such process); B's never answers.
         const QString broken = writeFleetFile(
             QStringLiteral("broken.json"), 2, QStringLiteral("nsenter -t 999999999 -m --"));
@@ -305,9 +377,9 @@ private Q_SLOTS:
             QStringLiteral("hanging.json"), 1, QStringLiteral("sh -c 'sleep 600' --"));
         QElapsedTimer clock;
         clock.start();
-        const CliResult slow = run(arguments
-            + QStringList {QStringLiteral("--all-users"), QStringLiteral("--fleet"), hanging,
-                QStringLiteral("--member-timeout"), QStringLiteral("3")});
+        const CliResult slow = run(everyUser(arguments)
+            + QStringList {QStringLiteral("--fleet"), hanging, QStringLiteral("--member-timeout"),
+                QStringLiteral("3")});
         QCOMPARE(slow.exitCode, 3);
         QVERIFY2(slow.err.contains(QLatin1String("member member-b (")), qPrintable(slow.err));
         QVERIFY2(
