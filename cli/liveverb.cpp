@@ -3,6 +3,7 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetlivewatcher.h"
 #include "live/liveagentmodel.h"
 #include "live/liveagentproxy.h"
 #include "live/liveagentwatcher.h"
@@ -10,6 +11,7 @@
 #include "server/openterminalclient.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QEventLoop>
 #include <QJsonDocument>
@@ -30,6 +32,7 @@ namespace {
 // Columns of the text table: user, chat, session, tool, tokens, cost, activity; the last
 // line takes what is left of the terminal's width.
 const QList<int> liveWidths {16, 14, 8, 22, 22, 10, 13};
+constexpr int memberWidth = 16;
 constexpr int lastLineMinimum = 20;
 
 int terminalWidth()
@@ -46,13 +49,19 @@ QString cell(const QString &text, int width)
                                : text.leftJustified(width);
 }
 
-QString tableText(const QAbstractItemModel &view, int width)
+// `fleet`: a MEMBER column first.
+QString tableText(const QAbstractItemModel &view, int width, bool fleet)
 {
     using Model = LiveAgentModel;
-    const QList<int> columns {Model::UserColumn, Model::ChatColumn, Model::SessionColumn,
+    QList<int> columns {Model::UserColumn, Model::ChatColumn, Model::SessionColumn,
         Model::ToolColumn, Model::TokensColumn, Model::CostColumn, Model::ActivityColumn};
+    QList<int> widths = liveWidths;
+    if (fleet) {
+        columns.prepend(Model::MemberColumn);
+        widths.prepend(memberWidth);
+    }
     int used = 0;
-    for (const int w : liveWidths)
+    for (const int w : std::as_const(widths))
         used += w + 2;
     const int rest = std::max(lastLineMinimum, width - used);
     QString text;
@@ -60,7 +69,7 @@ QString tableText(const QAbstractItemModel &view, int width)
         text += cell(view.headerData(columns.at(i), Qt::Horizontal, Qt::DisplayRole)
                          .toString()
                          .toUpper(),
-                    liveWidths.at(i))
+                    widths.at(i))
             + QStringLiteral("  ");
     text += QStringLiteral("LAST LINE\n");
     for (int row = 0; row < view.rowCount(); ++row) {
@@ -69,7 +78,7 @@ QString tableText(const QAbstractItemModel &view, int width)
             QString value = view.index(row, columns.at(i)).data().toString();
             if (columns.at(i) == Model::SessionColumn)
                 value.truncate(8); // a session id's usual short form
-            line += cell(value, liveWidths.at(i)) + QStringLiteral("  ");
+            line += cell(value, widths.at(i)) + QStringLiteral("  ");
         }
         line += cell(view.index(row, Model::LastLineColumn).data().toString(), rest);
         text += line.trimmed() + QLatin1Char('\n');
@@ -86,8 +95,8 @@ QJsonObject agentJson(const LiveAgentRow &row, const QString &event, qint64 now)
         {QStringLiteral("output"), double(row.summary.outputTokens)},
         {QStringLiteral("cache_read"), double(row.summary.cacheReadTokens)},
         {QStringLiteral("cache_creation"), double(row.summary.cacheCreationTokens)}};
-    return {{QStringLiteral("event"), event},
-        {QStringLiteral("agent"), QString::fromLatin1(row.info.id)},
+    QJsonObject object {{QStringLiteral("event"), event},
+        {QStringLiteral("agent"), QString::fromUtf8(row.info.id)},
         {QStringLiteral("user"), row.info.account}, {QStringLiteral("uid"), double(row.info.uid)},
         {QStringLiteral("pid"), double(row.info.pid)},
         {QStringLiteral("chat"), stringOrNull(row.info.chatId())},
@@ -106,33 +115,39 @@ QJsonObject agentJson(const LiveAgentRow &row, const QString &event, qint64 now)
         {QStringLiteral("last_activity"),
             isoTime(QDateTime::fromMSecsSinceEpoch(row.lastActivityMs, Qt::UTC))},
         {QStringLiteral("problem"), stringOrNull(row.problem)}};
+    if (!row.info.member.isEmpty())
+        object.insert(QStringLiteral("member"), row.info.member);
+    return object;
 }
 
 class LiveWall {
 public:
-    LiveWall(bool json, OpenTerminalClient *client, const AdminAccess &admin)
+    LiveWall(bool json, FleetFanOut *fanOut)
         : m_json(json)
         , m_interactive(!json && ::isatty(STDOUT_FILENO) == 1)
-        , m_client(client)
-        , m_admin(admin)
+        , m_fleet(fanOut->isFleet())
+        , m_watcher(fanOut)
     {
         m_proxy.setSourceModel(&m_model);
-        m_model.setClock([this] { return m_watcher.serverNowMs(); });
-        QObject::connect(&m_watcher, &LiveAgentWatcher::agentsChanged, &m_loop,
+        m_model.setClock([this] { return m_watcher.nowMs(); });
+        QObject::connect(&m_watcher, &FleetLiveWatcher::agentsChanged, &m_loop,
             [this](const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended) {
                 show(changed, ended);
             });
+        // A fleet's member that fails is named; the others' agents stay on the wall.
         QObject::connect(
-            &m_watcher, &LiveAgentWatcher::failed, &m_loop, [this](const QString &why) {
+            &m_watcher, &FleetLiveWatcher::memberFailed, &m_loop, [this](const QString &why) {
                 printError(why);
                 m_exitCode = serverErrorExitCode;
-                m_loop.quit();
             });
-        QObject::connect(&m_watcher, &LiveAgentWatcher::stateChanged, &m_loop,
-            [this](LiveAgentWatcher::State state) {
-                if (state == LiveAgentWatcher::State::Watching && !m_json)
-                    redraw();
-            });
+        QObject::connect(&m_watcher, &FleetLiveWatcher::failed, &m_loop, [this] {
+            m_exitCode = serverErrorExitCode;
+            m_loop.quit();
+        });
+        QObject::connect(&m_watcher, &FleetLiveWatcher::memberWatching, &m_loop, [this] {
+            if (!m_json)
+                redraw();
+        });
         // The elapsed times move on a terminal even while nothing is written.
         m_redraw.setInterval(1000);
         QObject::connect(&m_redraw, &QTimer::timeout, &m_loop, [this] { redraw(); });
@@ -144,7 +159,7 @@ public:
             m_watcher.stop();
             m_loop.quit();
         });
-        m_watcher.start(m_client, m_admin);
+        m_watcher.start();
         if (m_interactive)
             m_redraw.start();
         m_loop.exec();
@@ -156,7 +171,7 @@ private:
     void show(const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended)
     {
         if (m_json) {
-            const qint64 now = m_watcher.serverNowMs();
+            const qint64 now = m_watcher.nowMs();
             QHash<QByteArray, LiveAgentRow> last;
             for (const LiveAgentRow &row : changed) {
                 writeJson(agentJson(row, QStringLiteral("agent"), now));
@@ -183,7 +198,7 @@ private:
 
     void redraw()
     {
-        const QString table = tableText(m_proxy, terminalWidth());
+        const QString table = tableText(m_proxy, terminalWidth(), m_fleet);
         bool written = false;
         if (m_interactive) {
             // Home, the table (its texts are terminal-safe: the model's), each line and the
@@ -202,10 +217,9 @@ private:
 
     bool m_json;
     bool m_interactive;
-    OpenTerminalClient *m_client;
-    AdminAccess m_admin;
+    bool m_fleet;
     QEventLoop m_loop;
-    LiveAgentWatcher m_watcher;
+    FleetLiveWatcher m_watcher;
     LiveAgentModel m_model;
     LiveAgentProxy m_proxy;
     QTimer m_redraw;
@@ -232,8 +246,8 @@ int runLive(const QStringList &arguments)
                        "user, uid, pid, chat, session, cwd, transcript, tool, elapsed_ms, "
                        "tokens, cost_usd, last_line, last_activity, problem."));
     parser.addOptions({allUsers, jsonOption, adminExecOption()});
-    const QString usage
-        = QStringLiteral("live --server URL --all-users [--admin-exec PREFIX] [--json]");
+    const QString usage = QStringLiteral(
+        "live (--server URL | --fleet FILE) --all-users [--admin-exec PREFIX] [--json]");
     ConnectionOptions options;
     const int parsed = parseVerbArguments(parser, liveVerb, arguments, usage, options,
         QStringLiteral("On a terminal the table is redrawn in place; otherwise a snapshot is\n"
@@ -246,18 +260,23 @@ int runLive(const QStringList &arguments)
         return usageError(
             QStringLiteral("live needs --all-users (the wall shows every user's agents)"),
             liveVerb);
-    AdminAccess admin;
+    OpenTerminalClient client(options.connection);
     QString adminError;
-    if (!resolveAdminAccess(parser, options, &admin, &adminError))
+    const std::unique_ptr<FleetFanOut> fanOut
+        = adminFanOut(parser, options, &client, &adminError, false);
+    if (!fanOut)
         return usageError(adminError, liveVerb);
-    printError(QStringLiteral("Watching every running agent %1").arg(admin.describe()));
+    const QString how = fanOut->isFleet() ? QCoreApplication::translate("live",
+                            "on %n fleet member(s), each through its admin command", nullptr,
+                            int(fanOut->targets().size()))
+                                          : fanOut->targets().constFirst().admin.describe();
+    printError(QStringLiteral("Watching every running agent %1").arg(how));
     AuditLog log;
     // Who watches: the acting user (--user or the profile's), if any, like the other verbs.
     if (!log.append({options.profileName, options.serverText(), options.userId,
-            QStringLiteral("live-all-users"), admin.describe(), QStringLiteral("started")}))
+            QStringLiteral("live-all-users"), how, QStringLiteral("started")}))
         printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
-    OpenTerminalClient client(options.connection);
-    LiveWall wall(parser.isSet(jsonOption), &client, admin);
+    LiveWall wall(parser.isSet(jsonOption), fanOut.get());
     return wall.exec();
 }
 

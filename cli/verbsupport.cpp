@@ -126,7 +126,8 @@ QCommandLineOption memberTimeoutOption()
 }
 
 std::unique_ptr<FleetFanOut> adminFanOut(const QCommandLineParser &parser,
-    const ConnectionOptions &options, OpenTerminalClient *client, QString *error)
+    const ConnectionOptions &options, OpenTerminalClient *client, QString *error,
+    bool memberTimeout)
 {
     std::unique_ptr<FleetFanOut> fanOut;
     if (options.hasFleet) {
@@ -141,6 +142,10 @@ std::unique_ptr<FleetFanOut> adminFanOut(const QCommandLineParser &parser,
         if (!resolveAdminAccess(parser, options, &admin, error))
             return nullptr;
         fanOut = std::make_unique<FleetFanOut>(client, admin);
+    }
+    if (!memberTimeout) {
+        fanOut->setMemberTimeout(0);
+        return fanOut;
     }
     bool ok = true;
     const double seconds = parser.value(QStringLiteral("member-timeout")).toDouble(&ok);

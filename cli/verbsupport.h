@@ -88,8 +88,10 @@ QCommandLineOption memberTimeoutOption();
 // Where an all-users verb runs (FleetFanOut): with --fleet every member through its own URL
 // and admin_exec (--admin-exec is then refused: each member has its own), else the one
 // server at `client` through resolveAdminAccess. Null with the reason when unusable.
+// `memberTimeout`: the verb has --member-timeout (a watch that never ends has not).
 std::unique_ptr<FleetFanOut> adminFanOut(const QCommandLineParser &parser,
-    const ConnectionOptions &options, OpenTerminalClient *client, QString *error);
+    const ConnectionOptions &options, OpenTerminalClient *client, QString *error,
+    bool memberTimeout = true);
 // Runs the fan-out's job and waits for every member; a member that fails is printed on
 // stderr as it ends. True when every member answered.
 bool runOnEveryMember(

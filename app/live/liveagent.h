@@ -30,6 +30,7 @@ struct LiveAgentInfo {
     QString transcript; // empty while not known
     QString sessionId;
     QDateTime started; // UTC
+    QString member; // the fleet member it runs on; empty for one server
 
     // False with the reason for JSON that is not an announcement.
     static bool fromJson(

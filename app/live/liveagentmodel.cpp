@@ -71,6 +71,8 @@ QVariant LiveAgentModel::data(const QModelIndex &index, int role) const
         return row.lastActivityMs;
     case ProblemRole:
         return row.problem;
+    case MemberRole:
+        return row.info.member;
     case ToolElapsedRole:
         return row.toolName.isEmpty() || row.toolStartedMs <= 0
             ? qint64(-1)
@@ -121,6 +123,8 @@ QVariant LiveAgentModel::data(const QModelIndex &index, int role) const
         return TerminalSafe::line(row.info.chatId());
     case SessionColumn:
         return TerminalSafe::line(row.info.sessionId);
+    case MemberColumn:
+        return TerminalSafe::line(row.info.member);
     case ToolColumn:
         return toolText(row, m_now());
     case TokensColumn:
@@ -162,6 +166,8 @@ QVariant LiveAgentModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Last line");
     case ActivityColumn:
         return tr("Last activity");
+    case MemberColumn:
+        return tr("Member");
     case ColumnCount:
         break;
     }

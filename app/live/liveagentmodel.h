@@ -28,6 +28,7 @@ public:
         CostColumn,
         LastLineColumn,
         ActivityColumn,
+        MemberColumn, // a fleet's: where it runs (views hide it for one server)
         ColumnCount
     };
     enum Role {
@@ -43,6 +44,7 @@ public:
         ActivityRole, // ms since the epoch
         ToolElapsedRole, // ms; -1 without a call running
         ProblemRole, // why its transcript cannot be read; empty when it can
+        MemberRole,
     };
 
     explicit LiveAgentModel(QObject *parent = nullptr);

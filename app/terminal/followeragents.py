@@ -105,6 +105,25 @@ def project_slug(path):
             return name[:200] + "-" + digits
 
 
+def mount_namespace(pid):
+    try:
+        return os.readlink("/proc/%s/ns/mnt" % pid)
+    except OSError:
+        return None
+
+
+# An agent belongs to this sandbox when it sees the same files: a process in another mount
+# namespace (another container on the host, another pod's sandbox on a node that shares its
+# process ids) has other homes, and its transcript's path would name a file here that is not
+# its own. Where the namespace cannot be read, the process is not left out.
+OWN_MOUNTS = mount_namespace("self")
+
+
+def same_files(pid):
+    theirs = mount_namespace(pid)
+    return OWN_MOUNTS is None or theirs is None or theirs == OWN_MOUNTS
+
+
 def read_proc(pid, name):
     with open("/proc/%d/%s" % (pid, name), "rb") as f:
         return f.read()
@@ -275,7 +294,8 @@ class AgentScan:
                     ppid, ticks, uid = proc_stat(pid)
                 except (OSError, ValueError, IndexError):
                     continue
-                entry = (ppid, ticks, uid, argv if is_claude(argv) else None)
+                claude = is_claude(argv) and same_files(pid)
+                entry = (ppid, ticks, uid, argv if claude else None)
             known[pid] = entry
         self.known = known
         claude = {pid: e for pid, e in known.items() if e[3] is not None}

@@ -332,11 +332,10 @@ private Q_SLOTS:
                 << view + QStringList {fleetOption, QStringLiteral("--member-timeout=soon")} << true
                 << QStringLiteral("--member-timeout needs seconds");
         }
-        for (const QStringList &view :
-            {QStringList {QStringLiteral("live"), QStringLiteral("--all-users")}}) {
-            QTest::addRow("%s of every user through a fleet", qPrintable(view.first()))
-                << view + QStringList {fleetOption} << true << QStringLiteral("per member");
-        }
+        QTest::newRow("live of every user through a fleet with --admin-exec")
+            << QStringList {QStringLiteral("live"), QStringLiteral("--all-users"), fleetOption,
+                   QStringLiteral("--admin-exec=sudo -n")}
+            << true << QStringLiteral("admin_exec in the fleet file");
         QTest::newRow("cleanup executed on a fleet without its member")
             << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--execute"),
                    QStringLiteral("--plan=x.jsonl"), QStringLiteral("--yes")}

@@ -8,10 +8,12 @@
 //    error while the others are shown (exit 3).
 
 #include "fleetmembers.h"
+#include "putfile.h"
 #include "sandscopecli.h"
 #include "sessions/sessiondiscovery.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "util/shellquote.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -20,6 +22,8 @@
 #include <QSet>
 #include <QUuid>
 #include <QtTest>
+
+#include <csignal>
 
 using namespace sandscope;
 using namespace sandscope::test;
@@ -339,6 +343,78 @@ private Q_SLOTS:
             {m_placed.value(m_members[1].name).userId, QString()},
             QStringLiteral("mkdir -p ~/chat-1 && echo ok"))
                     .contains(QStringLiteral("ok")));
+    }
+
+    // Two members each run a real claude agent (started through the member's own URL, as Open
+    // WebUI's pipe would through the router); `live --all-users --fleet` shows each agent
+    // once, with its own member, and never another member's agent as its own (the members
+    // here share process ids, as pods on one node may: each follower keeps to the agents of
+    // its own mount namespace).
+    void theLiveWallShowsEveryMembersAgentsWithTheirMember()
+    {
+        SANDSCOPE_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty(),
+            "needs the claude CLI (scripts/install-deps.sh)");
+        ScriptedModelServer model;
+        QString error;
+        QVERIFY2(model.start(&error), qPrintable(error));
+        QHash<QString, QString> memberOfSession;
+        for (int i = 0; i < 2; ++i) {
+            const PlacedUser &user = m_placed[m_members[i].name];
+            const QString session = QUuid::createUuid().toString(QUuid::WithoutBraces);
+            memberOfSession.insert(session, m_members[i].name);
+            QByteArray envFile;
+            const QHash<QString, QString> environment
+                = model.agentEnvironment(QStringLiteral("sk-ant-fleet-") + randomToken(16));
+            for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+                envFile += it.key().toUtf8() + '=' + shell::quote(it.value()).toUtf8() + '\n';
+            const Identity who {user.userId, QString()};
+            QVERIFY(putFile(m_members[i].client.get(), who,
+                QStringLiteral("/home/%1/.agent-env").arg(user.account), envFile));
+            ExecuteOptions options;
+            options.cwd = QStringLiteral("/home/") + user.account;
+            const QString command
+                = QStringLiteral("chmod 600 ~/.agent-env && set -a && . ~/.agent-env && set +a && "
+                                 "mkdir -p chat-live && cd chat-live && claude -p %1 "
+                                 "--session-id %2 --output-format stream-json --verbose "
+                                 "--allowedTools Bash > /dev/null 2>&1 < /dev/null")
+                      .arg(shell::quote(QStringLiteral("CMD: sleep 20; echo done")), session);
+            OpenTerminalClient *client = m_members[i].client.get();
+            const Result<ProcessSnapshot> started = sandscope::await<ProcessSnapshot>(
+                [&](auto done) { return client->execute(who, command, options, client, done); });
+            QVERIFY2(started.ok(), qPrintable(started.error.toString()));
+        }
+
+        QProcess cli;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_key);
+        environment.insert(
+            QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
+        cli.setProcessEnvironment(environment);
+        cli.start(QStringLiteral(SANDSCOPE_BINARY),
+            {QStringLiteral("live"), QStringLiteral("--all-users"), QStringLiteral("--fleet"),
+                m_fleetFile, QStringLiteral("--json")});
+        QVERIFY(cli.waitForStarted(10000));
+        QHash<QString, QSet<QString>> seen; // session -> members it was shown on
+        QByteArray pending;
+        const bool both = QTest::qWaitFor(
+            [&] {
+                pending += cli.readAllStandardOutput();
+                qsizetype end = 0;
+                while ((end = pending.indexOf('\n')) >= 0) {
+                    const QJsonObject line = QJsonDocument::fromJson(pending.left(end)).object();
+                    pending.remove(0, end + 1);
+                    const QString session = line.value(QLatin1String("session")).toString();
+                    if (memberOfSession.contains(session))
+                        seen[session].insert(line.value(QLatin1String("member")).toString());
+                }
+                return seen.size() == memberOfSession.size();
+            },
+            60000);
+        ::kill(pid_t(cli.processId()), SIGINT);
+        QVERIFY(cli.waitForFinished(20000));
+        QVERIFY2(both, cli.readAllStandardError().constData());
+        for (auto it = memberOfSession.cbegin(); it != memberOfSession.cend(); ++it)
+            QCOMPARE(seen.value(it.key()), QSet<QString>({it.value()}));
     }
 
     // A member whose admin command fails, and one whose admin command hangs (a frozen pod):
