@@ -91,13 +91,27 @@ void UsageCollector::collectAllUsers(
     m_membersAdded = 0;
     m_aggregator = UsageAggregator();
     QPointer<QObject> call = m_call;
-    fanOut->runForValues<QString>(
+    // Each member's lines as they came: a large answer is not joined and split again on the
+    // main thread.
+    fanOut->runForValues<QStringList>(
         [homesRoot](const FanOutTarget &target, QObject *context,
-            const FleetFanOut::ValueDone<QString> &done) {
+            const FleetFanOut::ValueDone<QStringList> &done) {
             runAdminCommand(target.client, target.admin, usagefacts::allUsersScript(homesRoot),
-                context, outputOf(done));
+                context, [done](const Result<CommandOutput> &result) {
+                    if (!result.ok())
+                        return done(false, {}, result.error.toString());
+                    if (result.value.exitCode != 0)
+                        return done(false, {},
+                            tr("reading the transcripts' usage failed (exit status %1): %2")
+                                .arg(result.value.exitCode)
+                                .arg(result.value.lines.mid(0, 5)
+                                         .join(QLatin1Char('\n'))
+                                         .trimmed()
+                                         .left(500)));
+                    done(true, result.value.lines, QString());
+                });
         },
-        [this, call](const FanOutMemberResult &result, const QString &output) {
+        [this, call](const FanOutMemberResult &result, const QStringList &output) {
             if (!call || call != m_call)
                 return; // cancelled, or a later collection
             --m_membersWaiting;
@@ -120,10 +134,10 @@ void UsageCollector::nextMember()
             finish();
         return;
     }
-    const auto [member, output] = m_queue.takeFirst();
+    auto [member, lines] = m_queue.takeFirst();
     m_member = member;
     m_aggregator.setMember(member);
-    m_lines = output.split(QLatin1Char('\n'));
+    m_lines = std::move(lines);
     m_next = 0;
     m_sawHome = false;
     QTimer::singleShot(0, m_call, [this] { addSlice(); });

@@ -70,7 +70,7 @@ private:
     QString m_user; // empty for every home
     QDate m_since;
     QPointer<FleetFanOut> m_fanOut;
-    QVector<std::pair<QString, QString>> m_queue; // fleet: member, output not added up yet
+    QVector<std::pair<QString, QStringList>> m_queue; // fleet: member, lines not added up yet
     QString m_member; // fleet: whose facts are being added up
     int m_membersWaiting = 0;
     int m_membersAdded = 0;
