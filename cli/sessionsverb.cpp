@@ -14,6 +14,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QEventLoop>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -178,8 +179,10 @@ int printAllUsersSessions(const ConnectionOptions &options, FleetFanOut &fanOut,
     else
         printError(QStringLiteral("Listing every home's sessions %1")
                        .arg(fanOut.targets().constFirst().admin.describe()));
-    QVector<DiscoveredSession> sessions;
-    QString homesRoot;
+    // A fleet's rows are printed batch by batch as each member's script lists them; one
+    // server's table comes whole, newest first. --json keeps each member's sessions and shows
+    // those of the members that answered in full.
+    QHash<QString, QVector<DiscoveredSession>> byMember;
     bool headerPrinted = false;
     const auto printHeader = [&] {
         if (json || headerPrinted)
@@ -191,41 +194,51 @@ int printAllUsersSessions(const ConnectionOptions &options, FleetFanOut &fanOut,
                 + QStringLiteral("ACCOUNT").leftJustified(20) + QLatin1Char(' ')
                 + tableHeader(QStringLiteral("CHAT OR DIRECTORY")));
     };
+    const auto rowsText = [fleet](const QVector<DiscoveredSession> &rows) {
+        QString text;
+        for (const DiscoveredSession &session : rows) {
+            if (fleet)
+                text += TerminalSafe::line(session.member).leftJustified(memberWidth)
+                    + QLatin1Char(' ');
+            text += TerminalSafe::line(accountOf(session)).leftJustified(20) + QLatin1Char(' ')
+                + tableRow(session.chatId.isEmpty() ? shortPath(session.cwd, session.home)
+                                                    : QStringLiteral("chat ") + session.chatId,
+                    serverRow(session));
+        }
+        return text;
+    };
+    QVector<DiscoveredSession> sessions;
     const bool ok = runOnEveryMember(
         fanOut,
         [&] {
-            sessiondiscovery::discoverAllUsers(&fanOut, QStringLiteral("/home"),
-                [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &found,
+            sessiondiscovery::discoverAllUsers(
+                &fanOut, QStringLiteral("/home"),
+                [&](const QString &member, const QVector<DiscoveredSession> &batch) {
+                    byMember[member] += batch;
+                    if (json || !fleet)
+                        return;
+                    printHeader();
+                    writeTerminalText(stdout, rowsText(batch));
+                },
+                [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &,
                     const QStringList &refused) {
                     for (const QString &refusal : refused)
                         printError(QStringLiteral("not listed: ") + refusal);
-                    if (!result.ok)
-                        return;
-                    sessions += found;
-                    if (json)
-                        return;
-                    printHeader();
-                    QString text;
-                    for (const DiscoveredSession &session : found) {
-                        if (fleet)
-                            text += TerminalSafe::line(session.member).leftJustified(memberWidth)
-                                + QLatin1Char(' ');
-                        text += TerminalSafe::line(accountOf(session)).leftJustified(20)
-                            + QLatin1Char(' ')
-                            + tableRow(session.chatId.isEmpty()
-                                    ? shortPath(session.cwd, session.home)
-                                    : QStringLiteral("chat ") + session.chatId,
-                                serverRow(session));
-                    }
-                    writeTerminalText(stdout, text);
+                    const QVector<DiscoveredSession> listed = byMember.take(result.member);
+                    if (result.ok)
+                        sessions += listed;
+                    else if (fleet && !listed.isEmpty() && !json)
+                        printError(QStringLiteral("member %1: the rows shown for it above may not "
+                                                  "be all")
+                                       .arg(result.member));
                 });
         },
         options);
+    std::stable_sort(sessions.begin(), sessions.end(),
+        [](const DiscoveredSession &a, const DiscoveredSession &b) {
+            return a.lastActivity > b.lastActivity;
+        });
     if (json) {
-        std::stable_sort(sessions.begin(), sessions.end(),
-            [](const DiscoveredSession &a, const DiscoveredSession &b) {
-                return a.lastActivity > b.lastActivity;
-            });
         QJsonArray array;
         for (const DiscoveredSession &session : std::as_const(sessions))
             array.append(allUsersSessionJson(session));
@@ -238,6 +251,8 @@ int printAllUsersSessions(const ConnectionOptions &options, FleetFanOut &fanOut,
             writeBytes(stdout, QJsonDocument(root).toJson(QJsonDocument::Indented));
     } else if (ok || fleet) {
         printHeader();
+        if (!fleet)
+            writeTerminalText(stdout, rowsText(sessions));
         if (sessions.isEmpty())
             writeTerminalText(stdout,
                 fanOut.failedCount() > 0

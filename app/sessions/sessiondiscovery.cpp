@@ -4,12 +4,14 @@
 #include "files/pathguard.h"
 #include "fleet/fleetfanout.h"
 #include "server/adminscript.h"
+#include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 #include "server/shortcommand.h"
 #include "util/jsonstring.h"
 #include "util/shellquote.h"
 
 #include <QFileInfo>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -331,16 +333,106 @@ void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
 
 void discoverAllUsers(FleetFanOut *fanOut, const QString &homesRoot, MemberCallback onMember)
 {
-    fanOut->runForValues<Listing>(
-        [homesRoot](const FanOutTarget &target, QObject *context,
-            const FleetFanOut::ValueDone<Listing> &done) {
-            discoverAllUsers(target.client, target.admin, homesRoot, context, done);
+    // The batches of each member gathered, handed over when the member ends.
+    auto gathered = std::make_shared<QHash<QString, QVector<DiscoveredSession>>>();
+    discoverAllUsers(
+        fanOut, homesRoot,
+        [gathered](const QString &member, const QVector<DiscoveredSession> &sessions) {
+            (*gathered)[member] += sessions;
         },
-        [onMember](const FanOutMemberResult &result, const Listing &listing) {
-            QVector<DiscoveredSession> sessions = allSessions(listing);
-            for (DiscoveredSession &session : sessions)
-                session.member = result.member;
-            onMember(result, sessions, listing.refused);
+        [gathered, onMember](const FanOutMemberResult &result, const QVector<DiscoveredSession> &,
+            const QStringList &refused) {
+            QVector<DiscoveredSession> sessions
+                = result.ok ? gathered->take(result.member) : QVector<DiscoveredSession>();
+            gathered->remove(result.member);
+            newestFirst(&sessions);
+            onMember(result, sessions, refused);
+        });
+}
+
+namespace {
+
+// One member's listing as its script prints it: complete lines parsed in batches.
+struct ListingStream {
+    LineAssembler lines;
+    QString homeLine;
+    QStringList pending;
+    QStringList refused;
+    QStringList head; // the first lines, for an error message
+    QTimer flushTimer;
+};
+
+} // namespace
+
+void discoverAllUsers(
+    FleetFanOut *fanOut, const QString &homesRoot, BatchCallback onBatch, MemberCallback onMember)
+{
+    auto refusedOf = std::make_shared<QHash<QString, QStringList>>();
+    fanOut->runForValues<QStringList>(
+        [homesRoot, onBatch, refusedOf](const FanOutTarget &target, QObject *context,
+            const FleetFanOut::ValueDone<QStringList> &done) {
+            auto *run = new AdminScript(target.client, target.admin, context);
+            auto stream = std::make_shared<ListingStream>();
+            const QString member = target.member;
+            const auto flush = [stream, onBatch, member, refusedOf] {
+                stream->flushTimer.stop();
+                if (stream->pending.isEmpty() || stream->homeLine.isEmpty())
+                    return;
+                Listing listing;
+                const QString text = stream->homeLine + QLatin1Char('\n')
+                    + stream->pending.join(QLatin1Char('\n'));
+                stream->pending.clear();
+                if (!parse(text, &listing))
+                    return;
+                (*refusedOf)[member] += listing.refused;
+                QVector<DiscoveredSession> sessions = allSessions(listing);
+                for (DiscoveredSession &session : sessions)
+                    session.member = member;
+                if (!sessions.isEmpty())
+                    onBatch(member, sessions);
+            };
+            stream->flushTimer.setSingleShot(true);
+            stream->flushTimer.setInterval(batchMs);
+            QObject::connect(&stream->flushTimer, &QTimer::timeout, run, flush);
+            QObject::connect(run, &AdminScript::output, run, [stream](const QString &text) {
+                for (QString line : stream->lines.feed(text)) {
+                    if (line.endsWith(QLatin1Char('\r')))
+                        line.chop(1);
+                    if (stream->head.size() < 5)
+                        stream->head.append(line);
+                    if (stream->homeLine.isEmpty() && line.startsWith(homeMarker))
+                        stream->homeLine = line;
+                    else
+                        stream->pending.append(line);
+                }
+                if (!stream->flushTimer.isActive())
+                    stream->flushTimer.start();
+            });
+            QObject::connect(
+                run, &AdminScript::finished, run, [run, stream, flush, done](int exitCode) {
+                    const QString rest = stream->lines.flush();
+                    if (!rest.trimmed().isEmpty())
+                        stream->pending.append(rest);
+                    flush();
+                    QObject::disconnect(run, nullptr, nullptr, nullptr);
+                    run->deleteLater();
+                    if (exitCode != 0 || stream->homeLine.isEmpty())
+                        return done(false, {},
+                            QStringLiteral("listing every user's session transcripts failed (exit "
+                                           "status %1): %2")
+                                .arg(exitCode)
+                                .arg(stream->head.join(QLatin1Char('\n')).trimmed().left(500)));
+                    done(true, {}, QString());
+                });
+            QObject::connect(run, &AdminScript::failed, run, [run, done](const ApiError &error) {
+                QObject::disconnect(run, nullptr, nullptr, nullptr);
+                run->deleteLater();
+                done(false, {}, error.toString());
+            });
+            run->start(allUsersScript(homesRoot));
+        },
+        [onMember, refusedOf](const FanOutMemberResult &result, const QStringList &) {
+            onMember(result, {}, refusedOf->take(result.member));
         });
 }
 

@@ -108,6 +108,15 @@ void discoverAllUsers(OpenTerminalClient *client, const AdminAccess &admin,
 using MemberCallback = std::function<void(const FanOutMemberResult &result,
     const QVector<DiscoveredSession> &sessions, const QStringList &refused)>;
 void discoverAllUsers(FleetFanOut *fanOut, const QString &homesRoot, MemberCallback onMember);
+// The same, streamed: `onBatch` gets a member's sessions as its script lists them (a batch at
+// most every batchMs per member, newest first within a batch), so the first rows come long
+// before a member with many homes has listed the last; `onMember` then says how the member
+// ended (its sessions are all in the batches; a member that failed may have sent some).
+constexpr int batchMs = 100;
+using BatchCallback
+    = std::function<void(const QString &member, const QVector<DiscoveredSession> &sessions)>;
+void discoverAllUsers(
+    FleetFanOut *fanOut, const QString &homesRoot, BatchCallback onBatch, MemberCallback onMember);
 
 // Script pieces shared with sessionsearch.
 //

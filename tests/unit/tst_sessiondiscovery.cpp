@@ -4,6 +4,7 @@
 // directories, corrupt lines, empty files, which prompts count); the parser on hostile output;
 // and assigning transcripts to chats by directory and cwd.
 
+#include "fleet/fleetfanout.h"
 #include "runs/loadedrun.h"
 #include "runtree/runmodel.h"
 #include "sessions/sessiondiscovery.h"
@@ -11,6 +12,7 @@
 #include "transcripthome.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -94,6 +96,7 @@ class SessionDiscoveryTest : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void everyHomeStreamsItsSessionsBeforeTheListingEnds();
     void projectDirectoryNameFollowsTheCliRule_data();
     void projectDirectoryNameFollowsTheCliRule();
     void longNamesAreCutAt200AndGetAHashOfTheOriginalPath();
@@ -610,6 +613,56 @@ void SessionDiscoveryTest::listingStatesTheTreesFigures()
     QCOMPARE(listed.toolCalls, summary.toolCalls);
     QCOMPARE(listed.hasCost, summary.costUsd > 0);
     QCOMPARE(listed.costUsd, summary.costUsd);
+}
+
+// The fan-out listing hands a member's sessions over while its script is still running: here
+// the admin command (local, the homes being local) keeps running 3 s after the listing. Every
+// session comes in a batch before the member ends, once, with the member.
+void SessionDiscoveryTest::everyHomeStreamsItsSessionsBeforeTheListingEnds()
+{
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    QStringList expected;
+    for (int i = 0; i < 3; ++i) {
+        const QString home = root.filePath(QStringLiteral("user%1").arg(i));
+        const QString path
+            = installBasicTranscript(home, QStringLiteral("-home-user%1-chat-1").arg(i),
+                QStringLiteral("00000000-0000-4000-8000-00000000000%1").arg(i));
+        QVERIFY(!path.isEmpty());
+        expected << path;
+    }
+    AdminAccess slow;
+    QVERIFY(AdminAccess::fromCommand(QStringLiteral("sh -c 'sh -s; sleep 3' --"), &slow));
+    FleetFanOut fanOut(nullptr, slow);
+    QElapsedTimer clock;
+    clock.start();
+    QStringList streamed;
+    qint64 firstBatchMs = -1;
+    qint64 endedMs = -1;
+    bool ok = false;
+    sessiondiscovery::discoverAllUsers(
+        &fanOut, root.path(),
+        [&](const QString &member, const QVector<DiscoveredSession> &batch) {
+            QVERIFY(member.isEmpty()); // one server: no member
+            if (firstBatchMs < 0)
+                firstBatchMs = clock.elapsed();
+            for (const DiscoveredSession &session : batch)
+                streamed << session.path;
+        },
+        [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &sessions,
+            const QStringList &) {
+            ok = result.ok;
+            QVERIFY(sessions.isEmpty()); // all of them came in the batches
+            endedMs = clock.elapsed();
+        });
+    QTRY_VERIFY_WITH_TIMEOUT(endedMs >= 0, 20000);
+    QVERIFY(ok);
+    streamed.sort();
+    QCOMPARE(streamed, expected);
+    QVERIFY2(firstBatchMs >= 0 && endedMs - firstBatchMs >= 2000,
+        qPrintable(QStringLiteral("first batch after %1 ms, end after %2 ms")
+                       .arg(firstBatchMs)
+                       .arg(endedMs)));
 }
 
 QTEST_GUILESS_MAIN(SessionDiscoveryTest)
