@@ -281,6 +281,8 @@ void MainWindow::followSession()
     connect(m_session, &ServerSession::adminAccessChanged, this, &MainWindow::showAdminAccess);
     connect(m_session, &ServerSession::identityChanged, this, &MainWindow::showIdentity);
     connect(m_session, &ServerSession::checked, this, &MainWindow::showCheck);
+    connect(m_session, &ServerSession::actingMemberChanged, this,
+        [this] { m_serverStatus->showFacts(*m_session); });
 }
 
 void MainWindow::showNewConnection()

@@ -245,6 +245,14 @@
     </message>
 </context>
 <context>
+    <name>sandscope::ConnectionDialog</name>
+    <message numerus="yes">
+        <source>%n member(s): %1. Per-user actions go through the router; all-users views ask every member.</source>
+        <translation>
+            <numerusform>%n member: %1. Per-user actions go through the router; all-users views ask every member.</numerusform><numerusform>%n members: %1. Per-user actions go through the router; all-users views ask every member.</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>sandscope::FileActions</name>
     <message numerus="yes">
         <source>Uploading %n file(s) to %1…</source>
