@@ -249,7 +249,9 @@
     <message numerus="yes">
         <source>%n member(s): %1. Per-user actions go through the router; all-users views ask every member.</source>
         <translation>
-            <numerusform>%n member: %1. Per-user actions go through the router; all-users views ask every member.</numerusform><numerusform>%n members: %1. Per-user actions go through the router; all-users views ask every member.</numerusform></translation>
+            <numerusform>%n member: %1. Per-user actions go through the router; all-users views ask every member.</numerusform>
+            <numerusform>%n members: %1. Per-user actions go through the router; all-users views ask every member.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -434,6 +436,11 @@
             <numerusform>%n hit</numerusform>
             <numerusform>%n hits</numerusform>
         </translation>
+    </message>
+    <message numerus="yes">
+        <source>every user on the fleet's %n member(s)</source>
+        <translation>
+            <numerusform>every user on the fleet's %n member</numerusform><numerusform>every user on the fleet's %n members</numerusform></translation>
     </message>
 </context>
 <context>
