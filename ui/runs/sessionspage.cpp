@@ -398,15 +398,16 @@ void SessionsPage::listAllUsers()
             updateStatus();
             updateActions();
         });
-    connect(fanOut, &FleetFanOut::finished, m_request, [this, errors](int failed) {
+    const bool fleet = fanOut->isFleet();
+    connect(fanOut, &FleetFanOut::finished, m_request, [this, errors, fleet](int failed) {
         m_request->deleteLater();
         m_request = nullptr;
         m_sinceListing.start();
         // One server, or every member, failed: the listing failed. Some members: they are
         // named and the others are shown.
-        if (failed > 0 && (!m_fleet || failed == m_membersAsked))
+        if (failed > 0 && (!fleet || failed == m_membersAsked))
             m_error = errors->join(QStringLiteral("; "));
-        showMemberErrors(m_fleet ? *errors : QStringList());
+        showMemberErrors(fleet ? *errors : QStringList());
         updateStatus();
         updateActions();
         scheduleAutoRefresh();
