@@ -58,11 +58,15 @@ void MemberLookup::start(const QString &account, const QString &userId)
                         done(true, status, QString());
                 });
         },
-        [answered, errors](const FanOutMemberResult &result, const FleetMemberStatus &status) {
-            if (result.ok)
-                answered->append(status);
-            else
+        [this, answered, errors, account, userId](
+            const FanOutMemberResult &result, const FleetMemberStatus &status) {
+            if (!result.ok) {
                 errors->append(result.error);
+                return;
+            }
+            answered->append(status);
+            if (!membersHolding({status}, account, userId).isEmpty())
+                Q_EMIT found(status.name);
         });
     connect(m_fanOut, &FleetFanOut::finished, this, [this, answered, errors, account, userId] {
         MemberLookupResult result;

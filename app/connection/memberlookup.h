@@ -36,6 +36,8 @@ public:
         const QVector<FleetMemberStatus> &members, const QString &account, const QString &userId);
 
 Q_SIGNALS:
+    // A member holding the home answered: shown before the slower members end.
+    void found(const QString &member);
     void finished(const sandscope::MemberLookupResult &result);
 
 private:

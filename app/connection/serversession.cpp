@@ -223,6 +223,11 @@ void ServerSession::findActingMember()
     }
     setActingMember(MemberState::Finding, {}, {});
     m_memberLookup = new MemberLookup(createFanOut(nullptr), this);
+    connect(m_memberLookup, &MemberLookup::found, this, [this](const QString &member) {
+        if (m_memberState == MemberState::Finding)
+            setActingMember(MemberState::Known, {member},
+                tr("Still asking the other members whether they hold a home too."));
+    });
     connect(m_memberLookup, &MemberLookup::finished, this,
         [this, lookup = m_memberLookup.data()](const MemberLookupResult &result) {
             m_memberLookup.clear(); // done: a slot of actingMemberChanged may start another

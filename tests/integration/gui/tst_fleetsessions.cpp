@@ -2,7 +2,7 @@
 // namespace with a private /home, one API key, admin command nsenter), opened as a fleet
 // profile whose router is member A's own URL (as in tst_fleetstatus):
 //  * the connection goes to the router, and the status bar names the member the acting user
-//    lives on;
+//    lives on as soon as that member answers (not after the slow member);
 //  * the Sessions page's "All users" lists both members' sessions, each row with its member in
 //    the Member column, A's rows shown while B (whose admin command waits a few seconds first)
 //    has not answered yet; the search across all users merges both members' hits;
@@ -206,8 +206,15 @@ private Q_SLOTS:
         ServerSession *session = m_window->session();
         QVERIFY(session->isFleet());
         QCOMPARE(session->client()->connection().baseUrl, m_a.server->url());
+        // Member A holds the home: named before the slow member B has answered.
+        QElapsedTimer clock;
+        clock.start();
         QTRY_COMPARE_WITH_TIMEOUT(
             session->actingMemberState(), ServerSession::MemberState::Known, answerTimeoutMs);
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QCOMPARE(session->actingMembers(), QStringList {m_a.name});
+        QVERIFY(session->actingMemberNote().contains(QLatin1String("Still asking")));
+        QTRY_VERIFY_WITH_TIMEOUT(session->actingMemberNote().isEmpty(), answerTimeoutMs);
         QCOMPARE(session->actingMembers(), QStringList {m_a.name});
         const QString status = m_window->serverStatusText();
         QVERIFY2(status.contains(QStringLiteral("on member ") + m_a.name), qPrintable(status));
