@@ -96,7 +96,7 @@ bool ConnectionDialog::isAcceptable(QString *why) const
         reason = tr("Give the profile a name.");
     } else if (!m_fleetError.isEmpty()) {
         ok = false;
-        reason = tr("Fleet file: %1").arg(m_fleetError);
+        reason = tr("The fleet file is not a fleet (see above).");
     } else if (!validateServerUrl(m_ui->urlEdit->text().trimmed(), &reason)) {
         ok = false;
     } else if (!m_ui->userEdit->text().isEmpty()
@@ -242,9 +242,7 @@ void ConnectionDialog::loadFleet()
     // A small local file (at most 1 MiB, FleetConfig refuses more): read as it is typed.
     QString error;
     if (FleetConfig::load(path, &m_fleet, &error)) {
-        m_ui->fleetInfoLabel->setText(tr("%n member(s): %1. Per-user actions go through the "
-                                         "router; all-users views ask every member.",
-            nullptr, int(m_fleet.members.size()))
+        m_ui->fleetInfoLabel->setText(tr("%n member(s): %1", nullptr, int(m_fleet.members.size()))
                                           .arg(m_fleet.memberNames().join(QStringLiteral(", "))));
         m_ui->fleetInfoLabel->setStyleSheet(QString());
         m_ui->urlEdit->setText(m_fleet.router.toString());
@@ -261,6 +259,17 @@ void ConnectionDialog::loadFleet()
     m_ui->urlEdit->setToolTip(tr("The fleet's router, from the fleet file"));
     m_ui->adminEdit->setEnabled(false);
     revalidate();
+    growToFitWrappedLabels();
+}
+
+void ConnectionDialog::growToFitWrappedLabels()
+{
+    // The form's wrapped labels need the height their text takes at this width; a dialog left
+    // at its first size cut them to a line.
+    layout()->activate();
+    const int needed = layout()->totalHeightForWidth(width());
+    if (needed > height())
+        resize(width(), needed);
 }
 
 void ConnectionDialog::browseFleet()

@@ -71,6 +71,7 @@ private:
     // Loads the fleet file named in its field: the router's URL in the URL field, or the error.
     void loadFleet();
     void browseFleet();
+    void growToFitWrappedLabels();
 
     std::unique_ptr<Ui::ConnectionDialog> m_ui;
     ProfileStore *m_profiles;

@@ -247,11 +247,9 @@
 <context>
     <name>sandscope::ConnectionDialog</name>
     <message numerus="yes">
-        <source>%n member(s): %1. Per-user actions go through the router; all-users views ask every member.</source>
+        <source>%n member(s): %1</source>
         <translation>
-            <numerusform>%n member: %1. Per-user actions go through the router; all-users views ask every member.</numerusform>
-            <numerusform>%n members: %1. Per-user actions go through the router; all-users views ask every member.</numerusform>
-        </translation>
+            <numerusform>%n member: %1</numerusform><numerusform>%n members: %1</numerusform></translation>
     </message>
 </context>
 <context>
@@ -440,7 +438,9 @@
     <message numerus="yes">
         <source>every user on the fleet's %n member(s)</source>
         <translation>
-            <numerusform>every user on the fleet's %n member</numerusform><numerusform>every user on the fleet's %n members</numerusform></translation>
+            <numerusform>every user on the fleet's %n member</numerusform>
+            <numerusform>every user on the fleet's %n members</numerusform>
+        </translation>
     </message>
 </context>
 <context>
