@@ -4,6 +4,8 @@
 #include "server/connection.h"
 #include "ui_connectiondialog.h"
 
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QPointer>
 #include <QPushButton>
 #include <QUrl>
@@ -28,8 +30,11 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, KeyStore *keys, QWidg
     connect(m_ui->urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->userEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
     connect(m_ui->adminEdit, &QLineEdit::textChanged, this, &ConnectionDialog::revalidate);
+    connect(m_ui->fleetEdit, &QLineEdit::textChanged, this, &ConnectionDialog::loadFleet);
+    connect(m_ui->fleetBrowseButton, &QPushButton::clicked, this, &ConnectionDialog::browseFleet);
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &ConnectionDialog::saveAndAccept);
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
+    m_ui->fleetInfoLabel->hide();
 
     const QString last = m_profiles->lastUsed();
     if (!last.isEmpty() && m_profiles->contains(last))
@@ -73,6 +78,7 @@ Profile ConnectionDialog::profile() const
     result.defaultUserId = m_ui->userEdit->text();
     result.timeoutMs = m_ui->timeoutSpin->value() * 1000;
     result.adminCommand = m_ui->adminEdit->text().trimmed();
+    result.fleetFile = m_ui->fleetEdit->text().trimmed();
     return result;
 }
 
@@ -88,6 +94,9 @@ bool ConnectionDialog::isAcceptable(QString *why) const
     if (m_ui->profileCombo->currentText().trimmed().isEmpty()) {
         ok = false;
         reason = tr("Give the profile a name.");
+    } else if (!m_fleetError.isEmpty()) {
+        ok = false;
+        reason = tr("The fleet file is not a fleet (see above).");
     } else if (!validateServerUrl(m_ui->urlEdit->text().trimmed(), &reason)) {
         ok = false;
     } else if (!m_ui->userEdit->text().isEmpty()
@@ -144,6 +153,21 @@ QLineEdit *ConnectionDialog::keyEdit() const
     return m_ui->keyEdit;
 }
 
+QLineEdit *ConnectionDialog::fleetEdit() const
+{
+    return m_ui->fleetEdit;
+}
+
+QPushButton *ConnectionDialog::fleetBrowseButton() const
+{
+    return m_ui->fleetBrowseButton;
+}
+
+QLabel *ConnectionDialog::fleetInfoLabel() const
+{
+    return m_ui->fleetInfoLabel;
+}
+
 QLineEdit *ConnectionDialog::adminEdit() const
 {
     return m_ui->adminEdit;
@@ -177,7 +201,9 @@ void ConnectionDialog::loadProfile(const QString &name)
         return;
     }
     const Profile stored = m_profiles->profile(name);
+    m_ui->fleetEdit->clear(); // the URL field editable again before the stored URL goes in
     m_ui->urlEdit->setText(stored.serverUrl.toString());
+    m_ui->fleetEdit->setText(stored.fleetFile);
     m_ui->userEdit->setText(stored.defaultUserId);
     m_ui->timeoutSpin->setValue(qMax(1, stored.timeoutMs / 1000));
     m_ui->adminEdit->setText(stored.adminCommand);
@@ -193,6 +219,67 @@ void ConnectionDialog::loadProfile(const QString &name)
             describeKeyStorage(where, self->m_keys->fallbackDir(), error));
     });
     revalidate();
+}
+
+void ConnectionDialog::loadFleet()
+{
+    const QString path = m_ui->fleetEdit->text().trimmed();
+    const bool wasFleet = !m_fleet.members.isEmpty() || !m_fleetError.isEmpty();
+    m_fleet = FleetConfig {};
+    m_fleetError.clear();
+    if (path.isEmpty()) {
+        m_ui->fleetInfoLabel->hide();
+        m_ui->urlEdit->setReadOnly(false);
+        m_ui->urlEdit->setToolTip(QString());
+        m_ui->adminEdit->setEnabled(true);
+        if (wasFleet)
+            m_ui->urlEdit->setText(m_plainUrl);
+        revalidate();
+        return;
+    }
+    if (!wasFleet)
+        m_plainUrl = m_ui->urlEdit->text();
+    // A small local file (at most 1 MiB, FleetConfig refuses more): read as it is typed.
+    QString error;
+    if (FleetConfig::load(path, &m_fleet, &error)) {
+        m_ui->fleetInfoLabel->setText(tr("%n member(s): %1", nullptr, int(m_fleet.members.size()))
+                                          .arg(m_fleet.memberNames().join(QStringLiteral(", "))));
+        m_ui->fleetInfoLabel->setStyleSheet(QString());
+        m_ui->urlEdit->setText(m_fleet.router.toString());
+    } else {
+        m_fleet = FleetConfig {};
+        m_fleetError = error;
+        m_ui->fleetInfoLabel->setText(error);
+        m_ui->fleetInfoLabel->setStyleSheet(QStringLiteral("color: #c62828;"));
+        m_ui->urlEdit->clear();
+    }
+    m_ui->fleetInfoLabel->show();
+    // The router's URL comes from the file; each member's admin command too.
+    m_ui->urlEdit->setReadOnly(true);
+    m_ui->urlEdit->setToolTip(tr("The fleet's router, from the fleet file"));
+    m_ui->adminEdit->setEnabled(false);
+    revalidate();
+    growToFitWrappedLabels();
+}
+
+void ConnectionDialog::growToFitWrappedLabels()
+{
+    // The form's wrapped labels need the height their text takes at this width; a dialog left
+    // at its first size cut them to a line.
+    layout()->activate();
+    const int needed = layout()->totalHeightForWidth(width());
+    if (needed > height())
+        resize(width(), needed);
+}
+
+void ConnectionDialog::browseFleet()
+{
+    const QString current = m_ui->fleetEdit->text().trimmed();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Fleet File"),
+        current.isEmpty() ? QString() : QFileInfo(current).path(),
+        tr("Fleet files (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        m_ui->fleetEdit->setText(path);
 }
 
 void ConnectionDialog::revalidate()

@@ -1,8 +1,11 @@
 #pragma once
 // Edits and saves a connection profile. The API key is typed into a password field, never
 // read back into it, and stored through KeyStore; the dialog says where a key lives,
-// including the warning when no keyring was available and a file had to be used.
+// including the warning when no keyring was available and a file had to be used. A profile
+// may name a fleet file instead of a server: it is loaded as it is picked, its error shown
+// under it, and the server URL becomes the router's (shown, not editable).
 
+#include "fleet/fleetconfig.h"
 #include "security/profilestore.h"
 
 #include <QDialog>
@@ -14,6 +17,7 @@ class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace sandscope {
@@ -51,6 +55,10 @@ public:
     QLineEdit *urlEdit() const;
     QLineEdit *userEdit() const;
     QLineEdit *keyEdit() const;
+    QLineEdit *fleetEdit() const;
+    QPushButton *fleetBrowseButton() const;
+    // What the fleet file holds (members, router), or why it is not a fleet.
+    QLabel *fleetInfoLabel() const;
     QSpinBox *timeoutSpin() const;
     QLabel *validationLabel() const;
     QLabel *keyStorageLabel() const;
@@ -60,6 +68,10 @@ private:
     void loadProfile(const QString &name);
     void revalidate();
     void saveAndAccept();
+    // Loads the fleet file named in its field: the router's URL in the URL field, or the error.
+    void loadFleet();
+    void browseFleet();
+    void growToFitWrappedLabels();
 
     std::unique_ptr<Ui::ConnectionDialog> m_ui;
     ProfileStore *m_profiles;
@@ -67,6 +79,9 @@ private:
     KeyStorage m_keyStorage = KeyStorage::None;
     QString m_keyStorageError;
     bool m_saving = false;
+    FleetConfig m_fleet;
+    QString m_fleetError; // of the file in the field; empty when it loaded or there is none
+    QString m_plainUrl; // the URL typed for a plain server, given back when the fleet goes
 };
 
 } // namespace sandscope

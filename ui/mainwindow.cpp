@@ -281,6 +281,8 @@ void MainWindow::followSession()
     connect(m_session, &ServerSession::adminAccessChanged, this, &MainWindow::showAdminAccess);
     connect(m_session, &ServerSession::identityChanged, this, &MainWindow::showIdentity);
     connect(m_session, &ServerSession::checked, this, &MainWindow::showCheck);
+    connect(m_session, &ServerSession::actingMemberChanged, this,
+        [this] { m_serverStatus->showFacts(*m_session); });
 }
 
 void MainWindow::showNewConnection()
@@ -558,6 +560,10 @@ void MainWindow::syncFilePages()
     m_live->setAdminAdvice(advice(tr("The live wall")));
     m_live->setClient(client);
     m_live->setAdminAccess(m_session->adminAccess(), prefix);
+    // All users: every member of a fleet, or the server.
+    m_sessions->setFanOutFactory(
+        [session = m_session](QObject *parent) { return session->createFanOut(parent); },
+        m_session->isFleet());
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

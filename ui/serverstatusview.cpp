@@ -12,6 +12,7 @@ namespace sandscope {
 ServerStatusView::ServerStatusView(QWidget *parent)
     : QWidget(parent)
     , m_server(new QLabel(this))
+    , m_member(new QLabel(this))
     , m_version(new QLabel(this))
     , m_features(new QLabel(this))
     , m_mode(new QLabel(this))
@@ -19,6 +20,7 @@ ServerStatusView::ServerStatusView(QWidget *parent)
 {
     m_live->setObjectName(QStringLiteral("liveLabel"));
     m_server->setObjectName(QStringLiteral("serverLabel"));
+    m_member->setObjectName(QStringLiteral("memberLabel"));
     m_version->setObjectName(QStringLiteral("versionLabel"));
     m_features->setObjectName(QStringLiteral("featuresLabel"));
     m_mode->setObjectName(QStringLiteral("modeLabel"));
@@ -26,7 +28,7 @@ ServerStatusView::ServerStatusView(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     bool first = true;
-    for (QLabel *label : {m_server, m_version, m_features, m_mode, m_live}) {
+    for (QLabel *label : {m_server, m_member, m_version, m_features, m_mode, m_live}) {
         if (!first) {
             auto *separator = new QFrame(this);
             separator->setFrameShape(QFrame::VLine);
@@ -43,7 +45,8 @@ ServerStatusView::ServerStatusView(QWidget *parent)
 void ServerStatusView::showFacts(const ServerSession &session)
 {
     setLabels(session);
-    const QLabel *const separated[] = {m_version, m_features, m_mode, m_live};
+    setMemberLabel(session);
+    const QLabel *const separated[] = {m_member, m_version, m_features, m_mode, m_live};
     for (int i = 0; i < m_separators.size(); ++i)
         m_separators.at(i)->setVisible(!separated[i]->text().isEmpty());
 }
@@ -51,7 +54,7 @@ void ServerStatusView::showFacts(const ServerSession &session)
 QString ServerStatusView::text() const
 {
     QStringList parts;
-    for (const QLabel *label : {m_server, m_version, m_features, m_mode, m_live}) {
+    for (const QLabel *label : {m_server, m_member, m_version, m_features, m_mode, m_live}) {
         if (!label->text().isEmpty())
             parts << label->text();
     }
@@ -73,6 +76,38 @@ void ServerStatusView::watchFollowing(FollowStatus *status)
     update();
 }
 
+void ServerStatusView::setMemberLabel(const ServerSession &session)
+{
+    switch (session.actingMemberState()) {
+    case ServerSession::MemberState::NoFleet:
+        m_member->clear();
+        m_member->setToolTip(QString());
+        return;
+    case ServerSession::MemberState::Finding:
+        m_member->setText(tr("finding the member…"));
+        m_member->setToolTip(tr("Asking every member of the fleet which holds the home of the "
+                                "acting user"));
+        return;
+    case ServerSession::MemberState::Known: {
+        const QStringList members = session.actingMembers();
+        m_member->setText(members.size() > 1
+                ? tr("on member %1 (and %2 more)").arg(members.first()).arg(members.size() - 1)
+                : tr("on member %1").arg(members.first()));
+        const QString router = tr("Per-user actions go through the router %1, which sends this "
+                                  "user to %2.")
+                                   .arg(session.serverUrl(), members.first());
+        m_member->setToolTip(session.actingMemberNote().isEmpty()
+                ? router
+                : router + QStringLiteral("\n") + session.actingMemberNote());
+        return;
+    }
+    case ServerSession::MemberState::NotKnown:
+        m_member->setText(tr("member not known"));
+        m_member->setToolTip(session.actingMemberNote());
+        return;
+    }
+}
+
 void ServerStatusView::setLabels(const ServerSession &session)
 {
     const ServerReport &report = session.report();
@@ -83,7 +118,13 @@ void ServerStatusView::setLabels(const ServerSession &session)
         m_mode->clear();
         return;
     }
-    m_server->setText(tr("server %1").arg(report.url));
+    m_server->setText(session.isFleet() ? tr("fleet router %1").arg(report.url)
+                                        : tr("server %1").arg(report.url));
+    m_server->setToolTip(session.isFleet()
+            ? tr("The fleet of %1: %2")
+                  .arg(
+                      session.fleetFile(), session.fleet().memberNames().join(QStringLiteral(", ")))
+            : QString());
     if (!session.isConnected()) {
         m_version->setText(session.isChecking() ? tr("connecting…") : tr("not connected"));
         m_features->clear();

@@ -1,7 +1,8 @@
 #pragma once
 // The status bar's permanent facts about the server: its URL, the open-terminal version, the
 // optional features and the mode (multi- or single-user, with how that was learnt as a tool
-// tip), each shown only when known, separated by thin lines.
+// tip), each shown only when known, separated by thin lines. With a fleet, the member the
+// acting user lives on ("on member open-terminal-1", or "member not known" and why).
 
 #include <QList>
 #include <QPointer>
@@ -28,14 +29,16 @@ public:
 
 private:
     void setLabels(const ServerSession &session);
+    void setMemberLabel(const ServerSession &session);
 
     QLabel *m_server;
+    QLabel *m_member;
     QLabel *m_version;
     QLabel *m_features;
     QLabel *m_mode;
     QLabel *m_live;
     QPointer<FollowStatus> m_followStatus;
-    QList<QFrame *> m_separators; // before the version, features and mode labels
+    QList<QFrame *> m_separators; // before the member, version, features, mode and live labels
 };
 
 } // namespace sandscope

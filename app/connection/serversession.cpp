@@ -1,5 +1,7 @@
 #include "serversession.h"
 
+#include "connection/memberlookup.h"
+#include "fleet/fleetfanout.h"
 #include "server/apierror.h"
 #include "server/openterminalclient.h"
 
@@ -34,7 +36,18 @@ void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
     if (!profile.name.isEmpty() && m_profiles.contains(profile.name))
         m_profiles.setLastUsed(profile.name);
     QString why;
-    if (!validateServerUrl(profile.serverUrl.toString(), &why)) {
+    FleetConfig fleet;
+    QUrl serverUrl = profile.serverUrl;
+    if (profile.isFleet()) {
+        // Read now, not remembered from when the profile was saved: the file is the truth.
+        if (!FleetConfig::load(profile.fleetFile, &fleet, &why)) {
+            Q_EMIT notice(tr("Cannot connect to the fleet of %1: %2").arg(profile.fleetFile, why),
+                Notice::Error);
+            return;
+        }
+        serverUrl = fleet.router;
+    }
+    if (!validateServerUrl(serverUrl.toString(), &why)) {
         Q_EMIT notice(tr("Cannot connect: %1").arg(why), Notice::Error);
         return;
     }
@@ -44,17 +57,19 @@ void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
         return;
     }
     ServerConnection connection;
-    connection.baseUrl = profile.serverUrl;
+    connection.baseUrl = serverUrl;
     connection.timeoutMs = profile.timeoutMs;
     if (!apiKey.isEmpty() || profile.name.isEmpty()) {
         connection.apiKey = apiKey;
-        connectToServer(connection, profile.defaultUserId, profile.name, profile.adminCommand);
+        connectTo(connection, profile.defaultUserId, profile.name, profile.adminCommand, fleet,
+            profile.fleetFile);
         return;
     }
     Q_EMIT busyChanged(true, tr("Reading the stored API key…"));
     QPointer<ServerSession> self(this);
     m_keys.readKey(profile.name,
-        [self, profile, connection](const QString &key, KeyStorage, const QString &error) mutable {
+        [self, profile, connection, fleet](
+            const QString &key, KeyStorage, const QString &error) mutable {
             if (!self)
                 return;
             Q_EMIT self->busyChanged(false, {});
@@ -62,14 +77,26 @@ void ServerSession::openProfile(const Profile &profile, const QString &apiKey)
                 Q_EMIT self->notice(
                     tr("The stored API key could not be read: %1").arg(error), Notice::Warning);
             connection.apiKey = key;
-            self->connectToServer(connection, profile.defaultUserId, profile.name);
+            self->connectTo(connection, profile.defaultUserId, profile.name, profile.adminCommand,
+                fleet, profile.fleetFile);
         });
 }
 
 void ServerSession::connectToServer(const ServerConnection &connection, const QString &userId,
     const QString &profileName, const QString &unsavedAdminCommand)
 {
+    const Profile saved = profileName.isEmpty() ? Profile {} : m_profiles.profile(profileName);
+    connectTo(connection, userId, profileName,
+        profileName.isEmpty() ? unsavedAdminCommand : saved.adminCommand, FleetConfig {}, {});
+}
+
+void ServerSession::connectTo(const ServerConnection &connection, const QString &userId,
+    const QString &profileName, const QString &adminCommand, const FleetConfig &fleet,
+    const QString &fleetFile)
+{
     Q_EMIT connectionChanging();
+    m_fleet = fleet;
+    m_fleetFile = fleetFile;
     m_client->setConnection(connection);
     m_profileName = profileName;
     m_connected = false;
@@ -81,9 +108,6 @@ void ServerSession::connectToServer(const ServerConnection &connection, const QS
     m_accountRuleKnown = false;
     m_ownUserId = userId;
     AdminAccess admin;
-    const QString adminCommand = profileName.isEmpty()
-        ? unsavedAdminCommand
-        : m_profiles.profile(profileName).adminCommand;
     if (adminCommand.trimmed().isEmpty() || !AdminAccess::fromCommand(adminCommand, &admin))
         admin = AdminAccess::serverAccount();
     m_adminAccess = admin;
@@ -91,6 +115,13 @@ void ServerSession::connectToServer(const ServerConnection &connection, const QS
     Q_EMIT adminAccessChanged();
     setIdentity(userId);
     check();
+}
+
+FleetFanOut *ServerSession::createFanOut(QObject *parent) const
+{
+    if (isFleet())
+        return new FleetFanOut(m_fleet, m_client->connection(), parent);
+    return new FleetFanOut(m_client, m_adminAccess, parent);
 }
 
 void ServerSession::switchUser(const QString &userId)
@@ -115,6 +146,8 @@ void ServerSession::setAdminAccess(const AdminAccess &admin)
 
 void ServerSession::setIdentity(const QString &userId)
 {
+    delete m_memberLookup; // about the previous user
+    setActingMember(isFleet() ? MemberState::Finding : MemberState::NoFleet, {}, {});
     // A fresh session per identity: X-Session-Id must never carry over between users.
     m_identity = Identity {userId, QUuid::createUuid().toString(QUuid::WithoutBraces)};
     Q_EMIT identityChanged();
@@ -174,6 +207,57 @@ void ServerSession::applyReport(const ServerReport &report)
                          "refused."),
             Notice::Warning);
     Q_EMIT checked(true);
+    findActingMember();
+}
+
+void ServerSession::findActingMember()
+{
+    delete m_memberLookup;
+    if (!isFleet())
+        return;
+    if (m_identity.isServerAccount()) {
+        setActingMember(MemberState::NotKnown, {},
+            tr("The server account is no user: the router sends requests without a user id to "
+               "whichever member it picks for them."));
+        return;
+    }
+    setActingMember(MemberState::Finding, {}, {});
+    m_memberLookup = new MemberLookup(createFanOut(nullptr), this);
+    connect(m_memberLookup, &MemberLookup::found, this, [this](const QString &member) {
+        if (m_memberState == MemberState::Finding)
+            setActingMember(MemberState::Known, {member},
+                tr("Still asking the other members whether they hold a home too."));
+    });
+    connect(m_memberLookup, &MemberLookup::finished, this,
+        [this, lookup = m_memberLookup.data()](const MemberLookupResult &result) {
+            m_memberLookup.clear(); // done: a slot of actingMemberChanged may start another
+            lookup->deleteLater();
+            QString note;
+            if (result.members.size() > 1)
+                note = tr("Homes on %1: the router sends the user to the first; fleet move "
+                          "settles it.")
+                           .arg(result.members.join(tr(" and ")));
+            if (!result.errors.isEmpty())
+                note += (note.isEmpty() ? QString() : QStringLiteral("\n"))
+                    + tr("Not every member answered:\n%1")
+                          .arg(result.errors.join(QLatin1Char('\n')));
+            if (result.members.isEmpty())
+                setActingMember(MemberState::NotKnown, {}, result.reason);
+            else
+                setActingMember(MemberState::Known, result.members, note);
+        });
+    m_memberLookup->start(actingAccount(), m_identity.userId);
+}
+
+void ServerSession::setActingMember(
+    MemberState state, const QStringList &members, const QString &note)
+{
+    if (state == m_memberState && members == m_actingMembers && note == m_actingMemberNote)
+        return;
+    m_memberState = state;
+    m_actingMembers = members;
+    m_actingMemberNote = note;
+    Q_EMIT actingMemberChanged();
 }
 
 void ServerSession::checkFailed(const ApiError &error)
@@ -192,6 +276,9 @@ void ServerSession::checkFailed(const ApiError &error)
             tr("Could not connect to %1: %2").arg(m_report.url, error.toString()), Notice::Error);
     }
     Q_EMIT checked(false);
+    if (isFleet() && m_memberState == MemberState::Finding)
+        setActingMember(MemberState::NotKnown, {},
+            tr("The check of the acting user failed: %1").arg(error.toString()));
 }
 
 void ServerSession::audit(const QString &action, const QString &target, const QString &result)

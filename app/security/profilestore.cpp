@@ -163,6 +163,7 @@ Profile ProfileStore::profile(const QString &name) const
     result.defaultUserId = settings->value(QStringLiteral("defaultUserId")).toString();
     result.timeoutMs = settings->value(QStringLiteral("timeoutMs"), result.timeoutMs).toInt();
     result.adminCommand = settings->value(QStringLiteral("adminCommand")).toString();
+    result.fleetFile = settings->value(QStringLiteral("fleetFile")).toString();
     return result;
 }
 
@@ -179,6 +180,7 @@ void ProfileStore::save(const Profile &profile)
     settings->setValue(QStringLiteral("defaultUserId"), profile.defaultUserId);
     settings->setValue(QStringLiteral("timeoutMs"), profile.timeoutMs);
     settings->setValue(QStringLiteral("adminCommand"), profile.adminCommand);
+    settings->setValue(QStringLiteral("fleetFile"), profile.fleetFile);
     settings->endGroup();
     settings->sync();
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Connection profiles (name, URL, default user) persisted with QSettings; API keys kept out of
-// them, in the system keyring through QtKeychain, with an owner-only file as a clearly
+// Connection profiles (name, URL, default user, fleet file) persisted with QSettings; API keys kept
+// out of them, in the system keyring through QtKeychain, with an owner-only file as a clearly
 // reported fallback when no keyring is available.
 
 #include "server/apierror.h"
@@ -22,6 +22,10 @@ struct Profile {
     // The local command that opens a root shell in the sandbox for admin scripts (see
     // server/adminaccess.h); empty = the server account.
     QString adminCommand;
+    // A fleet file (fleet/fleetconfig.h); empty = a plain server. With a fleet, serverUrl is
+    // its router's, kept only to show where the profile pointed when the file goes missing.
+    QString fleetFile;
+    bool isFleet() const { return !fleetFile.isEmpty(); }
 };
 
 class ProfileStore {

@@ -31,7 +31,7 @@ bool SessionFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sour
         return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
     const DiscoveredSession &session = sessions->session(sourceRow);
     for (const QString &text : {session.title, sessions->whereText(session), session.cwd,
-             session.model, session.sessionId}) {
+             session.model, session.sessionId, session.member}) {
         if (text.contains(m_filterText, Qt::CaseInsensitive))
             return true;
     }

@@ -20,7 +20,14 @@ bool sameSession(const DiscoveredSession &a, const DiscoveredSession &b)
         && a.projectDirectory == b.projectDirectory && a.lastActivity == b.lastActivity
         && a.size == b.size && a.title == b.title && a.started == b.started && a.turns == b.turns
         && a.toolCalls == b.toolCalls && a.model == b.model && a.hasCost == b.hasCost
-        && a.costUsd == b.costUsd && a.running == b.running;
+        && a.costUsd == b.costUsd && a.running == b.running && a.home == b.home
+        && a.member == b.member;
+}
+
+// Two members may hold the same path (a user with a home on both, after a resize).
+QString rowKey(const DiscoveredSession &session)
+{
+    return session.member + QLatin1Char('\n') + session.path;
 }
 
 } // namespace
@@ -34,20 +41,52 @@ void SessionListModel::setSessions(const QVector<DiscoveredSession> &sessions, c
 {
     const bool homeChanged = home != m_home;
     m_home = home;
-    removeVanished(sessions);
+    merge(sessions, false, QString());
+    if (homeChanged && !m_sessions.isEmpty())
+        Q_EMIT dataChanged(index(0, ChatColumn), index(int(m_sessions.size()) - 1, ChatColumn));
+}
 
-    QHash<QString, int> rowByPath;
+void SessionListModel::setMemberSessions(
+    const QString &member, const QVector<DiscoveredSession> &sessions)
+{
+    merge(sessions, true, member);
+}
+
+void SessionListModel::setShowsMembers(bool shows)
+{
+    if (shows == m_showsMembers)
+        return;
+    if (shows) {
+        beginInsertColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = true;
+        endInsertColumns();
+    } else {
+        beginRemoveColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = false;
+        endRemoveColumns();
+    }
+}
+
+void SessionListModel::merge(
+    const QVector<DiscoveredSession> &sessions, bool oneMember, const QString &member)
+{
+    removeVanished(sessions, oneMember, member);
+
+    QHash<QString, int> rowByKey;
     for (int row = 0; row < m_sessions.size(); ++row)
-        rowByPath.insert(m_sessions.at(row).path, row);
+        rowByKey.insert(rowKey(m_sessions.at(row)), row);
 
     QVector<DiscoveredSession> added;
     QSet<QString> seen;
     for (const DiscoveredSession &session : sessions) {
-        if (seen.contains(session.path))
+        if (oneMember && session.member != member)
+            continue; // not this member's to change
+        const QString key = rowKey(session);
+        if (seen.contains(key))
             continue; // a path is one row
-        seen.insert(session.path);
-        const auto existing = rowByPath.constFind(session.path);
-        if (existing == rowByPath.constEnd()) {
+        seen.insert(key);
+        const auto existing = rowByKey.constFind(key);
+        if (existing == rowByKey.constEnd()) {
             added.append(session);
             continue;
         }
@@ -55,10 +94,8 @@ void SessionListModel::setSessions(const QVector<DiscoveredSession> &sessions, c
         if (sameSession(m_sessions.at(row), session))
             continue;
         m_sessions[row] = session;
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        Q_EMIT dataChanged(index(row, 0), index(row, lastColumn()));
     }
-    if (homeChanged && !m_sessions.isEmpty())
-        Q_EMIT dataChanged(index(0, ChatColumn), index(int(m_sessions.size()) - 1, ChatColumn));
 
     if (!added.isEmpty()) {
         const int first = int(m_sessions.size());
@@ -68,20 +105,24 @@ void SessionListModel::setSessions(const QVector<DiscoveredSession> &sessions, c
     }
 }
 
-void SessionListModel::removeVanished(const QVector<DiscoveredSession> &sessions)
+void SessionListModel::removeVanished(
+    const QVector<DiscoveredSession> &sessions, bool oneMember, const QString &member)
 {
     QSet<QString> listed;
     for (const DiscoveredSession &session : sessions)
-        listed.insert(session.path);
+        listed.insert(rowKey(session));
+    const auto stays = [&](const DiscoveredSession &session) {
+        return (oneMember && session.member != member) || listed.contains(rowKey(session));
+    };
     // From the end, one contiguous range at a time, so the rows before stay valid.
     int row = int(m_sessions.size()) - 1;
     while (row >= 0) {
-        if (listed.contains(m_sessions.at(row).path)) {
+        if (stays(m_sessions.at(row))) {
             --row;
             continue;
         }
         const int last = row;
-        while (row >= 0 && !listed.contains(m_sessions.at(row).path))
+        while (row >= 0 && !stays(m_sessions.at(row)))
             --row;
         const int first = row + 1;
         beginRemoveRows({}, first, last);
@@ -108,7 +149,7 @@ void SessionListModel::setKnowledge(
             sessionId, {knowledge, atUtc.isValid() ? atUtc : QDateTime::currentDateTimeUtc()});
     for (int row = 0; row < m_sessions.size(); ++row) {
         if (m_sessions.at(row).sessionId == sessionId)
-            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            Q_EMIT dataChanged(index(row, 0), index(row, lastColumn()));
     }
     Q_EMIT knowledgeChanged(sessionId);
 }
@@ -122,7 +163,7 @@ void SessionListModel::noteWritten(const QString &path, qint64 bytes, const QDat
     session.size += bytes;
     session.lastActivity = atUtc;
     session.running = true;
-    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    Q_EMIT dataChanged(index(row, 0), index(row, lastColumn()));
 }
 
 int SessionListModel::expireRunning(const QDateTime &nowUtc)
@@ -137,7 +178,7 @@ int SessionListModel::expireRunning(const QDateTime &nowUtc)
             continue;
         }
         session.running = false;
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        Q_EMIT dataChanged(index(row, 0), index(row, lastColumn()));
     }
     return stillRunning;
 }
@@ -255,7 +296,9 @@ int SessionListModel::rowCount(const QModelIndex &parent) const
 
 int SessionListModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    if (parent.isValid())
+        return 0;
+    return m_showsMembers ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant SessionListModel::data(const QModelIndex &index, int role) const
@@ -277,7 +320,11 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
             return runningReason(session);
         if (index.column() == TitleColumn || index.column() == ChatColumn) {
             const QString title = session.title.isEmpty() ? tr("(no prompt)") : session.title;
-            return tr("%1\n\nSession %2\n%3").arg(title, session.sessionId, session.path);
+            const QString text
+                = tr("%1\n\nSession %2\n%3").arg(title, session.sessionId, session.path);
+            return session.member.isEmpty()
+                ? text
+                : text + tr("\non member %1").arg(TerminalSafe::name(session.member));
         }
         return {};
     case Qt::TextAlignmentRole:
@@ -319,6 +366,8 @@ QVariant SessionListModel::displayData(const DiscoveredSession &session, int col
         return costText(session);
     case StateColumn:
         return isRunning(session) ? tr("running now") : QString();
+    case MemberColumn:
+        return TerminalSafe::name(session.member);
     }
     return {};
 }
@@ -370,6 +419,8 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Cost");
     case StateColumn:
         return tr("State");
+    case MemberColumn:
+        return m_showsMembers ? tr("Member") : QVariant();
     }
     return {};
 }

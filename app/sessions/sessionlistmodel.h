@@ -1,7 +1,9 @@
 #pragma once
 // Every Claude Code session of a user found on the server (sessiondiscovery::allSessions) as a
 // table for the Sessions page. A refresh updates the rows in place, keyed by transcript path,
-// so the view keeps its selection and scroll position while the page polls the server.
+// so the view keeps its selection and scroll position while the page polls the server. Every
+// user's sessions of a fleet arrive member by member (FleetFanOut): each member's rows are
+// merged in as they come, keyed by member and path, and a Member column names where they live.
 
 #include "sessions/sessiondiscovery.h"
 
@@ -27,6 +29,7 @@ public:
         ModelColumn,
         CostColumn,
         StateColumn,
+        MemberColumn, // only while showsMembers(): columnCount() is ColumnCount - 1 otherwise
         ColumnCount
     };
     enum Role {
@@ -52,6 +55,12 @@ public:
     // removed and new ones appended. `home` turns cwds under it into ~/... in the Chat column.
     void setSessions(const QVector<DiscoveredSession> &sessions, const QString &home = {});
     void setListing(const sessiondiscovery::Listing &listing);
+    // Replaces only the rows of `member` (as setSessions does for all of them): the rows of
+    // the other members stay, unchanged. A member's first answer appends its rows.
+    void setMemberSessions(const QString &member, const QVector<DiscoveredSession> &sessions);
+    // The Member column (a fleet): inserted or removed as a column, the rows kept.
+    void setShowsMembers(bool shows);
+    bool showsMembers() const { return m_showsMembers; }
     // Another user or server: a reset, since nothing of the old rows applies.
     void clear();
 
@@ -94,7 +103,12 @@ Q_SIGNALS:
 private:
     QVariant displayData(const DiscoveredSession &session, int column) const;
     QVariant sortData(const DiscoveredSession &session, int column) const;
-    void removeVanished(const QVector<DiscoveredSession> &sessions);
+    // Rows keyed by member and path: removes the rows (of `member` only when `oneMember`) not
+    // in `sessions`, updates the changed ones in place and appends the new ones.
+    void merge(const QVector<DiscoveredSession> &sessions, bool oneMember, const QString &member);
+    void removeVanished(
+        const QVector<DiscoveredSession> &sessions, bool oneMember, const QString &member);
+    int lastColumn() const { return columnCount() - 1; }
 
     // The knowledge that applies to `session`: Unknown also when the transcript was written
     // after an end was learnt (a later turn, e.g. Open WebUI resuming it).
@@ -102,6 +116,7 @@ private:
 
     QVector<DiscoveredSession> m_sessions;
     QString m_home;
+    bool m_showsMembers = false;
     struct Known {
         Knowledge knowledge = Knowledge::Unknown;
         QDateTime atUtc;

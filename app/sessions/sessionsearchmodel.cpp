@@ -27,6 +27,32 @@ void SessionSearchModel::setResult(const QVector<SessionSearchHit> &hits, bool t
     endResetModel();
 }
 
+void SessionSearchModel::appendHits(const QVector<SessionSearchHit> &hits, bool truncated)
+{
+    m_truncated = m_truncated || truncated;
+    if (hits.isEmpty())
+        return;
+    const int first = int(m_hits.size());
+    beginInsertRows({}, first, first + int(hits.size()) - 1);
+    m_hits += hits;
+    endInsertRows();
+}
+
+void SessionSearchModel::setShowsMembers(bool shows)
+{
+    if (shows == m_showsMembers)
+        return;
+    if (shows) {
+        beginInsertColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = true;
+        endInsertColumns();
+    } else {
+        beginRemoveColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = false;
+        endRemoveColumns();
+    }
+}
+
 void SessionSearchModel::setTitles(const QHash<QString, QString> &titles)
 {
     if (titles == m_titles)
@@ -49,7 +75,9 @@ int SessionSearchModel::rowCount(const QModelIndex &parent) const
 
 int SessionSearchModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    if (parent.isValid())
+        return 0;
+    return m_showsMembers ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant SessionSearchModel::data(const QModelIndex &index, int role) const
@@ -83,6 +111,8 @@ QString SessionSearchModel::displayText(const SessionSearchHit &hit, int column)
         return hit.agentId.isEmpty() ? hit.recordType : tr("%1 (sub-agent)").arg(hit.recordType);
     case MatchColumn:
         return oneLine(hit.excerpt);
+    case MemberColumn:
+        return hit.member;
     }
     return {};
 }
@@ -102,6 +132,8 @@ QVariant SessionSearchModel::headerData(int section, Qt::Orientation orientation
         return tr("Record");
     case MatchColumn:
         return tr("Match");
+    case MemberColumn:
+        return m_showsMembers ? tr("Member") : QVariant();
     }
     return {};
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The lines a transcript search found (sessionsearch), as a table in file order. Each search
-// replaces the list; the session titles come from the session listing when it knows them.
+// replaces the list; the session titles come from the session listing when it knows them. A
+// search of a fleet's members appends each member's hits as they come, with a Member column.
 
 #include "sessions/sessionsearch.h"
 
@@ -14,7 +15,15 @@ namespace sandscope {
 class SessionSearchModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { SessionColumn, TurnColumn, ToolColumn, RecordColumn, MatchColumn, ColumnCount };
+    enum Column {
+        SessionColumn,
+        TurnColumn,
+        ToolColumn,
+        RecordColumn,
+        MatchColumn,
+        MemberColumn, // only while showsMembers(): columnCount() is ColumnCount - 1 otherwise
+        ColumnCount
+    };
     enum Role { HitRole = Qt::UserRole + 1 };
 
     using QAbstractTableModel::QAbstractTableModel;
@@ -22,6 +31,12 @@ public:
     // A new search is a new list: a reset.
     void setResult(const QVector<SessionSearchHit> &hits, bool truncated);
     void clear() { setResult({}, false); }
+    // One member's hits after those already shown (inserted rows, no reset); `truncated` when
+    // that member had more.
+    void appendHits(const QVector<SessionSearchHit> &hits, bool truncated);
+    // The Member column (a fleet): inserted or removed as a column.
+    void setShowsMembers(bool shows);
+    bool showsMembers() const { return m_showsMembers; }
     // Session id -> title; rows of sessions without one show the id's start.
     void setTitles(const QHash<QString, QString> &titles);
 
@@ -40,6 +55,7 @@ private:
 
     QVector<SessionSearchHit> m_hits;
     bool m_truncated = false;
+    bool m_showsMembers = false;
     QHash<QString, QString> m_titles;
 };
 

@@ -245,6 +245,14 @@
     </message>
 </context>
 <context>
+    <name>sandscope::ConnectionDialog</name>
+    <message numerus="yes">
+        <source>%n member(s): %1</source>
+        <translation>
+            <numerusform>%n member: %1</numerusform><numerusform>%n members: %1</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>sandscope::FileActions</name>
     <message numerus="yes">
         <source>Uploading %n file(s) to %1…</source>
@@ -425,6 +433,13 @@
         <translation>
             <numerusform>%n hit</numerusform>
             <numerusform>%n hits</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>every user on the fleet's %n member(s)</source>
+        <translation>
+            <numerusform>every user on the fleet's %n member</numerusform>
+            <numerusform>every user on the fleet's %n members</numerusform>
         </translation>
     </message>
 </context>

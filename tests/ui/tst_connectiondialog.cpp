@@ -1,6 +1,8 @@
 // The connection dialog: URL and user id validated before connecting, the API key typed
 // into a password field, stored through KeyStore and never read back into the field, and
-// where it was stored said plainly (here: the owner-only fallback file).
+// where it was stored said plainly (here: the owner-only fallback file); a fleet file checked
+// as it is picked (its members shown, its error inline), the router's URL shown read-only, and
+// the file kept with the profile.
 
 #include "connectiondialog.h"
 #include "security/profilestore.h"
@@ -28,6 +30,7 @@ private Q_SLOTS:
     void storesProfileAndKeyAndNeverShowsKey();
     void adminCommandIsValidatedAndKeptWithTheProfile();
     void theProfileShownHasItsFieldsAndPickingItAgainRestoresThem();
+    void aFleetFileIsCheckedAsPickedAndGivesTheRoutersUrl();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -179,6 +182,73 @@ void TestConnectionDialog::theProfileShownHasItsFieldsAndPickingItAgainRestoresT
     Q_EMIT dialog.profileCombo()->activated(dialog.profileCombo()->currentIndex());
     QCOMPARE(dialog.urlEdit()->text(), lab.serverUrl.toString());
     QCOMPARE(dialog.userEdit()->text(), lab.defaultUserId);
+}
+
+void TestConnectionDialog::aFleetFileIsCheckedAsPickedAndGivesTheRoutersUrl()
+{
+    const QString good = m_dir->filePath(QStringLiteral("fleet.json"));
+    QFile file(good);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"router\": \"http://router.example:8000\", \"members\": ["
+               "{\"name\": \"open-terminal-0\", \"url\": \"http://ot-0:8000\"},"
+               "{\"name\": \"open-terminal-1\", \"url\": \"http://ot-1:8000\"}]}");
+    file.close();
+    const QString bad = m_dir->filePath(QStringLiteral("not-a-fleet.json"));
+    QFile badFile(bad);
+    QVERIFY(badFile.open(QIODevice::WriteOnly));
+    badFile.write("{\"router\": \"http://router.example:8000\", \"members\": []}");
+    badFile.close();
+
+    {
+        ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+        dialog.show();
+        dialog.profileCombo()->setEditText(QStringLiteral("fleet"));
+        dialog.urlEdit()->setText(QStringLiteral("http://127.0.0.1:8000"));
+        dialog.userEdit()->setText(QStringLiteral("alice"));
+        QVERIFY(!dialog.fleetInfoLabel()->isVisible());
+        QVERIFY(!dialog.urlEdit()->isReadOnly());
+
+        dialog.fleetEdit()->setText(bad);
+        QVERIFY(dialog.fleetInfoLabel()->isVisible());
+        QVERIFY2(dialog.fleetInfoLabel()->text().contains(QLatin1String("\"members\"")),
+            qPrintable(dialog.fleetInfoLabel()->text()));
+        QVERIFY(!dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+        QVERIFY(dialog.validationLabel()->text().contains(QLatin1String("fleet file")));
+        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+            QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
+            dialog.grab().save(path.replace(QLatin1String(".png"), QLatin1String("-error.png")));
+        }
+
+        dialog.fleetEdit()->setText(good);
+        QVERIFY2(dialog.fleetInfoLabel()->text().contains(
+                     QLatin1String("2 members: open-terminal-0, open-terminal-1")),
+            qPrintable(dialog.fleetInfoLabel()->text()));
+        QCOMPARE(dialog.urlEdit()->text(), QStringLiteral("http://router.example:8000"));
+        QVERIFY(dialog.urlEdit()->isReadOnly());
+        QVERIFY(!dialog.adminEdit()->isEnabled()); // each member's admin_exec is in the file
+        QVERIFY(dialog.buttonBox()->button(QDialogButtonBox::Ok)->isEnabled());
+        QCOMPARE(dialog.profile().fleetFile, good);
+        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+            dialog.grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+        QCOMPARE(dialog.profile().serverUrl, QUrl(QStringLiteral("http://router.example:8000")));
+
+        // No fleet again: the URL typed for the server comes back, editable.
+        dialog.fleetEdit()->clear();
+        QCOMPARE(dialog.urlEdit()->text(), QStringLiteral("http://127.0.0.1:8000"));
+        QVERIFY(!dialog.urlEdit()->isReadOnly());
+        QVERIFY(!dialog.fleetInfoLabel()->isVisible());
+
+        dialog.fleetEdit()->setText(good);
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.buttonBox()->button(QDialogButtonBox::Ok)->click();
+        QTRY_COMPARE(accepted.count(), 1);
+    }
+    QCOMPARE(m_profiles->profile(QStringLiteral("fleet")).fleetFile, good);
+    ConnectionDialog again(m_profiles.get(), m_keys.get());
+    again.selectProfile(QStringLiteral("fleet"));
+    QCOMPARE(again.fleetEdit()->text(), good);
+    QVERIFY(again.urlEdit()->isReadOnly());
+    QCOMPARE(again.urlEdit()->text(), QStringLiteral("http://router.example:8000"));
 }
 
 QTEST_MAIN(TestConnectionDialog)

@@ -2,7 +2,9 @@
 // its refresh in place (unchanged rows and their persistent indexes stay, others are inserted
 // and removed, never a reset), raw sort values that order dates and sizes as values through a
 // proxy, the filter over title/chat/model/session id, the texts for unknown cost and model, the
-// running flag; and SessionSearchModel (titles, sub-agent records, one-line excerpts).
+// running flag; a fleet's members merged one by one (each member's rows replaced without
+// touching the others', the Member column inserted and removed as a column); and
+// SessionSearchModel (titles, sub-agent records, one-line excerpts, members' hits appended).
 
 #include "sessions/sessionfilterproxy.h"
 #include "sessions/sessionlistmodel.h"
@@ -36,6 +38,14 @@ DiscoveredSession session(const QString &id, qint64 size = 100, int minute = 0)
     found.model = QStringLiteral("claude-opus-5-5");
     found.started = QDateTime(QDate(2026, 11, 30), QTime(10, minute), Qt::UTC);
     found.lastActivity = found.started.addSecs(30);
+    return found;
+}
+
+DiscoveredSession onMember(const QString &member, const QString &id, qint64 size = 100)
+{
+    DiscoveredSession found = session(id, size);
+    found.member = member;
+    found.home = home;
     return found;
 }
 
@@ -98,6 +108,120 @@ private Q_SLOTS:
         model.setSessions({session(QStringLiteral("x"))}, home);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void membersPassTheModelTesterAsTheyArriveAndTheColumnComesAndGoes()
+    {
+        SessionListModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.columnCount(), int(SessionListModel::ColumnCount) - 1);
+        model.setShowsMembers(true);
+        QCOMPARE(model.columnCount(), int(SessionListModel::ColumnCount));
+        model.setMemberSessions(QStringLiteral("m1"),
+            {onMember(QStringLiteral("m1"), QStringLiteral("a")),
+                onMember(QStringLiteral("m1"), QStringLiteral("b"))});
+        model.setMemberSessions(
+            QStringLiteral("m2"), {onMember(QStringLiteral("m2"), QStringLiteral("c"))});
+        model.setMemberSessions(
+            QStringLiteral("m1"), {onMember(QStringLiteral("m1"), QStringLiteral("b"), 5000)});
+        model.setKnowledge(QStringLiteral("c"), SessionListModel::Knowledge::RunningHere);
+        model.setShowsMembers(false);
+        model.setMemberSessions(QStringLiteral("m2"), {});
+        model.setShowsMembers(true);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void eachMembersRowsAreMergedInWithoutTouchingTheOthers()
+    {
+        SessionListModel model;
+        model.setShowsMembers(true);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+        // The faster member's rows first, then the other's after them: inserts, no reset.
+        model.setMemberSessions(QStringLiteral("open-terminal-1"),
+            {onMember(QStringLiteral("open-terminal-1"), QStringLiteral("b1")),
+                onMember(QStringLiteral("open-terminal-1"), QStringLiteral("b2"))});
+        const QPersistentModelIndex b1 = model.index(0, SessionListModel::TitleColumn);
+        model.setMemberSessions(QStringLiteral("open-terminal-0"),
+            {onMember(QStringLiteral("open-terminal-0"), QStringLiteral("a1"))});
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(inserted.count(), 2);
+        QCOMPARE(inserted.at(1).at(1).toInt(), 2);
+        QCOMPARE(columnTexts(&model, SessionListModel::MemberColumn),
+            QStringList({QStringLiteral("open-terminal-1"), QStringLiteral("open-terminal-1"),
+                QStringLiteral("open-terminal-0")}));
+        QCOMPARE(model.headerData(SessionListModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole)
+                     .toString(),
+            QStringLiteral("Member"));
+        QVERIFY(model.index(2, SessionListModel::TitleColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .endsWith(QStringLiteral("on member open-terminal-0")));
+
+        // The next listing of member 1: b2 is gone and b1 grew; member 0's row stays as it was.
+        changed.clear();
+        model.setMemberSessions(QStringLiteral("open-terminal-1"),
+            {onMember(QStringLiteral("open-terminal-1"), QStringLiteral("b1"), 4096)});
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(b1.isValid());
+        QCOMPARE(b1.row(), 0);
+        QCOMPARE(idsInOrder(&model), QStringList({QStringLiteral("b1"), QStringLiteral("a1")}));
+
+        // A member whose listing failed is not asked to change anything: its rows stay. A
+        // user with a home on both members (after a resize) has the same path twice: two rows.
+        model.setMemberSessions(QStringLiteral("open-terminal-0"),
+            {onMember(QStringLiteral("open-terminal-0"), QStringLiteral("a1")),
+                onMember(QStringLiteral("open-terminal-0"), QStringLiteral("b1"))});
+        QCOMPARE(idsInOrder(&model),
+            QStringList({QStringLiteral("b1"), QStringLiteral("a1"), QStringLiteral("b1")}));
+        QCOMPARE(resets.count(), 0);
+    }
+
+    void theMemberColumnIsAColumnOfItsOwnWhileShown()
+    {
+        SessionListModel model;
+        model.setSessions({session(QStringLiteral("a"))}, home);
+        QSignalSpy columnsInserted(&model, &QAbstractItemModel::columnsInserted);
+        QSignalSpy columnsRemoved(&model, &QAbstractItemModel::columnsRemoved);
+        model.setShowsMembers(true);
+        model.setShowsMembers(true);
+        QCOMPARE(columnsInserted.count(), 1);
+        QCOMPARE(columnsInserted.first().at(1).toInt(), int(SessionListModel::MemberColumn));
+        QCOMPARE(model.rowCount(), 1); // the rows stay
+        QVERIFY(model.index(0, SessionListModel::MemberColumn).data().toString().isEmpty());
+        model.setShowsMembers(false);
+        QCOMPARE(columnsRemoved.count(), 1);
+        QVERIFY(!model.index(0, SessionListModel::MemberColumn).isValid());
+    }
+
+    void searchModelAppendsEachMembersHitsWithTheirMember()
+    {
+        SessionSearchModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setShowsMembers(true);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        SessionSearchHit first = hit(QStringLiteral("s1"));
+        first.member = QStringLiteral("m1");
+        SessionSearchHit second = hit(QStringLiteral("s2"));
+        second.member = QStringLiteral("m0");
+        model.appendHits({first}, false);
+        model.appendHits({}, false);
+        model.appendHits({second}, true);
+        QCOMPARE(resets.count(), 0);
+        QVERIFY(model.isTruncated());
+        QCOMPARE(columnTexts(&model, SessionSearchModel::MemberColumn),
+            QStringList({QStringLiteral("m1"), QStringLiteral("m0")}));
+        model.setShowsMembers(false);
+        QCOMPARE(model.columnCount(), int(SessionSearchModel::ColumnCount) - 1);
+        model.clear();
+        QVERIFY(!model.isTruncated());
     }
 
     void searchModelPassesTheModelTester()
@@ -381,8 +505,7 @@ private Q_SLOTS:
         if (SessionListModel::Knowledge(knowledge) != SessionListModel::Knowledge::Unknown) {
             QCOMPARE(changed.count(), 1);
             QCOMPARE(changed.at(0).at(0).toModelIndex(), model.index(1, 0));
-            QCOMPARE(changed.at(0).at(1).toModelIndex(),
-                model.index(1, SessionListModel::ColumnCount - 1));
+            QCOMPARE(changed.at(0).at(1).toModelIndex(), model.index(1, model.columnCount() - 1));
         }
         const QModelIndex state = model.index(1, SessionListModel::StateColumn);
         QCOMPARE(state.data(SessionListModel::RunningRole).toBool(), running);

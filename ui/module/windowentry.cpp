@@ -54,7 +54,12 @@ extern "C" Q_DECL_EXPORT int sandscope_window_main(int argc, char **argv)
                        "(e.g. \"sudo -n\" for a server on this machine), for Cleanup and the "
                        "all-users views."),
         QStringLiteral("COMMAND"));
-    parser.addOptions({serverOption, userOption, keyFileOption, profileOption, adminCommandOption});
+    const QCommandLineOption fleetOption(QStringLiteral("fleet"),
+        QStringLiteral("Connect to a fleet of servers behind one router (a JSON file: router, "
+                       "members); all-users views ask every member."),
+        QStringLiteral("FILE"));
+    parser.addOptions(
+        {serverOption, userOption, keyFileOption, profileOption, adminCommandOption, fleetOption});
     parser.addPositionalArgument(QStringLiteral("files"),
         QStringLiteral("Run recordings or stream-json captures to open, each in a run tab."),
         QStringLiteral("[FILE...]"));
@@ -83,6 +88,11 @@ extern "C" Q_DECL_EXPORT int sandscope_window_main(int argc, char **argv)
     }
     if (parser.isSet(serverOption)) {
         profile.serverUrl = QUrl(parser.value(serverOption), QUrl::StrictMode);
+        profile.fleetFile.clear(); // one server named: not the profile's fleet
+        haveTarget = true;
+    }
+    if (parser.isSet(fleetOption)) {
+        profile.fleetFile = parser.value(fleetOption);
         haveTarget = true;
     }
     if (parser.isSet(userOption))

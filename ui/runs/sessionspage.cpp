@@ -1,5 +1,7 @@
 #include "sessionspage.h"
 
+#include "fleet/fleetfanout.h"
+#include "messagebar.h"
 #include "runs/sessionitemdelegate.h"
 #include "runs/sparewidthcolumn.h"
 #include "server/openterminalclient.h"
@@ -121,6 +123,14 @@ void SessionsPage::setupViews()
             {SessionListModel::CostColumn, QStringLiteral("$99.9999")},
             {SessionListModel::StateColumn, QStringLiteral("running now")}});
     sessions->setMinimumHeight(sessions->fontMetrics().height() * 8);
+    // A fleet's Member column comes and goes with "All users": sized when it comes, and shown
+    // beside the Chat column that names the account.
+    connect(m_proxy, &QAbstractItemModel::columnsInserted, sessions, [this, sessions] {
+        fitColumns(sessions, {{SessionListModel::MemberColumn, m_longestMember}});
+        sessions->header()->moveSection(
+            sessions->header()->visualIndex(SessionListModel::MemberColumn),
+            sessions->header()->visualIndex(SessionListModel::ChatColumn) + 1);
+    });
 
     QTreeView *results = m_ui->resultsView;
     results->setModel(m_searchModel);
@@ -130,6 +140,12 @@ void SessionsPage::setupViews()
             {SessionSearchModel::ToolColumn, QStringLiteral("WebFetch")},
             {SessionSearchModel::RecordColumn, QStringLiteral("attachment (sub-agent)")}});
     results->setMinimumHeight(results->fontMetrics().height() * 5);
+    connect(m_searchModel, &QAbstractItemModel::columnsInserted, results, [this, results] {
+        fitColumns(results, {{SessionSearchModel::MemberColumn, m_longestMember}});
+        results->header()->moveSection(
+            results->header()->visualIndex(SessionSearchModel::MemberColumn),
+            results->header()->visualIndex(SessionSearchModel::SessionColumn) + 1);
+    });
 
     m_ui->splitter->setStretchFactor(0, 3);
     m_ui->splitter->setStretchFactor(1, 2);
@@ -156,10 +172,16 @@ void SessionsPage::setupActions()
         &SessionsPage::adminCommandRequested);
     connect(m_ui->refreshButton, &QPushButton::clicked, m_refreshAction, &QAction::trigger);
     // Another scope: the rows of the old one go, the new listing starts at once.
-    connect(m_ui->allUsersCheck, &QCheckBox::toggled, this, [this] {
+    connect(m_ui->allUsersCheck, &QCheckBox::toggled, this, [this](bool allUsers) {
+        // Every user's rows name their account before the chat.
+        fitColumns(m_ui->sessionsView,
+            {{SessionListModel::ChatColumn,
+                allUsers ? QStringLiteral("ot_0123abcd · chat-01")
+                         : QStringLiteral("chat-0123ab")}});
         delete m_request;
         m_request = nullptr;
         m_model->clear();
+        m_ui->messageBar->dismiss();
         m_listed = false;
         m_error.clear();
         updateActions();
@@ -222,6 +244,11 @@ QLineEdit *SessionsPage::filterEdit() const
     return m_ui->filterEdit;
 }
 
+MessageBar *SessionsPage::messageBar() const
+{
+    return m_ui->messageBar;
+}
+
 QLineEdit *SessionsPage::searchEdit() const
 {
     return m_ui->searchEdit;
@@ -264,6 +291,7 @@ void SessionsPage::setConnection(OpenTerminalClient *client, const Identity &ide
     m_autoRefresh.stop();
     m_model->clear();
     m_searchModel->clear();
+    m_ui->messageBar->dismiss();
     m_ui->resultsPane->hide();
     m_ui->resultsLabel->clear();
     m_ui->searchButton->setEnabled(client != nullptr);
@@ -303,7 +331,8 @@ void SessionsPage::refresh()
     m_error.clear();
     m_needsAdminCommand = false;
     m_ui->adminCommandButton->hide();
-    if (isAllUsers() && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty()) {
+    // A fleet's members have admin commands of their own (the fleet file's admin_exec).
+    if (isAllUsers() && !m_fleet && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty()) {
         m_model->clear();
         m_error = m_adminAdvice; // nothing is asked of a server that would refuse
         m_needsAdminCommand = true;
@@ -313,33 +342,119 @@ void SessionsPage::refresh()
         return;
     }
     m_request = new QObject(this);
+    if (isAllUsers()) {
+        listAllUsers();
+        return;
+    }
+    m_model->setShowsMembers(false);
     updateStatus();
-    auto listed = [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
+    sessiondiscovery::discover(m_client, m_identity, m_request,
+        [this](bool ok, const sessiondiscovery::Listing &listing, const QString &error) {
+            m_request->deleteLater();
+            m_request = nullptr;
+            m_sinceListing.start();
+            if (ok) {
+                m_listed = true;
+                m_model->setListing(listing);
+                m_refused = listing.refused;
+                updateSearchTitles();
+                // The acting user's own sessions: their writes are pushed from here on.
+                m_activity->watch(m_client, m_identity);
+            } else {
+                m_error = error; // the rows of the last listing stay
+            }
+            updateStatus();
+            updateActions();
+            scheduleAutoRefresh();
+            Q_EMIT listingFinished(ok);
+        });
+}
+
+void SessionsPage::listAllUsers()
+{
+    m_activity->stop(); // pushed writes are the acting user's only
+    FleetFanOut *fanOut = createFanOut(m_request);
+    noteMemberNames(fanOut);
+    m_model->setShowsMembers(fanOut->isFleet());
+    m_membersAsked = int(fanOut->targets().size());
+    m_membersAnswered = 0;
+    updateStatus();
+    // Each member's rows go in as it answers; a failed member's rows of the last listing stay.
+    auto refused = std::make_shared<QStringList>();
+    auto errors = std::make_shared<QStringList>();
+    sessiondiscovery::discoverAllUsers(fanOut, m_homesRoot,
+        [this, refused, errors](const FanOutMemberResult &result,
+            const QVector<DiscoveredSession> &sessions, const QStringList &refusedHere) {
+            ++m_membersAnswered;
+            if (result.ok) {
+                m_listed = true;
+                m_model->setMemberSessions(result.member, sessions);
+                *refused += refusedHere;
+                m_refused = *refused;
+                updateSearchTitles();
+            } else {
+                errors->append(result.error);
+            }
+            updateStatus();
+            updateActions();
+        });
+    const bool fleet = fanOut->isFleet();
+    connect(fanOut, &FleetFanOut::finished, m_request, [this, errors, fleet](int failed) {
         m_request->deleteLater();
         m_request = nullptr;
         m_sinceListing.start();
-        if (ok) {
-            m_listed = true;
-            m_model->setListing(listing);
-            m_refused = listing.refused;
-            updateSearchTitles();
-            // The acting user's own sessions: their writes are pushed from here on.
-            if (isAllUsers())
-                m_activity->stop();
-            else
-                m_activity->watch(m_client, m_identity);
-        } else {
-            m_error = error; // the rows of the last listing stay
-        }
+        // One server, or every member, failed: the listing failed. Some members: they are
+        // named and the others are shown.
+        if (failed > 0 && (!fleet || failed == m_membersAsked))
+            m_error = errors->join(QStringLiteral("; "));
+        showMemberErrors(fleet ? *errors : QStringList());
         updateStatus();
         updateActions();
         scheduleAutoRefresh();
-        Q_EMIT listingFinished(ok);
-    };
-    if (isAllUsers())
-        sessiondiscovery::discoverAllUsers(m_client, m_adminAccess, m_homesRoot, m_request, listed);
-    else
-        sessiondiscovery::discover(m_client, m_identity, m_request, listed);
+        Q_EMIT listingFinished(failed == 0);
+    });
+}
+
+FleetFanOut *SessionsPage::createFanOut(QObject *parent) const
+{
+    if (m_fanOutFactory)
+        return m_fanOutFactory(parent);
+    return new FleetFanOut(m_client, m_adminAccess, parent);
+}
+
+void SessionsPage::noteMemberNames(const FleetFanOut *fanOut)
+{
+    const QString before = m_longestMember;
+    for (const QString &name : fanOut->memberNames()) {
+        if (name.size() > m_longestMember.size())
+            m_longestMember = name;
+    }
+    if (m_longestMember == before)
+        return;
+    if (m_model->showsMembers())
+        fitColumns(m_ui->sessionsView, {{SessionListModel::MemberColumn, m_longestMember}});
+    if (m_searchModel->showsMembers())
+        fitColumns(m_ui->resultsView, {{SessionSearchModel::MemberColumn, m_longestMember}});
+}
+
+void SessionsPage::setFanOutFactory(FanOutFactory factory, bool isFleet)
+{
+    m_fanOutFactory = std::move(factory);
+    m_fleet = isFleet && m_fanOutFactory;
+    m_model->setShowsMembers(m_fleet && isAllUsers());
+    m_searchModel->setShowsMembers(m_fleet && isAllUsers());
+}
+
+void SessionsPage::showMemberErrors(const QStringList &errors)
+{
+    if (errors.isEmpty()) {
+        m_ui->messageBar->dismiss();
+        return;
+    }
+    m_ui->messageBar->showMessage(
+        tr("Not every member answered; the sessions of the others are shown.\n%1")
+            .arg(errors.join(QLatin1Char('\n'))),
+        MessageBar::Level::Warning);
 }
 
 void SessionsPage::setAdminAdvice(const QString &advice)
@@ -378,6 +493,8 @@ int SessionsPage::refreshDelayMs() const
 
 QString SessionsPage::userText() const
 {
+    if (isAllUsers() && m_fleet)
+        return tr("every user on the fleet's %n member(s)", nullptr, m_membersAsked);
     if (isAllUsers())
         return tr("every user (%1)").arg(m_adminAccess.describe());
     return m_identity.isServerAccount() ? tr("the server account") : m_identity.userId;
@@ -406,7 +523,9 @@ void SessionsPage::updateStatus()
     if (m_listed && !m_refused.isEmpty())
         text += tr(" · %1 not listed: a link out of the home (details in the tooltip)")
                     .arg(m_refused.size());
-    if (isLoading() && m_listed)
+    if (isLoading() && isAllUsers() && m_fleet)
+        text += tr(" · %1 of %2 members answered…").arg(m_membersAnswered).arg(m_membersAsked);
+    else if (isLoading() && m_listed)
         text += tr(" · refreshing…");
     showOnLabel(m_ui->statusLabel, text, !m_error.isEmpty());
     m_ui->statusLabel->setToolTip(m_refused.join(QLatin1Char('\n')));
@@ -444,35 +563,76 @@ void SessionsPage::search(const QString &query, const QString &toolName)
         false);
     sessionsearch::Options options;
     options.toolName = toolName;
-    auto found = [this, quoted, toolName](
-                     bool ok, const sessionsearch::Result &result, const QString &error) {
-        m_searchRequest->deleteLater();
-        m_searchRequest = nullptr;
-        if (!ok) {
-            setSearchStatus(tr("The search failed: %1").arg(error), true);
-            Q_EMIT searchFinished(false);
-            return;
-        }
-        updateSearchTitles();
-        m_searchModel->setResult(result.hits, result.truncated);
-        const int count = int(result.hits.size());
-        QString text;
-        if (count == 0 && toolName.isEmpty())
-            text = tr("No hits for %1").arg(quoted);
-        else if (count == 0)
-            text = tr("No hits for %1 in %2 calls").arg(quoted, toolName);
-        else if (result.truncated)
-            text = tr("More than %1 hits (first %1 shown)").arg(count);
-        else
-            text = tr("%n hit(s)", nullptr, int(count));
-        setSearchStatus(text, false);
-        Q_EMIT searchFinished(true);
-    };
-    if (isAllUsers())
-        sessionsearch::searchAllUsers(
-            m_client, m_adminAccess, m_homesRoot, query, options, m_searchRequest, found);
-    else
-        sessionsearch::search(m_client, m_identity, query, options, m_searchRequest, found);
+    if (isAllUsers()) {
+        searchAllUsers(query, options, quoted, toolName);
+        return;
+    }
+    m_searchModel->setShowsMembers(false);
+    sessionsearch::search(m_client, m_identity, query, options, m_searchRequest,
+        [this, quoted, toolName](
+            bool ok, const sessionsearch::Result &result, const QString &error) {
+            m_searchRequest->deleteLater();
+            m_searchRequest = nullptr;
+            if (!ok) {
+                setSearchStatus(tr("The search failed: %1").arg(error), true);
+                Q_EMIT searchFinished(false);
+                return;
+            }
+            updateSearchTitles();
+            m_searchModel->setResult(result.hits, result.truncated);
+            setSearchStatus(
+                searchSummary(int(result.hits.size()), result.truncated, quoted, toolName), false);
+            Q_EMIT searchFinished(true);
+        });
+}
+
+void SessionsPage::searchAllUsers(const QString &query, const sessionsearch::Options &options,
+    const QString &quoted, const QString &toolName)
+{
+    FleetFanOut *fanOut = createFanOut(m_searchRequest);
+    noteMemberNames(fanOut);
+    m_searchModel->setShowsMembers(fanOut->isFleet());
+    updateSearchTitles();
+    // Each member's hits are appended as it answers, after those already shown.
+    auto errors = std::make_shared<QStringList>();
+    sessionsearch::searchAllUsers(fanOut, m_homesRoot, query, options,
+        [this, errors](const FanOutMemberResult &member, const sessionsearch::Result &result) {
+            if (member.ok)
+                m_searchModel->appendHits(result.hits, result.truncated);
+            else
+                errors->append(member.error);
+        });
+    const bool fleet = fanOut->isFleet();
+    const int asked = int(fanOut->targets().size());
+    connect(fanOut, &FleetFanOut::finished, m_searchRequest,
+        [this, errors, fleet, asked, quoted, toolName](int failed) {
+            m_searchRequest->deleteLater();
+            m_searchRequest = nullptr;
+            if (failed > 0 && (!fleet || failed == asked)) {
+                setSearchStatus(
+                    tr("The search failed: %1").arg(errors->join(QStringLiteral("; "))), true);
+                Q_EMIT searchFinished(false);
+                return;
+            }
+            QString text = searchSummary(
+                m_searchModel->rowCount(), m_searchModel->isTruncated(), quoted, toolName);
+            if (failed > 0)
+                text += tr(" · not searched: %1").arg(errors->join(QStringLiteral("; ")));
+            setSearchStatus(text, failed > 0);
+            Q_EMIT searchFinished(failed == 0);
+        });
+}
+
+QString SessionsPage::searchSummary(
+    int count, bool truncated, const QString &quoted, const QString &toolName) const
+{
+    if (count == 0 && toolName.isEmpty())
+        return tr("No hits for %1").arg(quoted);
+    if (count == 0)
+        return tr("No hits for %1 in %2 calls").arg(quoted, toolName);
+    if (truncated)
+        return tr("More than %1 hits (first %1 shown)").arg(count);
+    return tr("%n hit(s)", nullptr, count);
 }
 
 void SessionsPage::setSearchStatus(const QString &text, bool isError)

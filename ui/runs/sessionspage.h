@@ -5,10 +5,13 @@
 // in the transcripts that runs on the server (sessionsearch); a hit opens its session at the
 // tool call it belongs to. Listing and search run in the background as the acting user; their
 // answers are dropped when the user or server changes or a newer request starts. The status
-// line names the user whose sessions are shown.
+// line names the user whose sessions are shown. "All users" runs on every member of a fleet at
+// once (FleetFanOut): each member's rows and hits are merged in as it answers, with a Member
+// column, and a member that fails is named in the page's message bar while the others' rows stay.
 
 #include "server/adminaccess.h"
 #include "server/connection.h"
+#include "sessions/sessionsearch.h"
 #include "sessions/sessionsource.h"
 
 #include <QElapsedTimer>
@@ -17,6 +20,7 @@
 #include <QUrl>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -26,6 +30,8 @@ class QTreeView;
 
 namespace sandscope {
 
+class FleetFanOut;
+class MessageBar;
 class OpenTerminalClient;
 class SessionFilterProxy;
 class SessionActivity;
@@ -60,6 +66,11 @@ public:
     // account without it); where the homes are (tests: a folder of their own).
     void setAdminAccess(const AdminAccess &admin, const QString &accountPrefix);
     void setHomesRoot(const QString &homesRoot) { m_homesRoot = homesRoot; }
+    // Where "All users" runs: ServerSession::createFanOut (a fleet's members, or the server).
+    // Without one, the server of setConnection with the admin access of setAdminAccess.
+    using FanOutFactory = std::function<FleetFanOut *(QObject *parent)>;
+    void setFanOutFactory(FanOutFactory factory, bool isFleet);
+    bool isFleet() const { return m_fleet; }
     // Every user's sessions instead of the acting user's.
     void setAllUsers(bool allUsers);
     bool isAllUsers() const;
@@ -70,6 +81,8 @@ public:
     SessionSearchModel *searchModel() const { return m_searchModel; }
     QTreeView *searchView() const;
     QLineEdit *filterEdit() const;
+    // Names the members of a fleet that failed (the others' rows are shown).
+    MessageBar *messageBar() const;
     QLineEdit *searchEdit() const;
     QComboBox *toolCombo() const;
     QAction *refreshAction() const { return m_refreshAction; }
@@ -123,6 +136,18 @@ private:
     void setupViews();
     void setupActions();
     void searchFromWidgets();
+    // The all-users listing and search on every member of the fan-out at once.
+    void listAllUsers();
+    void searchAllUsers(const QString &query, const sessionsearch::Options &options,
+        const QString &quoted, const QString &toolName);
+    FleetFanOut *createFanOut(QObject *parent) const;
+    // The Member columns are as wide as the longest member name seen.
+    void noteMemberNames(const FleetFanOut *fanOut);
+    // The members that failed in the last all-users listing, or none.
+    void showMemberErrors(const QStringList &errors);
+    // The summary of a finished search.
+    QString searchSummary(
+        int count, bool truncated, const QString &quoted, const QString &toolName) const;
     void scheduleAutoRefresh();
     // The pause between listings: longer while writes are pushed.
     int refreshDelayMs() const;
@@ -161,6 +186,11 @@ private:
     AdminAccess m_adminAccess;
     QString m_accountPrefix;
     QString m_homesRoot = QStringLiteral("/home");
+    FanOutFactory m_fanOutFactory;
+    bool m_fleet = false; // the fan-out factory makes a fleet's
+    int m_membersAnswered = 0; // in the all-users listing in flight
+    int m_membersAsked = 0;
+    QString m_longestMember = QStringLiteral("member");
 };
 
 } // namespace sandscope

@@ -1,0 +1,310 @@
+// The window on a fleet of two REAL members (tests/support/fleetmembers.h: each in a mount
+// namespace with a private /home, one API key, admin command nsenter), opened as a fleet
+// profile whose router is member A's own URL (as in tst_fleetstatus):
+//  * the connection goes to the router, and the status bar names the member the acting user
+//    lives on as soon as that member answers (not after the slow member);
+//  * the Sessions page's "All users" lists both members' sessions, each row with its member in
+//    the Member column, A's rows shown while B (whose admin command waits a few seconds first)
+//    has not answered yet; the search across all users merges both members' hits;
+//  * with member B stopped, B is named with its error in the page's message bar while A's rows
+//    are shown.
+// SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members.
+
+#include "connection/serversession.h"
+#include "fleetmembers.h"
+#include "mainwindow.h"
+#include "messagebar.h"
+#include "runs/sessionspage.h"
+#include "sessions/sessionlistmodel.h"
+#include "sessions/sessionsearchmodel.h"
+#include "testing.h"
+#include "transcripthome.h"
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTreeView>
+#include <QtTest>
+
+#include <memory>
+
+using namespace sandscope;
+using namespace sandscope::test;
+
+namespace {
+
+constexpr int answerTimeoutMs = 120000;
+// Member B's admin command waits this long before it runs anything: the slow member.
+constexpr int slowMemberSeconds = 5;
+
+// The CLI's project folder name of a working directory (sessiondiscovery's escaping rule).
+QString escaped(QString path)
+{
+    for (QChar &c : path) {
+        if (!(c.unicode() < 128 && c.isLetterOrNumber()))
+            c = QLatin1Char('-');
+    }
+    return path;
+}
+
+} // namespace
+
+class FleetSessionsTest : public QObject {
+    Q_OBJECT
+
+private:
+    TestMember m_a;
+    TestMember m_b;
+    QTemporaryDir m_local;
+    QString m_fleetFile;
+    QString m_key;
+    QString m_onA;
+    QString m_onB;
+    QHash<QString, QString> m_memberOfPath; // transcript path (as the member sees it) -> member
+    std::unique_ptr<MainWindow> m_window;
+
+    // A user whose home is on `member`, made through its own URL (eight letters: see
+    // tst_fleetstatus); its account name in `account`.
+    QString userOn(const TestMember &member, const QString &tag, QString *account)
+    {
+        const QString userId = tag + randomToken(8 - int(tag.size()), true);
+        const QStringList home = shellLines(
+            member.client.get(), {userId, QString()}, QStringLiteral("echo \"$HOME\""));
+        if (home.isEmpty() || !home.constLast().startsWith(QLatin1String("/home/")))
+            return {};
+        *account = home.constLast().mid(6);
+        return userId;
+    }
+
+    // A recorded scenario as a session of `account` on `member`, as the member sees it
+    // (/home/ACCOUNT/chat-SCENARIO), written where its /home is bound.
+    bool installOn(const TestMember &member, const QString &account, const QString &scenario)
+    {
+        QTemporaryDir staging;
+        const QString inside = QStringLiteral("/home/") + account;
+        const QString stagedHome = staging.path() + inside;
+        if (installRecordedScenario(stagedHome, scenario, 3600).isEmpty())
+            return false;
+        QDirIterator files(stagedHome, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            const QString from = files.next();
+            QString relative = from.mid(stagedHome.size());
+            relative.replace(escaped(stagedHome), escaped(inside));
+            QFile file(from);
+            if (!file.open(QIODevice::ReadOnly))
+                return false;
+            QByteArray bytes = file.readAll();
+            bytes.replace(stagedHome.toUtf8(), inside.toUtf8());
+            const QString to = member.homes.filePath(account) + relative; // bound onto /home
+            if (!writeFile(to, bytes)
+                || !setModified(to, file.fileTime(QFile::FileModificationTime)))
+                return false;
+            if (relative.endsWith(QLatin1String(".jsonl"))
+                && !relative.contains(QLatin1String("/subagents/")))
+                m_memberOfPath.insert(inside + relative, member.name);
+        }
+        return true;
+    }
+
+    SessionsPage *page() const { return m_window->sessionsPage(); }
+
+    // Every user's sessions listed again from scratch (the rows of earlier listings gone).
+    bool listAllUsersAfresh(bool *ok)
+    {
+        QSignalSpy listed(page(), &SessionsPage::listingFinished);
+        page()->setAllUsers(false);
+        if (!listed.wait(answerTimeoutMs))
+            return false;
+        listed.clear();
+        page()->setAllUsers(true);
+        if (!listed.wait(answerTimeoutMs))
+            return false;
+        *ok = listed.constFirst().constFirst().toBool();
+        return true;
+    }
+
+    QHash<QString, QString> listedMembers() const
+    {
+        QHash<QString, QString> members;
+        const SessionListModel *model = page()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            members.insert(model->session(row).path,
+                model->index(row, SessionListModel::MemberColumn).data().toString());
+        }
+        return members;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
+        QVERIFY(m_local.isValid());
+        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+        m_key = QStringLiteral("fleet-key-") + randomToken(16);
+        QString error;
+        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error, m_key), qPrintable(error));
+        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error, m_key), qPrintable(error));
+        m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
+        QFile file(m_fleetFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        const QJsonArray members {QJsonObject {{QStringLiteral("name"), m_a.name},
+                                      {QStringLiteral("url"), m_a.server->url().toString()},
+                                      {QStringLiteral("admin_exec"), m_a.adminCommand()}},
+            QJsonObject {{QStringLiteral("name"), m_b.name},
+                {QStringLiteral("url"), m_b.server->url().toString()},
+                {QStringLiteral("admin_exec"),
+                    QStringLiteral("sh -c 'sleep %1; exec \"$@\"' slow %2")
+                        .arg(slowMemberSeconds)
+                        .arg(m_b.adminCommand())}}};
+        file.write(
+            QJsonDocument(QJsonObject {{QStringLiteral("router"), m_a.server->url().toString()},
+                              {QStringLiteral("members"), members}})
+                .toJson());
+        file.close();
+
+        QString accountA;
+        QString accountB;
+        m_onA = userOn(m_a, QStringLiteral("ona"), &accountA);
+        m_onB = userOn(m_b, QStringLiteral("onb"), &accountB);
+        QVERIFY(!m_onA.isEmpty() && !m_onB.isEmpty());
+        for (const QString &scenario : {QStringLiteral("bash"), QStringLiteral("parallel")})
+            QVERIFY2(installOn(m_a, accountA, scenario), qPrintable(scenario));
+        for (const QString &scenario : {QStringLiteral("bash"), QStringLiteral("subagent")})
+            QVERIFY2(installOn(m_b, accountB, scenario), qPrintable(scenario));
+
+        m_window = std::make_unique<MainWindow>(m_local.filePath(QStringLiteral("profiles.ini")));
+        m_window->resize(1360, 760);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanupTestCase()
+    {
+        m_window.reset();
+        m_a.stop();
+        m_b.stop();
+    }
+
+    void theFleetProfileConnectsToTheRouterAndNamesTheMember()
+    {
+        Profile profile;
+        profile.name = QStringLiteral("fleet");
+        profile.fleetFile = m_fleetFile;
+        profile.defaultUserId = m_onA;
+        m_window->session()->profiles()->save(profile);
+        QSignalSpy checked(m_window.get(), &MainWindow::serverChecked);
+        m_window->openProfile(m_window->session()->profiles()->profile(profile.name), m_key);
+        QTRY_VERIFY_WITH_TIMEOUT(!checked.isEmpty(), answerTimeoutMs);
+        QVERIFY2(
+            checked.constFirst().constFirst().toBool(), qPrintable(m_window->messageBar()->text()));
+        ServerSession *session = m_window->session();
+        QVERIFY(session->isFleet());
+        QCOMPARE(session->client()->connection().baseUrl, m_a.server->url());
+        // Member A holds the home: named before the slow member B has answered.
+        QElapsedTimer clock;
+        clock.start();
+        QTRY_COMPARE_WITH_TIMEOUT(
+            session->actingMemberState(), ServerSession::MemberState::Known, answerTimeoutMs);
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QCOMPARE(session->actingMembers(), QStringList {m_a.name});
+        QVERIFY(session->actingMemberNote().contains(QLatin1String("Still asking")));
+        QTRY_VERIFY_WITH_TIMEOUT(session->actingMemberNote().isEmpty(), answerTimeoutMs);
+        QCOMPARE(session->actingMembers(), QStringList {m_a.name});
+        const QString status = m_window->serverStatusText();
+        QVERIFY2(status.contains(QStringLiteral("on member ") + m_a.name), qPrintable(status));
+        QVERIFY(!status.contains(m_key));
+    }
+
+    void allUsersListsEveryMembersSessionsWithTheirMember()
+    {
+        QVERIFY(m_window->isConnected());
+        m_window->pages()->setCurrentWidget(page());
+        QSignalSpy listed(page(), &SessionsPage::listingFinished);
+        page()->setAllUsers(false);
+        QVERIFY(listed.wait(answerTimeoutMs));
+        listed.clear();
+        // A's rows come while B still waits: nothing waits for the slowest member.
+        QElapsedTimer clock;
+        clock.start();
+        page()->setAllUsers(true);
+        QTRY_VERIFY_WITH_TIMEOUT(listedMembers().values().contains(m_a.name), answerTimeoutMs);
+        QVERIFY(page()->isLoading());
+        QVERIFY(!listedMembers().values().contains(m_b.name));
+        QVERIFY2(page()->statusText().contains(QLatin1String("1 of 2 members answered")),
+            qPrintable(page()->statusText()));
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QVERIFY(listed.wait(answerTimeoutMs));
+        QVERIFY2(listed.constFirst().constFirst().toBool(),
+            qPrintable(page()->statusText() + page()->messageBar()->text()));
+        QVERIFY(page()->model()->showsMembers());
+        QVERIFY(!page()->view()->header()->isSectionHidden(SessionListModel::MemberColumn));
+        QCOMPARE(page()->model()->headerData(
+                     SessionListModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole),
+            QVariant(QStringLiteral("Member")));
+        const QHash<QString, QString> members = listedMembers();
+        for (auto it = m_memberOfPath.cbegin(); it != m_memberOfPath.cend(); ++it)
+            QCOMPARE(members.value(it.key(), QStringLiteral("(not listed)")), it.value());
+        QVERIFY(page()->messageBar()->isHidden());
+        QVERIFY2(page()->statusText().contains(QLatin1String("2 members")),
+            qPrintable(page()->statusText()));
+
+        // The search across every user: both members' hits, each with its member.
+        QSignalSpy searched(page(), &SessionsPage::searchFinished);
+        page()->search(QStringLiteral("echo hi"), QStringLiteral("Bash"));
+        QVERIFY(searched.wait(answerTimeoutMs));
+        QVERIFY2(
+            searched.constFirst().constFirst().toBool(), qPrintable(page()->searchStatusText()));
+        QSet<QString> hitMembers;
+        const SessionSearchModel *hits = page()->searchModel();
+        for (int row = 0; row < hits->rowCount(); ++row) {
+            QCOMPARE(hits->index(row, SessionSearchModel::MemberColumn).data().toString(),
+                hits->hit(row).member);
+            hitMembers.insert(hits->hit(row).member);
+        }
+        QCOMPARE(hitMembers, (QSet<QString> {m_a.name, m_b.name}));
+
+        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+            QTest::qWait(200);
+            m_window->grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
+        }
+    }
+
+    void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
+    {
+        QVERIFY(m_window->isConnected());
+        const QString urlOfB = m_b.server->url().toString(QUrl::StripTrailingSlash);
+        m_b.stop();
+        bool ok = true;
+        QVERIFY(listAllUsersAfresh(&ok));
+        QVERIFY(!ok); // not every member answered
+        QVERIFY(!page()->statusIsError()); // but A's sessions are the listing
+        QVERIFY(page()->messageBar()->isVisible());
+        const QString message = page()->messageBar()->text();
+        QVERIFY2(message.contains(QStringLiteral("member ") + m_b.name), qPrintable(message));
+        QVERIFY2(message.contains(urlOfB), qPrintable(message));
+        const QHash<QString, QString> listed = listedMembers();
+        int ofA = 0;
+        for (auto it = m_memberOfPath.cbegin(); it != m_memberOfPath.cend(); ++it) {
+            if (it.value() == m_a.name) {
+                QCOMPARE(listed.value(it.key()), m_a.name);
+                ++ofA;
+            }
+        }
+        QVERIFY(ofA >= 2);
+        QCOMPARE(listed.size(), ofA); // none of B's
+        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
+            QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
+            path.replace(QLatin1String(".png"), QLatin1String("-stopped.png"));
+            m_window->grab().save(path);
+        }
+    }
+};
+
+QTEST_MAIN(FleetSessionsTest)
+#include "tst_fleetsessions.moc"
