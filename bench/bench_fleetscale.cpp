@@ -10,9 +10,9 @@
 // For each all-users view the bench times one member alone (best of RUNS) and then all three at
 // once through FleetFanOut, as the window would run them, merging the answers into the model the
 // page shows, offscreen:
-//  * sessions: sessiondiscovery::discoverAllUsers(FleetFanOut*), each member's rows merged into
-//    the Sessions page's own SessionListModel (SessionsPage: its proxy sorted by last activity,
-//    its view) as that member answers;
+//  * sessions: sessiondiscovery::discoverAllUsers(FleetFanOut*) streamed, each batch of a
+//    member's rows merged into the Sessions page's own SessionListModel (SessionsPage: its
+//    proxy sorted by last activity, its view) as the member's script lists them;
 //  * usage: UsageCollector::collectAllUsers(FleetFanOut*), each partial report (the members
 //    added up so far) and the whole one shown by a UsageModel in a table view;
 //  * cleanup dry run: FleetCleanup::startDryRun (a CleanupRunner per member running the
@@ -335,34 +335,38 @@ void waitFor(const bool &done)
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
 }
 
-// Sessions of every home on every member, merged into the Sessions page's model as each
-// member answers.
+// Sessions of every home on every member, streamed: each batch a member's script lists goes
+// into the Sessions page's model as it comes (that member's rows so far replace its earlier
+// ones, the others' stay).
 Figures runSessions(const FleetConfig &fleet, const ServerConnection &connection)
 {
     SessionsPage page;
     page.resize(1200, 800);
     page.show();
     SessionListModel *model = page.model();
+    model->setShowsMembers(true);
     FleetFanOut fanOut(fleet, connection);
     Figures figures;
-    QVector<DiscoveredSession> merged;
+    QHash<QString, QVector<DiscoveredSession>> listed;
     bool done = false;
     QObject::connect(&fanOut, &FleetFanOut::finished, [&done] { done = true; });
     Watch watch;
     watch.start();
-    sessiondiscovery::discoverAllUsers(&fanOut, QStringLiteral("/home"),
-        [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &sessions,
-            const QStringList &) {
-            if (!result.ok) {
-                figures.errors << result.error;
-                return;
-            }
-            merged += sessions;
+    sessiondiscovery::discoverAllUsers(
+        &fanOut, QStringLiteral("/home"),
+        [&](const QString &member, const QVector<DiscoveredSession> &batch) {
+            QVector<DiscoveredSession> &sessions = listed[member];
+            sessions += batch;
             const MergeClock merge;
-            model->setSessions(merged);
+            model->setMemberSessions(member, sessions);
             merge.stop(&figures.slowestMergeMs, &figures.slowestMergeCpuMs);
             if (figures.firstRowsMs < 0 && model->rowCount() > 0)
                 figures.firstRowsMs = watch.clock.elapsed();
+        },
+        [&](const FanOutMemberResult &result, const QVector<DiscoveredSession> &,
+            const QStringList &) {
+            if (!result.ok)
+                figures.errors << result.error;
         });
     waitFor(done);
     QCoreApplication::processEvents(); // the view lays out the last rows
@@ -713,7 +717,7 @@ int main(int argc, char **argv)
     measuring.start();
     const ServerConnection connection {router.url(), key, 120000};
     const Figures sessions = compare("Sessions of all users", "sessions", &runSessions, members,
-        memberCount, connection, runs, "FleetFanOut: discoverAllUsers");
+        memberCount, connection, runs, "FleetFanOut: discoverAllUsers, streamed");
     const Figures usage = compare("Usage of all users", "user-day rows", &runUsage, members,
         memberCount, connection, runs, "UsageCollector::collectAllUsers(FleetFanOut*)");
     const Figures cleanup = compare("Cleanup dry run", "items", &runCleanup, members, memberCount,

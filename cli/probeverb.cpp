@@ -216,6 +216,16 @@ int runProbe(const QStringList &arguments)
         return usageError(QStringLiteral("probe needs --users A,B"), probeVerb);
     if (!options.resolve(parser, &why))
         return usageError(why, probeVerb);
+    if (options.hasFleet)
+        // Through the router the users may live on different members, where each other's
+        // files are simply not there: a refusal would prove nothing, yet read as a PASS.
+        return usageError(
+            QStringLiteral("probe does not take --fleet yet: through the router users on "
+                           "different members cannot reach each other's files because they "
+                           "are not there, which proves nothing about isolation; probe each "
+                           "member with --server URL (its own URL) and users living on it "
+                           "(`sandscope fleet status --users` says who lives where)"),
+            probeVerb);
 
     ProbeOptions probeOptions;
     for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))

@@ -336,6 +336,9 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("live"), QStringLiteral("--all-users"), fleetOption,
                    QStringLiteral("--admin-exec=sudo -n")}
             << true << QStringLiteral("admin_exec in the fleet file");
+        QTest::newRow("probe through a fleet")
+            << QStringList {QStringLiteral("probe"), fleetOption, QStringLiteral("--users=a,b")}
+            << true << QStringLiteral("probe does not take --fleet yet");
         QTest::newRow("cleanup executed on a fleet without its member")
             << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--execute"),
                    QStringLiteral("--plan=x.jsonl"), QStringLiteral("--yes")}
