@@ -748,17 +748,21 @@ int main(int argc, char **argv)
             cpuMs(cleanup), perHomeDisk / 1024, chats,
             double(transcriptBytes) / (double(memberCount) * homes * chats) / 1000,
             double(idleRssKiB) / 1024, double(busyRssKiB) / 1024);
-        // A member's rows come when its whole listing has ended: the first rows take a
-        // member's listing time, which grows with its homes.
+        // The sessions stream (their first rows do not grow with the homes); usage and the
+        // cleanup plan come when a member's whole listing has ended, so their first rows take
+        // that listing's time, which grows with its homes.
         const double slowestCpu = std::max({cpuMs(sessions), cpuMs(usage), cpuMs(cleanup)});
         const double slowestWall = std::max({wallMs(sessions), wallMs(usage), wallMs(cleanup)});
-        std::printf("Users per pod (homes like these, one pod per member): first rows of the "
-                    "all-users sessions within %lld ms up to %lld homes on a core of its own "
+        const double wholeCpu = std::max(cpuMs(usage), cpuMs(cleanup));
+        const double wholeWall = std::max(wallMs(usage), wallMs(cleanup));
+        std::printf("Users per pod (homes like these, one pod per member): the sessions' first "
+                    "rows came after %lld ms whatever the homes (streamed); usage and cleanup "
+                    "show their first rows within %lld ms up to %lld homes on a core of its own "
                     "(%lld at this machine's wall time); every all-users view done within %lld "
                     "s up to %lld homes (%lld); the 20 GiB claim holds %lld such homes\n",
-            static_cast<long long>(firstRowsTargetMs),
-            static_cast<long long>(firstRowsTargetMs / std::max(cpuMs(sessions), 0.001)),
-            static_cast<long long>(firstRowsTargetMs / std::max(wallMs(sessions), 0.001)),
+            static_cast<long long>(sessions.firstRowsMs), static_cast<long long>(firstRowsTargetMs),
+            static_cast<long long>(firstRowsTargetMs / std::max(wholeCpu, 0.001)),
+            static_cast<long long>(firstRowsTargetMs / std::max(wholeWall, 0.001)),
             static_cast<long long>(fullListingTargetMs / 1000),
             static_cast<long long>(fullListingTargetMs / std::max(slowestCpu, 0.001)),
             static_cast<long long>(fullListingTargetMs / std::max(slowestWall, 0.001)),
