@@ -2,6 +2,7 @@
 
 #include "fleet/fleetfanout.h"
 #include "server/adminscript.h"
+#include "server/lineassembler.h"
 #include "server/shortcommand.h"
 #include "usage/usagefacts.h"
 
@@ -38,6 +39,8 @@ std::function<void(const Result<CommandOutput> &)> outputOf(
 UsageCollector::UsageCollector(QObject *parent)
     : QObject(parent)
 {
+    m_partialTimer.setSingleShot(true);
+    connect(&m_partialTimer, &QTimer::timeout, this, [this] { scheduleMemberSlice(); });
 }
 
 UsageCollector::~UsageCollector() = default;
@@ -78,6 +81,21 @@ void UsageCollector::collectAllUsers(OpenTerminalClient *client, const AdminAcce
         }));
 }
 
+// One member's facts: its script's lines as they come, added up by its own aggregator (a
+// member's file records must follow each other: members' lines never interleave in one).
+struct UsageCollector::MemberFacts {
+    QString member;
+    UsageAggregator aggregator;
+    LineAssembler lines;
+    QStringList pending;
+    qsizetype next = 0;
+    QStringList head; // the first lines, for an error message
+    bool sawHome = false;
+    bool ended = false; // its fan-out result is in
+    bool failed = false; // its result said so: what it sent is left out
+    bool answered = false; // in full, with its home line
+};
+
 void UsageCollector::collectAllUsers(
     FleetFanOut *fanOut, const QDate &since, const QString &homesRoot)
 {
@@ -85,76 +103,169 @@ void UsageCollector::collectAllUsers(
     m_user.clear();
     m_since = since;
     m_fanOut = fanOut;
-    m_queue.clear();
     m_memberErrors.clear();
-    m_membersWaiting = int(fanOut->targets().size());
-    m_membersAdded = 0;
-    m_aggregator = UsageAggregator();
+    m_members.clear();
+    for (const FanOutTarget &target : fanOut->targets()) {
+        m_members.push_back(std::make_unique<MemberFacts>());
+        m_members.back()->member = target.member;
+        m_members.back()->aggregator.setMember(target.member);
+    }
+    m_membersWaiting = int(m_members.size());
+    m_sliceScheduled = false;
+    m_partialDue = false;
+    m_sincePartial.start();
     QPointer<QObject> call = m_call;
-    // Each member's lines as they came: a large answer is not joined and split again on the
-    // main thread.
-    fanOut->runForValues<QStringList>(
-        [homesRoot](const FanOutTarget &target, QObject *context,
-            const FleetFanOut::ValueDone<QStringList> &done) {
-            runAdminCommand(target.client, target.admin, usagefacts::allUsersScript(homesRoot),
-                context, [done](const Result<CommandOutput> &result) {
-                    if (!result.ok())
-                        return done(false, {}, result.error.toString());
-                    if (result.value.exitCode != 0)
-                        return done(false, {},
-                            tr("reading the transcripts' usage failed (exit status %1): %2")
-                                .arg(result.value.exitCode)
-                                .arg(result.value.lines.mid(0, 5)
-                                         .join(QLatin1Char('\n'))
-                                         .trimmed()
-                                         .left(500)));
-                    done(true, result.value.lines, QString());
-                });
+    fanOut->runForValues<bool>(
+        [this, call, homesRoot](const FanOutTarget &target, QObject *context,
+            const FleetFanOut::ValueDone<bool> &done) {
+            auto *run = new AdminScript(target.client, target.admin, context);
+            MemberFacts *facts = m_members.at(size_t(target.index)).get();
+            connect(run, &AdminScript::output, run, [this, call, facts](const QString &text) {
+                if (!call || call != m_call || facts->failed)
+                    return;
+                for (QString line : facts->lines.feed(text)) {
+                    if (line.endsWith(QLatin1Char('\r')))
+                        line.chop(1);
+                    if (facts->head.size() < 5)
+                        facts->head.append(line);
+                    facts->pending.append(line);
+                }
+                scheduleMemberSlice();
+            });
+            connect(run, &AdminScript::finished, run, [run, facts, done](int exitCode) {
+                QString rest = facts->lines.flush();
+                if (rest.endsWith(QLatin1Char('\r')))
+                    rest.chop(1);
+                if (!rest.isEmpty())
+                    facts->pending.append(rest);
+                disconnect(run, nullptr, nullptr, nullptr);
+                run->deleteLater();
+                if (exitCode != 0)
+                    return done(false, false,
+                        tr("reading the transcripts' usage failed (exit status %1): %2")
+                            .arg(exitCode)
+                            .arg(facts->head.join(QLatin1Char('\n')).trimmed().left(500)));
+                done(true, true, QString());
+            });
+            connect(run, &AdminScript::failed, run, [run, done](const ApiError &error) {
+                disconnect(run, nullptr, nullptr, nullptr);
+                run->deleteLater();
+                done(false, false, error.toString());
+            });
+            run->start(usagefacts::allUsersScript(homesRoot));
         },
-        [this, call](const FanOutMemberResult &result, const QStringList &output) {
+        [this, call](const FanOutMemberResult &result, bool) {
             if (!call || call != m_call)
                 return; // cancelled, or a later collection
+            MemberFacts &facts = *m_members.at(size_t(result.index));
+            facts.ended = true;
             --m_membersWaiting;
-            if (result.ok)
-                m_queue.append({result.member, output});
-            else
+            if (!result.ok) {
+                // What it sent is left out of the figures: they would not be all of its own.
                 m_memberErrors.append(result.error);
+                facts.failed = true;
+                facts.sawHome = false;
+                facts.pending.clear();
+                facts.next = 0;
+                facts.aggregator = UsageAggregator();
+                m_partialDue = true;
+            }
             Q_EMIT memberFinished(result);
-            if (m_lines.isEmpty() && m_next == 0)
-                nextMember();
+            scheduleMemberSlice();
         });
 }
 
-void UsageCollector::nextMember()
+void UsageCollector::scheduleMemberSlice()
 {
-    if (!m_running || !m_call)
+    if (m_sliceScheduled || !m_call)
         return;
-    if (m_queue.isEmpty()) {
-        if (m_membersWaiting == 0)
-            finish();
+    m_sliceScheduled = true;
+    QTimer::singleShot(0, m_call, [this] {
+        m_sliceScheduled = false;
+        addMemberSlice();
+    });
+}
+
+// The members' lines added up in slices of at most sliceMs, a member after another.
+void UsageCollector::addMemberSlice()
+{
+    if (!m_running)
+        return;
+    QElapsedTimer timer;
+    timer.start();
+    bool more = false;
+    for (const auto &facts : m_members) {
+        while (facts->next < facts->pending.size() && timer.elapsed() < sliceMs) {
+            QString home;
+            facts->sawHome = usagefacts::parseLine(facts->pending.at(facts->next++), QString(),
+                                 &facts->aggregator, facts->sawHome ? nullptr : &home)
+                || facts->sawHome;
+            m_partialDue = true;
+        }
+        if (facts->next >= facts->pending.size()) {
+            facts->pending.clear();
+            facts->next = 0;
+        } else {
+            more = true;
+        }
+    }
+    const bool settled = !more && m_membersWaiting == 0;
+    if (m_partialDue && !settled && m_sincePartial.elapsed() >= partialMs) {
+        m_partialDue = false;
+        m_sincePartial.restart();
+        Q_EMIT partialReport(membersReport(false));
+        if (!m_running) // cancelled from a slot
+            return;
+    }
+    if (more) {
+        scheduleMemberSlice();
         return;
     }
-    auto [member, lines] = m_queue.takeFirst();
-    m_member = member;
-    m_aggregator.setMember(member);
-    m_lines = std::move(lines);
-    m_next = 0;
-    m_sawHome = false;
-    QTimer::singleShot(0, m_call, [this] { addSlice(); });
+    if (m_membersWaiting > 0) {
+        // Waiting for lines; figures added since the last partial report are shown soon.
+        if (m_partialDue && !m_partialTimer.isActive())
+            m_partialTimer.start(partialMs);
+        return;
+    }
+    for (const auto &facts : m_members) {
+        facts->answered = facts->ended && !facts->failed && facts->sawHome;
+        if (facts->ended && !facts->failed && !facts->sawHome)
+            m_memberErrors.append(tr("member %1: its usage answer had no home line; its "
+                                     "figures are left out")
+                                      .arg(facts->member));
+    }
+    finish();
+}
+
+UsageReport UsageCollector::membersReport(bool answeredOnly) const
+{
+    QVector<UsageReport> reports;
+    for (const auto &facts : m_members) {
+        if (facts->sawHome && (!answeredOnly || facts->answered))
+            reports.append(facts->aggregator.report(m_since));
+    }
+    return UsageReport::merged(reports);
 }
 
 void UsageCollector::finish()
 {
     m_running = false;
+    m_partialTimer.stop();
     m_call->deleteLater();
     m_call = nullptr;
     m_lines.clear();
     m_next = 0;
-    if (m_fanOut && m_membersAdded == 0 && !m_memberErrors.isEmpty()) {
-        Q_EMIT failed(m_memberErrors.join(QLatin1Char('\n')));
+    if (m_fanOut) {
+        const bool anyAnswered = std::any_of(m_members.cbegin(), m_members.cend(),
+            [](const std::unique_ptr<MemberFacts> &facts) { return facts->answered; });
+        if (!anyAnswered) {
+            Q_EMIT failed(m_memberErrors.join(QLatin1Char('\n')));
+            return;
+        }
+        Q_EMIT finished(membersReport(true));
         return;
     }
-    if (!m_fanOut && !m_sawHome) {
+    if (!m_sawHome) {
         Q_EMIT failed(tr("reading the transcripts' usage failed: the answer had no home line"));
         return;
     }
@@ -168,7 +279,8 @@ void UsageCollector::cancel()
     m_running = false;
     if (m_fanOut)
         m_fanOut->cancel();
-    m_queue.clear();
+    m_partialTimer.stop();
+    m_members.clear();
     // Its callbacks and slices never run; a stream that reports its end while it is deleted
     // finds the collector no longer running.
     QObject *call = m_call;
@@ -214,21 +326,6 @@ void UsageCollector::addSlice()
         return;
     if (m_next < m_lines.size()) {
         QTimer::singleShot(0, m_call, [this] { addSlice(); });
-        return;
-    }
-    if (m_fanOut) {
-        // One member's facts are added up: the next member's, or the end.
-        if (m_sawHome)
-            ++m_membersAdded;
-        else
-            m_memberErrors.append(tr("member %1: its usage answer had no home line; its "
-                                     "figures are left out")
-                                      .arg(m_member));
-        m_lines.clear();
-        m_next = 0;
-        if (m_sawHome)
-            Q_EMIT partialReport(m_aggregator.report(m_since));
-        nextMember();
         return;
     }
     finish();

@@ -3,9 +3,10 @@
 // (or as root for every home, through the admin channel), its facts added up in slices on
 // the event loop so a large listing never blocks the window. Cancellable at any point;
 // exactly one of finished/failed/cancelled is emitted per start. On a fleet (FleetFanOut)
-// every member is read at once and each member's facts are added as it answers, its rows
-// named by the member; finished carries the members that answered, memberFinished says how
-// each ended, and only when no member answered is it failed.
+// every member is read at once and each member's facts are added up as its script prints
+// them, by an aggregator of its own (its rows named by the member); partialReport shows the
+// figures so far at most every partialMs, finished carries the members that answered in full,
+// memberFinished says how each ended, and only when no member answered is it failed.
 
 #include "server/adminaccess.h"
 #include "server/connection.h"
@@ -13,12 +14,16 @@
 #include "usage/usagereport.h"
 
 #include <QDate>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
+#include <QTimer>
 #include <QVector>
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 namespace sandscope {
 
@@ -41,6 +46,7 @@ public:
         const QString &homesRoot = QStringLiteral("/home"));
     void cancel();
     bool isRunning() const { return m_running; }
+    static constexpr int partialMs = 300;
 
 Q_SIGNALS:
     // done/total of the lines added up; total 0 while the server is still reading.
@@ -62,18 +68,24 @@ private:
     void start();
     void onOutput(bool ok, const QString &output, const QString &error);
     void addSlice();
-    void nextMember();
     void finish();
 
     QObject *m_call = nullptr; // the running command's context: deleting it drops the answer
     bool m_running = false;
     QString m_user; // empty for every home
     QDate m_since;
+    struct MemberFacts;
+    void addMemberSlice();
+    void scheduleMemberSlice();
+    UsageReport membersReport(bool answeredOnly) const;
+
     QPointer<FleetFanOut> m_fanOut;
-    QVector<std::pair<QString, QStringList>> m_queue; // fleet: member, lines not added up yet
-    QString m_member; // fleet: whose facts are being added up
+    std::vector<std::unique_ptr<MemberFacts>> m_members; // fleet: per member, in fan-out order
     int m_membersWaiting = 0;
-    int m_membersAdded = 0;
+    bool m_sliceScheduled = false;
+    bool m_partialDue = false;
+    QElapsedTimer m_sincePartial;
+    QTimer m_partialTimer; // a partial report due while no line comes
     QStringList m_memberErrors;
     QStringList m_lines;
     qsizetype m_next = 0;

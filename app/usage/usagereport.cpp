@@ -2,6 +2,7 @@
 
 #include "server/accountnames.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QSet>
 
@@ -106,6 +107,38 @@ static QString csvField(const QString &text)
     QString quoted = text;
     quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
     return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+UsageReport UsageReport::merged(const QVector<UsageReport> &reports)
+{
+    if (reports.size() == 1)
+        return reports.constFirst();
+    UsageReport all;
+    QHash<QString, ToolUsage> tools;
+    for (const UsageReport &report : reports) {
+        all.days += report.days;
+        all.sessions += report.sessions;
+        all.records += report.records;
+        all.skipped += report.skipped;
+        for (const ToolUsage &tool : report.tools) {
+            ToolUsage &sum = tools[tool.name];
+            sum.name = tool.name;
+            sum.calls += tool.calls;
+            sum.errors += tool.errors;
+            sum.timedCalls += tool.timedCalls;
+            sum.totalMs += tool.totalMs;
+        }
+    }
+    std::stable_sort(all.days.begin(), all.days.end(), [](const UsageDay &a, const UsageDay &b) {
+        if (a.user != b.user)
+            return a.user < b.user;
+        return a.member != b.member ? a.member < b.member : a.day < b.day;
+    });
+    all.tools = QVector<ToolUsage>(tools.cbegin(), tools.cend());
+    std::sort(all.tools.begin(), all.tools.end(), [](const ToolUsage &a, const ToolUsage &b) {
+        return a.calls != b.calls ? a.calls > b.calls : a.name < b.name;
+    });
+    return all;
 }
 
 bool UsageReport::hasMembers() const

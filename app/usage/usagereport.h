@@ -47,6 +47,10 @@ struct UsageReport {
 
     UsageDay total() const; // sessions: the distinct ones, not the days' sum
     bool hasMembers() const; // the rows come from a fleet's members
+    // Several members' reports as one: their rows side by side (by user, member, day), the
+    // tools' figures added up by name, the sessions and records summed (a member's sessions are
+    // its own), what each skipped kept.
+    static UsageReport merged(const QVector<UsageReport> &reports);
     QStringList users() const;
     // Every home's rows name their account (the all-users collection): a row whose account
     // one of `userIds` gets (explainAccountName, with the server's account `prefix`) is named

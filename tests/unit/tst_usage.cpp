@@ -4,6 +4,7 @@
 // QJsonDocument (usageexpectation.h): per day, per user, the top tools; damaged lines are
 // skipped and reported; the models under QAbstractItemModelTester; CSV and JSON output.
 
+#include "fleet/fleetfanout.h"
 #include "testing.h"
 #include "transcripthome.h"
 #include "usage/usageaggregator.h"
@@ -15,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -221,6 +223,81 @@ private Q_SLOTS:
             compare(report, user, expected);
         }
         QCOMPARE(report.sessions, qint64(3));
+    }
+
+    // A fleet's usage: two members, one of them slow to end (its admin command sleeps after the
+    // listing), read through the fan-out. The figures come in partial reports before the slow
+    // member ends; the final report is the members' own reports side by side: every row names
+    // its member, the same user on both members has a row on each, and every figure of the
+    // total is the sum of the members' (the user on both counted on both, never merged).
+    void aFleetsUsageIsItsMembersSideBySide()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString rootA = dir.filePath(QStringLiteral("a"));
+        const QString rootB = dir.filePath(QStringLiteral("b"));
+        QVERIFY(
+            installHomes(rootA, {QStringLiteral("alice/subagent"), QStringLiteral("bob/bash")}));
+        QVERIFY(installHomes(
+            rootB, {QStringLiteral("alice/tool-error"), QStringLiteral("carol/fork")}));
+        bool ok = false;
+        const UsageReport alone[] = {everyHomeReport(rootA, &ok), everyHomeReport(rootB, &ok)};
+        QVERIFY(ok);
+
+        // Each member lists its own homes: its admin command points the script at them.
+        FleetConfig fleet;
+        fleet.router = QUrl(QStringLiteral("http://router.invalid"));
+        const QStringList commands {
+            QStringLiteral("sh -c 'sed \"s#/home#%1#g\" | sh -s' --").arg(rootA),
+            QStringLiteral("sh -c 'sed \"s#/home#%1#g\" | sh -s; sleep 2' --").arg(rootB)};
+        for (int i = 0; i < 2; ++i) {
+            FleetMember member;
+            member.name = QStringLiteral("m%1").arg(i);
+            member.url = QUrl(QStringLiteral("http://m%1.invalid").arg(i));
+            QVERIFY(AdminAccess::fromCommand(commands.at(i), &member.admin));
+            fleet.members.append(member);
+        }
+        FleetFanOut fanOut(fleet, ServerConnection {});
+        UsageCollector collector;
+        int partials = 0;
+        bool done = false;
+        UsageReport report;
+        QSignalSpy failed(&collector, &UsageCollector::failed);
+        connect(&collector, &UsageCollector::partialReport, this, [&] { ++partials; });
+        connect(&collector, &UsageCollector::finished, this, [&](const UsageReport &final) {
+            report = final;
+            done = true;
+        });
+        collector.collectAllUsers(&fanOut);
+        QTRY_VERIFY_WITH_TIMEOUT(done || !failed.isEmpty(), 30000);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+        QVERIFY2(partials > 0, "no figures before the slow member ended");
+        QVERIFY(collector.memberErrors().isEmpty());
+
+        QSet<QString> rows;
+        for (const UsageDay &day : report.days)
+            rows.insert(day.member + QLatin1Char('/') + day.user);
+        for (int i = 0; i < 2; ++i)
+            for (const UsageDay &day : alone[i].days)
+                QVERIFY2(
+                    rows.contains(QStringLiteral("m%1/").arg(i) + day.user), qPrintable(day.user));
+        QVERIFY(
+            rows.contains(QStringLiteral("m0/alice")) && rows.contains(QStringLiteral("m1/alice")));
+        const UsageDay total = report.total();
+        const UsageDay a = alone[0].total();
+        const UsageDay b = alone[1].total();
+        QCOMPARE(total.turns, a.turns + b.turns);
+        QCOMPARE(total.toolCalls, a.toolCalls + b.toolCalls);
+        QCOMPARE(total.errors, a.errors + b.errors);
+        QCOMPARE(total.inputTokens, a.inputTokens + b.inputTokens);
+        QCOMPARE(total.outputTokens, a.outputTokens + b.outputTokens);
+        QCOMPARE(total.cacheReadTokens, a.cacheReadTokens + b.cacheReadTokens);
+        QCOMPARE(report.sessions, alone[0].sessions + alone[1].sessions);
+        QVERIFY(qAbs(total.costUsd - (a.costUsd + b.costUsd)) < 1e-9);
+        qint64 calls = 0;
+        for (const ToolUsage &tool : report.tools)
+            calls += tool.calls;
+        QCOMPARE(calls, total.toolCalls);
     }
 
     // Issue 25: Usage › All users named the account "ot_walkalic" "walkalic" (the prefix
