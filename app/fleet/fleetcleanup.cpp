@@ -62,6 +62,8 @@ void FleetCleanup::startDryRun()
         runner->setSettings(settings);
         runner->setAdminAccess(target.admin);
         const QString member = target.member;
+        connect(runner, &CleanupRunner::itemReceived, context,
+            [this, member](const CleanupItem &item) { Q_EMIT itemReceived(member, item); });
         connect(runner, &CleanupRunner::finished, context, [this, runner, member, done](int code) {
             MemberCleanupPlan planned;
             planned.member = member;

@@ -1,10 +1,10 @@
 #pragma once
 // Cleanup on a fleet: one reviewed plan per member. The dry run runs the cleanup script on
-// every member at once (FleetFanOut, each through its own admin command) and hands over each
-// member's plan as that member finishes; a member that fails is named while the others'
-// plans are shown. Executing is per member: the plan a member's dry run made is executed on
-// that member only (FleetCleanup::runnerFor), so a plan is never applied where it was not
-// reviewed.
+// every member at once (FleetFanOut, each through its own admin command), hands over each
+// item as the script reports it and each member's plan as that member finishes; a member that fails
+// is named while the others' plans are shown. Executing is per member: the plan a member's dry run
+// made is executed on that member only (FleetCleanup::runnerFor), so a plan is never applied where
+// it was not reviewed.
 
 #include "cleanup/cleanupplan.h"
 #include "cleanup/cleanuprunner.h"
@@ -45,6 +45,8 @@ public:
     static QString planFileName(const QString &member);
 
 Q_SIGNALS:
+    // An item of a member's dry run as the script reports it (the plan grows while it runs).
+    void itemReceived(const QString &member, const sandscope::CleanupItem &item);
     void memberPlanned(const sandscope::MemberCleanupPlan &plan);
     void memberFailed(const QString &message);
     void finished(int failedMembers);

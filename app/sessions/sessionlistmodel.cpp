@@ -52,6 +52,39 @@ void SessionListModel::setMemberSessions(
     merge(sessions, true, member);
 }
 
+void SessionListModel::addMemberSessions(
+    const QString &member, const QVector<DiscoveredSession> &batch)
+{
+    // Only the batch's keys are looked up: the rows of this member so far are indexed once.
+    QHash<QString, int> &rows = m_streamedRows[member];
+    if (rows.isEmpty()) {
+        for (int row = 0; row < m_sessions.size(); ++row) {
+            if (m_sessions.at(row).member == member)
+                rows.insert(rowKey(m_sessions.at(row)), row);
+        }
+    }
+    QVector<DiscoveredSession> added;
+    for (const DiscoveredSession &session : batch) {
+        if (session.member != member)
+            continue;
+        const QString key = rowKey(session);
+        const auto known = rows.constFind(key);
+        if (known == rows.constEnd()) {
+            rows.insert(key, int(m_sessions.size() + added.size()));
+            added.append(session);
+        } else if (!sameSession(m_sessions.at(known.value()), session)) {
+            m_sessions[known.value()] = session;
+            Q_EMIT dataChanged(index(known.value(), 0), index(known.value(), lastColumn()));
+        }
+    }
+    if (added.isEmpty())
+        return;
+    const int first = int(m_sessions.size());
+    beginInsertRows({}, first, first + int(added.size()) - 1);
+    m_sessions += added;
+    endInsertRows();
+}
+
 void SessionListModel::setShowsMembers(bool shows)
 {
     if (shows == m_showsMembers)
@@ -70,6 +103,7 @@ void SessionListModel::setShowsMembers(bool shows)
 void SessionListModel::merge(
     const QVector<DiscoveredSession> &sessions, bool oneMember, const QString &member)
 {
+    m_streamedRows.clear(); // indexed again by the next batch
     removeVanished(sessions, oneMember, member);
 
     QHash<QString, int> rowByKey;
@@ -127,6 +161,7 @@ void SessionListModel::removeVanished(
         const int first = row + 1;
         beginRemoveRows({}, first, last);
         m_sessions.remove(first, last - first + 1);
+        m_streamedRows.clear(); // the rows after moved
         endRemoveRows();
     }
 }
@@ -135,6 +170,7 @@ void SessionListModel::clear()
 {
     beginResetModel();
     m_sessions.clear();
+    m_streamedRows.clear();
     m_home.clear();
     endResetModel();
 }

@@ -58,6 +58,9 @@ public:
     // Replaces only the rows of `member` (as setSessions does for all of them): the rows of
     // the other members stay, unchanged. A member's first answer appends its rows.
     void setMemberSessions(const QString &member, const QVector<DiscoveredSession> &sessions);
+    // A streamed batch of `member`'s sessions (sessiondiscovery's batches): new rows appended,
+    // known ones updated in place, none removed; the cost grows with the batch, not the list.
+    void addMemberSessions(const QString &member, const QVector<DiscoveredSession> &batch);
     // The Member column (a fleet): inserted or removed as a column, the rows kept.
     void setShowsMembers(bool shows);
     bool showsMembers() const { return m_showsMembers; }
@@ -115,6 +118,7 @@ private:
     Knowledge knowledgeFor(const DiscoveredSession &session) const;
 
     QVector<DiscoveredSession> m_sessions;
+    QHash<QString, QHash<QString, int>> m_streamedRows; // member -> row key -> row (batches)
     QString m_home;
     bool m_showsMembers = false;
     struct Known {

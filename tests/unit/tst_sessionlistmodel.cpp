@@ -133,6 +133,61 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // Streamed batches, cut anywhere, interleaved between members, with a row sent again
+    // changed: the same rows as each member's whole list set at once, and only inserts and
+    // in-place changes on the way (the model tester watches every step).
+    void streamedBatchesGiveTheRowsOfTheWholeList_data()
+    {
+        QTest::addColumn<int>("batchSize");
+        QTest::newRow("one at a time") << 1;
+        QTest::newRow("threes") << 3;
+        QTest::newRow("all at once") << 100;
+    }
+    void streamedBatchesGiveTheRowsOfTheWholeList()
+    {
+        QFETCH(int, batchSize);
+        QHash<QString, QVector<DiscoveredSession>> lists;
+        for (const QString &member : {QStringLiteral("m1"), QStringLiteral("m2")})
+            for (int i = 0; i < 10; ++i)
+                lists[member].append(onMember(member, member + QString::number(i), 100 + i));
+        SessionListModel streamed;
+        QAbstractItemModelTester tester(
+            &streamed, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        streamed.setShowsMembers(true);
+        // A member's rows before any batch (an earlier listing) are kept and updated.
+        streamed.setMemberSessions(QStringLiteral("m2"), {lists[QStringLiteral("m2")].at(0)});
+        QSignalSpy removed(&streamed, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy reset(&streamed, &QAbstractItemModel::modelReset);
+        for (int from = 0; from < 10; from += batchSize) {
+            for (const QString &member : {QStringLiteral("m1"), QStringLiteral("m2")})
+                streamed.addMemberSessions(member, lists[member].mid(from, batchSize));
+        }
+        DiscoveredSession changed = lists[QStringLiteral("m1")].at(4);
+        changed.size = 99999;
+        streamed.addMemberSessions(QStringLiteral("m1"), {changed});
+        lists[QStringLiteral("m1")][4] = changed;
+        QCOMPARE(removed.count(), 0);
+        QCOMPARE(reset.count(), 0);
+
+        SessionListModel whole;
+        whole.setShowsMembers(true);
+        whole.setMemberSessions(QStringLiteral("m1"), lists[QStringLiteral("m1")]);
+        whole.setMemberSessions(QStringLiteral("m2"), lists[QStringLiteral("m2")]);
+        const auto rowsOf = [](const SessionListModel &model) {
+            QStringList rows;
+            for (int row = 0; row < model.rowCount(); ++row) {
+                QStringList cells;
+                for (int column = 0; column < model.columnCount(); ++column)
+                    cells << model.index(row, column).data().toString();
+                rows << cells.join(QLatin1Char('|'));
+            }
+            rows.sort();
+            return rows;
+        };
+        QCOMPARE(streamed.rowCount(), 20);
+        QCOMPARE(rowsOf(streamed), rowsOf(whole));
+    }
+
     void eachMembersRowsAreMergedInWithoutTouchingTheOthers()
     {
         SessionListModel model;
