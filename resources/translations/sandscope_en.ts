@@ -53,6 +53,11 @@
 </numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Running %1 on %n member(s), each through its admin command</source>
+        <translation>
+            <numerusform>Running %1 on %n member, each through its admin command</numerusform><numerusform>Running %1 on %n members, each through its admin command</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>compare</name>
@@ -75,6 +80,14 @@
             <numerusform>%n users in all (--users lists where each lives)
 </numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>live</name>
+    <message numerus="yes">
+        <source>on %n fleet member(s), each through its admin command</source>
+        <translation>
+            <numerusform>on %n fleet member, each through its admin command</numerusform><numerusform>on %n fleet members, each through its admin command</numerusform></translation>
     </message>
 </context>
 <context>
@@ -147,6 +160,11 @@
             <numerusform>%n user</numerusform>
             <numerusform>%n users</numerusform>
         </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n member(s), each through its admin command</source>
+        <translation>
+            <numerusform>%n member, each through its admin command</numerusform><numerusform>%n members, each through its admin command</numerusform></translation>
     </message>
 </context>
 <context>
@@ -249,7 +267,9 @@
     <message numerus="yes">
         <source>%n member(s): %1</source>
         <translation>
-            <numerusform>%n member: %1</numerusform><numerusform>%n members: %1</numerusform></translation>
+            <numerusform>%n member: %1</numerusform>
+            <numerusform>%n members: %1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -561,6 +581,30 @@
             <numerusform>%1's home moved from %2 to %3 (%n entry)</numerusform>
             <numerusform>%1's home moved from %2 to %3 (%n entries)</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>search</name>
+    <message numerus="yes">
+        <source>Searching every home on %n member(s)</source>
+        <translation>
+            <numerusform>Searching every home on %n member</numerusform><numerusform>Searching every home on %n members</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>sessions</name>
+    <message numerus="yes">
+        <source>Listing every home's sessions on %n member(s)</source>
+        <translation>
+            <numerusform>Listing every home's sessions on %n member</numerusform><numerusform>Listing every home's sessions on %n members</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>usage</name>
+    <message numerus="yes">
+        <source>on %n fleet member(s)</source>
+        <translation>
+            <numerusform>on %n fleet member</numerusform><numerusform>on %n fleet members</numerusform></translation>
     </message>
 </context>
 </TS>

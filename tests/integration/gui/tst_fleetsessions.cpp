@@ -6,11 +6,15 @@
 //  * the Sessions page's "All users" lists both members' sessions, each row with its member in
 //    the Member column, A's rows shown while B (whose admin command waits a few seconds first)
 //    has not answered yet; the search across all users merges both members' hits;
-//  * with member B stopped, B is named with its error in the page's message bar while A's rows
+//  * the Users page lists both members' homes, each with its member, A's before B has answered;
+//  * with member B stopped, B is named with its error in each page's message bar while A's rows
 //    are shown.
-// SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members.
+// SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members, and
+// FILE-users.png and their -stopped.png beside it.
 
+#include "adminoverviewpage.h"
 #include "connection/serversession.h"
+#include "files/adminoverviewmodel.h"
 #include "fleetmembers.h"
 #include "mainwindow.h"
 #include "messagebar.h"
@@ -65,6 +69,8 @@ private:
     QString m_key;
     QString m_onA;
     QString m_onB;
+    QString m_accountA;
+    QString m_accountB;
     QHash<QString, QString> m_memberOfPath; // transcript path (as the member sees it) -> member
     std::unique_ptr<MainWindow> m_window;
 
@@ -128,6 +134,31 @@ private:
         return true;
     }
 
+    // SANDSCOPE_SCREENSHOT with `suffix` before its .png.
+    void screenshot(const QString &suffix)
+    {
+        if (!qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+            return;
+        QTest::qWait(200);
+        QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
+        path.replace(QLatin1String(".png"), suffix + QLatin1String(".png"));
+        m_window->grab().save(path);
+    }
+
+    AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
+
+    // The Users page's rows: account -> member.
+    QHash<QString, QString> homeMembers() const
+    {
+        QHash<QString, QString> members;
+        const AdminOverviewModel *model = usersPage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            members.insert(model->index(row, AdminOverviewModel::AccountColumn).data().toString(),
+                model->index(row, AdminOverviewModel::MemberColumn).data().toString());
+        }
+        return members;
+    }
+
     QHash<QString, QString> listedMembers() const
     {
         QHash<QString, QString> members;
@@ -168,10 +199,10 @@ private Q_SLOTS:
                 .toJson());
         file.close();
 
-        QString accountA;
-        QString accountB;
-        m_onA = userOn(m_a, QStringLiteral("ona"), &accountA);
-        m_onB = userOn(m_b, QStringLiteral("onb"), &accountB);
+        m_onA = userOn(m_a, QStringLiteral("ona"), &m_accountA);
+        m_onB = userOn(m_b, QStringLiteral("onb"), &m_accountB);
+        const QString &accountA = m_accountA;
+        const QString &accountB = m_accountB;
         QVERIFY(!m_onA.isEmpty() && !m_onB.isEmpty());
         for (const QString &scenario : {QStringLiteral("bash"), QStringLiteral("parallel")})
             QVERIFY2(installOn(m_a, accountA, scenario), qPrintable(scenario));
@@ -236,8 +267,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(listedMembers().values().contains(m_a.name), answerTimeoutMs);
         QVERIFY(page()->isLoading());
         QVERIFY(!listedMembers().values().contains(m_b.name));
-        QVERIFY2(page()->statusText().contains(QLatin1String("1 of 2 members answered")),
-            qPrintable(page()->statusText()));
+        // A's rows are streamed before A's listing has ended: its end follows.
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            page()->statusText().contains(QLatin1String("1 of 2 members answered")),
+            qPrintable(page()->statusText()), answerTimeoutMs);
+        QVERIFY(!listedMembers().values().contains(m_b.name));
         QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
         QVERIFY(listed.wait(answerTimeoutMs));
         QVERIFY2(listed.constFirst().constFirst().toBool(),
@@ -275,9 +309,32 @@ private Q_SLOTS:
         }
     }
 
+    void theUsersPageListsEveryMembersHomesWithTheirMember()
+    {
+        QVERIFY(m_window->isConnected());
+        QVERIFY(usersPage()->model()->isFleet());
+        QSignalSpy loaded(usersPage()->model(), &AdminOverviewModel::loaded);
+        // A's homes come while B still waits.
+        QElapsedTimer clock;
+        clock.start();
+        m_window->pages()->setCurrentWidget(usersPage());
+        QTRY_VERIFY_WITH_TIMEOUT(homeMembers().contains(m_accountA), answerTimeoutMs);
+        QVERIFY(!homeMembers().contains(m_accountB));
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QVERIFY(loaded.wait(answerTimeoutMs));
+        const QHash<QString, QString> members = homeMembers();
+        QCOMPARE(members.value(m_accountA), m_a.name);
+        QCOMPARE(members.value(m_accountB), m_b.name);
+        QVERIFY(!usersPage()->accountsView()->isColumnHidden(AdminOverviewModel::MemberColumn));
+        QVERIFY2(
+            usersPage()->messageBar()->isHidden(), qPrintable(usersPage()->messageBar()->text()));
+        screenshot(QStringLiteral("-users"));
+    }
+
     void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
     {
         QVERIFY(m_window->isConnected());
+        m_window->pages()->setCurrentWidget(page());
         const QString urlOfB = m_b.server->url().toString(QUrl::StripTrailingSlash);
         m_b.stop();
         bool ok = true;
@@ -298,11 +355,22 @@ private Q_SLOTS:
         }
         QVERIFY(ofA >= 2);
         QCOMPARE(listed.size(), ofA); // none of B's
-        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
-            QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
-            path.replace(QLatin1String(".png"), QLatin1String("-stopped.png"));
-            m_window->grab().save(path);
-        }
+        screenshot(QStringLiteral("-stopped"));
+
+        // The Users page: B named, A's homes listed.
+        m_window->pages()->setCurrentWidget(usersPage());
+        QSignalSpy loaded(usersPage()->model(), &AdminOverviewModel::loaded);
+        usersPage()->reload();
+        QVERIFY(loaded.wait(answerTimeoutMs));
+        QVERIFY(usersPage()->messageBar()->isVisible());
+        QString usersMessage = usersPage()->messageBar()->text();
+        QVERIFY2(
+            usersMessage.contains(QStringLiteral("member ") + m_b.name), qPrintable(usersMessage));
+        QVERIFY2(usersMessage.contains(urlOfB), qPrintable(usersMessage));
+        QCOMPARE(homeMembers().value(m_accountA), m_a.name);
+        QVERIFY(!homeMembers().contains(m_accountB));
+        screenshot(QStringLiteral("-users-stopped"));
+
     }
 };
 
