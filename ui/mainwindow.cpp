@@ -511,9 +511,12 @@ void MainWindow::addFilePages()
             style()->standardIcon(QStyle::SP_FileDialogInfoView)),
         tr("Usage"));
     // Reading every home's transcripts as root is audited like acting as another user.
+    // A fleet's members are read through their own admin commands: the page names them.
     m_usage->setAuditHook([this](const QString &homesRoot) {
         m_session->audit(QStringLiteral("usage-all-users"),
-            homesRoot + QStringLiteral(" ") + m_session->adminAccess().describe(),
+            m_session->isFleet()
+                ? homesRoot
+                : homesRoot + QStringLiteral(" ") + m_session->adminAccess().describe(),
             QStringLiteral("started"));
     });
     m_pages->addTab(m_admin,
@@ -569,6 +572,7 @@ void MainWindow::syncFilePages()
         return session->createFanOut(parent);
     };
     m_sessions->setFanOutFactory(fanOutFactory, m_session->isFleet());
+    m_usage->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

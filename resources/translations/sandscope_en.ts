@@ -56,7 +56,9 @@
     <message numerus="yes">
         <source>Running %1 on %n member(s), each through its admin command</source>
         <translation>
-            <numerusform>Running %1 on %n member, each through its admin command</numerusform><numerusform>Running %1 on %n members, each through its admin command</numerusform></translation>
+            <numerusform>Running %1 on %n member, each through its admin command</numerusform>
+            <numerusform>Running %1 on %n members, each through its admin command</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -87,7 +89,9 @@
     <message numerus="yes">
         <source>on %n fleet member(s), each through its admin command</source>
         <translation>
-            <numerusform>on %n fleet member, each through its admin command</numerusform><numerusform>on %n fleet members, each through its admin command</numerusform></translation>
+            <numerusform>on %n fleet member, each through its admin command</numerusform>
+            <numerusform>on %n fleet members, each through its admin command</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -164,7 +168,9 @@
     <message numerus="yes">
         <source>%n member(s), each through its admin command</source>
         <translation>
-            <numerusform>%n member, each through its admin command</numerusform><numerusform>%n members, each through its admin command</numerusform></translation>
+            <numerusform>%n member, each through its admin command</numerusform>
+            <numerusform>%n members, each through its admin command</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -544,6 +550,11 @@
             <numerusform>Skipped %n damaged lines, first: %1</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Figures of %1 of %n member(s).</source>
+        <translation>
+            <numerusform>Figures of %1 of %n member.</numerusform><numerusform>Figures of %1 of %n members.</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>sandscope::UserMove</name>
@@ -588,7 +599,9 @@
     <message numerus="yes">
         <source>Searching every home on %n member(s)</source>
         <translation>
-            <numerusform>Searching every home on %n member</numerusform><numerusform>Searching every home on %n members</numerusform></translation>
+            <numerusform>Searching every home on %n member</numerusform>
+            <numerusform>Searching every home on %n members</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -596,7 +609,9 @@
     <message numerus="yes">
         <source>Listing every home's sessions on %n member(s)</source>
         <translation>
-            <numerusform>Listing every home's sessions on %n member</numerusform><numerusform>Listing every home's sessions on %n members</numerusform></translation>
+            <numerusform>Listing every home's sessions on %n member</numerusform>
+            <numerusform>Listing every home's sessions on %n members</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -604,7 +619,9 @@
     <message numerus="yes">
         <source>on %n fleet member(s)</source>
         <translation>
-            <numerusform>on %n fleet member</numerusform><numerusform>on %n fleet members</numerusform></translation>
+            <numerusform>on %n fleet member</numerusform>
+            <numerusform>on %n fleet members</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -7,10 +7,12 @@
 //    the Member column, A's rows shown while B (whose admin command waits a few seconds first)
 //    has not answered yet; the search across all users merges both members' hits;
 //  * the Users page lists both members' homes, each with its member, A's before B has answered;
+//  * the Usage page's "All users" adds up both members' transcripts, each row with its member,
+//    A's figures shown while B has not answered yet;
 //  * with member B stopped, B is named with its error in each page's message bar while A's rows
 //    are shown.
 // SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members, and
-// FILE-users.png and their -stopped.png beside it.
+// FILE-users.png, FILE-usage.png and their -stopped.png beside it.
 
 #include "adminoverviewpage.h"
 #include "connection/serversession.h"
@@ -23,6 +25,8 @@
 #include "sessions/sessionsearchmodel.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usagemodel.h"
+#include "usage/usagepage.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -146,6 +150,7 @@ private:
     }
 
     AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
+    UsagePage *usagePage() const { return m_window->usagePage(); }
 
     // The Users page's rows: account -> member.
     QHash<QString, QString> homeMembers() const
@@ -157,6 +162,18 @@ private:
                 model->index(row, AdminOverviewModel::MemberColumn).data().toString());
         }
         return members;
+    }
+
+    // The Usage page's rows: member (as its column shows it) -> the users it has rows of.
+    QHash<QString, QSet<QString>> usageMembers() const
+    {
+        QHash<QString, QSet<QString>> users;
+        const UsageModel *model = usagePage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QString member = model->index(row, UsageModel::MemberColumn).data().toString();
+            users[member].insert(model->index(row, UsageModel::UserColumn).data().toString());
+        }
+        return users;
     }
 
     QHash<QString, QString> listedMembers() const
@@ -331,6 +348,45 @@ private Q_SLOTS:
         screenshot(QStringLiteral("-users"));
     }
 
+    void theUsagePageAddsUpEveryMemberWithItsMember()
+    {
+        QVERIFY(m_window->isConnected());
+        m_window->pages()->setCurrentWidget(usagePage());
+        QVERIFY(usagePage()->isFleet());
+        QTRY_VERIFY_WITH_TIMEOUT(!usagePage()->isCollecting(), answerTimeoutMs);
+        QSignalSpy finished(usagePage(), &UsagePage::collectionFinished);
+        QElapsedTimer clock;
+        clock.start();
+        usagePage()->setAllUsers(true);
+        // A's figures are shown while B still waits: a partial report.
+        QTRY_VERIFY_WITH_TIMEOUT(usageMembers().contains(m_a.name), answerTimeoutMs);
+        QVERIFY(usagePage()->isCollecting());
+        QVERIFY(!usageMembers().contains(m_b.name));
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QVERIFY2(usagePage()->statusText().contains(QLatin1String("1 of 2 members answered")),
+            qPrintable(usagePage()->statusText()));
+        QVERIFY(finished.wait(answerTimeoutMs));
+        QVERIFY2(
+            finished.constFirst().constFirst().toBool(), qPrintable(usagePage()->statusText()));
+        const UsageModel *model = usagePage()->model();
+        QVERIFY(model->showsMembers());
+        QCOMPARE(model->headerData(UsageModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole),
+            QVariant(QStringLiteral("Member")));
+        QVERIFY(!usagePage()->daysView()->isColumnHidden(UsageModel::MemberColumn));
+        for (int row = 0; row < model->rowCount(); ++row)
+            QCOMPARE(model->index(row, UsageModel::MemberColumn).data().toString(),
+                model->report().days.at(row).member);
+        // Each user's rows with the member holding its home (the acting user by its id).
+        const QHash<QString, QSet<QString>> users = usageMembers();
+        QCOMPARE(users.keys().size(), 2);
+        QCOMPARE(users.value(m_a.name), (QSet<QString> {m_onA}));
+        QCOMPARE(users.value(m_b.name), (QSet<QString> {m_accountB}));
+        QVERIFY(usagePage()->messageBar()->isHidden());
+        QVERIFY2(!usagePage()->statusText().contains(QLatin1String("answered")),
+            qPrintable(usagePage()->statusText()));
+        screenshot(QStringLiteral("-usage"));
+    }
+
     void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
     {
         QVERIFY(m_window->isConnected());
@@ -371,6 +427,21 @@ private Q_SLOTS:
         QVERIFY(!homeMembers().contains(m_accountB));
         screenshot(QStringLiteral("-users-stopped"));
 
+        // The Usage page: B named, A's figures shown.
+        m_window->pages()->setCurrentWidget(usagePage());
+        QSignalSpy finished(usagePage(), &UsagePage::collectionFinished);
+        usagePage()->refresh();
+        QVERIFY(finished.wait(answerTimeoutMs));
+        QVERIFY(!finished.constFirst().constFirst().toBool()); // not every member answered
+        QVERIFY(usagePage()->messageBar()->isVisible());
+        const QString usageMessage = usagePage()->messageBar()->text();
+        QVERIFY2(
+            usageMessage.contains(QStringLiteral("member ") + m_b.name), qPrintable(usageMessage));
+        QVERIFY2(usageMessage.contains(urlOfB), qPrintable(usageMessage));
+        const QHash<QString, QSet<QString>> users = usageMembers();
+        QCOMPARE(users.keys(), QStringList {m_a.name});
+        QCOMPARE(users.value(m_a.name), (QSet<QString> {m_onA}));
+        screenshot(QStringLiteral("-usage-stopped"));
     }
 };
 
