@@ -357,6 +357,19 @@
     </message>
 </context>
 <context>
+    <name>sandscope::LivePage</name>
+    <message numerus="yes">
+        <source>starting on %n member(s)…</source>
+        <translation>
+            <numerusform>starting on %n member…</numerusform><numerusform>starting on %n members…</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>watching %1 of %n member(s)</source>
+        <translation>
+            <numerusform>watching %1 of %n member</numerusform><numerusform>watching %1 of %n members</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>sandscope::PreviewImage</name>
     <message numerus="yes">
         <source>, first of %n frame(s)</source>
@@ -553,7 +566,9 @@
     <message numerus="yes">
         <source>Figures of %1 of %n member(s).</source>
         <translation>
-            <numerusform>Figures of %1 of %n member.</numerusform><numerusform>Figures of %1 of %n members.</numerusform></translation>
+            <numerusform>Figures of %1 of %n member.</numerusform>
+            <numerusform>Figures of %1 of %n members.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -9,17 +9,23 @@
 //  * the Users page lists both members' homes, each with its member, A's before B has answered;
 //  * the Usage page's "All users" adds up both members' transcripts, each row with its member,
 //    A's figures shown while B has not answered yet;
+//  * the Live wall watches both members, a real agent on A shown with its member and its id
+//    prefixed;
 //  * with member B stopped, B is named with its error in each page's message bar while A's rows
 //    are shown.
 // SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members, and
-// FILE-users.png, FILE-usage.png and their -stopped.png beside it.
+// FILE-users.png, FILE-usage.png, FILE-live.png and their -stopped.png beside it.
 
 #include "adminoverviewpage.h"
 #include "connection/serversession.h"
 #include "files/adminoverviewmodel.h"
+#include "fleet/fleetlivewatcher.h"
 #include "fleetmembers.h"
+#include "live/liveagentmodel.h"
+#include "live/livepage.h"
 #include "mainwindow.h"
 #include "messagebar.h"
+#include "putfile.h"
 #include "runs/sessionspage.h"
 #include "sessions/sessionlistmodel.h"
 #include "sessions/sessionsearchmodel.h"
@@ -27,6 +33,7 @@
 #include "transcripthome.h"
 #include "usage/usagemodel.h"
 #include "usage/usagepage.h"
+#include "util/shellquote.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -37,6 +44,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTreeView>
+#include <QUuid>
 #include <QtTest>
 
 #include <memory>
@@ -47,6 +55,8 @@ using namespace sandscope::test;
 namespace {
 
 constexpr int answerTimeoutMs = 120000;
+// The Live wall's waits, within the test function's own time limit.
+constexpr int liveTimeoutMs = 60000;
 // Member B's admin command waits this long before it runs anything: the slow member.
 constexpr int slowMemberSeconds = 5;
 
@@ -75,6 +85,8 @@ private:
     QString m_onB;
     QString m_accountA;
     QString m_accountB;
+    ScriptedModelServer m_model; // for the Live wall's agent
+    QString m_agentSession;
     QHash<QString, QString> m_memberOfPath; // transcript path (as the member sees it) -> member
     std::unique_ptr<MainWindow> m_window;
 
@@ -151,6 +163,18 @@ private:
 
     AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
     UsagePage *usagePage() const { return m_window->usagePage(); }
+    LivePage *livePage() const { return m_window->livePage(); }
+
+    // The Live wall's row of the agent of `session`, or -1.
+    int liveRowOf(const QString &session) const
+    {
+        const LiveAgentModel *model = livePage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            if (model->agentAt(row).info.sessionId == session)
+                return row;
+        }
+        return -1;
+    }
 
     // The Users page's rows: account -> member.
     QHash<QString, QString> homeMembers() const
@@ -385,6 +409,58 @@ private Q_SLOTS:
         QVERIFY2(!usagePage()->statusText().contains(QLatin1String("answered")),
             qPrintable(usagePage()->statusText()));
         screenshot(QStringLiteral("-usage"));
+    }
+
+    void theLiveWallWatchesEveryMemberWithTheAgentsMember()
+    {
+        SANDSCOPE_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty(),
+            "needs the claude CLI (scripts/install-deps.sh)");
+        QVERIFY(m_window->isConnected());
+        QVERIFY(livePage()->isFleet());
+        QString error;
+        QVERIFY2(m_model.start(&error), qPrintable(error));
+        // A real agent of A's user, started through A's own URL, in a long Bash call.
+        m_agentSession = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        QByteArray envFile;
+        const QHash<QString, QString> environment
+            = m_model.agentEnvironment(QStringLiteral("sk-ant-fleet-") + randomToken(16));
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            envFile += it.key().toUtf8() + '=' + shell::quote(it.value()).toUtf8() + '\n';
+        const Identity who {m_onA, QString()};
+        QVERIFY(putFile(
+            m_a.client.get(), who, QStringLiteral("/home/%1/.agent-env").arg(m_accountA), envFile));
+        ExecuteOptions options;
+        options.cwd = QStringLiteral("/home/") + m_accountA;
+        const QString command
+            = QStringLiteral("chmod 600 ~/.agent-env && set -a && . ~/.agent-env && set +a && "
+                             "mkdir -p chat-live && cd chat-live && claude -p %1 "
+                             "--session-id %2 --output-format stream-json --verbose "
+                             "--allowedTools Bash > /dev/null 2>&1 < /dev/null")
+                  .arg(shell::quote(QStringLiteral("CMD: sleep 60; echo done")), m_agentSession);
+        OpenTerminalClient *client = m_a.client.get();
+        const Result<ProcessSnapshot> started = sandscope::await<ProcessSnapshot>(
+            [&](auto done) { return client->execute(who, command, options, client, done); });
+        QVERIFY2(started.ok(), qPrintable(started.error.toString()));
+
+        m_window->showLiveWall();
+        QVERIFY(!livePage()->agentsView()->isColumnHidden(LiveAgentModel::MemberColumn));
+        livePage()->startWatching();
+        QVERIFY(livePage()->fleetWatcher());
+        QTRY_VERIFY2_WITH_TIMEOUT(liveRowOf(m_agentSession) >= 0,
+            qPrintable(livePage()->stateText() + QStringLiteral(" rows: ")
+                + QString::number(livePage()->model()->rowCount()) + QLatin1Char(' ')
+                + livePage()->messageBar()->text()),
+            liveTimeoutMs);
+        const LiveAgentModel *model = livePage()->model();
+        const int row = liveRowOf(m_agentSession);
+        QCOMPARE(model->index(row, LiveAgentModel::MemberColumn).data().toString(), m_a.name);
+        QVERIFY(model->agentAt(row).info.id.startsWith(m_a.name.toUtf8() + '/'));
+        QTRY_VERIFY2_WITH_TIMEOUT(livePage()->stateText().contains(QLatin1String("2 of 2")),
+            qPrintable(livePage()->stateText()), answerTimeoutMs);
+        QVERIFY(livePage()->messageBar()->isHidden());
+        screenshot(QStringLiteral("-live"));
+        livePage()->stopWatching();
+        QVERIFY(!livePage()->isWatching());
     }
 
     void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
