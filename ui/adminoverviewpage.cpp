@@ -53,8 +53,11 @@ AdminOverviewPage::AdminOverviewPage(QWidget *parent)
             return;
         header->setSectionResizeMode(AdminOverviewModel::AccountColumn, QHeaderView::Stretch);
         for (int column : {AdminOverviewModel::ChatCountColumn, AdminOverviewModel::SizeColumn,
-                 AdminOverviewModel::LastActivityColumn})
+                 AdminOverviewModel::LastActivityColumn, AdminOverviewModel::MemberColumn})
             header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+        // A fleet's member beside the account it holds.
+        header->moveSection(header->visualIndex(AdminOverviewModel::MemberColumn),
+            header->visualIndex(AdminOverviewModel::AccountColumn) + 1);
     });
     connect(m_proxy, &QAbstractItemModel::dataChanged, this,
         [this] { showChatsOf(m_ui->accountsView->currentIndex()); });
@@ -99,7 +102,11 @@ void AdminOverviewPage::setClient(OpenTerminalClient *client)
     m_ui->accountsView->setColumnHidden(AdminOverviewModel::MemberColumn, !m_model->isFleet());
     // A fleet's member that fails is named; the others' homes stay listed.
     connect(m_model, &AdminOverviewModel::memberFailed, this, [this](const QString &message) {
-        m_ui->messageBar->showMessage(message, MessageBar::Level::Warning);
+        m_memberErrors.append(message);
+        m_ui->messageBar->showMessage(
+            tr("Not every member answered; the homes of the others are shown.\n%1")
+                .arg(m_memberErrors.join(QLatin1Char('\n'))),
+            MessageBar::Level::Warning);
     });
     connect(m_model, &AdminOverviewModel::loaded, this, &AdminOverviewPage::updateState);
     connect(m_model, &AdminOverviewModel::failed, this, &AdminOverviewPage::updateState);
@@ -191,6 +198,7 @@ void AdminOverviewPage::reload()
         return;
     }
     m_scanned = true;
+    m_memberErrors.clear();
     m_ui->messageBar->dismiss();
     m_ui->chatsView->clear();
     m_model->reload();
@@ -200,12 +208,15 @@ void AdminOverviewPage::reload()
 void AdminOverviewPage::updateState()
 {
     const bool connected = m_client != nullptr;
-    const bool asServer = m_identity.isServerAccount() || m_adminAccess.isLocalCommand();
+    // A fleet's members are scanned through their own admin commands, whoever is acted as.
+    const bool fleet = m_fanOut && m_fanOut->isFleet();
+    const bool asServer = fleet || m_identity.isServerAccount() || m_adminAccess.isLocalCommand();
     const bool needsAdminCommand
-        = connected && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty();
+        = connected && !fleet && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty();
     m_ui->reloadButton->setEnabled(canScan());
     m_ui->serverAccountButton->setVisible(connected && !asServer && !needsAdminCommand);
     m_ui->adminCommandButton->setVisible(needsAdminCommand);
+    m_ui->titleLabel->setText(fleet ? tr("Users on the fleet") : tr("Users on this server"));
     QString state;
     if (!connected) {
         state = tr("not connected");
@@ -241,7 +252,11 @@ void AdminOverviewPage::updateState()
             break;
         }
     }
-    if (connected && asServer)
+    if (connected && fleet)
+        state += QStringLiteral(" \u00b7 ")
+            + tr("%n member(s), each through its admin command", "",
+                int(m_fanOut->targets().size()));
+    else if (connected && asServer)
         state += QStringLiteral(" \u00b7 ") + m_adminAccess.describe();
     m_ui->stateLabel->setText(state.isEmpty() ? QString() : QStringLiteral("\u2014 ") + state);
 }

@@ -89,6 +89,7 @@ private:
     Identity m_identity;
     AdminAccess m_adminAccess;
     QPointer<FleetFanOut> m_fanOut;
+    QStringList m_memberErrors; // of the scan in progress or last
     QString m_prefix;
     QString m_homesRoot;
     AdminOverviewModel *m_model = nullptr;

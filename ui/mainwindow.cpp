@@ -7,6 +7,7 @@
 #include "consolepage.h"
 #include "desktopnotifier.h"
 #include "files/filespage.h"
+#include "fleet/fleetfanout.h"
 #include "identitybar.h"
 #include "isolation/probepage.h"
 #include "live/livepage.h"
@@ -276,6 +277,8 @@ void MainWindow::followSession()
     connect(m_session, &ServerSession::busyChanged, this, &MainWindow::setBusy);
     connect(m_session, &ServerSession::connectionChanging, this, [this] {
         m_console->detachRunning(tr("the connection changed; the command keeps running"));
+        // The Users page's members were the old fleet's: syncFilePages makes the new ones.
+        m_adminFanOutStale = true;
     });
     connect(m_session, &ServerSession::connectionReset, this, &MainWindow::showNewConnection);
     connect(m_session, &ServerSession::adminAccessChanged, this, &MainWindow::showAdminAccess);
@@ -508,9 +511,12 @@ void MainWindow::addFilePages()
             style()->standardIcon(QStyle::SP_FileDialogInfoView)),
         tr("Usage"));
     // Reading every home's transcripts as root is audited like acting as another user.
+    // A fleet's members are read through their own admin commands: the page names them.
     m_usage->setAuditHook([this](const QString &homesRoot) {
         m_session->audit(QStringLiteral("usage-all-users"),
-            homesRoot + QStringLiteral(" ") + m_session->adminAccess().describe(),
+            m_session->isFleet()
+                ? homesRoot
+                : homesRoot + QStringLiteral(" ") + m_session->adminAccess().describe(),
             QStringLiteral("started"));
     });
     m_pages->addTab(m_admin,
@@ -546,6 +552,7 @@ void MainWindow::syncFilePages()
     m_files->setIdentity(identity,
         m_session->actingAsSelf() ? FileOperations::Acting::AsSelf
                                   : FileOperations::Acting::AsOtherUser);
+    syncAdminFanOut(client != nullptr);
     m_admin->setClient(client);
     // A server that refuses its own account: each all-users view says what to do instead of
     // asking (and being refused) while no admin command is set.
@@ -561,9 +568,12 @@ void MainWindow::syncFilePages()
     m_live->setClient(client);
     m_live->setAdminAccess(m_session->adminAccess(), prefix);
     // All users: every member of a fleet, or the server.
-    m_sessions->setFanOutFactory(
-        [session = m_session](QObject *parent) { return session->createFanOut(parent); },
-        m_session->isFleet());
+    const auto fanOutFactory = [session = m_session](QObject *parent) {
+        return session->createFanOut(parent);
+    };
+    m_sessions->setFanOutFactory(fanOutFactory, m_session->isFleet());
+    m_usage->setFanOutFactory(fanOutFactory, m_session->isFleet());
+    m_live->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);
@@ -572,6 +582,20 @@ void MainWindow::syncFilePages()
     m_isolation->setClient(client);
     m_admin->setAccountPrefix(prefix);
     m_admin->setIdentity(identity);
+}
+
+void MainWindow::syncAdminFanOut(bool connected)
+{
+    const bool wanted = connected && m_session->isFleet();
+    if (wanted == (m_adminFanOut != nullptr) && !(wanted && m_adminFanOutStale))
+        return;
+    // The page is given the new fan-out (or none) before the old one goes, so that it never
+    // scans through a fan-out being deleted.
+    FleetFanOut *old = m_adminFanOut;
+    m_adminFanOut = wanted ? m_session->createFanOut(this) : nullptr;
+    m_adminFanOutStale = false;
+    m_admin->setFanOut(m_adminFanOut);
+    delete old;
 }
 
 // The window's public calls, kept for main.cpp and the tests: each goes to the class that

@@ -27,6 +27,7 @@ class CleanupPage;
 class ConsolePage;
 class DesktopNotifier;
 class FilesPage;
+class FleetFanOut;
 class IdentityBar;
 class LivePage;
 class MessageBar;
@@ -121,6 +122,8 @@ private:
     // with the session's client and identity.
     void addFilePages();
     void syncFilePages();
+    // The Users page's fan-out: a fleet's members while connected to one, else none.
+    void syncAdminFanOut(bool connected);
     // The pages that are always there (their splitters are kept between starts).
     QList<QWidget *> fixedPages() const;
 
@@ -141,6 +144,8 @@ private:
     SessionsPage *m_sessions = nullptr; // the acting user's Claude sessions on the server
     UsagePage *m_usage = nullptr; // usage over time from the transcripts on the server
     LivePage *m_live = nullptr; // every running agent, through the admin channel; a tab on demand
+    FleetFanOut *m_adminFanOut = nullptr; // the Users page's members of a fleet (owned)
+    bool m_adminFanOutStale = false; // the connection changed since it was made
     QLabel *m_busyLabel = nullptr;
     QProgressBar *m_busyIndicator = nullptr;
     ServerStatusView *m_serverStatus = nullptr;

@@ -16,6 +16,21 @@ void UsageModel::setReport(const UsageReport &report)
     endResetModel();
 }
 
+void UsageModel::setShowsMembers(bool shows)
+{
+    if (shows == m_showsMembers)
+        return;
+    if (shows) {
+        beginInsertColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = true;
+        endInsertColumns();
+    } else {
+        beginRemoveColumns({}, MemberColumn, MemberColumn);
+        m_showsMembers = false;
+        endRemoveColumns();
+    }
+}
+
 double UsageModel::value(const UsageDay &day, int column)
 {
     switch (column) {
@@ -49,7 +64,9 @@ int UsageModel::rowCount(const QModelIndex &parent) const
 
 int UsageModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    if (parent.isValid())
+        return 0;
+    return m_showsMembers ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant UsageModel::data(const QModelIndex &index, int role) const
@@ -59,12 +76,15 @@ QVariant UsageModel::data(const QModelIndex &index, int role) const
     const UsageDay &day = m_report.days.at(index.row());
     const int column = index.column();
     if (role == Qt::TextAlignmentRole)
-        return column >= SessionsColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
-                                        : QVariant();
+        return column >= SessionsColumn && column != MemberColumn
+            ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+            : QVariant();
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
     if (column == UserColumn)
         return day.user;
+    if (column == MemberColumn)
+        return day.member;
     if (column == DayColumn)
         return role == Qt::EditRole ? QVariant(day.day) : QVariant(day.day.toString(Qt::ISODate));
     const double number = value(day, column);
@@ -102,6 +122,8 @@ QVariant UsageModel::headerData(int section, Qt::Orientation orientation, int ro
         return tr("Cache written");
     case CostColumn:
         return tr("Cost");
+    case MemberColumn:
+        return m_showsMembers ? QVariant(tr("Member")) : QVariant();
     default:
         return {};
     }

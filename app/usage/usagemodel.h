@@ -1,7 +1,8 @@
 #pragma once
 // A UsageReport's rows, one per user and day, for the Usage page's table and chart.
 // Qt::DisplayRole gives formatted text; Qt::EditRole the plain number (for sorting, charts
-// and CSV).
+// and CSV). A fleet's rows are per member (a user with homes on two members has a row on
+// each, never summed): the Member column names it.
 
 #include "usage/usagereport.h"
 
@@ -25,6 +26,7 @@ public:
         CacheReadColumn,
         CacheCreationColumn,
         CostColumn,
+        MemberColumn, // only while showsMembers(): columnCount() is ColumnCount - 1 otherwise
         ColumnCount
     };
 
@@ -32,6 +34,9 @@ public:
 
     void setReport(const UsageReport &report);
     const UsageReport &report() const { return m_report; }
+    // The Member column (a fleet): inserted or removed as a column, the rows kept.
+    void setShowsMembers(bool shows);
+    bool showsMembers() const { return m_showsMembers; }
     // A day's figure of one column as a number (cost in dollars).
     static double value(const UsageDay &day, int column);
 
@@ -42,6 +47,7 @@ public:
 
 private:
     UsageReport m_report;
+    bool m_showsMembers = false;
 };
 
 } // namespace sandscope

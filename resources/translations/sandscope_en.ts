@@ -53,6 +53,13 @@
 </numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Running %1 on %n member(s), each through its admin command</source>
+        <translation>
+            <numerusform>Running %1 on %n member, each through its admin command</numerusform>
+            <numerusform>Running %1 on %n members, each through its admin command</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>compare</name>
@@ -74,6 +81,16 @@
 </numerusform>
             <numerusform>%n users in all (--users lists where each lives)
 </numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>live</name>
+    <message numerus="yes">
+        <source>on %n fleet member(s), each through its admin command</source>
+        <translation>
+            <numerusform>on %n fleet member, each through its admin command</numerusform>
+            <numerusform>on %n fleet members, each through its admin command</numerusform>
         </translation>
     </message>
 </context>
@@ -146,6 +163,13 @@
         <translation>
             <numerusform>%n user</numerusform>
             <numerusform>%n users</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n member(s), each through its admin command</source>
+        <translation>
+            <numerusform>%n member, each through its admin command</numerusform>
+            <numerusform>%n members, each through its admin command</numerusform>
         </translation>
     </message>
 </context>
@@ -249,7 +273,9 @@
     <message numerus="yes">
         <source>%n member(s): %1</source>
         <translation>
-            <numerusform>%n member: %1</numerusform><numerusform>%n members: %1</numerusform></translation>
+            <numerusform>%n member: %1</numerusform>
+            <numerusform>%n members: %1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -328,6 +354,19 @@
             <numerusform>%n file will be uploaded and named in the next prompt.</numerusform>
             <numerusform>%n files will be uploaded and named in the next prompt.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>sandscope::LivePage</name>
+    <message numerus="yes">
+        <source>starting on %n member(s)…</source>
+        <translation>
+            <numerusform>starting on %n member…</numerusform><numerusform>starting on %n members…</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>watching %1 of %n member(s)</source>
+        <translation>
+            <numerusform>watching %1 of %n member</numerusform><numerusform>watching %1 of %n members</numerusform></translation>
     </message>
 </context>
 <context>
@@ -524,6 +563,13 @@
             <numerusform>Skipped %n damaged lines, first: %1</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Figures of %1 of %n member(s).</source>
+        <translation>
+            <numerusform>Figures of %1 of %n member.</numerusform>
+            <numerusform>Figures of %1 of %n members.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sandscope::UserMove</name>
@@ -560,6 +606,36 @@
         <translation>
             <numerusform>%1's home moved from %2 to %3 (%n entry)</numerusform>
             <numerusform>%1's home moved from %2 to %3 (%n entries)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>search</name>
+    <message numerus="yes">
+        <source>Searching every home on %n member(s)</source>
+        <translation>
+            <numerusform>Searching every home on %n member</numerusform>
+            <numerusform>Searching every home on %n members</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sessions</name>
+    <message numerus="yes">
+        <source>Listing every home's sessions on %n member(s)</source>
+        <translation>
+            <numerusform>Listing every home's sessions on %n member</numerusform>
+            <numerusform>Listing every home's sessions on %n members</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>usage</name>
+    <message numerus="yes">
+        <source>on %n fleet member(s)</source>
+        <translation>
+            <numerusform>on %n fleet member</numerusform>
+            <numerusform>on %n fleet members</numerusform>
         </translation>
     </message>
 </context>

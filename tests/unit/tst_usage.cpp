@@ -410,6 +410,54 @@ private Q_SLOTS:
 
     // The collector's failure path without a server: a context deleted on cancel means
     // nothing arrives afterwards.
+    // A fleet's rows: one per member for a user with homes on two (never summed), the Member
+    // column inserted and removed as a column while the rows stay.
+    void fleetRowsHaveAMemberColumn()
+    {
+        UsageModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QCOMPARE(model.columnCount(), int(UsageModel::ColumnCount) - 1);
+        QVERIFY(
+            !model.headerData(UsageModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole).isValid());
+        UsageReport report;
+        const QDate day(2026, 12, 1);
+        for (const QString &member : {QStringLiteral("member-a"), QStringLiteral("member-b")}) {
+            UsageDay row;
+            row.user = QStringLiteral("alice");
+            row.member = member;
+            row.day = day;
+            row.turns = member.endsWith(QLatin1Char('a')) ? 2 : 5;
+            report.days.append(row);
+        }
+        model.setReport(report);
+        QSignalSpy inserted(&model, &QAbstractItemModel::columnsInserted);
+        model.setShowsMembers(true);
+        QCOMPARE(inserted.size(), 1);
+        model.setShowsMembers(true); // no change, no signal
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(model.columnCount(), int(UsageModel::ColumnCount));
+        QCOMPARE(model.headerData(UsageModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole),
+            QVariant(QStringLiteral("Member")));
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(
+            model.index(0, UsageModel::MemberColumn).data().toString(), QStringLiteral("member-a"));
+        QCOMPARE(
+            model.index(1, UsageModel::MemberColumn).data().toString(), QStringLiteral("member-b"));
+        QCOMPARE(model.index(1, UsageModel::TurnsColumn).data(Qt::EditRole).toLongLong(), 5);
+        QVERIFY(!model.index(0, UsageModel::MemberColumn).data(Qt::TextAlignmentRole).isValid());
+        // A partial report, then the whole one: the column stays.
+        report.days.removeLast();
+        model.setReport(report);
+        QCOMPARE(model.columnCount(), int(UsageModel::ColumnCount));
+        QCOMPARE(model.rowCount(), 1);
+        QSignalSpy removed(&model, &QAbstractItemModel::columnsRemoved);
+        model.setShowsMembers(false);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(model.columnCount(), int(UsageModel::ColumnCount) - 1);
+        QCOMPARE(model.rowCount(), 1);
+    }
+
     void cancelledCollectorStaysQuiet()
     {
         UsageCollector collector;

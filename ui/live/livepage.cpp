@@ -1,5 +1,7 @@
 #include "livepage.h"
 
+#include "fleet/fleetfanout.h"
+#include "fleet/fleetlivewatcher.h"
 #include "live/liveagentdelegate.h"
 #include "live/liveagentmodel.h"
 #include "live/liveagentproxy.h"
@@ -37,13 +39,22 @@ LivePage::LivePage(QWidget *parent)
             LiveAgentModel::CostColumn, LiveAgentModel::ActivityColumn})
         header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     header->resizeSection(LiveAgentModel::SessionColumn, 90);
+    // A fleet's Member column, beside the user; hidden for one server.
+    header->setSectionResizeMode(LiveAgentModel::MemberColumn, QHeaderView::ResizeToContents);
+    header->moveSection(header->visualIndex(LiveAgentModel::MemberColumn),
+        header->visualIndex(LiveAgentModel::UserColumn) + 1);
+    m_ui->agentsView->setColumnHidden(LiveAgentModel::MemberColumn, true);
     connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy,
         [this](const QString &text) { m_proxy->setFilterFixedString(text); });
     connect(m_watcher.get(), &LiveAgentWatcher::agentsChanged, m_model, &LiveAgentModel::apply);
     // The model outlives the watcher while the page goes (its view still asks it then).
-    m_model->setClock([watcher = QPointer<LiveAgentWatcher>(m_watcher.get())] {
-        return watcher ? watcher->serverNowMs() : QDateTime::currentMSecsSinceEpoch();
-    });
+    // A fleet's rows are on this machine's clock (FleetLiveWatcher moves them onto it).
+    m_model->setClock(
+        [watcher = QPointer<LiveAgentWatcher>(m_watcher.get()), fleet = m_fleetClock] {
+            if (*fleet)
+                return (*fleet)->nowMs();
+            return watcher ? watcher->serverNowMs() : QDateTime::currentMSecsSinceEpoch();
+        });
     connect(m_watcher.get(), &LiveAgentWatcher::stateChanged, this, [this] { updateState(); });
     connect(m_watcher.get(), &LiveAgentWatcher::failed, this, [this](const QString &why) {
         m_ui->messageBar->showMessage(
@@ -81,6 +92,8 @@ QString LivePage::stateText() const
 
 bool LivePage::isWatching() const
 {
+    if (m_fleetWatcher)
+        return m_fleetWatcher->watching() > 0;
     const auto state = m_watcher->state();
     return state == LiveAgentWatcher::State::Starting || state == LiveAgentWatcher::State::Watching;
 }
@@ -113,8 +126,69 @@ void LivePage::setAdminAdvice(const QString &advice)
     updateState();
 }
 
+void LivePage::setFanOutFactory(FanOutFactory factory, bool isFleet)
+{
+    const bool fleet = isFleet && factory;
+    m_fanOutFactory = std::move(factory);
+    if (fleet != m_fleet)
+        stopWatching();
+    m_fleet = fleet;
+    m_ui->agentsView->setColumnHidden(LiveAgentModel::MemberColumn, !m_fleet);
+    updateState();
+}
+
+int LivePage::membersWatching() const
+{
+    if (!m_fleetWatcher || !m_fanOut)
+        return 0;
+    int count = 0;
+    for (int member = 0; member < m_fanOut->targets().size(); ++member) {
+        count += m_fleetWatcher->watcher(member)->state() == LiveAgentWatcher::State::Watching ? 1
+                                                                                               : 0;
+    }
+    return count;
+}
+
+void LivePage::startFleet()
+{
+    m_fleetWatcher.reset();
+    m_fanOut.reset(m_fanOutFactory(nullptr));
+    if (m_audit)
+        m_audit(tr("the members %1").arg(m_fanOut->memberNames().join(QStringLiteral(", "))));
+    m_model->clear();
+    m_fleetWatcher = std::make_unique<FleetLiveWatcher>(m_fanOut.get());
+    *m_fleetClock = m_fleetWatcher.get();
+    FleetLiveWatcher *watcher = m_fleetWatcher.get();
+    connect(watcher, &FleetLiveWatcher::agentsChanged, m_model, &LiveAgentModel::apply);
+    connect(watcher, &FleetLiveWatcher::memberWatching, this, [this] { updateState(); });
+    // A member that fails is named; the others' agents stay on the wall.
+    connect(watcher, &FleetLiveWatcher::memberFailed, this, [this](const QString &message) {
+        m_memberErrors.append(TerminalSafe::name(message));
+        m_ui->messageBar->showMessage(
+            tr("Not every member is watched; the agents of the others are shown.\n%1")
+                .arg(m_memberErrors.join(QLatin1Char('\n'))),
+            MessageBar::Level::Warning);
+        updateState();
+    });
+    connect(watcher, &FleetLiveWatcher::failed, this, [this](const QString &why) {
+        m_ui->messageBar->showMessage(
+            tr("The live wall stopped: %1").arg(TerminalSafe::name(why)), MessageBar::Level::Error);
+        m_fleetError = why;
+        updateState();
+    });
+    m_memberErrors.clear();
+    m_fleetError.clear();
+    watcher->start();
+    updateState();
+}
+
 void LivePage::startWatching()
 {
+    if (m_client && m_fleet) { // the members have admin commands of their own
+        m_ui->messageBar->dismiss();
+        startFleet();
+        return;
+    }
     if (!m_client || (!m_adminAdvice.isEmpty() && !m_admin.isLocalCommand())) {
         updateState();
         return;
@@ -130,12 +204,14 @@ void LivePage::startWatching()
 void LivePage::stopWatching()
 {
     m_watcher->stop();
+    if (m_fleetWatcher)
+        m_fleetWatcher->stop();
     updateState();
 }
 
 void LivePage::updateState()
 {
-    const bool advised = !m_adminAdvice.isEmpty() && !m_admin.isLocalCommand();
+    const bool advised = !m_fleet && !m_adminAdvice.isEmpty() && !m_admin.isLocalCommand();
     m_ui->adminCommandButton->setVisible(advised);
     m_ui->watchButton->setEnabled(m_client && !advised);
     const QSignalBlocker blocker(m_ui->watchButton);
@@ -145,7 +221,17 @@ void LivePage::updateState()
         state = tr("not connected");
     else if (advised)
         state = m_adminAdvice;
-    else {
+    else if (m_fleet) {
+        const int members = m_fanOut ? int(m_fanOut->targets().size()) : 0;
+        if (isWatching() && membersWatching() == 0)
+            state = tr("starting on %n member(s)…", nullptr, members);
+        else if (isWatching())
+            state = tr("watching %1 of %n member(s)", nullptr, members).arg(membersWatching());
+        else if (!m_fleetError.isEmpty())
+            state = tr("stopped: %1").arg(m_fleetError);
+        else
+            state = tr("not watching; Watch starts one process on every member of the fleet");
+    } else {
         switch (m_watcher->state()) {
         case LiveAgentWatcher::State::Idle:
             state = tr("not watching; Watch starts one process %1").arg(m_admin.describe());

@@ -14,9 +14,11 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHash>
 #include <QHeaderView>
 #include <QMenu>
 #include <QPushButton>
+#include <QSet>
 #include <QStyle>
 
 namespace sandscope {
@@ -379,16 +381,41 @@ void SessionsPage::listAllUsers()
     m_membersAsked = int(fanOut->targets().size());
     m_membersAnswered = 0;
     updateStatus();
-    // Each member's rows go in as it answers; a failed member's rows of the last listing stay.
+    // Each member's rows go in batch by batch as its script lists them. Until the member has
+    // ended, its rows of the last listing that were not listed again yet stay (a refresh does
+    // not empty the table to fill it again); a member that ended well then keeps only what it
+    // listed, one that failed keeps them all.
+    auto listed = std::make_shared<QHash<QString, QVector<DiscoveredSession>>>();
+    auto listedPaths = std::make_shared<QHash<QString, QSet<QString>>>();
     auto refused = std::make_shared<QStringList>();
     auto errors = std::make_shared<QStringList>();
-    sessiondiscovery::discoverAllUsers(fanOut, m_homesRoot,
-        [this, refused, errors](const FanOutMemberResult &result,
-            const QVector<DiscoveredSession> &sessions, const QStringList &refusedHere) {
+    sessiondiscovery::discoverAllUsers(
+        fanOut, m_homesRoot,
+        [this, listed, listedPaths](
+            const QString &member, const QVector<DiscoveredSession> &batch) {
+            QVector<DiscoveredSession> &sessions = (*listed)[member];
+            QSet<QString> &paths = (*listedPaths)[member];
+            for (const DiscoveredSession &session : batch) {
+                if (!paths.contains(session.path)) {
+                    paths.insert(session.path);
+                    sessions.append(session);
+                }
+            }
+            QVector<DiscoveredSession> shown = sessions;
+            for (const DiscoveredSession &session : m_model->sessions()) {
+                if (session.member == member && !paths.contains(session.path))
+                    shown.append(session);
+            }
+            m_listed = true;
+            m_model->setMemberSessions(member, shown);
+            updateActions();
+        },
+        [this, listed, refused, errors](const FanOutMemberResult &result,
+            const QVector<DiscoveredSession> &, const QStringList &refusedHere) {
             ++m_membersAnswered;
             if (result.ok) {
                 m_listed = true;
-                m_model->setMemberSessions(result.member, sessions);
+                m_model->setMemberSessions(result.member, listed->value(result.member));
                 *refused += refusedHere;
                 m_refused = *refused;
                 updateSearchTitles();

@@ -6,8 +6,9 @@
 // tool call it belongs to. Listing and search run in the background as the acting user; their
 // answers are dropped when the user or server changes or a newer request starts. The status
 // line names the user whose sessions are shown. "All users" runs on every member of a fleet at
-// once (FleetFanOut): each member's rows and hits are merged in as it answers, with a Member
-// column, and a member that fails is named in the page's message bar while the others' rows stay.
+// once (FleetFanOut): each member's rows are merged in as its listing streams them (hits as it
+// answers), with a Member column, and a member that fails is named in the page's message bar
+// while the others' rows stay.
 
 #include "server/adminaccess.h"
 #include "server/connection.h"

@@ -1,5 +1,7 @@
 #include "usagepage.h"
 
+#include "fleet/fleetfanout.h"
+#include "messagebar.h"
 #include "server/openterminalclient.h"
 #include "ui_usagepage.h"
 #include "usage/usagecollector.h"
@@ -89,6 +91,15 @@ UsagePage::UsagePage(QWidget *parent)
     for (int column = UsageModel::SessionsColumn; column < UsageModel::ColumnCount; ++column)
         fit(m_ui->daysView, column,
             column >= UsageModel::InputTokensColumn ? "12,345,678" : "Sessions");
+    // A fleet's Member column comes and goes with the fleet: sized when it comes, and shown
+    // beside the user.
+    connect(m_daysProxy, &QAbstractItemModel::columnsInserted, m_ui->daysView, [this] {
+        QHeaderView *header = m_ui->daysView->header();
+        header->resizeSection(
+            UsageModel::MemberColumn, fontMetrics().horizontalAdvance(m_longestMember) + 24);
+        header->moveSection(header->visualIndex(UsageModel::MemberColumn),
+            header->visualIndex(UsageModel::UserColumn) + 1);
+    });
     fit(m_ui->toolsView, UsageToolsModel::NameColumn, "WebSearch____");
     fit(m_ui->toolsView, UsageToolsModel::TotalTimeColumn, "12 min 59 s");
     m_ui->tablesSplitter->setStretchFactor(0, 3);
@@ -123,21 +134,49 @@ UsagePage::UsagePage(QWidget *parent)
             m_ui->progressBar->setRange(0, total > 0 ? 1000 : 0);
             if (total > 0)
                 m_ui->progressBar->setValue(int(done * 1000 / total));
-            setStatus(phase, true);
+            setStatus(phase + membersText(), true);
         });
+    // A fleet: the members added up so far are shown while the others are still read, and a
+    // member that failed is named at once.
+    connect(m_collector, &UsageCollector::memberFinished, this,
+        [this](const FanOutMemberResult &result) {
+            ++m_membersAnswered;
+            if (!result.ok)
+                showMemberErrors(m_collector->memberErrors());
+        });
+    connect(m_collector, &UsageCollector::partialReport, this,
+        [this](const UsageReport &report) { showReport(report, true); });
     connect(m_collector, &UsageCollector::finished, this, [this](const UsageReport &report) {
+        const int asked = m_membersAsked;
+        m_membersAsked = 0;
         showReport(report);
-        Q_EMIT collectionFinished(true);
+        if (asked == 0) {
+            Q_EMIT collectionFinished(true);
+            return;
+        }
+        // Complete only now: also the members whose answer had no home line.
+        const QStringList &errors = m_collector->memberErrors();
+        showMemberErrors(errors);
+        setStatus(statusText() + QLatin1Char(' ')
+                + tr("Figures of %1 of %n member(s).", nullptr, asked)
+                      .arg(asked - int(errors.size())),
+            false);
+        Q_EMIT collectionFinished(errors.isEmpty());
     });
     connect(
         m_ui->adminCommandButton, &QPushButton::clicked, this, &UsagePage::adminCommandRequested);
     connect(m_collector, &UsageCollector::failed, this, [this](const QString &error) {
+        if (m_membersAsked > 0) // every member failed: each is named
+            showMemberErrors(m_collector->memberErrors());
+        m_membersAsked = 0;
         showReport(UsageReport()); // the figures shown were another scope's
         setStatus(tr("Reading the usage failed: %1").arg(error), false);
         Q_EMIT collectionFinished(false);
     });
-    connect(m_collector, &UsageCollector::cancelled, this,
-        [this] { setStatus(tr("Cancelled."), false); });
+    connect(m_collector, &UsageCollector::cancelled, this, [this] {
+        m_membersAsked = 0;
+        setStatus(tr("Cancelled."), false);
+    });
     setStatus(tr("Not connected."), false);
 }
 
@@ -148,6 +187,8 @@ void UsagePage::setConnection(OpenTerminalClient *client, const Identity &identi
     if (client == m_client && identity.userId == m_identity.userId)
         return;
     m_collector->cancel();
+    delete m_fanOut; // its members' clients were made for the previous connection
+    m_ui->messageBar->dismiss();
     m_client = client;
     m_identity = identity;
     m_stale = client != nullptr;
@@ -165,6 +206,22 @@ void UsagePage::setAdminAccess(const AdminAccess &admin, const QString &accountP
 {
     m_adminAccess = admin;
     m_accountPrefix = accountPrefix;
+}
+
+void UsagePage::setFanOutFactory(FanOutFactory factory, bool isFleet)
+{
+    m_fanOutFactory = std::move(factory);
+    m_fleet = isFleet && m_fanOutFactory;
+}
+
+QTreeView *UsagePage::daysView() const
+{
+    return m_ui->daysView;
+}
+
+MessageBar *UsagePage::messageBar() const
+{
+    return m_ui->messageBar;
 }
 
 void UsagePage::setAllUsers(bool allUsers)
@@ -203,8 +260,14 @@ void UsagePage::refresh()
     m_stale = false;
     const QDate since = m_ui->sinceCheck->isChecked() ? m_ui->sinceEdit->date() : QDate();
     m_ui->adminCommandButton->hide();
-    if (m_ui->allUsersCheck->isChecked() && !m_adminAccess.isLocalCommand()
-        && !m_adminAdvice.isEmpty()) {
+    m_ui->messageBar->dismiss();
+    const bool allUsers = m_ui->allUsersCheck->isChecked();
+    if (allUsers && m_fleet) {
+        collectFleet(since);
+        return;
+    }
+    m_model->setShowsMembers(false);
+    if (allUsers && !m_adminAccess.isLocalCommand() && !m_adminAdvice.isEmpty()) {
         m_collector->cancel();
         showReport(UsageReport());
         setStatus(m_adminAdvice, false);
@@ -218,6 +281,45 @@ void UsagePage::refresh()
     } else {
         m_collector->collect(m_client, m_identity, since);
     }
+}
+
+void UsagePage::collectFleet(const QDate &since)
+{
+    // A fleet's members have admin commands of their own (the fleet file's admin_exec).
+    m_collector->cancel();
+    delete m_fanOut;
+    m_fanOut = m_fanOutFactory(this);
+    for (const QString &name : m_fanOut->memberNames()) {
+        if (name.size() > m_longestMember.size())
+            m_longestMember = name;
+    }
+    m_model->setShowsMembers(true);
+    if (m_audit)
+        m_audit(tr("%1 on the members %2")
+                    .arg(m_homesRoot, m_fanOut->memberNames().join(QStringLiteral(", "))));
+    showReport(UsageReport(), true); // the members' figures come as each is added up
+    m_membersAsked = int(m_fanOut->targets().size());
+    m_membersAnswered = 0;
+    m_collector->collectAllUsers(m_fanOut, since, m_homesRoot);
+}
+
+QString UsagePage::membersText() const
+{
+    if (m_membersAsked == 0)
+        return {};
+    return tr(" \u00b7 %1 of %2 members answered…").arg(m_membersAnswered).arg(m_membersAsked);
+}
+
+void UsagePage::showMemberErrors(const QStringList &errors)
+{
+    if (errors.isEmpty()) {
+        m_ui->messageBar->dismiss();
+        return;
+    }
+    m_ui->messageBar->showMessage(
+        tr("Not every member answered; the figures of the others are shown.\n%1")
+            .arg(errors.join(QLatin1Char('\n'))),
+        MessageBar::Level::Warning);
 }
 
 void UsagePage::showEvent(QShowEvent *event)
@@ -245,7 +347,7 @@ void UsagePage::setStatus(const QString &text, bool busy)
     m_ui->refreshButton->setEnabled(!busy);
 }
 
-void UsagePage::showReport(const UsageReport &reported)
+void UsagePage::showReport(const UsageReport &reported, bool partial)
 {
     UsageReport report = reported;
     if (m_ui->allUsersCheck->isChecked()) // the acting user by its id, the others by account
@@ -269,6 +371,11 @@ void UsagePage::showReport(const UsageReport &reported)
         text += QLatin1Char(' ')
             + tr("Skipped %n damaged line(s), first: %1", nullptr, int(report.skipped.size()))
                   .arg(report.skipped.first());
+    if (partial) {
+        if (!report.days.isEmpty())
+            setStatus(text + membersText(), true);
+        return;
+    }
     setStatus(text, false);
 }
 
@@ -303,8 +410,8 @@ void UsagePage::rebuildChart()
         QVector<double> values(days.size(), 0.0);
         for (const UsageDay &day : report.days) {
             const int at = int(days.indexOf(day.day));
-            if (day.user == user && at >= 0)
-                values[at] = UsageModel::value(day, column);
+            if (day.user == user && at >= 0) // a fleet: the user's rows on every member
+                values[at] += UsageModel::value(day, column);
         }
         auto *set = new QBarSet(user);
         for (int i = 0; i < values.size(); ++i) {

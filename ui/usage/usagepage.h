@@ -3,7 +3,11 @@
 // tokens, cost) as a bar chart stacked by user, a table per user and day, and the top tools
 // by count or by time, from the transcripts on the server of the acting user or, with "All
 // users", of every home through the admin channel (audited). Collected in the background
-// (UsageCollector) with progress and Cancel; the rows export as CSV.
+// (UsageCollector) with progress and Cancel; the rows export as CSV. On a fleet "All users"
+// reads every member at once (FleetFanOut): the figures of the members added up so far are
+// shown as each answers, a Member column names each row's member (a user with homes on two
+// members has a row on each), and a member that fails is named in the page's message bar
+// while the others' figures stay.
 
 #include "server/adminaccess.h"
 #include "server/connection.h"
@@ -17,9 +21,12 @@
 
 class QGraphicsView;
 class QSortFilterProxyModel;
+class QTreeView;
 
 namespace sandscope {
 
+class FleetFanOut;
+class MessageBar;
 class OpenTerminalClient;
 class UsageCollector;
 class UsageModel;
@@ -42,6 +49,11 @@ public:
     // account without it); where the homes are (tests: a folder of their own).
     void setAdminAccess(const AdminAccess &admin, const QString &accountPrefix);
     void setHomesRoot(const QString &homesRoot) { m_homesRoot = homesRoot; }
+    // Where "All users" runs on a fleet: ServerSession::createFanOut. One server keeps to
+    // the client of setConnection with the admin access of setAdminAccess.
+    using FanOutFactory = std::function<FleetFanOut *(QObject *parent)>;
+    void setFanOutFactory(FanOutFactory factory, bool isFleet);
+    bool isFleet() const { return m_fleet; }
     // Called for "All users" before the homes are read (MainWindow writes the audit entry).
     void setAuditHook(std::function<void(const QString &target)> hook)
     {
@@ -57,6 +69,9 @@ public:
     UsageToolsModel *toolsModel() const { return m_toolsModel; }
     QSortFilterProxyModel *toolsProxy() const { return m_toolsProxy; }
     QGraphicsView *chartView() const { return m_chartView; }
+    QTreeView *daysView() const;
+    // Names the members of a fleet that failed (the others' figures are shown).
+    MessageBar *messageBar() const;
     bool isCollecting() const;
     QString statusText() const;
     // The chart's bars: per user, per day (tests).
@@ -88,7 +103,13 @@ protected:
 
 private:
     QString m_adminAdvice;
-    void showReport(const UsageReport &report);
+    // `partial`: the members added up so far, while the others are still read.
+    void showReport(const UsageReport &report, bool partial = false);
+    // Every member of the fleet at once.
+    void collectFleet(const QDate &since);
+    void showMemberErrors(const QStringList &errors);
+    // " · 1 of 2 members answered…" while a fleet is read, else empty.
+    QString membersText() const;
     void rebuildChart();
     void setStatus(const QString &text, bool busy);
     void exportFromDialog();
@@ -100,6 +121,12 @@ private:
     QString m_accountPrefix;
     QString m_homesRoot = QStringLiteral("/home");
     std::function<void(const QString &)> m_audit;
+    FanOutFactory m_fanOutFactory;
+    bool m_fleet = false; // the fan-out factory makes a fleet's
+    QPointer<FleetFanOut> m_fanOut; // of the fleet collection in flight or last (owned)
+    int m_membersAsked = 0; // 0 unless a fleet collection runs
+    int m_membersAnswered = 0;
+    QString m_longestMember = QStringLiteral("Member"); // the Member column is as wide
     bool m_stale = false; // connected, not collected yet
     UsageCollector *m_collector;
     UsageModel *m_model;

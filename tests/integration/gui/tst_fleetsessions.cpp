@@ -6,19 +6,34 @@
 //  * the Sessions page's "All users" lists both members' sessions, each row with its member in
 //    the Member column, A's rows shown while B (whose admin command waits a few seconds first)
 //    has not answered yet; the search across all users merges both members' hits;
-//  * with member B stopped, B is named with its error in the page's message bar while A's rows
+//  * the Users page lists both members' homes, each with its member, A's before B has answered;
+//  * the Usage page's "All users" adds up both members' transcripts, each row with its member,
+//    A's figures shown while B has not answered yet;
+//  * the Live wall watches both members, a real agent on A shown with its member and its id
+//    prefixed;
+//  * with member B stopped, B is named with its error in each page's message bar while A's rows
 //    are shown.
-// SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members.
+// SANDSCOPE_SCREENSHOT=FILE.png saves the window with the Sessions page of both members, and
+// FILE-users.png, FILE-usage.png, FILE-live.png and their -stopped.png beside it.
 
+#include "adminoverviewpage.h"
 #include "connection/serversession.h"
+#include "files/adminoverviewmodel.h"
+#include "fleet/fleetlivewatcher.h"
 #include "fleetmembers.h"
+#include "live/liveagentmodel.h"
+#include "live/livepage.h"
 #include "mainwindow.h"
 #include "messagebar.h"
+#include "putfile.h"
 #include "runs/sessionspage.h"
 #include "sessions/sessionlistmodel.h"
 #include "sessions/sessionsearchmodel.h"
 #include "testing.h"
 #include "transcripthome.h"
+#include "usage/usagemodel.h"
+#include "usage/usagepage.h"
+#include "util/shellquote.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -29,6 +44,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTreeView>
+#include <QUuid>
 #include <QtTest>
 
 #include <memory>
@@ -39,6 +55,8 @@ using namespace sandscope::test;
 namespace {
 
 constexpr int answerTimeoutMs = 120000;
+// The Live wall's waits, within the test function's own time limit.
+constexpr int liveTimeoutMs = 60000;
 // Member B's admin command waits this long before it runs anything: the slow member.
 constexpr int slowMemberSeconds = 5;
 
@@ -65,6 +83,10 @@ private:
     QString m_key;
     QString m_onA;
     QString m_onB;
+    QString m_accountA;
+    QString m_accountB;
+    ScriptedModelServer m_model; // for the Live wall's agent
+    QString m_agentSession;
     QHash<QString, QString> m_memberOfPath; // transcript path (as the member sees it) -> member
     std::unique_ptr<MainWindow> m_window;
 
@@ -128,6 +150,56 @@ private:
         return true;
     }
 
+    // SANDSCOPE_SCREENSHOT with `suffix` before its .png.
+    void screenshot(const QString &suffix)
+    {
+        if (!qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+            return;
+        QTest::qWait(200);
+        QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
+        path.replace(QLatin1String(".png"), suffix + QLatin1String(".png"));
+        m_window->grab().save(path);
+    }
+
+    AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
+    UsagePage *usagePage() const { return m_window->usagePage(); }
+    LivePage *livePage() const { return m_window->livePage(); }
+
+    // The Live wall's row of the agent of `session`, or -1.
+    int liveRowOf(const QString &session) const
+    {
+        const LiveAgentModel *model = livePage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            if (model->agentAt(row).info.sessionId == session)
+                return row;
+        }
+        return -1;
+    }
+
+    // The Users page's rows: account -> member.
+    QHash<QString, QString> homeMembers() const
+    {
+        QHash<QString, QString> members;
+        const AdminOverviewModel *model = usersPage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            members.insert(model->index(row, AdminOverviewModel::AccountColumn).data().toString(),
+                model->index(row, AdminOverviewModel::MemberColumn).data().toString());
+        }
+        return members;
+    }
+
+    // The Usage page's rows: member (as its column shows it) -> the users it has rows of.
+    QHash<QString, QSet<QString>> usageMembers() const
+    {
+        QHash<QString, QSet<QString>> users;
+        const UsageModel *model = usagePage()->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QString member = model->index(row, UsageModel::MemberColumn).data().toString();
+            users[member].insert(model->index(row, UsageModel::UserColumn).data().toString());
+        }
+        return users;
+    }
+
     QHash<QString, QString> listedMembers() const
     {
         QHash<QString, QString> members;
@@ -168,10 +240,10 @@ private Q_SLOTS:
                 .toJson());
         file.close();
 
-        QString accountA;
-        QString accountB;
-        m_onA = userOn(m_a, QStringLiteral("ona"), &accountA);
-        m_onB = userOn(m_b, QStringLiteral("onb"), &accountB);
+        m_onA = userOn(m_a, QStringLiteral("ona"), &m_accountA);
+        m_onB = userOn(m_b, QStringLiteral("onb"), &m_accountB);
+        const QString &accountA = m_accountA;
+        const QString &accountB = m_accountB;
         QVERIFY(!m_onA.isEmpty() && !m_onB.isEmpty());
         for (const QString &scenario : {QStringLiteral("bash"), QStringLiteral("parallel")})
             QVERIFY2(installOn(m_a, accountA, scenario), qPrintable(scenario));
@@ -236,8 +308,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(listedMembers().values().contains(m_a.name), answerTimeoutMs);
         QVERIFY(page()->isLoading());
         QVERIFY(!listedMembers().values().contains(m_b.name));
-        QVERIFY2(page()->statusText().contains(QLatin1String("1 of 2 members answered")),
-            qPrintable(page()->statusText()));
+        // A's rows are streamed before A's listing has ended: its end follows.
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            page()->statusText().contains(QLatin1String("1 of 2 members answered")),
+            qPrintable(page()->statusText()), answerTimeoutMs);
+        QVERIFY(!listedMembers().values().contains(m_b.name));
         QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
         QVERIFY(listed.wait(answerTimeoutMs));
         QVERIFY2(listed.constFirst().constFirst().toBool(),
@@ -275,9 +350,123 @@ private Q_SLOTS:
         }
     }
 
+    void theUsersPageListsEveryMembersHomesWithTheirMember()
+    {
+        QVERIFY(m_window->isConnected());
+        QVERIFY(usersPage()->model()->isFleet());
+        QSignalSpy loaded(usersPage()->model(), &AdminOverviewModel::loaded);
+        // A's homes come while B still waits.
+        QElapsedTimer clock;
+        clock.start();
+        m_window->pages()->setCurrentWidget(usersPage());
+        QTRY_VERIFY_WITH_TIMEOUT(homeMembers().contains(m_accountA), answerTimeoutMs);
+        QVERIFY(!homeMembers().contains(m_accountB));
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QVERIFY(loaded.wait(answerTimeoutMs));
+        const QHash<QString, QString> members = homeMembers();
+        QCOMPARE(members.value(m_accountA), m_a.name);
+        QCOMPARE(members.value(m_accountB), m_b.name);
+        QVERIFY(!usersPage()->accountsView()->isColumnHidden(AdminOverviewModel::MemberColumn));
+        QVERIFY2(
+            usersPage()->messageBar()->isHidden(), qPrintable(usersPage()->messageBar()->text()));
+        screenshot(QStringLiteral("-users"));
+    }
+
+    void theUsagePageAddsUpEveryMemberWithItsMember()
+    {
+        QVERIFY(m_window->isConnected());
+        m_window->pages()->setCurrentWidget(usagePage());
+        QVERIFY(usagePage()->isFleet());
+        QTRY_VERIFY_WITH_TIMEOUT(!usagePage()->isCollecting(), answerTimeoutMs);
+        QSignalSpy finished(usagePage(), &UsagePage::collectionFinished);
+        QElapsedTimer clock;
+        clock.start();
+        usagePage()->setAllUsers(true);
+        // A's figures are shown while B still waits: a partial report.
+        QTRY_VERIFY_WITH_TIMEOUT(usageMembers().contains(m_a.name), answerTimeoutMs);
+        QVERIFY(usagePage()->isCollecting());
+        QVERIFY(!usageMembers().contains(m_b.name));
+        QVERIFY(clock.elapsed() < slowMemberSeconds * 1000);
+        QVERIFY2(usagePage()->statusText().contains(QLatin1String("1 of 2 members answered")),
+            qPrintable(usagePage()->statusText()));
+        QVERIFY(finished.wait(answerTimeoutMs));
+        QVERIFY2(
+            finished.constFirst().constFirst().toBool(), qPrintable(usagePage()->statusText()));
+        const UsageModel *model = usagePage()->model();
+        QVERIFY(model->showsMembers());
+        QCOMPARE(model->headerData(UsageModel::MemberColumn, Qt::Horizontal, Qt::DisplayRole),
+            QVariant(QStringLiteral("Member")));
+        QVERIFY(!usagePage()->daysView()->isColumnHidden(UsageModel::MemberColumn));
+        for (int row = 0; row < model->rowCount(); ++row)
+            QCOMPARE(model->index(row, UsageModel::MemberColumn).data().toString(),
+                model->report().days.at(row).member);
+        // Each user's rows with the member holding its home (the acting user by its id).
+        const QHash<QString, QSet<QString>> users = usageMembers();
+        QCOMPARE(users.keys().size(), 2);
+        QCOMPARE(users.value(m_a.name), (QSet<QString> {m_onA}));
+        QCOMPARE(users.value(m_b.name), (QSet<QString> {m_accountB}));
+        QVERIFY(usagePage()->messageBar()->isHidden());
+        QVERIFY2(!usagePage()->statusText().contains(QLatin1String("answered")),
+            qPrintable(usagePage()->statusText()));
+        screenshot(QStringLiteral("-usage"));
+    }
+
+    void theLiveWallWatchesEveryMemberWithTheAgentsMember()
+    {
+        SANDSCOPE_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("claude")).isEmpty(),
+            "needs the claude CLI (scripts/install-deps.sh)");
+        QVERIFY(m_window->isConnected());
+        QVERIFY(livePage()->isFleet());
+        QString error;
+        QVERIFY2(m_model.start(&error), qPrintable(error));
+        // A real agent of A's user, started through A's own URL, in a long Bash call.
+        m_agentSession = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        QByteArray envFile;
+        const QHash<QString, QString> environment
+            = m_model.agentEnvironment(QStringLiteral("sk-ant-fleet-") + randomToken(16));
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            envFile += it.key().toUtf8() + '=' + shell::quote(it.value()).toUtf8() + '\n';
+        const Identity who {m_onA, QString()};
+        QVERIFY(putFile(
+            m_a.client.get(), who, QStringLiteral("/home/%1/.agent-env").arg(m_accountA), envFile));
+        ExecuteOptions options;
+        options.cwd = QStringLiteral("/home/") + m_accountA;
+        const QString command
+            = QStringLiteral("chmod 600 ~/.agent-env && set -a && . ~/.agent-env && set +a && "
+                             "mkdir -p chat-live && cd chat-live && claude -p %1 "
+                             "--session-id %2 --output-format stream-json --verbose "
+                             "--allowedTools Bash > /dev/null 2>&1 < /dev/null")
+                  .arg(shell::quote(QStringLiteral("CMD: sleep 60; echo done")), m_agentSession);
+        OpenTerminalClient *client = m_a.client.get();
+        const Result<ProcessSnapshot> started = sandscope::await<ProcessSnapshot>(
+            [&](auto done) { return client->execute(who, command, options, client, done); });
+        QVERIFY2(started.ok(), qPrintable(started.error.toString()));
+
+        m_window->showLiveWall();
+        QVERIFY(!livePage()->agentsView()->isColumnHidden(LiveAgentModel::MemberColumn));
+        livePage()->startWatching();
+        QVERIFY(livePage()->fleetWatcher());
+        QTRY_VERIFY2_WITH_TIMEOUT(liveRowOf(m_agentSession) >= 0,
+            qPrintable(livePage()->stateText() + QStringLiteral(" rows: ")
+                + QString::number(livePage()->model()->rowCount()) + QLatin1Char(' ')
+                + livePage()->messageBar()->text()),
+            liveTimeoutMs);
+        const LiveAgentModel *model = livePage()->model();
+        const int row = liveRowOf(m_agentSession);
+        QCOMPARE(model->index(row, LiveAgentModel::MemberColumn).data().toString(), m_a.name);
+        QVERIFY(model->agentAt(row).info.id.startsWith(m_a.name.toUtf8() + '/'));
+        QTRY_VERIFY2_WITH_TIMEOUT(livePage()->stateText().contains(QLatin1String("2 of 2")),
+            qPrintable(livePage()->stateText()), answerTimeoutMs);
+        QVERIFY(livePage()->messageBar()->isHidden());
+        screenshot(QStringLiteral("-live"));
+        livePage()->stopWatching();
+        QVERIFY(!livePage()->isWatching());
+    }
+
     void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
     {
         QVERIFY(m_window->isConnected());
+        m_window->pages()->setCurrentWidget(page());
         const QString urlOfB = m_b.server->url().toString(QUrl::StripTrailingSlash);
         m_b.stop();
         bool ok = true;
@@ -298,11 +487,37 @@ private Q_SLOTS:
         }
         QVERIFY(ofA >= 2);
         QCOMPARE(listed.size(), ofA); // none of B's
-        if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT")) {
-            QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
-            path.replace(QLatin1String(".png"), QLatin1String("-stopped.png"));
-            m_window->grab().save(path);
-        }
+        screenshot(QStringLiteral("-stopped"));
+
+        // The Users page: B named, A's homes listed.
+        m_window->pages()->setCurrentWidget(usersPage());
+        QSignalSpy loaded(usersPage()->model(), &AdminOverviewModel::loaded);
+        usersPage()->reload();
+        QVERIFY(loaded.wait(answerTimeoutMs));
+        QVERIFY(usersPage()->messageBar()->isVisible());
+        QString usersMessage = usersPage()->messageBar()->text();
+        QVERIFY2(
+            usersMessage.contains(QStringLiteral("member ") + m_b.name), qPrintable(usersMessage));
+        QVERIFY2(usersMessage.contains(urlOfB), qPrintable(usersMessage));
+        QCOMPARE(homeMembers().value(m_accountA), m_a.name);
+        QVERIFY(!homeMembers().contains(m_accountB));
+        screenshot(QStringLiteral("-users-stopped"));
+
+        // The Usage page: B named, A's figures shown.
+        m_window->pages()->setCurrentWidget(usagePage());
+        QSignalSpy finished(usagePage(), &UsagePage::collectionFinished);
+        usagePage()->refresh();
+        QVERIFY(finished.wait(answerTimeoutMs));
+        QVERIFY(!finished.constFirst().constFirst().toBool()); // not every member answered
+        QVERIFY(usagePage()->messageBar()->isVisible());
+        const QString usageMessage = usagePage()->messageBar()->text();
+        QVERIFY2(
+            usageMessage.contains(QStringLiteral("member ") + m_b.name), qPrintable(usageMessage));
+        QVERIFY2(usageMessage.contains(urlOfB), qPrintable(usageMessage));
+        const QHash<QString, QSet<QString>> users = usageMembers();
+        QCOMPARE(users.keys(), QStringList {m_a.name});
+        QCOMPARE(users.value(m_a.name), (QSet<QString> {m_onA}));
+        screenshot(QStringLiteral("-usage-stopped"));
     }
 };
 
