@@ -395,6 +395,7 @@ private Q_SLOTS:
                 m_fleetFile, QStringLiteral("--json")});
         QVERIFY(cli.waitForStarted(10000));
         QHash<QString, QSet<QString>> seen; // session -> members it was shown on
+        QString badTimes;
         QByteArray pending;
         const bool both = QTest::qWaitFor(
             [&] {
@@ -404,8 +405,20 @@ private Q_SLOTS:
                     const QJsonObject line = QJsonDocument::fromJson(pending.left(end)).object();
                     pending.remove(0, end + 1);
                     const QString session = line.value(QLatin1String("session")).toString();
-                    if (memberOfSession.contains(session))
-                        seen[session].insert(line.value(QLatin1String("member")).toString());
+                    if (!memberOfSession.contains(session))
+                        continue;
+                    seen[session].insert(line.value(QLatin1String("member")).toString());
+                    // Times on this machine's clock: a running call's elapsed time is sane.
+                    const QJsonValue elapsed = line.value(QLatin1String("elapsed_ms"));
+                    if (!elapsed.isNull())
+                        badTimes += elapsed.toDouble() < 0 || elapsed.toDouble() > 600000
+                            ? QString::number(elapsed.toDouble(), 'g', 17) + QLatin1Char(' ')
+                            : QString();
+                    const QDateTime activity = QDateTime::fromString(
+                        line.value(QLatin1String("last_activity")).toString(), Qt::ISODate);
+                    if (qAbs(activity.secsTo(QDateTime::currentDateTimeUtc())) > 3600)
+                        badTimes += line.value(QLatin1String("last_activity")).toString()
+                            + QLatin1Char(' ');
                 }
                 return seen.size() == memberOfSession.size();
             },
@@ -415,6 +428,7 @@ private Q_SLOTS:
         QVERIFY2(both, cli.readAllStandardError().constData());
         for (auto it = memberOfSession.cbegin(); it != memberOfSession.cend(); ++it)
             QCOMPARE(seen.value(it.key()), QSet<QString>({it.value()}));
+        QVERIFY2(badTimes.isEmpty(), qPrintable(badTimes));
     }
 
     // A member whose admin command fails, and one whose admin command hangs (a frozen pod):

@@ -401,13 +401,10 @@ void SessionsPage::listAllUsers()
                     sessions.append(session);
                 }
             }
-            QVector<DiscoveredSession> shown = sessions;
-            for (const DiscoveredSession &session : m_model->sessions()) {
-                if (session.member == member && !paths.contains(session.path))
-                    shown.append(session);
-            }
+            // Added at the cost of the batch; the member's rows of the last listing stay
+            // until it ends (then setMemberSessions drops those that vanished).
             m_listed = true;
-            m_model->setMemberSessions(member, shown);
+            m_model->addMemberSessions(member, batch);
             updateActions();
         },
         [this, listed, refused, errors](const FanOutMemberResult &result,
