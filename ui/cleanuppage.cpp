@@ -412,14 +412,15 @@ void CleanupPage::updateButtons()
         && m_plan.summary().mode != QLatin1String("execute")
         && std::any_of(m_plan.items().cbegin(), m_plan.items().cend(),
             [](const CleanupItem &item) { return item.action == CleanupItem::Action::Delete; });
-    m_runButton->setEnabled(m_client && !running);
+    m_runButton->setEnabled(m_client && !running && !m_fleet);
     m_cancelButton->setEnabled(running);
     m_progress->setVisible(running);
     m_saveButton->setEnabled(hasPlan && !running);
     m_exportButton->setEnabled(hasPlan && !running);
     m_loadButton->setEnabled(!running);
     m_compareButton->setEnabled(!running);
-    m_executeButton->setEnabled(m_client && !running && executable && m_staleBecause.isEmpty());
+    m_executeButton->setEnabled(
+        m_client && !running && executable && m_staleBecause.isEmpty() && !m_fleet);
     m_executeButton->setToolTip(m_staleBecause.isEmpty()
             ? QString()
             : tr("Made before %1: run the dry run again").arg(m_staleBecause));
@@ -464,9 +465,24 @@ void CleanupPage::showDiff(const CleanupPlan &before, const CleanupPlan &after)
     m_diffLabel->setVisible(true);
 }
 
+void CleanupPage::setFleet(bool fleet)
+{
+    if (fleet == m_fleet)
+        return;
+    m_fleet = fleet;
+    if (fleet)
+        setStatus(tr("Cleanup does not run on a fleet from this page yet: it would plan one "
+                     "member's homes as if they were all. Use `sandscope cleanup --fleet FILE` "
+                     "(a plan per member, each executed on its own member)."),
+            true);
+    else
+        setStatus(QString());
+    updateButtons();
+}
+
 void CleanupPage::startDryRun()
 {
-    if (!m_client || isRunning())
+    if (!m_client || isRunning() || m_fleet)
         return;
     if (m_runner)
         m_runner->deleteLater();
@@ -494,7 +510,7 @@ void CleanupPage::startDryRun()
 
 void CleanupPage::executeReviewedPlan()
 {
-    if (!m_client || isRunning())
+    if (!m_client || isRunning() || m_fleet)
         return;
     const CleanupPlan reviewed = reviewedPlan();
     const qsizetype count = reviewed.items().size();

@@ -54,6 +54,9 @@ public:
     void requireFreshDryRun(const QString &why);
     // How the script reaches root in the sandbox (named in the status of every run).
     void setAdminAccess(const AdminAccess &admin) { m_adminAccess = admin; }
+    // A fleet: the page does not run there yet (a dry run through the router would plan one
+    // member's homes as if they were all); it says so and points to `cleanup --fleet`.
+    void setFleet(bool fleet);
     void setConfirmationPrompter(const ConfirmationPrompter &prompter);
     // Empty = the script's default (/home).
     void setHomeRoot(const QString &homeRoot);
@@ -104,6 +107,7 @@ private:
     ConfirmationPrompter m_prompter;
     QString m_homeRoot;
     AdminAccess m_adminAccess;
+    bool m_fleet = false;
 
     CleanupPlan m_plan;
     QVector<CleanupItem> m_pendingItems; // streamed in, not yet in the model

@@ -338,6 +338,7 @@ void MainWindow::showCheck(bool ok)
         const Identity identity = m_session->identity();
         m_console->setClient(m_session->client());
         m_cleanup->setClient(m_session->client());
+        m_cleanup->setFleet(m_session->isFleet());
         m_cleanup->setAuditContext(m_session->profileName(), report.url);
         syncFilePages();
         const QString account = m_session->actingAccount();

@@ -116,6 +116,23 @@ private Q_SLOTS:
         QVERIFY(exists(m_oldSession));
     }
 
+    // On a fleet the page would plan one member's homes (the router's pick) as if they were
+    // all: it does not run, and says where the fleet's cleanup is.
+    void aFleetIsNotPlannedFromThisPage()
+    {
+        const auto page = makePage();
+        auto *dryRunButton = page->findChild<QPushButton *>(QStringLiteral("dryRunButton"));
+        QVERIFY(dryRunButton->isEnabled());
+        page->setFleet(true);
+        QVERIFY(!dryRunButton->isEnabled());
+        QVERIFY(!page->findChild<QPushButton *>(QStringLiteral("executeButton"))->isEnabled());
+        QVERIFY(page->findChild<QLabel *>(QStringLiteral("statusLabel"))
+                    ->text()
+                    .contains(QLatin1String("cleanup --fleet")));
+        page->setFleet(false);
+        QVERIFY(dryRunButton->isEnabled());
+    }
+
     void mainWindowHasACleanupTabThatRunsOnlyWhenConnected()
     {
         MainWindow window(m_local.filePath(QStringLiteral("settings.ini")));
