@@ -361,12 +361,16 @@
     <message numerus="yes">
         <source>starting on %n member(s)…</source>
         <translation>
-            <numerusform>starting on %n member…</numerusform><numerusform>starting on %n members…</numerusform></translation>
+            <numerusform>starting on %n member…</numerusform>
+            <numerusform>starting on %n members…</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>watching %1 of %n member(s)</source>
         <translation>
-            <numerusform>watching %1 of %n member</numerusform><numerusform>watching %1 of %n members</numerusform></translation>
+            <numerusform>watching %1 of %n member</numerusform>
+            <numerusform>watching %1 of %n members</numerusform>
+        </translation>
     </message>
 </context>
 <context>
