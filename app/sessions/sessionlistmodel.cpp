@@ -87,17 +87,7 @@ void SessionListModel::addMemberSessions(
 
 void SessionListModel::setShowsMembers(bool shows)
 {
-    if (shows == m_showsMembers)
-        return;
-    if (shows) {
-        beginInsertColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = true;
-        endInsertColumns();
-    } else {
-        beginRemoveColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = false;
-        endRemoveColumns();
-    }
+    showMemberColumn(shows, MemberColumn);
 }
 
 void SessionListModel::merge(
@@ -334,7 +324,7 @@ int SessionListModel::columnCount(const QModelIndex &parent) const
 {
     if (parent.isValid())
         return 0;
-    return m_showsMembers ? ColumnCount : ColumnCount - 1;
+    return showsMembers() ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant SessionListModel::data(const QModelIndex &index, int role) const
@@ -456,7 +446,7 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
     case StateColumn:
         return tr("State");
     case MemberColumn:
-        return m_showsMembers ? tr("Member") : QVariant();
+        return showsMembers() ? tr("Member") : QVariant();
     }
     return {};
 }

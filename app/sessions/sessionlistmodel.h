@@ -6,8 +6,8 @@
 // merged in as they come, keyed by member and path, and a Member column names where they live.
 
 #include "sessions/sessiondiscovery.h"
+#include "util/membercolumnmodel.h"
 
-#include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
 #include <QString>
@@ -15,7 +15,7 @@
 
 namespace sandscope {
 
-class SessionListModel : public QAbstractTableModel {
+class SessionListModel : public MemberColumnTableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -48,7 +48,10 @@ public:
         EndSeen, // a tab following it saw its turn end (the CLI wrote its cost record)
     };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit SessionListModel(QObject *parent = nullptr)
+        : MemberColumnTableModel(parent)
+    {
+    }
 
     // Replaces the rows with `sessions` without a reset: rows whose transcript path is still
     // listed stay where they are (dataChanged when something changed), vanished ones are
@@ -63,7 +66,6 @@ public:
     void addMemberSessions(const QString &member, const QVector<DiscoveredSession> &batch);
     // The Member column (a fleet): inserted or removed as a column, the rows kept.
     void setShowsMembers(bool shows);
-    bool showsMembers() const { return m_showsMembers; }
     // Another user or server: a reset, since nothing of the old rows applies.
     void clear();
 
@@ -120,7 +122,6 @@ private:
     QVector<DiscoveredSession> m_sessions;
     QHash<QString, QHash<QString, int>> m_streamedRows; // member -> row key -> row (batches)
     QString m_home;
-    bool m_showsMembers = false;
     struct Known {
         Knowledge knowledge = Knowledge::Unknown;
         QDateTime atUtc;

@@ -40,17 +40,7 @@ void SessionSearchModel::appendHits(const QVector<SessionSearchHit> &hits, bool 
 
 void SessionSearchModel::setShowsMembers(bool shows)
 {
-    if (shows == m_showsMembers)
-        return;
-    if (shows) {
-        beginInsertColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = true;
-        endInsertColumns();
-    } else {
-        beginRemoveColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = false;
-        endRemoveColumns();
-    }
+    showMemberColumn(shows, MemberColumn);
 }
 
 void SessionSearchModel::setTitles(const QHash<QString, QString> &titles)
@@ -77,7 +67,7 @@ int SessionSearchModel::columnCount(const QModelIndex &parent) const
 {
     if (parent.isValid())
         return 0;
-    return m_showsMembers ? ColumnCount : ColumnCount - 1;
+    return showsMembers() ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant SessionSearchModel::data(const QModelIndex &index, int role) const
@@ -133,7 +123,7 @@ QVariant SessionSearchModel::headerData(int section, Qt::Orientation orientation
     case MatchColumn:
         return tr("Match");
     case MemberColumn:
-        return m_showsMembers ? tr("Member") : QVariant();
+        return showsMembers() ? tr("Member") : QVariant();
     }
     return {};
 }

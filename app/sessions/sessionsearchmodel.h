@@ -4,15 +4,15 @@
 // search of a fleet's members appends each member's hits as they come, with a Member column.
 
 #include "sessions/sessionsearch.h"
+#include "util/membercolumnmodel.h"
 
-#include <QAbstractTableModel>
 #include <QHash>
 #include <QString>
 #include <QVector>
 
 namespace sandscope {
 
-class SessionSearchModel : public QAbstractTableModel {
+class SessionSearchModel : public MemberColumnTableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -26,7 +26,10 @@ public:
     };
     enum Role { HitRole = Qt::UserRole + 1 };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit SessionSearchModel(QObject *parent = nullptr)
+        : MemberColumnTableModel(parent)
+    {
+    }
 
     // A new search is a new list: a reset.
     void setResult(const QVector<SessionSearchHit> &hits, bool truncated);
@@ -36,7 +39,6 @@ public:
     void appendHits(const QVector<SessionSearchHit> &hits, bool truncated);
     // The Member column (a fleet): inserted or removed as a column.
     void setShowsMembers(bool shows);
-    bool showsMembers() const { return m_showsMembers; }
     // Session id -> title; rows of sessions without one show the id's start.
     void setTitles(const QHash<QString, QString> &titles);
 
@@ -55,7 +57,6 @@ private:
 
     QVector<SessionSearchHit> m_hits;
     bool m_truncated = false;
-    bool m_showsMembers = false;
     QHash<QString, QString> m_titles;
 };
 

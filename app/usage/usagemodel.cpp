@@ -5,7 +5,7 @@
 namespace sandscope {
 
 UsageModel::UsageModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : MemberColumnTableModel(parent)
 {
 }
 
@@ -18,17 +18,7 @@ void UsageModel::setReport(const UsageReport &report)
 
 void UsageModel::setShowsMembers(bool shows)
 {
-    if (shows == m_showsMembers)
-        return;
-    if (shows) {
-        beginInsertColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = true;
-        endInsertColumns();
-    } else {
-        beginRemoveColumns({}, MemberColumn, MemberColumn);
-        m_showsMembers = false;
-        endRemoveColumns();
-    }
+    showMemberColumn(shows, MemberColumn);
 }
 
 double UsageModel::value(const UsageDay &day, int column)
@@ -66,7 +56,7 @@ int UsageModel::columnCount(const QModelIndex &parent) const
 {
     if (parent.isValid())
         return 0;
-    return m_showsMembers ? ColumnCount : ColumnCount - 1;
+    return showsMembers() ? ColumnCount : ColumnCount - 1;
 }
 
 QVariant UsageModel::data(const QModelIndex &index, int role) const
@@ -123,7 +113,7 @@ QVariant UsageModel::headerData(int section, Qt::Orientation orientation, int ro
     case CostColumn:
         return tr("Cost");
     case MemberColumn:
-        return m_showsMembers ? QVariant(tr("Member")) : QVariant();
+        return showsMembers() ? QVariant(tr("Member")) : QVariant();
     default:
         return {};
     }

@@ -5,12 +5,11 @@
 // each, never summed): the Member column names it.
 
 #include "usage/usagereport.h"
-
-#include <QAbstractTableModel>
+#include "util/membercolumnmodel.h"
 
 namespace sandscope {
 
-class UsageModel : public QAbstractTableModel {
+class UsageModel : public MemberColumnTableModel {
     Q_OBJECT
 
 public:
@@ -36,7 +35,6 @@ public:
     const UsageReport &report() const { return m_report; }
     // The Member column (a fleet): inserted or removed as a column, the rows kept.
     void setShowsMembers(bool shows);
-    bool showsMembers() const { return m_showsMembers; }
     // A day's figure of one column as a number (cost in dollars).
     static double value(const UsageDay &day, int column);
 
@@ -47,7 +45,6 @@ public:
 
 private:
     UsageReport m_report;
-    bool m_showsMembers = false;
 };
 
 } // namespace sandscope
