@@ -3,6 +3,8 @@
 #include "cli/clioutput.h"
 #include "cli/connectionoptions.h"
 #include "cli/verbsupport.h"
+#include "fleet/fleetfanout.h"
+#include "fleet/fleetprobe.h"
 #include "isolation/isolationprobe.h"
 #include "probereport/probereportfile.h"
 #include "security/auditlog.h"
@@ -16,6 +18,8 @@
 #include <QJsonObject>
 
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 namespace sandscope::cli {
 
@@ -93,32 +97,32 @@ int compareReports(const QStringList &paths, bool json)
 
 namespace {
 
-// Runs the probe, printing each result as it is judged, then the totals or the JSON report,
-// and saves the report to reportFile when one is given.
-int probeAndReport(const ConnectionOptions &options, const ProbeOptions &probeOptions, bool json,
+// Runs `probe` (IsolationProbe, or FleetProbe on a fleet) started by `start`, printing each
+// result as it is judged, then the totals or the JSON report, and saves the report to
+// reportFile when one is given.
+template <typename Probe>
+int probeAndReport(const ConnectionOptions &options, Probe &probe,
+    const std::function<bool(QString *)> &start, const QString &audited, bool json,
     const QString &reportFile)
 {
     QString why;
-    OpenTerminalClient client(options.connection);
-    IsolationProbe probe(&client);
     QEventLoop loop;
     ProbeReport report;
-    QObject::connect(&probe, &IsolationProbe::resultReady, &loop, [json](const CheckResult &r) {
+    QObject::connect(&probe, &Probe::resultReady, &loop, [json](const CheckResult &r) {
         if (!json)
             writeTerminalText(stdout, resultLine(r));
     });
-    QObject::connect(&probe, &IsolationProbe::finished, &loop, [&](const ProbeReport &finished) {
+    QObject::connect(&probe, &Probe::finished, &loop, [&](const ProbeReport &finished) {
         report = finished;
         loop.exit();
     });
-    if (!probe.start(probeOptions, &why))
+    if (!start(&why))
         return usageError(why, probeVerb);
 
     // Acting as many user ids (and reserved ones) is privileged: keep a record.
     AuditLog log;
-    if (!log.append(AuditEntry {options.profileName, options.serverText(),
-            probeOptions.users.join(QLatin1Char(',')), probeVerb, QString(),
-            QStringLiteral("started")}))
+    if (!log.append(AuditEntry {options.profileName, options.serverText(), audited, probeVerb,
+            QString(), QStringLiteral("started")}))
         printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
 
     loop.exec();
@@ -127,8 +131,14 @@ int probeAndReport(const ConnectionOptions &options, const ProbeOptions &probeOp
         writeText(stdout,
             QString::fromUtf8(ProbeReportFile::contents(report, ProbeReportFile::Format::Json)));
     } else {
+        QString fleet;
+        for (auto it = report.userMembers.cbegin(); it != report.userMembers.cend(); ++it)
+            fleet += QStringLiteral("member %1: %2\n").arg(it.value(), it.key());
+        for (const QString &line : std::as_const(report.notProbed))
+            fleet += QStringLiteral("not probed: %1\n").arg(line);
         writeTerminalText(stdout,
-            QStringLiteral("\n%1 PASS, %2 FAIL, %3 INFO, %4 ERROR (server %5, version %6)\n")
+            QStringLiteral("\n%1%2 PASS, %3 FAIL, %4 INFO, %5 ERROR (server %6, version %7)\n")
+                .arg(fleet)
                 .arg(report.count(Verdict::Pass))
                 .arg(report.count(Verdict::Fail))
                 .arg(report.count(Verdict::Info))
@@ -163,8 +173,13 @@ int runProbe(const QStringList &arguments)
         "not run.\n"
         "PASS: denied as expected. FAIL: reachable. INFO: an observation. ERROR: the check\n"
         "could not run (never counted as PASS).\n"
+        "With --fleet FILE, each member is probed through its own URL and admin command\n"
+        "with the users the router sends there (found first: each user's account and home\n"
+        "through the router, then which member holds that home); a user alone on its member\n"
+        "is listed as not probed. --fresh-users N makes N ids per member instead and\n"
+        "removes their accounts afterwards.\n"
         "Exit codes: 0 no FAIL and no ERROR; 1 at least one FAIL; 2 no FAIL but at least\n"
-        "one ERROR, or a usage error.\n"
+        "one ERROR or a user not probed, or a usage error.\n"
         "With --compare BEFORE.json AFTER.json no server is contacted: the cells whose\n"
         "verdict changed between the two saved reports are listed (exit 0: none, 1: some)."));
     const QCommandLineOption usersOption(QStringLiteral("users"),
@@ -178,8 +193,18 @@ int runProbe(const QStringList &arguments)
         QStringLiteral("FILE"));
     const QCommandLineOption compareOption(QStringLiteral("compare"),
         QStringLiteral("Compare two saved JSON reports given as arguments instead of probing."));
+    const QCommandLineOption freshOption(QStringLiteral("fresh-users"),
+        QStringLiteral("On a fleet: probe N fresh ids (2 to 4) on every member instead of "
+                       "--users: made through the router until each member holds N, removed "
+                       "afterwards."),
+        QStringLiteral("N"));
+    const QCommandLineOption checksOption(QStringLiteral("checks"),
+        QStringLiteral("Only these checks, by their keys as reports name them (files.read, "
+                       "account.case, ...)."),
+        QStringLiteral("KEY[,KEY...]"));
     const QCommandLineOption adminOption = adminExecOption();
-    parser.addOptions({usersOption, jsonOption, reportOption, compareOption, adminOption});
+    parser.addOptions({usersOption, jsonOption, reportOption, compareOption, freshOption,
+        checksOption, adminOption});
 
     QString why;
     if (containsRefusedApiKeyOption(arguments, &why)) {
@@ -212,32 +237,69 @@ int runProbe(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("user")))
         return usageError(
             QStringLiteral("probe acts as each of --users; --user is not used"), probeVerb);
-    if (!parser.isSet(usersOption))
-        return usageError(QStringLiteral("probe needs --users A,B"), probeVerb);
+    const bool fresh = parser.isSet(freshOption);
+    if (parser.isSet(usersOption) == fresh)
+        return usageError(fresh ? QStringLiteral("give --users or --fresh-users, not both")
+                                : QStringLiteral("probe needs --users A,B"),
+            probeVerb);
     if (!options.resolve(parser, &why))
         return usageError(why, probeVerb);
-    if (options.hasFleet)
-        // Through the router the users may live on different members, where each other's
-        // files are simply not there: a refusal would prove nothing, yet read as a PASS.
-        return usageError(
-            QStringLiteral("probe does not take --fleet yet: through the router users on "
-                           "different members cannot reach each other's files because they "
-                           "are not there, which proves nothing about isolation; probe each "
-                           "member with --server URL (its own URL) and users living on it "
-                           "(`sandscope fleet status --users` says who lives where)"),
+    if (fresh && !options.hasFleet)
+        return usageError(QStringLiteral("--fresh-users is for a fleet (--fleet FILE): on one "
+                                         "server give --users"),
             probeVerb);
 
     ProbeOptions probeOptions;
-    for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))
-        probeOptions.users << user.trimmed();
+    if (parser.isSet(checksOption)) {
+        for (const QString &key : parser.value(checksOption).split(QLatin1Char(','))) {
+            CheckId check;
+            if (!checkFromKey(key.trimmed(), &check))
+                return usageError(QStringLiteral("unknown check \"%1\" (the keys are those "
+                                                 "of a report's \"check\" field)")
+                                      .arg(key.trimmed()),
+                    probeVerb);
+            probeOptions.onlyChecks << check;
+        }
+    }
+    if (!fresh) {
+        for (const QString &user : parser.value(usersOption).split(QLatin1Char(',')))
+            probeOptions.users << user.trimmed();
+    }
+    const bool json = parser.isSet(jsonOption);
+    const QString reportFile = parser.isSet(reportOption) ? parser.value(reportOption) : QString();
+    OpenTerminalClient client(options.connection);
+
+    if (options.hasFleet) {
+        // Each member is probed through its own URL and admin command, with the users the router
+        // sends there (app/fleet/fleetprobe.h).
+        std::unique_ptr<FleetFanOut> fanOut
+            = adminFanOut(parser, options, &client, &why, /*memberTimeout=*/false);
+        if (!fanOut)
+            return usageError(why, probeVerb);
+        bool ok = true;
+        const int perMember = fresh ? parser.value(freshOption).toInt(&ok) : 0;
+        if (!ok)
+            return usageError(QStringLiteral("--fresh-users needs a number, got \"%1\"")
+                                  .arg(parser.value(freshOption)),
+                probeVerb);
+        FleetProbe probe(&client, fanOut.get());
+        return probeAndReport<FleetProbe>(
+            options, probe,
+            [&](QString *error) { return probe.start(probeOptions, perMember, error); },
+            fresh ? QStringLiteral("%1 fresh users per member").arg(perMember)
+                  : probeOptions.users.join(QLatin1Char(',')),
+            json, reportFile);
+    }
+
     if (parser.isSet(adminOption) || !options.profileAdminCommand.isEmpty()) {
         if (!resolveAdminAccess(parser, options, &probeOptions.admin, &why))
             return usageError(why, probeVerb);
         probeOptions.hasAdmin = true;
     }
-
-    return probeAndReport(options, probeOptions, parser.isSet(jsonOption),
-        parser.isSet(reportOption) ? parser.value(reportOption) : QString());
+    IsolationProbe probe(&client);
+    return probeAndReport<IsolationProbe>(
+        options, probe, [&](QString *error) { return probe.start(probeOptions, error); },
+        probeOptions.users.join(QLatin1Char(',')), json, reportFile);
 }
 
 } // namespace sandscope::cli

@@ -1,8 +1,6 @@
 #include "memberlookup.h"
 
 #include "fleet/fleetfanout.h"
-#include "fleet/fleetroot.h"
-#include "server/adminscript.h"
 
 #include <memory>
 
@@ -37,27 +35,7 @@ void MemberLookup::start(const QString &account, const QString &userId)
 {
     auto answered = std::make_shared<QVector<FleetMemberStatus>>();
     auto errors = std::make_shared<QStringList>();
-    m_fanOut->runForValues<FleetMemberStatus>(
-        [](const FanOutTarget &target, QObject *context,
-            const FleetFanOut::ValueDone<FleetMemberStatus> &done) {
-            runAdminCommand(target.client, target.admin,
-                fleetroot::script({QStringLiteral("accounts")}), context,
-                [member = target.member, done](const Result<CommandOutput> &result) {
-                    FleetMemberStatus status;
-                    status.name = member;
-                    QString why;
-                    if (!result.ok())
-                        done(false, status, result.error.toString());
-                    else if (result.value.exitCode != 0
-                        || !fleetstatus::parseAccounts(result.value.lines, &status, &why))
-                        done(false, status,
-                            why.isEmpty() ? QStringLiteral("its admin command ended with status %1")
-                                                .arg(result.value.exitCode)
-                                          : why);
-                    else
-                        done(true, status, QString());
-                });
-        },
+    m_fanOut->runForValues<FleetMemberStatus>(fleetstatus::listAccounts,
         [this, answered, errors, account, userId](
             const FanOutMemberResult &result, const FleetMemberStatus &status) {
             if (!result.ok) {

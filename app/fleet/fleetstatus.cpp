@@ -59,6 +59,27 @@ bool parseAccounts(const QStringList &lines, FleetMemberStatus *member, QString 
     return sawDisk;
 }
 
+void listAccounts(const FanOutTarget &target, QObject *context,
+    const FleetFanOut::ValueDone<FleetMemberStatus> &done)
+{
+    runAdminCommand(target.client, target.admin, fleetroot::script({QStringLiteral("accounts")}),
+        context, [member = target.member, done](const Result<CommandOutput> &result) {
+            FleetMemberStatus status;
+            status.name = member;
+            QString why;
+            if (!result.ok())
+                done(false, status, result.error.toString());
+            else if (result.value.exitCode != 0
+                || !parseAccounts(result.value.lines, &status, &why))
+                done(false, status,
+                    why.isEmpty() ? QStringLiteral("its admin command ended with status %1")
+                                        .arg(result.value.exitCode)
+                                  : why);
+            else
+                done(true, status, QString());
+        });
+}
+
 } // namespace fleetstatus
 
 FleetStatus::FleetStatus(FleetConfig fleet, QString apiKey, int timeoutMs, QObject *parent)

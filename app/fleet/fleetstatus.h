@@ -13,6 +13,7 @@
 // The members' side is fleetroot.py `accounts`, run through each member's admin command.
 
 #include "fleet/fleetconfig.h"
+#include "fleet/fleetfanout.h"
 
 #include <QElapsedTimer>
 #include <QMap>
@@ -104,6 +105,10 @@ private:
 namespace fleetstatus {
 // fleetroot.py accounts' output into `member` (accounts with a home here, figures).
 bool parseAccounts(const QStringList &lines, FleetMemberStatus *member, QString *error);
+// fleetroot.py accounts on one member of a fan-out, as a FleetFanOut::runForValues job: the
+// member's listing, or its error.
+void listAccounts(const FanOutTarget &target, QObject *context,
+    const FleetFanOut::ValueDone<FleetMemberStatus> &done);
 } // namespace fleetstatus
 
 } // namespace sandscope

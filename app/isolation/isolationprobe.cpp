@@ -59,15 +59,10 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
     };
     if (m_running)
         return refuse(tr("A probe is already running."));
-    QStringList users;
-    for (const QString &user : options.users) {
-        QString invalid;
-        if (!validateUserId(user, &invalid))
-            return refuse(tr("Invalid user id \"%1\": %2").arg(user, invalid));
-        if (users.contains(user))
-            return refuse(tr("User id \"%1\" is given twice.").arg(user));
-        users << user;
-    }
+    QString invalid;
+    if (!probe::checkUserIds(options.users, &invalid))
+        return refuse(invalid);
+    const QStringList users = options.users;
     // Only the reserved-id check can run without users (it acts as the reserved ids only).
     const bool needsUsers = options.onlyChecks.isEmpty()
         || std::any_of(options.onlyChecks.cbegin(), options.onlyChecks.cend(),

@@ -7,17 +7,17 @@ ProbeMatrixModel::ProbeMatrixModel(QObject *parent)
 {
 }
 
-void ProbeMatrixModel::setUsers(const QStringList &users)
+void ProbeMatrixModel::setUsers(const QStringList &users, const QMap<QString, QString> &userMembers)
 {
     beginResetModel();
-    m_subjects = matrixSubjects(users);
+    m_subjects = matrixSubjects(users, userMembers);
     m_results.clear();
     endResetModel();
 }
 
 void ProbeMatrixModel::setReport(const ProbeReport &report)
 {
-    setUsers(report.users);
+    setUsers(report.users, report.userMembers);
     for (const CheckResult &result : report.results)
         addResult(result);
 }
@@ -133,6 +133,10 @@ QVariant ProbeMatrixModel::headerData(int section, Qt::Orientation orientation, 
         const QString &subject = m_subjects.at(section);
         if (subject == serverSubject())
             return role == Qt::ToolTipRole ? tr("Server-wide checks") : subject;
+        if (isServerSubject(subject))
+            return role == Qt::ToolTipRole
+                ? tr("Server-wide checks on member %1").arg(subject.mid(serverSubject().size() + 4))
+                : subject;
         // Reports key a pair "target → actor"; the column reads the way people say it: who
         // reaches whose.
         const QString target = subject.section(QStringLiteral(" → "), 0, 0);
@@ -154,7 +158,7 @@ QString ProbeMatrixModel::cellKey(int row, const QString &subject)
 
 bool ProbeMatrixModel::applicable(int row, int column) const
 {
-    const bool serverColumn = m_subjects.at(column) == serverSubject();
+    const bool serverColumn = isServerSubject(m_subjects.at(column));
     return allChecks().at(row).serverWide == serverColumn;
 }
 

@@ -30,7 +30,8 @@ public:
     explicit ProbeMatrixModel(QObject *parent = nullptr);
 
     // Starts over with the columns of these users and no results.
-    void setUsers(const QStringList &users);
+    // On a fleet, `userMembers` (user -> member) keeps the columns to pairs on one member.
+    void setUsers(const QStringList &users, const QMap<QString, QString> &userMembers = {});
     // Shows a finished (e.g. loaded) report.
     void setReport(const ProbeReport &report);
     // Adds or replaces one cell (also for a rerun of a single check).

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <functional>
 
 namespace sandscope {
 
@@ -261,9 +262,23 @@ QString fencedBlock(const QString &text)
     return fence + QLatin1Char('\n') + text + newline + fence + QLatin1Char('\n');
 }
 
+// On a fleet: where each user lives and what was not probed, one line each, formatted.
+QString fleetLines(const ProbeReport &report, const std::function<QString(const QString &)> &line)
+{
+    QString text;
+    QStringList placed;
+    for (auto it = report.userMembers.cbegin(); it != report.userMembers.cend(); ++it)
+        placed << QStringLiteral("%1 on %2").arg(it.key(), it.value());
+    if (!placed.isEmpty())
+        text += line(QStringLiteral("Members: ") + placed.join(QStringLiteral(", ")));
+    for (const QString &why : report.notProbed)
+        text += line(QStringLiteral("Not probed: ") + why);
+    return text;
+}
+
 QStringList subjectsOf(const ProbeReport &report)
 {
-    QStringList subjects = matrixSubjects(report.users);
+    QStringList subjects = matrixSubjects(report.users, report.userMembers);
     for (const CheckResult &result : report.results) {
         const QString subject = result.subject();
         if (!subjects.contains(subject))
@@ -366,6 +381,16 @@ QString serverSubject()
     return QStringLiteral("server");
 }
 
+bool isServerSubject(const QString &subject)
+{
+    return subject == serverSubject() || subject.startsWith(QStringLiteral("server on "));
+}
+
+QString memberServerSubject(const QString &member)
+{
+    return member.isEmpty() ? serverSubject() : QStringLiteral("server on ") + member;
+}
+
 QVector<QPair<QString, QString>> userPairs(const QStringList &users)
 {
     QVector<QPair<QString, QString>> pairs;
@@ -386,9 +411,29 @@ QStringList matrixSubjects(const QStringList &users)
     return subjects << serverSubject();
 }
 
+QStringList matrixSubjects(const QStringList &users, const QMap<QString, QString> &userMembers)
+{
+    if (userMembers.isEmpty())
+        return matrixSubjects(users);
+    QStringList subjects;
+    for (const auto &pair : userPairs(users)) {
+        if (userMembers.value(pair.first) == userMembers.value(pair.second))
+            subjects << pairSubject(pair.first, pair.second);
+    }
+    QStringList members;
+    for (const QString &user : users) {
+        const QString member = userMembers.value(user);
+        if (!member.isEmpty() && !members.contains(member))
+            members << member;
+    }
+    for (const QString &member : std::as_const(members))
+        subjects << memberServerSubject(member);
+    return subjects;
+}
+
 QString CheckResult::subject() const
 {
-    return checkInfo(check).serverWide ? serverSubject() : pairSubject(target, actor);
+    return checkInfo(check).serverWide ? memberServerSubject(member) : pairSubject(target, actor);
 }
 
 QString ReportDifference::describe() const
@@ -483,7 +528,7 @@ int ProbeReport::exitCode() const
 {
     if (count(Verdict::Fail) > 0)
         return 1;
-    return count(Verdict::Error) > 0 ? 2 : 0;
+    return count(Verdict::Error) > 0 || !notProbed.isEmpty() ? 2 : 0;
 }
 
 const CheckResult *ProbeReport::find(CheckId check, const QString &subject) const
@@ -503,16 +548,19 @@ QJsonObject ProbeReport::toJson() const
         QJsonArray evidenceArray;
         for (const Evidence &evidence : result.evidence)
             evidenceArray.append(evidenceToJson(evidence));
-        resultArray.append(
-            QJsonObject {{QStringLiteral("check"), info.key}, {QStringLiteral("title"), info.title},
-                {QStringLiteral("severity"), severityName(info.severity)},
-                {QStringLiteral("subject"), result.subject()},
-                {QStringLiteral("actor"), result.actor}, {QStringLiteral("target"), result.target},
-                {QStringLiteral("verdict"), verdictName(result.verdict)},
-                {QStringLiteral("explanation"), result.explanation},
-                {QStringLiteral("fail_means"), info.failMeaning},
-                {QStringLiteral("documented"), info.documented},
-                {QStringLiteral("evidence"), evidenceArray}});
+        QJsonObject object {{QStringLiteral("check"), info.key},
+            {QStringLiteral("title"), info.title},
+            {QStringLiteral("severity"), severityName(info.severity)},
+            {QStringLiteral("subject"), result.subject()}, {QStringLiteral("actor"), result.actor},
+            {QStringLiteral("target"), result.target},
+            {QStringLiteral("verdict"), verdictName(result.verdict)},
+            {QStringLiteral("explanation"), result.explanation},
+            {QStringLiteral("fail_means"), info.failMeaning},
+            {QStringLiteral("documented"), info.documented},
+            {QStringLiteral("evidence"), evidenceArray}};
+        if (!result.member.isEmpty())
+            object.insert(QStringLiteral("member"), result.member);
+        resultArray.append(object);
     }
     QJsonArray categories;
     for (const ScorecardRow &row : scorecard())
@@ -530,7 +578,7 @@ QJsonObject ProbeReport::toJson() const
                 {QStringLiteral("attacker_gains"), info.failMeaning},
                 {QStringLiteral("documented"), info.documented}});
     }
-    return QJsonObject {{QStringLiteral("format"), formatName},
+    QJsonObject json {{QStringLiteral("format"), formatName},
         {QStringLiteral("format_version"), formatVersion}, {QStringLiteral("server"), server},
         {QStringLiteral("server_version"), serverVersion},
         {QStringLiteral("users"), QJsonArray::fromStringList(users)},
@@ -543,6 +591,15 @@ QJsonObject ProbeReport::toJson() const
                 {QStringLiteral("info"), count(Verdict::Info)},
                 {QStringLiteral("error"), count(Verdict::Error)}}},
         {QStringLiteral("scorecard"), card}, {QStringLiteral("results"), resultArray}};
+    if (!userMembers.isEmpty()) {
+        QJsonObject members;
+        for (auto it = userMembers.cbegin(); it != userMembers.cend(); ++it)
+            members.insert(it.key(), it.value());
+        json.insert(QStringLiteral("user_members"), members);
+    }
+    if (!notProbed.isEmpty())
+        json.insert(QStringLiteral("not_probed"), QJsonArray::fromStringList(notProbed));
+    return json;
 }
 
 bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString *error)
@@ -568,6 +625,11 @@ bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString
     parsed.finishedAt = QDateTime::fromString(
         json.value(QLatin1String("finished_at")).toString(), Qt::ISODateWithMs);
     parsed.cancelled = json.value(QLatin1String("cancelled")).toBool();
+    const QJsonObject members = json.value(QLatin1String("user_members")).toObject();
+    for (auto it = members.constBegin(); it != members.constEnd(); ++it)
+        parsed.userMembers.insert(it.key(), it.value().toString());
+    for (const QJsonValue &line : json.value(QLatin1String("not_probed")).toArray())
+        parsed.notProbed << line.toString();
     const QJsonArray results = json.value(QLatin1String("results")).toArray();
     for (const QJsonValue &value : results) {
         const QJsonObject object = value.toObject();
@@ -581,6 +643,7 @@ bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString
         result.actor = object.value(QLatin1String("actor")).toString();
         result.target = object.value(QLatin1String("target")).toString();
         result.explanation = object.value(QLatin1String("explanation")).toString();
+        result.member = object.value(QLatin1String("member")).toString();
         const QJsonArray evidence = object.value(QLatin1String("evidence")).toArray();
         for (const QJsonValue &item : evidence)
             result.evidence.append(evidenceFromJson(item.toObject()));
@@ -598,6 +661,8 @@ QString ProbeReport::toMarkdown() const
                     users.join(QStringLiteral(", ")), startedAt.toUTC().toString(Qt::ISODate),
                     finishedAt.toUTC().toString(Qt::ISODate),
                     cancelled ? QStringLiteral(" (cancelled)") : QString());
+    text += fleetLines(
+        *this, [](const QString &line) { return QStringLiteral("- %1\n").arg(line); });
     text += QStringLiteral("- Result: %1 PASS, %2 FAIL, %3 INFO, %4 ERROR\n\n")
                 .arg(count(Verdict::Pass))
                 .arg(count(Verdict::Fail))
@@ -718,6 +783,8 @@ QString ProbeReport::toHtml() const
         ".PASS{background:#d6f0d6}.ERROR{background:#f3e3b5}pre{background:#f4f4f4;"
         "padding:4px;white-space:pre-wrap}</style></head><body>\n<h1>Isolation probe: %1</h1>\n")
                        .arg(e(server));
+    html += fleetLines(
+        *this, [e](const QString &line) { return QStringLiteral("<p>%1</p>\n").arg(e(line)); });
     html += QStringLiteral("<h2>Scorecard</h2>\n<p>open-terminal %1. ")
                 .arg(e(
                     serverVersion.isEmpty() ? QStringLiteral("(version unknown)") : serverVersion));

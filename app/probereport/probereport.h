@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QJsonObject>
+#include <QMap>
 #include <QMetaType>
 #include <QPair>
 #include <QString>
@@ -133,22 +134,31 @@ struct CheckResult {
     Verdict verdict = Verdict::Error;
     QString explanation; // one or two sentences for people
     QVector<Evidence> evidence;
+    // On a fleet: the member the check ran on (both users of a pair live there); empty for
+    // one server.
+    QString member;
 
-    // The matrix column: "A→B" for a pair, "server" for server-wide checks.
+    // The matrix column: "A→B" for a pair, "server" for server-wide checks ("server on M" on
+    // a fleet's member M).
     QString subject() const;
     bool operator==(const CheckResult &o) const
     {
         return check == o.check && actor == o.actor && target == o.target && verdict == o.verdict
-            && explanation == o.explanation && evidence == o.evidence;
+            && explanation == o.explanation && evidence == o.evidence && member == o.member;
     }
 };
 
 QString pairSubject(const QString &target, const QString &actor); // "A → B"
 QString serverSubject(); // "server"
+QString memberServerSubject(const QString &member); // "server on M", or "server" without M
+bool isServerSubject(const QString &subject); // "server" or "server on M"
 // Ordered (target A, actor B) pairs of distinct users, in matrix column order.
 QVector<QPair<QString, QString>> userPairs(const QStringList &users);
 // The matrix columns for these users: every pair, then "server".
 QStringList matrixSubjects(const QStringList &users);
+// On a fleet (users -> member): only the pairs living on one member (the others are not
+// probed against each other), then "server on M" for each member.
+QStringList matrixSubjects(const QStringList &users, const QMap<QString, QString> &userMembers);
 
 struct ReportDifference {
     CheckId check;
@@ -181,10 +191,14 @@ struct ProbeReport {
     QDateTime finishedAt;
     bool cancelled = false;
     QVector<CheckResult> results;
+    // On a fleet: the member each user lives on (users -> member), and what of the users was
+    // not probed, and why (a user alone on its member has no one there to probe against).
+    QMap<QString, QString> userMembers;
+    QStringList notProbed;
 
     int count(Verdict verdict) const;
     // 1 when anything FAILs (a proven gap outweighs checks that could not run), else 2 when
-    // anything is ERROR (the clean result is not proven), else 0.
+    // anything is ERROR or something was not probed (the clean result is not proven), else 0.
     int exitCode() const;
     const CheckResult *find(CheckId check, const QString &subject) const;
     // Per category, categories with a FAIL first (the most severe first), then in check order.

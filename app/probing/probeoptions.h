@@ -28,4 +28,9 @@ struct ProbeOptions {
     AdminAccess admin;
 };
 
+namespace probe {
+// Every id valid (validateUserId) and none given twice; else false with `why`.
+bool checkUserIds(const QStringList &users, QString *why);
+} // namespace probe
+
 } // namespace sandscope

@@ -73,6 +73,9 @@ private Q_SLOTS:
     void modelMarksCellsThatDoNotApply();
     void modelAddsAColumnForAnUnknownPair();
     void modelShowsALoadedReport();
+    void fleetReportRoundTripsMembersAndWhatWasNotProbed();
+    void fleetMatrixHasOnlyPairsOfOneMemberAndAServerColumnPerMember();
+    void somethingNotProbedIsNeverAClean0();
 };
 
 void TestProbeReport::everyCheckHasAUniqueKeyAndAnExplanation()
@@ -445,6 +448,104 @@ void TestProbeReport::htmlEscapesEvidence()
     const QString html = report.toHtml();
     QVERIFY(!html.contains(QLatin1String("<script>")));
     QVERIFY(html.contains(QLatin1String("&lt;script&gt;")));
+}
+
+namespace {
+
+// Users a, b on member m1, c, d on m2, e alone on m3; a result per same-member pair and a
+// server-wide one per member.
+ProbeReport fleetReport()
+{
+    ProbeReport report;
+    report.server = QStringLiteral("http://router:8000");
+    report.users = QStringList {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+        QStringLiteral("d"), QStringLiteral("e")};
+    report.userMembers = {{QStringLiteral("a"), QStringLiteral("m1")},
+        {QStringLiteral("b"), QStringLiteral("m1")}, {QStringLiteral("c"), QStringLiteral("m2")},
+        {QStringLiteral("d"), QStringLiteral("m2")}, {QStringLiteral("e"), QStringLiteral("m3")}};
+    report.notProbed << QStringLiteral("e is the only one of the users on member m3");
+    for (const auto &pair : userPairs(report.users)) {
+        const QString member = report.userMembers.value(pair.first);
+        if (member != report.userMembers.value(pair.second) || member == QLatin1String("m3"))
+            continue;
+        CheckResult r = result(CheckId::FilesRead, pair.first, pair.second, Verdict::Pass);
+        r.member = member;
+        report.results << r;
+    }
+    for (const QString &member : {QStringLiteral("m1"), QStringLiteral("m2")}) {
+        CheckResult r = result(CheckId::AccountCase, QStringLiteral("a"), QString(), Verdict::Fail);
+        r.member = member;
+        report.results << r;
+    }
+    return report;
+}
+
+} // namespace
+
+void TestProbeReport::fleetReportRoundTripsMembersAndWhatWasNotProbed()
+{
+    const ProbeReport report = fleetReport();
+    ProbeReport parsed;
+    QString error;
+    QVERIFY2(ProbeReport::fromJson(report.toJson(), &parsed, &error), qPrintable(error));
+    QCOMPARE(parsed.userMembers, report.userMembers);
+    QCOMPARE(parsed.notProbed, report.notProbed);
+    QCOMPARE(parsed.results.size(), report.results.size());
+    for (int i = 0; i < report.results.size(); ++i)
+        QVERIFY(parsed.results.at(i) == report.results.at(i));
+    // Server-wide results keep apart per member, also after the round trip.
+    QVERIFY(parsed.find(CheckId::AccountCase, memberServerSubject(QStringLiteral("m1"))));
+    QVERIFY(parsed.find(CheckId::AccountCase, memberServerSubject(QStringLiteral("m2"))));
+    const QString markdown = report.toMarkdown();
+    QVERIFY(markdown.contains(QStringLiteral("Not probed: e is the only one")));
+    QVERIFY(markdown.contains(QStringLiteral("a on m1")));
+    QVERIFY(report.toHtml().contains(QStringLiteral("Not probed: e is the only one")));
+}
+
+void TestProbeReport::fleetMatrixHasOnlyPairsOfOneMemberAndAServerColumnPerMember()
+{
+    const ProbeReport report = fleetReport();
+    ProbeMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(report);
+    QStringList servers;
+    for (int column = 0; column < model.columnCount(); ++column) {
+        const QString subject = model.subjectAt(column);
+        if (isServerSubject(subject)) {
+            servers << subject;
+            continue;
+        }
+        // Every pair column: both users on one member.
+        const QString target = subject.section(QStringLiteral(" → "), 0, 0);
+        const QString actor = subject.section(QStringLiteral(" → "), 1);
+        QCOMPARE(report.userMembers.value(actor), report.userMembers.value(target));
+    }
+    QCOMPARE(model.columnCount(), 2 + 2 + 3); // a↔b, c↔d, a server column per member
+    QCOMPARE(servers,
+        (QStringList {memberServerSubject(QStringLiteral("m1")),
+            memberServerSubject(QStringLiteral("m2")), memberServerSubject(QStringLiteral("m3"))}));
+    // Every result found its cell: no column was added for it.
+    for (const CheckResult &r : report.results)
+        QCOMPARE(model.indexOf(r.check, r.subject()).data().toString(), verdictName(r.verdict));
+    QVERIFY(model.indexOf(CheckId::AccountCase, memberServerSubject(QStringLiteral("m1")))
+                .data(ProbeMatrixModel::ApplicableRole)
+                .toBool());
+    QVERIFY(!model.indexOf(CheckId::FilesRead, memberServerSubject(QStringLiteral("m1")))
+                 .data(ProbeMatrixModel::ApplicableRole)
+                 .toBool());
+}
+
+void TestProbeReport::somethingNotProbedIsNeverAClean0()
+{
+    ProbeReport report;
+    report.results << result(
+        CheckId::FilesRead, QStringLiteral("a"), QStringLiteral("b"), Verdict::Pass);
+    QCOMPARE(report.exitCode(), 0);
+    report.notProbed << QStringLiteral("c is alone on its member");
+    QCOMPARE(report.exitCode(), 2);
+    report.results << result(
+        CheckId::FilesList, QStringLiteral("a"), QStringLiteral("b"), Verdict::Fail);
+    QCOMPARE(report.exitCode(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestProbeReport)

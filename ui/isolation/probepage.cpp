@@ -365,15 +365,9 @@ bool ProbePage::validUsers(QStringList *users, QString *why) const
         return false;
     };
     const QStringList ids = this->users();
-    QStringList seen;
-    for (const QString &id : ids) {
-        QString invalid;
-        if (!validateUserId(id, &invalid))
-            return refuse(tr("\"%1\" is not a valid user id: %2").arg(id, invalid));
-        if (seen.contains(id))
-            return refuse(tr("\"%1\" is given twice.").arg(id));
-        seen << id;
-    }
+    QString invalid;
+    if (!probe::checkUserIds(ids, &invalid))
+        return refuse(invalid);
     const QVector<CheckId> chosen = checks();
     const bool onlyReservedIds = chosen.size() == 1 && chosen.first() == CheckId::ReservedIds;
     if (!onlyReservedIds && ids.size() < 2)

@@ -63,7 +63,7 @@ public:
 CheckResult result(CheckId check, const QString &target, const QString &actor, Verdict verdict,
     const QString &explanation, const QVector<Evidence> &evidence = {})
 {
-    return CheckResult {check, actor, target, verdict, explanation, evidence};
+    return CheckResult {check, actor, target, verdict, explanation, evidence, QString()};
 }
 
 const QString alice = QStringLiteral("alice");
