@@ -575,6 +575,7 @@ void MainWindow::syncFilePages()
     m_sessions->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_usage->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_live->setFanOutFactory(fanOutFactory, m_session->isFleet());
+    m_isolation->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

@@ -27,7 +27,7 @@ const QString homeIdKey = QStringLiteral("sandscope-homeid=");
 // (the server names accounts after them), and its tail says what made it.
 QString freshUserId()
 {
-    return probe::randomToken(8) + QStringLiteral("-sandscope-probe");
+    return probe::randomToken(8) + QStringLiteral("-probe");
 }
 
 } // namespace
@@ -295,9 +295,12 @@ void FleetProbe::probeMembers()
                 << tr("%1: where it lives is not known: %2").arg(placement.userId, placement.why);
             continue;
         }
-        m_report.users << placement.userId;
         m_report.userMembers.insert(placement.userId, placement.member);
     }
+    // Grouped by member in the fleet's order, so a matrix shows each member's pairs together.
+    for (const QString &member : m_fanOut->memberNames())
+        m_report.users << usersOn(member);
+    Q_EMIT placed(m_report.users, m_report.userMembers);
     for (const QString &member : m_fanOut->memberNames()) {
         const QStringList users = usersOn(member);
         if (users.size() >= 2)

@@ -73,6 +73,8 @@ public:
     static bool parsePlacement(const QStringList &lines, ProbePlacement *placement);
 
 Q_SIGNALS:
+    // Where the users to probe live, once placed (before the first result); `users` in order.
+    void placed(const QStringList &users, const QMap<QString, QString> &userMembers);
     void resultReady(const sandscope::CheckResult &result);
     void progress(const QString &step);
     void finished(const sandscope::ProbeReport &report);

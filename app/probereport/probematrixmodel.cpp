@@ -11,6 +11,7 @@ void ProbeMatrixModel::setUsers(const QStringList &users, const QMap<QString, QS
 {
     beginResetModel();
     m_subjects = matrixSubjects(users, userMembers);
+    m_userMembers = userMembers;
     m_results.clear();
     endResetModel();
 }
@@ -141,6 +142,13 @@ QVariant ProbeMatrixModel::headerData(int section, Qt::Orientation orientation, 
         // reaches whose.
         const QString target = subject.section(QStringLiteral(" → "), 0, 0);
         const QString actor = subject.section(QStringLiteral(" → "), 1);
+        const QString member = m_userMembers.value(target);
+        if (!member.isEmpty())
+            return role == Qt::ToolTipRole
+                ? tr("What %1 can reach of %2's files, processes and sessions, both living on "
+                     "member %3")
+                      .arg(actor, target, member)
+                : tr("%1 reaches %2 (%3)").arg(actor, target, member);
         return role == Qt::ToolTipRole
             ? tr("What %1 can reach of %2's files, processes and sessions").arg(actor, target)
             : tr("%1 reaches %2").arg(actor, target);

@@ -55,6 +55,7 @@ private:
     bool applicable(int row, int column) const;
 
     QStringList m_subjects;
+    QMap<QString, QString> m_userMembers; // on a fleet: user -> member
     QHash<QString, CheckResult> m_results; // by cellKey
 };
 

@@ -266,11 +266,8 @@ QString fencedBlock(const QString &text)
 QString fleetLines(const ProbeReport &report, const std::function<QString(const QString &)> &line)
 {
     QString text;
-    QStringList placed;
-    for (auto it = report.userMembers.cbegin(); it != report.userMembers.cend(); ++it)
-        placed << QStringLiteral("%1 on %2").arg(it.key(), it.value());
-    if (!placed.isEmpty())
-        text += line(QStringLiteral("Members: ") + placed.join(QStringLiteral(", ")));
+    if (!report.userMembers.isEmpty())
+        text += line(QStringLiteral("Members: ") + report.usersByMember());
     for (const QString &why : report.notProbed)
         text += line(QStringLiteral("Not probed: ") + why);
     return text;
@@ -522,6 +519,28 @@ int ProbeReport::count(Verdict verdict) const
 {
     return int(std::count_if(results.cbegin(), results.cend(),
         [verdict](const CheckResult &result) { return result.verdict == verdict; }));
+}
+
+QString ProbeReport::usersByMember() const
+{
+    if (userMembers.isEmpty())
+        return users.join(QStringLiteral(", "));
+    QStringList members;
+    for (const QString &user : users) {
+        const QString member = userMembers.value(user);
+        if (!members.contains(member))
+            members << member;
+    }
+    QStringList groups;
+    for (const QString &member : std::as_const(members)) {
+        QStringList on;
+        for (const QString &user : users) {
+            if (userMembers.value(user) == member)
+                on << user;
+        }
+        groups << QStringLiteral("%1 on %2").arg(on.join(QStringLiteral(", ")), member);
+    }
+    return groups.join(QStringLiteral("; "));
 }
 
 int ProbeReport::exitCode() const

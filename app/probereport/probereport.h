@@ -197,6 +197,8 @@ struct ProbeReport {
     QStringList notProbed;
 
     int count(Verdict verdict) const;
+    // "a, b" on one server; on a fleet "a, b on member-a; c on member-b".
+    QString usersByMember() const;
     // 1 when anything FAILs (a proven gap outweighs checks that could not run), else 2 when
     // anything is ERROR or something was not probed (the clean result is not proven), else 0.
     int exitCode() const;

@@ -323,6 +323,14 @@
     </message>
 </context>
 <context>
+    <name>sandscope::FleetProbe</name>
+    <message numerus="yes">
+        <source>Finding where the router sends %n user(s)</source>
+        <translation>
+            <numerusform>Finding where the router sends %n user</numerusform><numerusform>Finding where the router sends %n users</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>sandscope::FollowChannel</name>
     <message numerus="yes">
         <source>%1 (gave up after %n attempt(s))</source>

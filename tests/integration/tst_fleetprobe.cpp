@@ -12,9 +12,8 @@
 
 #include "fleet/fleetfanout.h"
 #include "fleet/fleetprobe.h"
-#include "fleetmembers.h"
-#include "fleetrouter.h"
 #include "probefixture.h"
+#include "routedfleet.h"
 #include "sandscopecli.h"
 #include "testing.h"
 
@@ -34,8 +33,8 @@ class FleetProbeTest : public QObject {
     Q_OBJECT
 
 private:
-    TestMember m_members[2];
-    FleetRouter m_router;
+    RoutedFleet<2> m_fleet;
+    TestMember *m_members = m_fleet.members.data();
     QString m_key;
     QTemporaryDir m_local;
     QString m_fleetFile;
@@ -43,25 +42,9 @@ private:
     std::unique_ptr<FleetFanOut> m_fanOut;
     const QVector<CheckId> m_checks {CheckId::FilesRead, CheckId::ShellRead, CheckId::AccountCase};
 
-    const TestMember *member(const QString &name) const
-    {
-        for (const TestMember &candidate : m_members) {
-            if (candidate.name == name)
-                return &candidate;
-        }
-        return nullptr;
-    }
-    // The members whose own /home holds `account`'s home, as root there sees it.
     QStringList membersHolding(const QString &account) const
     {
-        QStringList holding;
-        for (const TestMember &candidate : m_members) {
-            if (candidate.asRoot(QStringLiteral("test -d /home/%1 && echo yes").arg(account))
-                    .trimmed()
-                == QLatin1String("yes"))
-                holding << candidate.name;
-        }
-        return holding;
+        return m_fleet.membersHolding(account);
     }
     // Runs the fleet probe to its end; `onResult` sees each result as it is judged, while
     // the probe's users still exist.
@@ -101,41 +84,17 @@ private Q_SLOTS:
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         SANDSCOPE_REQUIRE(!FleetRouter::nginx().isEmpty(), "needs nginx (scripts/install-deps.sh)");
-        m_key = QStringLiteral("probe-key-") + randomToken(16);
-        QString error;
-        QList<quint16> ports;
-        QJsonArray members;
-        for (int i = 0; i < 2; ++i) {
-            QVERIFY2(
-                m_members[i].start(QStringLiteral("member-%1").arg(QChar(u'a' + i)), &error, m_key),
-                qPrintable(error));
-            ports << quint16(m_members[i].server->url().port());
-            members.append(QJsonObject {{QStringLiteral("name"), m_members[i].name},
-                {QStringLiteral("url"), m_members[i].server->url().toString()},
-                {QStringLiteral("admin_exec"), m_members[i].adminCommand()}});
-        }
-        QVERIFY2(m_router.start(ports, &error), qPrintable(error));
-        const QJsonObject fleetJson {{QStringLiteral("router"), m_router.url().toString()},
-            {QStringLiteral("members"), members}};
-        FleetConfig fleet;
-        QVERIFY2(FleetConfig::fromJson(QJsonDocument(fleetJson).toJson(), &fleet, &error),
-            qPrintable(error));
-        m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
-        QFile file(m_fleetFile);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(fleetJson).toJson());
-        file.close();
-        const ServerConnection connection {m_router.url(), m_key, 30000};
-        m_client = std::make_unique<OpenTerminalClient>(connection);
-        m_fanOut = std::make_unique<FleetFanOut>(fleet, connection);
+        QVERIFY2(m_fleet.start(&why), qPrintable(why));
+        m_key = m_fleet.key;
+        m_fleetFile = m_fleet.fleetFile;
+        m_client = std::make_unique<OpenTerminalClient>(m_fleet.routerConnection());
+        m_fanOut = std::make_unique<FleetFanOut>(m_fleet.fleet, m_fleet.routerConnection());
     }
     void cleanupTestCase()
     {
         m_fanOut.reset();
         m_client.reset();
-        m_router.stop();
-        for (TestMember &candidate : m_members)
-            candidate.stop();
+        m_fleet.stop();
     }
 
     void freshUsersAreProbedOnTheMemberTheyLiveOn()
@@ -208,20 +167,8 @@ private Q_SLOTS:
 
     void usersOnDifferentMembersAreNotProbedAgainstEachOther()
     {
-        // Two ids the router sends to different members (found the way an admin would: where
-        // their homes appear).
-        QHash<QString, QString> byMember;
-        for (int i = 0; i < 40 && byMember.size() < 2; ++i) {
-            const QString user = randomToken(8, true) + QStringLiteral("-apart");
-            const QString account
-                = shellLines(m_client.get(), {user, QString()}, QStringLiteral("id -un"))
-                      .value(0)
-                      .trimmed();
-            const QStringList where = membersHolding(account);
-            QCOMPARE(where.size(), 1);
-            if (!byMember.contains(where.constFirst()))
-                byMember.insert(where.constFirst(), user);
-        }
+        // One id per member, found where its home appears.
+        const QHash<QString, QString> byMember = m_fleet.oneUserPerMember(m_client.get());
         QCOMPARE(byMember.size(), 2);
         ProbeOptions options;
         options.users = byMember.values();

@@ -498,7 +498,7 @@ void TestProbeReport::fleetReportRoundTripsMembersAndWhatWasNotProbed()
     QVERIFY(parsed.find(CheckId::AccountCase, memberServerSubject(QStringLiteral("m2"))));
     const QString markdown = report.toMarkdown();
     QVERIFY(markdown.contains(QStringLiteral("Not probed: e is the only one")));
-    QVERIFY(markdown.contains(QStringLiteral("a on m1")));
+    QVERIFY(markdown.contains(QStringLiteral("Members: a, b on m1; c, d on m2; e on m3")));
     QVERIFY(report.toHtml().contains(QStringLiteral("Not probed: e is the only one")));
 }
 

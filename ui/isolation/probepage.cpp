@@ -1,5 +1,7 @@
 #include "probepage.h"
 
+#include "fleet/fleetfanout.h"
+#include "fleet/fleetprobe.h"
 #include "isolation/isolationprobe.h"
 #include "isolation/probedelegate.h"
 #include "messagebar.h"
@@ -28,6 +30,7 @@
 #include <QTextDocument>
 
 #include <numeric>
+#include <type_traits>
 
 namespace sandscope {
 
@@ -335,6 +338,16 @@ void ProbePage::setClient(OpenTerminalClient *client)
     updateControls();
 }
 
+void ProbePage::setFanOutFactory(FanOutFactory factory, bool isFleet)
+{
+    m_fanOutFactory = std::move(factory);
+    if (isFleet != m_isFleet && isRunning() && !m_cancelRequested)
+        cancel();
+    m_isFleet = isFleet;
+    updateUsersHint();
+    updateControls();
+}
+
 void ProbePage::setIdentityContext(const QString &profileName, const QString &serverText)
 {
     m_auditProfile = profileName;
@@ -370,9 +383,13 @@ bool ProbePage::validUsers(QStringList *users, QString *why) const
         return refuse(invalid);
     const QVector<CheckId> chosen = checks();
     const bool onlyReservedIds = chosen.size() == 1 && chosen.first() == CheckId::ReservedIds;
-    if (!onlyReservedIds && ids.size() < 2)
-        return refuse(tr("Enter at least two user ids: the probe checks what each of them can "
-                         "reach of the others'."));
+    // On a fleet an empty field means fresh users on every member.
+    if (!onlyReservedIds && ids.size() < 2 && !(m_isFleet && ids.isEmpty()))
+        return refuse(m_isFleet ? tr("Enter at least two user ids, or none for %1 fresh users "
+                                     "on every member.")
+                                      .arg(freshUsersPerMember)
+                                : tr("Enter at least two user ids: the probe checks what each "
+                                     "of them can reach of the others'."));
     if (users)
         *users = ids;
     return true;
@@ -517,7 +534,19 @@ void ProbePage::rerunSelectedCheck()
                 pairs << pair;
         }
     }
-    startProbe(m_report.users, {info.id}, pairs, RunKind::Rerun);
+    QStringList users = m_report.users;
+    if (!m_report.userMembers.isEmpty()) {
+        // On a fleet: only the users of the cell's member, placed again.
+        const QString member = info.serverWide
+            ? m_model->resultAt(source) ? m_model->resultAt(source)->member : QString()
+            : m_report.userMembers.value(pairs.value(0).first);
+        users.clear();
+        for (const QString &user : std::as_const(m_report.users)) {
+            if (m_report.userMembers.value(user) == member)
+                users << user;
+        }
+    }
+    startProbe(users, {info.id}, pairs, RunKind::Rerun);
 }
 
 void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onlyChecks,
@@ -529,32 +558,64 @@ void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onl
     options.onlyPairs = onlyPairs;
 
     auto *client = new OpenTerminalClient(m_client->connection(), this);
-    auto *probe = new IsolationProbe(client, this);
-    connect(probe, &IsolationProbe::resultReady, this, &ProbePage::handleResult);
-    connect(probe, &IsolationProbe::finished, this, &ProbePage::handleFinished);
-    connect(probe, &IsolationProbe::progress, this, [this](const QString &step) {
-        setProgressText(tr("%n result(s) · %1", nullptr, m_resultsThisRun).arg(step));
-    });
-    m_probe = probe;
+    const auto wire = [this](auto *probe) {
+        using Probe = std::remove_pointer_t<decltype(probe)>;
+        connect(probe, &Probe::resultReady, this, &ProbePage::handleResult);
+        connect(probe, &Probe::finished, this, &ProbePage::handleFinished);
+        connect(probe, &Probe::progress, this, [this](const QString &step) {
+            setProgressText(tr("%n result(s) · %1", nullptr, m_resultsThisRun).arg(step));
+        });
+    };
     m_runClient = client;
     m_runKind = kind;
     m_resultsThisRun = 0;
     m_cancelRequested = false;
     setProgressText(tr("Starting the probe"));
     QString why;
-    if (!probe->start(options, &why)) {
-        m_probe = nullptr;
-        m_runClient = nullptr;
-        delete probe;
+    bool started = false;
+    ProbeReport starting;
+    const bool fresh = m_isFleet && users.isEmpty();
+    if (m_isFleet && m_fanOutFactory) {
+        m_runFanOut = m_fanOutFactory(this);
+        m_fleetProbe = new FleetProbe(client, m_runFanOut, this);
+        wire(m_fleetProbe);
+        connect(m_fleetProbe, &FleetProbe::placed, this,
+            [this](const QStringList &placedUsers, const QMap<QString, QString> &members) {
+                if (m_runKind != RunKind::Full)
+                    return;
+                m_report.users = placedUsers;
+                m_report.userMembers = members;
+                m_model->setUsers(placedUsers, members);
+                updateSummary();
+            });
+        started = m_fleetProbe->start(options, fresh ? freshUsersPerMember : 0, &why);
+        starting = m_fleetProbe->report();
+    } else {
+        m_probe = new IsolationProbe(client, this);
+        wire(m_probe);
+        started = m_probe->start(options, &why);
+        starting = m_probe->report();
+    }
+    if (!started) {
+        delete m_probe;
+        delete m_fleetProbe;
+        delete m_runFanOut;
         delete client;
+        m_probe = nullptr;
+        m_fleetProbe = nullptr;
+        m_runFanOut = nullptr;
+        m_runClient = nullptr;
         showError(tr("The probe did not start: %1").arg(why));
         return;
     }
 
     QString what;
     if (kind == RunKind::Full) {
-        m_report = probe->report(); // server, users and start time; results arrive one by one
+        // Server, users and start time; results arrive one by one (on a fleet, the users once
+        // placed).
+        m_report = starting;
         m_hasReport = true;
+        m_freshUsersRun = fresh;
         m_openedFile.clear();
         m_model->setUsers(m_report.users);
         closeComparison();
@@ -571,9 +632,11 @@ void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onl
 
     // Acting as several user ids (and reserved ones) is privileged: keep a record.
     AuditLog log;
-    const QStringList actingAs = users.isEmpty() ? options.reservedIds : users;
-    if (!log.append(AuditEntry {m_auditProfile, m_auditServer, actingAs.join(QLatin1Char(',')),
-            QStringLiteral("probe"), what, QStringLiteral("started")}))
+    const QString actingAs = fresh
+        ? tr("%1 fresh users per member").arg(freshUsersPerMember)
+        : (users.isEmpty() ? options.reservedIds : users).join(QLatin1Char(','));
+    if (!log.append(AuditEntry {m_auditProfile, m_auditServer, actingAs, QStringLiteral("probe"),
+            what, QStringLiteral("started")}))
         m_ui->messageBar->showMessage(
             tr("Could not write the audit log %1.").arg(log.path()), MessageBar::Level::Warning);
 
@@ -585,12 +648,15 @@ void ProbePage::startProbe(const QStringList &users, const QVector<CheckId> &onl
 
 void ProbePage::cancel()
 {
-    if (!m_probe || m_cancelRequested)
+    if (!isRunning() || m_cancelRequested)
         return;
     m_cancelRequested = true;
     setProgressText(tr("Cancelling: removing the probe's markers and processes"));
     updateControls();
-    m_probe->cancel();
+    if (m_fleetProbe)
+        m_fleetProbe->cancel();
+    else
+        m_probe->cancel();
 }
 
 void ProbePage::handleResult(const CheckResult &result)
@@ -648,6 +714,11 @@ void ProbePage::handleFinished(const ProbeReport &finished)
                "for the evidence.",
                 nullptr, failures),
             MessageBar::Level::Warning);
+    } else if (!finished.notProbed.isEmpty()) {
+        m_ui->messageBar->showMessage(tr("Not everything was probed, so isolation is not proven "
+                                         "for all the users:\n%1")
+                                          .arg(finished.notProbed.join(QLatin1Char('\n'))),
+            MessageBar::Level::Warning);
     } else if (errors > 0) {
         m_ui->messageBar->showMessage(
             tr("%n check(s) could not run (ERROR): isolation there is not proven.", nullptr,
@@ -664,11 +735,14 @@ void ProbePage::handleFinished(const ProbeReport &finished)
 void ProbePage::endRun()
 {
     // Called from the probe's own signal: delete it once that returns.
-    if (m_probe)
-        m_probe->deleteLater();
-    if (m_runClient)
-        m_runClient->deleteLater();
+    for (QObject *done : {static_cast<QObject *>(m_probe), static_cast<QObject *>(m_fleetProbe),
+             static_cast<QObject *>(m_runFanOut), static_cast<QObject *>(m_runClient)}) {
+        if (done)
+            done->deleteLater();
+    }
     m_probe = nullptr;
+    m_fleetProbe = nullptr;
+    m_runFanOut = nullptr;
     m_runClient = nullptr;
     m_cancelRequested = false;
     updateSummary();
@@ -942,6 +1016,8 @@ QString ProbePage::rerunBlocker() const
         return tr("Not connected.");
     if (!source.data(ProbeMatrixModel::ApplicableRole).toBool())
         return tr("This check does not apply to this column.");
+    if (m_freshUsersRun)
+        return tr("The fresh users of this run were removed when it ended; run the probe again.");
     if (serverOf(m_client) != m_report.server)
         return tr("The report is from %1 but the connection is to %2.")
             .arg(m_report.server, serverOf(m_client));
@@ -972,7 +1048,13 @@ void ProbePage::updateUsersHint()
         QString label = ids.mid(0, usersShownOnButton).join(QStringLiteral(", "));
         if (ids.size() > usersShownOnButton)
             label += tr(" +%1 more").arg(ids.size() - usersShownOnButton);
-        if (ids.isEmpty()) { // only the reserved-ids check
+        if (ids.isEmpty() && m_isFleet) {
+            runText = tr("Probe with fresh users");
+            hint = tr("On this fleet: %1 fresh ids for every member, made through the router and "
+                      "removed afterwards; each member is probed through its own URL and admin "
+                      "command with the users living on it.")
+                       .arg(freshUsersPerMember);
+        } else if (ids.isEmpty()) { // only the reserved-ids check
             runText = tr("Probe as %1").arg(reservedIds);
             hint = tr("Running only checks which accounts the reserved ids %1 get; as each it "
                       "runs `id`.")
@@ -983,6 +1065,11 @@ void ProbePage::updateUsersHint()
                       "marker files and short processes in their homes and tries to reach each "
                       "other's.")
                        .arg(ids.join(QStringLiteral(", ")));
+            if (m_isFleet)
+                hint += QLatin1Char(' ')
+                    + tr("On this fleet each user is probed on the member holding its home, "
+                         "against the users living there; a user alone on its member is not "
+                         "probed.");
             if (actsAsOtherIds(checks()))
                 hint += QLatin1Char(' ')
                     + tr("The account-mapping checks also send requests as ids derived from "
@@ -1046,7 +1133,7 @@ void ProbePage::updateSummary()
                   !m_report.serverVersion.isEmpty() ? m_report.serverVersion
                       : isRunning()                 ? tr("being checked")
                                                     : tr("unknown"),
-                  m_report.users.join(QStringLiteral(", ")));
+                  m_report.usersByMember());
     if (m_report.cancelled)
         text += QStringLiteral(" · ") + tr("cancelled");
     if (isReadOnly())

@@ -18,6 +18,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -32,6 +33,8 @@ class QTreeWidget;
 
 namespace sandscope {
 
+class FleetFanOut;
+class FleetProbe;
 class IsolationProbe;
 class MessageBar;
 class OpenTerminalClient;
@@ -88,6 +91,12 @@ public:
     // Not owned; nullptr = not connected (running is disabled). Changing it during a run
     // cancels the run; the run's cleanup still reaches the server it started on.
     void setClient(OpenTerminalClient *client);
+    // On a fleet, the probe places each user on its member and probes every member through
+    // its own URL and admin command (FleetProbe); `factory` makes the members' fan-out.
+    using FanOutFactory = std::function<FleetFanOut *(QObject *parent)>;
+    void setFanOutFactory(FanOutFactory factory, bool isFleet);
+    // Fresh ids per member when a fleet is probed with the users field empty.
+    static constexpr int freshUsersPerMember = 2;
     // Recorded in the audit log when a probe starts.
     void setIdentityContext(const QString &profileName, const QString &serverText);
     // Not owned; nullptr restores the dialogs.
@@ -102,7 +111,7 @@ public:
     void setChecks(const QVector<CheckId> &checks);
     QVector<CheckId> checks() const;
 
-    bool isRunning() const { return m_probe != nullptr; }
+    bool isRunning() const { return m_probe != nullptr || m_fleetProbe != nullptr; }
     bool hasReport() const { return m_hasReport; }
     // True while a report opened from a file is shown (no rerun).
     bool isReadOnly() const { return !m_openedFile.isEmpty(); }
@@ -203,7 +212,12 @@ private:
 
     // The running probe and its own client (children of the page), nullptr when idle.
     IsolationProbe *m_probe = nullptr;
+    FleetProbe *m_fleetProbe = nullptr; // instead of m_probe on a fleet
+    FleetFanOut *m_runFanOut = nullptr;
     OpenTerminalClient *m_runClient = nullptr;
+    FanOutFactory m_fanOutFactory;
+    bool m_isFleet = false;
+    bool m_freshUsersRun = false; // the report's users were made by the run and are gone
     RunKind m_runKind = RunKind::Full;
     int m_resultsThisRun = 0;
     bool m_cancelRequested = false;
