@@ -107,7 +107,7 @@ void SessionsPage::setupViews()
     sessions->setItemDelegate(new SessionItemDelegate(sessions));
     // The title gets the room a wider window gives (at least titleMinimumCharacters); the model's
     // name is measured on the rows shown (bold when running), as it varies in length.
-    new SpareWidthColumn(sessions, SessionListModel::TitleColumn,
+    auto *titles = new SpareWidthColumn(sessions, SessionListModel::TitleColumn,
         sessions->fontMetrics().averageCharWidth() * titleMinimumCharacters);
     sessions->header()->setSectionResizeMode(
         SessionListModel::ModelColumn, QHeaderView::ResizeToContents);
@@ -127,11 +127,17 @@ void SessionsPage::setupViews()
     sessions->setMinimumHeight(sessions->fontMetrics().height() * 8);
     // A fleet's Member column comes and goes with "All users": sized when it comes, and shown
     // beside the Chat column that names the account.
-    connect(m_proxy, &QAbstractItemModel::columnsInserted, sessions, [this, sessions] {
+    connect(m_proxy, &QAbstractItemModel::columnsInserted, sessions, [this, sessions, titles] {
         fitColumns(sessions, {{SessionListModel::MemberColumn, m_longestMember}});
         sessions->header()->moveSection(
             sessions->header()->visualIndex(SessionListModel::MemberColumn),
             sessions->header()->visualIndex(SessionListModel::ChatColumn) + 1);
+        titles->setMinimumWidth(
+            sessions->fontMetrics().averageCharWidth() * titleMinimumCharactersWithMembers);
+    });
+    connect(m_proxy, &QAbstractItemModel::columnsRemoved, sessions, [sessions, titles] {
+        titles->setMinimumWidth(
+            sessions->fontMetrics().averageCharWidth() * titleMinimumCharacters);
     });
 
     QTreeView *results = m_ui->resultsView;

@@ -54,6 +54,9 @@ public:
     static constexpr int pushedRefreshFactor = 4;
     // The titles take the width the other columns leave, at least this many characters.
     static constexpr int titleMinimumCharacters = 20;
+    // With a fleet's Member column: the title gives it some room, so that the table still fits
+    // a 1360-pixel window.
+    static constexpr int titleMinimumCharactersWithMembers = 14;
 
     explicit SessionsPage(QWidget *parent = nullptr);
     ~SessionsPage() override;

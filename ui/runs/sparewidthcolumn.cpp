@@ -41,6 +41,12 @@ void SpareWidthColumn::fit()
     m_fitting = false;
 }
 
+void SpareWidthColumn::setMinimumWidth(int minimumWidth)
+{
+    m_minimumWidth = minimumWidth;
+    fit();
+}
+
 bool SpareWidthColumn::eventFilter(QObject *watched, QEvent *event)
 {
     if (event->type() == QEvent::Resize && watched == m_viewport)

@@ -17,6 +17,8 @@ public:
     SpareWidthColumn(QTreeView *view, int column, int minimumWidth);
 
     void fit();
+    // A column that comes (a fleet's Member column) may take some of the minimum.
+    void setMinimumWidth(int minimumWidth);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
