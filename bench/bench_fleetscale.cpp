@@ -669,11 +669,15 @@ int main(int argc, char **argv)
     const QString key = QStringLiteral("fleet-bench-") + randomToken(16);
     TestMember members[memberCount];
     QString error;
+    QList<TestMember *> starting;
+    QStringList names;
     for (int i = 0; i < memberCount; ++i) {
-        if (!members[i].start(QStringLiteral("member-%1").arg(i), &error, key)) {
-            std::fprintf(stderr, "member-%d did not start: %s\n", i, qPrintable(error));
-            return 1;
-        }
+        starting.append(&members[i]);
+        names.append(QStringLiteral("member-%1").arg(i));
+    }
+    if (!startMembers(starting, names, &error, key)) {
+        std::fprintf(stderr, "the members did not start: %s\n", qPrintable(error));
+        return 1;
     }
     const qint64 startedMs = setup.elapsed();
     qint64 idleRssKiB = 0;
@@ -771,8 +775,7 @@ int main(int argc, char **argv)
     // looks for their files in /tmp, where the homes are.
     for (TestMember &member : members)
         member.homes.remove();
-    for (TestMember &member : members)
-        member.stop();
+    stopMembers(starting);
     std::printf("took %.0f s: setup %.0f s, measuring %.0f s, teardown %.0f s; load average "
                 "%s\n",
         double(setup.elapsed()) / 1000, double(setupMs) / 1000, double(measuringMs) / 1000,

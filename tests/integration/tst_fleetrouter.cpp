@@ -53,9 +53,12 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(!FleetRouter::nginx().isEmpty(), "needs nginx (scripts/install-deps.sh)");
         const QString key = QStringLiteral("router-key-") + randomToken(16);
         QString error;
+        QVERIFY2(startMembers({&m_members[0], &m_members[1], &m_members[2], &m_members[3]},
+                     {QStringLiteral("member-0"), QStringLiteral("member-1"),
+                         QStringLiteral("member-2"), QStringLiteral("member-3")},
+                     &error, key),
+            qPrintable(error));
         for (int i = 0; i < 4; ++i) {
-            QVERIFY2(m_members[i].start(QStringLiteral("member-%1").arg(i), &error, key),
-                qPrintable(error));
             m_memberOfHome.insert(m_members[i].asRoot(QStringLiteral("stat -c %i /home")).trimmed(),
                 m_members[i].name);
         }
@@ -69,8 +72,7 @@ private Q_SLOTS:
     {
         m_client.reset();
         m_router.stop();
-        for (TestMember &member : m_members)
-            member.stop();
+        stopMembers({&m_members[0], &m_members[1], &m_members[2], &m_members[3]});
     }
 
     void theRouterRunsTheShippedFileVerbatim()

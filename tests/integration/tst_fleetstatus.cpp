@@ -64,8 +64,9 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         m_key = QStringLiteral("fleet-key-") + randomToken(16);
         QString error;
-        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error, m_key), qPrintable(error));
-        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error, m_key), qPrintable(error));
+        QVERIFY2(startMembers({&m_a, &m_b},
+                     {QStringLiteral("member-a"), QStringLiteral("member-b")}, &error, m_key),
+            qPrintable(error));
         m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
         QFile file(m_fleetFile);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -81,11 +82,7 @@ private Q_SLOTS:
                 .toJson());
     }
 
-    void cleanupTestCase()
-    {
-        m_a.stop();
-        m_b.stop();
-    }
+    void cleanupTestCase() { stopMembers({&m_a, &m_b}); }
 
     void statusListsEachMembersUsersAndWhatIsWrong()
     {

@@ -136,10 +136,9 @@ private Q_SLOTS:
         m_key = QStringLiteral("fleet-key-") + randomToken(16);
         const QStringList names {
             QStringLiteral("member-a"), QStringLiteral("member-b"), QStringLiteral("member-c")};
-        for (int i = 0; i < 3; ++i) {
-            QString error;
-            QVERIFY2(m_members[i].start(names.at(i), &error, m_key), qPrintable(error));
-        }
+        QString error;
+        QVERIFY2(startMembers({&m_members[0], &m_members[1], &m_members[2]}, names, &error, m_key),
+            qPrintable(error));
         m_fleetFile = writeFleetFile(QStringLiteral("fleet.json"));
         QVERIFY(!m_fleetFile.isEmpty());
         for (int i = 0; i < 3; ++i) {
@@ -149,11 +148,7 @@ private Q_SLOTS:
         }
     }
 
-    void cleanupTestCase()
-    {
-        for (TestMember &member : m_members)
-            member.stop();
-    }
+    void cleanupTestCase() { stopMembers({&m_members[0], &m_members[1], &m_members[2]}); }
 
     void sessionsOfEveryMemberCarryTheirMember()
     {

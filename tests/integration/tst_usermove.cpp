@@ -100,16 +100,13 @@ private Q_SLOTS:
         SANDSCOPE_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("nsenter")).isEmpty(),
             "needs nsenter (util-linux)");
         QString error;
-        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error), qPrintable(error));
-        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error), qPrintable(error));
+        QVERIFY2(startMembers({&m_a, &m_b},
+                     {QStringLiteral("member-a"), QStringLiteral("member-b")}, &error),
+            qPrintable(error));
         QVERIFY(m_a.server->prefix() != m_b.server->prefix());
     }
 
-    void cleanupTestCase()
-    {
-        m_a.stop();
-        m_b.stop();
-    }
+    void cleanupTestCase() { stopMembers({&m_a, &m_b}); }
 
     void theDryRunSaysWhatMovesAndChangesNothing()
     {

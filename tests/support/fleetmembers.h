@@ -24,6 +24,15 @@ struct TestMember {
 
     bool start(const QString &memberName, QString *error, const QString &apiKey = {})
     {
+        prepare(memberName, apiKey);
+        if (!server->start(error))
+            return false;
+        client = std::make_unique<OpenTerminalClient>(server->connection());
+        return true;
+    }
+    // Everything start() does but starting the server (startMembers() starts several at once).
+    void prepare(const QString &memberName, const QString &apiKey = {})
+    {
         name = memberName;
         // As /home is: every account passes through to its own home.
         QFile::setPermissions(homes.path(),
@@ -37,10 +46,6 @@ struct TestMember {
             {QStringLiteral("unshare"), QStringLiteral("-m"), QStringLiteral("--propagation"),
                 QStringLiteral("private"), QStringLiteral("sh"), QStringLiteral("-c"),
                 QStringLiteral("mount --bind '%1' /home && exec \"$0\" \"$@\"").arg(homes.path())});
-        if (!server->start(error))
-            return false;
-        client = std::make_unique<OpenTerminalClient>(server->connection());
-        return true;
     }
     void stop()
     {
@@ -70,5 +75,35 @@ struct TestMember {
         return QString::fromUtf8(process.readAllStandardOutput());
     }
 };
+
+// start() for every member at once (RealServer::startAll: their start-ups overlap), each member
+// named by `names`, in order.
+inline bool startMembers(const QList<TestMember *> &members, const QStringList &names,
+    QString *error, const QString &apiKey = {})
+{
+    QList<RealServer *> servers;
+    for (int i = 0; i < members.size(); ++i) {
+        members.at(i)->prepare(names.at(i), apiKey);
+        servers.append(members.at(i)->server.get());
+    }
+    if (!RealServer::startAll(servers, error))
+        return false;
+    for (TestMember *member : members)
+        member->client = std::make_unique<OpenTerminalClient>(member->server->connection());
+    return true;
+}
+
+// stop() for every member at once (RealServer::stopAll: their shutdowns overlap).
+inline void stopMembers(const QList<TestMember *> &members)
+{
+    QList<RealServer *> servers;
+    for (TestMember *member : members) {
+        if (member->server)
+            servers.append(member->server.get());
+    }
+    RealServer::stopAll(servers);
+    for (TestMember *member : members)
+        member->stop();
+}
 
 } // namespace sandscope::test

@@ -66,6 +66,14 @@ QStringList namesWithPrefix(const QString &databaseFile, const QString &prefix)
     return names;
 }
 
+// SIGKILL to every process of these accounts, in one pkill (it takes a list of users).
+void killProcessesOf(const QStringList &accounts)
+{
+    if (!accounts.isEmpty())
+        runQuietly(QStringLiteral("pkill"),
+            {QStringLiteral("-KILL"), QStringLiteral("-u"), accounts.join(QLatin1Char(','))});
+}
+
 void stopProcess(QProcess *process, int graceMs)
 {
     if (!process || process->state() == QProcess::NotRunning)
@@ -121,10 +129,8 @@ RealServer::~RealServer()
         removeAccounts();
 }
 
-bool RealServer::start(QString *error)
+bool RealServer::prepareStart(QString *error)
 {
-    if (isRunning())
-        return true;
     if (!m_home.isValid() || !m_logs.isValid() || !m_config.isValid()) {
         if (error)
             *error = QStringLiteral("Cannot create temporary directories for the server");
@@ -137,7 +143,55 @@ bool RealServer::start(QString *error)
             *error = QStringLiteral("No free loopback port");
         return false;
     }
-    return launch(error) && waitForHealth(error);
+    return true;
+}
+
+bool RealServer::start(QString *error)
+{
+    if (isRunning())
+        return true;
+    return prepareStart(error) && launch(error) && waitForHealth(error);
+}
+
+bool RealServer::startAll(const QList<RealServer *> &servers, QString *error)
+{
+    QList<RealServer *> launched;
+    QList<quint16> ports;
+    bool ok = true;
+    for (RealServer *server : servers) {
+        if (server->isRunning())
+            continue;
+        if (!server->prepareStart(error)) {
+            ok = false;
+            break;
+        }
+        // None of them listens yet: a port picked twice would go to two of them.
+        for (int pick = 0; pick < 10 && ports.contains(server->m_port); ++pick)
+            server->m_port = pickFreeLoopbackPort();
+        if (server->m_port == 0 || ports.contains(server->m_port)) {
+            if (error)
+                *error = QStringLiteral("No free loopback port");
+            ok = false;
+            break;
+        }
+        if (!server->launch(error)) {
+            ok = false;
+            break;
+        }
+        ports.append(server->m_port);
+        launched.append(server);
+    }
+    for (RealServer *server : std::as_const(launched)) {
+        if (!ok || !server->waitForHealth(error)) {
+            ok = false;
+            break;
+        }
+    }
+    if (!ok) {
+        for (RealServer *server : servers)
+            server->stop();
+    }
+    return ok;
 }
 
 bool RealServer::launch(QString *error)
@@ -234,6 +288,16 @@ void RealServer::stop()
     endLeftoverProcesses();
 }
 
+void RealServer::stopAll(const QList<RealServer *> &servers)
+{
+    for (RealServer *server : servers) {
+        if (server->isRunning())
+            server->m_process->terminate();
+    }
+    for (RealServer *server : servers)
+        server->stop();
+}
+
 void RealServer::stopServerOnly()
 {
     stopProcess(m_process.get(), 5000);
@@ -306,12 +370,8 @@ void RealServer::endLeftoverProcesses()
                 ::kill(pid_t(pid), SIGKILL);
         }
     }
-    if (m_mode == Mode::MultiUser) {
-        const QStringList accounts = namesWithPrefix(QStringLiteral("/etc/passwd"), m_prefix);
-        for (const QString &account : accounts)
-            runQuietly(
-                QStringLiteral("pkill"), {QStringLiteral("-KILL"), QStringLiteral("-u"), account});
-    }
+    if (m_mode == Mode::MultiUser)
+        killProcessesOf(namesWithPrefix(QStringLiteral("/etc/passwd"), m_prefix));
 }
 
 void RealServer::removeAccounts()
@@ -324,9 +384,7 @@ void RealServer::removeAccountsWithPrefix(const QString &prefix)
     if (prefix.isEmpty() || ::geteuid() != 0)
         return;
     const QStringList accounts = namesWithPrefix(QStringLiteral("/etc/passwd"), prefix);
-    for (const QString &account : accounts)
-        runQuietly(
-            QStringLiteral("pkill"), {QStringLiteral("-KILL"), QStringLiteral("-u"), account});
+    killProcessesOf(accounts);
     // The server account (root) joined each user's group; leave them first or the groups
     // stay behind because they still have members.
     const QStringList groups = namesWithPrefix(QStringLiteral("/etc/group"), prefix);
@@ -334,16 +392,23 @@ void RealServer::removeAccountsWithPrefix(const QString &prefix)
         runQuietly(
             QStringLiteral("gpasswd"), {QStringLiteral("-d"), QStringLiteral("root"), group});
     // What the accounts left in the shared temp places would pass to the next account given
-    // their uid (claude keeps /tmp/claude-<uid>).
+    // their uid (claude keeps /tmp/claude-<uid>). One walk for all of them: a walk of /tmp takes
+    // about 0.15 s here, and a fleet suite's server leaves dozens of accounts.
+    QStringList uidTests;
     for (const QString &account : accounts) {
         const struct passwd *entry = ::getpwnam(account.toLocal8Bit().constData());
         if (!entry)
             continue;
-        runQuietly(QStringLiteral("find"),
-            {QStringLiteral("/tmp"), QStringLiteral("/var/tmp"), QStringLiteral("/dev/shm"),
-                QStringLiteral("-xdev"), QStringLiteral("-depth"), QStringLiteral("-uid"),
-                QString::number(entry->pw_uid), QStringLiteral("-delete")});
+        if (!uidTests.isEmpty())
+            uidTests << QStringLiteral("-o");
+        uidTests << QStringLiteral("-uid") << QString::number(entry->pw_uid);
     }
+    if (!uidTests.isEmpty())
+        runQuietly(QStringLiteral("find"),
+            QStringList {QStringLiteral("/tmp"), QStringLiteral("/var/tmp"),
+                QStringLiteral("/dev/shm"), QStringLiteral("-xdev"), QStringLiteral("-depth"),
+                QStringLiteral("(")}
+                + uidTests + QStringList {QStringLiteral(")"), QStringLiteral("-delete")});
     for (const QString &account : accounts)
         runQuietly(
             QStringLiteral("userdel"), {QStringLiteral("-r"), QStringLiteral("-f"), account});

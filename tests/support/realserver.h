@@ -39,8 +39,15 @@ public:
     // Starts the server and waits until GET /health answers (at most 30 s). On failure
     // `error` gets the reason including the server log.
     bool start(QString *error);
+    // start() for several servers at once: every one is launched before any is waited for,
+    // so their start-ups (a Python interpreter importing the server, each) overlap instead of
+    // adding up. On failure `error` names the server and every server is stopped.
+    static bool startAll(const QList<RealServer *> &servers, QString *error);
     // SIGTERM (then SIGKILL) and ends whatever the server left running.
     void stop();
+    // stop() for several servers at once: each gets its SIGTERM before any is waited for, so
+    // their shutdowns (1 to 2 s each, measured on both pinned versions) overlap.
+    static void stopAll(const QList<RealServer *> &servers);
     // Same port and key; the server's in-memory process records are lost, but commands it
     // started keep running, as they do when a real server restarts.
     bool restart(QString *error = nullptr);
@@ -73,6 +80,7 @@ public:
     static void removeAccountsWithPrefix(const QString &prefix);
 
 private:
+    bool prepareStart(QString *error);
     void stopServerOnly();
     bool launch(QString *error);
     bool waitForHealth(QString *error);

@@ -222,8 +222,9 @@ private Q_SLOTS:
         qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
         m_key = QStringLiteral("fleet-key-") + randomToken(16);
         QString error;
-        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error, m_key), qPrintable(error));
-        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error, m_key), qPrintable(error));
+        QVERIFY2(startMembers({&m_a, &m_b},
+                     {QStringLiteral("member-a"), QStringLiteral("member-b")}, &error, m_key),
+            qPrintable(error));
         m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
         QFile file(m_fleetFile);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -261,8 +262,7 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         m_window.reset();
-        m_a.stop();
-        m_b.stop();
+        stopMembers({&m_a, &m_b});
     }
 
     void theFleetProfileConnectsToTheRouterAndNamesTheMember()
