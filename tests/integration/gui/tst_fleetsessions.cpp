@@ -27,6 +27,7 @@
 #include "messagebar.h"
 #include "putfile.h"
 #include "runs/sessionspage.h"
+#include "screenshot.h"
 #include "sessions/sessionlistmodel.h"
 #include "sessions/sessionsearchmodel.h"
 #include "testing.h"
@@ -151,15 +152,7 @@ private:
     }
 
     // SANDSCOPE_SCREENSHOT with `suffix` before its .png.
-    void screenshot(const QString &suffix)
-    {
-        if (!qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
-            return;
-        QTest::qWait(200);
-        QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
-        path.replace(QLatin1String(".png"), suffix + QLatin1String(".png"));
-        m_window->grab().save(path);
-    }
+    void screenshot(const QString &suffix) { test::screenshot(m_window.get(), suffix); }
 
     AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
     UsagePage *usagePage() const { return m_window->usagePage(); }
@@ -217,11 +210,8 @@ private Q_SLOTS:
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         QVERIFY(m_local.isValid());
-        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
-        m_key = QStringLiteral("fleet-key-") + randomToken(16);
         QString error;
-        QVERIFY2(m_a.start(QStringLiteral("member-a"), &error, m_key), qPrintable(error));
-        QVERIFY2(m_b.start(QStringLiteral("member-b"), &error, m_key), qPrintable(error));
+        QVERIFY2(startMembers(m_a, m_b, m_local, &m_key, &error), qPrintable(error));
         m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
         QFile file(m_fleetFile);
         QVERIFY(file.open(QIODevice::WriteOnly));
