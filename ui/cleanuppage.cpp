@@ -891,7 +891,7 @@ CleanupPlan CleanupPage::reviewedPlan(const QString &member) const
 
 void CleanupPage::executeMemberPlan(const QString &member)
 {
-    if (!m_review || member.isEmpty())
+    if (!m_review || member.isEmpty() || !m_staleBecause.isEmpty())
         return;
     const CleanupPlan reviewed = reviewedPlan(member);
     const QVector<CleanupItem> &items = reviewed.items();

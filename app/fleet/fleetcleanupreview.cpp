@@ -75,7 +75,7 @@ QString FleetCleanupReview::memberText(const QString &member) const
 
 bool FleetCleanupReview::startDryRun(FleetFanOut *fanOut, const CleanupSettings &settings)
 {
-    if (isRunning()) {
+    if (!fanOut || isRunning()) {
         delete fanOut;
         return false;
     }
