@@ -436,6 +436,14 @@ Figures runCleanup(const FleetConfig &fleet, const ServerConnection &connection)
     CleanupSettings settings;
     settings.script = CleanupSettings::Script::Sandbox;
     settings.scriptPath = QStringLiteral(SANDSCOPE_SOURCE_DIR "/sandbox/cleanup.sh");
+    // The users come expanded, as on the page (their items are leaves).
+    QObject::connect(&proxy, &QAbstractItemModel::rowsInserted, &tree,
+        [&](const QModelIndex &parent, int first, int last) {
+            if (parent.isValid())
+                return;
+            for (int row = first; row <= last; ++row)
+                tree.expand(proxy.index(row, 0));
+        });
     FleetCleanupReview review;
     Figures figures;
     Watch watch;
@@ -443,7 +451,6 @@ Figures runCleanup(const FleetConfig &fleet, const ServerConnection &connection)
         [&](const QString &member, const QVector<CleanupItem> &items) {
             const MergeClock merge;
             model.addItems(items, member);
-            tree.expandToDepth(0);
             merge.stop(&figures.slowestMergeMs, &figures.slowestMergeCpuMs);
             if (figures.firstRowsMs < 0 && model.rowCount() > 0)
                 figures.firstRowsMs = watch.clock.elapsed();

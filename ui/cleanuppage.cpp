@@ -205,6 +205,16 @@ void CleanupPage::buildUi()
     m_tree = new QTreeView(this);
     m_tree->setObjectName(QStringLiteral("planTree"));
     m_tree->setModel(m_proxy);
+    // Users are shown expanded (their items are leaves). Those that come while a dry run streams
+    // in are expanded as they come: expanding every row again at each batch took 90 ms of a
+    // 50 ms batch with 3,000 users (bench_fleetscale), this a few.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, m_tree,
+        [this](const QModelIndex &parent, int first, int last) {
+            if (parent.isValid())
+                return;
+            for (int row = first; row <= last; ++row)
+                m_tree->expand(m_proxy->index(row, 0));
+        });
     m_tree->setSortingEnabled(true);
     m_tree->sortByColumn(CleanupModel::SizeColumn, Qt::DescendingOrder);
     m_tree->setAlternatingRowColors(true);
@@ -627,9 +637,8 @@ void CleanupPage::flushPendingItems()
     m_itemTimer.stop();
     if (m_pendingItems.isEmpty())
         return;
-    m_model->addItems(m_pendingItems);
+    m_model->addItems(m_pendingItems); // new users come expanded (buildUi)
     m_pendingItems.clear();
-    m_tree->expandToDepth(0);
     setStatus(tr("Dry run… %1 found").arg(itemCountText(m_model->itemCount())));
 }
 
@@ -747,8 +756,7 @@ void CleanupPage::followReview()
 {
     connect(m_review, &FleetCleanupReview::itemsReceived, this,
         [this](const QString &member, const QVector<CleanupItem> &items) {
-            m_model->addItems(items, member);
-            m_tree->expandToDepth(0);
+            m_model->addItems(items, member); // new users come expanded (buildUi)
             showFleetState();
         });
     connect(m_review, &FleetCleanupReview::memberPlanned, this, [this](const QString &) {

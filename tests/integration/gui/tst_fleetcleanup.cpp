@@ -224,6 +224,9 @@ private Q_SLOTS:
         }
         for (const QString &text : shown)
             QVERIFY2(!text.startsWith(QLatin1String("mismatch")), qPrintable(text));
+        // The users came expanded as they streamed in.
+        for (int user = 0; user < tree()->model()->rowCount(); ++user)
+            QVERIFY(tree()->isExpanded(tree()->model()->index(user, 0)));
 
         // Each member's plan: its own items, to be executed on it.
         QStringList paths;

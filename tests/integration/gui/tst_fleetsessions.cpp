@@ -17,6 +17,7 @@
 // FILE-users.png, FILE-usage.png, FILE-live.png and their -stopped.png beside it.
 
 #include "adminoverviewpage.h"
+#include "cleanuppage.h"
 #include "connection/serversession.h"
 #include "files/adminoverviewmodel.h"
 #include "fleet/fleetlivewatcher.h"
@@ -267,6 +268,8 @@ private Q_SLOTS:
             checked.constFirst().constFirst().toBool(), qPrintable(m_window->messageBar()->text()));
         ServerSession *session = m_window->session();
         QVERIFY(session->isFleet());
+        // Cleanup plans every member too (tst_fleetcleanup): it was given the fleet.
+        QVERIFY(m_window->cleanupPage()->isFleet());
         QCOMPARE(session->client()->connection().baseUrl, m_a.server->url());
         // Member A holds the home: named before the slow member B has answered.
         QElapsedTimer clock;
