@@ -517,6 +517,10 @@ void CleanupPage::setFanOutFactory(FanOutFactory factory, bool isFleet)
         return;
     if (isRunning())
         cancel();
+    if (m_review) { // the plans of another fleet (or of this one before)
+        m_review->deleteLater();
+        m_review = nullptr;
+    }
     m_fleet = fleet;
     // What was shown was the other kind's: one server's plan, or the members'.
     m_plan = CleanupPlan();
@@ -527,8 +531,7 @@ void CleanupPage::setFanOutFactory(FanOutFactory factory, bool isFleet)
     m_messageBar->dismiss();
     m_memberChoice->clear();
     m_tree->setColumnHidden(CleanupModel::MemberColumn, !fleet);
-    m_memberLabel->setVisible(fleet);
-    m_memberChoice->setVisible(fleet);
+    updateMemberChoice();
     m_saveButton->setText(fleet ? tr("&Save Plans…") : tr("&Save Plan…"));
     m_saveButton->setToolTip(
         fleet ? tr("Saves each member's plan as <member>.plan.jsonl in a folder") : QString());
@@ -855,6 +858,11 @@ void CleanupPage::updateMemberChoice()
     m_memberChoice->addItems(members);
     if (members.contains(current))
         m_memberChoice->setCurrentText(current);
+    // No empty choice: after a dry run the label says there is nothing to execute.
+    const bool offered = !members.isEmpty();
+    m_memberChoice->setVisible(m_fleet && offered);
+    m_memberLabel->setVisible(m_fleet && (offered || (m_review && !m_review->isRunning())));
+    m_memberLabel->setText(offered ? tr("On member:") : tr("No member's plan has deletions"));
 }
 
 void CleanupPage::fitMemberColumn()
