@@ -7,7 +7,8 @@
 //  * executing member A's plan deletes on A only: the confirmation names the member and the
 //    paths, the same chat of the same user on B survives, the status and the audit entry name
 //    "member A (URL)", and A's plan is not offered again;
-//  * with member B stopped, B is named in the page's message bar while A's items are shown.
+//  * with member B beyond the member timeout, and then stopped, B is named in the page's
+//    message bar while A's items are shown.
 // The models are watched by QAbstractItemModelTester throughout. SANDSCOPE_SCREENSHOT=FILE.png
 // saves the page with both members' plans (and FILE-stopped.png).
 
@@ -326,6 +327,34 @@ private Q_SLOTS:
                 entry.value(QStringLiteral("profile")).toString(), QStringLiteral("fleet-test"));
         }
         QVERIFY(found);
+    }
+
+    // B outlasts the member timeout: named in the message bar, A's plan shown and executable.
+    void aSlowMemberIsNamedWhileTheOthersItemsStay()
+    {
+        const ServerConnection connection = m_a.client->connection();
+        const auto factory = [this, connection](int timeoutMs) {
+            return [this, connection, timeoutMs](QObject *parent) {
+                auto *fanOut = new FleetFanOut(m_fleet, connection, parent);
+                if (timeoutMs > 0)
+                    fanOut->setMemberTimeout(timeoutMs);
+                return fanOut;
+            };
+        };
+        m_page->setFanOutFactory(factory(slowMemberSeconds * 1000 / 2), true);
+        QVERIFY(dryRun());
+        m_page->setFanOutFactory(factory(0), true);
+        QVERIFY(m_page->messageBar()->isVisible());
+        const QString message = m_page->messageBar()->text();
+        QVERIFY2(message.contains(QStringLiteral("member ") + m_b.name)
+                && message.contains(QLatin1String("did not answer within")),
+            qPrintable(message));
+        QVERIFY2(m_page->statusText().contains(QLatin1String("plans of 1 of 2 members")),
+            qPrintable(m_page->statusText()));
+        const QSet<QString> shown = shownItems();
+        QVERIFY(shown.contains(row(m_a, m_userA, QStringLiteral("chat-new"))));
+        for (const QString &text : shown)
+            QVERIFY2(!text.startsWith(m_b.name), qPrintable(text));
     }
 
     void aStoppedMemberIsNamedWhileTheOthersItemsStay()
