@@ -747,8 +747,11 @@ void CleanupPage::startFleetDryRun()
     m_messageBar->dismiss();
     m_model->clear();
     m_memberChoice->clear();
-    if (!m_review->startDryRun(m_fanOutFactory(nullptr), settings()))
+    if (!m_review->startDryRun(m_fanOutFactory(nullptr), settings())) {
+        setStatus(tr("The fleet's members are not known; reconnect to the fleet."), true);
+        updateButtons();
         return;
+    }
     fitMemberColumn();
     m_fleetState.clear();
     showFleetState();
@@ -788,8 +791,11 @@ void CleanupPage::followReview()
                            .arg(asked - failedMembers)
             + tr("%1 (chat TTL %2, session TTL %3).")
                   .arg(itemCountText(m_model->itemCount()),
-                      tr("%n day(s)", nullptr, settings().chatTtlDays),
-                      tr("%n day(s)", nullptr, settings().sessionTtlDays))
+                      tr("%n day(s)", nullptr,
+                          first ? int(first->plan.summary().chatTtlDays) : settings().chatTtlDays),
+                      tr("%n day(s)", nullptr,
+                          first ? int(first->plan.summary().sessionTtlDays)
+                                : settings().sessionTtlDays))
             + (first ? tr(" Script: %1.").arg(first->scriptRan.description()) : QString());
         showFleetState();
         updateMemberChoice();
