@@ -175,13 +175,14 @@ bool FleetCleanupReview::startExecute(
     if (isRunning() || !m_cleanup || reviewed.items().isEmpty() || !m_planned.contains(member)
         || m_executed.contains(member))
         return false;
-    // Only items of this member's own dry run, marked for deletion there.
-    QSet<QString> reviewable;
+    // Only lines of this member's own dry run, marked for deletion there, byte for byte: the
+    // same path on another member is another entry (key() would take them for one).
+    QSet<QByteArray> reviewable;
     for (const CleanupItem &item :
         m_planned.value(member).plan.itemsWith(CleanupItem::Action::Delete))
-        reviewable.insert(item.key());
+        reviewable.insert(item.line);
     for (const CleanupItem &item : reviewed.items()) {
-        if (item.action != CleanupItem::Action::Delete || !reviewable.contains(item.key()))
+        if (item.action != CleanupItem::Action::Delete || !reviewable.contains(item.line))
             return false;
     }
     m_runner = m_cleanup->runnerFor(member);

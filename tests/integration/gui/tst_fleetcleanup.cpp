@@ -242,6 +242,16 @@ private Q_SLOTS:
         auto *choice = m_page->findChild<QComboBox *>(QStringLiteral("executeMember"));
         QVERIFY(choice->isVisible());
         QCOMPARE(choice->count(), 2);
+        // A's plan is never applied on B, not even the shared user's chat at the same path (its
+        // identity there is another entry's).
+        auto *review = const_cast<FleetCleanupReview *>(m_page->fleetReview());
+        CleanupPlan sharedOfA = reviewedOfA.filtered(
+            [this](const CleanupItem &item) { return item.user == m_shared; });
+        QCOMPARE(sharedOfA.items().size(), 1);
+        QVERIFY(!review->startExecute(m_b.name, reviewedOfA, QStringLiteral("fleet-test")));
+        QVERIFY(!review->startExecute(m_b.name, sharedOfA, QStringLiteral("fleet-test")));
+        QVERIFY(!m_page->isRunning());
+        QVERIFY(exists(m_b, m_shared, QStringLiteral("chat-old")));
 
         // Saved as the command line saves them: DIR/<member>.plan.jsonl.
         const QString folder = m_local.filePath(QStringLiteral("plans"));
