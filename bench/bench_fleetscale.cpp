@@ -15,10 +15,11 @@
 //    proxy sorted by last activity, its view) as the member's script lists them;
 //  * usage: UsageCollector::collectAllUsers(FleetFanOut*), each partial report (the members
 //    added up so far) and the whole one shown by a UsageModel in a table view;
-//  * cleanup dry run: FleetCleanup::startDryRun (a CleanupRunner per member running the
-//    repository's sandbox/cleanup.sh, every chat and session past its TTL), each member's items
-//    as its script reports them put into a CleanupModel behind its filter proxy in a sorted tree
-//    through the 50 ms batches of the Cleanup page.
+//  * cleanup dry run: FleetCleanupReview::startDryRun, as the Cleanup page runs it (a
+//    CleanupRunner per member running the repository's sandbox/cleanup.sh, every chat and
+//    session past its TTL), each member's items as its script reports them put into a
+//    CleanupModel behind its filter proxy in a sorted tree through the review's 50 ms batches,
+//    with their member.
 // Reported per view: one member alone, all members at once and their ratio (target <= 1.3), the
 // time to the first member's rows (target <= 1 s), the longest main-thread stall during the
 // fan-out (the longest gap between ticks of a 1 ms heartbeat; target <= 50 ms) and the slowest
@@ -33,7 +34,7 @@
 
 #include "cleanup/cleanupmodel.h"
 #include "cleanup/cleanuprunner.h"
-#include "fleet/fleetcleanup.h"
+#include "fleet/fleetcleanupreview.h"
 #include "fleet/fleetconfig.h"
 #include "fleet/fleetfanout.h"
 #include "fleetmembers.h"
@@ -418,8 +419,9 @@ Figures runUsage(const FleetConfig &fleet, const ServerConnection &connection)
     return figures;
 }
 
-// The cleanup dry run of every home: FleetCleanup (a CleanupRunner per member, all at once),
-// each member's plan put into the model through the 50 ms batches the Cleanup page uses.
+// The cleanup dry run of every home as the Cleanup page runs it: FleetCleanupReview (over
+// FleetCleanup, a CleanupRunner per member, all at once), each member's items put into the model
+// with their member in the review's 50 ms batches.
 Figures runCleanup(const FleetConfig &fleet, const ServerConnection &connection)
 {
     CleanupModel model;
@@ -431,45 +433,35 @@ Figures runCleanup(const FleetConfig &fleet, const ServerConnection &connection)
     tree.sortByColumn(CleanupModel::SizeColumn, Qt::DescendingOrder);
     tree.resize(1200, 800);
     tree.show();
-    FleetFanOut fanOut(fleet, connection);
     CleanupSettings settings;
     settings.script = CleanupSettings::Script::Sandbox;
     settings.scriptPath = QStringLiteral(SANDSCOPE_SOURCE_DIR "/sandbox/cleanup.sh");
-    FleetCleanup cleanup(&fanOut, settings);
-    Figures figures;
-    QVector<CleanupItem> pending;
-    QTimer batch;
-    batch.setSingleShot(true);
-    batch.setInterval(50);
-    Watch watch;
-    auto flush = [&] {
-        batch.stop();
-        if (pending.isEmpty())
-            return;
-        const MergeClock merge;
-        model.addItems(pending);
-        pending.clear();
-        tree.expandToDepth(0);
-        merge.stop(&figures.slowestMergeMs, &figures.slowestMergeCpuMs);
-        if (figures.firstRowsMs < 0 && model.rowCount() > 0)
-            figures.firstRowsMs = watch.clock.elapsed();
-    };
-    QObject::connect(&batch, &QTimer::timeout, flush);
-    // Items as each member's script reports them, put in by the page's 50 ms batches.
-    QObject::connect(
-        &cleanup, &FleetCleanup::itemReceived, [&](const QString &, const CleanupItem &item) {
-            pending += item;
-            if (!batch.isActive())
-                batch.start();
+    // The users come expanded, as on the page (their items are leaves).
+    QObject::connect(&proxy, &QAbstractItemModel::rowsInserted, &tree,
+        [&](const QModelIndex &parent, int first, int last) {
+            if (parent.isValid())
+                return;
+            for (int row = first; row <= last; ++row)
+                tree.expand(proxy.index(row, 0));
         });
-    QObject::connect(&cleanup, &FleetCleanup::memberFailed,
-        [&figures](const QString &message) { figures.errors << message; });
+    FleetCleanupReview review;
+    Figures figures;
+    Watch watch;
+    QObject::connect(&review, &FleetCleanupReview::itemsReceived,
+        [&](const QString &member, const QVector<CleanupItem> &items) {
+            const MergeClock merge;
+            model.addItems(items, member);
+            merge.stop(&figures.slowestMergeMs, &figures.slowestMergeCpuMs);
+            if (figures.firstRowsMs < 0 && model.rowCount() > 0)
+                figures.firstRowsMs = watch.clock.elapsed();
+        });
+    QObject::connect(&review, &FleetCleanupReview::memberFailed,
+        [&figures](const QString &, const QString &message) { figures.errors << message; });
     bool done = false;
-    QObject::connect(&cleanup, &FleetCleanup::finished, [&done] { done = true; });
+    QObject::connect(&review, &FleetCleanupReview::dryRunFinished, [&done] { done = true; });
     watch.start();
-    cleanup.startDryRun();
+    review.startDryRun(new FleetFanOut(fleet, connection), settings);
     waitFor(done);
-    flush();
     QCoreApplication::processEvents();
     figures.totalMs = watch.clock.elapsed();
     watch.stop();
@@ -723,7 +715,7 @@ int main(int argc, char **argv)
     const Figures usage = compare("Usage of all users", "user-day rows", &runUsage, members,
         memberCount, connection, runs, "UsageCollector::collectAllUsers(FleetFanOut*)");
     const Figures cleanup = compare("Cleanup dry run", "items", &runCleanup, members, memberCount,
-        connection, runs, "FleetCleanup::startDryRun");
+        connection, runs, "FleetCleanupReview::startDryRun");
     throughTheRouter(router, members, memberCount, key);
 
     qint64 busyRssKiB = 0;

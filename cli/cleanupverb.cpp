@@ -379,9 +379,9 @@ int runFleetDryRun(const CleanupArguments &cleanup, FleetCleanup &fleet)
             }
             if (cleanup.savePlan) {
                 QString why;
-                const QString path = QDir(cleanup.savePlanPath)
-                                         .filePath(FleetCleanup::planFileName(planned.member));
-                if (!planned.plan.save(path, &why)) {
+                QString path;
+                if (!FleetCleanup::savePlan(
+                        cleanup.savePlanPath, planned.member, planned.plan, &path, &why)) {
                     printError(why);
                     exitCode = Error;
                 } else {
@@ -426,10 +426,7 @@ int runCleanup(const QStringList &arguments)
         if (!cleanup.executing && cleanup.member.isEmpty())
             return runFleetDryRun(cleanup, fleet);
         const std::unique_ptr<CleanupRunner> runner = fleet.runnerFor(cleanup.member);
-        const FleetMember *member = cleanup.options.fleet.member(cleanup.member);
-        return runCleanupScript(cleanup, reviewed, *runner,
-            QStringLiteral("member %1 (%2)")
-                .arg(member->name, member->url.adjusted(QUrl::RemoveUserInfo).toString()));
+        return runCleanupScript(cleanup, reviewed, *runner, fleet.memberText(cleanup.member));
     }
     OpenTerminalClient client(cleanup.options.connection);
     CleanupRunner runner(&client);

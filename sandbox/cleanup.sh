@@ -1231,6 +1231,10 @@ BEGIN {
 
 # The input is a sequence of records, each a tag and a fixed number of fields (find's records
 # start with their start point instead of a tag). The fields are collected here, without getline.
+# A field that can be empty (find's %P and %l, END's message) comes with a leading "+", taken off
+# here: mawk takes a NUL followed by another NUL (an empty record) for a separator that may go on,
+# and reads on, growing its buffer, until the whole scan has arrived, so no home's items would
+# be written before the last home had been scanned.
 { take($0) }
 
 function take(v) {
@@ -1253,9 +1257,9 @@ function take(v) {
 }
 
 function dispatch() {
-    if (substr(tag, 1, 1) == "/") find_record(tag, fld[1], fld[2], fld[3])
+    if (substr(tag, 1, 1) == "/") find_record(tag, fld[1], substr(fld[2], 2), substr(fld[3], 2))
     else if (tag == "HOME") home_begin(fld[1], fld[2])
-    else if (tag == "END") home_end(fld[1] + 0, fld[2])
+    else if (tag == "END") home_end(fld[1] + 0, substr(fld[2], 2))
     else if (tag == "LINKHOME") {
         home_begin(fld[1], "link")
         split(fld[2], f, " ")
@@ -1484,12 +1488,12 @@ scan_home() {
             # Through a file, not the command line: a home may hold more chats than fit there.
             printf '%s\0' "${starts[@]}" >"$tmp/starts"
             # shellcheck disable=SC2185 # the start points come from -files0-from
-            find -P -files0-from "$tmp/starts" -xdev -printf '%H\0%y %s %T@ %D %i\0%P\0%l\0' \
+            find -P -files0-from "$tmp/starts" -xdev -printf '%H\0%y %s %T@ %D %i\0+%P\0+%l\0' \
                 2>"$tmp/find.err" </dev/null || status=$?
             [[ ! -s $tmp/find.err ]] || IFS= read -r first <"$tmp/find.err" || true
         fi
     fi
-    printf 'END\0%s\0%s\0' "$status" "$first"
+    printf 'END\0%s\0+%s\0' "$status" "$first"
 }
 
 links=()

@@ -7,6 +7,13 @@
 //
 // The reviewed plan is what the tree shows: only `delete` items that pass the current filters
 // are executed, so narrowing the view narrows what is deleted.
+//
+// On a fleet the dry run runs on every member at once (FleetCleanupReview, over FleetCleanup):
+// each row names its member (the Member column, hidden for one server), a member that fails is
+// named in the page's message bar while the others' items stay, and the status says how many
+// members answered. A plan is executed on one member, chosen beside the Execute button: only
+// that member's shown deletions go to that member, the confirmation and the audit entry name
+// it. Save Plan writes one file per member into a folder (DIR/<member>.plan.jsonl).
 
 #include "cleanup/cleanupplan.h"
 #include "cleanup/cleanuprunner.h"
@@ -29,6 +36,9 @@ class QTreeView;
 namespace sandscope {
 
 class CleanupModel;
+class FleetCleanupReview;
+class FleetFanOut;
+class MessageBar;
 class CleanupMarkingProxy;
 class OpenTerminalClient;
 
@@ -54,19 +64,33 @@ public:
     void requireFreshDryRun(const QString &why);
     // How the script reaches root in the sandbox (named in the status of every run).
     void setAdminAccess(const AdminAccess &admin) { m_adminAccess = admin; }
-    // A fleet: the page does not run there yet (a dry run through the router would plan one
-    // member's homes as if they were all); it says so and points to `cleanup --fleet`.
-    void setFleet(bool fleet);
+    // Where a fleet's dry run runs (ServerSession::createFanOut), made anew at each dry run.
+    // Not a fleet (or no factory): the one server of setClient with setAdminAccess.
+    using FanOutFactory = std::function<FleetFanOut *(QObject *parent)>;
+    void setFanOutFactory(FanOutFactory factory, bool isFleet);
+    bool isFleet() const { return m_fleet; }
+    // A fleet's dry run and plans (null before the first dry run on a fleet).
+    const FleetCleanupReview *fleetReview() const { return m_review; }
+    // Names the members of a fleet that failed (the others' items are shown).
+    MessageBar *messageBar() const { return m_messageBar; }
+    QString statusText() const;
     void setConfirmationPrompter(const ConfirmationPrompter &prompter);
     // Empty = the script's default (/home).
     void setHomeRoot(const QString &homeRoot);
 
     const CleanupPlan &plan() const { return m_plan; }
-    // The `delete` items that pass the current filters.
+    // The `delete` items that pass the current filters (one server).
     CleanupPlan reviewedPlan() const;
+    // On a fleet: the `delete` items of `member`'s dry run that pass the current filters.
+    CleanupPlan reviewedPlan(const QString &member) const;
+    // On a fleet: the member whose plan Execute runs (the planned ones are offered).
+    QString executeMember() const;
+    void setExecuteMember(const QString &member);
     bool isRunning() const;
 
     bool savePlan(const QString &fileName, QString *error) const;
+    // On a fleet: each planned member's plan as `folder`/<member>.plan.jsonl.
+    bool savePlans(const QString &folder, QStringList *saved, QString *error) const;
     bool loadPlan(const QString &fileName, QString *error);
     bool exportCsv(const QString &fileName, QString *error) const;
     // Shows the difference from the plan in `before` to the one in `after`.
@@ -94,6 +118,17 @@ private:
     void flushPendingItems();
     void runnerFailed(const QString &message);
     CleanupSettings settings() const;
+    QString executedText(int exitCode, const CleanupPlan &result) const;
+    // Asks for `expected` to be typed; false (and says so) when it was not.
+    bool confirmed(const QString &question, const QString &expected);
+    bool hasShownPlan() const;
+    // The fleet's side.
+    void startFleetDryRun();
+    void executeMemberPlan(const QString &member);
+    void followReview();
+    void showFleetState();
+    void updateMemberChoice();
+    void fitMemberColumn();
 
     void chooseSaveFile();
     void chooseLoadFile();
@@ -108,6 +143,9 @@ private:
     QString m_homeRoot;
     AdminAccess m_adminAccess;
     bool m_fleet = false;
+    FanOutFactory m_fanOutFactory;
+    FleetCleanupReview *m_review = nullptr;
+    QString m_fleetState; // the status of the fleet's dry run
 
     CleanupPlan m_plan;
     QVector<CleanupItem> m_pendingItems; // streamed in, not yet in the model
@@ -141,6 +179,9 @@ private:
     QPushButton *m_exportButton;
     QPushButton *m_compareButton;
     QPushButton *m_executeButton;
+    QLabel *m_memberLabel;
+    QComboBox *m_memberChoice;
+    MessageBar *m_messageBar;
 };
 
 } // namespace sandscope

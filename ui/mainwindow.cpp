@@ -338,7 +338,6 @@ void MainWindow::showCheck(bool ok)
         const Identity identity = m_session->identity();
         m_console->setClient(m_session->client());
         m_cleanup->setClient(m_session->client());
-        m_cleanup->setFleet(m_session->isFleet());
         m_cleanup->setAuditContext(m_session->profileName(), report.url);
         syncFilePages();
         const QString account = m_session->actingAccount();
@@ -576,6 +575,7 @@ void MainWindow::syncFilePages()
     m_usage->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_live->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_isolation->setFanOutFactory(fanOutFactory, m_session->isFleet());
+    m_cleanup->setFanOutFactory(fanOutFactory, m_session->isFleet());
     m_sessions->setConnection(client, identity);
     m_sessions->setAdminAccess(m_session->adminAccess(), prefix);
     m_usage->setConnection(client, identity);

@@ -33,10 +33,10 @@ void CleanupModel::setPlan(const CleanupPlan &plan)
     m_users.clear();
     m_userRows.clear();
     for (const CleanupItem &item : plan.items()) {
-        auto row = m_userRows.constFind(item.user);
+        auto row = m_userRows.constFind(groupKey(QString(), item.user));
         if (row == m_userRows.constEnd()) {
-            row = m_userRows.insert(item.user, int(m_users.size()));
-            m_users.append(UserGroup {item.user, {}, 0, 0});
+            row = m_userRows.insert(groupKey(QString(), item.user), int(m_users.size()));
+            m_users.append(UserGroup {QString(), item.user, {}, 0, 0});
         }
         UserGroup &group = m_users[*row];
         group.items.append(item);
@@ -52,7 +52,42 @@ void CleanupModel::addItem(const CleanupItem &item)
     addItems({item});
 }
 
-void CleanupModel::addItems(const QVector<CleanupItem> &items)
+void CleanupModel::setMemberPlan(const QString &member, const CleanupPlan &plan)
+{
+    removeMember(member);
+    addItems(plan.items(), member);
+}
+
+void CleanupModel::removeMember(const QString &member)
+{
+    // A reset: item rows carry their user's row, which the removal would shift under them.
+    if (std::none_of(m_users.cbegin(), m_users.cend(),
+            [&](const UserGroup &group) { return group.member == member; }))
+        return;
+    beginResetModel();
+    m_users.erase(std::remove_if(m_users.begin(), m_users.end(),
+                      [&](const UserGroup &group) { return group.member == member; }),
+        m_users.end());
+    rebuildRows();
+    endResetModel();
+}
+
+void CleanupModel::rebuildRows()
+{
+    m_userRows.clear();
+    for (int row = 0; row < m_users.size(); ++row)
+        m_userRows.insert(groupKey(m_users.at(row).member, m_users.at(row).user), row);
+}
+
+QString CleanupModel::memberAt(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return {};
+    const quintptr id = index.internalId();
+    return m_users.at(id == userRowId ? index.row() : int(id - 1)).member;
+}
+
+void CleanupModel::addItems(const QVector<CleanupItem> &items, const QString &member)
 {
     int firstChanged = int(m_users.size());
     int lastChanged = -1;
@@ -62,12 +97,12 @@ void CleanupModel::addItems(const QVector<CleanupItem> &items)
         qsizetype end = start + 1;
         while (end < items.size() && items.at(end).user == user)
             ++end;
-        int userRow = m_userRows.value(user, -1);
+        int userRow = m_userRows.value(groupKey(member, user), -1);
         if (userRow < 0) {
             userRow = int(m_users.size());
             beginInsertRows({}, userRow, userRow);
-            m_users.append(UserGroup {user, {}, 0, 0});
-            m_userRows.insert(user, userRow);
+            m_users.append(UserGroup {member, user, {}, 0, 0});
+            m_userRows.insert(groupKey(member, user), userRow);
             endInsertRows();
         }
         UserGroup &group = m_users[userRow];
@@ -157,6 +192,10 @@ QVariant CleanupModel::data(const QModelIndex &index, int role) const
         return {};
     if (index.internalId() == userRowId)
         return userData(m_users.at(index.row()), index.column(), role);
+    if (role == MemberRole
+        || (index.column() == MemberColumn
+            && (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)))
+        return memberAt(index);
     return itemData(*itemAt(index), index.column(), role);
 }
 
@@ -173,6 +212,8 @@ QVariant CleanupModel::userData(const UserGroup &group, int column, int role) co
         return group.deleteBytes;
     case ItemCountRole:
         return int(group.items.size());
+    case MemberRole:
+        return group.member;
     case Qt::TextAlignmentRole:
         if (column == SizeColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -182,10 +223,14 @@ QVariant CleanupModel::userData(const UserGroup &group, int column, int role) co
             return group.bytes;
         if (column == NameColumn)
             return group.user;
+        if (column == MemberColumn)
+            return group.member;
         return {};
     case Qt::DisplayRole:
         if (column == NameColumn)
             return group.user;
+        if (column == MemberColumn)
+            return group.member;
         if (column == SizeColumn)
             return format::byteSize(group.bytes);
         if (column == ReasonColumn)
@@ -280,6 +325,8 @@ QVariant CleanupModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Reason");
     case OutcomeColumn:
         return tr("Outcome");
+    case MemberColumn:
+        return tr("Member");
     default:
         return {};
     }

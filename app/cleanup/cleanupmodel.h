@@ -1,6 +1,9 @@
 #pragma once
 // The items of a cleanup run as a tree: one row per user (with totals) and below it that
 // user's chats, sessions and reported items. Items can be added while the run streams in.
+// On a fleet each member's plan is its own: a user row belongs to one member (a user whose home
+// is on two members has a row on each), and every row names its member in the Member column
+// (empty for one server, whose views hide the column).
 // CleanupFilterProxy narrows it by kind, user, minimum size and age, and sorts numerically.
 
 #include "cleanup/cleanupplan.h"
@@ -24,6 +27,7 @@ public:
         LastActivityColumn,
         ReasonColumn,
         OutcomeColumn,
+        MemberColumn, // a fleet's: whose plan the row is part of
         ColumnCount
     };
     enum Role {
@@ -35,6 +39,7 @@ public:
         DeleteBytesRole, // bytes of `delete` items (0 or the item's bytes on item rows)
         AgeDaysRole,
         ItemCountRole, // items of a user row
+        MemberRole, // the member of the row (empty for one server)
     };
 
     explicit CleanupModel(QObject *parent = nullptr);
@@ -43,9 +48,13 @@ public:
     // Replaces everything (one reset).
     void setPlan(const CleanupPlan &plan);
     void addItem(const CleanupItem &item);
-    // Appends items as they stream in: one insertion per user and run of items, one
-    // dataChanged for the users' totals, whatever the batch holds.
-    void addItems(const QVector<CleanupItem> &items);
+    // Appends items (of `member` on a fleet) as they stream in: one insertion per user and run
+    // of items, one dataChanged for the users' totals, whatever the batch holds.
+    void addItems(const QVector<CleanupItem> &items, const QString &member = QString());
+    // Replaces the rows of `member` with `plan` (the other members' rows stay).
+    void setMemberPlan(const QString &member, const CleanupPlan &plan);
+    // Removes the rows of `member`.
+    void removeMember(const QString &member);
 
     int userCount() const { return int(m_users.size()); }
     int itemCount() const;
@@ -53,6 +62,8 @@ public:
     qint64 deleteBytes() const;
     // The item at a source index of an item row; nullptr for user rows.
     const CleanupItem *itemAt(const QModelIndex &index) const;
+    // The member of a source index (user or item row); empty for one server.
+    QString memberAt(const QModelIndex &index) const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -64,6 +75,7 @@ public:
 
 private:
     struct UserGroup {
+        QString member;
         QString user;
         QVector<CleanupItem> items;
         qint64 bytes = 0;
@@ -73,7 +85,13 @@ private:
     QVariant itemData(const CleanupItem &item, int column, int role) const;
 
     QVector<UserGroup> m_users;
-    QHash<QString, int> m_userRows;
+    static QString groupKey(const QString &member, const QString &user)
+    {
+        return member + QLatin1Char('\n') + user;
+    }
+    void rebuildRows();
+
+    QHash<QString, int> m_userRows; // groupKey -> row
 };
 
 // Filters and sorts a CleanupModel (100,000 items at the scale of a deployment): items are read

@@ -1,5 +1,7 @@
 #include "fleetcleanup.h"
 
+#include <QDir>
+
 namespace sandscope {
 
 FleetCleanup::FleetCleanup(FleetFanOut *fanOut, const CleanupSettings &settings, QObject *parent)
@@ -24,6 +26,24 @@ void FleetCleanup::cancel()
 QString FleetCleanup::planFileName(const QString &member)
 {
     return member + QStringLiteral(".plan.jsonl");
+}
+
+bool FleetCleanup::savePlan(const QString &folder, const QString &member, const CleanupPlan &plan,
+    QString *path, QString *error)
+{
+    *path = QDir(folder).filePath(planFileName(member));
+    return plan.save(*path, error);
+}
+
+QString FleetCleanup::memberText(const QString &member) const
+{
+    if (!m_fanOut)
+        return {};
+    for (const FanOutTarget &target : m_fanOut->targets()) {
+        if (target.member == member)
+            return FleetFanOut::memberText(target);
+    }
+    return {};
 }
 
 std::unique_ptr<CleanupRunner> FleetCleanup::runnerFor(const QString &member) const

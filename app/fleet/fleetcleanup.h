@@ -43,6 +43,12 @@ public:
 
     // The name a member's plan is saved under: "<member>.plan.jsonl".
     static QString planFileName(const QString &member);
+    // Saves `plan` as `folder`/planFileName(`member`); its path in `path`, or false with `error`.
+    static bool savePlan(const QString &folder, const QString &member, const CleanupPlan &plan,
+        QString *path, QString *error);
+    // "member NAME (URL)": where a member's plan runs, as reports and audit entries name it
+    // (empty when the fleet has no such member).
+    QString memberText(const QString &member) const;
 
 Q_SIGNALS:
     // An item of a member's dry run as the script reports it (the plan grows while it runs).

@@ -47,15 +47,26 @@ int FleetFanOut::failedCount() const
         [](const FanOutMemberResult &result) { return !result.ok; }));
 }
 
+QString FleetFanOut::memberUrl(const FanOutTarget &target)
+{
+    return target.client
+        ? target.client->connection().baseUrl.adjusted(QUrl::RemoveUserInfo).toString()
+        : QString();
+}
+
+QString FleetFanOut::memberText(const FanOutTarget &target)
+{
+    const QString url = memberUrl(target);
+    return url.isEmpty() ? QStringLiteral("member %1").arg(target.member)
+                         : QStringLiteral("member %1 (%2)").arg(target.member, url);
+}
+
 QString FleetFanOut::memberError(const FanOutTarget &target, const QString &error)
 {
     if (target.member.isEmpty())
         return error;
-    const QString url = target.client
-        ? target.client->connection().baseUrl.adjusted(QUrl::RemoveUserInfo).toString()
-        : QString();
-    const QString name = url.isEmpty() ? QStringLiteral("member %1").arg(target.member)
-                                       : QStringLiteral("member %1 (%2)").arg(target.member, url);
+    const QString url = memberUrl(target);
+    const QString name = memberText(target);
     return error.contains(url) && !url.isEmpty()
         ? QStringLiteral("member %1: %2").arg(target.member, error)
         : name + QStringLiteral(": ") + error;

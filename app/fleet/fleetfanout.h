@@ -111,6 +111,9 @@ public:
 
     // The message of a member that failed: "member NAME (URL): error".
     static QString memberError(const FanOutTarget &target, const QString &error);
+    // "member NAME (URL)", the URL without user info; "member NAME" without a client.
+    static QString memberText(const FanOutTarget &target);
+    static QString memberUrl(const FanOutTarget &target);
 
 Q_SIGNALS:
     void memberFinished(const sandscope::FanOutMemberResult &result);

@@ -240,6 +240,27 @@
             <numerusform>Loaded %1 from %2; %n lines not understood.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Dry run done: plans of %1 of %n member(s), </source>
+        <translation>
+            <numerusform>Dry run done: plans of %1 of %n member, </numerusform>
+            <numerusform>Dry run done: plans of %1 of %n members, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Dry run on %n member(s)… </source>
+        <translation>
+            <numerusform>Dry run on %n member… </numerusform>
+            <numerusform>Dry run on %n members… </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %n plan(s): %1</source>
+        <translation>
+            <numerusform>Saved %n plan: %1</numerusform>
+            <numerusform>Saved %n plans: %1</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sandscope::CleanupRunner</name>

@@ -106,4 +106,15 @@ inline void stopMembers(const QList<TestMember *> &members)
         member->stop();
 }
 
+// Members "member-a" and "member-b" of one fleet, with a new API key (in `apiKey`) they share;
+// the audit log goes to `local`/audit.jsonl (SANDSCOPE_AUDIT_LOG).
+inline bool startMembers(
+    TestMember &a, TestMember &b, const QTemporaryDir &local, QString *apiKey, QString *error)
+{
+    qputenv("SANDSCOPE_AUDIT_LOG", local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
+    *apiKey = QStringLiteral("fleet-key-") + randomToken(16);
+    return startMembers(
+        {&a, &b}, {QStringLiteral("member-a"), QStringLiteral("member-b")}, error, *apiKey);
+}
+
 } // namespace sandscope::test

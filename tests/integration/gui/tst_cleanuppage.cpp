@@ -14,6 +14,7 @@
 #include "testing.h"
 #include "util/format.h"
 
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -23,6 +24,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTreeView>
@@ -116,21 +118,25 @@ private Q_SLOTS:
         QVERIFY(exists(m_oldSession));
     }
 
-    // On a fleet the page would plan one member's homes (the router's pick) as if they were
-    // all: it does not run, and says where the fleet's cleanup is.
-    void aFleetIsNotPlannedFromThisPage()
+    // One server: no Member column (a fleet's rows name their member: tst_fleetcleanup), and no
+    // member to choose for Execute; a fleet shows the column (the choice once a plan is made).
+    void oneServerHidesTheMemberColumnAndChoice()
     {
         const auto page = makePage();
-        auto *dryRunButton = page->findChild<QPushButton *>(QStringLiteral("dryRunButton"));
-        QVERIFY(dryRunButton->isEnabled());
-        page->setFleet(true);
-        QVERIFY(!dryRunButton->isEnabled());
-        QVERIFY(!page->findChild<QPushButton *>(QStringLiteral("executeButton"))->isEnabled());
-        QVERIFY(page->findChild<QLabel *>(QStringLiteral("statusLabel"))
-                    ->text()
-                    .contains(QLatin1String("cleanup --fleet")));
-        page->setFleet(false);
-        QVERIFY(dryRunButton->isEnabled());
+        auto *tree = page->findChild<QTreeView *>(QStringLiteral("planTree"));
+        auto *choice = page->findChild<QComboBox *>(QStringLiteral("executeMember"));
+        QVERIFY(!page->isFleet());
+        QVERIFY(tree->isColumnHidden(CleanupModel::MemberColumn));
+        QVERIFY(choice->isHidden());
+        page->setFanOutFactory([](QObject *) { return nullptr; }, true);
+        QVERIFY(page->isFleet());
+        QVERIFY(!tree->isColumnHidden(CleanupModel::MemberColumn));
+        QVERIFY(choice->isHidden()); // until a member's plan has deletions
+        QVERIFY(page->findChild<QPushButton *>(QStringLiteral("dryRunButton"))->isEnabled());
+        page->setFanOutFactory({}, false);
+        QVERIFY(!page->isFleet());
+        QVERIFY(tree->isColumnHidden(CleanupModel::MemberColumn));
+        QVERIFY(choice->isHidden());
     }
 
     void mainWindowHasACleanupTabThatRunsOnlyWhenConnected()
@@ -151,6 +157,12 @@ private Q_SLOTS:
     void dryRunShowsTheAgedItemsOfTheTestUsersWithTotals()
     {
         auto page = makePage();
+        auto *proxy = static_cast<QSortFilterProxyModel *>(
+            page->findChild<QTreeView *>(QStringLiteral("planTree"))->model());
+        QAbstractItemModelTester sourceTester(
+            proxy->sourceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(dryRun(page.get(), 30));
         QVERIFY(!page->isRunning());
         QVERIFY(!page->findChild<QProgressBar *>(QStringLiteral("progress"))->isVisible());

@@ -17,6 +17,7 @@
 // FILE-users.png, FILE-usage.png, FILE-live.png and their -stopped.png beside it.
 
 #include "adminoverviewpage.h"
+#include "cleanuppage.h"
 #include "connection/serversession.h"
 #include "files/adminoverviewmodel.h"
 #include "fleet/fleetlivewatcher.h"
@@ -27,6 +28,7 @@
 #include "messagebar.h"
 #include "putfile.h"
 #include "runs/sessionspage.h"
+#include "screenshot.h"
 #include "sessions/sessionlistmodel.h"
 #include "sessions/sessionsearchmodel.h"
 #include "testing.h"
@@ -153,15 +155,7 @@ private:
     }
 
     // SANDSCOPE_SCREENSHOT with `suffix` before its .png.
-    void screenshot(const QString &suffix)
-    {
-        if (!qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
-            return;
-        QTest::qWait(200);
-        QString path = qEnvironmentVariable("SANDSCOPE_SCREENSHOT");
-        path.replace(QLatin1String(".png"), suffix + QLatin1String(".png"));
-        m_window->grab().save(path);
-    }
+    void screenshot(const QString &suffix) { test::screenshot(m_window.get(), suffix); }
 
     AdminOverviewPage *usersPage() const { return m_window->adminOverviewPage(); }
     UsagePage *usagePage() const { return m_window->usagePage(); }
@@ -219,12 +213,8 @@ private Q_SLOTS:
         QString why;
         SANDSCOPE_REQUIRE(RealServer::canRunMultiUser(&why), why);
         QVERIFY(m_local.isValid());
-        qputenv("SANDSCOPE_AUDIT_LOG", m_local.filePath(QStringLiteral("audit.jsonl")).toUtf8());
-        m_key = QStringLiteral("fleet-key-") + randomToken(16);
         QString error;
-        QVERIFY2(startMembers({&m_a, &m_b},
-                     {QStringLiteral("member-a"), QStringLiteral("member-b")}, &error, m_key),
-            qPrintable(error));
+        QVERIFY2(startMembers(m_a, m_b, m_local, &m_key, &error), qPrintable(error));
         m_fleetFile = m_local.filePath(QStringLiteral("fleet.json"));
         QFile file(m_fleetFile);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -279,6 +269,8 @@ private Q_SLOTS:
             checked.constFirst().constFirst().toBool(), qPrintable(m_window->messageBar()->text()));
         ServerSession *session = m_window->session();
         QVERIFY(session->isFleet());
+        // Cleanup plans every member too (tst_fleetcleanup): it was given the fleet.
+        QVERIFY(m_window->cleanupPage()->isFleet());
         QCOMPARE(session->client()->connection().baseUrl, m_a.server->url());
         // Member A holds the home: named before the slow member B has answered.
         QElapsedTimer clock;
