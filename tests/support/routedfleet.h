@@ -33,12 +33,17 @@ template <int Members> struct RoutedFleet {
     // Members "member-a", "member-b", ..., the router and the fleet file; false with `error`.
     bool start(QString *error)
     {
+        QList<TestMember *> all;
+        QStringList names;
+        for (int i = 0; i < Members; ++i) {
+            all << &members[size_t(i)];
+            names << QStringLiteral("member-%1").arg(QChar(u'a' + i));
+        }
+        if (!startMembers(all, names, error, key))
+            return false;
         QList<quint16> ports;
         QJsonArray listed;
-        for (int i = 0; i < Members; ++i) {
-            TestMember &member = members[size_t(i)];
-            if (!member.start(QStringLiteral("member-%1").arg(QChar(u'a' + i)), error, key))
-                return false;
+        for (TestMember &member : members) {
             ports << quint16(member.server->url().port());
             listed.append(QJsonObject {{QStringLiteral("name"), member.name},
                 {QStringLiteral("url"), member.server->url().toString()},
@@ -63,8 +68,10 @@ template <int Members> struct RoutedFleet {
     void stop()
     {
         router.stop();
+        QList<TestMember *> all;
         for (TestMember &member : members)
-            member.stop();
+            all << &member;
+        stopMembers(all);
     }
     // One user id per member: ids made through the router (as `client`) until every member
     // holds one, each found where its home appears. Empty when the router never reached one.
