@@ -336,9 +336,21 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("live"), QStringLiteral("--all-users"), fleetOption,
                    QStringLiteral("--admin-exec=sudo -n")}
             << true << QStringLiteral("admin_exec in the fleet file");
-        QTest::newRow("probe through a fleet")
-            << QStringList {QStringLiteral("probe"), fleetOption, QStringLiteral("--users=a,b")}
-            << true << QStringLiteral("probe does not take --fleet yet");
+        QTest::newRow("probe of a fleet with --admin-exec")
+            << QStringList {QStringLiteral("probe"), fleetOption, QStringLiteral("--users=a,b"),
+                   QStringLiteral("--admin-exec=sudo -n")}
+            << true << QStringLiteral("each member's admin command is its admin_exec");
+        QTest::newRow("probe with users and fresh users")
+            << QStringList {QStringLiteral("probe"), fleetOption, QStringLiteral("--users=a,b"),
+                   QStringLiteral("--fresh-users=2")}
+            << true << QStringLiteral("give --users or --fresh-users, not both");
+        QTest::newRow("probe of a fleet with too many fresh users")
+            << QStringList {QStringLiteral("probe"), fleetOption, QStringLiteral("--fresh-users=9")}
+            << true << QStringLiteral("between 2 and 4");
+        QTest::newRow("probe with an unknown check")
+            << QStringList {QStringLiteral("probe"), server, QStringLiteral("--users=a,b"),
+                   QStringLiteral("--checks=files.read,files.teleport")}
+            << true << QStringLiteral("unknown check \"files.teleport\"");
         QTest::newRow("cleanup executed on a fleet without its member")
             << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--execute"),
                    QStringLiteral("--plan=x.jsonl"), QStringLiteral("--yes")}
