@@ -165,6 +165,20 @@ void CleanupRunner::startExecute(const CleanupPlan &reviewedPlan)
                       : m_settings.scriptPath)
               .arg(reviewedPlan.totalBytes(CleanupItem::Action::Delete))
               .arg(m_admin.describe());
+    // The audit entry comes before anything reaches the sandbox: a deletion that cannot be
+    // recorded does not start (the outcome follows in a second entry when the script ends).
+    if (!audit(tr("starting: nothing deleted yet; the outcome follows in its own entry"))) {
+        m_running = false;
+        m_executing = false;
+        const QString message = tr("Not executed: the audit log %1 cannot be written, and a "
+                                   "cleanup is recorded there before it starts. Nothing was "
+                                   "deleted.")
+                                    .arg(AuditLog().path());
+        // Queued: callers connect to failed() and then wait, as for any other outcome.
+        QMetaObject::invokeMethod(
+            this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
+        return;
+    }
     const QString directory = QStringLiteral("/tmp");
     const QString fileName = QStringLiteral("sandscope-cleanup-plan-")
         + QUuid::createUuid().toString(QUuid::WithoutBraces) + QStringLiteral(".jsonl");
@@ -289,10 +303,10 @@ void CleanupRunner::cancel()
         m_script->cancel();
 }
 
-void CleanupRunner::audit(const QString &result)
+bool CleanupRunner::audit(const QString &result)
 {
     AuditLog log;
-    log.append(AuditEntry {m_auditProfile, m_auditServer, QString(),
+    return log.append(AuditEntry {m_auditProfile, m_auditServer, QString(),
         QStringLiteral("cleanup-execute"), m_auditTarget, result});
 }
 

@@ -5,7 +5,8 @@
 // sudo -n). A dry run streams its items as they are found; executing puts the reviewed plan,
 // unchanged, in a temporary file (uploaded, or written by the script itself from its base64),
 // runs the script with CLEANUP_DRY_RUN=false CLEANUP_PLAN=<file>, reports each item's outcome,
-// removes the file and writes an audit log entry naming the channel.
+// removes the file. The audit log gets an entry naming the channel before the plan leaves
+// (no entry, no execution) and one with the outcome when the script ends.
 //
 // open-terminal 0.14 and newer refuse requests without X-User-Id in multi-user mode: through
 // the server account the runner then fails with a message that asks for an admin command.
@@ -103,7 +104,7 @@ private:
     void handleLine(const QString &line);
     void finish(int exitCode);
     void fail(const QString &message);
-    void audit(const QString &result);
+    bool audit(const QString &result); // false if the audit log cannot be written
 
     OpenTerminalClient *m_client;
     CleanupSettings m_settings;

@@ -16,6 +16,7 @@
 #include "testing.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -296,6 +297,29 @@ private Q_SLOTS:
         QVERIFY(bob.value(QLatin1String("running_sessions")).toInt() <= 1);
     }
 
+    void anUnwritableAuditLogRefusesTheExecutionAndDeletesNothing()
+    {
+        const CleanupPlan reviewed = m_dryRun.filtered(
+            [](const CleanupItem &item) { return item.action == CleanupItem::Action::Delete; });
+        QVERIFY(!reviewed.items().isEmpty());
+        // A folder where the log file should be: not writable, even as root.
+        const QString unwritable = m_local.filePath(QStringLiteral("audit-is-a-folder"));
+        QVERIFY(QDir().mkpath(unwritable));
+        qputenv("SANDSCOPE_AUDIT_LOG", unwritable.toUtf8());
+        OpenTerminalClient client(m_server->connection());
+        CleanupRunner runner(&client);
+        runner.setSettings(settings());
+        runner.setAdminAccess(m_admin);
+        const RunOutcome outcome = runToEnd(runner, [&] { runner.startExecute(reviewed); });
+        qputenv("SANDSCOPE_AUDIT_LOG", m_auditPath.toUtf8());
+        QVERIFY2(outcome.failure.contains(unwritable), qPrintable(outcome.failure));
+        QVERIFY2(outcome.failure.contains(QLatin1String("Nothing was deleted")),
+            qPrintable(outcome.failure));
+        QCOMPARE(outcome.exitCode, -1);
+        for (const CleanupItem &item : reviewed.items())
+            QVERIFY2(exists(item.path), qPrintable(item.path));
+    }
+
     void executingTheReviewedPlanDeletesItAndSkipsAChangedItem()
     {
         QVERIFY(!m_dryRun.items().isEmpty());
@@ -340,15 +364,27 @@ private Q_SLOTS:
                      .trimmed(),
             QStringLiteral("0"));
 
+        // One entry before the plan left, one with the outcome.
         const QList<QJsonObject> audit = auditLines();
-        QCOMPARE(audit.size(), auditBefore + 1);
-        QCOMPARE(audit.constLast().value(QLatin1String("action")).toString(),
-            QStringLiteral("cleanup-execute"));
-        QVERIFY2(audit.constLast()
-                     .value(QLatin1String("result"))
+        QCOMPARE(audit.size(), auditBefore + 2);
+        const QJsonObject started = audit.at(auditBefore);
+        const QJsonObject ended = audit.at(auditBefore + 1);
+        for (const QJsonObject &entry : {started, ended}) {
+            QCOMPARE(
+                entry.value(QLatin1String("action")).toString(), QStringLiteral("cleanup-execute"));
+            QVERIFY2(entry.value(QLatin1String("target"))
+                         .toString()
+                         .contains(QLatin1String("with a plan of 3 item")),
+                qPrintable(entry.value(QLatin1String("target")).toString()));
+        }
+        QVERIFY2(started.value(QLatin1String("result"))
+                     .toString()
+                     .startsWith(QLatin1String("starting: nothing deleted yet")),
+            qPrintable(started.value(QLatin1String("result")).toString()));
+        QVERIFY2(ended.value(QLatin1String("result"))
                      .toString()
                      .contains(QLatin1String("2 deleted, 1 skipped-changed")),
-            qPrintable(audit.constLast().value(QLatin1String("result")).toString()));
+            qPrintable(ended.value(QLatin1String("result")).toString()));
     }
 
     void cliListsSavesAndExecutesAReviewedPlan()
