@@ -235,8 +235,13 @@ int runMove(const ConnectionOptions &options, const QString &fromName, const QSt
         if (!log.append(AuditEntry {options.profileName, options.fleet.router.toString(),
                 options.userId, QStringLiteral("fleet-move"),
                 QStringLiteral("%1 -> %2, report %3").arg(from->name, to->name, reportPath),
-                QStringLiteral("starting")}))
-            printError(QStringLiteral("warning: could not write the audit log %1").arg(log.path()));
+                QStringLiteral("starting")})) {
+            // A move is recorded before it starts, as a cleanup is (CleanupRunner).
+            printError(QStringLiteral("Not moved: the audit log %1 cannot be written, and a move "
+                                      "is recorded there before it starts. Nothing was changed.")
+                           .arg(log.path()));
+            return Problems;
+        }
         move.execute(reportPath);
     } else {
         move.plan();

@@ -13,6 +13,7 @@
 #include "sandscopecli.h"
 #include "testing.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -46,12 +47,12 @@ private:
         return made.contains(QStringLiteral("made")) ? userId : QString();
     }
 
-    CliResult fleet(const QStringList &arguments)
+    CliResult fleet(const QStringList &arguments, const QString &auditLog = QString())
     {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("SANDSCOPE_API_KEY"), m_key);
-        environment.insert(
-            QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit.jsonl")));
+        environment.insert(QStringLiteral("SANDSCOPE_AUDIT_LOG"),
+            auditLog.isEmpty() ? m_local.filePath(QStringLiteral("audit.jsonl")) : auditLog);
         return cliText(runSandscope(QStringList {QStringLiteral("fleet")} + arguments
                 + QStringList {QStringLiteral("--fleet"), m_fleetFile},
             environment, 180000));
@@ -182,6 +183,27 @@ private Q_SLOTS:
                                       .value(QLatin1String("users"))
                                       .toObject();
         QCOMPARE(users.value(userId).toArray(), QJsonArray({m_b.name}));
+    }
+
+    void aMoveThatCannotBeAuditedDoesNotStart()
+    {
+        const QString userId = userOn(m_a, QStringLiteral("aud"));
+        QVERIFY(!userId.isEmpty());
+        // A folder where the log file should be: not writable, even as root.
+        const QString unwritable = m_local.filePath(QStringLiteral("audit-is-a-folder"));
+        QVERIFY(QDir().mkpath(unwritable));
+        const CliResult refused = fleet(
+            {QStringLiteral("move"), QStringLiteral("--user"), userId, QStringLiteral("--from"),
+                m_a.name, QStringLiteral("--to"), m_b.name, QStringLiteral("--execute")},
+            unwritable);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(
+            refused.err.contains(QLatin1String("Not moved")) && refused.err.contains(unwritable),
+            qPrintable(refused.all()));
+        QVERIFY(!m_b.asRoot(QStringLiteral("ls /home")).contains(userId.toLower()));
+        QCOMPARE(
+            shellLines(m_a.client.get(), {userId, QString()}, QStringLiteral("cat ~/chat-1/where")),
+            QStringList({QStringLiteral("on-member-a")}));
     }
 
     // Last: a member stops.
