@@ -1,5 +1,6 @@
 #include "fleetprobe.h"
 
+#include "fleet/fleetcrossmemberchecks.h"
 #include "fleet/fleetfanout.h"
 #include "fleet/fleetroot.h"
 #include "isolation/isolationprobe.h"
@@ -145,6 +146,10 @@ void FleetProbe::cancel()
     Q_EMIT progress(tr("Cancelled: removing what the probe created"));
     if (m_memberProbe && m_memberProbe->isRunning()) {
         m_memberProbe->cancel(); // its finished() goes on to the removal of the fresh ids
+        return;
+    }
+    if (m_crossChecks) {
+        m_crossChecks->cancel(); // its finished() goes on to the removal of the fresh ids
         return;
     }
     // Placement in flight: its answers are dropped; what it created is removed.
@@ -317,8 +322,12 @@ void FleetProbe::probeMembers()
 
 void FleetProbe::probeNextMember()
 {
-    if (m_cancelled || m_memberQueue.isEmpty()) {
+    if (m_cancelled) {
         removeFreshUsers();
+        return;
+    }
+    if (m_memberQueue.isEmpty()) {
+        probeAcrossMembers();
         return;
     }
     const QString member = m_memberQueue.takeFirst();
@@ -365,6 +374,39 @@ void FleetProbe::probeNextMember()
         probe->deleteLater();
         probeNextMember();
     }
+}
+
+void FleetProbe::probeAcrossMembers()
+{
+    const QVector<CrossMemberPair> pairs = FleetCrossMemberChecks::pairsFor(
+        m_report.users, m_report.userMembers, m_fanOut->memberNames());
+    const bool wanted = m_options.onlyChecks.isEmpty()
+        || m_options.onlyChecks.contains(CheckId::MemberNetwork)
+        || m_options.onlyChecks.contains(CheckId::MemberApi);
+    if (pairs.isEmpty() || !wanted) {
+        removeFreshUsers();
+        return;
+    }
+    auto *checks = new FleetCrossMemberChecks(m_router, m_fanOut->targets(), m_work);
+    m_crossChecks = checks;
+    connect(checks, &FleetCrossMemberChecks::resultReady, this, [this](const CheckResult &result) {
+        // The placement of both users is the precondition, shown with the result.
+        CheckResult placed = result;
+        QVector<Evidence> placement;
+        for (const ProbePlacement &user : std::as_const(m_placed)) {
+            if (user.userId == result.target || user.userId == result.actor)
+                placement << user.evidence;
+        }
+        placed.evidence = placement + placed.evidence;
+        m_report.results << placed;
+        Q_EMIT resultReady(placed);
+    });
+    connect(checks, &FleetCrossMemberChecks::progress, this, &FleetProbe::progress);
+    connect(checks, &FleetCrossMemberChecks::finished, this, [this, checks] {
+        checks->deleteLater();
+        removeFreshUsers();
+    });
+    checks->start(pairs, m_report, m_options);
 }
 
 void FleetProbe::removeFreshUsers()

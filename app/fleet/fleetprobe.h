@@ -12,7 +12,9 @@
 //
 // A user on another member has less than that: its requests reach another server, where
 // nothing of the target's is (the router keeps them apart, which is placement, not isolation);
-// so users alone on their member are named as not probed, never counted as PASS.
+// so users alone on their member are named as not probed, never counted as PASS. What a user
+// on one member can reach of another member (its network, its API) is judged last, by
+// FleetCrossMemberChecks, for every ordered pair of members.
 //
 // With fresh users the probe makes its own ids, through the router, until every member holds
 // `freshPerMember` of them, and removes their accounts and homes afterwards (fleetroot.py
@@ -31,6 +33,7 @@
 
 namespace sandscope {
 
+class FleetCrossMemberChecks;
 class FleetFanOut;
 class IsolationProbe;
 class OpenTerminalClient;
@@ -85,6 +88,7 @@ private:
     void placeFreshRound();
     void probeMembers();
     void probeNextMember();
+    void probeAcrossMembers();
     void removeFreshUsers();
     void finish();
     QStringList usersOn(const QString &member) const;
@@ -102,6 +106,7 @@ private:
     QStringList m_memberQueue;
     QMap<QString, QString> m_versions; // member -> open-terminal version
     QPointer<IsolationProbe> m_memberProbe;
+    QPointer<FleetCrossMemberChecks> m_crossChecks;
     QPointer<QObject> m_work; // parent of the callbacks in flight; deleted on cancel
 };
 

@@ -93,8 +93,10 @@ bool IsolationProbe::start(const ProbeOptions &options, QString *why)
                 m_accounts->observeUser(user);
             });
         }
-        const bool anyPairCheck = std::any_of(allChecks().cbegin(), allChecks().cend(),
-            [this](const CheckInfo &info) { return !info.serverWide && m_probe->wants(info.id); });
+        const bool anyPairCheck
+            = std::any_of(allChecks().cbegin(), allChecks().cend(), [this](const CheckInfo &info) {
+                  return !info.serverWide && !info.acrossMembers && m_probe->wants(info.id);
+              });
         for (const auto &pair : userPairs(users)) {
             // The first pair also carries the request without X-User-Id (it needs A's marker).
             const bool first = pair == qMakePair(users.at(0), users.at(1));
@@ -249,7 +251,7 @@ void IsolationProbe::emitPairErrors(const ProbePair &pair, const QString &why)
         m_probe->addResult(
             CheckId::MissingUserId, QString(), pair.target, error, pair.setupEvidence);
     for (const CheckInfo &info : allChecks()) {
-        if (!info.serverWide
+        if (!info.serverWide && !info.acrossMembers
             && !m_probe->report.find(info.id, pairSubject(pair.target, pair.actor)))
             m_probe->addResult(info.id, pair.actor, pair.target, error, pair.setupEvidence);
     }

@@ -143,6 +143,12 @@ QVariant ProbeMatrixModel::headerData(int section, Qt::Orientation orientation, 
         const QString target = subject.section(QStringLiteral(" → "), 0, 0);
         const QString actor = subject.section(QStringLiteral(" → "), 1);
         const QString member = m_userMembers.value(target);
+        const QString actorMember = m_userMembers.value(actor);
+        if (!member.isEmpty() && !actorMember.isEmpty() && actorMember != member)
+            return role == Qt::ToolTipRole
+                ? tr("What %1 on member %2 can reach of %3 on member %4")
+                      .arg(actor, actorMember, target, member)
+                : tr("%1 reaches %2 (%3 → %4)").arg(actor, target, actorMember, member);
         if (!member.isEmpty())
             return role == Qt::ToolTipRole
                 ? tr("What %1 can reach of %2's files, processes and sessions, both living on "
@@ -166,8 +172,16 @@ QString ProbeMatrixModel::cellKey(int row, const QString &subject)
 
 bool ProbeMatrixModel::applicable(int row, int column) const
 {
-    const bool serverColumn = isServerSubject(m_subjects.at(column));
-    return allChecks().at(row).serverWide == serverColumn;
+    const QString &subject = m_subjects.at(column);
+    const CheckInfo &info = allChecks().at(row);
+    if (isServerSubject(subject) || info.serverWide)
+        return info.serverWide == isServerSubject(subject);
+    // A pair column of users on different members takes only the checks across members.
+    const QString target = subject.section(QStringLiteral(" → "), 0, 0);
+    const QString actor = subject.section(QStringLiteral(" → "), 1);
+    const bool across
+        = !m_userMembers.isEmpty() && m_userMembers.value(target) != m_userMembers.value(actor);
+    return info.acrossMembers == across;
 }
 
 } // namespace sandscope

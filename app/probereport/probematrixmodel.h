@@ -23,7 +23,9 @@ public:
         FailMeaningRole, // what a FAIL of the row's check means for a deployment
         CheckKeyRole, // "files.read"
         SubjectRole, // the column's subject ("A → B" or "server")
-        ApplicableRole, // false where a server-wide check meets a pair column or vice versa
+        // false where a server-wide check meets a pair column or vice versa, and where a check
+        // across members meets a pair on one member or vice versa
+        ApplicableRole,
     };
     Q_ENUM(Role)
 

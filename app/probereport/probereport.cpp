@@ -33,6 +33,12 @@ CheckInfo documented(CheckInfo info)
     return info;
 }
 
+CheckInfo acrossMembers(CheckInfo info)
+{
+    info.acrossMembers = true;
+    return info;
+}
+
 QVector<CheckInfo> buildChecks()
 {
     using S = Severity;
@@ -220,6 +226,16 @@ QVector<CheckInfo> buildChecks()
         documented(pairCheck(CheckId::NetworkPort, "network.port",
             "B connects to a port A listens on", S::Info,
             "Users share the network: services one user starts on loopback are open to all.")),
+        acrossMembers(pairCheck(CheckId::MemberNetwork, "network.member",
+            "B on another member connects to a port A listens on", S::Info,
+            "The members reach each other: a service one user starts on all interfaces is "
+            "open to the users of every member.")),
+        acrossMembers(pairCheck(CheckId::MemberApi, "network.member-api",
+            "B's shell on another member reaches A's member's API, with a key it can read",
+            S::Critical,
+            "A user on one member reaches another member's API and can read the key it accepts "
+            "(process.server-environ on the user's own member): every user of every member is "
+            "within reach.")),
     };
 }
 

@@ -78,6 +78,9 @@ enum class CheckId {
     SharedTmp, // B reads what A's shell leaves in /tmp and /dev/shm (default umask)
     // Network (informational)
     NetworkPort,
+    // On a fleet, B on another member than A's
+    MemberNetwork, // B connects to a port A listens on (all interfaces) at A's member
+    MemberApi, // B's shell reaches A's member's API, with the key users can read on B's member
 };
 
 enum class Severity { Info, Low, Medium, High, Critical };
@@ -98,6 +101,9 @@ struct CheckInfo {
     // one network stack, one temp directory; see docs/server-behaviour.md). Still run and
     // counted; reports mark it.
     bool documented = false;
+    // Runs only on a fleet, for A and B on different members (FleetCrossMemberChecks); one
+    // server's probe never runs it.
+    bool acrossMembers = false;
     QString category() const { return key.section(QLatin1Char('.'), 0, 0); } // "files"
 };
 

@@ -40,7 +40,9 @@ private:
     QString m_fleetFile;
     std::unique_ptr<OpenTerminalClient> m_client; // through the router
     std::unique_ptr<FleetFanOut> m_fanOut;
-    const QVector<CheckId> m_checks {CheckId::FilesRead, CheckId::ShellRead, CheckId::AccountCase};
+    // The checks across members judge the API with process.server-environ of B's member.
+    const QVector<CheckId> m_checks {CheckId::FilesRead, CheckId::ShellRead, CheckId::AccountCase,
+        CheckId::ServerEnvironApi, CheckId::MemberNetwork, CheckId::MemberApi};
 
     QStringList membersHolding(const QString &account) const
     {
@@ -76,6 +78,36 @@ private:
             }
         }
         return {};
+    }
+
+    // A check across members of the test fleet, whose members share the machine's network
+    // and run the newest pinned server, where users read the key (process.server-environ).
+    static void verifyAcrossMembers(const ProbeReport &report, const CheckResult &result)
+    {
+        const QString actorMember = report.userMembers.value(result.actor);
+        const QString targetMember = report.userMembers.value(result.target);
+        QCOMPARE(result.member, actorMember);
+        QVERIFY(!targetMember.isEmpty() && targetMember != actorMember);
+        QString evidence;
+        for (const Evidence &step : result.evidence)
+            evidence += step.request + QLatin1Char('\n') + step.response + QLatin1Char('\n');
+        if (result.check == CheckId::MemberNetwork) {
+            // A's marker read from B's member, at an address A's member reported.
+            QCOMPARE(result.verdict, Verdict::Info);
+            QVERIFY2(evidence.contains(QLatin1String("sandscope-reached=")), qPrintable(evidence));
+            return;
+        }
+        QCOMPARE(result.check, CheckId::MemberApi);
+        const CheckResult *key = nullptr;
+        for (const CheckResult &own : report.results) {
+            if (own.check == CheckId::ServerEnvironApi && own.member == actorMember)
+                key = &own;
+        }
+        QVERIFY(key);
+        QCOMPARE(key->verdict, Verdict::Fail);
+        QVERIFY2(result.verdict == Verdict::Fail, qPrintable(result.explanation));
+        // B's shell saw A's member's /health and was refused without the key.
+        QVERIFY2(evidence.contains(QLatin1String("health=200+ nokey=401")), qPrintable(evidence));
     }
 
 private Q_SLOTS:
@@ -135,8 +167,14 @@ private Q_SLOTS:
         // Every pair check: both users on the check's member, judged (never ERROR or INFO).
         int pairResults = 0;
         QSet<QString> serverSubjects;
+        QStringList across;
         for (const CheckResult &result : report.results) {
             QVERIFY(!result.member.isEmpty());
+            if (checkInfo(result.check).acrossMembers) {
+                across << checkInfo(result.check).key + QLatin1Char(' ') + result.member;
+                verifyAcrossMembers(report, result);
+                continue;
+            }
             if (checkInfo(result.check).serverWide) {
                 serverSubjects << result.subject();
                 QVERIFY2(result.verdict != Verdict::Error, qPrintable(result.explanation));
@@ -154,6 +192,13 @@ private Q_SLOTS:
         QCOMPARE(serverSubjects,
             (QSet<QString> {
                 memberServerSubject(m_members[0].name), memberServerSubject(m_members[1].name)}));
+        // Across members: each direction once, B acting on its own member.
+        across.sort();
+        QCOMPARE(across,
+            QStringList({QStringLiteral("network.member %1").arg(m_members[0].name),
+                QStringLiteral("network.member %1").arg(m_members[1].name),
+                QStringLiteral("network.member-api %1").arg(m_members[0].name),
+                QStringLiteral("network.member-api %1").arg(m_members[1].name)}));
 
         // The fresh ids are gone: their accounts, their homes, and what the probe made.
         const QStringList accountsAfter
@@ -176,9 +221,26 @@ private Q_SLOTS:
         const ProbeReport report = probe(options, 0);
         for (auto it = byMember.cbegin(); it != byMember.cend(); ++it)
             QCOMPARE(report.userMembers.value(it.value()), it.key());
-        // No check judged them against each other: no pair result at all, both named.
-        for (const CheckResult &result : report.results)
+        // No check of one member's judged them against each other, both named. Across
+        // members: the network is judged; the API is not, as no member probe read the key.
+        int across = 0;
+        for (const CheckResult &result : report.results) {
+            if (checkInfo(result.check).acrossMembers) {
+                ++across;
+                QCOMPARE(result.member, report.userMembers.value(result.actor));
+                QVERIFY(result.member != report.userMembers.value(result.target));
+                if (result.check == CheckId::MemberApi) {
+                    QCOMPARE(result.verdict, Verdict::Error);
+                    QVERIFY2(result.explanation.contains(QLatin1String("is not known")),
+                        qPrintable(result.explanation));
+                } else {
+                    QCOMPARE(result.verdict, Verdict::Info);
+                }
+                continue;
+            }
             QVERIFY2(checkInfo(result.check).serverWide, qPrintable(result.subject()));
+        }
+        QCOMPARE(across, 4);
         QCOMPARE(report.notProbed.size(), 2);
         for (const QString &user : options.users)
             QVERIFY(report.notProbed.join(QLatin1Char('\n')).contains(user));

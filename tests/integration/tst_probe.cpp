@@ -66,9 +66,12 @@ QString errorsOf(const ProbeReport &report)
 int expectedResults()
 {
     int pairChecks = 0;
-    for (const CheckInfo &info : allChecks())
-        pairChecks += info.serverWide ? 0 : 1;
-    return pairChecks * 2 + (allChecks().size() - pairChecks);
+    int serverChecks = 0;
+    for (const CheckInfo &info : allChecks()) {
+        if (!info.acrossMembers)
+            (info.serverWide ? serverChecks : pairChecks) += 1;
+    }
+    return pairChecks * 2 + serverChecks;
 }
 
 } // namespace

@@ -993,7 +993,8 @@ void ProbePage::showSelectedCell()
     else if (!applicable)
         explanation = info.serverWide
             ? tr("This check runs once for the server: see the \"%1\" column.").arg(serverSubject())
-            : tr("This check runs per user pair: see the pair columns.");
+            : info.acrossMembers ? tr("This check runs on a fleet, for users on different members.")
+                                 : tr("This check runs per user pair: see the pair columns.");
     else if (isRunning())
         explanation = tr("Not judged yet.");
     else
@@ -1022,6 +1023,8 @@ QString ProbePage::rerunBlocker() const
         return tr("The report is from %1 but the connection is to %2.")
             .arg(m_report.server, serverOf(m_client));
     const CheckInfo &info = allChecks().at(source.row());
+    if (info.acrossMembers)
+        return tr("Checks across members run with the whole fleet probe: run it again.");
     const QString subject = m_model->subjectAt(source.column());
     if (!info.serverWide) {
         const auto pairs = userPairs(m_report.users);

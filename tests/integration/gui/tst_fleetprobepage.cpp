@@ -61,7 +61,8 @@ private Q_SLOTS:
                 return new FleetFanOut(m_fleet.fleet, m_fleet.routerConnection(), parent);
             },
             true);
-        m_page->setChecks({CheckId::FilesRead, CheckId::AccountCase});
+        m_page->setChecks({CheckId::FilesRead, CheckId::AccountCase, CheckId::ServerEnvironApi,
+            CheckId::MemberNetwork, CheckId::MemberApi});
         m_page->resize(1360, 800);
         m_page->show();
     }
@@ -85,6 +86,7 @@ private Q_SLOTS:
         QVERIFY2(report.notProbed.isEmpty(), qPrintable(report.notProbed.join(QLatin1Char('\n'))));
         const ProbeMatrixModel *model = m_page->matrixModel();
         QStringList serverColumns;
+        QStringList crossColumns;
         int judgedPairCells = 0;
         for (int column = 0; column < model->columnCount(); ++column) {
             const QString subject = model->subjectAt(column);
@@ -96,7 +98,25 @@ private Q_SLOTS:
             const QString actor = subject.section(QStringLiteral(" → "), 1);
             const QString member = report.userMembers.value(target);
             QVERIFY(!member.isEmpty());
-            QCOMPARE(report.userMembers.value(actor), member);
+            if (report.userMembers.value(actor) != member) {
+                // A column across members: only its checks apply, and its header says so.
+                const QString actorMember = report.userMembers.value(actor);
+                crossColumns << model->headerData(column, Qt::Horizontal).toString();
+                QVERIFY(!model->indexOf(CheckId::FilesRead, subject)
+                             .data(ProbeMatrixModel::ApplicableRole)
+                             .toBool());
+                const CheckResult *api
+                    = model->resultAt(model->indexOf(CheckId::MemberApi, subject));
+                QVERIFY2(api && api->verdict == Verdict::Fail, qPrintable(subject));
+                QCOMPARE(api->member, actorMember);
+                const CheckResult *network
+                    = model->resultAt(model->indexOf(CheckId::MemberNetwork, subject));
+                QVERIFY2(network && network->verdict == Verdict::Info, qPrintable(subject));
+                continue;
+            }
+            QVERIFY(!model->indexOf(CheckId::MemberApi, subject)
+                         .data(ProbeMatrixModel::ApplicableRole)
+                         .toBool());
             const CheckResult *cell = model->resultAt(model->indexOf(CheckId::FilesRead, subject));
             QVERIFY2(cell, qPrintable(subject));
             QCOMPARE(cell->member, member);
@@ -104,9 +124,26 @@ private Q_SLOTS:
             ++judgedPairCells;
         }
         QCOMPARE(judgedPairCells, 2 * 2); // two ordered pairs on each member
+        // One pair for each direction between the two members.
+        QCOMPARE(crossColumns.size(), 2);
+        const QString a = m_fleet.members[0].name;
+        const QString b = m_fleet.members[1].name;
+        QVERIFY2(crossColumns.join(QLatin1Char('|')).contains(a + QStringLiteral(" → ") + b)
+                && crossColumns.join(QLatin1Char('|')).contains(b + QStringLiteral(" → ") + a),
+            qPrintable(crossColumns.join(QLatin1Char('|'))));
         QCOMPARE(serverColumns,
             (QStringList {memberServerSubject(m_fleet.members[0].name),
                 memberServerSubject(m_fleet.members[1].name)}));
+
+        // A cell across members shows its evidence, and cannot be rerun on its own.
+        QString crossSubject;
+        for (int column = 0; column < model->columnCount(); ++column) {
+            if (model->resultAt(model->indexOf(CheckId::MemberApi, model->subjectAt(column))))
+                crossSubject = model->subjectAt(column);
+        }
+        QVERIFY(m_page->selectCell(CheckId::MemberApi, crossSubject));
+        screenshot(QStringLiteral("-across"));
+        QVERIFY(!m_page->rerunButton()->isEnabled());
 
         // A cell of this run cannot be rerun: its users were removed when it ended.
         QVERIFY(m_page->selectCell(CheckId::FilesRead, model->subjectAt(0)));
@@ -129,7 +166,8 @@ private Q_SLOTS:
         screenshot(QStringLiteral("-apart"));
         const ProbeReport &report = m_page->report();
         for (const CheckResult &result : report.results)
-            QVERIFY2(checkInfo(result.check).serverWide, qPrintable(result.subject()));
+            QVERIFY2(checkInfo(result.check).serverWide || checkInfo(result.check).acrossMembers,
+                qPrintable(result.subject()));
         QCOMPARE(report.notProbed.size(), 2);
         const QString message = m_page->messageBar()->text();
         for (const QString &user : byMember)
