@@ -258,6 +258,11 @@ int runProbe(const QStringList &arguments)
                                                  "of a report's \"check\" field)")
                                       .arg(key.trimmed()),
                     probeVerb);
+            if (checkInfo(check).acrossMembers && !options.hasFleet)
+                return usageError(QStringLiteral("\"%1\" is a check across members of a fleet "
+                                                 "(--fleet FILE)")
+                                      .arg(key.trimmed()),
+                    probeVerb);
             probeOptions.onlyChecks << check;
         }
     }

@@ -351,6 +351,10 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("probe"), server, QStringLiteral("--users=a,b"),
                    QStringLiteral("--checks=files.read,files.teleport")}
             << true << QStringLiteral("unknown check \"files.teleport\"");
+        QTest::newRow("probe of one server with a check across members")
+            << QStringList {QStringLiteral("probe"), server, QStringLiteral("--users=a,b"),
+                   QStringLiteral("--checks=network.member-api")}
+            << true << QStringLiteral("a check across members of a fleet");
         QTest::newRow("cleanup executed on a fleet without its member")
             << QStringList {QStringLiteral("cleanup"), fleetOption, QStringLiteral("--execute"),
                    QStringLiteral("--plan=x.jsonl"), QStringLiteral("--yes")}
