@@ -34,6 +34,7 @@ void FleetLiveWatcher::start()
     m_errors.clear();
     for (int i = 0; i < count; ++i) {
         auto watcher = std::make_unique<LiveAgentWatcher>();
+        watcher->setSilenceLimitMs(m_silenceLimitMs);
         connect(watcher.get(), &LiveAgentWatcher::agentsChanged, this,
             [this, i](const QVector<LiveAgentRow> &changed, const QList<QByteArray> &ended) {
                 forward(i, changed, ended);

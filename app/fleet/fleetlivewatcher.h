@@ -4,8 +4,8 @@
 // id is prefixed with its member (two pods may run the same pid) and its row names the
 // member; its times are moved onto this machine's clock by that member's heartbeat offset
 // (members need not agree on the time, and the wall measures elapsed times on one clock). A
-// member whose follower fails is named while the others go on; its agents leave the wall,
-// since nothing says what they do any more.
+// member whose follower fails, ends or falls silent (a frozen pod) is named while the others
+// go on; its agents leave the wall, since nothing says what they do any more.
 
 #include "fleet/fleetfanout.h"
 #include "live/liveagentwatcher.h"
@@ -28,6 +28,8 @@ public:
 
     void start();
     void stop();
+    // For every member's follower (LiveAgentWatcher::setSilenceLimitMs); before start().
+    void setSilenceLimitMs(int ms) { m_silenceLimitMs = ms; }
     // Members whose follower is still watching.
     int watching() const;
     int processesStarted() const;
@@ -57,6 +59,7 @@ private:
     std::vector<std::unique_ptr<LiveAgentWatcher>> m_watchers;
     QVector<QSet<QByteArray>> m_shown; // per member: the ids on the wall (prefixed)
     QStringList m_errors;
+    int m_silenceLimitMs = followprotocol::silenceLimitMs;
 };
 
 } // namespace sandscope

@@ -17,6 +17,15 @@ LiveAgentWatcher::LiveAgentWatcher(QObject *parent)
     m_worker.setInterval(0);
     m_worker.setSingleShot(true);
     connect(&m_worker, &QTimer::timeout, this, &LiveAgentWatcher::work);
+    m_silence.setSingleShot(true);
+    connect(&m_silence, &QTimer::timeout, this, [this] {
+        fail(m_state == State::Watching
+                ? tr("no heartbeat from the agents follower for %1 s (is its pod or admin "
+                     "command still there?)")
+                      .arg(m_silenceLimitMs / 1000.0)
+                : tr("the agents follower did not start within %1 s")
+                      .arg(2 * m_silenceLimitMs / 1000.0));
+    });
 }
 
 LiveAgentWatcher::~LiveAgentWatcher()
@@ -39,6 +48,8 @@ void LiveAgentWatcher::start(OpenTerminalClient *client, const AdminAccess &admi
     connect(
         script, &AdminScript::failed, this, [this](const ApiError &error) { fail(error.message); });
     setState(State::Starting);
+    // Starting through a slow admin command (kubectl exec) gets twice the limit.
+    m_silence.start(2 * m_silenceLimitMs);
     script->start(followprotocol::agentsScript());
 }
 
@@ -51,6 +62,7 @@ void LiveAgentWatcher::endScript()
     }
     m_queue.clear();
     m_worker.stop();
+    m_silence.stop();
 }
 
 void LiveAgentWatcher::stop()
@@ -63,6 +75,8 @@ void LiveAgentWatcher::stop()
 
 void LiveAgentWatcher::takeOutput(const QString &text)
 {
+    if (m_state == State::Watching)
+        m_silence.start(m_silenceLimitMs);
     feed(text.toUtf8());
 }
 
@@ -100,6 +114,8 @@ void LiveAgentWatcher::handle(const Frame &frame)
     switch (frame.kind) {
     case Frame::Kind::Ready:
         setState(State::Watching);
+        if (m_script)
+            m_silence.start(m_silenceLimitMs);
         return;
     case Frame::Kind::Fatal:
         fail(tr("the agents follower failed: %1").arg(frame.text));

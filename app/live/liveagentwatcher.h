@@ -38,6 +38,10 @@ public:
 
     void setCoalesceMs(int ms) { m_coalesce.setInterval(ms); }
     void setSliceMs(int ms) { m_sliceMs = ms; }
+    // A follower silent for this long (no heartbeat, which comes every 5 s; default
+    // followprotocol::silenceLimitMs)
+    // has failed: a frozen pod or a hung admin command never ends the process here.
+    void setSilenceLimitMs(int ms) { m_silenceLimitMs = ms; }
     // Starts the follower through `admin` (a local admin command, or the server's account).
     void start(OpenTerminalClient *client, const AdminAccess &admin);
     // Ends the follower; no more signals.
@@ -88,6 +92,8 @@ private:
     QVector<LiveAgentRow> m_finalRows; // of agents that ended with changes not told yet
     QTimer m_coalesce;
     QTimer m_worker; // 0 ms: the next slice of the queue
+    QTimer m_silence; // restarted by every output of the follower
+    int m_silenceLimitMs = followprotocol::silenceLimitMs;
     int m_sliceMs = 15;
     State m_state = State::Idle;
     QString m_error;

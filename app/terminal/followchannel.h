@@ -35,8 +35,8 @@ public:
     enum class State { Idle, Opening, Open, Reconnecting, Unavailable };
     Q_ENUM(State)
 
-    // Heartbeats come every 5 s; none for this long means the connection is dead.
-    static constexpr int silenceLimitMs = 15000;
+    // None of the follower's heartbeats for this long means the connection is dead.
+    static constexpr int silenceLimitMs = followprotocol::silenceLimitMs;
     static constexpr int maxRetryMs = 5000;
 
     // The channel of `userId` (empty: the server's own account) on `client`'s server, made on

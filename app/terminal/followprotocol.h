@@ -46,6 +46,10 @@
 
 namespace sandscope::followprotocol {
 
+// Heartbeats come every 5 s (H above); none for this long means the follower, its connection
+// or its pod is gone, even when nothing says so.
+constexpr int silenceLimitMs = 15000;
+
 struct Frame {
     enum class Kind {
         Loading, // the bootstrap runs: send the program now

@@ -7,6 +7,9 @@
 //  * a member whose admin command fails, or hangs past --member-timeout, is named with its
 //    error while the others are shown (exit 3).
 
+#include "fleet/fleetconfig.h"
+#include "fleet/fleetfanout.h"
+#include "fleet/fleetlivewatcher.h"
 #include "fleetmembers.h"
 #include "putfile.h"
 #include "sandscopecli.h"
@@ -424,6 +427,51 @@ private Q_SLOTS:
         for (auto it = memberOfSession.cbegin(); it != memberOfSession.cend(); ++it)
             QCOMPARE(seen.value(it.key()), QSet<QString>({it.value()}));
         QVERIFY2(badTimes.isEmpty(), qPrintable(badTimes));
+    }
+
+    // A pod that freezes (its follower stopped: no end, no heartbeat) and one whose follower
+    // ends are each named on the live wall, while the third member goes on being watched.
+    void aLiveMemberThatFreezesOrEndsIsNamedWhileTheOthersWatch()
+    {
+        QFile file(m_fleetFile);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        FleetConfig fleet;
+        QString error;
+        QVERIFY2(FleetConfig::fromJson(file.readAll(), &fleet, &error), qPrintable(error));
+        FleetFanOut fanOut(fleet, ServerConnection {fleet.router, m_key, 30000});
+        FleetLiveWatcher watcher(&fanOut);
+        watcher.setSilenceLimitMs(8000); // over the 5 s between heartbeats
+        QSignalSpy watching(&watcher, &FleetLiveWatcher::memberWatching);
+        QSignalSpy down(&watcher, &FleetLiveWatcher::memberFailed);
+        watcher.start();
+        QTRY_COMPARE_WITH_TIMEOUT(watching.count(), 3, 60000);
+        QList<pid_t> frozen;
+        QList<pid_t> ended;
+        QTRY_VERIFY_WITH_TIMEOUT(!(frozen = m_members[1].liveFollowers()).isEmpty(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!(ended = m_members[2].liveFollowers()).isEmpty(), 10000);
+        QVERIFY(!m_members[0].liveFollowers().isEmpty());
+        for (const pid_t pid : std::as_const(frozen))
+            ::kill(pid, SIGSTOP);
+        for (const pid_t pid : std::as_const(ended))
+            ::kill(pid, SIGKILL);
+        QTRY_COMPARE_WITH_TIMEOUT(down.count(), 2, 30000);
+        QString messages;
+        for (const QList<QVariant> &signal : std::as_const(down))
+            messages += signal.value(0).toString() + QLatin1Char('\n');
+        for (const pid_t pid : std::as_const(frozen))
+            ::kill(pid, SIGKILL);
+        QVERIFY2(messages.contains(
+                     QRegularExpression(QStringLiteral("member member-b \\([^\n]*no heartbeat"))),
+            qPrintable(messages));
+        QVERIFY2(
+            messages.contains(QRegularExpression(QStringLiteral("member member-c \\([^\n]*ended"))),
+            qPrintable(messages));
+        QCOMPARE(watcher.watching(), 1);
+        // Member A's follower, heartbeating, is not taken for silent.
+        QTest::qWait(10000);
+        QCOMPARE(down.count(), 2);
+        QCOMPARE(watcher.watching(), 1);
+        watcher.stop();
     }
 
     // A member whose admin command fails, and one whose admin command hangs (a frozen pod):

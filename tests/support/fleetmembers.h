@@ -8,11 +8,13 @@
 #include "realserver.h"
 #include "server/openterminalclient.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 
 #include <memory>
+#include <unistd.h>
 
 namespace sandscope::test {
 
@@ -63,6 +65,31 @@ struct TestMember {
         side.client = client.get();
         AdminAccess::fromCommand(adminCommand(), &side.admin);
         return side;
+    }
+    // The live wall's followers (python3 in agents mode) running in the member's namespace.
+    QList<pid_t> liveFollowers() const
+    {
+        const auto mountNamespace = [](const QString &pid) {
+            char target[128] = {};
+            const QByteArray link = QStringLiteral("/proc/%1/ns/mnt").arg(pid).toLocal8Bit();
+            const ssize_t size = ::readlink(link.constData(), target, sizeof target - 1);
+            return size > 0 ? QByteArray(target, int(size)) : QByteArray();
+        };
+        const QByteArray own = mountNamespace(QString::number(server->processId()));
+        QList<pid_t> found;
+        for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            bool number = false;
+            const int pid = entry.toInt(&number);
+            if (!number || own.isEmpty() || mountNamespace(entry) != own)
+                continue;
+            QFile commandLine(QStringLiteral("/proc/%1/cmdline").arg(entry));
+            if (!commandLine.open(QIODevice::ReadOnly))
+                continue;
+            const QList<QByteArray> arguments = commandLine.readAll().split('\0');
+            if (arguments.value(0).contains("python3") && arguments.contains("agents"))
+                found << pid_t(pid);
+        }
+        return found;
     }
     // A shell script as root inside the member's namespace; its standard output.
     QString asRoot(const QString &script) const

@@ -49,6 +49,7 @@
 #include <QUuid>
 #include <QtTest>
 
+#include <csignal>
 #include <memory>
 
 using namespace sandscope;
@@ -461,6 +462,19 @@ private Q_SLOTS:
             qPrintable(livePage()->stateText()), answerTimeoutMs);
         QVERIFY(livePage()->messageBar()->isHidden());
         screenshot(QStringLiteral("-live"));
+
+        // B's follower ends, as when its pod goes: B is named, A's agent stays on the wall.
+        const QList<pid_t> followersOfB = m_b.liveFollowers();
+        QVERIFY(!followersOfB.isEmpty());
+        for (const pid_t pid : followersOfB)
+            ::kill(pid, SIGKILL);
+        QTRY_VERIFY2_WITH_TIMEOUT(livePage()->messageBar()->isVisible()
+                && livePage()->messageBar()->text().contains(QStringLiteral("member ") + m_b.name),
+            qPrintable(livePage()->messageBar()->text()), liveTimeoutMs);
+        QVERIFY2(livePage()->stateText().contains(QLatin1String("1 of 2")),
+            qPrintable(livePage()->stateText()));
+        QVERIFY(liveRowOf(m_agentSession) >= 0);
+        screenshot(QStringLiteral("-live-member-gone"));
     }
 
     void aStoppedMemberIsNamedWhileTheOthersRowsAreShown()
