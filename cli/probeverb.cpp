@@ -136,6 +136,8 @@ int probeAndReport(const ConnectionOptions &options, Probe &probe,
             fleet += QStringLiteral("member %1: %2\n").arg(it.value(), it.key());
         for (const QString &line : std::as_const(report.notProbed))
             fleet += QStringLiteral("not probed: %1\n").arg(line);
+        for (const QString &line : std::as_const(report.leftBehind))
+            fleet += QStringLiteral("may be left behind: %1\n").arg(line);
         writeTerminalText(stdout,
             QStringLiteral("\n%1%2 PASS, %3 FAIL, %4 INFO, %5 ERROR (server %6, version %7)\n")
                 .arg(fleet)

@@ -419,11 +419,11 @@ void FleetProbe::removeFreshUsers()
     for (const ProbePlacement &placement : std::as_const(m_placed)) {
         if (placement.member.isEmpty()) {
             // Its first request may have made it an account on a member nobody named.
-            m_report.notProbed << tr("cleanup: where the fresh id %1 lives is not known, so "
-                                     "its account (%2) may be left")
-                                      .arg(placement.userId,
-                                          placement.account.isEmpty() ? tr("name not known")
-                                                                      : placement.account);
+            m_report.leftBehind << tr("where the fresh id %1 lives is not known, so "
+                                      "its account (%2) may be left")
+                                       .arg(placement.userId,
+                                           placement.account.isEmpty() ? tr("name not known")
+                                                                       : placement.account);
             continue;
         }
         for (const FanOutTarget &target : m_fanOut->targets()) {
@@ -435,8 +435,8 @@ void FleetProbe::removeFreshUsers()
             runAdminCommand(target.client, target.admin, script, this,
                 [this, waiting, placement](const Result<CommandOutput> &result) {
                     if (!result.ok() || !result.value.lines.contains(QStringLiteral("REMOVED")))
-                        m_report.notProbed
-                            << tr("cleanup: the probe's account %1 on member %2 may be left: %3")
+                        m_report.leftBehind
+                            << tr("the probe's account %1 on member %2: %3")
                                    .arg(placement.account, placement.member,
                                        result.ok() ? result.value.lines.join(QLatin1Char(' '))
                                                    : result.error.toString());

@@ -286,6 +286,8 @@ QString fleetLines(const ProbeReport &report, const std::function<QString(const 
         text += line(QStringLiteral("Members: ") + report.usersByMember());
     for (const QString &why : report.notProbed)
         text += line(QStringLiteral("Not probed: ") + why);
+    for (const QString &what : report.leftBehind)
+        text += line(QStringLiteral("May be left behind: ") + what);
     return text;
 }
 
@@ -634,6 +636,8 @@ QJsonObject ProbeReport::toJson() const
     }
     if (!notProbed.isEmpty())
         json.insert(QStringLiteral("not_probed"), QJsonArray::fromStringList(notProbed));
+    if (!leftBehind.isEmpty())
+        json.insert(QStringLiteral("left_behind"), QJsonArray::fromStringList(leftBehind));
     return json;
 }
 
@@ -665,6 +669,8 @@ bool ProbeReport::fromJson(const QJsonObject &json, ProbeReport *report, QString
         parsed.userMembers.insert(it.key(), it.value().toString());
     for (const QJsonValue &line : json.value(QLatin1String("not_probed")).toArray())
         parsed.notProbed << line.toString();
+    for (const QJsonValue &line : json.value(QLatin1String("left_behind")).toArray())
+        parsed.leftBehind << line.toString();
     const QJsonArray results = json.value(QLatin1String("results")).toArray();
     for (const QJsonValue &value : results) {
         const QJsonObject object = value.toObject();

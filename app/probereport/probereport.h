@@ -201,6 +201,9 @@ struct ProbeReport {
     // not probed, and why (a user alone on its member has no one there to probe against).
     QMap<QString, QString> userMembers;
     QStringList notProbed;
+    // What the probe made and could not remove (a fresh id's account), one line each. It does
+    // not change what the results prove, so not the exit status either; it is always shown.
+    QStringList leftBehind;
 
     int count(Verdict verdict) const;
     // "a, b" on one server; on a fleet "a, b on member-a; c on member-b".

@@ -464,6 +464,7 @@ ProbeReport fleetReport()
         {QStringLiteral("b"), QStringLiteral("m1")}, {QStringLiteral("c"), QStringLiteral("m2")},
         {QStringLiteral("d"), QStringLiteral("m2")}, {QStringLiteral("e"), QStringLiteral("m3")}};
     report.notProbed << QStringLiteral("e is the only one of the users on member m3");
+    report.leftBehind << QStringLiteral("the probe's account x_abc on member m1: refused");
     for (const auto &pair : userPairs(report.users)) {
         const QString member = report.userMembers.value(pair.first);
         if (member != report.userMembers.value(pair.second) || member == QLatin1String("m3"))
@@ -490,6 +491,7 @@ void TestProbeReport::fleetReportRoundTripsMembersAndWhatWasNotProbed()
     QVERIFY2(ProbeReport::fromJson(report.toJson(), &parsed, &error), qPrintable(error));
     QCOMPARE(parsed.userMembers, report.userMembers);
     QCOMPARE(parsed.notProbed, report.notProbed);
+    QCOMPARE(parsed.leftBehind, report.leftBehind);
     QCOMPARE(parsed.results.size(), report.results.size());
     for (int i = 0; i < report.results.size(); ++i)
         QVERIFY(parsed.results.at(i) == report.results.at(i));
@@ -498,6 +500,7 @@ void TestProbeReport::fleetReportRoundTripsMembersAndWhatWasNotProbed()
     QVERIFY(parsed.find(CheckId::AccountCase, memberServerSubject(QStringLiteral("m2"))));
     const QString markdown = report.toMarkdown();
     QVERIFY(markdown.contains(QStringLiteral("Not probed: e is the only one")));
+    QVERIFY(markdown.contains(QStringLiteral("May be left behind: the probe's account x_abc")));
     QVERIFY(markdown.contains(QStringLiteral("Members: a, b on m1; c, d on m2; e on m3")));
     QVERIFY(report.toHtml().contains(QStringLiteral("Not probed: e is the only one")));
 }

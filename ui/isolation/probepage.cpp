@@ -728,6 +728,11 @@ void ProbePage::handleFinished(const ProbeReport &finished)
         m_ui->messageBar->showMessage(
             tr("Every check ran and none FAILed."), MessageBar::Level::Information);
     }
+    if (!finished.leftBehind.isEmpty())
+        m_ui->messageBar->showMessage(m_ui->messageBar->text() + QLatin1Char('\n')
+                + tr("The probe could not remove everything it made; it may be left behind:\n%1")
+                      .arg(finished.leftBehind.join(QLatin1Char('\n'))),
+            MessageBar::Level::Warning);
     setProgressText(finished.cancelled ? tr("Cancelled") : tr("Finished"));
     endRun();
 }
