@@ -255,6 +255,48 @@ private slots:
 
     // Sharded: the members are the StatefulSet's pods, as many as the router lists, each by its
     // name through the headless Service; clients use the router's Service.
+    // The members take connections from the router's pods only, on the member's own port: no
+    // other pod, another member included, reaches a member (network.member of the probe).
+    void membersAcceptConnectionsFromTheRouterOnly()
+    {
+        SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
+        const QJsonObject policy = resource("NetworkPolicy", "open-terminal-members");
+        const QJsonObject spec = object(policy, "spec");
+        const QJsonObject memberPods
+            = object(object(resource("StatefulSet", "open-terminal"), "spec"), "template");
+        const QJsonObject routerPods
+            = object(object(resource("Deployment", "open-terminal-router"), "spec"), "template");
+        const auto labelsOf = [](const QJsonObject &podTemplate) {
+            return object(object(podTemplate, "metadata"), "labels");
+        };
+        const auto selects = [](const QJsonObject &selector, const QJsonObject &labels) {
+            const QJsonObject wanted = object(selector, "matchLabels");
+            if (wanted.isEmpty() || selector.contains(QLatin1String("matchExpressions")))
+                return false;
+            for (auto it = wanted.constBegin(); it != wanted.constEnd(); ++it) {
+                if (labels.value(it.key()) != it.value())
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(selects(object(spec, "podSelector"), labelsOf(memberPods)));
+        QVERIFY(!selects(object(spec, "podSelector"), labelsOf(routerPods)));
+        QCOMPARE(spec.value(QLatin1String("policyTypes")).toArray(),
+            QJsonArray({QStringLiteral("Ingress")}));
+        const QJsonArray rules = spec.value(QLatin1String("ingress")).toArray();
+        QCOMPARE(rules.size(), 1);
+        const QJsonArray from = rules.first().toObject().value(QLatin1String("from")).toArray();
+        QCOMPARE(from.size(), 1);
+        const QJsonObject peer = from.first().toObject();
+        QCOMPARE(peer.keys(), QStringList({QStringLiteral("podSelector")}));
+        QVERIFY(selects(object(peer, "podSelector"), labelsOf(routerPods)));
+        QVERIFY(!selects(object(peer, "podSelector"), labelsOf(memberPods)));
+        const QJsonArray ports = rules.first().toObject().value(QLatin1String("ports")).toArray();
+        QCOMPARE(ports.size(), 1);
+        const QString port = ports.first().toObject().value(QLatin1String("port")).toString();
+        QVERIFY(!namedEntry(container().value(QLatin1String("ports")).toArray(), port).isEmpty());
+    }
+
     void theRouterListsEveryMemberByItsPodName()
     {
         SANDSCOPE_REQUIRE(m_loadError.isEmpty(), m_loadError);
