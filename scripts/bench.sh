@@ -8,6 +8,7 @@ build=${1:-$here/build/qt5}
 export QT_QPA_PLATFORM=offscreen
 
 status=0
+timings=()
 run() {
   local name=$1; shift
   local program="$build/bench/$name"
@@ -16,8 +17,12 @@ run() {
     return
   fi
   echo "--- $name $*"
+  local started=$SECONDS
   "$program" "$@" 2>&1 | grep -v -e 'propagateSizeHints' -e 'XDG_RUNTIME_DIR'
   local code=${PIPESTATUS[0]}
+  # Each benchmark's own time, so that the phase's growth can be traced to one of them.
+  echo "--- $name took $((SECONDS - started)) s"
+  timings+=("$(printf '%-28s %4d s' "$name $1" $((SECONDS - started)))")
   if [ "$code" -ge 128 ]; then
     echo "--- $name crashed (exit $code)"
     status=1
@@ -30,7 +35,9 @@ run bench_streamjson 50
 # replay --summary --json against jq and Python json.loads, at the 100 MB the targets are for
 # (a smaller file measures mostly the process start), best of 3 runs (about 10 s)
 echo "--- replay_vs_jq ${SANDSCOPE_BENCH_REPLAY_MB:-100} MB"
+started=$SECONDS
 "$here/bench/replay_vs_jq.sh" "$build" "${SANDSCOPE_BENCH_REPLAY_MB:-100}" 3 || status=1
+timings+=("$(printf '%-28s %4d s' "replay_vs_jq" $((SECONDS - started)))")
 run bench_runview 3
 # At the 100,000 nodes the targets are for (about 15 s)
 run bench_runsearch "${SANDSCOPE_BENCH_RUNSEARCH_NODES:-100000}"
@@ -65,4 +72,6 @@ if command -v xvfb-run >/dev/null; then
   echo "--- bench_coldstart 5 (xcb under Xvfb)"
   xvfb-run -a env QT_QPA_PLATFORM=xcb "$build/bench/bench_coldstart" 5 2>&1 | grep -v -e 'XDG_RUNTIME_DIR'
 fi
+echo "--- time per benchmark"
+printf '  %s\n' "${timings[@]}"
 exit $status
