@@ -319,6 +319,7 @@ void ProbePage::buildChecksMenu()
     }
     connect(all, &QAction::triggered, this, [this] { setChecks({}); });
     m_ui->checksButton->setMenu(m_checksMenu);
+    updateAcrossMembersChecks();
 }
 
 void ProbePage::setClient(OpenTerminalClient *client)
@@ -344,8 +345,25 @@ void ProbePage::setFanOutFactory(FanOutFactory factory, bool isFleet)
     if (isFleet != m_isFleet && isRunning() && !m_cancelRequested)
         cancel();
     m_isFleet = isFleet;
+    updateAcrossMembersChecks();
     updateUsersHint();
     updateControls();
+}
+
+void ProbePage::updateAcrossMembersChecks()
+{
+    // Checks across members have nothing to judge on one server: offered on a fleet only.
+    for (QAction *action : m_checksMenu->actions()) {
+        if (!action->isCheckable())
+            continue;
+        const CheckInfo &info = checkInfo(CheckId(action->data().toInt()));
+        if (!info.acrossMembers)
+            continue;
+        action->setEnabled(m_isFleet);
+        action->setToolTip(m_isFleet
+                ? info.key
+                : tr("%1 (a fleet's probe only: users on different members)").arg(info.key));
+    }
 }
 
 void ProbePage::setIdentityContext(const QString &profileName, const QString &serverText)

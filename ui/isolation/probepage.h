@@ -169,6 +169,7 @@ private:
     enum class RunKind { Full, Rerun };
 
     void buildChecksMenu();
+    void updateAcrossMembersChecks();
     // Caps the check titles' width so the pairs' columns fit the matrix's width.
     void fitMatrixTitles();
     // Gives the scorecard's pane the splitter height it needs.

@@ -15,9 +15,11 @@
 
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace sandscope;
@@ -63,6 +65,10 @@ private Q_SLOTS:
             true);
         m_page->setChecks({CheckId::FilesRead, CheckId::AccountCase, CheckId::ServerEnvironApi,
             CheckId::MemberNetwork, CheckId::MemberApi});
+        // On a fleet every check is offered, also those across members.
+        for (QAction *action :
+            m_page->findChild<QToolButton *>(QStringLiteral("checksButton"))->menu()->actions())
+            QVERIFY(action->isEnabled());
         m_page->resize(1360, 800);
         m_page->show();
     }

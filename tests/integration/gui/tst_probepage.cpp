@@ -597,6 +597,17 @@ private Q_SLOTS:
         auto *checksButton = m_page->findChild<QToolButton *>(QStringLiteral("checksButton"));
         QCOMPARE(checksButton->text(), QStringLiteral("Checks: all"));
         QVERIFY(m_page->checks().isEmpty());
+        // On one server the checks across members are not offered.
+        int acrossMembers = 0;
+        for (QAction *action : checksButton->menu()->actions()) {
+            if (!action->isCheckable() || !checkInfo(CheckId(action->data().toInt())).acrossMembers)
+                continue;
+            ++acrossMembers;
+            QVERIFY(!action->isEnabled());
+            QVERIFY2(
+                action->toolTip().contains(QLatin1String("fleet")), qPrintable(action->toolTip()));
+        }
+        QCOMPARE(acrossMembers, 2);
 
         m_page->setChecks({CheckId::FilesRead, CheckId::FilesList});
         QCOMPARE(m_page->checks(), (QVector<CheckId> {CheckId::FilesList, CheckId::FilesRead}));
