@@ -675,13 +675,13 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
             return true;
         }
     }
-    // A file open() read whole (most small ones) needs no 4 MiB buffer: zeroing it was a
-    // tenth of `replay --summary --json` on a one-line file. The file may still grow; the
-    // loop then reads on in blocks of this size.
-    const qint64 unread = m_file.isOpen() ? std::max<qint64>(0, m_totalBytes - m_file.pos()) : 0;
-    const qint64 block = blockBytes > 0
-        ? blockBytes
-        : std::min(summaryBlockBytes, std::max<qint64>(unread, 64 * 1024));
+    // A file open() read whole (most small ones) needs no 4 MiB buffer for the read that finds
+    // its end: zeroing one was a fifth of `replay --summary --json` on a one-line file. Should
+    // that read find more (the file grew), the next ones take full blocks again, as a pipe's
+    // do: a long line is searched again after every block.
+    const bool readWhole
+        = m_file.isOpen() && !m_file.isSequential() && m_file.pos() >= m_totalBytes;
+    qint64 block = blockBytes > 0 ? blockBytes : readWhole ? qint64(64) * 1024 : summaryBlockBytes;
     std::vector<char> buffer(
         m_readAhead.constData() + m_readAheadPos, m_readAhead.constData() + m_readAhead.size());
     size_t used = buffer.size(); // the start of a line not yet complete
@@ -721,6 +721,8 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
             }
             break;
         }
+        if (blockBytes <= 0)
+            block = summaryBlockBytes;
         std::memmove(buffer.data(), data + position, end - position);
         used = end - position;
         if (overLimit(qint64(used)))
