@@ -231,15 +231,15 @@ void RunSummaryBuilder::addMessageUsage(std::string_view messageId, const TokenU
         addTurnTokens(contextTurn(), usage);
         return;
     }
-    Message *seen = m_messageUsage.find(messageId);
-    if (!seen) { // placed where its first line is (contextTurn may open a turn)
-        const int turn = contextTurn();
-        seen = &m_messageUsage.insert(messageId);
-        seen->turn = turn;
-    }
-    const TokenUsage merged = mergedUsage(seen->usage, usage);
-    addTurnTokens(seen->turn, growth(seen->usage, merged));
-    seen->usage = merged;
+    // One probe for a new id as for a known one; contextTurn (which may open a turn or place
+    // the line's call) does not touch m_messageUsage, so `seen` stays valid.
+    bool inserted = false;
+    Message &seen = m_messageUsage.insert(messageId, &inserted);
+    if (inserted) // placed where its first line is
+        seen.turn = contextTurn();
+    const TokenUsage merged = mergedUsage(seen.usage, usage);
+    addTurnTokens(seen.turn, growth(seen.usage, merged));
+    seen.usage = merged;
 }
 
 void RunSummaryBuilder::addResult(const ResultInfo &result)

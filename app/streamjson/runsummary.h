@@ -95,7 +95,11 @@ public:
     // The parent_tool_use_id of the line being read (empty: the main thread). Its calls and
     // API responses belong to the turn of the call that started its agent, where the tree
     // nests them, also when they arrive during a later turn (a background agent).
-    void setLineThread(std::string_view parentToolUseId) { m_lineThread = parentToolUseId; }
+    void setLineThread(std::string_view parentToolUseId)
+    {
+        if (!parentToolUseId.empty() || !m_lineThread.empty()) // most lines: main thread again
+            m_lineThread = parentToolUseId;
+    }
     void addToolUse(std::string_view toolUseId);
     // mainThread: no parent_tool_use_id; decides a transcript turn's failure like add() does.
     void addToolResult(std::string_view toolUseId, bool isError, bool mainThread);

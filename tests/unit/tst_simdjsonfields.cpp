@@ -1,7 +1,8 @@
 // The field readers of streamjson/simdjsonfields.h that read faster than the obvious way agree
 // with it: isoTimeMs (days counted by hand) with QDateTime on seeded random dates, valid and
-// not, and usageFrom (one pass over the object) with countField (one at_key per count) on
-// usage objects with repeated, missing, null and out-of-range counts.
+// not, and on valid ones with one byte changed; and usageFrom (one pass over the object) with
+// countField (one at_key per count) on usage objects with repeated, missing, null and out-of-range
+// counts.
 
 #include "streamjson/simdjsonfields.h"
 
@@ -49,6 +50,30 @@ private slots:
             QDateTime(QDate(2024, 2, 29), QTime(0, 0), Qt::UTC).toMSecsSinceEpoch());
         QCOMPARE(jsonfields::isoTimeMs("2023-02-29T00:00:00.000Z"), -1);
         QCOMPARE(jsonfields::isoTimeMs("0000-01-01T00:00:00.000Z"), -1);
+    }
+
+    // One byte of a valid time replaced by another (the digits' neighbours '/' and ':', the
+    // separators, bytes above 127): the fixed-place reader reads a time only where QDateTime
+    // does, and the same one.
+    void isoTimeWithOneByteChangedAgreesWithQDateTime()
+    {
+        QRandomGenerator random(20261205);
+        const char replacements[]
+            = {'/', ':', '0', '9', '-', 'T', '.', 'Z', ' ', 'a', '\x80', '\xff', '\0', '5'};
+        int changed = 0;
+        for (int i = 0; i < 100000; ++i) {
+            QByteArray text("2026-11-29T09:28:56.815Z");
+            const int at = int(random.bounded(text.size()));
+            text[at] = replacements[random.bounded(int(sizeof replacements))];
+            const QDateTime reference // the text is UTF-8, as in a line
+                = QDateTime::fromString(
+                    QString::fromUtf8(text.constData(), text.size()), Qt::ISODateWithMs);
+            const qint64 expected = reference.isValid() ? reference.toMSecsSinceEpoch() : -1;
+            changed += expected == -1 ? 1 : 0;
+            QCOMPARE(jsonfields::isoTimeMs(std::string_view(text.constData(), size_t(text.size()))),
+                expected);
+        }
+        QVERIFY(changed > 10000); // many are no time any more
     }
 
     void usageFromReadsWhatCountFieldReads()
