@@ -15,6 +15,7 @@
 #include "runs/treeorder.h"
 #include "timeline/timelinemodel.h"
 #include "ui_runpage.h"
+#include "util/allocatortuning.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -713,6 +714,8 @@ void RunPage::onLoadFinished(bool completed)
     if (!notes.isEmpty())
         showNotice(notes.join(QLatin1Char(' ')), !completed || !problems.isEmpty());
     updateSummary();
+    // The parsed events are gone, the nodes stay: the pages between them go back.
+    releaseFreedMemory();
     Q_EMIT loadFinished(completed);
 }
 
