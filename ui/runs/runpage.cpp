@@ -152,6 +152,9 @@ RunPage::RunPage(QWidget *parent)
         if (m_proxy->isFiltering())
             m_ui->runTree->expandAll();
         updateMatchCount();
+        // A big run's search read and parsed lines between the nodes kept: those pages back.
+        if (m_model->lineSource())
+            releaseFreedMemory();
     });
     m_ui->searchCountLabel->hide();
 
