@@ -69,19 +69,35 @@ bool RunSearchIndex::foldLine(const QByteArray &line, QByteArray *folded)
 {
     if (line.isEmpty())
         return false;
-    // ASCII folded a byte at a time, which also tells whether there is anything else.
-    if (folded->size() < line.size())
-        folded->resize(line.size());
+    // ASCII folded eight bytes at a time (a byte at a time was a ninth of a 1 GB run's first
+    // search), which also tells whether there is anything else.
+    folded->resize(line.size());
+    const char *from = line.constData();
     char *to = folded->data();
-    uchar any = 0;
-    for (const char c : line) {
-        any |= uchar(c);
-        *to++ = c >= 'A' && c <= 'Z' ? char(c + ('a' - 'A')) : c;
+    const qsizetype size = line.size();
+    constexpr quint64 ones = 0x0101010101010101ull;
+    constexpr quint64 highs = 0x8080808080808080ull;
+    quint64 any = 0;
+    qsizetype at = 0;
+    for (; at + 8 <= size; at += 8) {
+        quint64 bytes;
+        std::memcpy(&bytes, from + at, 8);
+        any |= bytes;
+        const quint64 low = bytes & ~highs; // each byte's low seven bits: no carry out
+        const quint64 fromA = low + ones * (0x80 - 'A'); // high bit: >= 'A'
+        const quint64 pastZ = low + ones * (0x7f - 'Z'); // high bit: > 'Z'
+        const quint64 upper = fromA & ~pastZ & ~bytes & highs; // ASCII 'A'..'Z'
+        bytes |= upper >> 2; // 0x20: the lower case
+        std::memcpy(to + at, &bytes, 8);
     }
-    folded->truncate(line.size());
+    for (; at < size; ++at) {
+        const char c = from[at];
+        any |= uchar(c);
+        to[at] = c >= 'A' && c <= 'Z' ? char(c + ('a' - 'A')) : c;
+    }
     if (folded->contains("\\u"))
         return false;
-    if (any & 0x80) // the same folding as the texts, a character at a time
+    if (any & highs) // the same folding as the texts, a character at a time
         *folded = QString::fromUtf8(line).toCaseFolded().toUtf8();
     return true;
 }

@@ -941,8 +941,8 @@ void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText_data()
 
 // RunModel::matchesWords passes over most nodes of a big run by their lines' bytes: its verdict
 // for every node is the one its search text gives, for words in the tool names, in the big
-// content (only in the file), in JSON keys only (in the bytes, in no text), with a slash or
-// beyond ASCII (left to the texts), two at once, and none.
+// content (only in the file; "SUBTASK" there in capitals), in JSON keys only (in the bytes,
+// in no text), with a slash or beyond ASCII (left to the texts), two at once, and none.
 void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText()
 {
     QFETCH(QString, capture);
@@ -951,7 +951,7 @@ void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText()
     QVERIFY(loadKeptAndRead(
         captureOrRecording(capture, QStringLiteral("bytes-search.rec")), kept, read));
     const QList<QList<QByteArray>> searches {{"bash"}, {"read"}, {"filler"}, {"tool_use_id"},
-        {"type"}, {"/"}, {"é"}, {"filler", "bash"}, {"zzqqzz"}, {"\\n"}};
+        {"type"}, {"/"}, {"é"}, {"filler", "bash"}, {"zzqqzz"}, {"\\n"}, {"subtask"}, {"explore"}};
     QVector<int> matched(searches.size());
     std::function<void(const QModelIndex &, const QModelIndex &)> compare
         = [&](const QModelIndex &a, const QModelIndex &b) {
@@ -969,6 +969,8 @@ void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText()
     compare(kept.runIndex(), read.runIndex());
     QVERIFY(matched.at(2) > 0); // the big content is searched
     QCOMPARE(matched.at(3), 0); // a key is no text
+    if (!capture.startsWith(QLatin1String("transcript"))) // stream-subagent.jsonl's
+        QVERIFY(matched.at(10) > 0); // written in capitals there
 }
 
 void TestRunRecording::aSearchJudgedAheadIsAppliedWithoutReadingTheFile_data()
