@@ -5,8 +5,9 @@
 // 100 MB), the longest main-thread stall while loading (<= 50 ms), and the resident memory
 // before opening, when loaded, at its peak (<= 1.5 x file + 50 MB; for a file of 16 MiB or
 // more, whose lines and content stay in the file, below the file's size: a 1 GB recording's
-// memory is bounded by its rows) and after the page is closed (deleted, as closing its tab
-// does).
+// memory is bounded by its rows), while searching (<= 0.5 x file for such a file) and after
+// the page is closed (deleted, as closing its tab does); and a search typed at once: its
+// results (<= 1 s), with no event loop turn over 50 ms.
 //
 //   ./build/<dir>/bench/bench_runopen [--stream-json] [megabytes [file]]   (default 100 MB of a
 //   recording, or of plain stream-json output as captured with --stream-json; a file named is built
@@ -173,27 +174,30 @@ int main(int argc, char **argv)
     const double loaded = benchmemory::residentMb();
     const double peak = benchmemory::peakMb();
 
-    // A search typed at once: the nodes' texts are read again from a big file's lines.
+    // A search typed at once: a big file's nodes are judged from their lines first (in slices,
+    // with the progress shown), then the search is applied. Then another one.
     QLineEdit *edit = page->searchEdit();
     auto *countLabel = page->findChild<QLabel *>(QStringLiteral("searchCountLabel"));
-    QElapsedTimer searchClock;
-    searchClock.start();
-    edit->setText(QStringLiteral("bash"));
-    Q_EMIT edit->returnPressed();
     qint64 longestSearchTurnMs = 0;
-    QElapsedTimer turn;
-    while (!page->proxy()->isFiltering() && searchClock.elapsed() < 600'000) {
+    const auto search = [&](const QString &text) {
+        QElapsedTimer searchClock;
+        searchClock.start();
+        edit->setText(text);
+        Q_EMIT edit->returnPressed();
+        QElapsedTimer turn;
+        while (page->proxy()->searchText() != text && searchClock.elapsed() < 600'000) {
+            turn.start();
+            QCoreApplication::processEvents();
+            longestSearchTurnMs = std::max(longestSearchTurnMs, turn.elapsed());
+        }
         turn.start();
-        QCoreApplication::processEvents();
+        QCoreApplication::processEvents(); // the view's layout of the results
         longestSearchTurnMs = std::max(longestSearchTurnMs, turn.elapsed());
-    }
-    const qint64 firstSearchMs = searchClock.elapsed();
+        return searchClock.elapsed();
+    };
+    const qint64 firstSearchMs = search(QStringLiteral("bash"));
     const QString firstCount = countLabel ? countLabel->text() : QString();
-    searchClock.start();
-    edit->setText(QStringLiteral("echo"));
-    Q_EMIT edit->returnPressed();
-    QCoreApplication::processEvents();
-    const qint64 nextSearchMs = searchClock.elapsed();
+    const qint64 nextSearchMs = search(QStringLiteral("echo"));
     const double searched = benchmemory::residentMb();
     edit->clear();
     Q_EMIT edit->returnPressed();
@@ -226,12 +230,16 @@ int main(int argc, char **argv)
         std::printf("  the run's peak (above before) %.2f x the file (bounded: the content stays "
                     "in the file, target < 1): %s\n",
             (peak - before) / fileMb, peak - before < fileMb ? "met" : "NOT MET");
-    std::printf("  search typed at once: results after %lld ms (\"%s\"; the texts read again "
-                "from the file first, longest turn %lld ms), the next search %lld ms; RSS %.0f MB "
-                "while searching\n",
+    std::printf("  search typed at once: results after %lld ms (\"%s\"; the nodes judged from the "
+                "file first; target <= 1000 ms: %s), longest turn %lld ms (target <= 50 ms: %s), "
+                "the next search %lld ms; RSS %.0f MB while searching\n",
         static_cast<long long>(firstSearchMs), qPrintable(firstCount),
-        static_cast<long long>(longestSearchTurnMs), static_cast<long long>(nextSearchMs),
+        firstSearchMs <= 1000 ? "met" : "NOT MET", static_cast<long long>(longestSearchTurnMs),
+        longestSearchTurnMs <= 50 ? "met" : "NOT MET", static_cast<long long>(nextSearchMs),
         searched);
+    if (fileMb >= 16.8)
+        std::printf("  RSS while searching (above before) %.2f x the file (target <= 0.5): %s\n",
+            (searched - before) / fileMb, searched - before <= 0.5 * fileMb ? "met" : "NOT MET");
     std::printf("  loaded run: %.0f bytes per node, %.2f MB per MB of file\n",
         (loaded - before) * 1e6 / double(std::max<qint64>(1, nodes)), (loaded - before) / fileMb);
     return 0;

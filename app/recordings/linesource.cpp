@@ -51,7 +51,8 @@ QByteArray LineSource::readAt(
     }
     if (format != RecordingFormat::Recording)
         return bytes;
-    simdjson::dom::parser parser;
+    // One parser per thread: a new one allocated its buffers again for every line.
+    thread_local simdjson::dom::parser parser;
     simdjson::dom::object object;
     std::string_view text;
     if (parser.parse(bytes.constData(), size_t(bytes.size())).get(object) != simdjson::SUCCESS)
@@ -132,6 +133,45 @@ QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
     if (!own.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("cannot read %1: %2").arg(perRead, own.errorString()));
     return readAt(own, format, ref.offset, ref.length, errorMessage);
+}
+
+QByteArray LineSource::storedBytes(const LineRef &ref, QByteArray *buffer) const
+{
+    QFile *held = nullptr;
+    RecordingFormat format = RecordingFormat::Unknown;
+    {
+        const QMutexLocker lock(&m_mutex);
+        if (!ref.isValid() || size_t(ref.source) >= m_files.size() || ref.length < 0
+            || ref.length > std::numeric_limits<int>::max())
+            return {};
+        File &file = *m_files[size_t(ref.source)];
+        format = file.format;
+        if (file.hold == Hold::Open && file.file.isOpen())
+            held = &file.file; // never closed nor moved while this source lives
+    }
+    if (!held) { // the line itself, read and decoded
+        QString why;
+        const QByteArray bytes = line(ref, &why);
+        return why.isEmpty() ? bytes : QByteArray();
+    }
+    // pread into the caller's buffer: no allocation per line, and no mapping (a 1 GB file's
+    // pages would all count as the process's memory).
+    if (buffer->size() < ref.length)
+        buffer->resize(int(ref.length));
+    qint64 got = 0;
+    while (got < ref.length) {
+        const ssize_t read = ::pread(held->handle(), buffer->data() + got, size_t(ref.length - got),
+            off_t(ref.offset + got));
+        if (read < 0 && errno == EINTR)
+            continue;
+        if (read <= 0)
+            return {};
+        got += read;
+    }
+    const QByteArray bytes = QByteArray::fromRawData(buffer->constData(), int(ref.length));
+    if (format == RecordingFormat::Recording && bytes.contains("\"line_base64\""))
+        return {};
+    return bytes;
 }
 
 } // namespace sandscope

@@ -39,6 +39,14 @@ public:
     // changed or went away since).
     QByteArray line(const LineRef &ref, QString *errorMessage = nullptr) const;
 
+    // The bytes the line is stored as, undecoded: the line itself, or its recording entry (the
+    // line as a JSON string: a character of the line other than a quote, a backslash, a
+    // slash or a control character is there as it is, but where it is \u-escaped). Read into
+    // *buffer, which the result points into (no allocation per line, for a search of a big
+    // run that goes through all of them). Empty when it cannot be read, and for an entry
+    // whose line is in base64.
+    QByteArray storedBytes(const LineRef &ref, QByteArray *buffer) const;
+
     // The bytes at [offset, offset + length) of `file`, decoded when `format` is a recording
     // (RecordingReader::lineAt). The file's position does not move (pread).
     static QByteArray readAt(QFile &file, RecordingFormat format, qint64 offset, qint64 length,

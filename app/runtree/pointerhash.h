@@ -86,6 +86,14 @@ public:
         m_slots.clear();
         m_size = 0;
     }
+    // Calls f(key, value) for every entry, in no particular order.
+    template <typename F> void forEach(F f) const
+    {
+        for (const Slot &slot : m_slots) {
+            if (slot.key != empty())
+                f(slot.key, slot.value);
+        }
+    }
     // Room for `count` entries without growing.
     void reserve(int count)
     {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring> // memmem (glibc; _GNU_SOURCE is set by g++ and clang++)
 #include <future>
 #include <numeric>
 #include <system_error>
@@ -76,6 +75,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
     m_toPrepare.clear();
     m_preparing = false;
     m_prepared = false;
+    m_pending.reset();
     m_resetting = false;
     if (m_runModel) {
         // A RunModel only appends rows, changes data and resets (it never removes or moves).
@@ -96,6 +96,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
         connect(m_runModel, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
             forgetResults();
             m_toPrepare.clear(); // its indexes go with the reset
+            m_pending.reset();
             m_preparing = false;
             m_prepared = false;
             m_resetting = true;
@@ -114,6 +115,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
             m_shown.clear();
             forgetResults();
             m_toPrepare.clear();
+            m_pending.reset();
             m_preparing = false;
             endResetModel();
         });
@@ -215,12 +217,88 @@ void RunFilterProxy::setSearchText(const QString &text)
         return;
     const Filter previous = m_filter;
     m_searchText = simplified;
-    m_filter.words.clear();
+    m_filter.words = filterOf(simplified, false).words;
+    filterChangedNow(previous);
+}
+
+RunFilterProxy::Filter RunFilterProxy::filterOf(const QString &simplified, bool errorsOnly)
+{
+    Filter filter;
+    filter.errorsOnly = errorsOnly;
     if (!simplified.isEmpty()) {
         for (const QString &word : simplified.toCaseFolded().split(QLatin1Char(' ')))
-            m_filter.words.append(word.toUtf8());
+            filter.words.append(word.toUtf8());
     }
-    filterChangedNow(previous);
+    return filter;
+}
+
+quint32 RunFilterProxy::newGeneration()
+{
+    // Unique over all proxies, so two proxies of one model never read each other's verdicts.
+    static std::atomic<quint32> generations {1};
+    quint32 generation = ++generations;
+    if (generation == 0) // 0 marks "no verdict" on the nodes
+        generation = ++generations;
+    return generation;
+}
+
+bool RunFilterProxy::filterPrepared(const QString &searchText, bool errorsOnly) const
+{
+    const Filter filter = filterOf(searchText.simplified(), errorsOnly);
+    return !m_runModel || filter.words.isEmpty() || filter == m_filter
+        || std::any_of(m_remembered.cbegin(), m_remembered.cend(),
+            [&filter](const Remembered &kept) { return kept.filter == filter; })
+        || (m_pending && m_pending->done && m_pending->filter == filter);
+}
+
+bool RunFilterProxy::prepareFilter(const QString &searchText, bool errorsOnly, int budgetMs)
+{
+    if (filterPrepared(searchText, errorsOnly))
+        return true;
+    const Filter filter = filterOf(searchText.simplified(), errorsOnly);
+    if (!m_pending || !(m_pending->filter == filter)) {
+        m_pending.emplace();
+        m_pending->filter = filter;
+        m_pending->generation = newGeneration();
+        // Typing on: the walk of a narrower filter asks only the nodes that matched.
+        m_pending->narrowing = isFiltering() && filter.narrows(m_filter);
+        if (m_pending->narrowing) {
+            m_shown.forEach([this](const void *node, const Shown &shown) {
+                if (node && shown.matches)
+                    m_pending->toJudge.push_back(m_runModel->indexForInternalPointer(node));
+            });
+            m_pending->total = qint64(m_pending->toJudge.size());
+        } else {
+            m_pending->toJudge.assign(1, QModelIndex());
+            m_pending->total = m_runModel->nodeCount();
+        }
+        m_visited = 0;
+    }
+    Pending &pending = *m_pending;
+    QElapsedTimer clock;
+    clock.start();
+    int visited = 0;
+    while (!pending.toJudge.empty()) {
+        if (++visited % 256 == 0 && clock.elapsed() >= budgetMs)
+            return false;
+        const QModelIndex index = pending.toJudge.back();
+        pending.toJudge.pop_back();
+        ++m_visited;
+        if (index.isValid() && m_runModel->filterMemo(index, pending.generation) < 0)
+            m_runModel->setFilterMemo(index, pending.generation, evaluate(index, filter));
+        if (pending.narrowing)
+            continue;
+        for (int row = m_runModel->rowCount(index) - 1; row >= 0; --row)
+            pending.toJudge.push_back(m_runModel->index(row, 0, index));
+    }
+    pending.done = true;
+    return true;
+}
+
+int RunFilterProxy::preparedPercent() const
+{
+    const qint64 total = m_pending ? m_pending->total : (m_runModel ? m_runModel->nodeCount() : 0);
+    return int(std::min<qint64>(99, m_visited * 100 / std::max<qint64>(1, total)));
 }
 
 bool RunFilterProxy::prepareSearchTexts(int budgetMs)
@@ -288,11 +366,10 @@ bool RunFilterProxy::Filter::narrows(const Filter &wider) const
 void RunFilterProxy::filterChangedNow(const Filter &previous)
 {
     const quint32 previousGeneration = m_generation;
-    // Unique over all proxies, so two proxies of one model never read each other's verdicts.
-    static std::atomic<quint32> generations {1};
-    m_generation = ++generations;
-    if (m_generation == 0) // 0 marks "no verdict" on the nodes
-        m_generation = ++generations;
+    // The verdicts prepareFilter() worked out for this filter, if it did.
+    const bool prepared = m_pending && m_pending->done && m_pending->filter == m_filter;
+    m_generation = prepared ? m_pending->generation : newGeneration();
+    m_pending.reset();
     if (!m_resetting) {
         Q_EMIT layoutAboutToBeChanged();
         const QModelIndexList before = persistentIndexList();
@@ -332,18 +409,11 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
     Q_EMIT filterChanged();
 }
 
-bool RunFilterProxy::evaluate(const QModelIndex &index) const
+bool RunFilterProxy::evaluate(const QModelIndex &index, const Filter &filter) const
 {
-    if (m_filter.errorsOnly && !isErrorIndex(index))
+    if (filter.errorsOnly && !isErrorIndex(index))
         return false;
-    if (m_filter.words.isEmpty())
-        return true;
-    const QByteArray text = m_runModel->foldedSearchText(index);
-    for (const QByteArray &word : m_filter.words) {
-        if (!memmem(text.constData(), size_t(text.size()), word.constData(), size_t(word.size())))
-            return false;
-    }
-    return true;
+    return filter.words.isEmpty() || m_runModel->matchesWords(index, filter.words);
 }
 
 bool RunFilterProxy::matchesItself(const QModelIndex &index) const
@@ -351,7 +421,7 @@ bool RunFilterProxy::matchesItself(const QModelIndex &index) const
     const int known = m_runModel->filterMemo(index, m_generation);
     if (known >= 0)
         return known == 1;
-    const bool matches = evaluate(index);
+    const bool matches = evaluate(index, m_filter);
     m_runModel->setFilterMemo(index, m_generation, matches);
     return matches;
 }

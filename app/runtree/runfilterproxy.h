@@ -25,6 +25,7 @@
 #include <QString>
 #include <QVector>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,18 @@ public:
     // Frees the nodes' search texts (they come back on use); the run page calls it when the
     // search field loses the focus with no search in it.
     void releaseSearchTexts();
+    // A search of a run whose content stays on disk (RunModel::setLineSource), worked through
+    // before it is applied rather than inside one event (a 1 GB recording's first search
+    // read its file for seconds): every node's verdict for the filter of searchText and
+    // errorsOnly, for about budgetMs a call, from where the last call stopped; true once
+    // done, and setSearchText() and setErrorsOnly() with that filter then read the verdicts
+    // instead of the file. Typing on judges only the current matches. Another filter starts
+    // over; true at once for a filter already shown or kept, and one without words.
+    bool prepareFilter(const QString &searchText, bool errorsOnly, int budgetMs);
+    // Whether prepareFilter() would be true at once, without judging a node.
+    bool filterPrepared(const QString &searchText, bool errorsOnly) const;
+    // How far prepareFilter() or prepareSearchTexts() got, in percent of what it goes through.
+    int preparedPercent() const;
 
     // A RunModel (anything else is shown as an empty tree).
     void setSourceModel(QAbstractItemModel *sourceModel) override;
@@ -119,8 +132,10 @@ private:
         int matchCount = 0;
     };
 
+    static Filter filterOf(const QString &simplified, bool errorsOnly);
+    static quint32 newGeneration();
     bool matchesItself(const QModelIndex &sourceIndex) const;
-    bool evaluate(const QModelIndex &sourceIndex) const;
+    bool evaluate(const QModelIndex &sourceIndex, const Filter &filter) const;
     void filterChangedNow(const Filter &previous);
     // Walks the run, or only the nodes `within` shows (a narrower filter shows no others).
     void rebuild(const PointerHash<Shown> *within = nullptr);
@@ -157,6 +172,17 @@ private:
     bool m_preparing = false;
     bool m_prepared = false;
     qint64 m_visited = 0;
+    // prepareFilter(): the filter, the generation its verdicts are kept under, and the nodes
+    // still to judge.
+    struct Pending {
+        Filter filter;
+        quint32 generation = 0;
+        std::vector<QModelIndex> toJudge;
+        bool narrowing = false; // only the nodes in toJudge, not their children
+        qint64 total = 0; // to judge in all, for the progress
+        bool done = false;
+    };
+    std::optional<Pending> m_pending;
 };
 
 } // namespace sandscope

@@ -140,6 +140,11 @@ void RunModel::dropSearchTexts()
     m_search->drop(m_tree.root.get());
 }
 
+bool RunModel::matchesWords(const QModelIndex &index, const QList<QByteArray> &words) const
+{
+    return m_search->matches(*m_lines, static_cast<const Node *>(index.internalPointer()), words);
+}
+
 int RunModel::filterMemo(const QModelIndex &index, quint32 generation) const
 {
     return RunSearchIndex::memo(static_cast<const Node *>(index.internalPointer()), generation);

@@ -109,6 +109,10 @@ public:
         return indexOf(static_cast<const Node *>(node), column);
     }
     void dropSearchTexts();
+    // Whether the node's folded search text holds every word (case-folded UTF-8): a node whose
+    // content was left out is first looked for in its lines' bytes (RunSearchIndex::matches),
+    // so that most of a big run's nodes are passed over without parsing their lines.
+    bool matchesWords(const QModelIndex &index, const QList<QByteArray> &words) const;
     // Whether the node matched the filter of `generation` (> 0): -1 when not known (another
     // filter, or the node changed since).
     int filterMemo(const QModelIndex &index, quint32 generation) const;

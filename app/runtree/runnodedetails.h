@@ -41,6 +41,23 @@ struct RunNodeDetails {
     // task's taskId, status, summary and outputFile. Not the JSON blobs: their key names
     // would make a search for "command" or "error" match every call.
     QStringList searchTexts() const;
+    // Whether f(text) is true for one of searchTexts(), without building the list.
+    template <typename F> bool anySearchText(F f) const
+    {
+        for (const QString *field : {&text, &model, &errorCode, &toolName, &toolUseId, &output,
+                 &input.command, &input.description, &input.filePath, &input.oldString,
+                 &input.newString, &input.content, &input.pattern, &input.path, &input.url,
+                 &input.query, &input.prompt, &input.subagentType, &task.taskId, &task.status,
+                 &task.summary, &task.outputFile}) {
+            if (!field->isEmpty() && f(*field))
+                return true;
+        }
+        for (const TodoItem &item : input.todos) {
+            if (f(item.content))
+                return true;
+        }
+        return false;
+    }
 };
 
 } // namespace sandscope

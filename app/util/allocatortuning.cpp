@@ -15,4 +15,11 @@ void tuneAllocatorForSteadyLatency()
 #endif
 }
 
+void releaseFreedMemory()
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 } // namespace sandscope

@@ -10,9 +10,11 @@
 #include "recordings/runrecording.h"
 #include "runtree/runfilterproxy.h"
 #include "runtree/runmodel.h"
+#include "runtree/runnodedetails.h"
 #include "streamjson/runparser.h"
 #include "streamjson/runsummary.h"
 
+#include <QAbstractItemModelTester>
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
@@ -135,6 +137,31 @@ int recorderChild(int argc, char **argv)
     return 0;
 }
 
+// Each row a proxy shows as "depth|summary", in view order.
+QStringList outline(const QAbstractItemModel &model, const QModelIndex &parent = {}, int depth = 0)
+{
+    QStringList rows;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, 0, parent);
+        rows << QString::number(depth) + QLatin1Char('|') + index.data().toString();
+        rows += outline(model, index, depth + 1);
+    }
+    return rows;
+}
+
+// Feeds the file's lines from `from` on into the model (RecordingReader::readLine); the rest
+// once `count` lines are read (-1: all of them, and the run ends).
+void feedRun(RunModel &model, RecordingReader &reader, RunParser &parser, int count)
+{
+    RecordedLine line;
+    for (int read = 0; (count < 0 || read < count) && reader.readLine(&line); ++read)
+        model.addEvents(reader.eventsOf(parser, line));
+    if (count < 0) {
+        model.addEvents(reader.finishReading());
+        model.markRunEnded(reader.lastArrivalMs());
+    }
+}
+
 } // namespace
 
 class TestRunRecording : public QObject {
@@ -164,6 +191,12 @@ private Q_SLOTS:
     void aBigRunsContentIsReadFromItsFile_data();
     void aBigRunsContentIsReadFromItsFile();
     void searchFindsContentLeftInTheFile();
+    void aNodeMatchesByItsLinesBytesAsByItsText_data();
+    void aNodeMatchesByItsLinesBytesAsByItsText();
+    void aSearchJudgedAheadIsAppliedWithoutReadingTheFile_data();
+    void aSearchJudgedAheadIsAppliedWithoutReadingTheFile();
+    void anotherSearchWhileOneIsJudgedLeavesBothRight();
+    void aSearchJudgedWhileTheRunLoadsShowsAllOfIt();
 
 private:
     // The capture's path; for "recording", a recording of stream-subagent.jsonl with a line
@@ -185,6 +218,14 @@ private:
         model.addEvents(reader.finishReading());
         model.markRunEnded(reader.lastArrivalMs());
         return true;
+    }
+
+    // The run at path read twice: keeping its content, and leaving it in the file with
+    // nothing read for a search kept (every verdict from the file).
+    static bool loadKeptAndRead(const QString &path, RunModel &kept, RunModel &read)
+    {
+        read.setReadBackSearchBudget(0);
+        return !path.isEmpty() && loadRun(kept, path, true) && loadRun(read, path, false);
     }
 
     // A copy of the capture, or a recording of stream-subagent.jsonl and a noise line, with
@@ -891,6 +932,170 @@ void TestRunRecording::searchFindsContentLeftInTheFile()
         lost += counts.at(i) - unkeptAgainProxy.matchCount();
     }
     QVERIFY(lost > 0);
+}
+
+void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText_data()
+{
+    eventsSayWhereTheirLineIs_data();
+}
+
+// RunModel::matchesWords passes over most nodes of a big run by their lines' bytes: its verdict
+// for every node is the one its search text gives, for words in the tool names, in the big
+// content (only in the file; "SUBTASK" there in capitals), in JSON keys only (in the bytes,
+// in no text), with a slash or beyond ASCII (left to the texts), two at once, and none.
+void TestRunRecording::aNodeMatchesByItsLinesBytesAsByItsText()
+{
+    QFETCH(QString, capture);
+    RunModel kept;
+    RunModel read; // every verdict from the file
+    QVERIFY(loadKeptAndRead(
+        captureOrRecording(capture, QStringLiteral("bytes-search.rec")), kept, read));
+    const QList<QList<QByteArray>> searches {{"bash"}, {"read"}, {"filler"}, {"tool_use_id"},
+        {"type"}, {"/"}, {"é"}, {"filler", "bash"}, {"zzqqzz"}, {"\\n"}, {"subtask"}, {"explore"}};
+    QVector<int> matched(searches.size());
+    std::function<void(const QModelIndex &, const QModelIndex &)> compare
+        = [&](const QModelIndex &a, const QModelIndex &b) {
+              const QByteArray text = kept.foldedSearchText(a);
+              for (int i = 0; i < searches.size(); ++i) {
+                  const QList<QByteArray> &words = searches.at(i);
+                  const bool expected = std::all_of(words.cbegin(), words.cend(),
+                      [&text](const QByteArray &word) { return text.contains(word); });
+                  QCOMPARE(read.matchesWords(b, words), expected);
+                  matched[i] += expected ? 1 : 0;
+              }
+              for (int row = 0; row < kept.rowCount(a); ++row)
+                  compare(kept.index(row, 0, a), read.index(row, 0, b));
+          };
+    compare(kept.runIndex(), read.runIndex());
+    QVERIFY(matched.at(2) > 0); // the big content is searched
+    QCOMPARE(matched.at(3), 0); // a key is no text
+    if (!capture.startsWith(QLatin1String("transcript"))) // stream-subagent.jsonl's
+        QVERIFY(matched.at(10) > 0); // written in capitals there
+}
+
+void TestRunRecording::aSearchJudgedAheadIsAppliedWithoutReadingTheFile_data()
+{
+    QTest::addColumn<QString>("capture");
+    QTest::addColumn<QString>("search");
+    QTest::addColumn<bool>("errorsOnly");
+    for (const char *capture : {"stream-subagent.jsonl", "recording"}) {
+        for (const char *search : {"bash", "filler", "filler bash", "zzqqzz", "tool_use_id"}) {
+            for (const bool errorsOnly : {false, true}) {
+                QTest::addRow("%s: %s%s", capture, search, errorsOnly ? ", errors only" : "")
+                    << QString::fromLatin1(capture) << QString::fromLatin1(search) << errorsOnly;
+            }
+        }
+    }
+}
+
+// RunFilterProxy::prepareFilter judges every node ahead: the search applied after it shows
+// what the same search shows on the run that kept its content, though the file is gone by
+// then (the verdicts are used, not read again).
+void TestRunRecording::aSearchJudgedAheadIsAppliedWithoutReadingTheFile()
+{
+    QFETCH(QString, capture);
+    QFETCH(QString, search);
+    QFETCH(bool, errorsOnly);
+    const QString path = captureOrRecording(capture, QStringLiteral("ahead.rec"));
+    RunModel kept;
+    RunModel read; // every verdict from the file
+    QVERIFY(loadKeptAndRead(path, kept, read));
+    RunFilterProxy direct;
+    direct.setSourceModel(&kept);
+    direct.setSearchText(search);
+    direct.setErrorsOnly(errorsOnly);
+    RunFilterProxy ahead;
+    ahead.setSourceModel(&read);
+    QAbstractItemModelTester tester(&ahead, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    int calls = 1;
+    for (; !ahead.prepareFilter(search, errorsOnly, 0); ++calls)
+        QVERIFY(calls < 100000);
+    QVERIFY(ahead.prepareFilter(search, errorsOnly, 0)); // done: nothing more to judge
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.close();
+    ahead.setSearchText(search);
+    ahead.setErrorsOnly(errorsOnly);
+    QCOMPARE(outline(ahead), outline(direct));
+    QCOMPARE(ahead.matchCount(), direct.matchCount());
+}
+
+// A search typed while another is judged: the first is dropped half-judged and the second
+// judged from the start; either applied then shows what it shows on the run that kept its
+// content, and so does one applied without being judged in between.
+void TestRunRecording::anotherSearchWhileOneIsJudgedLeavesBothRight()
+{
+    // Copies of the capture: more nodes than one slice judges (its ids repeat, so that
+    // most of its nodes are made once).
+    const QString path = m_dir.filePath(QStringLiteral("another.rec"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(path));
+        int counter = 0;
+        for (int copy = 0; copy < 150; ++copy) {
+            for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
+                QVERIFY(recorder.record(padded(line, &counter), 5 + copy) >= 0);
+        }
+    }
+    RunModel kept;
+    RunModel read;
+    QVERIFY(loadKeptAndRead(path, kept, read));
+    RunFilterProxy direct;
+    direct.setSourceModel(&kept);
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&read);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QVERIFY2(read.nodeCount() > 2 * 256, qPrintable(QString::number(read.nodeCount())));
+    QVERIFY(!proxy.prepareFilter(QStringLiteral("filler"), false, 0)); // stopped half-way
+    QVERIFY(proxy.preparedPercent() > 0);
+    QVERIFY(proxy.preparedPercent() < 99);
+    while (!proxy.prepareFilter(QStringLiteral("bash"), false, 0)) { }
+    for (const QString &search : {QStringLiteral("bash"), QStringLiteral("filler"),
+             QStringLiteral("agent"), QStringLiteral("bash")}) {
+        proxy.setSearchText(search);
+        direct.setSearchText(search);
+        QCOMPARE(outline(proxy), outline(direct));
+        QCOMPARE(proxy.matchCount(), direct.matchCount());
+    }
+    // Typing on judges the current matches only, and is right too.
+    proxy.setSearchText(QStringLiteral("fill"));
+    while (!proxy.prepareFilter(QStringLiteral("filler"), false, 0)) { }
+    proxy.setSearchText(QStringLiteral("filler"));
+    direct.setSearchText(QStringLiteral("filler"));
+    QCOMPARE(outline(proxy), outline(direct));
+}
+
+// A search judged while the run still loads, applied once it has loaded: the nodes that came
+// after it was judged, and the ones that changed, are judged when it is applied.
+void TestRunRecording::aSearchJudgedWhileTheRunLoadsShowsAllOfIt()
+{
+    const QString path
+        = captureOrRecording(QStringLiteral("recording"), QStringLiteral("loading.rec"));
+    QVERIFY(!path.isEmpty());
+    RunModel kept;
+    QVERIFY(loadRun(kept, path, true));
+    RunFilterProxy direct;
+    direct.setSourceModel(&kept);
+    direct.setSearchText(QStringLiteral("filler"));
+    QVERIFY(direct.matchCount() > 1);
+
+    RunModel read;
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    reader.setKeepLines(false);
+    read.setLineSource(reader.lineSource());
+    RunParser parser;
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&read);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    feedRun(read, reader, parser, 6);
+    while (!proxy.prepareFilter(QStringLiteral("filler"), false, 0)) { }
+    const qint64 judged = read.nodeCount();
+    feedRun(read, reader, parser, -1);
+    QVERIFY(read.nodeCount() > judged);
+    proxy.setSearchText(QStringLiteral("filler"));
+    QCOMPARE(outline(proxy), outline(direct));
+    QCOMPARE(proxy.matchCount(), direct.matchCount());
 }
 
 #include "tst_runrecording.moc"

@@ -15,6 +15,7 @@
 #include "runs/treeorder.h"
 #include "timeline/timelinemodel.h"
 #include "ui_runpage.h"
+#include "util/allocatortuning.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -130,7 +131,11 @@ RunPage::RunPage(QWidget *parent)
     // turn, and freed when it leaves the field empty.
     m_prepareSearchTimer.setInterval(0);
     connect(&m_prepareSearchTimer, &QTimer::timeout, this, [this] {
-        if (!m_proxy->prepareSearchTexts(8)) {
+        // A big run's search is judged ahead, reading its file in slices (no texts built).
+        const bool ready = m_deferredFilter && m_model->lineSource()
+            ? m_proxy->prepareFilter(m_deferredFilter->first, m_deferredFilter->second, 8)
+            : m_proxy->prepareSearchTexts(8);
+        if (!ready) {
             if (m_deferredFilter)
                 updateMatchCount(); // the progress
             return;
@@ -147,6 +152,10 @@ RunPage::RunPage(QWidget *parent)
         if (m_proxy->isFiltering())
             m_ui->runTree->expandAll();
         updateMatchCount();
+        // A big run's search read and parsed lines between the nodes kept: those pages back,
+        // after the view's turn.
+        if (m_model->lineSource())
+            QTimer::singleShot(0, this, [] { releaseFreedMemory(); });
     });
     m_ui->searchCountLabel->hide();
 
@@ -412,7 +421,8 @@ void RunPage::openFileOfCurrentNode()
 
 bool RunPage::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusIn)
+    // (Not a big run's texts: they would be most of its memory. Its searches read its file.)
+    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusIn && !m_model->lineSource())
         m_prepareSearchTimer.start();
     if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut && !m_deferredFilter) {
         m_prepareSearchTimer.stop();
@@ -570,11 +580,11 @@ void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
         updateMatchCount();
         return;
     }
-    // A big run's texts are read again from its file for a search: all of them first, in
-    // slices with their progress shown, and then the search; inside the filter they were one
-    // freeze (bench_runopen: 0.6 s for a 100 MB recording).
+    // A big run's search reads its file: it is judged first, in slices with their progress
+    // shown, and then applied; inside the filter it was one freeze (bench_runopen: 0.6 s for
+    // a 100 MB recording).
     if (!searchText.simplified().isEmpty() && m_model->lineSource()
-        && !m_proxy->searchTextsPrepared()) {
+        && !m_proxy->filterPrepared(searchText, errorsOnly)) {
         m_deferredFilter = std::make_pair(searchText, errorsOnly);
         m_prepareSearchTimer.start();
         updateMatchCount();
@@ -608,10 +618,7 @@ void RunPage::updateMatchCount()
 {
     QLabel *label = m_ui->searchCountLabel;
     if (m_deferredFilter) {
-        label->setText(tr("Reading the run's texts… %1%")
-                           .arg(std::min<qint64>(99,
-                               m_proxy->searchTextsVisited() * 100
-                                   / std::max<qint64>(1, m_model->nodeCount()))));
+        label->setText(tr("Reading the run's texts… %1%").arg(m_proxy->preparedPercent()));
         label->show();
         return;
     }
@@ -713,6 +720,9 @@ void RunPage::onLoadFinished(bool completed)
     if (!notes.isEmpty())
         showNotice(notes.join(QLatin1Char(' ')), !completed || !problems.isEmpty());
     updateSummary();
+    // The parsed events are gone, the nodes stay: the pages between them go back, in a turn
+    // of their own (about 10 ms at 1 GB; in this one it made the load's longest freeze).
+    QTimer::singleShot(0, this, [] { releaseFreedMemory(); });
     Q_EMIT loadFinished(completed);
 }
 
