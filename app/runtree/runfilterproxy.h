@@ -175,6 +175,10 @@ private:
     // prepareFilter(): the filter, the generation its verdicts are kept under, and the nodes
     // still to judge.
     struct Pending {
+        // User-provided: clang (used by the fuzz preset) does not treat a nested struct with
+        // member initialisers as default-constructible inside its enclosing class, so
+        // std::optional::emplace() would not compile.
+        Pending() { }
         Filter filter;
         quint32 generation = 0;
         std::vector<QModelIndex> toJudge;
