@@ -22,7 +22,7 @@ run() {
   local code=${PIPESTATUS[0]}
   # Each benchmark's own time, so that the phase's growth can be traced to one of them.
   echo "--- $name took $((SECONDS - started)) s"
-  timings+=("$(printf '%-28s %4d s' "$name $1" $((SECONDS - started)))")
+  timings+=("$(printf '%-28s %4d s' "$name ${1:-}" $((SECONDS - started)))")
   if [ "$code" -ge 128 ]; then
     echo "--- $name crashed (exit $code)"
     status=1
