@@ -10,11 +10,11 @@
 // probe (or its cleanup) to another server. File names are asked through a ProbePrompter,
 // so that tests can answer without modal dialogs.
 
+#include "isolation/probematrixpresentation.h"
+#include "isolation/probeprompter.h"
 #include "probereport/probereport.h"
 #include "probereport/probereportfile.h"
 
-#include <QHash>
-#include <QIdentityProxyModel>
 #include <QPointer>
 #include <QWidget>
 
@@ -43,44 +43,6 @@ class ProbeMatrixModel;
 namespace Ui {
 class ProbePage;
 }
-
-// Asks for local file names. The default implementation shows file dialogs.
-class ProbePrompter {
-public:
-    virtual ~ProbePrompter() = default;
-    // Where to save; empty = cancelled.
-    virtual QString askSavePath(
-        QWidget *parent, const QString &title, const QString &suggestedName, const QString &filter)
-        = 0;
-    // Which file to read; empty = cancelled.
-    virtual QString askOpenPath(QWidget *parent, const QString &title, const QString &filter) = 0;
-};
-
-class ProbeDialogPrompter : public ProbePrompter {
-public:
-    QString askSavePath(QWidget *parent, const QString &title, const QString &suggestedName,
-        const QString &filter) override;
-    QString askOpenPath(QWidget *parent, const QString &title, const QString &filter) override;
-};
-
-// What the matrix view shows on top of ProbeMatrixModel: check titles with their severity
-// in the row headers, and the cells that changed since a compared report
-// (ProbeDelegate::ChangedRole).
-class ProbeMatrixPresentation : public QIdentityProxyModel {
-    Q_OBJECT
-public:
-    explicit ProbeMatrixPresentation(QObject *parent = nullptr);
-
-    void setDifferences(const QVector<ReportDifference> &differences);
-    void clearDifferences() { setDifferences({}); }
-
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(
-        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QHash<QString, QString> m_changed; // check key + subject → description
-};
 
 class ProbePage : public QWidget {
     Q_OBJECT
