@@ -26,7 +26,13 @@
 // merge into the model. Then the same from CPU time: here the members share the machine's cores
 // (and with whatever else runs on it), where the pods of a cluster each have their own, so the
 // bench also reports how much work each member did alone and together, and the ratio that work
-// gives with a core per member (a projection). Then per-user listings through the router, and
+// gives with a core per member (a projection). Then, where this process may make cgroups (root,
+// the cgroup v1 or v2 cpu controller), the same views once more with a CPU budget per member:
+// each member (its server and every admin script run in its namespace, through a wrapper that
+// joins the member's cgroup) limited to the same share of a core alone and together, as the pods
+// of a cluster each have their CPU limit (sandbox/k8s/statefulset.yaml). The members then no
+// longer take each other's cores, and the wall-time ratio measures what the fan-out and the
+// merging add. Then per-user listings through the router, and
 // what a pod costs per home (listing time, disk) and per server (resident memory), with the homes
 // per pod those figures allow.
 //
@@ -39,6 +45,7 @@
 #include "fleet/fleetfanout.h"
 #include "fleetmembers.h"
 #include "fleetrouter.h"
+#include "membercpubudget.h"
 #include "runs/sessionspage.h"
 #include "sessions/sessiondiscovery.h"
 #include "sessions/sessionlistmodel.h"
@@ -270,8 +277,8 @@ qint64 generateHomes(const QString &root, const QString &prefix, int member, int
 
 // --- Measuring the members -------------------------------------------------------------------
 
-// The resident memory of `pid` and every process below it, in KiB.
-qint64 treeRssKiB(qint64 pid)
+// `pid` and every process below it.
+QList<qint64> processTree(qint64 pid)
 {
     QHash<qint64, qint64> parentOf;
     const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
@@ -289,14 +296,23 @@ qint64 treeRssKiB(qint64 pid)
         if (fields.size() > 1)
             parentOf.insert(child, fields.at(1).toLongLong());
     }
-    qint64 total = 0;
+    QList<qint64> tree;
     for (auto it = parentOf.cbegin(); it != parentOf.cend(); ++it) {
         qint64 up = it.key();
         for (int depth = 0; depth < 64 && up > 1 && up != pid; ++depth)
             up = parentOf.value(up, 0);
-        if (up != pid)
-            continue;
-        QFile status(QStringLiteral("/proc/%1/status").arg(it.key()));
+        if (up == pid)
+            tree.append(it.key());
+    }
+    return tree;
+}
+
+// The resident memory of `pid` and every process below it, in KiB.
+qint64 treeRssKiB(qint64 pid)
+{
+    qint64 total = 0;
+    for (const qint64 process : processTree(pid)) {
+        QFile status(QStringLiteral("/proc/%1/status").arg(process));
         if (!status.open(QIODevice::ReadOnly))
             continue;
         for (const QByteArray &line : status.readAll().split('\n')) {
@@ -316,14 +332,17 @@ qint64 diskBytes(const QString &path)
     return du.readAllStandardOutput().split('\t').value(0).toLongLong() * 1024;
 }
 
-FleetConfig fleetOf(const TestMember *members, int count)
+// The fleet of the first `count` members, each reached through its admin command, or through
+// `adminCommands` (the CPU budget's wrappers) when given.
+FleetConfig fleetOf(const TestMember *members, int count, const QStringList &adminCommands)
 {
     FleetConfig fleet;
     for (int i = 0; i < count; ++i) {
         FleetMember member;
         member.name = members[i].name;
         member.url = members[i].server->url();
-        member.adminExec = members[i].adminCommand();
+        member.adminExec
+            = adminCommands.isEmpty() ? members[i].adminCommand() : adminCommands.at(i);
         AdminAccess::fromCommand(member.adminExec, &member.admin);
         fleet.members.append(member);
     }
@@ -473,29 +492,45 @@ Figures runCleanup(const FleetConfig &fleet, const ServerConnection &connection)
 
 using View = std::function<Figures(const FleetConfig &, const ServerConnection &)>;
 
-// One member alone (best of `runs`), then every member at once; the figures printed. Returns the
-// member alone's best, or a run with errors.
-Figures compare(const char *what, const char *unit, const View &view, const TestMember *members,
-    int memberCount, const ServerConnection &connection, int runs, const char *how)
+// One member alone (best of `runs`), then every member at once, each member reached through its
+// admin command or through `adminCommands`.
+struct Comparison {
+    Figures one;
+    Figures all;
+    bool failed() const { return !one.errors.isEmpty() || !all.errors.isEmpty(); }
+};
+
+Comparison measure(const char *what, const View &view, const TestMember *members, int memberCount,
+    const ServerConnection &connection, int runs, const QStringList &adminCommands = {})
 {
     QVector<Figures> alone;
     const auto timed = [&](int count) {
         const qint64 scripts = cpuMs(RUSAGE_CHILDREN);
         const qint64 self = cpuMs(RUSAGE_SELF);
-        Figures figures = view(fleetOf(members, count), connection);
+        Figures figures = view(fleetOf(members, count, adminCommands), connection);
         figures.scriptCpuMs = cpuMs(RUSAGE_CHILDREN) - scripts;
         figures.selfCpuMs = cpuMs(RUSAGE_SELF) - self;
         return figures;
     };
     for (int i = 0; i < runs; ++i)
         alone.append(timed(1));
-    const Figures all = timed(memberCount);
-    const Figures one = best(alone);
-    for (const Figures &figures : {one, all}) {
+    const Comparison comparison {best(alone), timed(memberCount)};
+    for (const Figures &figures : {comparison.one, comparison.all}) {
         for (const QString &error : figures.errors)
             std::printf("  %s failed: %s\n", what, qPrintable(error));
     }
-    if (!one.errors.isEmpty() || !all.errors.isEmpty())
+    return comparison;
+}
+
+// measure()'s figures printed, with the CPU-time projection. Returns the member alone's best, or
+// a run with errors.
+Figures compare(const char *what, const char *unit, const View &view, const TestMember *members,
+    int memberCount, const ServerConnection &connection, int runs, const char *how)
+{
+    const Comparison comparison = measure(what, view, members, memberCount, connection, runs);
+    const Figures &one = comparison.one;
+    const Figures &all = comparison.all;
+    if (comparison.failed())
         return one.errors.isEmpty() ? all : one;
     // The stall is the fan-out's, merging the members' answers; judged by the main thread's own
     // work in it (the wall time also holds the core being taken by other work).
@@ -529,6 +564,53 @@ Figures compare(const char *what, const char *unit, const View &view, const Test
         perMember / std::max(double(one.scriptCpuMs), 1.0), projected, ratioTarget,
         verdict(projected <= ratioTarget));
     return one;
+}
+
+// The views again with every member limited to the same CPU budget (`wrappers`: the members'
+// admin commands joining their cgroups): the members no longer share cores, so the wall-time
+// ratio is what running them at once adds (the fan-out, the merging, this process's share).
+void compareWithBudget(const char *what, const View &view, const TestMember *members,
+    int memberCount, const ServerConnection &connection, int runs, const QStringList &wrappers,
+    int millicores)
+{
+    const Comparison comparison
+        = measure(what, view, members, memberCount, connection, runs, wrappers);
+    if (comparison.failed())
+        return;
+    const Figures &one = comparison.one;
+    const Figures &all = comparison.all;
+    const double ratio = double(all.totalMs) / double(std::max<qint64>(one.totalMs, 1));
+    std::printf("%s, each member limited to %d millicores of CPU: one member %.2f s (best of %d), "
+                "%d members at once %.2f s: ratio %.2f (target <= %.1f: %s); first rows after "
+                "%lld ms; the main thread's own work in the longest stall %lld ms; the members' "
+                "scripts used %.1f s of CPU alone, %.1f s together\n",
+        what, millicores, double(one.totalMs) / 1000, runs, memberCount, double(all.totalMs) / 1000,
+        ratio, ratioTarget, verdict(ratio <= ratioTarget), static_cast<long long>(all.firstRowsMs),
+        static_cast<long long>(all.longestBusyMs), double(one.scriptCpuMs) / 1000,
+        double(all.scriptCpuMs) / 1000);
+}
+
+// Each member's admin command as a script that first joins the member's cgroup of `budget`
+// (written to `folder`); empty, with `why`, when one cannot be written.
+QStringList budgetWrappers(const TestMember *members, int memberCount,
+    const bench::MemberCpuBudget &budget, const QString &folder, QString *why)
+{
+    QStringList wrappers;
+    for (int i = 0; i < memberCount; ++i) {
+        const QString path = folder + QStringLiteral("/admin-%1.sh").arg(i);
+        const QByteArray script = QStringLiteral(
+            "#!/bin/sh\n# %1's admin command under its CPU budget (bench/bench_fleetscale.cpp)\n"
+            "echo $$ > '%2' || exit 125\nexec %3 \"$@\"\n")
+                                      .arg(members[i].name, budget.procsFile(i),
+                                          members[i].adminCommand())
+                                      .toUtf8();
+        if (!writeFile(path.toUtf8(), script) || ::chmod(path.toUtf8().constData(), 0700) != 0) {
+            *why = QStringLiteral("cannot write %1").arg(path);
+            return {};
+        }
+        wrappers.append(path);
+    }
+    return wrappers;
 }
 
 // A few users' own session listings through the router (the per-user path of a fleet): which
@@ -758,6 +840,39 @@ int main(int argc, char **argv)
             static_cast<long long>(fullListingTargetMs / std::max(slowestWall, 0.001)),
             static_cast<long long>(double(claimBytes) / std::max(perHomeDisk, 1.0)));
     }
+
+    // The same views with a CPU budget per member: the StatefulSet's CPU request (500m), which
+    // on two cores leaves half a core to this process and the router.
+    constexpr int budgetMillicores = 500;
+    bench::MemberCpuBudget budget;
+    QStringList wrappers;
+    QString noBudget;
+    bool budgeted = budget.create(names, budgetMillicores, &noBudget);
+    if (budgeted)
+        wrappers = budgetWrappers(members, memberCount, budget, state.path(), &noBudget);
+    for (int i = 0; budgeted && i < memberCount; ++i) {
+        if (wrappers.isEmpty()
+            || !budget.enter(i, processTree(members[i].server->processId()), &noBudget))
+            budgeted = false;
+    }
+    if (budgeted && measured) {
+        compareWithBudget("Sessions of all users", &runSessions, members, memberCount, connection,
+            runs, wrappers, budgetMillicores);
+        compareWithBudget("Usage of all users", &runUsage, members, memberCount, connection, runs,
+            wrappers, budgetMillicores);
+        compareWithBudget("Cleanup dry run", &runCleanup, members, memberCount, connection, runs,
+            wrappers, budgetMillicores);
+    } else if (!budgeted) {
+        std::printf("No CPU budget per member here (%s): the wall-time ratios above are those of "
+                    "members sharing this machine's cores\n",
+            qPrintable(noBudget));
+    }
+    if (budgeted && measured) {
+        std::printf("The budget held the members back for %.1f s in all (the cgroups' throttled "
+                    "time)\n",
+            double(budget.throttledMs()) / 1000);
+    }
+    budget.leaveAll();
 
     const qint64 measuringMs = measuring.elapsed();
     QElapsedTimer teardown;
