@@ -136,6 +136,9 @@ int main(int argc, char **argv)
         warmUp->deleteLater();
     }
     settle();
+    // The peak is the open page's: building the file (a 100 MB stream-json written through a
+    // buffered QFile) was otherwise the whole process's peak.
+    const bool peakOfThePage = benchmemory::resetPeak();
     const double before = benchmemory::residentMb();
     QPointer<RunPage> page = new RunPage;
     page->resize(1200, 800);
@@ -223,9 +226,10 @@ int main(int argc, char **argv)
     std::printf("  longest event: %lld ms, %s\n", static_cast<long long>(app.longestMs),
         app.longest.constData());
     std::printf("  RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
-                "%.0f MB after closing (%.0f MB above before; page %s)\n",
+                "%.0f MB after closing (%.0f MB above before; page %s)%s\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
-        closed - before, deleted ? "deleted" : "NOT deleted");
+        closed - before, deleted ? "deleted" : "NOT deleted",
+        peakOfThePage ? "" : "; the peak could not be reset: it includes building the file");
     if (fileMb >= 16.8) // 16 MiB: the page leaves lines and content in the file
         std::printf("  the run's peak (above before) %.2f x the file (bounded: the content stays "
                     "in the file, target < 1): %s\n",

@@ -112,6 +112,9 @@ int main(int argc, char **argv)
     }
     out.close();
 
+    // The peak is the open page's: building the file (a 100 MB stream-json written through a
+    // buffered QFile) was otherwise the whole process's peak.
+    const bool peakOfThePage = benchmemory::resetPeak();
     const double before = benchmemory::residentMb();
     QPointer<RunPage> pagePointer = new RunPage;
     RunPage &page = *pagePointer;
@@ -162,8 +165,9 @@ int main(int argc, char **argv)
     const double fileMb = double(written) / 1e6;
     const double peakTarget = 1.5 * fileMb + 50;
     std::printf("RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
-                "%.0f MB after closing (%.0f MB above before; page %s)\n",
+                "%.0f MB after closing (%.0f MB above before; page %s)%s\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
-        closed - before, pagePointer.isNull() ? "deleted" : "NOT deleted");
+        closed - before, pagePointer.isNull() ? "deleted" : "NOT deleted",
+        peakOfThePage ? "" : "; the peak could not be reset: it includes building the file");
     return calls == qint64(copies) * 2 ? 0 : 2;
 }

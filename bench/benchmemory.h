@@ -1,6 +1,8 @@
 #pragma once
 // The benchmarks' memory figures: this process's resident memory now (VmRSS) and at its peak
-// (VmHWM), from /proc/self/status, in MB; -1 where there is no such file.
+// (VmHWM), from /proc/self/status, in MB; -1 where there is no such file. resetPeak() starts a
+// new peak from now (Linux' /proc/self/clear_refs, "5"): what the benchmark did before, such as
+// building its input file, is not the peak of what it measures.
 
 #include <QByteArray>
 #include <QFile>
@@ -28,6 +30,13 @@ inline double residentMb()
 inline double peakMb()
 {
     return statusMb("VmHWM:");
+}
+
+// Whether the peak could be reset: where it cannot, peakMb() holds everything before too.
+inline bool resetPeak()
+{
+    QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
+    return clearRefs.open(QIODevice::WriteOnly) && clearRefs.write("5") == 1 && clearRefs.flush();
 }
 
 } // namespace benchmemory

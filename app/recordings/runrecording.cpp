@@ -748,7 +748,17 @@ void RecordingReader::start(RunParser *parser, int sliceBudgetMs)
     m_parser = parser;
     m_sliceBudgetMs = std::max(1, sliceBudgetMs);
     m_running = true;
+    m_sliceDue = true;
     QTimer::singleShot(0, this, &RecordingReader::runSlice);
+}
+
+void RecordingReader::resume()
+{
+    m_paused = false;
+    if (m_running && !m_sliceDue) {
+        m_sliceDue = true;
+        QTimer::singleShot(0, this, &RecordingReader::runSlice);
+    }
 }
 
 void RecordingReader::cancel()
@@ -759,7 +769,8 @@ void RecordingReader::cancel()
 
 void RecordingReader::runSlice()
 {
-    if (!m_running)
+    m_sliceDue = false;
+    if (!m_running || m_paused)
         return;
     QElapsedTimer clock;
     clock.start();
@@ -782,8 +793,10 @@ void RecordingReader::runSlice()
         return;
     if (done) {
         finish(m_readError.isEmpty());
-    } else
+    } else if (!m_paused) { // paused by a slot connected to eventsReady: resume() goes on
+        m_sliceDue = true;
         QTimer::singleShot(0, this, &RecordingReader::runSlice);
+    }
 }
 
 void RecordingReader::finish(bool completed)

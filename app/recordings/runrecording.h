@@ -193,6 +193,11 @@ public:
     void start(RunParser *parser, int sliceBudgetMs = 8);
     void cancel();
     bool isRunning() const { return m_running; }
+    // While paused no slice is read (the events already read wait to be shown: their memory
+    // is the consumer's to bound); resume() goes on where it stopped.
+    void pause() { m_paused = true; }
+    void resume();
+    bool isPaused() const { return m_paused; }
     qint64 lastArrivalMs() const { return m_lastArrivalMs; }
 
 Q_SIGNALS:
@@ -244,6 +249,8 @@ private:
 
     RunParser *m_parser = nullptr;
     bool m_running = false;
+    bool m_paused = false;
+    bool m_sliceDue = false; // a runSlice is scheduled
     int m_sliceBudgetMs = 8;
 };
 

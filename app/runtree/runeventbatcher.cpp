@@ -22,8 +22,14 @@ void RunEventBatcher::enqueue(const RunEventBatch &events)
     if (events.isEmpty())
         return;
     m_pending.push_back(events); // shared, not copied
-    if (!m_timer.isActive())
-        m_timer.start(m_draining ? drainGapMs : m_intervalMs);
+    m_pendingEvents += events.size();
+    if (backlogFull() && !m_wasFull) {
+        // A producer that waits now waits for this: no interval (the tree's share of the time
+        // is the whole time until the backlog is worked off).
+        m_wasFull = true;
+        m_timer.start(drainGapMs);
+    } else if (!m_timer.isActive())
+        m_timer.start(m_draining || m_wasFull ? drainGapMs : m_intervalMs);
 }
 
 void RunEventBatcher::flush()
@@ -41,6 +47,7 @@ void RunEventBatcher::flush()
         const RunEvent *events = std::as_const(m_pending.front()).constData();
         m_model->addEventRange(events + m_next, events + m_pending.front().size());
     }
+    noteApplied(m_pendingEvents);
     Q_EMIT batchApplied();
     setIntervalFrom(cost.elapsed());
     if (wasDraining)
@@ -81,6 +88,7 @@ void RunEventBatcher::applyDue()
         m_model->addEventRange(events + m_next, events + m_next + count);
         m_next += count;
         applied += count;
+        noteApplied(count);
         if (m_next == front.size()) {
             m_pending.pop_front();
             m_next = 0;
@@ -101,11 +109,22 @@ void RunEventBatcher::applyDue()
     // pass after this one, where what this slice set off at once (a view's delayed layout, a
     // zero timer) runs: started now, on a loaded machine it could expire by that pass and
     // run in it, the two adding up to one freeze.
-    const int gapMs = m_draining ? drainGapMs : int(std::max<qint64>(spent, minIntervalMs / 4));
+    // A producer waiting for the backlog (backlogFull()) also leaves all of it to the tree.
+    const bool backToBack = m_draining || m_wasFull;
+    const int gapMs = backToBack ? drainGapMs : int(std::max<qint64>(spent, minIntervalMs / 4));
     QTimer::singleShot(0, this, [this, gapMs] {
         if (hasPending() && !m_timer.isActive())
             m_timer.start(m_draining ? drainGapMs : gapMs);
     });
+}
+
+void RunEventBatcher::noteApplied(qsizetype count)
+{
+    m_pendingEvents -= count;
+    if (m_wasFull && m_pendingEvents <= backlogLimit / 2) {
+        m_wasFull = false;
+        Q_EMIT backlogDrained();
+    }
 }
 
 } // namespace sandscope

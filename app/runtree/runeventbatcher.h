@@ -5,6 +5,10 @@
 // updates and a flood of events cannot starve the event loop. A timed batch applies at most
 // applyBudgetMs of events; a backlog (a file parsed faster than the tree grows) is worked off
 // in further slices, so no single batch freezes the window.
+//
+// A backlog also holds memory: every pending event with its text. A producer that can wait (a
+// file being read) pauses while backlogFull() and resumes on backlogDrained(); meanwhile the
+// backlog's slices follow each other as in a drain, so the load takes no longer.
 
 #include "streamjson/runevents.h"
 
@@ -28,6 +32,9 @@ public:
     // Between a drain's slices: not 0, so that what the last slice set off (a view's layout,
     // due at once) runs in a turn of its own rather than in the next slice's.
     static constexpr int drainGapMs = 1;
+    // Pending events beyond which a producer that can wait should (backlogFull()): a few MB of
+    // events, about 50 ms of applying them.
+    static constexpr qsizetype backlogLimit = 4096;
 
     explicit RunEventBatcher(RunModel *model, QObject *parent = nullptr);
 
@@ -38,6 +45,8 @@ public:
     // e.g. a file finished parsing); drained() follows. Cheap when nothing is pending.
     void drain();
     bool hasPending() const { return !m_pending.empty(); }
+    qsizetype pendingEvents() const { return m_pendingEvents; }
+    bool backlogFull() const { return m_pendingEvents >= backlogLimit; }
     // How long the next batch waits: grows with the cost of the last one.
     int intervalMs() const { return m_intervalMs; }
     // What the last batch cost after it was applied, in later event loop turns (a view laying
@@ -50,14 +59,19 @@ Q_SIGNALS:
     void batchApplied();
     // The pending events of a drain() are all applied (by its slices or a flush()).
     void drained();
+    // The backlog was full and is down to half the limit: a waiting producer may go on.
+    void backlogDrained();
 
 private:
     void applyDue();
     void setIntervalFrom(qint64 costMs);
+    void noteApplied(qsizetype count);
 
     RunModel *m_model;
     std::deque<RunEventBatch> m_pending; // as enqueued, none empty
     int m_next = 0; // the first batch's events before this were applied
+    qsizetype m_pendingEvents = 0;
+    bool m_wasFull = false; // backlogDrained() is due once the backlog is down to half
     bool m_draining = false;
     QTimer m_timer;
     int m_intervalMs = minIntervalMs;

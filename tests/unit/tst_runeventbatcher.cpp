@@ -1,7 +1,7 @@
 // RunEventBatcher: events reach the model only in batches (on its timer or an explicit flush),
 // one model update per batch, and an expensive batch makes the next one wait longer; a
 // backlog is worked off in budgeted slices, in order, and drain() ends with drained() once,
-// also when a flush takes the rest.
+// also when a flush takes the rest; a full backlog is signalled drained once down to half.
 
 #include "runtree/runeventbatcher.h"
 #include "runtree/runmodel.h"
@@ -193,13 +193,15 @@ private Q_SLOTS:
         RunEventBatcher batcher(&model);
         connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
         int pass = 0;
-        connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::awake, this,
+        // Disconnected when the test ends: the dispatcher outlives this function's variables.
+        QObject scope;
+        connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::awake, &scope,
             [&pass] { ++pass; });
         QList<int> slicePasses;
         QList<int> followUpPasses;
-        connect(&batcher, &RunEventBatcher::batchApplied, this, [&] {
+        connect(&batcher, &RunEventBatcher::batchApplied, &scope, [&] {
             slicePasses.append(pass);
-            QTimer::singleShot(0, this, [&] { followUpPasses.append(pass); });
+            QTimer::singleShot(0, &scope, [&] { followUpPasses.append(pass); });
         });
         QSignalSpy drained(&batcher, &RunEventBatcher::drained);
         batcher.enqueue(events);
@@ -213,6 +215,62 @@ private Q_SLOTS:
                                           "before")
                                .arg(slice)
                                .arg(slicePasses[slice])));
+    }
+
+    // A producer that waits while the backlog is full (a file being read) is told once it may
+    // go on: the backlog is then down to half the limit, and pendingEvents() always counts what
+    // is enqueued and not yet applied, through slices and flushes.
+    void aFullBacklogIsWorkedOffAndSignalledOnceDownToHalf()
+    {
+        const int calls = RunEventBatcher::backlogLimit; // two events each
+        const RunEventBatch events = manyCalls(calls);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        QCOMPARE(batcher.pendingEvents(), qsizetype(0));
+        QVERIFY(!batcher.backlogFull());
+        qsizetype applied = 0;
+        connect(&batcher, &RunEventBatcher::batchApplied, this,
+            [&] { applied = model.summary().toolCalls; });
+        QList<qsizetype> pendingWhenDrained;
+        connect(&batcher, &RunEventBatcher::backlogDrained, this,
+            [&] { pendingWhenDrained.append(batcher.pendingEvents()); });
+        qsizetype enqueued = 0;
+        for (qsizetype first = 0; first < events.size() && !batcher.backlogFull(); first += 100) {
+            const RunEventBatch part = events.mid(first, 100);
+            batcher.enqueue(part);
+            enqueued += part.size();
+            QCOMPARE(batcher.pendingEvents(), enqueued);
+        }
+        QVERIFY(batcher.backlogFull());
+        QVERIFY(pendingWhenDrained.isEmpty());
+        // Slow model updates: the backlog takes several slices.
+        connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
+        QTRY_VERIFY_WITH_TIMEOUT(!pendingWhenDrained.isEmpty(), 30000);
+        QCOMPARE(pendingWhenDrained.size(), 1);
+        QVERIFY2(pendingWhenDrained.first() <= RunEventBatcher::backlogLimit / 2,
+            qPrintable(QString::number(pendingWhenDrained.first())));
+        QVERIFY(!batcher.backlogFull());
+        batcher.flush();
+        QCOMPARE(batcher.pendingEvents(), qsizetype(0));
+        QCOMPARE(pendingWhenDrained.size(), 1); // not again: it was told already
+        QCOMPARE(model.summary().toolCalls, qint64(enqueued / 2));
+        QCOMPARE(applied, qsizetype(enqueued / 2));
+        RunModel reference;
+        reference.addEvents(events.mid(0, enqueued));
+        QCOMPARE(toolIds(model), toolIds(reference));
+    }
+
+    // A flush that takes a full backlog at once also tells the waiting producer.
+    void aFlushOfAFullBacklogSignalsItDrained()
+    {
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        QSignalSpy drained(&batcher, &RunEventBatcher::backlogDrained);
+        batcher.enqueue(manyCalls(RunEventBatcher::backlogLimit));
+        QVERIFY(batcher.backlogFull());
+        batcher.flush();
+        QCOMPARE(drained.count(), 1);
+        QCOMPARE(batcher.pendingEvents(), qsizetype(0));
     }
 
     // The view's work after a batch (laid out in later turns) counts toward its cost.

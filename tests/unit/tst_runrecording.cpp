@@ -178,7 +178,9 @@ private Q_SLOTS:
     void transcriptsAreRecognised();
     void unreadableFileIsAnError();
     void corruptRecordingLinesAreReportedNotFatal();
+    void asyncReadingUsesSlicesAndMatchesSyncParsing_data();
     void asyncReadingUsesSlicesAndMatchesSyncParsing();
+    void cancellingAPausedReadingEndsIt();
     void asyncReadingCanBeCancelled();
     void newRecordingPathsAreUnique();
     void everyLineIsReadAgainFromItsPlaceInTheFile_data();
@@ -514,8 +516,18 @@ void TestRunRecording::corruptRecordingLinesAreReportedNotFatal()
     QVERIFY(reader.readError().isEmpty());
 }
 
+void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing_data()
+{
+    QTest::addColumn<bool>("pausedAfterEachSlice");
+    QTest::newRow("read straight through") << false;
+    // As RunPage does while the tree's backlog is full: nothing is read while paused, and
+    // resume() goes on where it stopped.
+    QTest::newRow("paused after every slice, resumed later") << true;
+}
+
 void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
 {
+    QFETCH(bool, pausedAfterEachSlice);
     // A long recording: the captures repeated, with distinct times.
     const QString path = m_dir.filePath(QStringLiteral("long.rec"));
     QList<QByteArray> lines;
@@ -549,7 +561,9 @@ void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
     int slices = 0;
     qint64 lastArrival = 0;
     bool ordered = true;
+    int slicesWhilePaused = 0;
     connect(&reader, &RecordingReader::eventsReady, this, [&](const RunEventBatch &batch) {
+        slicesWhilePaused += reader.isPaused() ? 1 : 0;
         ++slices;
         events += batch.size();
         summary.add(batch);
@@ -557,14 +571,22 @@ void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
             ordered = ordered && event.arrivalMs >= lastArrival;
             lastArrival = event.arrivalMs;
         }
+        if (pausedAfterEachSlice) {
+            reader.pause();
+            // A few event loop turns later, with no slice read meanwhile.
+            QTimer::singleShot(2, &reader,
+                [&reader] { QTimer::singleShot(0, &reader, [&reader] { reader.resume(); }); });
+        }
     });
     QSignalSpy progress(&reader, &RecordingReader::progress);
     QSignalSpy finished(&reader, &RecordingReader::finished);
     reader.start(&parser, 1);
     QVERIFY(reader.isRunning());
-    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.first().first().toBool(), true);
     QVERIFY2(slices > 1, "the file was parsed in one go");
+    QCOMPARE(slicesWhilePaused, 0);
     QCOMPARE(events, syncEvents);
     QVERIFY(ordered);
     QCOMPARE(summary.summary().toJson(), syncSummary.summary().toJson());
@@ -572,18 +594,24 @@ void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
     QCOMPARE(reader.lastArrivalMs(), qint64(1000 + lines.size()));
 }
 
+// A recording of the partial capture 500 times: many slices at a slice budget of 1 ms.
+static bool writeLongRecording(const QString &path)
+{
+    RunRecorder recorder;
+    if (!recorder.open(path))
+        return false;
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
+    for (int round = 0; round < 500; ++round) {
+        for (const QByteArray &line : lines)
+            recorder.record(line, round);
+    }
+    return true;
+}
+
 void TestRunRecording::asyncReadingCanBeCancelled()
 {
     const QString path = m_dir.filePath(QStringLiteral("cancel.rec"));
-    {
-        RunRecorder recorder;
-        QVERIFY(recorder.open(path));
-        const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
-        for (int round = 0; round < 500; ++round) {
-            for (const QByteArray &line : lines)
-                recorder.record(line, round);
-        }
-    }
+    QVERIFY(writeLongRecording(path));
     RecordingReader reader;
     QVERIFY(reader.open(path));
     RunParser parser;
@@ -597,6 +625,33 @@ void TestRunRecording::asyncReadingCanBeCancelled()
     QVERIFY(reader.bytesRead() < reader.totalBytes());
     QTest::qWait(50); // no slice runs after the cancel
     QCOMPARE(finished.count(), 1);
+}
+
+void TestRunRecording::cancellingAPausedReadingEndsIt()
+{
+    const QString path = m_dir.filePath(QStringLiteral("paused.rec"));
+    QVERIFY(writeLongRecording(path));
+    RecordingReader reader;
+    QVERIFY(reader.open(path));
+    RunParser parser;
+    QSignalSpy ready(&reader, &RecordingReader::eventsReady);
+    QSignalSpy finished(&reader, &RecordingReader::finished);
+    connect(&reader, &RecordingReader::eventsReady, &reader, &RecordingReader::pause);
+    reader.start(&parser, 1);
+    QVERIFY(ready.wait(10000));
+    QTest::qWait(20);
+    QCOMPARE(ready.count(), 1); // paused: nothing more is read
+    QVERIFY(reader.isRunning());
+    const qint64 read = reader.bytesRead();
+    QVERIFY(read < reader.totalBytes());
+    reader.cancel();
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().first().toBool(), false);
+    reader.resume(); // after the end: nothing
+    QTest::qWait(20);
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(reader.bytesRead(), read);
 }
 
 void TestRunRecording::newRecordingPathsAreUnique()

@@ -487,6 +487,7 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);
     connect(reader, &RecordingReader::progress, this, &RunPage::showLoadProgress);
     connect(reader, &RecordingReader::finished, this, &RunPage::onLoadFinished);
+    connect(m_batcher, &RunEventBatcher::backlogDrained, reader, &RecordingReader::resume);
     m_ui->loadLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_ui->loadProgress->setValue(0);
     m_ui->loadPanel->show();
@@ -558,6 +559,10 @@ void RunPage::enqueueEvents(const RunEventBatch &events)
 {
     if (!m_replay->addEvents(events))
         m_batcher->enqueue(events);
+    // A file is read faster than the tree grows: its reader waits while the backlog (memory)
+    // is full, until RunEventBatcher::backlogDrained (connected in openFile).
+    if (m_reader && m_reader->isRunning() && m_batcher->backlogFull())
+        m_reader->pause();
 }
 
 void RunPage::flushEvents()
