@@ -1,5 +1,6 @@
 #include "summaryscanner.h"
 
+#include "streamjson/jsonlineindex.h"
 #include "streamjson/runsummary.h"
 #include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
@@ -16,9 +17,6 @@ namespace sandscope {
 
 using jsonfields::boolField;
 using jsonfields::stringView;
-using simdjson::dom::array;
-using simdjson::dom::element;
-using simdjson::dom::object;
 
 const size_t RunSummaryScanner::padding = simdjson::SIMDJSON_PADDING;
 
@@ -26,10 +24,25 @@ namespace {
 
 using jsonfields::retainedCapacity;
 
+// The two ways a line is read, through the same code: simdjson's DOM, and JsonLineIndex (most
+// lines of a capture; see jsonlineindex.h for the ones it leaves to the DOM).
+struct DomJson {
+    using Object = simdjson::dom::object;
+    using Value = simdjson::dom::element;
+    using Array = simdjson::dom::array;
+};
+struct IndexJson {
+    using Object = JsonLineIndex::Object;
+    using Value = JsonLineIndex::Value;
+    using Array = JsonLineIndex::Array;
+};
+
 // The members of a line the summary reads, each the first of its name as at_key finds it, read
 // in one pass over the object: at_key walks the object for every name it is asked (and to the
 // end for the missing ones), which was 11 % of `replay --summary` on 100 MB.
-struct ScannedLine {
+template <class Json> struct ScannedLine {
+    using object = typename Json::Object;
+    using element = typename Json::Value;
     enum Member : unsigned {
         Type = 1,
         Timestamp = 2,
@@ -159,7 +172,9 @@ struct ScannedLine {
 };
 
 // An API message's members the summary reads (the first of each name, as ScannedLine).
-struct ScannedMessage {
+template <class Json> struct ScannedMessage {
+    using object = typename Json::Object;
+    using array = typename Json::Array;
     std::string_view id;
     std::string_view model;
     array content;
@@ -196,6 +211,7 @@ struct ScannedMessage {
 struct RunSummaryScanner::Impl {
     RunSummaryBuilder *builder;
     simdjson::dom::parser parser;
+    JsonLineIndex index; // its structurals are the parser's
     std::vector<char> copy; // scan(): the line followed by padding
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
@@ -214,18 +230,26 @@ struct RunSummaryScanner::Impl {
             return Line::Counted;
         }
         const std::string_view json = streamjson::jsonText(line);
-        object root;
+        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
+        // has no time of its own.
+        const bool ownTime = json.data() == line.data();
+        if (!json.empty() && !std::memchr(json.data(), '\\', json.size())
+            && index.index(parser, json.data(), json.size()))
+            return read<IndexJson>(index.root(), ownTime);
+        simdjson::dom::object root;
         if (json.empty()
             || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS) {
             timeLine(-1);
             builder->addTurnContent(); // noise or corrupt: a raw node in the current turn
             return Line::Counted;
         }
-        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
-        // has no time of its own.
-        const ScannedLine fields(root);
-        return facts(
-            root, fields, json.data() == line.data() ? fields.timestamp : std::string_view());
+        return read<DomJson>(root, ownTime);
+    }
+
+    template <class Json> Line read(const typename Json::Object &root, bool ownTime)
+    {
+        const ScannedLine<Json> fields(root);
+        return facts<Json>(root, fields, ownTime ? fields.timestamp : std::string_view());
     }
 
     // Gives the builder the line's time: a recording's, set before; else its timestamp.
@@ -235,7 +259,9 @@ struct RunSummaryScanner::Impl {
         entryTimeMs = -1;
     }
 
-    Line facts(const object &line, const ScannedLine &fields, std::string_view stamp)
+    template <class Json>
+    Line facts(
+        const typename Json::Object &line, const ScannedLine<Json> &fields, std::string_view stamp)
     {
         const std::string_view type = fields.type;
         if (fields.hasTranscriptSessionId || jsonfields::isTranscriptOnlyType(type))
@@ -248,10 +274,10 @@ struct RunSummaryScanner::Impl {
             builder->setSessionId(jsonfields::toQString(fields.sessionId));
         if (jsonfields::is(type, "assistant")) {
             if (fields.hasMessage)
-                assistant(fields, ScannedMessage(fields.message), thread.empty());
+                assistant(fields, ScannedMessage<Json>(fields.message), thread.empty());
         } else if (jsonfields::is(type, "user")) {
             if (fields.hasMessage)
-                user(ScannedMessage(fields.message), thread.empty());
+                user(ScannedMessage<Json>(fields.message), thread.empty());
         } else if (jsonfields::is(type, "result")) {
             result(fields);
         } else if (jsonfields::is(type, "stream_event")) {
@@ -264,7 +290,8 @@ struct RunSummaryScanner::Impl {
 
     // Which turn the line goes to, as RunModel places its events (RunParser's Transient
     // lines go nowhere; a result finds its turn in addResult).
-    void turnFacts(const object &line, const ScannedLine &fields)
+    template <class Json>
+    void turnFacts(const typename Json::Object &line, const ScannedLine<Json> &fields)
     {
         const std::string_view type = fields.type;
         const std::string_view subtype = fields.subtype;
@@ -293,12 +320,12 @@ struct RunSummaryScanner::Impl {
     }
 
     // A task's status as RunParser::parseTask reads it.
-    void task(const object &line, std::string_view subtype)
+    template <class Object> void task(const Object &line, std::string_view subtype)
     {
         std::string_view status = jsonfields::is(subtype, "task_started")
             ? std::string_view("running")
             : stringView(line, "status");
-        object patch;
+        Object patch;
         if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
             status = stringView(patch, "status");
         builder->addTask(
@@ -306,13 +333,13 @@ struct RunSummaryScanner::Impl {
     }
 
     // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
-    static bool streamEventUsage(const ScannedLine &fields)
+    template <class Json> static bool streamEventUsage(const ScannedLine<Json> &fields)
     {
         if (!fields.hasEvent)
             return false;
-        const object &event = fields.event;
+        const typename Json::Object &event = fields.event;
         const std::string_view eventType = stringView(event, "type");
-        object inner;
+        typename Json::Object inner;
         if (jsonfields::is(eventType, "message_start"))
             return event.at_key("message").get(inner) == simdjson::SUCCESS
                 && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
@@ -320,7 +347,9 @@ struct RunSummaryScanner::Impl {
             && event.at_key("usage").get(inner) == simdjson::SUCCESS;
     }
 
-    void assistant(const ScannedLine &fields, const ScannedMessage &message, bool mainThread)
+    template <class Json>
+    void assistant(
+        const ScannedLine<Json> &fields, const ScannedMessage<Json> &message, bool mainThread)
     {
         if (fields.apiErrorFlag || message.model == "<synthetic>") {
             builder->addApiError();
@@ -329,8 +358,8 @@ struct RunSummaryScanner::Impl {
             return; // no usage counted, as RunParser's ApiError
         }
         if (message.hasContent) {
-            for (element entry : message.content) {
-                object block;
+            for (const typename Json::Value entry : message.content) {
+                typename Json::Object block;
                 if (entry.get(block) != simdjson::SUCCESS)
                     continue;
                 const std::string_view blockType = stringView(block, "type");
@@ -350,12 +379,12 @@ struct RunSummaryScanner::Impl {
             addUsage(message.id, message.usage);
     }
 
-    void user(const ScannedMessage &message, bool mainThread)
+    template <class Json> void user(const ScannedMessage<Json> &message, bool mainThread)
     {
         if (!message.hasContent)
             return; // missing, a string or something else: no tool results
-        for (element entry : message.content) {
-            object block;
+        for (const typename Json::Value entry : message.content) {
+            typename Json::Object block;
             if (entry.get(block) != simdjson::SUCCESS || stringView(block, "type") != "tool_result")
                 continue;
             builder->addToolResult(
@@ -363,20 +392,21 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    void result(const ScannedLine &fields)
+    template <class Json> void result(const ScannedLine<Json> &fields)
     {
         ResultInfo info;
         info.subtype = jsonfields::toQString(fields.subtype);
         bool isError = false;
-        info.isError = fields.has(ScannedLine::IsError)
+        info.isError = fields.has(ScannedLine<Json>::IsError)
             && fields.isError.get(isError) == simdjson::SUCCESS && isError;
-        info.hasCost = fields.has(ScannedLine::TotalCostUsd)
+        info.hasCost = fields.has(ScannedLine<Json>::TotalCostUsd)
             && jsonfields::costValue(fields.totalCostUsd, &info.totalCostUsd, &info.invalidCost);
-        info.durationMs = fields.has(ScannedLine::DurationMs)
+        info.durationMs = fields.has(ScannedLine<Json>::DurationMs)
             ? jsonfields::integerValue(fields.durationMs, -1)
             : -1;
-        info.numTurns
-            = fields.has(ScannedLine::NumTurns) ? jsonfields::intValue(fields.numTurns, -1) : -1;
+        info.numTurns = fields.has(ScannedLine<Json>::NumTurns)
+            ? jsonfields::intValue(fields.numTurns, -1)
+            : -1;
         if (fields.hasUsage)
             info.usage = jsonfields::usageFrom(fields.usage);
         if (fields.hasSinceLastResult)
@@ -384,17 +414,19 @@ struct RunSummaryScanner::Impl {
         builder->addResult(info);
     }
 
-    void streamEvent(const ScannedLine &fields, std::string_view envelopeId)
+    template <class Json>
+    void streamEvent(const ScannedLine<Json> &fields, std::string_view envelopeId)
     {
+        using Object = typename Json::Object;
         if (!fields.hasEvent)
             return;
-        const object &event = fields.event;
+        const Object &event = fields.event;
         const std::string_view thread = fields.thread;
         const std::string_view eventType = stringView(event, "type");
         std::string_view messageId = fields.apiMessageId;
-        object usage;
+        Object usage;
         if (jsonfields::is(eventType, "message_start")) {
-            object message;
+            Object message;
             if (event.at_key("message").get(message) != simdjson::SUCCESS)
                 return;
             if (messageId.empty())
@@ -412,7 +444,7 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    void addUsage(std::string_view messageId, const object &usage)
+    template <class Object> void addUsage(std::string_view messageId, const Object &usage)
     {
         builder->addMessageUsage(messageId, jsonfields::usageFrom(usage));
     }
