@@ -75,23 +75,31 @@ std::string_view numberToken(const char *p, const char *end)
 
 bool JsonLineIndex::index(simdjson::dom::parser &parser, const char *json, size_t size)
 {
-    if (size == 0 || json[0] != '{')
+    if (size == 0 || json[0] != '{' || !indexText(parser, json, size))
         return false;
+    return m_count >= 2 && m_positions[0] == 0 && walk(0) == m_count; // nothing after the root
+}
+
+bool JsonLineIndex::indexText(simdjson::dom::parser &parser, const char *text, size_t size)
+{
     if (parser.capacity() < size && parser.allocate(size) != simdjson::SUCCESS)
         return false;
     simdjson::internal::dom_parser_implementation &stage1 = *parser.implementation;
-    if (stage1.stage1(reinterpret_cast<const uint8_t *>(json), size, simdjson::stage1_mode::regular)
+    if (stage1.stage1(reinterpret_cast<const uint8_t *>(text), size, simdjson::stage1_mode::regular)
         != simdjson::SUCCESS)
         return false;
-    m_json = json;
+    m_json = text;
     m_size = size;
     m_positions = stage1.structural_indexes.get();
     m_count = stage1.n_structural_indexes;
-    return walk();
+    if (m_close.size() < m_count)
+        m_close.resize(m_count);
+    return true;
 }
 
 // A scalar that starts with c at p: a string (checked by stage 1), an atom, a plain number.
-static bool plainScalar(char c, const char *p, const char *end)
+static inline __attribute__((always_inline)) bool plainScalar(
+    char c, const char *p, const char *end)
 {
     bool decimal = false;
     switch (c) {
@@ -109,45 +117,45 @@ static bool plainScalar(char c, const char *p, const char *end)
 }
 
 // The grammar, as a state machine over the structurals (the DOM's stage 2 without its tape).
-// Past the last structural, `at` reads '\0', which no state accepts.
-bool JsonLineIndex::walk()
+uint32_t JsonLineIndex::walk(uint32_t first)
 {
     const uint32_t count = m_count;
-    if (count < 2 || m_positions[0] != 0)
-        return false;
-    if (m_close.size() < count)
-        m_close.resize(count);
+    if (first >= count || m_json[m_positions[first]] != '{')
+        return 0;
     if (m_open.size() < maxDepth + 1)
         m_open.resize(maxDepth + 1);
     const char *const json = m_json;
     const char *const end = json + m_size;
-    const uint32_t *const positions = m_positions;
+    // Past the last structural, two that point at the root's '{': every state turns it down
+    // within two steps (stage 1 leaves room for three after the last).
+    uint32_t *const positions = m_positions;
+    positions[count] = positions[count + 1] = positions[first];
     uint32_t *const open = m_open.data();
     uint32_t *const close = m_close.data();
     constexpr uint32_t arrayBit = 0x80000000u;
     uint32_t depth = 0;
-    uint32_t k = 0;
+    uint32_t k = first;
     char c = 0;
-#define SANDSCOPE_AT(structural) ((structural) < count ? json[positions[structural]] : '\0')
+#define SANDSCOPE_AT(structural) json[positions[structural]]
     open[depth++] = k++;
 objectBegin:
     if (SANDSCOPE_AT(k) == '}')
         goto scopeEnd;
 objectField:
     if (SANDSCOPE_AT(k) != '"' || SANDSCOPE_AT(k + 1) != ':')
-        return false;
+        return 0;
     k += 2;
     c = SANDSCOPE_AT(k);
     if (c == '{' || c == '[') {
         if (depth >= maxDepth)
-            return false;
+            return 0;
         open[depth++] = c == '[' ? k++ | arrayBit : k++;
         if (c == '{')
             goto objectBegin;
         goto arrayBegin;
     }
     if (!plainScalar(c, json + positions[k], end))
-        return false;
+        return 0;
     ++k;
 objectContinue:
     c = SANDSCOPE_AT(k);
@@ -157,7 +165,7 @@ objectContinue:
     }
     if (c == '}')
         goto scopeEnd;
-    return false;
+    return 0;
 arrayBegin:
     if (SANDSCOPE_AT(k) == ']')
         goto scopeEnd;
@@ -165,14 +173,14 @@ arrayValue:
     c = SANDSCOPE_AT(k);
     if (c == '{' || c == '[') {
         if (depth >= maxDepth)
-            return false;
+            return 0;
         open[depth++] = c == '[' ? k++ | arrayBit : k++;
         if (c == '{')
             goto objectBegin;
         goto arrayBegin;
     }
     if (!plainScalar(c, json + positions[k], end))
-        return false;
+        return 0;
     ++k;
 arrayContinue:
     c = SANDSCOPE_AT(k);
@@ -182,14 +190,14 @@ arrayContinue:
     }
     if (c == ']')
         goto scopeEnd;
-    return false;
+    return 0;
 scopeEnd : {
     const uint32_t opened = open[--depth];
     if (((opened & arrayBit) != 0) != (SANDSCOPE_AT(k) == ']'))
-        return false;
+        return 0;
     close[opened & ~arrayBit] = k++;
     if (depth == 0)
-        return k == count; // nothing after the root
+        return k;
     if (open[depth - 1] & arrayBit)
         goto arrayContinue;
     goto objectContinue;

@@ -212,6 +212,10 @@ struct RunSummaryScanner::Impl {
     RunSummaryBuilder *builder;
     simdjson::dom::parser parser;
     JsonLineIndex index; // its structurals are the parser's
+    // scanLines(): a block's stage 1, kept while its lines are read (scanPadded, for the lines
+    // the block cannot read, uses the other parser).
+    simdjson::dom::parser blockParser;
+    JsonLineIndex blockIndex;
     std::vector<char> copy; // scan(): the line followed by padding
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
@@ -244,6 +248,110 @@ struct RunSummaryScanner::Impl {
             return Line::Counted;
         }
         return read<DomJson>(root, ownTime);
+    }
+
+    // Lines per block for scanLines: stage 1 of 64 KiB stays in the L2 cache.
+    static constexpr size_t blockBytes = size_t(64) * 1024;
+
+    // Each line of [from, to) through scanPadded; false when one needs events.
+    bool scanEach(const char *data, size_t from, size_t to, Lines &out)
+    {
+        while (from < to) {
+            const void *found = std::memchr(data + from, '\n', to - from);
+            const size_t lineEnd = found ? size_t(static_cast<const char *>(found) - data) : to;
+            if (!count(scanPadded(std::string_view(data + from, lineEnd - from)), out))
+                return false;
+            from = lineEnd + 1;
+        }
+        return true;
+    }
+
+    static bool count(Line line, Lines &out)
+    {
+        ++out.fileLines;
+        out.counted += line == Line::Counted ? 1 : 0;
+        out.needsEvents = line == Line::NeedsEvents;
+        return !out.needsEvents;
+    }
+
+    Lines scanLines(std::string_view text)
+    {
+        Lines out;
+        const char *data = text.data();
+        const size_t size = text.size();
+        size_t position = 0;
+        while (position < size) {
+            size_t blockEnd = size;
+            if (size - position > blockBytes) {
+                // Up to the last line that ends within the block; a longer line alone.
+                blockEnd = position + blockBytes;
+                while (blockEnd > position && data[blockEnd - 1] != '\n')
+                    --blockEnd;
+                if (blockEnd == position) {
+                    const void *found = std::memchr(
+                        data + position + blockBytes, '\n', size - position - blockBytes);
+                    blockEnd = found ? size_t(static_cast<const char *>(found) - data) + 1 : size;
+                    if (!scanEach(data, position, blockEnd, out))
+                        return out;
+                    position = blockEnd;
+                    continue;
+                }
+            }
+            if (!scanBlock(data + position, blockEnd - position, out))
+                return out;
+            position = blockEnd;
+        }
+        return out;
+    }
+
+    // One block of whole lines. A line that starts with '{' at its first byte, whose object
+    // the index reads, ends at the first "\n" after its '}' (only whitespace in between:
+    // anything else would be a structural) and has no backslash is read from the block's
+    // index. Any other line goes through scanPadded alone. Stage 1 fails on a string across
+    // a line's end (a raw "\n" in it), so each line's structurals are those it has alone.
+    bool scanBlock(const char *base, size_t length, Lines &out)
+    {
+        if (!blockIndex.indexText(blockParser, base, length))
+            return scanEach(base, 0, length, out);
+        const uint32_t structurals = blockIndex.structuralCount();
+        size_t backslash = 0; // the first at or after lineStart (length: none)
+        uint32_t next = 0; // the first structural of the line at lineStart, if any
+        size_t lineStart = 0;
+        while (lineStart < length) {
+            if (backslash < lineStart || lineStart == 0) {
+                const void *found = std::memchr(base + lineStart, '\\', length - lineStart);
+                backslash = found ? size_t(static_cast<const char *>(found) - base) : length;
+            }
+            if (next < structurals && blockIndex.position(next) == lineStart
+                && base[lineStart] == '{') {
+                const uint32_t after = blockIndex.walk(next);
+                if (after != 0) {
+                    const size_t close = blockIndex.position(after - 1);
+                    const size_t gapEnd = after < structurals ? blockIndex.position(after) : length;
+                    const void *newline = std::memchr(base + close + 1, '\n', gapEnd - close - 1);
+                    const size_t lineEnd = newline
+                        ? size_t(static_cast<const char *>(newline) - base)
+                        : after == structurals ? length
+                                               : 0;
+                    if (lineEnd != 0 && backslash > close) {
+                        if (!count(read<IndexJson>(blockIndex.objectAt(next), true), out))
+                            return false;
+                        lineStart = lineEnd + 1;
+                        next = after;
+                        continue;
+                    }
+                }
+            }
+            const void *newline = std::memchr(base + lineStart, '\n', length - lineStart);
+            const size_t lineEnd
+                = newline ? size_t(static_cast<const char *>(newline) - base) : length;
+            if (!count(scanPadded(std::string_view(base + lineStart, lineEnd - lineStart)), out))
+                return false;
+            lineStart = lineEnd + 1;
+            while (next < structurals && blockIndex.position(next) < lineStart)
+                ++next;
+        }
+        return true;
     }
 
     template <class Json> Line read(const typename Json::Object &root, bool ownTime)
@@ -461,6 +569,11 @@ RunSummaryScanner::~RunSummaryScanner() = default;
 RunSummaryScanner::Line RunSummaryScanner::scanPadded(std::string_view line)
 {
     return m_impl->scanPadded(line);
+}
+
+RunSummaryScanner::Lines RunSummaryScanner::scanLines(std::string_view text)
+{
+    return m_impl->scanLines(text);
 }
 
 RunSummaryScanner::Line RunSummaryScanner::scan(std::string_view line)

@@ -150,7 +150,42 @@ const char *const trickyLines[] = {
     "\"id\":\"t\u0000x\"}]}}",
     "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
     "\"t\u0000x\",\"is_error\":true}]}}",
+    // JsonLineIndex (the fast path without the DOM) reads plain lines itself and leaves the
+    // rest to the DOM: numbers at the edges of what it reads, broken grammar deep inside,
+    // depth around its limit, and lines a block of lines cannot read from its own index.
+    R"({"type":"result","subtype":"success","num_turns":-0,"duration_ms":-7,"total_cost_usd":0.30000000000000004})",
+    R"({"type":"result","subtype":"success","num_turns":2.0,"duration_ms":1.5,"total_cost_usd":3,"usage":{"input_tokens":123456789012345678,"output_tokens":1234567890123456789}})",
+    R"({"type":"result","subtype":"success","num_turns":01})",
+    R"({"type":"result","subtype":"success","num_turns":1.,"usage":{"input_tokens":-1.5}})",
+    R"({"type":"result","subtype":"success","total_cost_usd":1e-3,"num_turns":-3,"usage":{"input_tokens":0.5}})",
+    R"({"type":"assistant","message":{"id":"m20","content":[{"type":"tool_use","id":"t20"}],"usage":{"input_tokens":1,}}})",
+    R"({"type":"assistant","message":{"id":"m21","content":[{"type":"tool_use","id":"t21"}]}} {"type":"user"})",
+    R"(  {"type":"system","subtype":"init","session_id":"s-9","timestamp":"2026-01-01T00:00:00.000Z"})",
+    "{\"type\":\"system\",\"subtype\":\"init\",\"timestamp\":\"2026-01-02T00:00:00.000Z\"}\v",
+    R"({"type":"assistant","message":{"id":"m22","content":[{"type":"tool_use","id":"t22"}]},"x":[1,2,[3,{"a":tru}]]})",
+    R"({"type":"assistant","message":{"id":"m23","content":[{"type":"tool_use","id":"t23"}]},"x":[1 2]})",
+    R"({"type":"assistant","message":{"id":"m24","content":[{"type":"tool_use","id":"t24"}]},"x":{"a" 1}})",
+    R"({"type":"assistant","message":{"id":"m25","content":[{"type":"tool_use","id":"t25"}]},"x":[}})",
+    R"({"type":"assistant","message":{"id":"m26","content":[{"type":"tool_use","id":"t26"}],"usage":{"input_tokens":7}},"n":null,"t":true,"f":false,"e":{},"a":[],"s":"é ü"})",
+    R"({"type":"assistant","message":{"id":"m27","content":[{"type":"tool_use","id":"t27"}]}}x)",
+    R"({"type":"assistant","message":{"id":"m28","content":[{"type":"tool_use","id":"t28"}]},"x":"open)",
+    R"(close"})",
+    "{\"type\":\"assistant\",\"message\":{\"id\":\"m29\",\"content\":[{\"type\":\"tool_use\","
+    "\"id\":\"t29\"}]},\"x\":\"\xc3\"}",
+    R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t26","is_error":true}]},"x":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]})",
+    R"({})",
+    R"([])",
+    R"(12)",
 };
+
+// Nested arrays `depth` deep in an assistant line with one tool call (JsonLineIndex reads up
+// to JsonLineIndex::maxDepth, the DOM up to 1024).
+QByteArray deepLine(int depth, const QByteArray &id)
+{
+    return "{\"type\":\"assistant\",\"message\":{\"id\":\"" + id
+        + "\",\"content\":[{\"type\":\"tool_use\",\"id\":\"" + id
+        + "\"}]},\"x\":" + QByteArray(depth, '[') + QByteArray(depth, ']') + "}";
+}
 
 QStringList streamCaptures()
 {
@@ -676,6 +711,8 @@ private slots:
         QByteArray tricky;
         for (const char *line : trickyLines)
             tricky += QByteArray(line) + '\n';
+        for (const int depth : {510, 511, 512, 513, 1100})
+            tricky += deepLine(depth, "d" + QByteArray::number(depth)) + '\n';
         tricky += "{\"type\":\"result\",\"subtype\":\"success\"}"; // no final newline
         QByteArray crlf = tricky;
         crlf.replace("\n", "\r\n");
@@ -732,6 +769,61 @@ private slots:
                     qPrintable(QStringLiteral("%1 in blocks of %2").arg(path).arg(block)));
                 QCOMPARE(reader.problems(), reference.problems);
             }
+        }
+    }
+
+    // RunSummaryScanner::scanLines (stage 1 per block of lines) reads runs of whole lines as
+    // scan() reads them one by one: runs split anywhere between lines, longer than a block
+    // (64 KiB), with a line longer than a block, with and without the last "\n".
+    void scanLinesEqualsScanningEachLine()
+    {
+        QByteArray text;
+        for (const char *line : trickyLines)
+            text += QByteArray(line) + '\n';
+        for (const int depth : {511, 513})
+            text += deepLine(depth, "d" + QByteArray::number(depth)) + '\n';
+        text = text.repeated(40);
+        text += "{\"type\":\"assistant\",\"message\":{\"id\":\"big\",\"content\":[{\"type\":"
+                "\"tool_use\",\"id\":\"tb\"},{\"type\":\"text\",\"text\":\""
+            + QByteArray(100 * 1024, 'x') + "\"}],\"usage\":{\"input_tokens\":1}}}\n";
+        text += text.left(20000) + "\n\n{\"type\":\"result\",\"subtype\":\"success\"}";
+        const QList<QByteArray> lines = text.split('\n');
+
+        sandscope::RunSummaryBuilder eachBuilder;
+        sandscope::RunSummaryScanner each(&eachBuilder);
+        qint64 counted = 0;
+        for (const QByteArray &line : lines) {
+            const auto read = each.scan(std::string_view(line.constData(), size_t(line.size())));
+            QVERIFY(read != sandscope::RunSummaryScanner::Line::NeedsEvents);
+            counted += read == sandscope::RunSummaryScanner::Line::Counted ? 1 : 0;
+        }
+        const QString expected = summaryText(eachBuilder.summary());
+
+        QRandomGenerator random(20261205);
+        for (int round = 0; round < 6; ++round) {
+            sandscope::RunSummaryBuilder builder;
+            sandscope::RunSummaryScanner scanner(&builder);
+            sandscope::RunSummaryScanner::Lines total;
+            qsizetype start = 0;
+            while (start < text.size()) {
+                // A run of whole lines: up to a "\n" at least `want` bytes on, or the rest.
+                const qsizetype want
+                    = round == 0 ? qsizetype(text.size()) : qsizetype(random.bounded(1, 90000));
+                qsizetype end
+                    = text.indexOf('\n', qMin(qsizetype(text.size() - 1), start + want - 1));
+                end = end < 0 ? text.size() : end + 1;
+                const QByteArray run
+                    = text.mid(start, end - start) + QByteArray(qsizetype(scanner.padding), 'x');
+                const auto read
+                    = scanner.scanLines(std::string_view(run.constData(), size_t(end - start)));
+                QVERIFY(!read.needsEvents);
+                total.fileLines += read.fileLines;
+                total.counted += read.counted;
+                start = end;
+            }
+            QCOMPARE(total.fileLines, qint64(lines.size()));
+            QCOMPARE(total.counted, counted);
+            QCOMPARE(summaryText(builder.summary()), expected);
         }
     }
 
