@@ -145,6 +145,7 @@ objectField:
     if (SANDSCOPE_AT(k) != '"' || SANDSCOPE_AT(k + 1) != ':')
         return 0;
     k += 2;
+value: // in an object after its key's ':', or in an array
     c = SANDSCOPE_AT(k);
     if (c == '{' || c == '[') {
         if (depth >= maxDepth)
@@ -157,40 +158,21 @@ objectField:
     if (!plainScalar(c, json + positions[k], end))
         return 0;
     ++k;
-objectContinue:
+afterValue: // a ',' to the next member or element, or the scope's end (scopeEnd checks which)
     c = SANDSCOPE_AT(k);
     if (c == ',') {
         ++k;
+        if (open[depth - 1] & arrayBit)
+            goto value;
         goto objectField;
     }
-    if (c == '}')
+    if (c == '}' || c == ']')
         goto scopeEnd;
     return 0;
 arrayBegin:
     if (SANDSCOPE_AT(k) == ']')
         goto scopeEnd;
-arrayValue:
-    c = SANDSCOPE_AT(k);
-    if (c == '{' || c == '[') {
-        if (depth >= maxDepth)
-            return 0;
-        open[depth++] = c == '[' ? k++ | arrayBit : k++;
-        if (c == '{')
-            goto objectBegin;
-        goto arrayBegin;
-    }
-    if (!plainScalar(c, json + positions[k], end))
-        return 0;
-    ++k;
-arrayContinue:
-    c = SANDSCOPE_AT(k);
-    if (c == ',') {
-        ++k;
-        goto arrayValue;
-    }
-    if (c == ']')
-        goto scopeEnd;
-    return 0;
+    goto value;
 scopeEnd : {
     const uint32_t opened = open[--depth];
     if (((opened & arrayBit) != 0) != (SANDSCOPE_AT(k) == ']'))
@@ -198,9 +180,7 @@ scopeEnd : {
     close[opened & ~arrayBit] = k++;
     if (depth == 0)
         return k;
-    if (open[depth - 1] & arrayBit)
-        goto arrayContinue;
-    goto objectContinue;
+    goto afterValue;
 }
 #undef SANDSCOPE_AT
 }

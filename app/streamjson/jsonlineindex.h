@@ -34,8 +34,8 @@ public:
         simdjson::error_code get(int64_t &out) const;
         simdjson::error_code get(uint64_t &out) const;
         simdjson::error_code get(double &out) const;
-        simdjson::error_code get(Object &out) const;
-        simdjson::error_code get(Array &out) const;
+        simdjson::error_code get(Object &out) const { return scope(out, '{'); }
+        simdjson::error_code get(Array &out) const { return scope(out, '['); }
         simdjson::error_code get(Value &out) const
         {
             out = *this;
@@ -51,6 +51,7 @@ public:
         {
         }
         char first() const { return m_index ? m_index->charAt(m_at) : '\0'; }
+        template <class Scoped> simdjson::error_code scope(Scoped &out, char opening) const;
         const JsonLineIndex *m_index = nullptr;
         uint32_t m_at = 0; // its structural
     };
@@ -78,46 +79,29 @@ public:
         Value value;
     };
 
-    class Object {
+    // An object (members: Field, key and value) or an array (elements: Value) and its
+    // iterator: `at` is its '{' or '['; an iterator's, the member's key or the element, and
+    // at the end the closing bracket (right after the opening one when it is empty).
+    template <bool members> class Scope {
     public:
         class iterator {
         public:
-            Field operator*() const;
-            iterator &operator++();
-            bool operator!=(const iterator &other) const { return m_at != other.m_at; }
-
-        private:
-            friend class Object;
-            iterator(const JsonLineIndex *index, uint32_t at)
-                : m_index(index)
-                , m_at(at)
+            auto operator*() const
             {
+                if constexpr (members)
+                    return Field {m_index->stringAt(m_at), Value(m_index, m_at + 2)};
+                else
+                    return Value(m_index, m_at);
             }
-            const JsonLineIndex *m_index;
-            uint32_t m_at; // the member's key; its object's '}' at the end
-        };
-        Object() = default;
-        iterator begin() const;
-        iterator end() const;
-        Member at_key(std::string_view key) const;
-
-    private:
-        friend class Value;
-        friend class JsonLineIndex;
-        const JsonLineIndex *m_index = nullptr;
-        uint32_t m_at = 0; // its '{'
-    };
-
-    class Array {
-    public:
-        class iterator {
-        public:
-            Value operator*() const { return Value(m_index, m_at); }
-            iterator &operator++();
+            iterator &operator++()
+            {
+                m_at = m_index->next(members ? m_at + 2 : m_at);
+                return *this;
+            }
             bool operator!=(const iterator &other) const { return m_at != other.m_at; }
 
         private:
-            friend class Array;
+            friend class Scope;
             iterator(const JsonLineIndex *index, uint32_t at)
                 : m_index(index)
                 , m_at(at)
@@ -126,15 +110,22 @@ public:
             const JsonLineIndex *m_index;
             uint32_t m_at;
         };
-        Array() = default;
-        iterator begin() const;
-        iterator end() const;
+        iterator begin() const { return iterator(m_index, m_index ? m_at + 1 : 0); }
+        iterator end() const { return iterator(m_index, m_index ? m_index->m_close[m_at] : 0); }
 
-    private:
+    protected:
         friend class Value;
+        friend class JsonLineIndex;
         const JsonLineIndex *m_index = nullptr;
-        uint32_t m_at = 0; // its '['
+        uint32_t m_at = 0;
     };
+
+    class Object : public Scope<true> {
+    public:
+        Member at_key(std::string_view key) const;
+    };
+
+    class Array : public Scope<false> { };
 
     // Indexes `size` bytes of JSON followed by simdjson::SIMDJSON_PADDING readable bytes,
     // using the parser's buffers; false when the line is not one it reads (see above). The
@@ -154,11 +145,13 @@ public:
 
 private:
     char charAt(uint32_t at) const { return m_json[m_positions[at]]; }
-    // The structural after the value that starts at `at` (its closing bracket's next one).
-    uint32_t after(uint32_t at) const
+    // The member or element after the value that starts at `at`, or its scope's closing
+    // bracket.
+    uint32_t next(uint32_t at) const
     {
         const char c = charAt(at);
-        return (c == '{' || c == '[' ? m_close[at] : at) + 1;
+        const uint32_t after = (c == '{' || c == '[' ? m_close[at] : at) + 1; // ',' or closing
+        return charAt(after) == ',' ? after + 1 : after;
     }
     std::string_view stringAt(uint32_t at) const;
 
@@ -199,46 +192,14 @@ inline simdjson::error_code JsonLineIndex::Value::get(std::string_view &out) con
     return simdjson::SUCCESS;
 }
 
-inline simdjson::error_code JsonLineIndex::Value::get(Object &out) const
+template <class Scoped>
+inline simdjson::error_code JsonLineIndex::Value::scope(Scoped &out, char opening) const
 {
-    if (first() != '{')
+    if (first() != opening)
         return simdjson::INCORRECT_TYPE;
     out.m_index = m_index;
     out.m_at = m_at;
     return simdjson::SUCCESS;
-}
-
-inline simdjson::error_code JsonLineIndex::Value::get(Array &out) const
-{
-    if (first() != '[')
-        return simdjson::INCORRECT_TYPE;
-    out.m_index = m_index;
-    out.m_at = m_at;
-    return simdjson::SUCCESS;
-}
-
-inline JsonLineIndex::Field JsonLineIndex::Object::iterator::operator*() const
-{
-    return Field {m_index->stringAt(m_at), Value(m_index, m_at + 2)};
-}
-
-inline JsonLineIndex::Object::iterator &JsonLineIndex::Object::iterator::operator++()
-{
-    const uint32_t next = m_index->after(m_at + 2); // ',' or '}'
-    m_at = m_index->charAt(next) == ',' ? next + 1 : next;
-    return *this;
-}
-
-inline JsonLineIndex::Object::iterator JsonLineIndex::Object::begin() const
-{
-    if (!m_index)
-        return iterator(nullptr, 0);
-    return iterator(m_index, m_index->charAt(m_at + 1) == '}' ? m_index->m_close[m_at] : m_at + 1);
-}
-
-inline JsonLineIndex::Object::iterator JsonLineIndex::Object::end() const
-{
-    return iterator(m_index, m_index ? m_index->m_close[m_at] : 0);
 }
 
 inline JsonLineIndex::Member JsonLineIndex::Object::at_key(std::string_view key) const
@@ -252,25 +213,6 @@ inline JsonLineIndex::Member JsonLineIndex::Object::at_key(std::string_view key)
         }
     }
     return member;
-}
-
-inline JsonLineIndex::Array::iterator &JsonLineIndex::Array::iterator::operator++()
-{
-    const uint32_t next = m_index->after(m_at); // ',' or ']'
-    m_at = m_index->charAt(next) == ',' ? next + 1 : next;
-    return *this;
-}
-
-inline JsonLineIndex::Array::iterator JsonLineIndex::Array::begin() const
-{
-    if (!m_index)
-        return iterator(nullptr, 0);
-    return iterator(m_index, m_index->charAt(m_at + 1) == ']' ? m_index->m_close[m_at] : m_at + 1);
-}
-
-inline JsonLineIndex::Array::iterator JsonLineIndex::Array::end() const
-{
-    return iterator(m_index, m_index ? m_index->m_close[m_at] : 0);
 }
 
 } // namespace sandscope
