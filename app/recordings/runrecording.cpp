@@ -625,14 +625,6 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
         *lines += scanned;
         return true;
     };
-    // A capture's lines in runs (RunSummaryScanner::scanLines: stage 1 once per block).
-    auto takeLines = [&](const char *begin, size_t size) {
-        const RunSummaryScanner::Lines scanned = scanner.scanLines(std::string_view(begin, size));
-        m_fileLine += scanned.fileLines;
-        *lines += scanned.counted;
-        return !scanned.needsEvents;
-    };
-    const bool capture = m_format == Format::StreamJson;
     if (m_hasFirstLine) {
         m_hasFirstLine = false;
         ++m_fileLine;
@@ -654,23 +646,6 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
             std::vector<char> tail;
             size_t position = 0;
             size_t prefetched = 0;
-            if (capture) {
-                // In place up to the last line that ends `padding` bytes before the end; the
-                // rest copied with padding.
-                size_t inPlace = end > scanner.padding ? end - scanner.padding : 0;
-                while (inPlace > 0 && data[inPlace - 1] != '\n')
-                    --inPlace;
-                tail.assign(data + inPlace, data + end);
-                tail.resize(tail.size() + scanner.padding, '\0');
-                const bool read = takeLines(data, inPlace)
-                    && takeLines(tail.data(), tail.size() - scanner.padding);
-                if (!read) {
-                    m_file.unmap(mapped);
-                    return false;
-                }
-                m_lastLineTerminated = data[end - 1] == '\n';
-                position = end;
-            }
             while (position < end) {
                 for (const size_t ahead = std::min(end, position + prefetchBytes);
                      prefetched < ahead; prefetched += 64)
@@ -727,23 +702,6 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
         const char *data = buffer.data();
         const size_t end = used + size_t(got);
         size_t position = 0;
-        if (capture) {
-            // The complete lines; at the end of the file the unterminated last one too.
-            // What was kept from the last block holds no "\n": only the new bytes are searched.
-            size_t complete = end;
-            while (got != 0 && complete > used && data[complete - 1] != '\n')
-                --complete;
-            if (got != 0 && complete == used)
-                complete = 0;
-            if (!takeLines(data, complete))
-                return false;
-            if (got == 0) {
-                if (end > 0)
-                    m_lastLineTerminated = false; // what is left never ends in "\n"
-                break;
-            }
-            position = complete;
-        }
         while (position < end) {
             const void *found = std::memchr(data + position, '\n', end - position);
             if (!found)

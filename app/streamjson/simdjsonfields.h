@@ -1,7 +1,7 @@
 #pragma once
-// Field readers over simdjson DOM objects (and JsonLineIndex's) shared by RunParser (events) and
-// RunSummaryScanner (the summary fast path), so both read numbers, booleans and usage the same way.
-// Internal to app/streamjson: includes simdjson.
+// Field readers over simdjson DOM objects shared by RunParser (events) and RunSummaryScanner
+// (the summary fast path), so both read numbers, booleans and usage the same way. Internal to
+// app/streamjson: includes simdjson.
 
 #include "streamjson/runevents.h"
 
@@ -15,19 +15,12 @@
 #include <limits>
 #include <simdjson.h>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 
 namespace sandscope::jsonfields {
 
 // Line buffers grow to the longest line seen; after a line above this size they are given
 // back, so one huge tool result does not pin hundreds of megabytes for the rest of a session.
 inline constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
-
-// The readers below take simdjson::dom's objects and values, or JsonLineIndex's (the summary
-// fast path), which answer the same calls. ValueOf<Object>: the type of its members' values.
-template <class Object>
-using ValueOf = std::decay_t<decltype((*std::declval<const Object &>().begin()).value)>;
 
 // Whether text is the literal `name`: a length check and a memcmp of a constant size, which the
 // compiler inlines (string_view's == went through an out-of-line call per member name read).
@@ -50,7 +43,7 @@ inline QString stringField(const simdjson::dom::object &o, std::string_view key)
     return toQString(value);
 }
 
-template <class Object> std::string_view stringView(const Object &o, std::string_view key)
+inline std::string_view stringView(const simdjson::dom::object &o, std::string_view key)
 {
     std::string_view value;
     if (o.at_key(key).get(value) != simdjson::SUCCESS)
@@ -58,7 +51,7 @@ template <class Object> std::string_view stringView(const Object &o, std::string
     return value;
 }
 
-template <class Object> bool boolField(const Object &o, std::string_view key)
+inline bool boolField(const simdjson::dom::object &o, std::string_view key)
 {
     bool value = false;
     return o.at_key(key).get(value) == simdjson::SUCCESS && value;
@@ -66,7 +59,7 @@ template <class Object> bool boolField(const Object &o, std::string_view key)
 
 // Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
 // of range are clamped instead of overflowing.
-template <class Value> qint64 integerValue(const Value &value, qint64 fallback)
+inline qint64 integerValue(const simdjson::dom::element &value, qint64 fallback)
 {
     int64_t signedValue = 0;
     if (value.get(signedValue) == simdjson::SUCCESS)
@@ -142,7 +135,7 @@ inline qint64 isoTimeMs(std::string_view text)
     return time.isValid() ? time.toMSecsSinceEpoch() : -1;
 }
 
-template <class Value> int intValue(const Value &element, int fallback)
+inline int intValue(const simdjson::dom::element &element, int fallback)
 {
     const qint64 value = integerValue(element, fallback);
     if (value > std::numeric_limits<int>::max())
@@ -176,7 +169,7 @@ inline constexpr double maxValidCost = 1e9;
 
 // A token count: a whole number from 0 to below maxValidCount. Anything else that is there
 // (negative, fractional, 1e308, 18 digits, not a number) counts as 0 and sets *invalid.
-template <class Value> qint64 countValue(const Value &value, bool *invalid)
+inline qint64 countValue(const simdjson::dom::element &value, bool *invalid)
 {
     if (value.is_null())
         return 0;
@@ -194,9 +187,9 @@ template <class Value> qint64 countValue(const Value &value, bool *invalid)
     return 0;
 }
 
-template <class Object> qint64 countField(const Object &o, std::string_view key, bool *invalid)
+inline qint64 countField(const simdjson::dom::object &o, std::string_view key, bool *invalid)
 {
-    ValueOf<Object> value;
+    simdjson::dom::element value;
     if (o.at_key(key).get(value) != simdjson::SUCCESS)
         return 0;
     return countValue(value, invalid);
@@ -204,7 +197,7 @@ template <class Object> qint64 countField(const Object &o, std::string_view key,
 
 // A cost in dollars: finite, from 0 to maxValidCost; false when missing or out of range, which
 // also sets *invalid.
-template <class Value> bool costValue(const Value &element, double *out, bool *invalid)
+inline bool costValue(const simdjson::dom::element &element, double *out, bool *invalid)
 {
     if (element.is_null())
         return false;
@@ -218,10 +211,10 @@ template <class Value> bool costValue(const Value &element, double *out, bool *i
     return true;
 }
 
-template <class Object>
-bool costField(const Object &o, std::string_view key, double *out, bool *invalid)
+inline bool costField(
+    const simdjson::dom::object &o, std::string_view key, double *out, bool *invalid)
 {
-    ValueOf<Object> element;
+    simdjson::dom::element element;
     if (o.at_key(key).get(element) != simdjson::SUCCESS)
         return false;
     return costValue(element, out, invalid);
@@ -229,12 +222,12 @@ bool costField(const Object &o, std::string_view key, double *out, bool *invalid
 
 // The four counts in one pass over the object, each the first member of its name (as at_key
 // finds it): one at_key per count walked the object four times.
-template <class Object> TokenUsage usageFrom(const Object &usage)
+inline TokenUsage usageFrom(const simdjson::dom::object &usage)
 {
     TokenUsage result;
     result.present = true;
     bool seen[4] = {false, false, false, false};
-    auto take = [&](int which, const ValueOf<Object> &value, qint64 *out) {
+    auto take = [&](int which, const simdjson::dom::element &value, qint64 *out) {
         if (seen[which])
             return;
         seen[which] = true;
@@ -255,10 +248,10 @@ template <class Object> TokenUsage usageFrom(const Object &usage)
 }
 
 // model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
-template <class Object> void addModelUsage(const Object &perModel, ResultInfo &result)
+inline void addModelUsage(const simdjson::dom::object &perModel, ResultInfo &result)
 {
     for (auto field : perModel) {
-        Object usage;
+        simdjson::dom::object usage;
         if (field.value.get(usage) != simdjson::SUCCESS)
             continue;
         TokenUsage model;

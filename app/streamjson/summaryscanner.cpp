@@ -1,6 +1,5 @@
 #include "summaryscanner.h"
 
-#include "streamjson/jsonlineindex.h"
 #include "streamjson/runsummary.h"
 #include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
@@ -17,6 +16,9 @@ namespace sandscope {
 
 using jsonfields::boolField;
 using jsonfields::stringView;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
 
 const size_t RunSummaryScanner::padding = simdjson::SIMDJSON_PADDING;
 
@@ -24,25 +26,10 @@ namespace {
 
 using jsonfields::retainedCapacity;
 
-// The two ways a line is read, through the same code: simdjson's DOM, and JsonLineIndex (most
-// lines of a capture; see jsonlineindex.h for the ones it leaves to the DOM).
-struct DomJson {
-    using Object = simdjson::dom::object;
-    using Value = simdjson::dom::element;
-    using Array = simdjson::dom::array;
-};
-struct IndexJson {
-    using Object = JsonLineIndex::Object;
-    using Value = JsonLineIndex::Value;
-    using Array = JsonLineIndex::Array;
-};
-
 // The members of a line the summary reads, each the first of its name as at_key finds it, read
 // in one pass over the object: at_key walks the object for every name it is asked (and to the
 // end for the missing ones), which was 11 % of `replay --summary` on 100 MB.
-template <class Json> struct ScannedLine {
-    using object = typename Json::Object;
-    using element = typename Json::Value;
+struct ScannedLine {
     enum Member : unsigned {
         Type = 1,
         Timestamp = 2,
@@ -172,9 +159,7 @@ template <class Json> struct ScannedLine {
 };
 
 // An API message's members the summary reads (the first of each name, as ScannedLine).
-template <class Json> struct ScannedMessage {
-    using object = typename Json::Object;
-    using array = typename Json::Array;
+struct ScannedMessage {
     std::string_view id;
     std::string_view model;
     array content;
@@ -211,11 +196,6 @@ template <class Json> struct ScannedMessage {
 struct RunSummaryScanner::Impl {
     RunSummaryBuilder *builder;
     simdjson::dom::parser parser;
-    JsonLineIndex index; // its structurals are the parser's
-    // scanLines(): a block's stage 1, kept while its lines are read (scanPadded, for the lines
-    // the block cannot read, uses the other parser).
-    simdjson::dom::parser blockParser;
-    JsonLineIndex blockIndex;
     std::vector<char> copy; // scan(): the line followed by padding
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
@@ -234,130 +214,18 @@ struct RunSummaryScanner::Impl {
             return Line::Counted;
         }
         const std::string_view json = streamjson::jsonText(line);
-        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
-        // has no time of its own.
-        const bool ownTime = json.data() == line.data();
-        if (!json.empty() && !std::memchr(json.data(), '\\', json.size())
-            && index.index(parser, json.data(), json.size()))
-            return read<IndexJson>(index.root(), ownTime);
-        simdjson::dom::object root;
+        object root;
         if (json.empty()
             || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS) {
             timeLine(-1);
             builder->addTurnContent(); // noise or corrupt: a raw node in the current turn
             return Line::Counted;
         }
-        return read<DomJson>(root, ownTime);
-    }
-
-    // Lines per block for scanLines: stage 1 of 64 KiB stays in the L2 cache.
-    static constexpr size_t blockBytes = size_t(64) * 1024;
-
-    // Each line of [from, to) through scanPadded; false when one needs events.
-    bool scanEach(const char *data, size_t from, size_t to, Lines &out)
-    {
-        while (from < to) {
-            const void *found = std::memchr(data + from, '\n', to - from);
-            const size_t lineEnd = found ? size_t(static_cast<const char *>(found) - data) : to;
-            if (!count(scanPadded(std::string_view(data + from, lineEnd - from)), out))
-                return false;
-            from = lineEnd + 1;
-        }
-        return true;
-    }
-
-    static bool count(Line line, Lines &out)
-    {
-        ++out.fileLines;
-        out.counted += line == Line::Counted ? 1 : 0;
-        out.needsEvents = line == Line::NeedsEvents;
-        return !out.needsEvents;
-    }
-
-    Lines scanLines(std::string_view text)
-    {
-        Lines out;
-        const char *data = text.data();
-        const size_t size = text.size();
-        size_t position = 0;
-        while (position < size) {
-            size_t blockEnd = size;
-            if (size - position > blockBytes) {
-                // Up to the last line that ends within the block; a longer line alone.
-                blockEnd = position + blockBytes;
-                while (blockEnd > position && data[blockEnd - 1] != '\n')
-                    --blockEnd;
-                if (blockEnd == position) {
-                    const void *found = std::memchr(
-                        data + position + blockBytes, '\n', size - position - blockBytes);
-                    blockEnd = found ? size_t(static_cast<const char *>(found) - data) + 1 : size;
-                    if (!scanEach(data, position, blockEnd, out))
-                        return out;
-                    position = blockEnd;
-                    continue;
-                }
-            }
-            if (!scanBlock(data + position, blockEnd - position, out))
-                return out;
-            position = blockEnd;
-        }
-        return out;
-    }
-
-    // One block of whole lines. A line that starts with '{' at its first byte, whose object
-    // the index reads, ends at the first "\n" after its '}' (only whitespace in between:
-    // anything else would be a structural) and has no backslash is read from the block's
-    // index. Any other line goes through scanPadded alone. Stage 1 fails on a string across
-    // a line's end (a raw "\n" in it), so each line's structurals are those it has alone.
-    bool scanBlock(const char *base, size_t length, Lines &out)
-    {
-        if (!blockIndex.indexText(blockParser, base, length))
-            return scanEach(base, 0, length, out);
-        const uint32_t structurals = blockIndex.structuralCount();
-        size_t backslash = 0; // the first at or after lineStart (length: none)
-        uint32_t next = 0; // the first structural of the line at lineStart, if any
-        size_t lineStart = 0;
-        while (lineStart < length) {
-            if (backslash < lineStart || lineStart == 0) {
-                const void *found = std::memchr(base + lineStart, '\\', length - lineStart);
-                backslash = found ? size_t(static_cast<const char *>(found) - base) : length;
-            }
-            if (next < structurals && blockIndex.position(next) == lineStart
-                && base[lineStart] == '{') {
-                const uint32_t after = blockIndex.walk(next);
-                if (after != 0) {
-                    const size_t close = blockIndex.position(after - 1);
-                    const size_t gapEnd = after < structurals ? blockIndex.position(after) : length;
-                    const void *newline = std::memchr(base + close + 1, '\n', gapEnd - close - 1);
-                    const size_t lineEnd = newline
-                        ? size_t(static_cast<const char *>(newline) - base)
-                        : after == structurals ? length
-                                               : 0;
-                    if (lineEnd != 0 && backslash > close) {
-                        if (!count(read<IndexJson>(blockIndex.objectAt(next), true), out))
-                            return false;
-                        lineStart = lineEnd + 1;
-                        next = after;
-                        continue;
-                    }
-                }
-            }
-            const void *newline = std::memchr(base + lineStart, '\n', length - lineStart);
-            const size_t lineEnd
-                = newline ? size_t(static_cast<const char *>(newline) - base) : length;
-            if (!count(scanPadded(std::string_view(base + lineStart, lineEnd - lineStart)), out))
-                return false;
-            lineStart = lineEnd + 1;
-            while (next < structurals && blockIndex.position(next) < lineStart)
-                ++next;
-        }
-        return true;
-    }
-
-    template <class Json> Line read(const typename Json::Object &root, bool ownTime)
-    {
-        const ScannedLine<Json> fields(root);
-        return facts<Json>(root, fields, ownTime ? fields.timestamp : std::string_view());
+        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
+        // has no time of its own.
+        const ScannedLine fields(root);
+        return facts(
+            root, fields, json.data() == line.data() ? fields.timestamp : std::string_view());
     }
 
     // Gives the builder the line's time: a recording's, set before; else its timestamp.
@@ -367,9 +235,7 @@ struct RunSummaryScanner::Impl {
         entryTimeMs = -1;
     }
 
-    template <class Json>
-    Line facts(
-        const typename Json::Object &line, const ScannedLine<Json> &fields, std::string_view stamp)
+    Line facts(const object &line, const ScannedLine &fields, std::string_view stamp)
     {
         const std::string_view type = fields.type;
         if (fields.hasTranscriptSessionId || jsonfields::isTranscriptOnlyType(type))
@@ -382,10 +248,10 @@ struct RunSummaryScanner::Impl {
             builder->setSessionId(jsonfields::toQString(fields.sessionId));
         if (jsonfields::is(type, "assistant")) {
             if (fields.hasMessage)
-                assistant(fields, ScannedMessage<Json>(fields.message), thread.empty());
+                assistant(fields, ScannedMessage(fields.message), thread.empty());
         } else if (jsonfields::is(type, "user")) {
             if (fields.hasMessage)
-                user(ScannedMessage<Json>(fields.message), thread.empty());
+                user(ScannedMessage(fields.message), thread.empty());
         } else if (jsonfields::is(type, "result")) {
             result(fields);
         } else if (jsonfields::is(type, "stream_event")) {
@@ -398,8 +264,7 @@ struct RunSummaryScanner::Impl {
 
     // Which turn the line goes to, as RunModel places its events (RunParser's Transient
     // lines go nowhere; a result finds its turn in addResult).
-    template <class Json>
-    void turnFacts(const typename Json::Object &line, const ScannedLine<Json> &fields)
+    void turnFacts(const object &line, const ScannedLine &fields)
     {
         const std::string_view type = fields.type;
         const std::string_view subtype = fields.subtype;
@@ -428,12 +293,12 @@ struct RunSummaryScanner::Impl {
     }
 
     // A task's status as RunParser::parseTask reads it.
-    template <class Object> void task(const Object &line, std::string_view subtype)
+    void task(const object &line, std::string_view subtype)
     {
         std::string_view status = jsonfields::is(subtype, "task_started")
             ? std::string_view("running")
             : stringView(line, "status");
-        Object patch;
+        object patch;
         if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
             status = stringView(patch, "status");
         builder->addTask(
@@ -441,13 +306,13 @@ struct RunSummaryScanner::Impl {
     }
 
     // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
-    template <class Json> static bool streamEventUsage(const ScannedLine<Json> &fields)
+    static bool streamEventUsage(const ScannedLine &fields)
     {
         if (!fields.hasEvent)
             return false;
-        const typename Json::Object &event = fields.event;
+        const object &event = fields.event;
         const std::string_view eventType = stringView(event, "type");
-        typename Json::Object inner;
+        object inner;
         if (jsonfields::is(eventType, "message_start"))
             return event.at_key("message").get(inner) == simdjson::SUCCESS
                 && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
@@ -455,9 +320,7 @@ struct RunSummaryScanner::Impl {
             && event.at_key("usage").get(inner) == simdjson::SUCCESS;
     }
 
-    template <class Json>
-    void assistant(
-        const ScannedLine<Json> &fields, const ScannedMessage<Json> &message, bool mainThread)
+    void assistant(const ScannedLine &fields, const ScannedMessage &message, bool mainThread)
     {
         if (fields.apiErrorFlag || message.model == "<synthetic>") {
             builder->addApiError();
@@ -466,8 +329,8 @@ struct RunSummaryScanner::Impl {
             return; // no usage counted, as RunParser's ApiError
         }
         if (message.hasContent) {
-            for (const typename Json::Value entry : message.content) {
-                typename Json::Object block;
+            for (element entry : message.content) {
+                object block;
                 if (entry.get(block) != simdjson::SUCCESS)
                     continue;
                 const std::string_view blockType = stringView(block, "type");
@@ -487,12 +350,12 @@ struct RunSummaryScanner::Impl {
             addUsage(message.id, message.usage);
     }
 
-    template <class Json> void user(const ScannedMessage<Json> &message, bool mainThread)
+    void user(const ScannedMessage &message, bool mainThread)
     {
         if (!message.hasContent)
             return; // missing, a string or something else: no tool results
-        for (const typename Json::Value entry : message.content) {
-            typename Json::Object block;
+        for (element entry : message.content) {
+            object block;
             if (entry.get(block) != simdjson::SUCCESS || stringView(block, "type") != "tool_result")
                 continue;
             builder->addToolResult(
@@ -500,21 +363,20 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    template <class Json> void result(const ScannedLine<Json> &fields)
+    void result(const ScannedLine &fields)
     {
         ResultInfo info;
         info.subtype = jsonfields::toQString(fields.subtype);
         bool isError = false;
-        info.isError = fields.has(ScannedLine<Json>::IsError)
+        info.isError = fields.has(ScannedLine::IsError)
             && fields.isError.get(isError) == simdjson::SUCCESS && isError;
-        info.hasCost = fields.has(ScannedLine<Json>::TotalCostUsd)
+        info.hasCost = fields.has(ScannedLine::TotalCostUsd)
             && jsonfields::costValue(fields.totalCostUsd, &info.totalCostUsd, &info.invalidCost);
-        info.durationMs = fields.has(ScannedLine<Json>::DurationMs)
+        info.durationMs = fields.has(ScannedLine::DurationMs)
             ? jsonfields::integerValue(fields.durationMs, -1)
             : -1;
-        info.numTurns = fields.has(ScannedLine<Json>::NumTurns)
-            ? jsonfields::intValue(fields.numTurns, -1)
-            : -1;
+        info.numTurns
+            = fields.has(ScannedLine::NumTurns) ? jsonfields::intValue(fields.numTurns, -1) : -1;
         if (fields.hasUsage)
             info.usage = jsonfields::usageFrom(fields.usage);
         if (fields.hasSinceLastResult)
@@ -522,19 +384,17 @@ struct RunSummaryScanner::Impl {
         builder->addResult(info);
     }
 
-    template <class Json>
-    void streamEvent(const ScannedLine<Json> &fields, std::string_view envelopeId)
+    void streamEvent(const ScannedLine &fields, std::string_view envelopeId)
     {
-        using Object = typename Json::Object;
         if (!fields.hasEvent)
             return;
-        const Object &event = fields.event;
+        const object &event = fields.event;
         const std::string_view thread = fields.thread;
         const std::string_view eventType = stringView(event, "type");
         std::string_view messageId = fields.apiMessageId;
-        Object usage;
+        object usage;
         if (jsonfields::is(eventType, "message_start")) {
-            Object message;
+            object message;
             if (event.at_key("message").get(message) != simdjson::SUCCESS)
                 return;
             if (messageId.empty())
@@ -552,7 +412,7 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    template <class Object> void addUsage(std::string_view messageId, const Object &usage)
+    void addUsage(std::string_view messageId, const object &usage)
     {
         builder->addMessageUsage(messageId, jsonfields::usageFrom(usage));
     }
@@ -569,11 +429,6 @@ RunSummaryScanner::~RunSummaryScanner() = default;
 RunSummaryScanner::Line RunSummaryScanner::scanPadded(std::string_view line)
 {
     return m_impl->scanPadded(line);
-}
-
-RunSummaryScanner::Lines RunSummaryScanner::scanLines(std::string_view text)
-{
-    return m_impl->scanLines(text);
 }
 
 RunSummaryScanner::Line RunSummaryScanner::scan(std::string_view line)

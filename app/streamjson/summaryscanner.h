@@ -37,16 +37,6 @@ public:
     Line scanPadded(std::string_view line);
     Line scan(std::string_view line);
 
-    // Whole lines of a capture (the last one may lack its "\n"), at least `padding` readable
-    // bytes after them: each line as scanPadded reads it, but simdjson's stage 1 runs once per
-    // block of lines (JsonLineIndex::indexText), and the lines' ends come from it.
-    struct Lines {
-        qint64 fileLines = 0; // the lines read, blank ones too
-        qint64 counted = 0; // those Counted
-        bool needsEvents = false; // it stopped at a transcript record (NeedsEvents)
-    };
-    Lines scanLines(std::string_view text);
-
     // The time of the next line scanned (a recording entry's arrival time). Without it, each
     // line's own "timestamp" field is read (a plain capture, as RecordingReader dates it).
     void setLineTime(qint64 timeMs);

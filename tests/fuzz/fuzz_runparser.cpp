@@ -284,24 +284,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (scanned && !sameSummary(fromScanner.summary(), fromEvents.summary()))
         std::abort(); // the fast path disagrees with the event path
-    // The same lines in runs (scanLines: stage 1 per block, JsonLineIndex on its structurals),
-    // cut after the chunk-th line and padded, must read as the lines one by one.
-    if (scanned) {
-        sandscope::RunSummaryBuilder fromRuns;
-        sandscope::RunSummaryScanner runs(&fromRuns);
-        qsizetype cut = 0;
-        for (qsizetype i = 0; i <= qsizetype(chunk % 5) && cut >= 0; ++i)
-            cut = body.indexOf('\n', cut) < 0 ? -1 : body.indexOf('\n', cut) + 1;
-        const qsizetype split = cut < 0 ? body.size() : cut;
-        for (const QByteArray &run : {body.left(split), body.mid(split)}) {
-            const QByteArray padded = run + QByteArray(qsizetype(runs.padding), '}');
-            if (runs.scanLines(std::string_view(padded.constData(), size_t(run.size())))
-                    .needsEvents)
-                std::abort(); // scan() found no transcript record in these lines
-        }
-        if (!sameSummary(fromRuns.summary(), fromScanner.summary()))
-            std::abort(); // scanLines disagrees with scan()
-    }
     if (!fileSummariesAgree(body))
         std::abort(); // the file's fast path disagrees with its event path
     const sandscope::RunSummary summary = model.summary();

@@ -150,9 +150,9 @@ const char *const trickyLines[] = {
     "\"id\":\"t\u0000x\"}]}}",
     "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
     "\"t\u0000x\",\"is_error\":true}]}}",
-    // JsonLineIndex (the fast path without the DOM) reads plain lines itself and leaves the
-    // rest to the DOM: numbers at the edges of what it reads, broken grammar deep inside,
-    // depth around its limit, and lines a block of lines cannot read from its own index.
+    // Numbers at the edges of int64 and double, -0, 01, 1., exponents, broken grammar deep
+    // inside a line, two objects or garbage after one, leading blanks, a string cut across two
+    // lines, invalid UTF-8, empty and non-object lines.
     R"({"type":"result","subtype":"success","num_turns":-0,"duration_ms":-7,"total_cost_usd":0.30000000000000004})",
     R"({"type":"result","subtype":"success","num_turns":2.0,"duration_ms":1.5,"total_cost_usd":3,"usage":{"input_tokens":123456789012345678,"output_tokens":1234567890123456789}})",
     R"({"type":"result","subtype":"success","num_turns":01})",
@@ -178,8 +178,8 @@ const char *const trickyLines[] = {
     R"(12)",
 };
 
-// Nested arrays `depth` deep in an assistant line with one tool call (JsonLineIndex reads up
-// to JsonLineIndex::maxDepth, the DOM up to 1024).
+// Nested arrays `depth` deep in an assistant line with one tool call (the DOM's limit is
+// 1024).
 QByteArray deepLine(int depth, const QByteArray &id)
 {
     return "{\"type\":\"assistant\",\"message\":{\"id\":\"" + id
@@ -769,61 +769,6 @@ private slots:
                     qPrintable(QStringLiteral("%1 in blocks of %2").arg(path).arg(block)));
                 QCOMPARE(reader.problems(), reference.problems);
             }
-        }
-    }
-
-    // RunSummaryScanner::scanLines (stage 1 per block of lines) reads runs of whole lines as
-    // scan() reads them one by one: runs split anywhere between lines, longer than a block
-    // (64 KiB), with a line longer than a block, with and without the last "\n".
-    void scanLinesEqualsScanningEachLine()
-    {
-        QByteArray text;
-        for (const char *line : trickyLines)
-            text += QByteArray(line) + '\n';
-        for (const int depth : {511, 513})
-            text += deepLine(depth, "d" + QByteArray::number(depth)) + '\n';
-        text = text.repeated(40);
-        text += "{\"type\":\"assistant\",\"message\":{\"id\":\"big\",\"content\":[{\"type\":"
-                "\"tool_use\",\"id\":\"tb\"},{\"type\":\"text\",\"text\":\""
-            + QByteArray(100 * 1024, 'x') + "\"}],\"usage\":{\"input_tokens\":1}}}\n";
-        text += text.left(20000) + "\n\n{\"type\":\"result\",\"subtype\":\"success\"}";
-        const QList<QByteArray> lines = text.split('\n');
-
-        sandscope::RunSummaryBuilder eachBuilder;
-        sandscope::RunSummaryScanner each(&eachBuilder);
-        qint64 counted = 0;
-        for (const QByteArray &line : lines) {
-            const auto read = each.scan(std::string_view(line.constData(), size_t(line.size())));
-            QVERIFY(read != sandscope::RunSummaryScanner::Line::NeedsEvents);
-            counted += read == sandscope::RunSummaryScanner::Line::Counted ? 1 : 0;
-        }
-        const QString expected = summaryText(eachBuilder.summary());
-
-        QRandomGenerator random(20261205);
-        for (int round = 0; round < 6; ++round) {
-            sandscope::RunSummaryBuilder builder;
-            sandscope::RunSummaryScanner scanner(&builder);
-            sandscope::RunSummaryScanner::Lines total;
-            qsizetype start = 0;
-            while (start < text.size()) {
-                // A run of whole lines: up to a "\n" at least `want` bytes on, or the rest.
-                const qsizetype want
-                    = round == 0 ? qsizetype(text.size()) : qsizetype(random.bounded(1, 90000));
-                qsizetype end
-                    = text.indexOf('\n', qMin(qsizetype(text.size() - 1), start + want - 1));
-                end = end < 0 ? text.size() : end + 1;
-                const QByteArray run
-                    = text.mid(start, end - start) + QByteArray(qsizetype(scanner.padding), 'x');
-                const auto read
-                    = scanner.scanLines(std::string_view(run.constData(), size_t(end - start)));
-                QVERIFY(!read.needsEvents);
-                total.fileLines += read.fileLines;
-                total.counted += read.counted;
-                start = end;
-            }
-            QCOMPARE(total.fileLines, qint64(lines.size()));
-            QCOMPARE(total.counted, counted);
-            QCOMPARE(summaryText(builder.summary()), expected);
         }
     }
 
