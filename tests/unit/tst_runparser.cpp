@@ -150,7 +150,42 @@ const char *const trickyLines[] = {
     "\"id\":\"t\u0000x\"}]}}",
     "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
     "\"t\u0000x\",\"is_error\":true}]}}",
+    // Numbers at the edges of int64 and double, -0, 01, 1., exponents, broken grammar deep
+    // inside a line, two objects or garbage after one, leading blanks, a string cut across two
+    // lines, invalid UTF-8, empty and non-object lines.
+    R"({"type":"result","subtype":"success","num_turns":-0,"duration_ms":-7,"total_cost_usd":0.30000000000000004})",
+    R"({"type":"result","subtype":"success","num_turns":2.0,"duration_ms":1.5,"total_cost_usd":3,"usage":{"input_tokens":123456789012345678,"output_tokens":1234567890123456789}})",
+    R"({"type":"result","subtype":"success","num_turns":01})",
+    R"({"type":"result","subtype":"success","num_turns":1.,"usage":{"input_tokens":-1.5}})",
+    R"({"type":"result","subtype":"success","total_cost_usd":1e-3,"num_turns":-3,"usage":{"input_tokens":0.5}})",
+    R"({"type":"assistant","message":{"id":"m20","content":[{"type":"tool_use","id":"t20"}],"usage":{"input_tokens":1,}}})",
+    R"({"type":"assistant","message":{"id":"m21","content":[{"type":"tool_use","id":"t21"}]}} {"type":"user"})",
+    R"(  {"type":"system","subtype":"init","session_id":"s-9","timestamp":"2026-01-01T00:00:00.000Z"})",
+    "{\"type\":\"system\",\"subtype\":\"init\",\"timestamp\":\"2026-01-02T00:00:00.000Z\"}\v",
+    R"({"type":"assistant","message":{"id":"m22","content":[{"type":"tool_use","id":"t22"}]},"x":[1,2,[3,{"a":tru}]]})",
+    R"({"type":"assistant","message":{"id":"m23","content":[{"type":"tool_use","id":"t23"}]},"x":[1 2]})",
+    R"({"type":"assistant","message":{"id":"m24","content":[{"type":"tool_use","id":"t24"}]},"x":{"a" 1}})",
+    R"({"type":"assistant","message":{"id":"m25","content":[{"type":"tool_use","id":"t25"}]},"x":[}})",
+    R"({"type":"assistant","message":{"id":"m26","content":[{"type":"tool_use","id":"t26"}],"usage":{"input_tokens":7}},"n":null,"t":true,"f":false,"e":{},"a":[],"s":"é ü"})",
+    R"({"type":"assistant","message":{"id":"m27","content":[{"type":"tool_use","id":"t27"}]}}x)",
+    R"({"type":"assistant","message":{"id":"m28","content":[{"type":"tool_use","id":"t28"}]},"x":"open)",
+    R"(close"})",
+    "{\"type\":\"assistant\",\"message\":{\"id\":\"m29\",\"content\":[{\"type\":\"tool_use\","
+    "\"id\":\"t29\"}]},\"x\":\"\xc3\"}",
+    R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t26","is_error":true}]},"x":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]})",
+    R"({})",
+    R"([])",
+    R"(12)",
 };
+
+// Nested arrays `depth` deep in an assistant line with one tool call (the DOM's limit is
+// 1024).
+QByteArray deepLine(int depth, const QByteArray &id)
+{
+    return "{\"type\":\"assistant\",\"message\":{\"id\":\"" + id
+        + "\",\"content\":[{\"type\":\"tool_use\",\"id\":\"" + id
+        + "\"}]},\"x\":" + QByteArray(depth, '[') + QByteArray(depth, ']') + "}";
+}
 
 QStringList streamCaptures()
 {
@@ -676,6 +711,8 @@ private slots:
         QByteArray tricky;
         for (const char *line : trickyLines)
             tricky += QByteArray(line) + '\n';
+        for (const int depth : {510, 511, 512, 513, 1100})
+            tricky += deepLine(depth, "d" + QByteArray::number(depth)) + '\n';
         tricky += "{\"type\":\"result\",\"subtype\":\"success\"}"; // no final newline
         QByteArray crlf = tricky;
         crlf.replace("\n", "\r\n");
