@@ -213,6 +213,7 @@ private:
     // have their verdicts and are walked into `ready` (unless a live change made it stale),
     // and toJudge holds what is left of turn `judged`.
     struct Progress {
+        Progress() { } // user-provided, as Pending's (clang, emplace())
         int shown = 0;
         int judged = 0;
         std::vector<QModelIndex> toJudge;

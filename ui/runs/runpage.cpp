@@ -478,6 +478,7 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     if (QFileInfo(path).size() >= m_keepLinesBelowBytes) {
         reader->setKeepLines(false);
         m_model->setLineSource(reader->lineSource());
+        m_model->setReadBackSearchBudget(QFileInfo(path).size() / 32);
     }
     m_ui->artifactsPanel->setUnavailable(
         tr("Artifacts are listed for live runs: a recording does not say which files changed."));
