@@ -732,33 +732,39 @@ void RunFilterProxy::judgeTurns(int budgetMs)
     Progress &progress = *m_progress;
     const QModelIndex run = m_runModel->runIndex();
     const int turns = m_runModel->RunModel::rowCount(run);
+    const int from = progress.judged;
     QElapsedTimer clock;
     clock.start();
     int visited = 0;
     while (progress.judged < turns) {
         if (progress.toJudge.empty())
             progress.toJudge.push_back(m_runModel->index(progress.judged, 0, run));
-        while (!progress.toJudge.empty()) {
-            if (++visited % 64 == 0 && clock.elapsed() >= budgetMs)
-                return;
+        while (!progress.toJudge.empty() && (++visited % 64 != 0 || clock.elapsed() < budgetMs)) {
             const QModelIndex index = progress.toJudge.back();
             progress.toJudge.pop_back();
             matchesItself(index);
             for (int row = m_runModel->RunModel::rowCount(index) - 1; row >= 0; --row)
                 progress.toJudge.push_back(m_runModel->index(row, 0, index));
         }
-        // Walked at once, while its nodes are in the cache: the insertion only moves them.
-        Walk turn = walk(run, {progress.judged}, nullptr);
-        Walk &ready = progress.ready;
-        for (auto &[node, shown] : turn.children) {
-            shown.row += int(ready.rows.size());
-            ready.children.emplace_back(node, std::move(shown));
-        }
-        std::move(turn.below.begin(), turn.below.end(), std::back_inserter(ready.below));
-        ready.rows += turn.rows;
-        ready.matchCount += turn.matchCount;
+        if (!progress.toJudge.empty())
+            break;
         ++progress.judged;
     }
+    if (progress.judged == from)
+        return;
+    // The turns judged now walked at once, while their nodes are in the cache: the insertion
+    // only moves them.
+    QVector<int> rows(progress.judged - from);
+    std::iota(rows.begin(), rows.end(), from);
+    Walk part = walk(run, rows, nullptr);
+    Walk &ready = progress.ready;
+    for (auto &[node, shown] : part.children) {
+        shown.row += int(ready.rows.size());
+        ready.children.emplace_back(node, std::move(shown));
+    }
+    std::move(part.below.begin(), part.below.end(), std::back_inserter(ready.below));
+    ready.rows += part.rows;
+    ready.matchCount += part.matchCount;
 }
 
 // The judged turns' shown nodes (a walk over verdicts; nodes added since are judged in it),

@@ -15,6 +15,7 @@ namespace {
 // view's layout after an insertion and the paint (bench_runopen: at most 50 ms together).
 constexpr int sliceMs = 10;
 constexpr int insertEveryMs = 250;
+constexpr int progressEveryMs = 100;
 // Rows the matches' ancestors open: the view lays out every expanded row again after each
 // insertion under the run, ~1 µs a row (a collapsed turn is a tenth of that).
 constexpr int expandBudgetRows = 5000;
@@ -50,6 +51,7 @@ void SlicedSearch::start(const QString &searchText, bool errorsOnly)
         return;
     m_timer.start();
     m_sinceRows.start();
+    m_sinceProgress.start();
 }
 
 void SlicedSearch::step()
@@ -69,7 +71,11 @@ void SlicedSearch::step()
     }
     if (done)
         m_timer.stop();
-    Q_EMIT progressed();
+    // The progress a few times a second: the label's new width lays the page out again.
+    if (done || m_inserted || m_sinceProgress.elapsed() >= progressEveryMs) {
+        m_sinceProgress.start();
+        Q_EMIT progressed();
+    }
 }
 
 void SlicedSearch::expandShown()

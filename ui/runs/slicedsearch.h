@@ -43,6 +43,7 @@ private:
     QTreeView *m_tree;
     QTimer m_timer;
     QElapsedTimer m_sinceRows; // since rows were last inserted
+    QElapsedTimer m_sinceProgress; // since progressed()
     bool m_rowsShown = false;
     bool m_inserted = false; // by the last step
     int m_expandBudget = 0; // rows still to be opened by expanding
