@@ -735,11 +735,16 @@ void RunFilterProxy::judgeTurns(int budgetMs)
     const int from = progress.judged;
     QElapsedTimer clock;
     clock.start();
+    // The clock read every 64 nodes; a budget of 0 judges a node a call (tests take steps).
+    const int every = budgetMs > 0 ? 64 : 1;
     int visited = 0;
     while (progress.judged < turns) {
         if (progress.toJudge.empty())
             progress.toJudge.push_back(m_runModel->index(progress.judged, 0, run));
-        while (!progress.toJudge.empty() && (++visited % 64 != 0 || clock.elapsed() < budgetMs)) {
+        while (!progress.toJudge.empty()) {
+            if (visited > 0 && visited % every == 0 && clock.elapsed() >= budgetMs)
+                break;
+            ++visited;
             const QModelIndex index = progress.toJudge.back();
             progress.toJudge.pop_back();
             matchesItself(index);

@@ -82,7 +82,8 @@ public:
     // tree). Once complete the proxy shows what setSearchText()/setErrorsOnly() would have.
     // Another filter, or a reset of the run, drops the walk where it is.
     void startFilter(const QString &searchText, bool errorsOnly);
-    // True once the whole run is walked (and at once when no walk is under way). Without
+    // True once the whole run is walked (and at once when no walk is under way); a budget of
+    // 0 judges one node. Without
     // insertRows the turns judged wait for a later call's insertion (each makes a view lay out
     // its expanded rows again), unless they are the last.
     bool continueFilter(int budgetMs, bool insertRows = true);

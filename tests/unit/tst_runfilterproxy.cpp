@@ -127,6 +127,7 @@ private Q_SLOTS:
     void aRunOfManyTurnsIsFilteredInOrder();
     void aSlicedFilterShowsWhatAPlainOneShows_data();
     void aSlicedFilterShowsWhatAPlainOneShows();
+    void aChangeInATurnJudgedButNotShownIsShown();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -864,4 +865,48 @@ void TestRunFilterProxy::aSlicedFilterShowsWhatAPlainOneShows()
         QCOMPARE(outline(&proxy), plain(text, errorsOnly).first);
         QCOMPARE(proxy.matchCount(), plain(text, errorsOnly).second);
     }
+}
+
+// A turn judged and walked but not inserted yet (continueFilter without insertRows) that
+// changes is walked again: a call of the first turn that fails is shown by "errors only".
+void TestRunFilterProxy::aChangeInATurnJudgedButNotShownIsShown()
+{
+    QList<QByteArray> lines;
+    const QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                     .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    for (const QString &capture : captures)
+        lines += captureLines(capture);
+    RunModel model;
+    load(model, lines);
+    QString callId;
+    forEachIndex(&model, model.index(0, 0, model.runIndex()), [&callId](const QModelIndex &index) {
+        if (callId.isEmpty() && index.data(RunModel::KindRole).toInt() == int(Kind::ToolCall)
+            && !RunFilterProxy::isErrorIndex(index))
+            callId = index.data(RunModel::ToolUseIdRole).toString();
+    });
+    QVERIFY(!callId.isEmpty()); // a call of the first turn that did not fail
+    const auto plain = [&model] {
+        RunFilterProxy fresh;
+        fresh.setSourceModel(&model);
+        fresh.setErrorsOnly(true);
+        return std::make_pair(outline(&fresh), fresh.matchCount());
+    };
+    const auto before = plain();
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.startFilter(QString(), true);
+    while (proxy.filterPercent() == 0)
+        QVERIFY(!proxy.continueFilter(0, false));
+    QCOMPARE(proxy.rowCount(proxy.index(0, 0)), 0); // judged, not inserted
+    RunEvent result;
+    result.kind = RunEvent::ToolResult;
+    result.toolUseId = callId;
+    result.isError = true;
+    model.addEvent(result);
+    const auto after = plain();
+    QCOMPARE(after.second, before.second + 1); // the change matters
+    while (!proxy.continueFilter(0, true)) { }
+    QCOMPARE(outline(&proxy), after.first);
+    QCOMPARE(proxy.matchCount(), after.second);
 }
