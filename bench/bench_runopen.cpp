@@ -182,13 +182,20 @@ int main(int argc, char **argv)
     QLineEdit *edit = page->searchEdit();
     auto *countLabel = page->findChild<QLabel *>(QStringLiteral("searchCountLabel"));
     qint64 longestSearchTurnMs = 0;
+    qint64 firstMatchesMs = -1; // of the first search: its first matches shown
     const auto search = [&](const QString &text) {
         QElapsedTimer searchClock;
         searchClock.start();
         edit->setText(text);
         Q_EMIT edit->returnPressed();
         QElapsedTimer turn;
-        while (page->proxy()->searchText() != text && searchClock.elapsed() < 600'000) {
+        // A big run's search is applied in slices (RunPage's SlicedSearch): its results are
+        // there once the filter is complete; its first matches come before.
+        while ((page->proxy()->searchText() != text || !page->proxy()->filterComplete())
+            && searchClock.elapsed() < 600'000) {
+            if (firstMatchesMs < 0 && page->proxy()->searchText() == text
+                && page->proxy()->matchCount() > 0)
+                firstMatchesMs = searchClock.elapsed();
             turn.start();
             QCoreApplication::processEvents();
             longestSearchTurnMs = std::max(longestSearchTurnMs, turn.elapsed());
@@ -199,6 +206,8 @@ int main(int argc, char **argv)
         return searchClock.elapsed();
     };
     const qint64 firstSearchMs = search(QStringLiteral("bash"));
+    if (firstMatchesMs < 0)
+        firstMatchesMs = firstSearchMs;
     const QString firstCount = countLabel ? countLabel->text() : QString();
     const qint64 nextSearchMs = search(QStringLiteral("echo"));
     const double searched = benchmemory::residentMb();
@@ -241,6 +250,9 @@ int main(int argc, char **argv)
         firstSearchMs <= 1000 ? "met" : "NOT MET", static_cast<long long>(longestSearchTurnMs),
         longestSearchTurnMs <= 50 ? "met" : "NOT MET", static_cast<long long>(nextSearchMs),
         searched);
+    std::printf("  the search's first matches shown after %lld ms, with its progress (target <= "
+                "1000 ms): %s\n",
+        static_cast<long long>(firstMatchesMs), firstMatchesMs <= 1000 ? "met" : "NOT MET");
     if (fileMb >= 16.8)
         std::printf("  RSS while searching (above before) %.2f x the file (target <= 0.5): %s\n",
             (searched - before) / fileMb, searched - before <= 0.5 * fileMb ? "met" : "NOT MET");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <iterator>
 #include <numeric>
 #include <system_error>
 
@@ -76,6 +77,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
     m_preparing = false;
     m_prepared = false;
     m_pending.reset();
+    m_progress.reset();
     m_resetting = false;
     if (m_runModel) {
         // A RunModel only appends rows, changes data and resets (it never removes or moves).
@@ -97,6 +99,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
             forgetResults();
             m_toPrepare.clear(); // its indexes go with the reset
             m_pending.reset();
+            m_progress.reset();
             m_preparing = false;
             m_prepared = false;
             m_resetting = true;
@@ -116,6 +119,7 @@ void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
             forgetResults();
             m_toPrepare.clear();
             m_pending.reset();
+            m_progress.reset();
             m_preparing = false;
             endResetModel();
         });
@@ -261,7 +265,8 @@ bool RunFilterProxy::prepareFilter(const QString &searchText, bool errorsOnly, i
         m_pending->filter = filter;
         m_pending->generation = newGeneration();
         // Typing on: the walk of a narrower filter asks only the nodes that matched.
-        m_pending->narrowing = isFiltering() && filter.narrows(m_filter);
+        // (Not from a walk under way: it shows only part of the run.)
+        m_pending->narrowing = !m_progress && isFiltering() && filter.narrows(m_filter);
         if (m_pending->narrowing) {
             m_shown.forEach([this](const void *node, const Shown &shown) {
                 if (node && shown.matches)
@@ -370,6 +375,10 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
     const bool prepared = m_pending && m_pending->done && m_pending->filter == m_filter;
     m_generation = prepared ? m_pending->generation : newGeneration();
     m_pending.reset();
+    // A walk under way leaves part of a result: neither kept nor narrowed from.
+    const bool previousComplete = !m_progress;
+    m_progress.reset();
+    const bool walkNext = std::exchange(m_walkNext, false);
     if (!m_resetting) {
         Q_EMIT layoutAboutToBeChanged();
         const QModelIndexList before = persistentIndexList();
@@ -386,7 +395,7 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
             m_remembered.erase(found);
         }
         const PointerHash<Shown> shownBefore = m_shown;
-        if (previous.isFiltering()) {
+        if (previous.isFiltering() && previousComplete) {
             m_remembered.prepend({previous, previousGeneration, shownBefore, m_matchCount});
             while (m_remembered.size() > 4)
                 m_remembered.removeLast();
@@ -395,8 +404,11 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
             m_shown = kept.shown; // the nodes' verdicts of that filter are still right
             m_matchCount = kept.matchCount;
             m_generation = kept.generation;
+        } else if (walkNext && m_filter.isFiltering()) {
+            beginWalk();
         } else {
-            const bool narrower = previous.isFiltering() && m_filter.narrows(previous);
+            const bool narrower
+                = previousComplete && previous.isFiltering() && m_filter.narrows(previous);
             rebuild(narrower ? &shownBefore : nullptr);
         }
         QModelIndexList after;
@@ -563,8 +575,11 @@ RunFilterProxy::Walk RunFilterProxy::walk(
 
 void RunFilterProxy::onRowsInserted(const QModelIndex &sourceParent, int first, int last)
 {
-    for (int row = first; row <= last; ++row)
-        update(m_runModel->index(row, 0, sourceParent));
+    for (int row = first; row <= last; ++row) {
+        const QModelIndex source = m_runModel->index(row, 0, sourceParent);
+        if (!awaitsWalk(source))
+            update(source);
+    }
 }
 
 void RunFilterProxy::onDataChanged(
@@ -578,6 +593,8 @@ void RunFilterProxy::onDataChanged(
     const QModelIndex parent = topLeft.parent();
     for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
         const QModelIndex source = m_runModel->index(row, 0, parent);
+        if (awaitsWalk(source))
+            continue;
         update(source);
         if (const QModelIndex shown = mapFromSource(source); shown.isValid())
             Q_EMIT dataChanged(shown.siblingAtColumn(topLeft.column()),
@@ -649,6 +666,172 @@ void RunFilterProxy::hide(const QModelIndex &source)
         node = sourceParent.isValid() && !parent.matches && parent.rows.isEmpty() ? sourceParent
                                                                                   : QModelIndex();
     }
+}
+
+} // namespace sandscope
+
+namespace sandscope {
+
+void RunFilterProxy::startFilter(const QString &searchText, bool errorsOnly)
+{
+    const QString simplified = searchText.simplified();
+    const Filter filter = filterOf(simplified, errorsOnly);
+    if (filter == m_filter && simplified == m_searchText)
+        return;
+    const Filter previous = m_filter;
+    m_searchText = simplified;
+    m_filter = filter;
+    m_walkNext = true;
+    filterChangedNow(previous);
+}
+
+int RunFilterProxy::filterPercent() const
+{
+    if (!m_progress)
+        return 100;
+    const int turns = m_runModel->RunModel::rowCount(m_runModel->runIndex());
+    return int(std::min<qint64>(99, qint64(m_progress->judged) * 100 / std::max(1, turns)));
+}
+
+bool RunFilterProxy::continueFilter(int budgetMs, bool insertRows)
+{
+    if (!m_progress)
+        return true;
+    judgeTurns(budgetMs);
+    const int turns = m_runModel->RunModel::rowCount(m_runModel->runIndex());
+    if (insertRows || m_progress->judged >= turns)
+        showJudgedTurns();
+    if (m_progress->shown < m_runModel->RunModel::rowCount(m_runModel->runIndex()))
+        return false;
+    finishWalk();
+    return true;
+}
+
+// Inside filterChangedNow()'s layout change: the run is shown (its own verdict now), its turns
+// come with continueFilter().
+void RunFilterProxy::beginWalk()
+{
+    m_shown.clear();
+    m_matchCount = 0;
+    const QModelIndex run = m_runModel ? m_runModel->runIndex() : QModelIndex();
+    if (!run.isValid()) {
+        rebuild();
+        return;
+    }
+    const bool runMatches = matchesItself(run);
+    m_matchCount = runMatches ? 1 : 0;
+    m_shown.insert(run.internalPointer(), Shown {0, runMatches, {}});
+    m_shown.insert(nullptr, Shown {0, false, {run.row()}});
+    m_progress.emplace();
+}
+
+// The verdicts of the turns after those judged, depth first, for about budgetMs: reading a
+// node's lines is most of a big run's search, and it happens here, not in the walk.
+void RunFilterProxy::judgeTurns(int budgetMs)
+{
+    Progress &progress = *m_progress;
+    const QModelIndex run = m_runModel->runIndex();
+    const int turns = m_runModel->RunModel::rowCount(run);
+    const int from = progress.judged;
+    QElapsedTimer clock;
+    clock.start();
+    // The clock read every 64 nodes; a budget of 0 judges a node a call (tests take steps).
+    const int every = budgetMs > 0 ? 64 : 1;
+    int visited = 0;
+    while (progress.judged < turns) {
+        if (progress.toJudge.empty())
+            progress.toJudge.push_back(m_runModel->index(progress.judged, 0, run));
+        while (!progress.toJudge.empty()) {
+            if (visited > 0 && visited % every == 0 && clock.elapsed() >= budgetMs)
+                break;
+            ++visited;
+            const QModelIndex index = progress.toJudge.back();
+            progress.toJudge.pop_back();
+            matchesItself(index);
+            for (int row = m_runModel->RunModel::rowCount(index) - 1; row >= 0; --row)
+                progress.toJudge.push_back(m_runModel->index(row, 0, index));
+        }
+        if (!progress.toJudge.empty())
+            break;
+        ++progress.judged;
+    }
+    if (progress.judged == from)
+        return;
+    // The turns judged now walked at once, while their nodes are in the cache: the insertion
+    // only moves them.
+    QVector<int> rows(progress.judged - from);
+    std::iota(rows.begin(), rows.end(), from);
+    Walk part = walk(run, rows, nullptr);
+    Walk &ready = progress.ready;
+    for (auto &[node, shown] : part.children) {
+        shown.row += int(ready.rows.size());
+        ready.children.emplace_back(node, std::move(shown));
+    }
+    std::move(part.below.begin(), part.below.end(), std::back_inserter(ready.below));
+    ready.rows += part.rows;
+    ready.matchCount += part.matchCount;
+}
+
+// The judged turns' shown nodes (a walk over verdicts; nodes added since are judged in it),
+// appended under the run in one insertion.
+void RunFilterProxy::showJudgedTurns()
+{
+    Progress &progress = *m_progress;
+    if (progress.judged <= progress.shown)
+        return;
+    const QModelIndex run = m_runModel->runIndex();
+    Walk part = std::exchange(progress.ready, Walk());
+    if (std::exchange(progress.stale, false)) {
+        QVector<int> rows(progress.judged - progress.shown);
+        std::iota(rows.begin(), rows.end(), progress.shown);
+        part = walk(run, rows, nullptr);
+    }
+    progress.shown = progress.judged;
+    if (part.rows.isEmpty())
+        return;
+    // A live change may have hidden the run meanwhile (shown only for its rows).
+    if (!m_shown.contains(run.internalPointer()))
+        show(run, false);
+    const int first = int(m_shown.value(run.internalPointer()).rows.size());
+    beginInsertRows(mapFromSource(run), first, first + int(part.rows.size()) - 1);
+    for (auto &[node, shown] : part.below)
+        m_shown.insert(node, std::move(shown));
+    for (auto &[node, shown] : part.children) {
+        shown.row += first;
+        m_shown.insert(node, std::move(shown));
+    }
+    m_shown[run.internalPointer()].rows += part.rows;
+    m_matchCount += part.matchCount;
+    endInsertRows();
+}
+
+// Complete: the run stays only when it matches or shows a row, as rebuild() keeps it.
+void RunFilterProxy::finishWalk()
+{
+    m_progress.reset();
+    const QModelIndex run = m_runModel->runIndex();
+    const auto shown = m_shown.constFind(run.internalPointer());
+    if (!shown || shown->matches || !shown->rows.isEmpty())
+        return;
+    beginRemoveRows(QModelIndex(), 0, 0);
+    m_shown.remove(run.internalPointer());
+    m_shown[nullptr].rows.clear();
+    endRemoveRows();
+}
+
+bool RunFilterProxy::awaitsWalk(const QModelIndex &source)
+{
+    if (!m_progress)
+        return false;
+    const QModelIndex run = m_runModel->runIndex();
+    QModelIndex turn = source;
+    while (turn.isValid() && turn.parent() != run)
+        turn = turn.parent();
+    if (!turn.isValid() || turn.row() < m_progress->shown)
+        return false;
+    if (turn.row() < m_progress->judged) // walked already: again, as it is now
+        m_progress->stale = true;
+    return true;
 }
 
 } // namespace sandscope

@@ -75,6 +75,22 @@ public:
     // How far prepareFilter() or prepareSearchTexts() got, in percent of what it goes through.
     int preparedPercent() const;
 
+    // A search of a big run applied a slice at a time (RunPage, for a run whose content stays
+    // on disk): the filter is set at once, with nothing under the run yet; continueFilter()
+    // then judges the run's turns in order, for about budgetMs a call, and inserts the shown
+    // ones after those shown so far (rows appended under the run, never a layout of the whole
+    // tree). Once complete the proxy shows what setSearchText()/setErrorsOnly() would have.
+    // Another filter, or a reset of the run, drops the walk where it is.
+    void startFilter(const QString &searchText, bool errorsOnly);
+    // True once the whole run is walked (and at once when no walk is under way); a budget of
+    // 0 judges one node. Without
+    // insertRows the turns judged wait for a later call's insertion (each makes a view lay out
+    // its expanded rows again), unless they are the last.
+    bool continueFilter(int budgetMs, bool insertRows = true);
+    bool filterComplete() const { return !m_progress; }
+    // How far the walk got, in percent of the run's turns (100 when complete).
+    int filterPercent() const;
+
     // A RunModel (anything else is shown as an empty tree).
     void setSourceModel(QAbstractItemModel *sourceModel) override;
 
@@ -148,6 +164,13 @@ private:
     Walk walk(const QModelIndex &parent, const QVector<int> &rows,
         const PointerHash<Shown> *within) const;
     void forgetResults() { m_remembered.clear(); }
+    // startFilter(): the run shown with no rows yet; continueFilter()'s steps.
+    void beginWalk();
+    void judgeTurns(int budgetMs);
+    void showJudgedTurns();
+    void finishWalk();
+    // Whether the node is in a turn the walk has not shown yet (live changes leave it to it).
+    bool awaitsWalk(const QModelIndex &sourceIndex);
     // Live changes while filtering.
     void onRowsInserted(const QModelIndex &sourceParent, int first, int last);
     void onDataChanged(
@@ -187,6 +210,19 @@ private:
         bool done = false;
     };
     std::optional<Pending> m_pending;
+    // startFilter()'s walk: the run's turns before `shown` are shown, those before `judged`
+    // have their verdicts and are walked into `ready` (unless a live change made it stale),
+    // and toJudge holds what is left of turn `judged`.
+    struct Progress {
+        Progress() { } // user-provided, as Pending's (clang, emplace())
+        int shown = 0;
+        int judged = 0;
+        std::vector<QModelIndex> toJudge;
+        Walk ready;
+        bool stale = false;
+    };
+    std::optional<Progress> m_progress;
+    bool m_walkNext = false; // filterChangedNow() starts a walk instead of rebuilding
 };
 
 } // namespace sandscope

@@ -15,9 +15,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QtTest/QTest>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -123,6 +125,9 @@ private Q_SLOTS:
     void onlyNodesThatCannotShowChildrenSayTheyNeverHaveAny();
     void aRunOfManyTurnsIsFilteredInOrder_data();
     void aRunOfManyTurnsIsFilteredInOrder();
+    void aSlicedFilterShowsWhatAPlainOneShows_data();
+    void aSlicedFilterShowsWhatAPlainOneShows();
+    void aChangeInATurnJudgedButNotShownIsShown();
 };
 
 void TestRunFilterProxy::searchKeepsMatchesAndTheirAncestorsOnly_data()
@@ -750,4 +755,158 @@ void TestRunFilterProxy::aRunOfManyTurnsIsFilteredInOrder()
         QCOMPARE(proxy.matchCount(), expectedMatches);
         QVERIFY(proxy.matchCount() > 0);
     }
+}
+
+void TestRunFilterProxy::aSlicedFilterShowsWhatAPlainOneShows_data()
+{
+    QTest::addColumn<quint32>("seed");
+    for (quint32 seed = 1; seed <= 24; ++seed)
+        QTest::addRow("seed %u", seed) << seed;
+}
+
+// RunFilterProxy::startFilter walks the run's turns a slice at a time: at every step what it
+// shows is the start of what a plain filter of the same run shows (the turns walked so far),
+// and once complete all of it, with the same match count, while lines keep arriving and
+// searches are typed over one under way. Random captures order, searches (words of the run's
+// own summaries), slices and insertions, per seed.
+void TestRunFilterProxy::aSlicedFilterShowsWhatAPlainOneShows()
+{
+    QFETCH(quint32, seed);
+    QRandomGenerator random(seed);
+    QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                               .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    std::shuffle(captures.begin(), captures.end(), random);
+    QList<QByteArray> lines;
+    for (const QString &capture : std::as_const(captures))
+        lines += captureLines(capture);
+    RunModel model;
+    RunParser parser;
+    qint64 clock = 1000;
+    qsizetype next = 0;
+    const auto addLine = [&] {
+        if (next < lines.size())
+            model.addEvents(parser.parseLine(lines.at(next++), clock += 10));
+        else if (next++ == lines.size())
+            model.markRunEnded(clock);
+    };
+    const qsizetype loadedFirst = random.bounded(int(lines.size()) + 2);
+    while (next < loadedFirst)
+        addLine();
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    // Searches: pieces of the summaries shown, and a word nothing has.
+    QStringList words {QStringLiteral("zzqx-none")};
+    forEachIndex(&model, QModelIndex(), [&words](const QModelIndex &index) {
+        const QString summary = index.data().toString();
+        if (summary.size() >= 3)
+            words.append(summary.mid(summary.size() / 3, 3).trimmed());
+    });
+    const auto anySearch = [&] {
+        QString search = words.at(random.bounded(int(words.size())));
+        if (random.bounded(4) == 0)
+            search += QLatin1Char(' ') + words.at(random.bounded(int(words.size())));
+        return search;
+    };
+    const auto plain = [&](const QString &search, bool errorsOnly) {
+        RunFilterProxy fresh;
+        fresh.setSourceModel(&model);
+        fresh.setSearchText(search);
+        fresh.setErrorsOnly(errorsOnly);
+        return std::make_pair(outline(&fresh), fresh.matchCount());
+    };
+    // A result for a call of an earlier turn (walked, judged or not yet): it changes there.
+    const auto failCall = [&](const QString &says) {
+        QStringList calls;
+        forEachIndex(&model, QModelIndex(), [&calls](const QModelIndex &index) {
+            if (index.data(RunModel::KindRole).toInt() == int(Kind::ToolCall))
+                calls.append(index.data(RunModel::ToolUseIdRole).toString());
+        });
+        if (calls.isEmpty())
+            return;
+        RunEvent result;
+        result.kind = RunEvent::ToolResult;
+        result.toolUseId = calls.at(random.bounded(int(calls.size())));
+        result.isError = true;
+        result.text = says;
+        model.addEvent(result);
+    };
+    for (int search = 0; search < 3; ++search) {
+        const QString text = anySearch();
+        const bool errorsOnly = random.bounded(5) == 0;
+        proxy.startFilter(text, errorsOnly);
+        QCOMPARE(proxy.searchText(), text.simplified());
+        // The one after the last is typed over this one, half-way.
+        const int stopAfter = search < 2 ? random.bounded(6) : -1;
+        for (int step = 0; !proxy.continueFilter(0, random.bounded(4) == 0); ++step) {
+            if (random.bounded(3) == 0)
+                addLine();
+            if (random.bounded(3) == 0) // a call of any turn fails, saying the search
+                failCall(text);
+            const auto expected = plain(text, errorsOnly).first;
+            const QStringList shown = outline(&proxy);
+            if (expected.isEmpty()) // the run stays until the walk is complete
+                QVERIFY2(shown.size() <= 1, qPrintable(shown.join(QLatin1Char('/'))));
+            else
+                QCOMPARE(shown, expected.mid(0, shown.size()));
+            QVERIFY(proxy.filterPercent() < 100);
+            if (step == stopAfter)
+                break;
+        }
+        if (!proxy.filterComplete())
+            continue; // typed over
+        const auto [expected, matches] = plain(text, errorsOnly);
+        QCOMPARE(outline(&proxy), expected);
+        QCOMPARE(proxy.matchCount(), matches);
+        QCOMPARE(proxy.filterPercent(), 100);
+        // Lines after the walk are filtered as they come.
+        for (int more = 0; more < 20; ++more)
+            addLine();
+        QCOMPARE(outline(&proxy), plain(text, errorsOnly).first);
+        QCOMPARE(proxy.matchCount(), plain(text, errorsOnly).second);
+    }
+}
+
+// A turn judged and walked but not inserted yet (continueFilter without insertRows) that
+// changes is walked again: a call of the first turn that fails is shown by "errors only".
+void TestRunFilterProxy::aChangeInATurnJudgedButNotShownIsShown()
+{
+    QList<QByteArray> lines;
+    const QStringList captures = QDir(QStringLiteral(SANDSCOPE_TEST_DATA_DIR))
+                                     .entryList({QStringLiteral("stream-*.jsonl")}, QDir::Files);
+    for (const QString &capture : captures)
+        lines += captureLines(capture);
+    RunModel model;
+    load(model, lines);
+    QString callId;
+    forEachIndex(&model, model.index(0, 0, model.runIndex()), [&callId](const QModelIndex &index) {
+        if (callId.isEmpty() && index.data(RunModel::KindRole).toInt() == int(Kind::ToolCall)
+            && !RunFilterProxy::isErrorIndex(index))
+            callId = index.data(RunModel::ToolUseIdRole).toString();
+    });
+    QVERIFY(!callId.isEmpty()); // a call of the first turn that did not fail
+    const auto plain = [&model] {
+        RunFilterProxy fresh;
+        fresh.setSourceModel(&model);
+        fresh.setErrorsOnly(true);
+        return std::make_pair(outline(&fresh), fresh.matchCount());
+    };
+    const auto before = plain();
+    RunFilterProxy proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.startFilter(QString(), true);
+    while (proxy.filterPercent() == 0)
+        QVERIFY(!proxy.continueFilter(0, false));
+    QCOMPARE(proxy.rowCount(proxy.index(0, 0)), 0); // judged, not inserted
+    RunEvent result;
+    result.kind = RunEvent::ToolResult;
+    result.toolUseId = callId;
+    result.isError = true;
+    model.addEvent(result);
+    const auto after = plain();
+    QCOMPARE(after.second, before.second + 1); // the change matters
+    while (!proxy.continueFilter(0, true)) { }
+    QCOMPARE(outline(&proxy), after.first);
+    QCOMPARE(proxy.matchCount(), after.second);
 }

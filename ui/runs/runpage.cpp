@@ -11,6 +11,7 @@
 #include "runs/runpageplayback.h"
 #include "runs/runpagesession.h"
 #include "runs/runsummarybar.h"
+#include "runs/slicedsearch.h"
 #include "runs/timelineview.h"
 #include "runs/treeorder.h"
 #include "timeline/timelinemodel.h"
@@ -131,31 +132,27 @@ RunPage::RunPage(QWidget *parent)
     // turn, and freed when it leaves the field empty.
     m_prepareSearchTimer.setInterval(0);
     connect(&m_prepareSearchTimer, &QTimer::timeout, this, [this] {
-        // A big run's search is judged ahead, reading its file in slices (no texts built).
-        const bool ready = m_deferredFilter && m_model->lineSource()
-            ? m_proxy->prepareFilter(m_deferredFilter->first, m_deferredFilter->second, 8)
-            : m_proxy->prepareSearchTexts(8);
-        if (!ready) {
-            if (m_deferredFilter)
-                updateMatchCount(); // the progress
-            return;
-        }
-        m_prepareSearchTimer.stop();
-        if (const auto deferred = std::exchange(m_deferredFilter, std::nullopt))
-            applyFilter(deferred->first, deferred->second);
+        if (m_proxy->prepareSearchTexts(8))
+            m_prepareSearchTimer.stop();
     });
-    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this, [this](bool on) {
-        applyFilter(m_deferredFilter ? m_deferredFilter->first : m_proxy->searchText(), on);
-    });
-    connect(m_proxy, &RunFilterProxy::filterChanged, this, [this] {
-        // Matches are only useful when they can be seen.
-        if (m_proxy->isFiltering())
-            m_ui->runTree->expandAll();
+    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this,
+        [this](bool on) { applyFilter(m_proxy->searchText(), on); });
+    // A big run's search reads and parses lines between the nodes kept: those pages back once
+    // it is complete, after the view's turn.
+    const auto searched = [this] {
         updateMatchCount();
-        // A big run's search read and parsed lines between the nodes kept: those pages back,
-        // after the view's turn.
-        if (m_model->lineSource())
+        if (m_model->lineSource() && m_proxy->filterComplete())
             QTimer::singleShot(0, this, [] { releaseFreedMemory(); });
+    };
+    m_slicedSearch = new SlicedSearch(m_proxy, m_ui->runTree, this);
+    connect(m_slicedSearch, &SlicedSearch::progressed, this, searched);
+    connect(m_proxy, &RunFilterProxy::filterChanged, this, [this, searched] {
+        // Matches are only useful when they can be seen (a big run's within a budget).
+        if (m_proxy->isFiltering() && m_model->lineSource())
+            m_slicedSearch->expandShown();
+        else if (m_proxy->isFiltering())
+            m_ui->runTree->expandAll();
+        searched();
     });
     m_ui->searchCountLabel->hide();
 
@@ -424,7 +421,7 @@ bool RunPage::eventFilter(QObject *watched, QEvent *event)
     // (Not a big run's texts: they would be most of its memory. Its searches read its file.)
     if (watched == m_ui->searchEdit && event->type() == QEvent::FocusIn && !m_model->lineSource())
         m_prepareSearchTimer.start();
-    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut && !m_deferredFilter) {
+    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut) {
         m_prepareSearchTimer.stop();
         if (m_proxy->searchText().isEmpty())
             m_proxy->releaseSearchTexts();
@@ -481,6 +478,7 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     if (QFileInfo(path).size() >= m_keepLinesBelowBytes) {
         reader->setKeepLines(false);
         m_model->setLineSource(reader->lineSource());
+        m_model->setReadBackSearchBudget(QFileInfo(path).size() / 32);
     }
     m_ui->artifactsPanel->setUnavailable(
         tr("Artifacts are listed for live runs: a recording does not say which files changed."));
@@ -580,18 +578,7 @@ void RunPage::flushEvents()
 // without one the tree folds back to the turns, with the current node still shown.
 void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
 {
-    m_deferredFilter.reset();
     if (searchText.simplified() == m_proxy->searchText() && errorsOnly == m_proxy->errorsOnly()) {
-        updateMatchCount();
-        return;
-    }
-    // A big run's search reads its file: it is judged first, in slices with their progress
-    // shown, and then applied; inside the filter it was one freeze (bench_runopen: 0.6 s for
-    // a 100 MB recording).
-    if (!searchText.simplified().isEmpty() && m_model->lineSource()
-        && !m_proxy->filterPrepared(searchText, errorsOnly)) {
-        m_deferredFilter = std::make_pair(searchText, errorsOnly);
-        m_prepareSearchTimer.start();
         updateMatchCount();
         return;
     }
@@ -602,6 +589,12 @@ void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
     if (current.isValid())
         m_currentBeforeFilter = current;
     tree->collapseAll();
+    // A big run's search reads its file: it is applied a slice at a time, its matches shown
+    // as they come (inside the filter it was one freeze: bench_runopen, 2.7 s at 1 GB).
+    if (m_model->lineSource() && !m_proxy->filterPrepared(searchText, errorsOnly)) {
+        m_slicedSearch->start(searchText, errorsOnly);
+        return;
+    }
     m_proxy->setSearchText(searchText);
     m_proxy->setErrorsOnly(errorsOnly);
     if (m_proxy->isFiltering())
@@ -622,15 +615,15 @@ void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
 void RunPage::updateMatchCount()
 {
     QLabel *label = m_ui->searchCountLabel;
-    if (m_deferredFilter) {
-        label->setText(tr("Reading the run's texts… %1%").arg(m_proxy->preparedPercent()));
-        label->show();
-        return;
-    }
     label->setVisible(m_proxy->isFiltering());
     if (!m_proxy->isFiltering())
         return;
     const int count = m_proxy->matchCount();
+    if (!m_proxy->filterComplete()) {
+        label->setText(tr("%Ln match(es) so far, searching… %1%", nullptr, int(count))
+                           .arg(m_proxy->filterPercent()));
+        return;
+    }
     label->setText(count == 0 ? tr("no matches") : tr("%Ln match(es)", nullptr, int(count)));
 }
 

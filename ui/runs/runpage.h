@@ -57,6 +57,7 @@ class RunPageSession;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
+class SlicedSearch;
 class TimelineModel;
 class TimelineView;
 
@@ -275,10 +276,8 @@ private:
     int m_loadPermille = 0;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
-    QTimer m_prepareSearchTimer;
-    // A search on a big run waiting for its texts to be read (applyFilter): text, errors only.
-    std::optional<std::pair<QString, bool>>
-        m_deferredFilter; // search texts built in slices while the field has the focus
+    QTimer m_prepareSearchTimer; // search texts built in slices while the field has the focus
+    SlicedSearch *m_slicedSearch = nullptr; // a big run's search (applyFilter)
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
     QPersistentModelIndex m_currentBeforeFilter; // a RunModel index (applyFilter)
