@@ -1,13 +1,13 @@
 // Opening a big run recording in the run view and closing it again: writes a Sandscope
 // recording of about N MB from the real stream-json captures in tests/data (every copy with
 // ids of its own), opens it in a visible RunPage (offscreen) the way File → Open does, and
-// reports the time to the first rows (target <= 300 ms), to fully loaded (<= 1.5 s for
-// 100 MB), the longest main-thread stall while loading (<= 50 ms), and the resident memory
-// before opening, when loaded, at its peak (<= 1.5 x file + 50 MB; for a file of 16 MiB or
-// more, whose lines and content stay in the file, below the file's size: a 1 GB recording's
+// reports the time to the first rows (target <= 300 ms), to fully loaded (<= 1.2 s for
+// 100 MB, 10 s for 1 GB), the longest main-thread stall while loading (<= 50 ms), and the
+// resident memory before opening, when loaded, at its peak (<= 1.5 x file + 50 MB; for a file of 16
+// MiB or more, whose lines and content stay in the file, below the file's size: a 1 GB recording's
 // memory is bounded by its rows), while searching (<= 0.5 x file for such a file) and after
-// the page is closed (deleted, as closing its tab does); and a search typed at once: its
-// results (<= 1 s), with no event loop turn over 50 ms.
+// the page is closed (deleted, as closing its tab does); and a search typed at once: its first
+// results (<= 1 s) and when it is complete, with no event loop turn over 50 ms.
 //
 //   ./build/<dir>/bench/bench_runopen [--stream-json] [megabytes [file]]   (default 100 MB of a
 //   recording, or of plain stream-json output as captured with --stream-json; a file named is built
@@ -178,7 +178,8 @@ int main(int argc, char **argv)
     const double peak = benchmemory::peakMb();
 
     // A search typed at once: a big file's nodes are judged from their lines first (in slices,
-    // with the progress shown), then the search is applied. Then another one.
+    // with the progress shown) and the search applied at once, or, above 75,000 nodes, applied
+    // a slice at a time, its matches shown as they come (RunPageSearch). Then another one.
     QLineEdit *edit = page->searchEdit();
     auto *countLabel = page->findChild<QLabel *>(QStringLiteral("searchCountLabel"));
     qint64 longestSearchTurnMs = 0;
@@ -227,9 +228,11 @@ int main(int argc, char **argv)
     std::printf("  first rows after %lld ms (target <= 300 ms): %s\n",
         static_cast<long long>(firstRowsMs),
         firstRowsMs >= 0 && firstRowsMs <= 300 ? "met" : "NOT MET");
+    // Issue 30's targets: 1 GB loaded within 10 s, 100 MB within 1.2 s.
+    const double loadTargetMs = fileMb >= 1000 ? 10 * fileMb : 12 * fileMb;
     std::printf("  fully loaded after %lld ms (target <= %.0f ms for this size): %s\n",
-        static_cast<long long>(loadedMs), 1500 * fileMb / 100,
-        double(loadedMs) <= 1500 * fileMb / 100 ? "met" : "NOT MET");
+        static_cast<long long>(loadedMs), loadTargetMs,
+        double(loadedMs) <= loadTargetMs ? "met" : "NOT MET");
     std::printf("  longest main-thread stall while loading: %lld ms (target <= 50 ms): %s\n",
         static_cast<long long>(longestStall), longestStall <= 50 ? "met" : "NOT MET");
     std::printf("  longest event: %lld ms, %s\n", static_cast<long long>(app.longestMs),
@@ -243,16 +246,15 @@ int main(int argc, char **argv)
         std::printf("  the run's peak (above before) %.2f x the file (bounded: the content stays "
                     "in the file, target < 1): %s\n",
             (peak - before) / fileMb, peak - before < fileMb ? "met" : "NOT MET");
-    std::printf("  search typed at once: results after %lld ms (\"%s\"; the nodes judged from the "
-                "file first; target <= 1000 ms: %s), longest turn %lld ms (target <= 50 ms: %s), "
-                "the next search %lld ms; RSS %.0f MB while searching\n",
+    // The target is the first results (issue 30); a big run's search then goes on showing more.
+    std::printf("  search typed at once: first matches shown after %lld ms, with its progress "
+                "(target <= 1000 ms: %s); complete after %lld ms (\"%s\"), longest turn %lld ms "
+                "(target <= 50 ms: %s), the next search %lld ms; RSS %.0f MB while searching\n",
+        static_cast<long long>(firstMatchesMs),
+        firstMatchesMs >= 0 && firstMatchesMs <= 1000 ? "met" : "NOT MET",
         static_cast<long long>(firstSearchMs), qPrintable(firstCount),
-        firstSearchMs <= 1000 ? "met" : "NOT MET", static_cast<long long>(longestSearchTurnMs),
-        longestSearchTurnMs <= 50 ? "met" : "NOT MET", static_cast<long long>(nextSearchMs),
-        searched);
-    std::printf("  the search's first matches shown after %lld ms, with its progress (target <= "
-                "1000 ms): %s\n",
-        static_cast<long long>(firstMatchesMs), firstMatchesMs <= 1000 ? "met" : "NOT MET");
+        static_cast<long long>(longestSearchTurnMs), longestSearchTurnMs <= 50 ? "met" : "NOT MET",
+        static_cast<long long>(nextSearchMs), searched);
     if (fileMb >= 16.8)
         std::printf("  RSS while searching (above before) %.2f x the file (target <= 0.5): %s\n",
             (searched - before) / fileMb, searched - before <= 0.5 * fileMb ? "met" : "NOT MET");

@@ -348,7 +348,9 @@
     <message numerus="yes">
         <source>Finding where the router sends %n user(s)</source>
         <translation>
-            <numerusform>Finding where the router sends %n user</numerusform><numerusform>Finding where the router sends %n users</numerusform></translation>
+            <numerusform>Finding where the router sends %n user</numerusform>
+            <numerusform>Finding where the router sends %n users</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -453,13 +455,6 @@
 <context>
     <name>sandscope::RunPage</name>
     <message numerus="yes">
-        <source>%Ln match(es)</source>
-        <translation>
-            <numerusform>%Ln match</numerusform>
-            <numerusform>%Ln matches</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n item(s) were not exported: %1</source>
         <translation>
             <numerusform>%n item were not exported: %1</numerusform>
@@ -479,6 +474,19 @@
             <numerusform>Playback: %n damaged line skipped: %1</numerusform>
             <numerusform>Playback: %n damaged lines skipped: %1</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>sandscope::RunPageSearch</name>
+    <message numerus="yes">
+        <source>%Ln match(es) so far, searching… %1%</source>
+        <translation>
+            <numerusform>%Ln match so far, searching… %1%</numerusform><numerusform>%Ln matches so far, searching… %1%</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln match(es)</source>
+        <translation>
+            <numerusform>%Ln match</numerusform><numerusform>%Ln matches</numerusform></translation>
     </message>
 </context>
 <context>

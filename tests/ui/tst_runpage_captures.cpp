@@ -230,7 +230,8 @@ private Q_SLOTS:
     void searchShowsItsMatchCount();
     void searchTextsAreBuiltWhileTheSearchFieldHasTheFocus();
     void aBigFilesLinesAreReadAgainWhenShown();
-    void aSearchOnABigRunIsAppliedInSlices();
+    void aSearchThatReadsTheFileFindsWhatAKeptRunFinds_data();
+    void aSearchThatReadsTheFileFindsWhatAKeptRunFinds();
     void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
@@ -719,14 +720,25 @@ void TestRunPage::aBigFilesLinesAreReadAgainWhenShown()
     QCOMPARE(raw->toPlainText(), bash(kept).data(RunModel::RawJsonRole).toString());
 }
 
-// A big file's texts are read again from it for a search: the search is applied at once and
-// walks the run a slice at a time (SlicedSearch), its matches and progress in the match
-// count's place as they come, and then finds what a run that kept them finds. Cleared
-// meanwhile, nothing is searched.
-void TestRunPage::aSearchOnABigRunIsAppliedInSlices()
+// A big file's texts are read again from it for a search, which then finds what a run that
+// kept them finds. A run small enough to take the result in one turn has its nodes judged
+// first, the progress in the match count's place, and the result applied at once; a bigger
+// one's search is applied at once and walks the run a slice at a time (SlicedSearch), its
+// matches and progress shown as they come. Cleared meanwhile, nothing is searched.
+void TestRunPage::aSearchThatReadsTheFileFindsWhatAKeptRunFinds_data()
 {
+    QTest::addColumn<bool>("sliced");
+    QTest::newRow("judged first, then applied at once") << false;
+    QTest::newRow("applied a slice at a time") << true;
+}
+
+void TestRunPage::aSearchThatReadsTheFileFindsWhatAKeptRunFinds()
+{
+    QFETCH(bool, sliced);
     RunPage kept;
     RunPage read;
+    if (sliced)
+        read.setSlicedSearchAboveNodes(0);
     QVERIFY(loadKeptAndRead(kept, read));
     const auto search = [](RunPage &page, const QString &text) {
         page.searchEdit()->setText(text);
@@ -740,16 +752,22 @@ void TestRunPage::aSearchOnABigRunIsAppliedInSlices()
     auto *label = read.findChild<QLabel *>(QStringLiteral("searchCountLabel"));
     QVERIFY(label);
     search(read, QStringLiteral("echo"));
-    search(read, QString()); // cleared while it is walked
+    search(read, QString()); // cleared while it is judged or walked
     QVERIFY(!read.proxy()->isFiltering());
     QVERIFY(read.proxy()->filterComplete());
     QVERIFY(!label->isVisible());
     search(read, QStringLiteral("echo sub"));
-    QVERIFY(read.proxy()->isFiltering());
-    QVERIFY(!read.proxy()->filterComplete());
     QVERIFY(label->isVisible());
-    QVERIFY2(label->text().contains(QLatin1String("searching")), qPrintable(label->text()));
-    QTRY_VERIFY(read.proxy()->filterComplete());
+    if (sliced) {
+        QVERIFY(read.proxy()->isFiltering());
+        QVERIFY(!read.proxy()->filterComplete());
+        QVERIFY2(label->text().contains(QLatin1String("searching")), qPrintable(label->text()));
+    } else {
+        QVERIFY(!read.proxy()->isFiltering());
+        QVERIFY2(label->text().startsWith(QLatin1String("Reading the run's texts")),
+            qPrintable(label->text()));
+    }
+    QTRY_VERIFY(read.proxy()->isFiltering() && read.proxy()->filterComplete());
     QCOMPARE(read.proxy()->searchText(), QStringLiteral("echo sub"));
     QCOMPARE(read.proxy()->matchCount(), kept.proxy()->matchCount());
     QCOMPARE(label->text(), kept.findChild<QLabel *>(QStringLiteral("searchCountLabel"))->text());

@@ -9,9 +9,9 @@
 #include "runs/rundelegate.h"
 #include "runs/rundetailpane.h"
 #include "runs/runpageplayback.h"
+#include "runs/runpagesearch.h"
 #include "runs/runpagesession.h"
 #include "runs/runsummarybar.h"
-#include "runs/slicedsearch.h"
 #include "runs/timelineview.h"
 #include "runs/treeorder.h"
 #include "timeline/timelinemodel.h"
@@ -101,7 +101,7 @@ RunPage::RunPage(QWidget *parent)
     connect(&m_summaryTimer, &QTimer::timeout, this, &RunPage::updateSummary);
     connect(&m_detailTimer, &QTimer::timeout, m_ui->detailPane, &RunDetailPane::refresh);
     connect(&m_searchTimer, &QTimer::timeout, this,
-        [this] { applyFilter(m_ui->searchEdit->text(), m_proxy->errorsOnly()); });
+        [this] { m_search->apply(m_ui->searchEdit->text(), m_proxy->errorsOnly()); });
 
     connect(m_model, &RunModel::summaryChanged, this, [this] {
         if (!m_summaryTimer.isActive())
@@ -123,38 +123,11 @@ RunPage::RunPage(QWidget *parent)
     connect(m_ui->searchEdit, &QLineEdit::textChanged, this, [this] { m_searchTimer.start(); });
     connect(m_ui->searchEdit, &QLineEdit::returnPressed, this, [this] {
         m_searchTimer.stop();
-        applyFilter(m_ui->searchEdit->text(), m_proxy->errorsOnly());
+        m_search->apply(m_ui->searchEdit->text(), m_proxy->errorsOnly());
         m_ui->runTree->setFocus();
     });
     m_ui->searchEdit->installEventFilter(this);
-    // The first keystroke of a search at 100,000 nodes built every node's search text at once
-    // (bench_runsearch): they are built while the field has the focus, a slice per event loop
-    // turn, and freed when it leaves the field empty.
-    m_prepareSearchTimer.setInterval(0);
-    connect(&m_prepareSearchTimer, &QTimer::timeout, this, [this] {
-        if (m_proxy->prepareSearchTexts(8))
-            m_prepareSearchTimer.stop();
-    });
-    connect(m_ui->errorsOnlyButton, &QToolButton::toggled, this,
-        [this](bool on) { applyFilter(m_proxy->searchText(), on); });
-    // A big run's search reads and parses lines between the nodes kept: those pages back once
-    // it is complete, after the view's turn.
-    const auto searched = [this] {
-        updateMatchCount();
-        if (m_model->lineSource() && m_proxy->filterComplete())
-            QTimer::singleShot(0, this, [] { releaseFreedMemory(); });
-    };
-    m_slicedSearch = new SlicedSearch(m_proxy, m_ui->runTree, this);
-    connect(m_slicedSearch, &SlicedSearch::progressed, this, searched);
-    connect(m_proxy, &RunFilterProxy::filterChanged, this, [this, searched] {
-        // Matches are only useful when they can be seen (a big run's within a budget).
-        if (m_proxy->isFiltering() && m_model->lineSource())
-            m_slicedSearch->expandShown();
-        else if (m_proxy->isFiltering())
-            m_ui->runTree->expandAll();
-        searched();
-    });
-    m_ui->searchCountLabel->hide();
+    m_search = new RunPageSearch(this);
 
     m_ui->errorsOnlyButton->setIcon(RunDelegate::icon(QStringLiteral("error")));
     m_ui->followButton->setIcon(RunDelegate::icon(QStringLiteral("follow")));
@@ -418,14 +391,9 @@ void RunPage::openFileOfCurrentNode()
 
 bool RunPage::eventFilter(QObject *watched, QEvent *event)
 {
-    // (Not a big run's texts: they would be most of its memory. Its searches read its file.)
-    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusIn && !m_model->lineSource())
-        m_prepareSearchTimer.start();
-    if (watched == m_ui->searchEdit && event->type() == QEvent::FocusOut) {
-        m_prepareSearchTimer.stop();
-        if (m_proxy->searchText().isEmpty())
-            m_proxy->releaseSearchTexts();
-    }
+    if (watched == m_ui->searchEdit
+        && (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut))
+        m_search->fieldFocusChanged(event->type() == QEvent::FocusIn);
     if (event->type() == QEvent::KeyPress) {
         const auto *key = static_cast<QKeyEvent *>(event);
         if (watched == m_ui->runTree && key->key() == Qt::Key_Escape
@@ -491,6 +459,11 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     m_ui->loadPanel->show();
     reader->start(m_parser);
     return true;
+}
+
+void RunPage::setSlicedSearchAboveNodes(qint64 nodes)
+{
+    m_search->setSlicedAboveNodes(nodes);
 }
 
 bool RunPage::openSession(
@@ -572,65 +545,10 @@ void RunPage::flushEvents()
     }
 }
 
-// The view keeps a persistent index per expanded row, and the proxy re-maps every one of them
-// when the filter changes (RunFilterProxy): at 100,000 expanded rows dropping them first and
-// expanding again is several times cheaper. A filter expands everything it keeps anyway;
-// without one the tree folds back to the turns, with the current node still shown.
-void RunPage::applyFilter(const QString &searchText, bool errorsOnly)
-{
-    if (searchText.simplified() == m_proxy->searchText() && errorsOnly == m_proxy->errorsOnly()) {
-        updateMatchCount();
-        return;
-    }
-    QTreeView *tree = m_ui->runTree;
-    // Kept in the source, which the filter does not touch: a node the filter hides is
-    // current again when it comes back.
-    const QModelIndex current = m_proxy->mapToSource(tree->currentIndex());
-    if (current.isValid())
-        m_currentBeforeFilter = current;
-    tree->collapseAll();
-    // A big run's search reads its file: it is applied a slice at a time, its matches shown
-    // as they come (inside the filter it was one freeze: bench_runopen, 2.7 s at 1 GB).
-    if (m_model->lineSource() && !m_proxy->filterPrepared(searchText, errorsOnly)) {
-        m_slicedSearch->start(searchText, errorsOnly);
-        return;
-    }
-    m_proxy->setSearchText(searchText);
-    m_proxy->setErrorsOnly(errorsOnly);
-    if (m_proxy->isFiltering())
-        return;
-    const QModelIndex run = m_proxy->index(0, 0);
-    tree->expand(run);
-    for (int row = 0; row < m_proxy->rowCount(run); ++row)
-        tree->expand(m_proxy->index(row, 0, run));
-    const QModelIndex shown = m_proxy->mapFromSource(m_currentBeforeFilter);
-    if (!shown.isValid())
-        return;
-    if (!tree->currentIndex().isValid())
-        tree->setCurrentIndex(shown);
-    if (shown.parent().isValid())
-        tree->scrollTo(shown); // opens its ancestors
-}
-
-void RunPage::updateMatchCount()
-{
-    QLabel *label = m_ui->searchCountLabel;
-    label->setVisible(m_proxy->isFiltering());
-    if (!m_proxy->isFiltering())
-        return;
-    const int count = m_proxy->matchCount();
-    if (!m_proxy->filterComplete()) {
-        label->setText(tr("%Ln match(es) so far, searching… %1%", nullptr, int(count))
-                           .arg(m_proxy->filterPercent()));
-        return;
-    }
-    label->setText(count == 0 ? tr("no matches") : tr("%Ln match(es)", nullptr, int(count)));
-}
-
 void RunPage::onBatchApplied()
 {
     if (m_proxy->isFiltering())
-        updateMatchCount(); // new nodes may match
+        m_search->updateMatchCount(); // new nodes may match
     if ((!m_pendingReveal.first.isEmpty()
             && m_model->indexForToolUseId(m_pendingReveal.first).isValid())
         || (m_pendingReveal.second > 0 && !isLoading()))

@@ -57,7 +57,7 @@ class RunPageSession;
 class OpenTerminalClient;
 class RunDetailPane;
 class RunSummaryBar;
-class SlicedSearch;
+class RunPageSearch;
 class TimelineModel;
 class TimelineView;
 
@@ -79,6 +79,9 @@ public:
     // From this size on, openFile leaves the file's lines out of memory and reads a node's
     // line again when its JSON is shown (16 MiB unless set; for tests).
     void setKeepLinesBelowBytes(qint64 bytes) { m_keepLinesBelowBytes = bytes; }
+    // Above this many nodes a search that reads the run's file is applied a slice at a time
+    // (RunPageSearch), below it at once when judged (75,000 unless set; for tests).
+    void setSlicedSearchAboveNodes(qint64 nodes);
     bool isLoading() const;
     QString filePath() const { return m_filePath; }
     // What could not be read of the file (damaged lines, missing sub-agents, what a re-opened
@@ -228,8 +231,6 @@ private:
     void showLoadProgress(qint64 done, qint64 total);
     void onBatchApplied();
     void onViewCaughtUp();
-    void updateMatchCount();
-    void applyFilter(const QString &searchText, bool errorsOnly);
     void setupTree();
     void setupTimeline();
     void onTimelineCurrentChanged(const QModelIndex &current);
@@ -276,11 +277,9 @@ private:
     int m_loadPermille = 0;
     QTimer m_detailTimer;
     QTimer m_searchTimer;
-    QTimer m_prepareSearchTimer; // search texts built in slices while the field has the focus
-    SlicedSearch *m_slicedSearch = nullptr; // a big run's search (applyFilter)
+    RunPageSearch *m_search = nullptr;
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
-    QPersistentModelIndex m_currentBeforeFilter; // a RunModel index (applyFilter)
     bool m_pendingScroll = false;
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
@@ -291,6 +290,7 @@ private:
     QAction *m_openFileAction = nullptr;
 
     void onModelReset();
+    friend class RunPageSearch; // the search field, its count, the tree
     friend class RunPagePlayback; // drives the load panel and the playback controls
     RunPagePlayback *m_replay;
     bool m_loadCompleted = false;
