@@ -668,10 +668,6 @@ void RunFilterProxy::hide(const QModelIndex &source)
     }
 }
 
-} // namespace sandscope
-
-namespace sandscope {
-
 void RunFilterProxy::startFilter(const QString &searchText, bool errorsOnly)
 {
     const QString simplified = searchText.simplified();

@@ -75,17 +75,16 @@ public:
     // How far prepareFilter() or prepareSearchTexts() got, in percent of what it goes through.
     int preparedPercent() const;
 
-    // A search of a big run applied a slice at a time (RunPage, for a run whose content stays
-    // on disk): the filter is set at once, with nothing under the run yet; continueFilter()
-    // then judges the run's turns in order, for about budgetMs a call, and inserts the shown
-    // ones after those shown so far (rows appended under the run, never a layout of the whole
-    // tree). Once complete the proxy shows what setSearchText()/setErrorsOnly() would have.
+    // A search of a big run applied a slice at a time (RunPageSearch, for a big run whose
+    // content stays on disk): the filter is set at once, with nothing under the run yet;
+    // continueFilter() then judges the run's turns in order, for about budgetMs a call, and inserts
+    // the shown ones after those shown so far (rows appended under the run, never a layout of the
+    // whole tree). Once complete the proxy shows what setSearchText()/setErrorsOnly() would have.
     // Another filter, or a reset of the run, drops the walk where it is.
     void startFilter(const QString &searchText, bool errorsOnly);
     // True once the whole run is walked (and at once when no walk is under way); a budget of
-    // 0 judges one node. Without
-    // insertRows the turns judged wait for a later call's insertion (each makes a view lay out
-    // its expanded rows again), unless they are the last.
+    // 0 judges one node. Without insertRows the turns judged wait for a later call's insertion
+    // (each makes a view lay out its expanded rows again), unless they are the last.
     bool continueFilter(int budgetMs, bool insertRows = true);
     bool filterComplete() const { return !m_progress; }
     // How far the walk got, in percent of the run's turns (100 when complete).
