@@ -40,6 +40,35 @@ template <typename T> struct OwnedChildren : std::vector<std::unique_ptr<T>> {
     ~OwnedChildren() = default;
 };
 
+// The rows playback put aside under a node (RunNode::parked), allocated by the first jump back
+// that puts any there: most nodes never have any, and a 1 GB run has 510,000 nodes. Copying a
+// node leaves them where they are, as its children.
+template <typename T> class ParkedChildren {
+public:
+    ParkedChildren() = default;
+    ParkedChildren(const ParkedChildren &) { }
+    ParkedChildren(ParkedChildren &&) noexcept = default;
+    ParkedChildren &operator=(ParkedChildren &&) noexcept = default;
+    ParkedChildren &operator=(const ParkedChildren &) { return *this; }
+    ~ParkedChildren() = default;
+
+    bool empty() const { return !m_rows || m_rows->empty(); }
+    std::unique_ptr<T> &back() { return m_rows->back(); }
+    void pop_back() { m_rows->pop_back(); }
+    void push_back(std::unique_ptr<T> node)
+    {
+        if (!m_rows)
+            m_rows = std::make_unique<std::vector<std::unique_ptr<T>>>();
+        m_rows->push_back(std::move(node));
+    }
+    std::unique_ptr<T> *begin() { return m_rows ? m_rows->data() : nullptr; }
+    std::unique_ptr<T> *end() { return m_rows ? m_rows->data() + m_rows->size() : nullptr; }
+    void clear() { m_rows.reset(); }
+
+private:
+    std::unique_ptr<std::vector<std::unique_ptr<T>>> m_rows;
+};
+
 // What only tool calls have, apart so that the other nodes (most of a run) do not carry it.
 // A node and its snapshots share it until either changes it (QSharedDataPointer).
 struct RunToolCallData : QSharedData {
@@ -60,8 +89,12 @@ struct RunNode {
     using ToolKind = runnode::ToolKind;
 
     // The fields a walk over every node reads (RunFilterProxy at 100,000 nodes), together at
-    // the start: the walk is bound by cache misses, one line per node instead of three.
+    // the start: the walk is bound by cache misses, one line per node instead of three. The
+    // one-byte fields fill the gaps between the others (a 1 GB run has 510,000 nodes).
     NodeKind kind = NodeKind::Raw;
+    Status status = Status::None;
+    ToolKind toolKind = ToolKind::None;
+    quint8 textKind = 0; // RunEvent::Kind
     int row = 0; // rows are only appended, so the position never changes
     Node *parent = nullptr;
     OwnedChildren<Node> children;
@@ -69,17 +102,33 @@ struct RunNode {
     mutable quint32 filterGeneration = 0;
     mutable bool filterMatches = false;
     mutable bool foldedSearchValid = false;
+    bool rawIsJson = true; // false for noise and corrupt lines
+    // Content left out (RunModel::leavesOut) and read again from the node's lines when asked
+    // for (RunModel::detailsOf): text (from the event of textKind), input and inputJson (the
+    // tool_use line), resultText and structuredResultJson (the tool_result line).
+    bool textOnDisk = false;
     mutable QByteArray foldedSearch; // UTF-8
+    bool inputOnDisk = false;
+    bool resultOnDisk = false;
+    bool isError = false;
+    // Tool calls and errors in the subtree (toolCalls, errors below) are counted where tokens
+    // are; the flags make each node count once.
+    bool countedAsCall = false;
+    bool countedAsError = false;
+    bool hasCost = false;
+    bool hasInit = false; // turns: adopted by a system/init line
+    bool ended = false; // turns: a result line arrived
+    // Turns: their tokens are their results' usage (final counts), no longer the sum of the
+    // API responses under them (provisional output counts).
+    bool tokensFinal = false;
     // Playback: the rows after the last one, put aside by a jump back (highest row first, so
     // the next row is the last element) with their subtrees, for a jump forward to put back
     // without copying them from a checkpoint. Never shown, never referred to.
-    OwnedChildren<Node> parked;
+    ParkedChildren<Node> parked;
 
-    Status status = Status::None;
     QString title; // "what happened", without the tool name
     QString text;
     QString toolName;
-    ToolKind toolKind = ToolKind::None;
     QString toolUseId;
     QString parentToolUseId;
     QString messageId;
@@ -87,15 +136,6 @@ struct RunNode {
     QByteArray raw;
     // Where raw is in the run's files (LineSource), for when it is not kept.
     LineRef rawRef;
-    bool rawIsJson = true; // false for noise and corrupt lines
-    // Content left out (RunModel::leavesOut) and read again from the node's lines when asked
-    // for (RunModel::detailsOf): text (from the event of textKind), input and inputJson (the
-    // tool_use line), resultText and structuredResultJson (the tool_result line).
-    bool textOnDisk = false;
-    bool inputOnDisk = false;
-    bool resultOnDisk = false;
-    quint8 textKind = 0; // RunEvent::Kind
-    bool isError = false;
     qint64 lineNumber = 0;
     qint64 startedMs = -1;
     qint64 endedMs = -1;
@@ -103,19 +143,10 @@ struct RunNode {
     // span, which always comes from the run's clock (docs/stream-json.md, "Figures").
     qint64 reportedDurationMs = -1;
     TokenUsage tokens;
-    // Tool calls and errors in the subtree, counted where tokens are (plain fields, so a
-    // snapshot of the node keeps them); the flags make each node count once.
+    // Tool calls and errors in the subtree (plain fields, so a snapshot of the node keeps them).
     qint64 toolCalls = 0;
     qint64 errors = 0;
-    bool countedAsCall = false;
-    bool countedAsError = false;
-    bool hasCost = false;
     double costUsd = 0;
-    bool hasInit = false; // turns: adopted by a system/init line
-    bool ended = false; // turns: a result line arrived
-    // Turns: their tokens are their results' usage (final counts), no longer the sum of the
-    // API responses under them (provisional output counts).
-    bool tokensFinal = false;
     QString model;
     QString errorCode;
     // Unique to each state of the node's fields: set when it is added and by changed(), which

@@ -2,6 +2,7 @@
 // A node's kind, its status and the kind of tool it calls: RunModel's roles give them, the node
 // texts (runnodetext.h) and the views read them. Apart from RunModel so that those texts need not
 // include the model (RunModel::NodeKind, RunModel::Status and RunModel::ToolKind name these).
+// One byte each: every node of the tree holds all three.
 
 #include <QObject>
 
@@ -9,7 +10,7 @@ namespace sandscope {
 namespace runnode {
 Q_NAMESPACE
 
-enum class NodeKind {
+enum class NodeKind : quint8 {
     Run,
     Turn,
     AssistantText,
@@ -26,7 +27,7 @@ enum class NodeKind {
 };
 Q_ENUM_NS(NodeKind)
 
-enum class Status {
+enum class Status : quint8 {
     None,
     Running,
     Ok,
@@ -39,7 +40,7 @@ enum class Status {
 Q_ENUM_NS(Status)
 
 // What kind of tool a call is, so a view can choose an icon.
-enum class ToolKind {
+enum class ToolKind : quint8 {
     None,
     Shell,
     Read,

@@ -35,6 +35,9 @@ QByteArray RunSearchIndex::foldedText(const RunLineReader &lines, const RunNode 
         if (m_readBackBytes.fetch_add(folded.size()) + folded.size() > m_readBackBudget)
             return folded;
     }
+    // toUtf8() allocates the worst case, three bytes a character, and keeps it: three times
+    // what the texts kept on a 1 GB run's nodes need.
+    folded.squeeze();
     node->foldedSearch = folded;
     node->foldedSearchValid = true;
     return folded;
@@ -119,8 +122,14 @@ bool RunSearchIndex::matches(
     const RunLineReader &lines, const RunNode *node, const QList<QByteArray> &words) const
 {
     const bool onDisk = node->textOnDisk || node->inputOnDisk || node->resultOnDisk;
-    if (!onDisk || node->foldedSearchValid || !lines.hasSource() || !byteSearchable(words))
+    if (node->foldedSearchValid || !lines.hasSource() || !byteSearchable(words))
         return holdsAll(foldedText(lines, node), words);
+    // A big run's node that keeps its content is judged on what it keeps, without a folded
+    // copy of it (which was a tenth of a 1 GB run's memory while searching).
+    if (!onDisk) {
+        return std::all_of(words.cbegin(), words.cend(),
+            [node](const QByteArray &word) { return keptHolds(node, word); });
+    }
     // Every part kept in memory is a part of the search text.
     QVarLengthArray<const QByteArray *, 8> rest;
     for (const QByteArray &word : words) {
