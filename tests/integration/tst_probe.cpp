@@ -30,6 +30,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -699,11 +700,16 @@ private Q_SLOTS:
             QStringLiteral("SANDSCOPE_AUDIT_LOG"), m_local.filePath(QStringLiteral("audit")));
         env.remove(QStringLiteral("DISPLAY"));
         process.setProcessEnvironment(env);
+        // The checks themselves are currentServerAsMeasured's (the same core): here a FAIL, a
+        // PASS and a check of the accounts, chosen with --checks (a whole probe took 23 s).
+        const QStringList checks {QStringLiteral("files.glob"), QStringLiteral("files.read"),
+            QStringLiteral("account.twin")};
         process.start(QStringLiteral(SANDSCOPE_BINARY),
             {QStringLiteral("probe"), QStringLiteral("--server"),
                 m_pinned.current->url().toString(), QStringLiteral("--users"),
-                m_pinned.alice + QLatin1Char(',') + m_pinned.bob, QStringLiteral("--json"),
-                QStringLiteral("--report"), reportPath});
+                m_pinned.alice + QLatin1Char(',') + m_pinned.bob, QStringLiteral("--checks"),
+                checks.join(QLatin1Char(',')), QStringLiteral("--json"), QStringLiteral("--report"),
+                reportPath});
         QVERIFY(process.waitForFinished(120000));
         const QByteArray out = process.readAllStandardOutput();
         const QByteArray err = process.readAllStandardError();
@@ -721,6 +727,12 @@ private Q_SLOTS:
         QVERIFY(report.count(Verdict::Fail) > 0);
         QVERIFY2(errorsOf(report).isEmpty(), qPrintable(errorsOf(report)));
         QCOMPARE(report.exitCode(), process.exitCode());
+        QSet<QString> ran;
+        for (const CheckResult &result : report.results)
+            ran.insert(checkInfo(result.check).key);
+        QCOMPARE(ran, QSet<QString>(checks.cbegin(), checks.cend()));
+        QCOMPARE(verdictOf(report, CheckId::FilesGlob, aliceToBob()), QStringLiteral("FAIL"));
+        QCOMPARE(verdictOf(report, CheckId::FilesRead, bobToAlice()), QStringLiteral("PASS"));
         QVERIFY(!out.contains(m_pinned.current->apiKey().toUtf8()));
         QVERIFY(!err.contains(m_pinned.current->apiKey().toUtf8()));
 
