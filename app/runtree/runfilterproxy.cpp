@@ -397,7 +397,14 @@ void RunFilterProxy::filterChangedNow(const Filter &previous)
         const PointerHash<Shown> shownBefore = m_shown;
         if (previous.isFiltering() && previousComplete) {
             m_remembered.prepend({previous, previousGeneration, shownBefore, m_matchCount});
-            while (m_remembered.size() > 4)
+            qsizetype fitting = 0;
+            for (qint64 nodes = 0; fitting < std::min<qsizetype>(4, m_remembered.size());
+                 ++fitting) {
+                nodes += m_remembered.at(fitting).shown.size();
+                if (nodes > m_rememberedNodesLimit)
+                    break;
+            }
+            while (m_remembered.size() > fitting)
                 m_remembered.removeLast();
         }
         if (reuse) {

@@ -72,6 +72,11 @@ public:
     bool prepareFilter(const QString &searchText, bool errorsOnly, int budgetMs);
     // Whether prepareFilter() would be true at once, without judging a node.
     bool filterPrepared(const QString &searchText, bool errorsOnly) const;
+    // Results kept for going back to them: the latest four at most, and only as many as show
+    // this many nodes in all (each a table entry; a 1 GB run's "b" shows half a million nodes,
+    // and typing "bash" a letter at a time kept 100 MB).
+    static constexpr int defaultRememberedNodesLimit = 250000;
+    void setRememberedNodesLimit(int nodes) { m_rememberedNodesLimit = nodes; }
     // How far prepareFilter() or prepareSearchTexts() got, in percent of what it goes through.
     int preparedPercent() const;
 
@@ -184,6 +189,7 @@ private:
     QString m_searchText;
     Filter m_filter;
     QList<Remembered> m_remembered; // the latest first
+    int m_rememberedNodesLimit = defaultRememberedNodesLimit;
     quint32 m_generation = 0; // of the filter, for RunModel::filterMemo
     PointerHash<Shown> m_shown; // while filtering
     int m_matchCount = 0;

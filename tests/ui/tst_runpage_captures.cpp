@@ -771,6 +771,21 @@ void TestRunPage::aSearchThatReadsTheFileFindsWhatAKeptRunFinds()
     QCOMPARE(read.proxy()->searchText(), QStringLiteral("echo sub"));
     QCOMPARE(read.proxy()->matchCount(), kept.proxy()->matchCount());
     QCOMPARE(label->text(), kept.findChild<QLabel *>(QStringLiteral("searchCountLabel"))->text());
+    // Every match in view, as in the kept run: whatever the filter shows under a row, the row
+    // is open (a small run is within the budget of rows a search opens).
+    int open = 0;
+    std::function<void(const QModelIndex &)> expectOpen = [&](const QModelIndex &parent) {
+        for (int row = 0; row < read.proxy()->rowCount(parent); ++row) {
+            const QModelIndex index = read.proxy()->index(row, 0, parent);
+            if (read.proxy()->rowCount(index) == 0)
+                continue;
+            QVERIFY2(read.treeView()->isExpanded(index), qPrintable(index.data().toString()));
+            ++open;
+            expectOpen(index);
+        }
+    };
+    expectOpen({});
+    QVERIFY(open >= 2); // the run and a turn at least
 }
 
 // The first keystroke does not build every node's search text: they are built while the

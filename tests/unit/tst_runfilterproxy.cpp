@@ -116,6 +116,8 @@ private Q_SLOTS:
     void everyLineLeavesTheTreeAFreshFilterGives();
     void aNodeThatStopsMatchingGoesWithTheAncestorsItKept();
     void typingOnAndDeletingBackMatchFreshFilters();
+    void keptResultsAreBoundedByTheNodesTheyShow_data();
+    void keptResultsAreBoundedByTheNodesTheyShow();
     void searchTextsArePreparedInSlices();
     void anOlderNodeThatStartsMatchingIsShownInItsPlace();
     void filterChangedIsSignalledOncePerChange();
@@ -424,6 +426,60 @@ void TestRunFilterProxy::typingOnAndDeletingBackMatchFreshFilters()
     QVERIFY(matchesFresh());
     proxy.setErrorsOnly(false);
     QVERIFY(matchesFresh());
+}
+
+// Kept results are bounded by the nodes they show, the latest first: as many as fit in the
+// limit (a table entry per shown node and the root), never more than four.
+void TestRunFilterProxy::keptResultsAreBoundedByTheNodesTheyShow_data()
+{
+    QTest::addColumn<int>("fitting"); // how many of the latest results the limit holds
+    QTest::newRow("none") << 0;
+    QTest::newRow("the latest") << 1;
+    QTest::newRow("the two latest") << 2;
+    QTest::newRow("four at most") << 5;
+}
+
+void TestRunFilterProxy::keptResultsAreBoundedByTheNodesTheyShow()
+{
+    QFETCH(int, fitting);
+    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-subagent.jsonl"));
+    RunModel model;
+    RunParser parser;
+    qint64 clock = 1000;
+    for (const QByteArray &line : lines)
+        model.addEvents(parser.parseLine(line, clock += 10));
+    const QStringList searches {QStringLiteral("a"), QStringLiteral("e"), QStringLiteral("s"),
+        QStringLiteral("t"), QStringLiteral("o")};
+    // What each result holds: its shown nodes and the root.
+    const auto shownBy = [&model](const QString &search) {
+        RunFilterProxy alone;
+        alone.setSourceModel(&model);
+        alone.setSearchText(search);
+        std::function<int(const QModelIndex &)> count = [&](const QModelIndex &parent) {
+            int nodes = alone.rowCount(parent);
+            for (int row = 0; row < alone.rowCount(parent); ++row)
+                nodes += count(alone.index(row, 0, parent));
+            return nodes;
+        };
+        return 1 + count({});
+    };
+    int limit = 0;
+    for (int i = 0; i < std::min<int>(fitting, searches.size()); ++i)
+        limit += shownBy(searches.at(searches.size() - 1 - i));
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.setRememberedNodesLimit(limit);
+    for (const QString &search : searches)
+        proxy.setSearchText(search);
+    proxy.setSearchText(QStringLiteral("zzqqzz")); // the others are kept, or not
+    QCOMPARE(proxy.matchCount(), 0);
+    for (int i = 0; i < searches.size(); ++i) {
+        const int fromLatest = int(searches.size()) - 1 - i;
+        const bool expected = fromLatest < std::min(fitting, 4);
+        QVERIFY2(shownBy(searches.at(i)) > 1, qPrintable(searches.at(i)));
+        QVERIFY2(
+            proxy.filterPrepared(searches.at(i), false) == expected, qPrintable(searches.at(i)));
+    }
 }
 
 // prepareSearchTexts() goes on where it stopped and ends; a reset starts it again.

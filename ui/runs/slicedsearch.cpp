@@ -1,8 +1,7 @@
 #include "slicedsearch.h"
 
+#include "runs/runtreeview.h"
 #include "runtree/runfilterproxy.h"
-
-#include <QTreeView>
 
 #include <utility>
 #include <vector>
@@ -22,7 +21,7 @@ constexpr int expandBudgetRows = 5000;
 
 } // namespace
 
-SlicedSearch::SlicedSearch(RunFilterProxy *proxy, QTreeView *tree, QObject *parent)
+SlicedSearch::SlicedSearch(RunFilterProxy *proxy, RunTreeView *tree, QObject *parent)
     : QObject(parent)
     , m_proxy(proxy)
     , m_tree(tree)
@@ -31,7 +30,11 @@ SlicedSearch::SlicedSearch(RunFilterProxy *proxy, QTreeView *tree, QObject *pare
     connect(&m_timer, &QTimer::timeout, this, &SlicedSearch::step);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
         [this](const QModelIndex &under, int first, int last) {
-            if (isRunning())
+            if (!isRunning())
+                return;
+            if (m_stepping) // once the view knows of them too: see step()
+                m_toExpand.push_back({QPersistentModelIndex(under), !under.isValid(), first, last});
+            else
                 expandRows(under, first, last);
         });
     // Another filter, or a reset, ends the walk; the page applies the next search itself.
@@ -63,7 +66,18 @@ void SlicedSearch::step()
     // The first rows as soon as there are any, later ones every insertEveryMs.
     const bool insert = !m_rowsShown || m_sinceRows.elapsed() >= insertEveryMs;
     const int before = m_proxy->rowCount(m_proxy->index(0, 0));
+    m_stepping = true;
     const bool done = m_proxy->continueFilter(sliceMs, insert);
+    m_stepping = false;
+    // Expanded with the view's layout pending, once it has heard of the rows too (this
+    // object's connection comes first): rows inserted under the collapsed run leave none
+    // pending, and each expand() then laid its row out at once (50 ms for a thousand).
+    if (!m_toExpand.empty())
+        m_tree->layoutLater();
+    for (const Inserted &rows : std::exchange(m_toExpand, {})) {
+        if (rows.atTop || rows.under.isValid()) // not removed since
+            expandRows(rows.under, rows.first, rows.last);
+    }
     if (m_proxy->rowCount(m_proxy->index(0, 0)) > before) {
         m_rowsShown = true;
         m_inserted = true;

@@ -12,19 +12,21 @@
 #include <QElapsedTimer>
 #include <QModelIndex>
 #include <QObject>
+#include <QPersistentModelIndex>
 #include <QTimer>
 
-class QTreeView;
+#include <vector>
 
 namespace sandscope {
 
 class RunFilterProxy;
+class RunTreeView;
 
 class SlicedSearch : public QObject {
     Q_OBJECT
 
 public:
-    SlicedSearch(RunFilterProxy *proxy, QTreeView *tree, QObject *parent = nullptr);
+    SlicedSearch(RunFilterProxy *proxy, RunTreeView *tree, QObject *parent = nullptr);
 
     void start(const QString &searchText, bool errorsOnly);
     bool isRunning() const { return m_timer.isActive(); }
@@ -40,13 +42,21 @@ private:
     void expandRows(const QModelIndex &parent, int first, int last);
 
     RunFilterProxy *m_proxy;
-    QTreeView *m_tree;
+    RunTreeView *m_tree;
     QTimer m_timer;
     QElapsedTimer m_sinceRows; // since rows were last inserted
     QElapsedTimer m_sinceProgress; // since progressed()
     bool m_rowsShown = false;
     bool m_inserted = false; // by the last step
     int m_expandBudget = 0; // rows still to be opened by expanding
+    bool m_stepping = false; // inside step()'s continueFilter()
+    struct Inserted {
+        QPersistentModelIndex under;
+        bool atTop = false; // under the invisible root
+        int first = 0;
+        int last = 0;
+    };
+    std::vector<Inserted> m_toExpand; // rows inserted by the step, to expand after it
 };
 
 } // namespace sandscope
