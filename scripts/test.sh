@@ -145,18 +145,13 @@ for i in "${!flavour_list[@]}"; do
     start_background_builds "${flavour_list[@]:1}"
   fi
   # The presets build only the integration suites a flavour runs (SANDSCOPE_INTEGRATION_TESTS).
-  # The Qt 5 suites run beside the background builds, which take the CPU the suites leave; the
-  # later flavours' suites, which mostly wait on servers too, run one more at a time than there
-  # are cores, on CPU that the builds, when they have ended, no longer use.
-  test_jobs=$jobs
-  if [ "$i" -gt 0 ]; then test_jobs=$((jobs + 1)); fi
   case $flavour in
     qt6)
       if [ $# -gt 0 ]; then # a selection of the caller's
-        ctest --preset "$flavour" -j "$test_jobs" "$@"
+        ctest --preset "$flavour" -j "$jobs" "$@"
       else # the protocol and terminal suites against the primary version only
-        ctest --preset "$flavour" -j "$test_jobs" -LE integration
-        ctest --preset "$flavour" -j "$test_jobs" -R \
+        ctest --preset "$flavour" -j "$jobs" -LE integration
+        ctest --preset "$flavour" -j "$jobs" -R \
           "^(integration_openterminal_${OPEN_TERMINAL_VERSION}_(single|multi)|integration_(terminal|followchannel)_${OPEN_TERMINAL_VERSION})\$"
       fi
       ;;
@@ -164,7 +159,7 @@ for i in "${!flavour_list[@]}"; do
       # Sanitizers need one pass over the client code: the server-version matrix of the
       # protocol suite, the legacy versions of the per-version suites and the isolation probe
       # (the same client calls again) are left to qt5.
-      ctest --preset "$flavour" -j "$test_jobs" "$@" \
+      ctest --preset "$flavour" -j "$jobs" "$@" \
         -E "integration_openterminal_|integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
       ;;
     *) ctest --preset "$flavour" -j "$jobs" "$@" ;;

@@ -14,9 +14,9 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QStandardPaths>
-#include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -36,7 +36,6 @@ const QLatin1String headerKey("sandscope_recording");
 constexpr qsizetype maxLinesWithoutTimestamp = 1000;
 // An asynchronous slice also stops after this many lines, so the model work it triggers
 // stays bounded even when parsing is very fast.
-constexpr int maxLinesPerSlice = 4000;
 // The summary fast path reads this much per read() call.
 constexpr qint64 summaryBlockBytes = qint64(4) * 1024 * 1024;
 // How far ahead of the line being scanned the mapped fast path asks for the file's bytes: the
@@ -46,15 +45,51 @@ constexpr size_t prefetchBytes = 4096;
 // What readRawLine reads ahead at a time.
 constexpr qsizetype readAheadBlockBytes = 256 * 1024;
 
-// A pipe with nothing buffered reads as empty: waits until more has come (true) or its writer
-// is gone (false). Regular files are at their end when a read gives nothing. idleReads guards
-// against a pipe that keeps saying it is readable while reads give nothing.
-bool waitForMore(QFile &file, int *idleReads)
+// Up to `size` bytes of the file. A pipe gives what it holds as soon as it holds anything
+// (QFile's read waits until the whole size has come or the writer is gone, so a quiet writer
+// held the reader there), and, with a stop flag, gives up when the flag is set (0 bytes).
+// -1 with *error set when reading fails.
+qint64 readSome(QFile &file, char *data, qint64 size, const std::atomic<bool> *stop, QString *error)
+{
+    if (!file.isSequential()) {
+        const qint64 got = file.read(data, size);
+        if (got < 0)
+            *error = file.errorString();
+        return got;
+    }
+    pollfd descriptor {file.handle(), POLLIN, 0};
+    ssize_t got = -1;
+    for (;;) {
+        const int ready = ::poll(&descriptor, 1, stop ? 100 : -1);
+        if (ready == 0 && stop && stop->load())
+            return 0;
+        if (ready > 0)
+            got = ::read(file.handle(), data, size_t(size));
+        if (ready == 0 || ((ready < 0 || got < 0) && errno == EINTR))
+            continue;
+        if (ready < 0 || got < 0)
+            *error = QString::fromLocal8Bit(std::strerror(errno));
+        return ready < 0 ? -1 : qint64(got);
+    }
+}
+
+// A pipe with nothing buffered reads as empty: waits until more has come (true), or its writer
+// is gone or *stop is set (false). Regular files are at their end when a read gives nothing.
+// idleReads guards against a pipe that keeps saying it is readable while reads give nothing.
+bool waitForMore(QFile &file, int *idleReads, const std::atomic<bool> *stop)
 {
     if (!file.isSequential() || ++*idleReads > 1000)
         return false;
     pollfd descriptor {file.handle(), POLLIN, 0};
-    while (::poll(&descriptor, 1, -1) < 0 && errno == EINTR) { }
+    // Without a stop flag, as long as it takes; with one, looked at every 100 ms.
+    for (;;) {
+        const int ready = ::poll(&descriptor, 1, stop ? 100 : -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0 && !stop->load())
+            continue;
+        break;
+    }
     return (descriptor.revents & POLLIN) != 0;
 }
 
@@ -305,23 +340,24 @@ bool RecordingReader::readRawLine(QByteArray *line)
         }
         m_readAhead.resize(readAheadBlockBytes);
         m_readAheadPos = 0;
-        const qint64 got = m_file.read(m_readAhead.data(), readAheadBlockBytes);
+        QString error;
+        const qint64 got
+            = readSome(m_file, m_readAhead.data(), readAheadBlockBytes, m_stop, &error);
         m_readAhead.resize(got > 0 ? qsizetype(got) : 0);
-        if (got <= 0) {
-            if (got == 0 && waitForMore(m_file, &idleReads))
+        if (got < 0) {
+            m_readError = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), error);
+            m_file.close();
+            return false; // what was read of the line is lost with the file
+        }
+        if (got == 0) {
+            if (waitForMore(m_file, &idleReads, m_stop))
                 continue;
             break;
         }
         idleReads = 0;
     }
-    if (bytes.isEmpty()) {
-        if (m_file.error() != QFileDevice::NoError) {
-            m_readError
-                = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
-            m_file.close();
-        }
+    if (bytes.isEmpty())
         return false;
-    }
     ++m_fileLine;
     m_lastLineTerminated = bytes.endsWith('\n');
     *line = withoutTerminator(bytes);
@@ -407,6 +443,14 @@ bool RecordingReader::overLimit(qint64 lineBytes)
               .arg(m_file.fileName(), format::byteSize(m_maxFileBytes));
     m_file.close();
     return true;
+}
+
+bool RecordingReader::wouldWait() const
+{
+    if (!m_file.isOpen() || !m_file.isSequential() || m_hasFirstLine || readAheadBytes() > 0)
+        return false;
+    pollfd descriptor {m_file.handle(), POLLIN, 0};
+    return ::poll(&descriptor, 1, 0) == 0;
 }
 
 bool RecordingReader::atEnd() const
@@ -691,10 +735,10 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
     while (m_file.isOpen()) {
         if (buffer.size() < used + size_t(block) + scanner.padding)
             buffer.resize(used + size_t(block) + scanner.padding);
-        const qint64 got = m_file.read(buffer.data() + used, block);
+        QString error;
+        const qint64 got = readSome(m_file, buffer.data() + used, block, m_stop, &error);
         if (got < 0) {
-            m_readError
-                = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString());
+            m_readError = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), error);
             m_file.close();
             return true;
         }
@@ -741,68 +785,6 @@ RunEventBatch RecordingReader::finishReading()
     for (const QString &missing : m_subagents.missingSubagents())
         addProblem(missing);
     return held;
-}
-
-void RecordingReader::start(RunParser *parser, int sliceBudgetMs)
-{
-    m_parser = parser;
-    m_sliceBudgetMs = std::max(1, sliceBudgetMs);
-    m_running = true;
-    m_sliceDue = true;
-    QTimer::singleShot(0, this, &RecordingReader::runSlice);
-}
-
-void RecordingReader::resume()
-{
-    m_paused = false;
-    if (m_running && !m_sliceDue) {
-        m_sliceDue = true;
-        QTimer::singleShot(0, this, &RecordingReader::runSlice);
-    }
-}
-
-void RecordingReader::cancel()
-{
-    if (m_running)
-        finish(false);
-}
-
-void RecordingReader::runSlice()
-{
-    m_sliceDue = false;
-    if (!m_running || m_paused)
-        return;
-    QElapsedTimer clock;
-    clock.start();
-    RunEventBatch batch;
-    bool done = false;
-    for (int lines = 0; lines < maxLinesPerSlice && clock.elapsed() < m_sliceBudgetMs; ++lines) {
-        RecordedLine line;
-        if (!readLine(&line)) {
-            done = true;
-            break;
-        }
-        batch += eventsOf(*m_parser, line);
-    }
-    if (done)
-        batch += finishReading();
-    if (!batch.isEmpty())
-        Q_EMIT eventsReady(batch);
-    Q_EMIT progress(m_bytesRead, m_totalBytes);
-    if (!m_running) // cancelled by a slot connected to eventsReady or progress
-        return;
-    if (done) {
-        finish(m_readError.isEmpty());
-    } else if (!m_paused) { // paused by a slot connected to eventsReady: resume() goes on
-        m_sliceDue = true;
-        QTimer::singleShot(0, this, &RecordingReader::runSlice);
-    }
-}
-
-void RecordingReader::finish(bool completed)
-{
-    m_running = false;
-    Q_EMIT finished(completed);
 }
 
 bool summarizeRunFile(

@@ -12,8 +12,8 @@
 //
 // RecordingReader opens a recording, a plain stream-json capture or a Claude Code session
 // transcript (detected from the first line; a transcript's sub-agent files are spliced in) and
-// feeds it through RunParser in time-boxed slices on the event loop, so a large file loads
-// with progress and can be cancelled without freezing the UI.
+// hands out its lines and their events one at a time; RecordingLoader does that on a worker
+// thread, so a large file loads with progress and can be cancelled without freezing the UI.
 
 #include "recordings/linesource.h"
 #include "recordings/recordingformat.h"
@@ -30,6 +30,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 
@@ -188,24 +189,15 @@ public:
     // blockBytes > 0 reads it in blocks of that size instead (tests: lines split anywhere).
     bool summarize(RunSummaryBuilder *builder, qint64 *lines, qint64 blockBytes = 0);
 
-    // Asynchronous: parses the file through `parser` (not owned) in slices of at most
-    // sliceBudgetMs on the event loop and emits eventsReady per slice, then finished().
-    void start(RunParser *parser, int sliceBudgetMs = 8);
-    void cancel();
-    bool isRunning() const { return m_running; }
-    // While paused no slice is read (the events already read wait to be shown: their memory
-    // is the consumer's to bound); resume() goes on where it stopped.
-    void pause() { m_paused = true; }
-    void resume();
-    bool isPaused() const { return m_paused; }
+    // Waits for a pipe (readLine) give up once *stop is set (RecordingLoader's worker).
+    void setStopFlag(const std::atomic<bool> *stop) { m_stop = stop; }
+    // Whether the next readLine would wait: a pipe with nothing read ahead and nothing to read
+    // now (a writer that is quiet for a while).
+    bool wouldWait() const;
     qint64 lastArrivalMs() const { return m_lastArrivalMs; }
 
 Q_SIGNALS:
-    void eventsReady(const sandscope::RunEventBatch &events);
-    void progress(qint64 bytesRead, qint64 totalBytes);
     void problemFound(const QString &problem);
-    // completed is false when cancelled or when reading failed (readError()).
-    void finished(bool completed);
 
 private:
     bool readRawLine(QByteArray *line);
@@ -217,8 +209,6 @@ private:
     qint64 timestampOf(const QByteArray &line) const;
     bool fillPlainQueue();
     void addProblem(const QString &problem);
-    void runSlice();
-    void finish(bool completed);
 
     struct Json;
     std::unique_ptr<Json> m_json;
@@ -246,12 +236,7 @@ private:
     SubagentSplicer m_subagents; // transcripts only
     bool m_lastLineTerminated = true;
     bool m_finishedReading = false;
-
-    RunParser *m_parser = nullptr;
-    bool m_running = false;
-    bool m_paused = false;
-    bool m_sliceDue = false; // a runSlice is scheduled
-    int m_sliceBudgetMs = 8;
+    const std::atomic<bool> *m_stop = nullptr;
 };
 
 // Summarises a capture, recording or transcript through RecordingReader::summarize (the fast

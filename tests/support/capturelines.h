@@ -1,14 +1,29 @@
 #pragma once
 // Stream-json lines for tests that build a capture around the text they need (hostile names,
-// planted secrets, odd numbers): each function gives one line, newline included.
+// planted secrets, odd numbers): each function gives one line, newline included; and the
+// lines of the real captures in tests/data.
 
 #include <QByteArray>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 
 namespace sandscope::test::capture {
+
+// The lines of a capture in tests/data, without their newlines (none after the last line).
+inline QList<QByteArray> captureLines(const QString &name)
+{
+    QFile file(QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
 
 inline QByteArray line(const QJsonObject &object)
 {

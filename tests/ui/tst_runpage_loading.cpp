@@ -103,11 +103,11 @@ private Q_SLOTS:
         });
         QSignalSpy finished(&page, &RunPage::loadFinished);
         QVERIFY(page.openFile(path));
-        auto *reader = page.findChild<RecordingReader *>();
+        auto *reader = page.findChild<RecordingLoader *>();
         QVERIFY(reader);
         // Connected after the page: sees whether the page's slot paused the reader.
         int pauses = 0;
-        connect(reader, &RecordingReader::eventsReady, this,
+        connect(reader, &RecordingLoader::eventsReady, this,
             [&] { pauses += reader->isPaused() ? 1 : 0; });
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.first().first().toBool(), true);

@@ -4,6 +4,7 @@
 // failed calls (from the capture JSON) with their ancestors; filters stay correct while
 // events keep arriving.
 
+#include "capturelines.h"
 #include "runtree/runfilterproxy.h"
 #include "runtree/runmodel.h"
 #include "runtree/runnodedetails.h"
@@ -28,16 +29,7 @@ using Kind = RunModel::NodeKind;
 
 namespace {
 
-QList<QByteArray> captureLines(const QString &name)
-{
-    QFile file(QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QList<QByteArray> lines = file.readAll().split('\n');
-    while (!lines.isEmpty() && lines.last().isEmpty())
-        lines.removeLast();
-    return lines;
-}
+using sandscope::test::capture::captureLines;
 
 void load(RunModel &model, const QList<QByteArray> &lines)
 {

@@ -36,16 +36,7 @@ namespace capture = sandscope::test::capture;
 
 namespace {
 
-QList<QByteArray> captureLines(const QString &name)
-{
-    QFile file(QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QList<QByteArray> lines = file.readAll().split('\n');
-    if (!lines.isEmpty() && lines.last().isEmpty())
-        lines.removeLast();
-    return lines;
-}
+using sandscope::test::capture::captureLines;
 
 QStringList streamCaptures()
 {

@@ -3,9 +3,10 @@
 // characters survive; a recording process killed with SIGKILL leaves every line it had
 // shown on disk (the child records each line, then parses it, then acknowledges it);
 // plain stream-json captures are detected and timed from their "timestamp" fields;
-// transcripts are recognised as such; corrupt recording lines are reported and skipped, not fatal;
-// the asynchronous reader parses in several slices with progress and can be cancelled.
+// transcripts are recognised as such; corrupt recording lines are reported and skipped, not fatal
+// (reading on a worker thread: tst_recordingloader).
 
+#include "capturelines.h"
 #include "recordings/linesource.h"
 #include "recordings/runrecording.h"
 #include "runtree/runfilterproxy.h"
@@ -39,22 +40,13 @@ using namespace sandscope;
 
 namespace {
 
+using sandscope::test::capture::captureLines;
+
 const char childVariable[] = "SANDSCOPE_RECORDER_CHILD";
 
 QString capturePath(const QString &name)
 {
     return QStringLiteral(SANDSCOPE_TEST_DATA_DIR) + QLatin1Char('/') + name;
-}
-
-QList<QByteArray> captureLines(const QString &name)
-{
-    QFile file(capturePath(name));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QList<QByteArray> lines = file.readAll().split('\n');
-    while (!lines.isEmpty() && lines.last().isEmpty())
-        lines.removeLast();
-    return lines;
 }
 
 // A tail of some 300 characters with a word of its own (n in letters), so that a block with
@@ -178,10 +170,6 @@ private Q_SLOTS:
     void transcriptsAreRecognised();
     void unreadableFileIsAnError();
     void corruptRecordingLinesAreReportedNotFatal();
-    void asyncReadingUsesSlicesAndMatchesSyncParsing_data();
-    void asyncReadingUsesSlicesAndMatchesSyncParsing();
-    void cancellingAPausedReadingEndsIt();
-    void asyncReadingCanBeCancelled();
     void newRecordingPathsAreUnique();
     void everyLineIsReadAgainFromItsPlaceInTheFile_data();
     void everyLineIsReadAgainFromItsPlaceInTheFile();
@@ -514,144 +502,6 @@ void TestRunRecording::corruptRecordingLinesAreReportedNotFatal()
     QVERIFY(reader.problems().at(1).startsWith(QLatin1String("line 6:")));
     QVERIFY(reader.problems().at(3).startsWith(QLatin1String("line 9:")));
     QVERIFY(reader.readError().isEmpty());
-}
-
-void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing_data()
-{
-    QTest::addColumn<bool>("pausedAfterEachSlice");
-    QTest::newRow("read straight through") << false;
-    // As RunPage does while the tree's backlog is full: nothing is read while paused, and
-    // resume() goes on where it stopped.
-    QTest::newRow("paused after every slice, resumed later") << true;
-}
-
-void TestRunRecording::asyncReadingUsesSlicesAndMatchesSyncParsing()
-{
-    QFETCH(bool, pausedAfterEachSlice);
-    // A long recording: the captures repeated, with distinct times.
-    const QString path = m_dir.filePath(QStringLiteral("long.rec"));
-    QList<QByteArray> lines;
-    for (int round = 0; round < 300; ++round)
-        lines += captureLines(QStringLiteral("stream-subagent.jsonl"));
-    {
-        RunRecorder recorder;
-        QVERIFY(recorder.open(path));
-        qint64 clock = 1000;
-        for (const QByteArray &line : lines)
-            recorder.record(line, ++clock);
-    }
-    RunParser syncParser;
-    RunSummaryBuilder syncSummary;
-    qint64 syncEvents = 0;
-    {
-        RecordingReader reader;
-        QVERIFY(reader.open(path));
-        for (const RecordedLine &line : readAll(reader)) {
-            const RunEventBatch events = syncParser.parseLine(line.line, line.arrivalMs);
-            syncEvents += events.size();
-            syncSummary.add(events);
-        }
-    }
-
-    RecordingReader reader;
-    QVERIFY(reader.open(path));
-    RunParser parser;
-    RunSummaryBuilder summary;
-    qint64 events = 0;
-    int slices = 0;
-    qint64 lastArrival = 0;
-    bool ordered = true;
-    int slicesWhilePaused = 0;
-    connect(&reader, &RecordingReader::eventsReady, this, [&](const RunEventBatch &batch) {
-        slicesWhilePaused += reader.isPaused() ? 1 : 0;
-        ++slices;
-        events += batch.size();
-        summary.add(batch);
-        for (const RunEvent &event : batch) {
-            ordered = ordered && event.arrivalMs >= lastArrival;
-            lastArrival = event.arrivalMs;
-        }
-        if (pausedAfterEachSlice) {
-            reader.pause();
-            // A few event loop turns later, with no slice read meanwhile.
-            QTimer::singleShot(2, &reader,
-                [&reader] { QTimer::singleShot(0, &reader, [&reader] { reader.resume(); }); });
-        }
-    });
-    QSignalSpy progress(&reader, &RecordingReader::progress);
-    QSignalSpy finished(&reader, &RecordingReader::finished);
-    reader.start(&parser, 1);
-    QVERIFY(reader.isRunning());
-    QVERIFY(finished.wait(60000));
-    QCOMPARE(finished.count(), 1);
-    QCOMPARE(finished.first().first().toBool(), true);
-    QVERIFY2(slices > 1, "the file was parsed in one go");
-    QCOMPARE(slicesWhilePaused, 0);
-    QCOMPARE(events, syncEvents);
-    QVERIFY(ordered);
-    QCOMPARE(summary.summary().toJson(), syncSummary.summary().toJson());
-    QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong());
-    QCOMPARE(reader.lastArrivalMs(), qint64(1000 + lines.size()));
-}
-
-// A recording of the partial capture 500 times: many slices at a slice budget of 1 ms.
-static bool writeLongRecording(const QString &path)
-{
-    RunRecorder recorder;
-    if (!recorder.open(path))
-        return false;
-    const QList<QByteArray> lines = captureLines(QStringLiteral("stream-partial.jsonl"));
-    for (int round = 0; round < 500; ++round) {
-        for (const QByteArray &line : lines)
-            recorder.record(line, round);
-    }
-    return true;
-}
-
-void TestRunRecording::asyncReadingCanBeCancelled()
-{
-    const QString path = m_dir.filePath(QStringLiteral("cancel.rec"));
-    QVERIFY(writeLongRecording(path));
-    RecordingReader reader;
-    QVERIFY(reader.open(path));
-    RunParser parser;
-    QSignalSpy finished(&reader, &RecordingReader::finished);
-    connect(&reader, &RecordingReader::eventsReady, &reader, &RecordingReader::cancel);
-    reader.start(&parser, 1);
-    QVERIFY(finished.wait(10000));
-    QCOMPARE(finished.count(), 1);
-    QCOMPARE(finished.first().first().toBool(), false);
-    QVERIFY(!reader.isRunning());
-    QVERIFY(reader.bytesRead() < reader.totalBytes());
-    QTest::qWait(50); // no slice runs after the cancel
-    QCOMPARE(finished.count(), 1);
-}
-
-void TestRunRecording::cancellingAPausedReadingEndsIt()
-{
-    const QString path = m_dir.filePath(QStringLiteral("paused.rec"));
-    QVERIFY(writeLongRecording(path));
-    RecordingReader reader;
-    QVERIFY(reader.open(path));
-    RunParser parser;
-    QSignalSpy ready(&reader, &RecordingReader::eventsReady);
-    QSignalSpy finished(&reader, &RecordingReader::finished);
-    connect(&reader, &RecordingReader::eventsReady, &reader, &RecordingReader::pause);
-    reader.start(&parser, 1);
-    QVERIFY(ready.wait(10000));
-    QTest::qWait(20);
-    QCOMPARE(ready.count(), 1); // paused: nothing more is read
-    QVERIFY(reader.isRunning());
-    const qint64 read = reader.bytesRead();
-    QVERIFY(read < reader.totalBytes());
-    reader.cancel();
-    QCOMPARE(finished.count(), 1);
-    QCOMPARE(finished.first().first().toBool(), false);
-    reader.resume(); // after the end: nothing
-    QTest::qWait(20);
-    QCOMPARE(ready.count(), 1);
-    QCOMPARE(finished.count(), 1);
-    QCOMPARE(reader.bytesRead(), read);
 }
 
 void TestRunRecording::newRecordingPathsAreUnique()

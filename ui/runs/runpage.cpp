@@ -61,7 +61,6 @@ RunPage::RunPage(QWidget *parent)
     , m_model(new RunModel(this))
     , m_proxy(new RunFilterProxy(this))
     , m_timeline(new TimelineModel(this))
-    , m_parser(new RunParser(this))
     , m_batcher(new RunEventBatcher(m_model, this))
 {
     m_replay = new RunPagePlayback(this);
@@ -431,7 +430,7 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     }
     if (RunJsonFormat::looksLikeExport(path))
         return openExport(path, errorMessage);
-    auto *reader = new RecordingReader(this);
+    auto *reader = new RecordingLoader(this);
     if (!reader->open(path, &why)) {
         delete reader;
         showNotice(why, true);
@@ -450,14 +449,14 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     }
     m_ui->artifactsPanel->setUnavailable(
         tr("Artifacts are listed for live runs: a recording does not say which files changed."));
-    connect(reader, &RecordingReader::eventsReady, this, &RunPage::enqueueEvents);
-    connect(reader, &RecordingReader::progress, this, &RunPage::showLoadProgress);
-    connect(reader, &RecordingReader::finished, this, &RunPage::onLoadFinished);
-    connect(m_batcher, &RunEventBatcher::backlogDrained, reader, &RecordingReader::resume);
+    connect(reader, &RecordingLoader::eventsReady, this, &RunPage::enqueueEvents);
+    connect(reader, &RecordingLoader::progress, this, &RunPage::showLoadProgress);
+    connect(reader, &RecordingLoader::finished, this, &RunPage::onLoadFinished);
+    connect(m_batcher, &RunEventBatcher::backlogDrained, reader, &RecordingLoader::resume);
     m_ui->loadLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_ui->loadProgress->setValue(0);
     m_ui->loadPanel->show();
-    reader->start(m_parser);
+    reader->start();
     return true;
 }
 
@@ -614,7 +613,7 @@ void RunPage::onLoadFinished(bool completed)
         return;
     }
     m_drainingLoad = false;
-    RecordingReader *reader = m_reader;
+    RecordingLoader *reader = m_reader;
     m_ui->loadPanel->hide();
     QStringList notes;
     m_loadCompleted = completed;

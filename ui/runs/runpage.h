@@ -18,7 +18,7 @@
 
 #include "files/fileoperations.h"
 #include "playback/runplayback.h"
-#include "recordings/runrecording.h"
+#include "recordings/recordingloader.h"
 #include "runs/runcontroller.h"
 #include "runs/runsession.h"
 #include "runtree/runeventbatcher.h"
@@ -26,7 +26,6 @@
 #include "runtree/runmodel.h"
 #include "sessions/sessionsource.h"
 #include "sessions/transcriptfollower.h"
-#include "streamjson/runparser.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -258,8 +257,7 @@ private:
     RunFilterProxy *m_proxy;
     TimelineModel *m_timeline;
     bool m_syncingSelection = false; // the tree and the timeline select each other's node
-    RunParser *m_parser;
-    QPointer<RecordingReader> m_reader;
+    QPointer<RecordingLoader> m_reader;
     bool m_drainingLoad = false; // the file is parsed; the tree takes the rest in slices
     bool m_loadCompletedBeforeDrain = false;
     QString m_filePath;

@@ -1,0 +1,184 @@
+#include "recordings/recordingloader.h"
+
+#include "recordings/linesource.h"
+#include "streamjson/runparser.h"
+
+#include <QElapsedTimer>
+
+namespace sandscope {
+
+namespace {
+constexpr int maxLinesPerSlice = 4000;
+} // namespace
+
+RecordingLoader::RecordingLoader(QObject *parent)
+    : QObject(parent)
+    , m_reader(std::make_unique<RecordingReader>())
+    , m_parser(std::make_unique<RunParser>())
+    , m_control(std::make_shared<Control>())
+{
+    qRegisterMetaType<sandscope::RunEventBatch>("sandscope::RunEventBatch");
+}
+
+RecordingLoader::~RecordingLoader()
+{
+    stopWorker();
+}
+
+bool RecordingLoader::open(const QString &path, QString *errorMessage)
+{
+    if (!m_reader->open(path, errorMessage))
+        return false;
+    m_format = m_reader->format();
+    m_path = path;
+    m_lineSource = m_reader->lineSource();
+    m_totalBytes = m_reader->totalBytes();
+    return true;
+}
+
+void RecordingLoader::setKeepLines(bool keep)
+{
+    m_reader->setKeepLines(keep);
+}
+
+void RecordingLoader::setLimits(qint64 lineBytes, qint64 fileBytes)
+{
+    m_reader->setLimits(lineBytes, fileBytes);
+}
+
+void RecordingLoader::start(int sliceBudgetMs)
+{
+    if (m_running || m_worker.joinable())
+        return;
+    m_running = true;
+    m_reader->setStopFlag(&m_control->stop);
+    m_worker = std::thread([this, sliceBudgetMs] { work(std::max(1, sliceBudgetMs)); });
+}
+
+void RecordingLoader::work(int sliceBudgetMs)
+{
+    Control &control = *m_control;
+    QElapsedTimer clock;
+    bool done = false;
+    while (!done) {
+        {
+            std::unique_lock<std::mutex> lock(control.mutex);
+            control.wake.wait(lock, [&control] {
+                return control.stop.load() || (!control.paused && control.inFlight < inFlightLimit);
+            });
+        }
+        if (control.stop.load())
+            return; // cancelled: the loader has said so already
+        RunEventBatch batch;
+        clock.start();
+        for (int lines = 0; lines < maxLinesPerSlice && clock.elapsed() < sliceBudgetMs; ++lines) {
+            if (!batch.isEmpty() && m_reader->wouldWait())
+                break; // a quiet pipe: what came so far is shown while the worker waits
+            RecordedLine line;
+            if (!m_reader->readLine(&line)) {
+                done = true;
+                break;
+            }
+            batch += m_reader->eventsOf(*m_parser, line);
+        }
+        if (done)
+            batch += m_reader->finishReading();
+        {
+            std::lock_guard<std::mutex> lock(control.mutex);
+            control.inFlight += batch.size();
+        }
+        const qint64 bytesRead = m_reader->bytesRead();
+        QMetaObject::invokeMethod(
+            this, [this, batch, bytesRead] { deliver(batch, bytesRead); }, Qt::QueuedConnection);
+    }
+    if (control.stop.load())
+        return;
+    const bool completed = m_reader->readError().isEmpty();
+    QMetaObject::invokeMethod(
+        this,
+        [this, completed, problems = m_reader->problems(), readError = m_reader->readError(),
+            lastArrivalMs = m_reader->lastArrivalMs(), bytesRead = m_reader->bytesRead()] {
+            end(completed, problems, readError, lastArrivalMs, bytesRead);
+        },
+        Qt::QueuedConnection);
+}
+
+void RecordingLoader::deliver(const RunEventBatch &events, qint64 bytesRead)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_control->mutex);
+        m_control->inFlight -= events.size();
+    }
+    m_control->wake.notify_one();
+    if (!m_running)
+        return; // cancelled meanwhile
+    m_bytesRead = bytesRead;
+    if (!events.isEmpty())
+        Q_EMIT eventsReady(events);
+    if (m_running) // not cancelled by a slot connected to eventsReady
+        Q_EMIT progress(m_bytesRead, m_totalBytes);
+}
+
+void RecordingLoader::end(bool completed, const QStringList &problems, const QString &readError,
+    qint64 lastArrivalMs, qint64 bytesRead)
+{
+    if (!m_running)
+        return;
+    stopWorker(); // it has ended: this was its last word
+    m_problems = problems;
+    m_readError = readError;
+    m_lastArrivalMs = lastArrivalMs;
+    m_bytesRead = bytesRead;
+    m_running = false;
+    m_paused = false;
+    Q_EMIT finished(completed);
+}
+
+void RecordingLoader::cancel()
+{
+    if (!m_running)
+        return;
+    m_running = false;
+    m_paused = false;
+    m_control->stop = true;
+    m_control->wake.notify_one();
+    Q_EMIT finished(false);
+}
+
+void RecordingLoader::pause()
+{
+    if (!m_running)
+        return;
+    m_paused = true;
+    std::lock_guard<std::mutex> lock(m_control->mutex);
+    m_control->paused = true;
+}
+
+void RecordingLoader::resume()
+{
+    if (!m_running)
+        return;
+    m_paused = false;
+    {
+        std::lock_guard<std::mutex> lock(m_control->mutex);
+        m_control->paused = false;
+    }
+    m_control->wake.notify_one();
+}
+
+qsizetype RecordingLoader::eventsOnTheirWay() const
+{
+    std::lock_guard<std::mutex> lock(m_control->mutex);
+    return m_control->inFlight;
+}
+
+void RecordingLoader::stopWorker()
+{
+    if (!m_worker.joinable())
+        return;
+    m_control->stop = true;
+    m_control->wake.notify_one();
+    m_worker.join();
+}
+
+} // namespace sandscope
