@@ -14,7 +14,6 @@ constexpr int maxLinesPerSlice = 4000;
 RecordingLoader::RecordingLoader(QObject *parent)
     : QObject(parent)
     , m_reader(std::make_unique<RecordingReader>())
-    , m_parser(std::make_unique<RunParser>())
     , m_control(std::make_shared<Control>())
 {
     qRegisterMetaType<sandscope::RunEventBatch>("sandscope::RunEventBatch");
@@ -27,6 +26,8 @@ RecordingLoader::~RecordingLoader()
 
 bool RecordingLoader::open(const QString &path, QString *errorMessage)
 {
+    if (!m_reader || m_running)
+        return false; // one file per loader
     if (!m_reader->open(path, errorMessage))
         return false;
     m_format = m_reader->format();
@@ -38,17 +39,19 @@ bool RecordingLoader::open(const QString &path, QString *errorMessage)
 
 void RecordingLoader::setKeepLines(bool keep)
 {
-    m_reader->setKeepLines(keep);
+    if (m_reader)
+        m_reader->setKeepLines(keep);
 }
 
 void RecordingLoader::setLimits(qint64 lineBytes, qint64 fileBytes)
 {
-    m_reader->setLimits(lineBytes, fileBytes);
+    if (m_reader)
+        m_reader->setLimits(lineBytes, fileBytes);
 }
 
 void RecordingLoader::start(int sliceBudgetMs)
 {
-    if (m_running || m_worker.joinable())
+    if (m_running || m_worker.joinable() || !m_reader)
         return;
     m_running = true;
     m_reader->setStopFlag(&m_control->stop);
@@ -58,6 +61,9 @@ void RecordingLoader::start(int sliceBudgetMs)
 void RecordingLoader::work(int sliceBudgetMs)
 {
     Control &control = *m_control;
+    // The parser's tables (every call's id) are many small blocks: built and freed here, off
+    // the loader's thread.
+    RunParser parser;
     QElapsedTimer clock;
     bool done = false;
     while (!done) {
@@ -79,7 +85,7 @@ void RecordingLoader::work(int sliceBudgetMs)
                 done = true;
                 break;
             }
-            batch += m_reader->eventsOf(*m_parser, line);
+            batch += m_reader->eventsOf(parser, line);
         }
         if (done)
             batch += m_reader->finishReading();
@@ -125,6 +131,9 @@ void RecordingLoader::end(bool completed, const QStringList &problems, const QSt
     if (!m_running)
         return;
     stopWorker(); // it has ended: this was its last word
+    // What reading needed goes now (simdjson's buffers sized to the longest line): the file's
+    // lines stay readable through lineSource().
+    m_reader.reset();
     m_problems = problems;
     m_readError = readError;
     m_lastArrivalMs = lastArrivalMs;

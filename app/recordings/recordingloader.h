@@ -1,6 +1,6 @@
 #pragma once
-// Reads a run file off the caller's thread: a RecordingReader and a RunParser of the loader's
-// own work on a worker thread through the reader's synchronous API (readLine, eventsOf), and
+// Reads a run file off the caller's thread: a RecordingReader of the loader's own and a
+// RunParser work on a worker thread through the reader's synchronous API (readLine, eventsOf), and
 // the parsed events come back to the loader's thread as eventsReady, in order, a slice at a
 // time, then finished(). On a 1 GB recording the parsing was about half of the UI thread's
 // time while a run loaded (bench/bench_runopen.cpp); the tree it feeds stays on that thread.
@@ -22,7 +22,6 @@
 namespace sandscope {
 
 class LineSource;
-class RunParser;
 
 class RecordingLoader : public QObject {
     Q_OBJECT
@@ -36,7 +35,7 @@ public:
     // Cancels a load and waits for the worker, which stops within a slice.
     ~RecordingLoader() override;
 
-    // RecordingReader::open, on the calling thread.
+    // RecordingReader::open, on the calling thread; a loader reads one file.
     bool open(const QString &path, QString *errorMessage = nullptr);
     RecordingReader::Format format() const { return m_format; }
     QString path() const { return m_path; }
@@ -90,8 +89,7 @@ private:
         qint64 lastArrivalMs, qint64 bytesRead);
     void stopWorker();
 
-    std::unique_ptr<RecordingReader> m_reader; // the worker's while it runs
-    std::unique_ptr<RunParser> m_parser;
+    std::unique_ptr<RecordingReader> m_reader; // the worker's while it runs; gone at the end
     std::shared_ptr<Control> m_control;
     std::thread m_worker;
     std::shared_ptr<LineSource> m_lineSource;

@@ -186,8 +186,16 @@ private Q_SLOTS:
             [&](const RunEventBatch &batch) { batches.append(batch.size()); });
         QSignalSpy finished(&loader, &RecordingLoader::finished);
         loader.start(1);
-        QThread::msleep(500); // no event loop: nothing is delivered meanwhile
+        // No event loop meanwhile: nothing is delivered, and the worker reaches the limit (a
+        // slow build, such as the sanitizers', takes longer).
+        QElapsedTimer clock;
+        clock.start();
+        while (
+            loader.eventsOnTheirWay() < RecordingLoader::inFlightLimit && clock.elapsed() < 30000)
+            QThread::msleep(20);
         const qsizetype onTheirWay = loader.eventsOnTheirWay();
+        QVERIFY2(
+            onTheirWay >= RecordingLoader::inFlightLimit, qPrintable(QString::number(onTheirWay)));
         QThread::msleep(200);
         QCOMPARE(loader.eventsOnTheirWay(), onTheirWay); // the worker waits
         QVERIFY(onTheirWay > 0);
