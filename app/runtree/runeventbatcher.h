@@ -27,7 +27,11 @@ public:
     static constexpr int minIntervalMs = 40;
     static constexpr int maxIntervalMs = 1000;
     static constexpr int costFactor = 3;
-    static constexpr int applyBudgetMs = 20;
+    // With the file parsed on a worker (RecordingLoader) the tree's slices and the view's
+    // layouts after them (about 25 ms for a 1 GB run's 100,000 turns) follow each other: at
+    // 20 ms a slice and its layout could add up to more than 50 ms in one event loop pass
+    // (bench_runopen 1000: longest stall 44-56 ms; at 12, 32-49 ms, loaded as fast).
+    static constexpr int applyBudgetMs = 12;
     static constexpr int sliceEvents = 32; // between two looks at the clock
     // Between a drain's slices: not 0, so that what the last slice set off (a view's layout,
     // due at once) runs in a turn of its own rather than in the next slice's.
