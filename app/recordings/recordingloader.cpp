@@ -14,9 +14,7 @@ constexpr int maxLinesPerSlice = 4000;
 RecordingLoader::RecordingLoader(QObject *parent)
     : QObject(parent)
     , m_reader(std::make_unique<RecordingReader>())
-    , m_control(std::make_shared<Control>())
 {
-    qRegisterMetaType<sandscope::RunEventBatch>("sandscope::RunEventBatch");
 }
 
 RecordingLoader::~RecordingLoader()
@@ -54,13 +52,13 @@ void RecordingLoader::start(int sliceBudgetMs)
     if (m_running || m_worker.joinable() || !m_reader)
         return;
     m_running = true;
-    m_reader->setStopFlag(&m_control->stop);
+    m_reader->setStopFlag(&m_control.stop);
     m_worker = std::thread([this, sliceBudgetMs] { work(std::max(1, sliceBudgetMs)); });
 }
 
 void RecordingLoader::work(int sliceBudgetMs)
 {
-    Control &control = *m_control;
+    Control &control = m_control;
     // The parser's tables (every call's id) are many small blocks: built and freed here, off
     // the loader's thread.
     RunParser parser;
@@ -112,10 +110,10 @@ void RecordingLoader::work(int sliceBudgetMs)
 void RecordingLoader::deliver(const RunEventBatch &events, qint64 bytesRead)
 {
     {
-        std::lock_guard<std::mutex> lock(m_control->mutex);
-        m_control->inFlight -= events.size();
+        std::lock_guard<std::mutex> lock(m_control.mutex);
+        m_control.inFlight -= events.size();
     }
-    m_control->wake.notify_one();
+    m_control.wake.notify_one();
     if (!m_running)
         return; // cancelled meanwhile
     m_bytesRead = bytesRead;
@@ -149,8 +147,8 @@ void RecordingLoader::cancel()
         return;
     m_running = false;
     m_paused = false;
-    m_control->stop = true;
-    m_control->wake.notify_one();
+    m_control.stop = true;
+    m_control.wake.notify_one();
     Q_EMIT finished(false);
 }
 
@@ -159,8 +157,8 @@ void RecordingLoader::pause()
     if (!m_running)
         return;
     m_paused = true;
-    std::lock_guard<std::mutex> lock(m_control->mutex);
-    m_control->paused = true;
+    std::lock_guard<std::mutex> lock(m_control.mutex);
+    m_control.paused = true;
 }
 
 void RecordingLoader::resume()
@@ -169,24 +167,24 @@ void RecordingLoader::resume()
         return;
     m_paused = false;
     {
-        std::lock_guard<std::mutex> lock(m_control->mutex);
-        m_control->paused = false;
+        std::lock_guard<std::mutex> lock(m_control.mutex);
+        m_control.paused = false;
     }
-    m_control->wake.notify_one();
+    m_control.wake.notify_one();
 }
 
 qsizetype RecordingLoader::eventsOnTheirWay() const
 {
-    std::lock_guard<std::mutex> lock(m_control->mutex);
-    return m_control->inFlight;
+    std::lock_guard<std::mutex> lock(m_control.mutex);
+    return m_control.inFlight;
 }
 
 void RecordingLoader::stopWorker()
 {
     if (!m_worker.joinable())
         return;
-    m_control->stop = true;
-    m_control->wake.notify_one();
+    m_control.stop = true;
+    m_control.wake.notify_one();
     m_worker.join();
 }
 

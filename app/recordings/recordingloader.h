@@ -77,7 +77,7 @@ Q_SIGNALS:
 private:
     // What the worker and the loader's thread share.
     struct Control {
-        std::mutex mutex;
+        mutable std::mutex mutex;
         std::condition_variable wake;
         bool paused = false;
         qsizetype inFlight = 0; // events handed over, not yet delivered
@@ -90,7 +90,7 @@ private:
     void stopWorker();
 
     std::unique_ptr<RecordingReader> m_reader; // the worker's while it runs; gone at the end
-    std::shared_ptr<Control> m_control;
+    Control m_control;
     std::thread m_worker;
     std::shared_ptr<LineSource> m_lineSource;
     RecordingReader::Format m_format = RecordingReader::Format::Unknown;

@@ -34,8 +34,6 @@ namespace {
 const QLatin1String headerKey("sandscope_recording");
 // A capture whose head holds no timestamp is read this far ahead to find one.
 constexpr qsizetype maxLinesWithoutTimestamp = 1000;
-// An asynchronous slice also stops after this many lines, so the model work it triggers
-// stays bounded even when parsing is very fast.
 // The summary fast path reads this much per read() call.
 constexpr qint64 summaryBlockBytes = qint64(4) * 1024 * 1024;
 // How far ahead of the line being scanned the mapped fast path asks for the file's bytes: the
@@ -45,10 +43,10 @@ constexpr size_t prefetchBytes = 4096;
 // What readRawLine reads ahead at a time.
 constexpr qsizetype readAheadBlockBytes = 256 * 1024;
 
-// Up to `size` bytes of the file. A pipe gives what it holds as soon as it holds anything
-// (QFile's read waits until the whole size has come or the writer is gone, so a quiet writer
-// held the reader there), and, with a stop flag, gives up when the flag is set (0 bytes).
-// -1 with *error set when reading fails.
+// Up to `size` bytes of the file; 0 at its end. A pipe gives what it holds as soon as it holds
+// anything (QFile's read waits until the whole size has come or the writer is gone, so a quiet
+// writer held the reader there), is at its end once its writer is gone, and, with a stop flag,
+// gives up when the flag is set (0 bytes). -1 with *error set when reading fails.
 qint64 readSome(QFile &file, char *data, qint64 size, const std::atomic<bool> *stop, QString *error)
 {
     if (!file.isSequential()) {
@@ -71,26 +69,6 @@ qint64 readSome(QFile &file, char *data, qint64 size, const std::atomic<bool> *s
             *error = QString::fromLocal8Bit(std::strerror(errno));
         return ready < 0 ? -1 : qint64(got);
     }
-}
-
-// A pipe with nothing buffered reads as empty: waits until more has come (true), or its writer
-// is gone or *stop is set (false). Regular files are at their end when a read gives nothing.
-// idleReads guards against a pipe that keeps saying it is readable while reads give nothing.
-bool waitForMore(QFile &file, int *idleReads, const std::atomic<bool> *stop)
-{
-    if (!file.isSequential() || ++*idleReads > 1000)
-        return false;
-    pollfd descriptor {file.handle(), POLLIN, 0};
-    // Without a stop flag, as long as it takes; with one, looked at every 100 ms.
-    for (;;) {
-        const int ready = ::poll(&descriptor, 1, stop ? 100 : -1);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready == 0 && !stop->load())
-            continue;
-        break;
-    }
-    return (descriptor.revents & POLLIN) != 0;
 }
 
 void appendJsonString(QByteArray &out, const QByteArray &utf8)
@@ -323,7 +301,6 @@ bool RecordingReader::readRawLine(QByteArray *line)
     // are cut from blocks read ahead: QIODevice::readLine took 0.3-0.7 s per 100 MB (it reads
     // what its buffer does not hold byte by byte, and readLine(n) allocates n bytes up front).
     QByteArray bytes;
-    int idleReads = 0;
     while (!bytes.endsWith('\n')) {
         const qsizetype available = readAheadBytes();
         if (available > 0) {
@@ -344,17 +321,12 @@ bool RecordingReader::readRawLine(QByteArray *line)
         const qint64 got
             = readSome(m_file, m_readAhead.data(), readAheadBlockBytes, m_stop, &error);
         m_readAhead.resize(got > 0 ? qsizetype(got) : 0);
-        if (got < 0) {
+        if (got < 0) { // what was read of the line is still handed out; the next read ends
             m_readError = QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), error);
             m_file.close();
-            return false; // what was read of the line is lost with the file
         }
-        if (got == 0) {
-            if (waitForMore(m_file, &idleReads, m_stop))
-                continue;
+        if (got <= 0)
             break;
-        }
-        idleReads = 0;
     }
     if (bytes.isEmpty())
         return false;
