@@ -41,7 +41,8 @@ timings+=("$(printf '%-28s %4d s' "replay_vs_jq" $((SECONDS - started)))")
 run bench_runview 3
 # At the 100,000 nodes the targets are for (about 15 s)
 run bench_runsearch "${SANDSCOPE_BENCH_RUNSEARCH_NODES:-100000}"
-# 10 s of bursts (about 30 lines), 20 s idle: its second half judges the backed-off polling
+# 10 s of bursts (about 30 lines), 20 s idle, push and polling at once: the idle phase's second
+# half judges the backed-off polling
 run bench_runlag 10 20
 run bench_filebrowser 3
 run bench_sessionsearch 1000 3
