@@ -8,6 +8,7 @@
 #include <QMetaEnum>
 #include <QObject>
 
+#include <sys/stat.h>
 #include <vector>
 
 namespace sandscope {
@@ -428,6 +429,11 @@ bool RunJsonFormat::fromJson(const QJsonObject &json, ExportedRun *run, QString 
 
 bool RunJsonFormat::looksLikeExport(const QString &path)
 {
+    // An export is a regular file. A pipe is not looked into: what this read took of it would
+    // be lost to the reader after it (and opening it waited for a writer).
+    struct stat target { };
+    if (::stat(QFile::encodeName(path).constData(), &target) != 0 || !S_ISREG(target.st_mode))
+        return false;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return false;

@@ -118,6 +118,9 @@ QByteArray LineSource::line(const LineRef &ref, QString *errorMessage) const
             return fail(QStringLiteral("no such line"));
         File &file = *m_files[size_t(ref.source)];
         format = file.format;
+        if (file.hold == Hold::Never)
+            return fail(QStringLiteral("%1 is a pipe: its lines are not read again")
+                            .arg(file.file.fileName()));
         if (file.hold == Hold::PerRead) {
             perRead = file.file.fileName();
         } else {

@@ -24,9 +24,11 @@ public:
     LineSource &operator=(const LineSource &) = delete;
 
     // A file lines come from, as written in `format`; returns its index for LineRef::source.
-    // How the file is held: open from now on (its lines stay readable if it is deleted), or
-    // opened for each read (a transcript's sub-agent files, which may be many).
-    enum class Hold { Open, PerRead };
+    // How the file is held: open from now on (its lines stay readable if it is deleted),
+    // opened for each read (a transcript's sub-agent files, which may be many), or never (a
+    // pipe: read once, its lines are kept in the events; opening it again would wait for a
+    // writer that may be gone).
+    enum class Hold { Open, PerRead, Never };
     int addFile(const QString &path, RecordingFormat format, Hold hold = Hold::Open);
     int fileCount() const;
 

@@ -4,6 +4,9 @@
 #include "streamjson/runparser.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+
+#include <sys/stat.h>
 
 namespace sandscope {
 
@@ -24,8 +27,14 @@ RecordingLoader::~RecordingLoader()
 
 bool RecordingLoader::open(const QString &path, QString *errorMessage)
 {
-    if (!m_reader || m_running)
+    if (!m_reader || m_running || !m_path.isEmpty())
         return false; // one file per loader
+    struct stat target { };
+    if (::stat(QFile::encodeName(path).constData(), &target) == 0 && S_ISFIFO(target.st_mode)) {
+        m_path = path; // opened by the worker: its first line may be long in coming
+        m_openOnWorker = true;
+        return true;
+    }
     if (!m_reader->open(path, errorMessage))
         return false;
     m_format = m_reader->format();
@@ -62,6 +71,24 @@ void RecordingLoader::work(int sliceBudgetMs)
     // The parser's tables (every call's id) are many small blocks: built and freed here, off
     // the loader's thread.
     RunParser parser;
+    if (m_openOnWorker) {
+        QString error;
+        const bool opened = m_reader->open(m_path, &error);
+        if (control.stop.load())
+            return;
+        if (!opened) {
+            QMetaObject::invokeMethod(
+                this, [this, error] { end(false, {}, error, 0, 0); }, Qt::QueuedConnection);
+            return;
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, format = m_reader->format(), lineSource = m_reader->lineSource()] {
+                m_format = format;
+                m_lineSource = lineSource;
+            },
+            Qt::QueuedConnection);
+    }
     QElapsedTimer clock;
     bool done = false;
     while (!done) {

@@ -35,7 +35,9 @@ public:
     // Cancels a load and waits for the worker, which stops within a slice.
     ~RecordingLoader() override;
 
-    // RecordingReader::open, on the calling thread; a loader reads one file.
+    // RecordingReader::open, on the calling thread; a loader reads one file. A named pipe is
+    // opened by the worker instead, which waits for its writer and first line there (a
+    // failure is then finished(false) with readError()); its format() is Unknown until then.
     bool open(const QString &path, QString *errorMessage = nullptr);
     RecordingReader::Format format() const { return m_format; }
     QString path() const { return m_path; }
@@ -95,6 +97,7 @@ private:
     std::shared_ptr<LineSource> m_lineSource;
     RecordingReader::Format m_format = RecordingReader::Format::Unknown;
     QString m_path;
+    bool m_openOnWorker = false; // a named pipe, opened by the worker
     bool m_running = false;
     bool m_paused = false;
     qint64 m_bytesRead = 0;

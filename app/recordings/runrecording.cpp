@@ -19,11 +19,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <memory>
 #include <poll.h>
 #include <simdjson.h>
 #include <string_view>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -349,11 +351,11 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
     const QString kind = LocalFileCheck::whyNotRead(path, QString(), true);
     if (!kind.isEmpty())
         return fail(QStringLiteral("%1 %2").arg(path, kind));
-    if (!m_file.open(QIODevice::ReadOnly))
+    if (!openFile(path))
         return fail(QStringLiteral("cannot read %1: %2").arg(path, m_file.errorString()));
     m_totalBytes = m_file.size();
 
-    // The first non-blank line tells the format.
+    // The first non-blank line tells the format (from a pipe, it is waited for: readSome).
     QByteArray first;
     bool gotLine = false;
     while (!gotLine && readRawLine(&first))
@@ -376,7 +378,7 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
             m_format = Format::Recording;
             m_header = QJsonDocument::fromJson(trimmed).object();
             m_lineSource = std::make_shared<LineSource>();
-            m_lineSource->addFile(path, m_format);
+            m_lineSource->addFile(path, m_format, lineSourceHold());
             return true; // the header is not a line of the run
         }
         if (has("t") && (has("line") || has("line_base64")) && !has("type")) {
@@ -389,7 +391,7 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         }
     }
     m_lineSource = std::make_shared<LineSource>();
-    m_lineSource->addFile(path, m_format);
+    m_lineSource->addFile(path, m_format, lineSourceHold());
     m_subagents.setLineSource(m_lineSource);
     if (gotLine) { // handed out again, with the same line number, by the next read
         m_firstLine = first;
@@ -398,6 +400,32 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
         --m_fileLine;
     }
     return true;
+}
+
+// A named pipe is opened without waiting for a writer (open(2) would block until one comes,
+// out of reach of the stop flag): its reads then wait in readSome, which a stop ends.
+bool RecordingReader::openFile(const QString &path)
+{
+    struct stat target { };
+    const QByteArray name = QFile::encodeName(path);
+    if (::stat(name.constData(), &target) != 0 || !S_ISFIFO(target.st_mode))
+        return m_file.open(QIODevice::ReadOnly);
+    const int descriptor = ::open(name.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (descriptor < 0)
+        return m_file.open(QIODevice::ReadOnly); // says why
+    const int flags = ::fcntl(descriptor, F_GETFL);
+    if (flags >= 0)
+        ::fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK);
+    if (!m_file.open(descriptor, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(descriptor);
+        return false;
+    }
+    return true;
+}
+
+LineSource::Hold RecordingReader::lineSourceHold() const
+{
+    return m_file.isSequential() ? LineSource::Hold::Never : LineSource::Hold::Open;
 }
 
 // A line (its part read so far, lineBytes) or the file over the limits: reading ends, why is

@@ -136,7 +136,8 @@ public:
     }
 
     // Opens path and detects its format; unreadable files are refused with a message, and so
-    // are devices, sockets and folders (a pipe is read, within the limits).
+    // are devices, sockets and folders (a pipe is read, within the limits). A named pipe's
+    // first line is waited for here (until the stop flag is set, setStopFlag).
     bool open(const QString &path, QString *errorMessage = nullptr);
     Format format() const { return m_format; }
     // The file this reader reads, as LineSource source 0, and a transcript's sub-agent files
@@ -228,6 +229,8 @@ private:
     qint64 m_totalBytes = 0;
     qint64 m_maxLineBytes = maxLineBytes;
     qint64 m_maxFileBytes = maxFileBytes;
+    bool openFile(const QString &path); // m_file, a named pipe without waiting for a writer
+    LineSource::Hold lineSourceHold() const; // a pipe's lines cannot be read again
     bool overLimit(qint64 lineBytes);
     qint64 m_lastArrivalMs = 0;
     QStringList m_problems;

@@ -3,8 +3,10 @@
 // distinct tool calls, failed and unanswered ones, cost, tokens per result from
 // model_usage_since_last_result, turns, duration); the exit code is 0 exactly when the run
 // succeeded; a recording of a capture gives the same summary; the outline and human summary
-// name the calls; usage and file errors have their own exit codes and messages.
+// name the calls; usage and file errors have their own exit codes and messages; a named pipe
+// (or `<(...)`) gives what its file gives, none of its bytes taken before the reading.
 
+#include "namedpipe.h"
 #include "recordings/runrecording.h"
 #include "sandscopecli.h"
 
@@ -18,6 +20,8 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
+
+#include <csignal>
 
 using namespace sandscope;
 
@@ -177,6 +181,8 @@ private Q_SLOTS:
     void usageAndFileErrors();
     void transcriptReplaysWithItsSubagents();
     void summaryFastPathMatchesTheOutlinePath();
+    void aPipeReplaysLikeItsFile_data();
+    void aPipeReplaysLikeItsFile();
 
 private:
     QTemporaryDir m_dir;
@@ -384,6 +390,54 @@ void TestReplayVerb::summaryFastPathMatchesTheOutlinePath()
         QCOMPARE(fast.err, outline.err);
         QVERIFY(!fast.out.isEmpty());
     }
+}
+
+void TestReplayVerb::aPipeReplaysLikeItsFile_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QStringList>("options");
+    const QString recording = m_dir.filePath(QStringLiteral("piped.rec"));
+    {
+        RunRecorder recorder;
+        QVERIFY(recorder.open(recording));
+        qint64 clock = 1000;
+        for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl")))
+            QVERIFY(recorder.record(line, clock += 5) > 0);
+    }
+    const QStringList summary {QStringLiteral("--summary"), QStringLiteral("--json")};
+    const QStringList outline {QStringLiteral("--json")};
+    const QString capture = capturePath(QStringLiteral("stream-subagent.jsonl"));
+    QTest::newRow("capture-summary") << capture << summary;
+    QTest::newRow("capture-outline") << capture << outline;
+    QTest::newRow("recording-summary") << recording << summary;
+    QTest::newRow("recording-outline") << recording << outline;
+}
+
+// The pipe is made before the reader starts and written once it waits: the checks done before
+// reading (an export or not) must neither wait for the writer nor take the first bytes.
+void TestReplayVerb::aPipeReplaysLikeItsFile()
+{
+    QFETCH(QString, file);
+    QFETCH(QStringList, options);
+    QFile source(file);
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    const QByteArray bytes = source.readAll();
+    const Outcome fromFile = runSandscope(QStringList {QStringLiteral("replay"), file} + options);
+    QVERIFY2(!fromFile.out.isEmpty(), fromFile.err.constData());
+
+    const QString fifo
+        = m_dir.filePath(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".pipe"));
+    QVERIFY(test::makeNamedPipe(fifo));
+    std::signal(SIGPIPE, SIG_IGN); // a reader that let go of the pipe fails the write, not us
+    QProcess process;
+    process.start(
+        QStringLiteral(SANDSCOPE_BINARY), QStringList {QStringLiteral("replay"), fifo} + options);
+    QVERIFY(process.waitForStarted());
+    QVERIFY(test::writeAllAndClose(fifo, bytes));
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.readAllStandardError(), fromFile.err);
+    QCOMPARE(process.readAllStandardOutput(), fromFile.out);
+    QCOMPARE(process.exitCode(), fromFile.exitCode);
 }
 
 QTEST_GUILESS_MAIN(TestReplayVerb)

@@ -2,14 +2,16 @@
 // backlog is full (RunEventBatcher::backlogFull) and goes on once it is worked off (that
 // nothing is read while paused is tst_runrecording's), and whatever the pauses, the page ends
 // with every event of the file, in order: its tree equals the one a synchronous reading of the
-// same file builds.
+// same file builds. A named pipe opened before its writer starts does not hold the page.
 
+#include "namedpipe.h"
 #include "recordings/runrecording.h"
 #include "runs/runpage.h"
 #include "runtree/runeventbatcher.h"
 #include "runtree/runmodel.h"
 #include "streamjson/runparser.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -115,6 +117,51 @@ private Q_SLOTS:
         QVERIFY(!reader->isPaused());
         QCOMPARE(page.model()->summary().toJson(), reference.summary().toJson());
         QCOMPARE(page.model()->nodeCount(), reference.nodeCount());
+        QCOMPARE(treeLines(*page.model(), page.model()->runIndex()),
+            treeLines(reference, reference.runIndex()));
+    }
+
+    // A named pipe opened before anything writes to it (claude ... > pipe, started later):
+    // the page does not wait for its writer (opening it used to block the window until the
+    // first line came) and shows what the writer sends once it does.
+    void aPipeOpenedBeforeItsWriterDoesNotHoldThePage()
+    {
+        QFile source(QStringLiteral(SANDSCOPE_TEST_DATA_DIR "/stream-subagent.jsonl"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray lines = source.readAll();
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("run.pipe"));
+        QVERIFY(test::makeNamedPipe(fifo));
+        const QString copy = dir.filePath(QStringLiteral("run.jsonl"));
+        {
+            QFile file(copy);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QVERIFY(file.write(lines) == lines.size());
+        }
+        RunModel reference;
+        {
+            RecordingReader reader;
+            QVERIFY(reader.open(copy));
+            RunParser parser;
+            RecordedLine line;
+            while (reader.readLine(&line))
+                reference.addEvents(reader.eventsOf(parser, line));
+            reference.addEvents(reader.finishReading());
+        }
+
+        RunPage page;
+        QSignalSpy finished(&page, &RunPage::loadFinished);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY2(page.openFile(fifo, &error), qPrintable(error));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QTest::qWait(200);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(test::writeAllAndClose(fifo, lines));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QCOMPARE(page.model()->summary().toJson(), reference.summary().toJson());
         QCOMPARE(treeLines(*page.model(), page.model()->runIndex()),
             treeLines(reference, reference.runIndex()));
     }

@@ -3,9 +3,11 @@
 // (the slices already handed over still arrive, nothing after them); the slices on their way
 // are bounded while the loader's thread is busy; cancelling ends the load at once, also while
 // paused or while the worker waits on a pipe; deleting a loader mid-load waits for nothing
-// longer than a slice.
+// longer than a slice. A named pipe without a writer is opened by the worker, so open()
+// returns at once and a cancel still ends the wait.
 
 #include "capturelines.h"
+#include "namedpipe.h"
 #include "recordings/recordingloader.h"
 #include "recordings/runrecording.h"
 #include "streamjson/runparser.h"
@@ -272,7 +274,7 @@ private Q_SLOTS:
     void cancelWhileTheWorkerWaitsOnAPipe()
     {
         const QString fifo = m_dir.filePath(QStringLiteral("quiet.pipe"));
-        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QVERIFY(test::makeNamedPipe(fifo));
         // Opened for writing first (non-blocking needs a reader: read-write instead), so that
         // the loader's open does not wait for a writer.
         const int writer = ::open(QFile::encodeName(fifo).constData(), O_RDWR);
@@ -300,6 +302,69 @@ private Q_SLOTS:
         delete loader;
         QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
         ::close(writer);
+    }
+
+    // A named pipe nobody writes to yet: open() returns at once (the worker opens it and waits
+    // there for its writer), and what a writer sends later is loaded in full, its format
+    // told by its first line on the worker.
+    void aPipeWithoutAWriterOpensAtOnceAndLoadsWhatItsWriterSendsLater()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("later.pipe"));
+        QVERIFY(test::makeNamedPipe(fifo));
+        const QString recording = m_dir.filePath(QStringLiteral("later.rec"));
+        QVERIFY(writeRecording(recording, QStringLiteral("stream-subagent.jsonl"), 3, nullptr));
+        const SyncRead expected = readSynchronously(recording);
+        QVERIFY(expected.events > 0);
+
+        RecordingLoader loader;
+        QSignalSpy ready(&loader, &RecordingLoader::eventsReady);
+        QSignalSpy finished(&loader, &RecordingLoader::finished);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY2(loader.open(fifo, &error), qPrintable(error));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(loader.format(), RecordingReader::Format::Unknown);
+        loader.start(1);
+        QTest::qWait(300);
+        QVERIFY(loader.isRunning());
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(finished.count(), 0);
+
+        // The read end is open (on the worker), so opening the write end does not wait.
+        QFile written(recording);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(test::writeAllAndClose(fifo, written.readAll()));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        qint64 events = 0;
+        for (const QList<QVariant> &slice : std::as_const(ready))
+            events += slice.first().value<RunEventBatch>().size();
+        QCOMPARE(events, expected.events);
+        QCOMPARE(loader.format(), RecordingReader::Format::Recording);
+        QCOMPARE(loader.lastArrivalMs(), expected.lastArrivalMs);
+    }
+
+    // Waiting for a pipe's writer, a cancel still ends the load at once, and deleting the
+    // loader does not wait for a writer that never comes.
+    void cancelWhileTheWorkerWaitsForAPipesWriter()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("nobody.pipe"));
+        QVERIFY(test::makeNamedPipe(fifo));
+        auto *loader = new RecordingLoader;
+        QString error;
+        QVERIFY2(loader->open(fifo, &error), qPrintable(error));
+        QSignalSpy finished(loader, &RecordingLoader::finished);
+        loader->start(1);
+        QTest::qWait(150);
+        QVERIFY(loader->isRunning());
+        loader->cancel();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.first().first().toBool(), false);
+        QElapsedTimer clock;
+        clock.start();
+        delete loader;
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
     }
 };
 
