@@ -79,15 +79,22 @@ void RunEventBatcher::applyDue()
     const qint64 budgetNs = qint64(applyBudgetMs) * 1000000;
     qint64 applied = 0;
     // Small slices, read in place: one event can cost a hundred times another (a result line
-    // settles its whole turn), so the clock is read often. Each batch as it was enqueued is
-    // freed once applied: freeing a whole backlog's events at once took 10 ms and more.
-    while (hasPending() && cost.nsecsElapsed() < budgetNs) {
+    // settles its whole turn), so the clock is read often: after every sliceEvents events,
+    // however they were enqueued (a live run's come a line at a time, and a clock read per
+    // line let a moment's preemption split what waited for the same timer). Each batch as it
+    // was enqueued is freed once applied: freeing a whole backlog's events at once took 10 ms
+    // and more.
+    int sinceClock = 0;
+    while (hasPending() && (sinceClock < sliceEvents || cost.nsecsElapsed() < budgetNs)) {
+        if (sinceClock >= sliceEvents)
+            sinceClock = 0;
         const RunEventBatch &front = m_pending.front();
         const RunEvent *events = front.constData();
-        const int count = std::min(sliceEvents, int(front.size()) - m_next);
+        const int count = std::min(sliceEvents - sinceClock, int(front.size()) - m_next);
         m_model->addEventRange(events + m_next, events + m_next + count);
         m_next += count;
         applied += count;
+        sinceClock += count;
         noteApplied(count);
         if (m_next == front.size()) {
             m_pending.pop_front();

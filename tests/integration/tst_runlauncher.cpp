@@ -491,15 +491,21 @@ void RunLauncherTest::withNoTerminalLeftTheRunIsPolledAndSaysSo()
     // Another user takes every terminal the server has left (16 server-wide).
     const Identity taker = newIdentity(QStringLiteral("rltaker"));
     QCOMPARE(takeEveryTerminal(m_client.get(), taker.userId), 429);
-    // A terminal of an earlier test may be freed a moment later (its close was still on its
-    // way: the run was then pushed, in a CI run with the suites three at a time). The server
-    // is full once one more request, a second later, is refused too.
-    for (int settle = 0; settle < 10; ++settle) {
+    // A terminal of an earlier test may be freed a while later (its close was still on its
+    // way: the run was then pushed, in CI runs with the suites side by side under the
+    // sanitizers, once more than a second after the last refusal). The server is full once
+    // one more request is refused three seconds in a row.
+    int refusedInARow = 0;
+    for (int settle = 0; settle < 30 && refusedInARow < 3; ++settle) {
         QTest::qWait(1000);
-        if (takeEveryTerminal(m_client.get(), taker.userId, 1) == 429)
-            break;
+        if (takeEveryTerminal(m_client.get(), taker.userId, 1) == 429) {
+            ++refusedInARow;
+            continue;
+        }
+        refusedInARow = 0;
         QCOMPARE(takeEveryTerminal(m_client.get(), taker.userId), 429);
     }
+    QCOMPARE(refusedInARow, 3);
 
     const Identity identity = newIdentity(QStringLiteral("rlpoll"));
     const QString token = QLatin1String("polled") + randomToken(10);
