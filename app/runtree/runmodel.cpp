@@ -34,6 +34,10 @@ RunModel::RunModel(QObject *parent)
 
 RunModel::~RunModel() = default;
 
+namespace {
+constexpr size_t prefetchRowsAhead = 8;
+} // namespace
+
 QModelIndex RunModel::index(int row, int column, const QModelIndex &parent) const
 {
     if (row < 0 || column < 0 || column >= ColumnCount)
@@ -42,8 +46,14 @@ QModelIndex RunModel::index(int row, int column, const QModelIndex &parent) cons
         = parent.isValid() ? static_cast<Node *>(parent.internalPointer()) : m_tree.root.get();
     if (parent.isValid() && parent.column() != 0)
         return {};
-    if (size_t(row) >= parentNode->children.size())
+    const size_t count = parentNode->children.size();
+    if (size_t(row) >= count)
         return {};
+    // A view lays out a parent's rows in order, reading each row's node (flags, through the
+    // proxy) right after asking for its index; the nodes are scattered over the heap, so the
+    // one some rows ahead is fetched now (a 1 GB run's 100,000 turns: prefetchRowsAhead).
+    if (size_t(row) + prefetchRowsAhead < count)
+        __builtin_prefetch(parentNode->children[size_t(row) + prefetchRowsAhead].get());
     return createIndex(row, column, parentNode->children[size_t(row)].get());
 }
 
