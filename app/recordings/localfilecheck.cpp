@@ -26,6 +26,12 @@ QString kindOf(mode_t mode)
 
 } // namespace
 
+bool LocalFileCheck::isNamedPipe(const QString &path)
+{
+    struct stat target { };
+    return ::stat(QFile::encodeName(path).constData(), &target) == 0 && S_ISFIFO(target.st_mode);
+}
+
 QString LocalFileCheck::whyNotRead(const QString &path, const QString &folder, bool allowPipe)
 {
     struct stat target { };

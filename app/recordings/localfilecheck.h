@@ -14,6 +14,9 @@ public:
     // when allowPipe), or, with folder given, a symlink whose target lies outside folder.
     static QString whyNotRead(
         const QString &path, const QString &folder = {}, bool allowPipe = false);
+    // Whether path is a named pipe (after symlinks): opening one waits for a writer, and what
+    // a look into it reads is gone for the reader after it.
+    static bool isNamedPipe(const QString &path);
 };
 
 } // namespace sandscope

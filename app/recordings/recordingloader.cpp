@@ -1,12 +1,10 @@
 #include "recordings/recordingloader.h"
 
 #include "recordings/linesource.h"
+#include "recordings/localfilecheck.h"
 #include "streamjson/runparser.h"
 
 #include <QElapsedTimer>
-#include <QFile>
-
-#include <sys/stat.h>
 
 namespace sandscope {
 
@@ -29,8 +27,7 @@ bool RecordingLoader::open(const QString &path, QString *errorMessage)
 {
     if (!m_reader || m_running || !m_path.isEmpty())
         return false; // one file per loader
-    struct stat target { };
-    if (::stat(QFile::encodeName(path).constData(), &target) == 0 && S_ISFIFO(target.st_mode)) {
+    if (LocalFileCheck::isNamedPipe(path)) {
         m_path = path; // opened by the worker: its first line may be long in coming
         m_openOnWorker = true;
         return true;

@@ -25,7 +25,6 @@
 #include <poll.h>
 #include <simdjson.h>
 #include <string_view>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -406,11 +405,10 @@ bool RecordingReader::open(const QString &path, QString *errorMessage)
 // out of reach of the stop flag): its reads then wait in readSome, which a stop ends.
 bool RecordingReader::openFile(const QString &path)
 {
-    struct stat target { };
-    const QByteArray name = QFile::encodeName(path);
-    if (::stat(name.constData(), &target) != 0 || !S_ISFIFO(target.st_mode))
+    if (!LocalFileCheck::isNamedPipe(path))
         return m_file.open(QIODevice::ReadOnly);
-    const int descriptor = ::open(name.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const int descriptor
+        = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (descriptor < 0)
         return m_file.open(QIODevice::ReadOnly); // says why
     const int flags = ::fcntl(descriptor, F_GETFL);

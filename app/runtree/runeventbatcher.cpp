@@ -85,9 +85,12 @@ void RunEventBatcher::applyDue()
     // was enqueued is freed once applied: freeing a whole backlog's events at once took 10 ms
     // and more.
     int sinceClock = 0;
-    while (hasPending() && (sinceClock < sliceEvents || cost.nsecsElapsed() < budgetNs)) {
-        if (sinceClock >= sliceEvents)
+    while (hasPending()) {
+        if (sinceClock == sliceEvents) {
+            if (cost.nsecsElapsed() >= budgetNs)
+                break;
             sinceClock = 0;
+        }
         const RunEventBatch &front = m_pending.front();
         const RunEvent *events = front.constData();
         const int count = std::min(sliceEvents - sinceClock, int(front.size()) - m_next);
