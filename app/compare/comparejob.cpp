@@ -51,11 +51,11 @@ QString CompareJob::whyNotARun(const LoadedRun &run, const QString &name)
     return {};
 }
 
-bool CompareJob::readFile(Side *side)
+bool CompareJob::readFile(Side *side, const std::atomic_bool *cancelled)
 {
     const QString title = side->run.source; // set by setFile; the run read replaces it
     LoadedRun loaded;
-    if (!LoadedRun::fromFile(side->filePath, &loaded, &m_why))
+    if (!LoadedRun::fromFile(side->filePath, &loaded, &m_why, {}, cancelled))
         return false;
     m_why = whyNotARun(loaded, side->filePath);
     if (!m_why.isEmpty())
@@ -76,7 +76,7 @@ bool CompareJob::run(const std::atomic_bool *cancelled)
     for (Side &side : m_sides) {
         if (isCancelled())
             break;
-        if (!side.filePath.isEmpty() && !readFile(&side))
+        if (!side.filePath.isEmpty() && !readFile(&side, cancelled))
             return false;
     }
     if (isCancelled()) {

@@ -27,7 +27,8 @@ public:
     QStringList filesToRead() const;
 
     // Reads the files, checks that each holds a run and aligns both sides. False with why()
-    // when a side cannot be read or holds no run, or when `cancelled` turned true.
+    // when a side cannot be read or holds no run, or when `cancelled` turned true (which also
+    // ends a file's reading, and a wait for a named pipe's writer).
     bool run(const std::atomic_bool *cancelled = nullptr);
     QString why() const { return m_why; }
     const RunComparison &comparison() const { return m_comparison; }
@@ -45,7 +46,7 @@ private:
         QString filePath; // to read in run()
         int readerProblems = 0; // how many of run.skipped the reader reported itself
     };
-    bool readFile(Side *side);
+    bool readFile(Side *side, const std::atomic_bool *cancelled);
 
     Side m_sides[2];
     RunComparison m_comparison;

@@ -46,10 +46,11 @@ void PlaybackPreparer::startFromFile(const QString &path, bool endAtLastEvent)
         const QString reading = tr("Reading the file");
         LoadedRun loaded;
         const bool read = LoadedRun::fromFile(
-            path, &loaded, &job.error, [this, &job, &reading](qint64 done, qint64 total) {
+            path, &loaded, &job.error,
+            [this, &job, &reading](qint64 done, qint64 total) {
                 report(job, total > 0 ? int(done * 50 / total) : 0, reading);
-                return !job.cancelled;
-            });
+            },
+            &job.cancelled);
         if (!read || job.cancelled)
             return;
         job.problems = loaded.problems;

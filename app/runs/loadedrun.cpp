@@ -11,10 +11,17 @@
 namespace sandscope {
 
 bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMessage,
-    const std::function<bool(qint64, qint64)> &keepGoing)
+    const Progress &progress, const std::atomic<bool> *stop)
 {
     *run = LoadedRun();
     run->source = path;
+    const auto stopped = [stop, errorMessage] {
+        if (!stop || !stop->load())
+            return false;
+        if (errorMessage)
+            *errorMessage = QObject::tr("cancelled");
+        return true;
+    };
     if (RunJsonFormat::looksLikeExport(path)) {
         auto exported = std::make_shared<ExportedRun>();
         if (!RunJsonFormat::readFile(path, exported.get(), errorMessage))
@@ -24,22 +31,25 @@ bool LoadedRun::fromFile(const QString &path, LoadedRun *run, QString *errorMess
         return true;
     }
     RecordingReader reader;
+    reader.setStopFlag(stop); // before open: a named pipe's first line is waited for there
     if (!reader.open(path, errorMessage))
         return false;
     run->format = reader.format();
     RunParser parser;
     RecordedLine line;
     while (reader.readLine(&line)) {
-        if (keepGoing && run->lines % 4096 == 0
-            && !keepGoing(reader.bytesRead(), reader.totalBytes())) {
-            if (errorMessage)
-                *errorMessage = QObject::tr("cancelled");
-            return false;
+        if (run->lines % 4096 == 0) {
+            if (stopped())
+                return false;
+            if (progress)
+                progress(reader.bytesRead(), reader.totalBytes());
         }
         if (!line.line.trimmed().isEmpty())
             ++run->lines;
         run->append(reader.eventsOf(parser, line));
     }
+    if (stopped()) // the reader gave up waiting for a pipe: not the end of the run
+        return false;
     run->append(reader.finishReading());
     run->problems = reader.problems();
     if (!reader.readError().isEmpty()) {

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -39,10 +40,12 @@ struct LoadedRun {
 
     // Reads the whole file synchronously (CLI, tests, background work). False with the reason
     // when it cannot be opened or read; a corrupt line is a problem, not a failure.
-    // `keepGoing` (background work) is asked now and then with the bytes read and the file's
-    // size; false stops reading (false is returned, the reason "cancelled").
+    // Background work: `progress` is told now and then the bytes read and the file's size;
+    // `stop` set ends the reading, also a wait for a named pipe's writer or its next line
+    // (false is returned, the reason "cancelled").
+    using Progress = std::function<void(qint64 done, qint64 total)>;
     static bool fromFile(const QString &path, LoadedRun *run, QString *errorMessage = nullptr,
-        const std::function<bool(qint64 done, qint64 total)> &keepGoing = {});
+        const Progress &progress = {}, const std::atomic<bool> *stop = nullptr);
     // Appends events of one read (a server session), keeping lastArrivalMs and the clock.
     void append(const RunEventBatch &batch);
     // Feeds every event to an empty model and ends the run (an export: restores its tree).

@@ -4,18 +4,23 @@
 // - a side already read (a tab's tree) and a side read from a file mix;
 // - a file that is empty, or holds no run, is refused with the reason and its name;
 // - a corrupt line is named among the side's corrupt lines, not its reader's problems;
-// - cancelling before the job runs compares nothing.
+// - cancelling before the job runs compares nothing;
+// - a side that is a named pipe: Cancel ends the wait for its writer, and for the rest of a run
+//   whose writer has gone quiet; the part read is not compared.
 
 #include "compare/comparejob.h"
+#include "namedpipe.h"
 #include "runs/loadedrun.h"
 #include "runtree/runmodel.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
 #include <atomic>
+#include <thread>
 
 using namespace sandscope;
 
@@ -161,6 +166,62 @@ private Q_SLOTS:
         job.setFile(1, capture(QStringLiteral("stream-basic.jsonl")), QStringLiteral("B"));
         const std::atomic_bool cancelled {true};
         QVERIFY(!job.run(&cancelled));
+        QVERIFY(job.comparison().rows().isEmpty());
+    }
+
+    void cancelEndsTheReadingOfAPipe_data()
+    {
+        QTest::addColumn<bool>("writerStays");
+        QTest::newRow("no writer yet") << false;
+        QTest::newRow("a writer gone quiet mid-run") << true;
+    }
+
+    void cancelEndsTheReadingOfAPipe()
+    {
+        QFETCH(bool, writerStays);
+        QTemporaryDir dir;
+        const QString pipe = dir.filePath(QStringLiteral("run.jsonl"));
+        QVERIFY(test::makeNamedPipe(pipe));
+        QFile source(capture(QStringLiteral("stream-basic.jsonl")));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = source.readAll().split('\n');
+        std::unique_ptr<test::HeldPipeWriter> writer;
+        if (writerStays) {
+            writer = std::make_unique<test::HeldPipeWriter>(pipe);
+            QVERIFY(writer->isOpen());
+            QVERIFY(writer->write(lines.mid(0, lines.size() / 2).join('\n') + '\n'));
+        }
+        CompareJob job;
+        job.setFile(0, pipe, QStringLiteral("A"));
+        job.setFile(1, source.fileName(), QStringLiteral("B"));
+        std::atomic_bool cancelled {false};
+        std::atomic_bool done {false};
+        bool compared = true;
+        std::thread worker([&] {
+            compared = job.run(&cancelled);
+            done = true;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const bool waitedForThePipe = !done;
+        QElapsedTimer sinceCancel;
+        sinceCancel.start();
+        {
+            const test::PipeRelease release(5000, [&] {
+                if (writer)
+                    writer->close();
+                else
+                    test::endForReaders(pipe);
+            });
+            cancelled = true;
+            while (!done && sinceCancel.elapsed() < 5000)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        const qint64 cancelTookMs = sinceCancel.elapsed();
+        worker.join();
+        QVERIFY(waitedForThePipe);
+        QVERIFY2(cancelTookMs < 1000, qPrintable(QString::number(cancelTookMs)));
+        QVERIFY(!compared);
+        QCOMPARE(job.why(), QStringLiteral("cancelled"));
         QVERIFY(job.comparison().rows().isEmpty());
     }
 };

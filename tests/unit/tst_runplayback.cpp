@@ -5,6 +5,7 @@
 // next tool call, turn or error. A damaged recording plays what it has and lists what was
 // skipped. The seed is printed; SANDSCOPE_SEED repeats a run.
 
+#include "namedpipe.h"
 #include "playback/playbackpreparer.h"
 #include "playback/runplayback.h"
 #include "recordings/runrecording.h"
@@ -16,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -546,6 +548,57 @@ private slots:
         auto busy = std::make_unique<PlaybackPreparer>();
         busy->startFromEvents(run.events, run.clock, endOf(run));
         busy.reset();
+    }
+
+    // A named pipe whose writer has not come, or has gone quiet mid-run: cancel() ends the
+    // reading at once (finished(false, "")), and so does deleting the preparer.
+    void preparingFromAWaitingPipeCanBeCancelled_data()
+    {
+        QTest::addColumn<bool>("writerStays");
+        QTest::addColumn<bool>("byDeleting");
+        QTest::newRow("no writer yet, cancel()") << false << false;
+        QTest::newRow("a writer gone quiet, cancel()") << true << false;
+        QTest::newRow("no writer yet, preparer deleted") << false << true;
+    }
+
+    void preparingFromAWaitingPipeCanBeCancelled()
+    {
+        QFETCH(bool, writerStays);
+        QFETCH(bool, byDeleting);
+        QTemporaryDir dir;
+        const QString pipe = dir.filePath(QStringLiteral("run.jsonl"));
+        QVERIFY(test::makeNamedPipe(pipe));
+        std::unique_ptr<test::HeldPipeWriter> writer;
+        if (writerStays) {
+            QFile capture(dataDir() + QStringLiteral("/stream-subagent.jsonl"));
+            QVERIFY(capture.open(QIODevice::ReadOnly));
+            writer = std::make_unique<test::HeldPipeWriter>(pipe);
+            QVERIFY(writer->write(capture.read(4096).split('\n').mid(0, 3).join('\n') + '\n'));
+        }
+        const test::PipeRelease release(5000, [&] {
+            if (writer)
+                writer->close();
+            else
+                test::endForReaders(pipe);
+        });
+        auto preparer = std::make_unique<PlaybackPreparer>();
+        QSignalSpy finished(preparer.get(), &PlaybackPreparer::finished);
+        preparer->startFromFile(pipe, true);
+        QVERIFY(!finished.wait(300)); // it waits for the pipe
+        QElapsedTimer sinceCancel;
+        sinceCancel.start();
+        if (byDeleting) {
+            preparer.reset();
+            QVERIFY2(
+                sinceCancel.elapsed() < 1000, qPrintable(QString::number(sinceCancel.elapsed())));
+            return;
+        }
+        preparer->cancel();
+        QVERIFY(finished.wait(5000));
+        QVERIFY2(sinceCancel.elapsed() < 1000, qPrintable(QString::number(sinceCancel.elapsed())));
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QCOMPARE(finished.first().at(1).toString(), QString());
+        QVERIFY(!preparer->takeResult().index);
     }
 
     // A recording cut mid-line with a damaged entry plays every event it has and says which
