@@ -172,7 +172,7 @@ int runRemoteCommand(
                 inputReady->setEnabled(false); // until the server has taken some of it
         });
         QObject::connect(
-            input.get(), &RemoteStdin::pendingBytesChanged, &loop, [&, highWater](qint64 pending) {
+            input.get(), &RemoteStdin::pendingBytesChanged, &loop, [&](qint64 pending) {
                 if (pending <= highWater / 2 && !inputEnded && stopRequests == 0)
                     inputReady->setEnabled(true);
             });

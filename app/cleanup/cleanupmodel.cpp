@@ -196,7 +196,7 @@ QVariant CleanupModel::data(const QModelIndex &index, int role) const
         || (index.column() == MemberColumn
             && (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)))
         return memberAt(index);
-    return itemData(*itemAt(index), index.column(), role);
+    return cleanupItemData(*itemAt(index), index.column(), role);
 }
 
 QVariant CleanupModel::userData(const UserGroup &group, int column, int role) const
@@ -242,7 +242,7 @@ QVariant CleanupModel::userData(const UserGroup &group, int column, int role) co
     }
 }
 
-QVariant CleanupModel::itemData(const CleanupItem &item, int column, int role) const
+QVariant CleanupModel::cleanupItemData(const CleanupItem &item, int column, int role) const
 {
     switch (role) {
     case IsUserRole:
@@ -276,7 +276,7 @@ QVariant CleanupModel::itemData(const CleanupItem &item, int column, int role) c
         case LastActivityColumn:
             return item.lastActivityEpoch;
         default:
-            return itemData(item, column, Qt::DisplayRole);
+            return cleanupItemData(item, column, Qt::DisplayRole);
         }
     case Qt::DisplayRole:
         switch (column) {

@@ -82,7 +82,7 @@ private:
         qint64 deleteBytes = 0;
     };
     QVariant userData(const UserGroup &group, int column, int role) const;
-    QVariant itemData(const CleanupItem &item, int column, int role) const;
+    QVariant cleanupItemData(const CleanupItem &item, int column, int role) const;
 
     QVector<UserGroup> m_users;
     static QString groupKey(const QString &member, const QString &user)

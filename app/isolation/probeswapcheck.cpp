@@ -15,7 +15,7 @@ using probe::sendSpec;
 
 namespace {
 
-const QString made = QStringLiteral("sandscope-swap-made");
+const QString swapMadeMarker = QStringLiteral("sandscope-swap-made");
 constexpr int loopRounds = 5000; // longer than the attempts take; ended right after them
 
 } // namespace
@@ -28,7 +28,7 @@ ProbeSwapCheck::ProbeSwapCheck(ProbeContext &probe)
 QString ProbeSwapCheck::setupCommand(const QString &dir, const QString &ownText)
 {
     return QStringLiteral("mkdir -- %1 && printf %s %2 > %1/swap && echo %3")
-        .arg(shell::quote(dir), shell::quote(ownText), made);
+        .arg(shell::quote(dir), shell::quote(ownText), swapMadeMarker);
 }
 
 QString ProbeSwapCheck::loopCommand(
@@ -106,7 +106,7 @@ void ProbeSwapCheck::startLoop(const std::shared_ptr<ProbePair> &pair, CheckId c
     m_probe.calls.command(pair->b, setupCommand(dir, ownText),
         tr("setup: B makes a file of its own to swap"),
         [=](const Result<CommandOutput> &setup, const Evidence &setupEvidence) {
-            if (!setup.ok() || !setup.value.lines.join(QLatin1Char('\n')).contains(made)) {
+            if (!setup.ok() || !setup.value.lines.join(QLatin1Char('\n')).contains(swapMadeMarker)) {
                 m_probe.addResult(check, pair->actor, pair->target,
                     {Verdict::Error, tr("Precondition not met: B could not make its file.")},
                     earlier + QVector<Evidence> {setupEvidence});

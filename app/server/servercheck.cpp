@@ -16,7 +16,7 @@ namespace {
 // Markers keep the answer recognisable among anything else the account's shell or sudo
 // might print (login banners, warnings).
 const QString accountMarker = QStringLiteral("sandscope-account=");
-const QString homeMarker = QStringLiteral("sandscope-home=");
+const QString accountHomeMarker = QStringLiteral("sandscope-home=");
 const QString setupMarker = QStringLiteral("sandscope-setup=");
 const QString whoAmICommand = QStringLiteral(
     "printf 'sandscope-account=%s\\nsandscope-home=%s\\nsandscope-setup=%s\\n' \"$(id -un)\" "
@@ -150,7 +150,7 @@ void ServerCheck::checkUserAccount()
                 return;
             }
             m_report.observedAccount = markedValue(result.value.lines, accountMarker);
-            m_report.home = markedValue(result.value.lines, homeMarker);
+            m_report.home = markedValue(result.value.lines, accountHomeMarker);
             m_report.setup = markedValue(result.value.lines, setupMarker);
             if (m_report.observedAccount.isEmpty()) {
                 fail(checkError(ApiError::Kind::BadResponse,

@@ -118,7 +118,5 @@ private Q_SLOTS:
     }
 };
 
-Q_DECLARE_METATYPE(QVector<sandscope::FleetMemberStatus>)
-
 QTEST_GUILESS_MAIN(TestProbePlacement)
 #include "tst_probeplacement.moc"

@@ -75,7 +75,7 @@ ComparePage::ComparePage(QWidget *parent)
     m_ui->setupUi(this);
     m_ui->callsView->setModel(m_model);
     m_ui->callsView->setItemDelegate(new CompareDelegate(
-        [this](const QModelIndex &index) {
+        [](const QModelIndex &index) {
             return RunComparison::State(index.data(RunComparisonModel::StateRole).toInt());
         },
         this));

@@ -96,22 +96,21 @@ void RunSummaryBar::clear()
 
 void RunSummaryBar::setSummary(const RunSummary &summary, bool runEnded)
 {
-    using Status = RunModel::Status;
     const runfacts::Outcome outcome = runfacts::outcomeOf(summary, !runEnded);
     QString text = runfacts::outcomeText(summary, !runEnded);
     text[0] = text[0].toUpper();
     switch (outcome) {
     case runfacts::Outcome::Running:
-        setOutcome(text, Status::Running);
+        setOutcome(text, RunModel::Status::Running);
         break;
     case runfacts::Outcome::Succeeded:
-        setOutcome(text, Status::Ok);
+        setOutcome(text, RunModel::Status::Ok);
         break;
     case runfacts::Outcome::Failed:
-        setOutcome(text, Status::Error);
+        setOutcome(text, RunModel::Status::Error);
         break;
     case runfacts::Outcome::Interrupted:
-        setOutcome(text, Status::Interrupted);
+        setOutcome(text, RunModel::Status::Interrupted);
         break;
     }
 

@@ -236,7 +236,7 @@ void UsagePage::setMetric(int column)
         m_ui->metricCombo->setCurrentIndex(index);
 }
 
-int UsagePage::metric() const
+int UsagePage::chartMetric() const
 {
     return m_ui->metricCombo->currentData().toInt();
 }
@@ -389,7 +389,7 @@ void UsagePage::rebuildChart()
     m_categories.clear();
     m_values.clear();
     const UsageReport &report = m_model->report();
-    const int column = metric();
+    const int column = chartMetric();
     chart->setTitle(m_ui->metricCombo->currentText() + tr(" per day (UTC)"));
     // The latest days, each a category; a bar set per user.
     QList<QDate> days;

@@ -63,7 +63,7 @@ public:
     void setAllUsers(bool allUsers);
     // The UsageModel column the chart shows.
     void setMetric(int column);
-    int metric() const;
+    int chartMetric() const;
 
     UsageModel *model() const { return m_model; }
     UsageToolsModel *toolsModel() const { return m_toolsModel; }
