@@ -1,8 +1,10 @@
 #pragma once
 // Field readers over simdjson DOM objects shared by RunParser (events) and RunSummaryScanner
-// (the summary fast path), so both read numbers, booleans and usage the same way. Internal to
-// app/streamjson: includes simdjson.
+// (the summary fast path), so both read numbers, booleans and usage the same way. The readers
+// the summary uses take JsonLineView's objects too (the fast path reads most lines through it):
+// one definition for both. Internal to app/streamjson: includes simdjson.
 
+#include "streamjson/jsonlineview.h"
 #include "streamjson/runevents.h"
 
 #include <QDate>
@@ -29,6 +31,17 @@ template <size_t N> inline bool is(std::string_view text, const char (&name)[N])
     return text.size() == N - 1 && std::memcmp(text.data(), name, N - 1) == 0;
 }
 
+// The element and array types of an object type: simdjson's DOM, or JsonLineView's.
+template <typename Object> struct JsonOf;
+template <> struct JsonOf<simdjson::dom::object> {
+    using Element = simdjson::dom::element;
+    using Array = simdjson::dom::array;
+};
+template <> struct JsonOf<JsonLineView::Object> {
+    using Element = JsonLineView::Value;
+    using Array = JsonLineView::Array;
+};
+
 inline QString toQString(std::string_view text)
 {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -43,7 +56,7 @@ inline QString stringField(const simdjson::dom::object &o, std::string_view key)
     return toQString(value);
 }
 
-inline std::string_view stringView(const simdjson::dom::object &o, std::string_view key)
+template <typename Object> inline std::string_view stringView(const Object &o, std::string_view key)
 {
     std::string_view value;
     if (o.at_key(key).get(value) != simdjson::SUCCESS)
@@ -51,7 +64,7 @@ inline std::string_view stringView(const simdjson::dom::object &o, std::string_v
     return value;
 }
 
-inline bool boolField(const simdjson::dom::object &o, std::string_view key)
+template <typename Object> inline bool boolField(const Object &o, std::string_view key)
 {
     bool value = false;
     return o.at_key(key).get(value) == simdjson::SUCCESS && value;
@@ -59,7 +72,7 @@ inline bool boolField(const simdjson::dom::object &o, std::string_view key)
 
 // Numbers may come as int64, uint64 or double (costs, and some CLIs write 12.0); values out
 // of range are clamped instead of overflowing.
-inline qint64 integerValue(const simdjson::dom::element &value, qint64 fallback)
+template <typename Element> inline qint64 integerValue(const Element &value, qint64 fallback)
 {
     int64_t signedValue = 0;
     if (value.get(signedValue) == simdjson::SUCCESS)
@@ -135,7 +148,7 @@ inline qint64 isoTimeMs(std::string_view text)
     return time.isValid() ? time.toMSecsSinceEpoch() : -1;
 }
 
-inline int intValue(const simdjson::dom::element &element, int fallback)
+template <typename Element> inline int intValue(const Element &element, int fallback)
 {
     const qint64 value = integerValue(element, fallback);
     if (value > std::numeric_limits<int>::max())
@@ -169,7 +182,7 @@ inline constexpr double maxValidCost = 1e9;
 
 // A token count: a whole number from 0 to below maxValidCount. Anything else that is there
 // (negative, fractional, 1e308, 18 digits, not a number) counts as 0 and sets *invalid.
-inline qint64 countValue(const simdjson::dom::element &value, bool *invalid)
+template <typename Element> inline qint64 countValue(const Element &value, bool *invalid)
 {
     if (value.is_null())
         return 0;
@@ -187,9 +200,10 @@ inline qint64 countValue(const simdjson::dom::element &value, bool *invalid)
     return 0;
 }
 
-inline qint64 countField(const simdjson::dom::object &o, std::string_view key, bool *invalid)
+template <typename Object>
+inline qint64 countField(const Object &o, std::string_view key, bool *invalid)
 {
-    simdjson::dom::element value;
+    typename JsonOf<Object>::Element value;
     if (o.at_key(key).get(value) != simdjson::SUCCESS)
         return 0;
     return countValue(value, invalid);
@@ -197,7 +211,8 @@ inline qint64 countField(const simdjson::dom::object &o, std::string_view key, b
 
 // A cost in dollars: finite, from 0 to maxValidCost; false when missing or out of range, which
 // also sets *invalid.
-inline bool costValue(const simdjson::dom::element &element, double *out, bool *invalid)
+template <typename Element>
+inline bool costValue(const Element &element, double *out, bool *invalid)
 {
     if (element.is_null())
         return false;
@@ -211,10 +226,10 @@ inline bool costValue(const simdjson::dom::element &element, double *out, bool *
     return true;
 }
 
-inline bool costField(
-    const simdjson::dom::object &o, std::string_view key, double *out, bool *invalid)
+template <typename Object>
+inline bool costField(const Object &o, std::string_view key, double *out, bool *invalid)
 {
-    simdjson::dom::element element;
+    typename JsonOf<Object>::Element element;
     if (o.at_key(key).get(element) != simdjson::SUCCESS)
         return false;
     return costValue(element, out, invalid);
@@ -222,12 +237,12 @@ inline bool costField(
 
 // The four counts in one pass over the object, each the first member of its name (as at_key
 // finds it): one at_key per count walked the object four times.
-inline TokenUsage usageFrom(const simdjson::dom::object &usage)
+template <typename Object> inline TokenUsage usageFrom(const Object &usage)
 {
     TokenUsage result;
     result.present = true;
     bool seen[4] = {false, false, false, false};
-    auto take = [&](int which, const simdjson::dom::element &value, qint64 *out) {
+    auto take = [&](int which, const typename JsonOf<Object>::Element &value, qint64 *out) {
         if (seen[which])
             return;
         seen[which] = true;
@@ -248,10 +263,10 @@ inline TokenUsage usageFrom(const simdjson::dom::object &usage)
 }
 
 // model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
-inline void addModelUsage(const simdjson::dom::object &perModel, ResultInfo &result)
+template <typename Object> inline void addModelUsage(const Object &perModel, ResultInfo &result)
 {
     for (auto field : perModel) {
-        simdjson::dom::object usage;
+        Object usage;
         if (field.value.get(usage) != simdjson::SUCCESS)
             continue;
         TokenUsage model;

@@ -1,5 +1,6 @@
 #include "summaryscanner.h"
 
+#include "streamjson/jsonlineview.h"
 #include "streamjson/runsummary.h"
 #include "streamjson/simdjsonfields.h"
 #include "streamjson/streamjson.h"
@@ -15,10 +16,8 @@
 namespace sandscope {
 
 using jsonfields::boolField;
+using jsonfields::JsonOf;
 using jsonfields::stringView;
-using simdjson::dom::array;
-using simdjson::dom::element;
-using simdjson::dom::object;
 
 const size_t RunSummaryScanner::padding = simdjson::SIMDJSON_PADDING;
 
@@ -28,8 +27,12 @@ using jsonfields::retainedCapacity;
 
 // The members of a line the summary reads, each the first of its name as at_key finds it, read
 // in one pass over the object: at_key walks the object for every name it is asked (and to the
-// end for the missing ones), which was 11 % of `replay --summary` on 100 MB.
-struct ScannedLine {
+// end for the missing ones), which was 11 % of `replay --summary` on 100 MB. Over simdjson's
+// DOM or JsonLineView (the Object type), as every reader below.
+template <typename Object> struct ScannedLine {
+    using element = typename JsonOf<Object>::Element;
+    using object = Object;
+
     enum Member : unsigned {
         Type = 1,
         Timestamp = 2,
@@ -70,7 +73,7 @@ struct ScannedLine {
     bool hasTranscriptSessionId = false; // "sessionId", of any type
     bool apiErrorFlag = false; // is_api_error_message or isApiErrorMessage true
 
-    explicit ScannedLine(const object &line)
+    explicit ScannedLine(const Object &line)
     {
         unsigned seen = 0;
         auto first = [&seen](unsigned bit) {
@@ -159,15 +162,15 @@ struct ScannedLine {
 };
 
 // An API message's members the summary reads (the first of each name, as ScannedLine).
-struct ScannedMessage {
+template <typename Object> struct ScannedMessage {
     std::string_view id;
     std::string_view model;
-    array content;
-    object usage;
+    typename JsonOf<Object>::Array content;
+    Object usage;
     bool hasContent = false;
     bool hasUsage = false;
 
-    explicit ScannedMessage(const object &message)
+    explicit ScannedMessage(const Object &message)
     {
         bool seenId = false, seenModel = false, seenContent = false, seenUsage = false;
         for (const auto field : message) {
@@ -196,6 +199,7 @@ struct ScannedMessage {
 struct RunSummaryScanner::Impl {
     RunSummaryBuilder *builder;
     simdjson::dom::parser parser;
+    JsonLineView view {&parser}; // most lines; the others through the parser's DOM
     std::vector<char> copy; // scan(): the line followed by padding
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
@@ -214,18 +218,23 @@ struct RunSummaryScanner::Impl {
             return Line::Counted;
         }
         const std::string_view json = streamjson::jsonText(line);
-        object root;
+        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
+        // has no time of its own.
+        const bool ownTime = json.data() == line.data();
+        JsonLineView::Object viewRoot;
+        if (!json.empty() && view.read(json.data(), json.size(), &viewRoot)) {
+            const ScannedLine<JsonLineView::Object> fields(viewRoot);
+            return facts(viewRoot, fields, ownTime ? fields.timestamp : std::string_view());
+        }
+        simdjson::dom::object root;
         if (json.empty()
             || parser.parse(json.data(), json.size(), false).get(root) != simdjson::SUCCESS) {
             timeLine(-1);
             builder->addTurnContent(); // noise or corrupt: a raw node in the current turn
             return Line::Counted;
         }
-        // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
-        // has no time of its own.
-        const ScannedLine fields(root);
-        return facts(
-            root, fields, json.data() == line.data() ? fields.timestamp : std::string_view());
+        const ScannedLine<simdjson::dom::object> fields(root);
+        return facts(root, fields, ownTime ? fields.timestamp : std::string_view());
     }
 
     // Gives the builder the line's time: a recording's, set before; else its timestamp.
@@ -235,7 +244,8 @@ struct RunSummaryScanner::Impl {
         entryTimeMs = -1;
     }
 
-    Line facts(const object &line, const ScannedLine &fields, std::string_view stamp)
+    template <typename Object>
+    Line facts(const Object &line, const ScannedLine<Object> &fields, std::string_view stamp)
     {
         const std::string_view type = fields.type;
         if (fields.hasTranscriptSessionId || jsonfields::isTranscriptOnlyType(type))
@@ -248,10 +258,10 @@ struct RunSummaryScanner::Impl {
             builder->setSessionId(jsonfields::toQString(fields.sessionId));
         if (jsonfields::is(type, "assistant")) {
             if (fields.hasMessage)
-                assistant(fields, ScannedMessage(fields.message), thread.empty());
+                assistant(fields, ScannedMessage<Object>(fields.message), thread.empty());
         } else if (jsonfields::is(type, "user")) {
             if (fields.hasMessage)
-                user(ScannedMessage(fields.message), thread.empty());
+                user(ScannedMessage<Object>(fields.message), thread.empty());
         } else if (jsonfields::is(type, "result")) {
             result(fields);
         } else if (jsonfields::is(type, "stream_event")) {
@@ -264,7 +274,7 @@ struct RunSummaryScanner::Impl {
 
     // Which turn the line goes to, as RunModel places its events (RunParser's Transient
     // lines go nowhere; a result finds its turn in addResult).
-    void turnFacts(const object &line, const ScannedLine &fields)
+    template <typename Object> void turnFacts(const Object &line, const ScannedLine<Object> &fields)
     {
         const std::string_view type = fields.type;
         const std::string_view subtype = fields.subtype;
@@ -293,12 +303,12 @@ struct RunSummaryScanner::Impl {
     }
 
     // A task's status as RunParser::parseTask reads it.
-    void task(const object &line, std::string_view subtype)
+    template <typename Object> void task(const Object &line, std::string_view subtype)
     {
         std::string_view status = jsonfields::is(subtype, "task_started")
             ? std::string_view("running")
             : stringView(line, "status");
-        object patch;
+        Object patch;
         if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
             status = stringView(patch, "status");
         builder->addTask(
@@ -306,13 +316,13 @@ struct RunSummaryScanner::Impl {
     }
 
     // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
-    static bool streamEventUsage(const ScannedLine &fields)
+    template <typename Object> static bool streamEventUsage(const ScannedLine<Object> &fields)
     {
         if (!fields.hasEvent)
             return false;
-        const object &event = fields.event;
+        const Object &event = fields.event;
         const std::string_view eventType = stringView(event, "type");
-        object inner;
+        Object inner;
         if (jsonfields::is(eventType, "message_start"))
             return event.at_key("message").get(inner) == simdjson::SUCCESS
                 && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
@@ -320,7 +330,9 @@ struct RunSummaryScanner::Impl {
             && event.at_key("usage").get(inner) == simdjson::SUCCESS;
     }
 
-    void assistant(const ScannedLine &fields, const ScannedMessage &message, bool mainThread)
+    template <typename Object>
+    void assistant(
+        const ScannedLine<Object> &fields, const ScannedMessage<Object> &message, bool mainThread)
     {
         if (fields.apiErrorFlag || message.model == "<synthetic>") {
             builder->addApiError();
@@ -329,8 +341,8 @@ struct RunSummaryScanner::Impl {
             return; // no usage counted, as RunParser's ApiError
         }
         if (message.hasContent) {
-            for (element entry : message.content) {
-                object block;
+            for (const auto entry : message.content) {
+                Object block;
                 if (entry.get(block) != simdjson::SUCCESS)
                     continue;
                 const std::string_view blockType = stringView(block, "type");
@@ -350,12 +362,12 @@ struct RunSummaryScanner::Impl {
             addUsage(message.id, message.usage);
     }
 
-    void user(const ScannedMessage &message, bool mainThread)
+    template <typename Object> void user(const ScannedMessage<Object> &message, bool mainThread)
     {
         if (!message.hasContent)
             return; // missing, a string or something else: no tool results
-        for (element entry : message.content) {
-            object block;
+        for (const auto entry : message.content) {
+            Object block;
             if (entry.get(block) != simdjson::SUCCESS || stringView(block, "type") != "tool_result")
                 continue;
             builder->addToolResult(
@@ -363,20 +375,21 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    void result(const ScannedLine &fields)
+    template <typename Object> void result(const ScannedLine<Object> &fields)
     {
         ResultInfo info;
         info.subtype = jsonfields::toQString(fields.subtype);
         bool isError = false;
-        info.isError = fields.has(ScannedLine::IsError)
+        info.isError = fields.has(ScannedLine<Object>::IsError)
             && fields.isError.get(isError) == simdjson::SUCCESS && isError;
-        info.hasCost = fields.has(ScannedLine::TotalCostUsd)
+        info.hasCost = fields.has(ScannedLine<Object>::TotalCostUsd)
             && jsonfields::costValue(fields.totalCostUsd, &info.totalCostUsd, &info.invalidCost);
-        info.durationMs = fields.has(ScannedLine::DurationMs)
+        info.durationMs = fields.has(ScannedLine<Object>::DurationMs)
             ? jsonfields::integerValue(fields.durationMs, -1)
             : -1;
-        info.numTurns
-            = fields.has(ScannedLine::NumTurns) ? jsonfields::intValue(fields.numTurns, -1) : -1;
+        info.numTurns = fields.has(ScannedLine<Object>::NumTurns)
+            ? jsonfields::intValue(fields.numTurns, -1)
+            : -1;
         if (fields.hasUsage)
             info.usage = jsonfields::usageFrom(fields.usage);
         if (fields.hasSinceLastResult)
@@ -384,17 +397,18 @@ struct RunSummaryScanner::Impl {
         builder->addResult(info);
     }
 
-    void streamEvent(const ScannedLine &fields, std::string_view envelopeId)
+    template <typename Object>
+    void streamEvent(const ScannedLine<Object> &fields, std::string_view envelopeId)
     {
         if (!fields.hasEvent)
             return;
-        const object &event = fields.event;
+        const Object &event = fields.event;
         const std::string_view thread = fields.thread;
         const std::string_view eventType = stringView(event, "type");
         std::string_view messageId = fields.apiMessageId;
-        object usage;
+        Object usage;
         if (jsonfields::is(eventType, "message_start")) {
-            object message;
+            Object message;
             if (event.at_key("message").get(message) != simdjson::SUCCESS)
                 return;
             if (messageId.empty())
@@ -412,7 +426,7 @@ struct RunSummaryScanner::Impl {
         }
     }
 
-    void addUsage(std::string_view messageId, const object &usage)
+    template <typename Object> void addUsage(std::string_view messageId, const Object &usage)
     {
         builder->addMessageUsage(messageId, jsonfields::usageFrom(usage));
     }
@@ -452,6 +466,7 @@ void RunSummaryScanner::setLineTime(qint64 timeMs)
 
 void RunSummaryScanner::releaseLargeBuffers()
 {
+    m_impl->view.releaseLargeBuffers();
     if (m_impl->parser.capacity() > retainedCapacity) {
         const simdjson::error_code error = m_impl->parser.allocate(256 * 1024);
         Q_UNUSED(error)

@@ -8,8 +8,10 @@
 // free of overlaps, its marks sorted, and list exactly its failed calls as problems, also when
 // rebuilt from the finished run. The events, split by thread as a transcript's files would be, go
 // through SubagentMerger in batches: every event must come out once, each thread's in its own
-// order.
+// order. Each line must also hold JsonLineView's property (tests/support/jsonlineviewcheck.h):
+// what the view reads, the DOM parser accepts and reads the same.
 
+#include "jsonlineviewcheck.h"
 #include "recordings/runrecording.h"
 #include "runtree/runfilterproxy.h"
 #include "runtree/runmodel.h"
@@ -279,6 +281,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i == lines.size() - 1 && lines.at(i).isEmpty())
             break; // after the last "\n"
         const QByteArray &line = lines.at(i);
+        if (!sandscope::test::check(line).wrong.isEmpty())
+            std::abort(); // JsonLineView read a line otherwise than the DOM parser
         scanned = scanner.scan(std::string_view(line.constData(), size_t(line.size())))
             != sandscope::RunSummaryScanner::Line::NeedsEvents;
     }
