@@ -8,10 +8,11 @@
 //
 // It accepts only what it can read exactly as the DOM parser would: an object whose line has no
 // backslash (so no string needs unescaping), whose numbers are non-negative integers of up to
-// 18 digits or plain decimals (no sign, no exponent), nested less than 1,000 deep. Anything
-// else, valid or not, is Unsure: the caller parses that line with the DOM parser, which
-// decides. So a line it accepts is one the DOM parser accepts, and every value reads the same
-// (tests/unit/tst_jsonlineview.cpp, and the fuzzer, compare the two).
+// 18 digits or plain decimals of up to 64 characters (no sign, no exponent), fewer than 1,000
+// levels deep. Anything else, valid or not, it leaves (read() says false): the caller parses
+// that line with the DOM parser, which decides. So a line it accepts is one the DOM parser
+// accepts, and every value reads the same (tests/unit/tst_jsonlineview.cpp, and the fuzzer,
+// check this on every line; tests/support/jsonlineviewcheck.h).
 //
 // The types mirror the part of simdjson's DOM API the scanner reads (get, at_key, iteration),
 // so that the same field readers (simdjsonfields.h) serve both. Internal to app/streamjson:
