@@ -106,7 +106,8 @@ void ProbeSwapCheck::startLoop(const std::shared_ptr<ProbePair> &pair, CheckId c
     m_probe.calls.command(pair->b, setupCommand(dir, ownText),
         tr("setup: B makes a file of its own to swap"),
         [=](const Result<CommandOutput> &setup, const Evidence &setupEvidence) {
-            if (!setup.ok() || !setup.value.lines.join(QLatin1Char('\n')).contains(swapMadeMarker)) {
+            if (!setup.ok()
+                || !setup.value.lines.join(QLatin1Char('\n')).contains(swapMadeMarker)) {
                 m_probe.addResult(check, pair->actor, pair->target,
                     {Verdict::Error, tr("Precondition not met: B could not make its file.")},
                     earlier + QVector<Evidence> {setupEvidence});

@@ -67,6 +67,15 @@ constexpr int maxDepth = 1000; // levels read: fewer (the DOM parser: 1,023)
     return false;
 }
 
+// The value of an integer's digits (at most maxIntegerDigits: no overflow).
+int64_t integerOf(std::string_view digits)
+{
+    int64_t value = 0;
+    for (const char digit : digits)
+        value = value * 10 + (digit - '0');
+    return value;
+}
+
 } // namespace
 
 bool JsonLineView::read(const char *json, size_t length, Object *root)
@@ -197,10 +206,7 @@ simdjson::error_code JsonLineView::Value::get(int64_t &out) const
     const std::string_view digits = m_view->numberAt(m_token, &integer);
     if (!integer)
         return simdjson::INCORRECT_TYPE; // a decimal is a double, as in the DOM
-    int64_t value = 0;
-    for (const char digit : digits) // at most 18 digits: no overflow
-        value = value * 10 + (digit - '0');
-    out = value;
+    out = integerOf(digits);
     return simdjson::SUCCESS;
 }
 
@@ -222,9 +228,7 @@ simdjson::error_code JsonLineView::Value::get(double &out) const
     bool integer = false;
     const std::string_view text = m_view->numberAt(m_token, &integer);
     if (integer) { // as the DOM's get_double of an int64
-        int64_t value = 0;
-        get(value);
-        out = double(value);
+        out = double(integerOf(text));
         return simdjson::SUCCESS;
     }
     // Correctly rounded, as the DOM parser's number parsing is.
