@@ -21,19 +21,40 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 
-# Each phase's wall time, printed at the end so that growth shows from one run to the next.
-phase_names=() phase_seconds=() phase_started=$SECONDS phase_current=install
-phase() {
+# Each phase's wall time, printed at the end so that growth shows from one run to the next,
+# with how busy the cores were meanwhile (from /proc/stat): a phase that leaves them idle is
+# one that more parallelism would shorten.
+phase_names=() phase_seconds=() phase_busy=() phase_started=$SECONDS phase_current=install
+cpu_ticks() { # prints "<busy ticks> <all ticks>" of every core since boot
+  local _cpu user nice system idle iowait irq softirq steal _guests
+  read -r _cpu user nice system idle iowait irq softirq steal _guests </proc/stat 2>/dev/null ||
+    { echo "0 0"; return; }
+  local all=$((user + nice + system + idle + iowait + irq + softirq + steal))
+  echo "$((all - idle - iowait)) $all"
+}
+read -r phase_busy_start phase_all_start < <(cpu_ticks)
+end_phase() {
+  local busy all
+  read -r busy all < <(cpu_ticks)
   phase_names+=("$phase_current") phase_seconds+=($((SECONDS - phase_started)))
+  if [ $((all - phase_all_start)) -gt 0 ]; then
+    phase_busy+=("$(((busy - phase_busy_start) * 100 / (all - phase_all_start)))%")
+  else
+    phase_busy+=("?")
+  fi
+  phase_busy_start=$busy phase_all_start=$all
+}
+phase() {
+  end_phase
   phase_current=$1 phase_started=$SECONDS
   echo "=== $1"
 }
 print_phases() {
-  phase_names+=("$phase_current") phase_seconds+=($((SECONDS - phase_started)))
-  echo "=== phase times (wall clock)"
+  end_phase
+  echo "=== phase times (wall clock; cores busy meanwhile)"
   local i
   for i in "${!phase_names[@]}"; do
-    printf '  %-40s %5d s\n' "${phase_names[i]}" "${phase_seconds[i]}"
+    printf '  %-40s %5d s  %4s\n' "${phase_names[i]}" "${phase_seconds[i]}" "${phase_busy[i]}"
   done
   printf '  %-40s %5d s\n' "total (the background builds overlap)" "$SECONDS"
 }
@@ -114,7 +135,7 @@ wait_background_build() {
   fi
   tail -n 5 "build/$flavour-build.log" 2>/dev/null || true
   phase_names+=("($flavour: build, in the background)")
-  phase_seconds+=("$seconds")
+  phase_seconds+=("$seconds") phase_busy+=("")
   if [ "$status" -ne 0 ]; then
     cat "build/$flavour-build.log" 2>/dev/null || true
     echo "=== $flavour: build failed"
@@ -145,24 +166,26 @@ for i in "${!flavour_list[@]}"; do
     start_background_builds "${flavour_list[@]:1}"
   fi
   # The presets build only the integration suites a flavour runs (SANDSCOPE_INTEGRATION_TESTS).
+  # One suite more than there are cores: most integration suites spend their time waiting on
+  # servers and on the CLI, and a core left idle while they wait is time the run waits too.
+  test_jobs=$((jobs + 1))
   case $flavour in
     qt6)
       if [ $# -gt 0 ]; then # a selection of the caller's
-        ctest --preset "$flavour" -j "$jobs" "$@"
-      else # the protocol and terminal suites against the primary version only
-        ctest --preset "$flavour" -j "$jobs" -LE integration
-        ctest --preset "$flavour" -j "$jobs" -R \
-          "^(integration_openterminal_${OPEN_TERMINAL_VERSION}_(single|multi)|integration_(terminal|followchannel)_${OPEN_TERMINAL_VERSION})\$"
+        ctest --preset "$flavour" -j "$test_jobs" "$@"
+      else # the protocol and terminal suites against the primary version only, in one pass
+        ctest --preset "$flavour" -j "$test_jobs" \
+          -E "^integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}(_single|_multi)?\$"
       fi
       ;;
     asan)
       # Sanitizers need one pass over the client code: the server-version matrix of the
       # protocol suite, the legacy versions of the per-version suites and the isolation probe
       # (the same client calls again) are left to qt5.
-      ctest --preset "$flavour" -j "$jobs" "$@" \
+      ctest --preset "$flavour" -j "$test_jobs" "$@" \
         -E "integration_openterminal_|integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
       ;;
-    *) ctest --preset "$flavour" -j "$jobs" "$@" ;;
+    *) ctest --preset "$flavour" -j "$test_jobs" "$@" ;;
   esac
   if [ "$flavour" = qt5 ]; then
     phase "$flavour: package"
