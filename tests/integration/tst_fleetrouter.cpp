@@ -145,7 +145,13 @@ private Q_SLOTS:
         terminal.close();
     }
 
-    // Last: the router learns a fourth member.
+    // Last: the router learns a fourth member. Consistent hashing moves users only to the new
+    // member (a modulo hash would move about three quarters of them, to every member). How
+    // many of 24 move is chance: the new member's share of nginx's ring (160 points per
+    // member, on ports picked at run time) is about a quarter, and 24 users are a sample of
+    // it. The bounds are those chance keeps: 13 or more of 24 move in 3 % of runs at a share
+    // of a third (this test failed once so), 17 or more in 0.02 %; and when none of the
+    // 24 moved (0.1 % at a quarter), up to 24 more users are asked for one that reaches it.
     void aFourthMemberMovesAboutAQuarterOfTheUsers()
     {
         QHash<QString, QString> before;
@@ -165,7 +171,13 @@ private Q_SLOTS:
         }
         qInfo("a fourth member: %d of %d users now reach another member (1/4 would be %d)", moved,
             int(before.size()), int(before.size()) / 4);
-        QVERIFY2(moved > 0 && moved <= int(before.size()) / 2, qPrintable(QString::number(moved)));
+        QVERIFY2(moved <= int(before.size()) * 2 / 3, qPrintable(QString::number(moved)));
+        bool newMemberReached = moved > 0;
+        for (int i = 0; i < 24 && !newMemberReached; ++i) {
+            const QString userId = QStringLiteral("late%1").arg(i) + randomToken(4, true);
+            newMemberReached = memberOf(userId) == m_members[3].name;
+        }
+        QVERIFY2(newMemberReached, "no user reaches the fourth member");
     }
 };
 
