@@ -235,6 +235,8 @@ private Q_SLOTS:
     void unfilteringFoldsBackToTheTurnsWithTheCurrentNodeShown();
     void followModeTurnsOffWhenScrolledUpAndOnAtTheBottom();
     void earlierTurnsFoldOnlyWhileFollowing();
+    void callsOpenedInATurnFoldWithItOnlyWhileFollowing_data();
+    void callsOpenedInATurnFoldWithItOnlyWhileFollowing();
     void liveLinesAreRecordedBeforeTheyAreShown();
     void runControlsAreDisabledPlaceholders();
     void fileNodesLinkToTheirAbsolutePath();
@@ -919,6 +921,48 @@ void TestRunPage::earlierTurnsFoldOnlyWhileFollowing()
     // Not following: nothing the user may be reading is folded.
     QVERIFY(tree->isExpanded(page.proxy()->index(1, 0, run)));
     QVERIFY(tree->isExpanded(page.proxy()->index(2, 0, run)));
+}
+
+void TestRunPage::callsOpenedInATurnFoldWithItOnlyWhileFollowing_data()
+{
+    QTest::addColumn<bool>("following");
+    QTest::newRow("following") << true;
+    QTest::newRow("not following") << false;
+}
+
+// A call the page opened (its first child arrived) folds with its turn while following, so
+// the tree keeps no open row per call of a long run; not following, it stays open.
+void TestRunPage::callsOpenedInATurnFoldWithItOnlyWhileFollowing()
+{
+    QFETCH(bool, following);
+    RunPage page;
+    LiveLines live(&page);
+    page.resize(900, 500);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QTreeView *tree = page.treeView();
+    QString agentId;
+    for (const QByteArray &line : captureLines(QStringLiteral("stream-subagent.jsonl"))) {
+        live.append(line, 1000);
+        const QString parent = objectOf(line).value(QLatin1String("parent_tool_use_id")).toString();
+        if (!parent.isEmpty())
+            agentId = parent;
+    }
+    page.flushEvents();
+    QVERIFY(!agentId.isEmpty());
+    const QPersistentModelIndex agent = findTool(page.proxy(), agentId);
+    QVERIFY(agent.isValid());
+    QTRY_VERIFY(tree->isExpanded(agent));
+
+    page.setFollowing(following);
+    for (const QByteArray &line : captureLines(QStringLiteral("stream-basic.jsonl")))
+        live.append(line, 2000);
+    page.flushEvents();
+    const QModelIndex run = page.proxy()->index(0, 0);
+    QCOMPARE(page.proxy()->rowCount(run), 2);
+    QTRY_VERIFY(tree->isExpanded(page.proxy()->index(1, 0, run)));
+    QCOMPARE(tree->isExpanded(agent.parent()), !following);
+    QCOMPARE(tree->isExpanded(agent), !following);
 }
 
 void TestRunPage::liveLinesAreRecordedBeforeTheyAreShown()

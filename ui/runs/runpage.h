@@ -278,6 +278,8 @@ private:
     RunPageSearch *m_search = nullptr;
     QList<QPersistentModelIndex> m_pendingExpand;
     QList<QPersistentModelIndex> m_autoExpandedTurns;
+    // The calls opened here since the current turn started (they fold with their turn).
+    QList<QPersistentModelIndex> m_autoExpandedCalls;
     bool m_pendingScroll = false;
 
     LiveChat *m_chat = nullptr; // stop, follow-ups, new chat and the attachment uploads
