@@ -64,6 +64,20 @@ void RecordingLoader::start(int sliceBudgetMs)
 
 void RecordingLoader::work(int sliceBudgetMs)
 {
+    parseSlices(sliceBudgetMs);
+    // What comes back from now on is freed by the loader's thread.
+    std::vector<RunEventBatch> givenBack;
+    {
+        std::lock_guard<std::mutex> lock(m_control.mutex);
+        m_control.workerEnded = true;
+        givenBack.swap(m_control.givenBack);
+        for (const RunEventBatch &batch : givenBack)
+            m_control.freedByWorker += batch.size();
+    }
+}
+
+void RecordingLoader::parseSlices(int sliceBudgetMs)
+{
     Control &control = m_control;
     // The parser's tables (every call's id) are many small blocks: built and freed here, off
     // the loader's thread.
@@ -91,9 +105,21 @@ void RecordingLoader::work(int sliceBudgetMs)
     while (!done) {
         {
             std::unique_lock<std::mutex> lock(control.mutex);
-            control.wake.wait(lock, [&control] {
-                return control.stop.load() || (!control.paused && control.inFlight < inFlightLimit);
-            });
+            for (;;) {
+                control.wake.wait(lock, [&control] {
+                    return control.stop.load() || !control.givenBack.empty()
+                        || (!control.paused && control.inFlight < inFlightLimit);
+                });
+                if (control.givenBack.empty())
+                    break;
+                std::vector<RunEventBatch> givenBack;
+                givenBack.swap(control.givenBack);
+                for (const RunEventBatch &batch : givenBack)
+                    control.freedByWorker += batch.size();
+                lock.unlock();
+                givenBack.clear(); // freed here, in the arena they were allocated in
+                lock.lock();
+            }
         }
         if (control.stop.load())
             return; // cancelled: the loader has said so already
@@ -195,6 +221,24 @@ void RecordingLoader::resume()
         m_control.paused = false;
     }
     m_control.wake.notify_one();
+}
+
+void RecordingLoader::giveBack(RunEventBatch &&events)
+{
+    RunEventBatch mine = std::move(events);
+    {
+        std::lock_guard<std::mutex> lock(m_control.mutex);
+        if (!m_worker.joinable() || m_control.workerEnded || m_control.stop.load())
+            return; // freed here, on leaving
+        m_control.givenBack.push_back(std::move(mine));
+    }
+    m_control.wake.notify_one();
+}
+
+qint64 RecordingLoader::eventsFreedByWorker() const
+{
+    std::lock_guard<std::mutex> lock(m_control.mutex);
+    return m_control.freedByWorker;
 }
 
 qsizetype RecordingLoader::eventsOnTheirWay() const

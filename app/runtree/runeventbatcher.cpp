@@ -43,7 +43,7 @@ void RunEventBatcher::flush()
     }
     QElapsedTimer cost;
     cost.start();
-    for (; !m_pending.empty(); m_pending.pop_front(), m_next = 0) {
+    for (; !m_pending.empty(); retireFront(), m_next = 0) {
         const RunEvent *events = std::as_const(m_pending.front()).constData();
         m_model->addEventRange(events + m_next, events + m_pending.front().size());
     }
@@ -100,7 +100,7 @@ void RunEventBatcher::applyDue()
         sinceClock += count;
         noteApplied(count);
         if (m_next == front.size()) {
-            m_pending.pop_front();
+            retireFront();
             m_next = 0;
         }
     }
@@ -126,6 +126,18 @@ void RunEventBatcher::applyDue()
         if (hasPending() && !m_timer.isActive())
             m_timer.start(m_draining ? drainGapMs : gapMs);
     });
+}
+
+void RunEventBatcher::setSpentBatchSink(std::function<void(RunEventBatch &&)> sink)
+{
+    m_spentSink = std::move(sink);
+}
+
+void RunEventBatcher::retireFront()
+{
+    if (m_spentSink)
+        m_spentSink(std::move(m_pending.front()));
+    m_pending.pop_front();
 }
 
 void RunEventBatcher::noteApplied(qsizetype count)

@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
 
 namespace sandscope {
 
@@ -56,6 +57,9 @@ public:
     // What the last batch cost after it was applied, in later event loop turns (a view laying
     // out its rows): counted with the batch's own cost for the interval to the next one.
     void setFollowUpCostMs(qint64 ms);
+    // Where each enqueued batch goes once applied (RecordingLoader::giveBack: its thread frees
+    // what it allocated); none: freed here.
+    void setSpentBatchSink(std::function<void(sandscope::RunEventBatch &&)> sink);
 
 Q_SIGNALS:
     // The model took a batch. Emitted synchronously; the handlers' time counts toward the
@@ -70,6 +74,7 @@ private:
     void applyDue();
     void setIntervalFrom(qint64 costMs);
     void noteApplied(qsizetype count);
+    void retireFront();
 
     RunModel *m_model;
     std::deque<RunEventBatch> m_pending; // as enqueued, none empty
@@ -80,6 +85,7 @@ private:
     QTimer m_timer;
     int m_intervalMs = minIntervalMs;
     qint64 m_lastCostMs = 0; // the last batch's, in its own turn
+    std::function<void(RunEventBatch &&)> m_spentSink;
 };
 
 } // namespace sandscope

@@ -4,7 +4,8 @@
 // are bounded while the loader's thread is busy; cancelling ends the load at once, also while
 // paused or while the worker waits on a pipe; deleting a loader mid-load waits for nothing
 // longer than a slice. A named pipe without a writer is opened by the worker, so open()
-// returns at once and a cancel still ends the wait.
+// returns at once and a cancel still ends the wait. Events given back are freed by the worker
+// while it runs.
 
 #include "capturelines.h"
 #include "namedpipe.h"
@@ -174,6 +175,40 @@ private Q_SLOTS:
 
     // The loader's thread busy (a long layout, say): the worker stops once inFlightLimit
     // events wait for it, instead of reading the whole file into memory.
+    // Events given back while the worker runs are freed by it (it allocated them), also while
+    // it is paused; given back after it ended, they are freed by the loader's thread.
+    void eventsGivenBackAreFreedByTheWorkerWhileItRuns()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("giveback.rec"));
+        QVERIFY(writeRecording(path, QStringLiteral("stream-subagent.jsonl"), 100, nullptr));
+        const SyncRead expected = readSynchronously(path);
+        RecordingLoader loader;
+        QVERIFY(loader.open(path));
+        qint64 givenBack = 0;
+        RunEventBatch kept;
+        connect(&loader, &RecordingLoader::eventsReady, this, [&](const RunEventBatch &batch) {
+            loader.pause(); // the worker waits: what comes back wakes it
+            if (kept.isEmpty()) {
+                kept = batch;
+            } else {
+                givenBack += batch.size();
+                loader.giveBack(RunEventBatch(batch));
+            }
+            QTimer::singleShot(2, &loader, [&loader] { loader.resume(); });
+        });
+        QSignalSpy finished(&loader, &RecordingLoader::finished);
+        loader.start(1);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QCOMPARE(givenBack + kept.size(), expected.events);
+        // Some may come back after the worker's last slice, before finished(): freed here.
+        const qint64 byWorker = loader.eventsFreedByWorker();
+        QVERIFY2(byWorker > 0 && byWorker <= givenBack,
+            qPrintable(QStringLiteral("%1 of %2").arg(byWorker).arg(givenBack)));
+        loader.giveBack(std::move(kept));
+        QCOMPARE(loader.eventsFreedByWorker(), byWorker);
+    }
+
     void eventsOnTheirWayAreBoundedWhileTheLoadersThreadIsBusy()
     {
         const QString path = m_dir.filePath(QStringLiteral("busy.rec"));

@@ -1,7 +1,8 @@
 // RunEventBatcher: events reach the model only in batches (on its timer or an explicit flush),
 // one model update per batch, and an expensive batch makes the next one wait longer; a
 // backlog is worked off in budgeted slices, in order, and drain() ends with drained() once,
-// also when a flush takes the rest; a full backlog is signalled drained once down to half.
+// also when a flush takes the rest; a full backlog is signalled drained once down to half;
+// each batch goes to the spent-batch sink once it is applied.
 
 #include "runtree/runeventbatcher.h"
 #include "runtree/runmodel.h"
@@ -181,6 +182,39 @@ private Q_SLOTS:
         RunModel reference;
         reference.addEvents(events);
         QCOMPARE(toolIds(model), toolIds(reference));
+    }
+
+    // Each enqueued batch reaches the spent-batch sink once, whole, in order, and only after
+    // its last event is in the model: across budgeted slices and a final flush.
+    void eachBatchGoesToTheSinkOnceAfterItIsApplied()
+    {
+        const RunEventBatch events = manyCalls(1500);
+        RunModel model;
+        RunEventBatcher batcher(&model);
+        connect(&model, &RunModel::rowsInserted, this, [] { QThread::msleep(1); });
+        QList<RunEventBatch> enqueued;
+        for (int first = 0; first < events.size(); first += 77) {
+            enqueued.append(events.mid(first, 77));
+            batcher.enqueue(enqueued.last());
+        }
+        QList<RunEventBatch> spent;
+        bool appliedFirst = true;
+        batcher.setSpentBatchSink([&](RunEventBatch &&batch) {
+            const RunEvent &last = batch.constLast();
+            appliedFirst = appliedFirst
+                && (last.kind != RunEvent::ToolResult
+                    || model.indexForToolUseId(last.toolUseId).isValid());
+            spent.append(std::move(batch));
+        });
+        batcher.drain();
+        QTRY_VERIFY_WITH_TIMEOUT(!spent.isEmpty(), 10000);
+        QVERIFY(batcher.hasPending()); // 1,500 calls at 1 ms each: seconds of slices
+        QVERIFY(spent.size() < enqueued.size()); // the ones still pending are kept
+        batcher.flush();
+        QCOMPARE(spent.size(), enqueued.size());
+        for (int i = 0; i < spent.size(); ++i) // the same batches (shared, never copied)
+            QVERIFY(spent.at(i).constData() == enqueued.at(i).constData());
+        QVERIFY(appliedFirst);
     }
 
     // What a slice sets off at once (a view's delayed layout is a zero timer) runs in an event

@@ -453,6 +453,11 @@ bool RunPage::openFile(const QString &path, QString *errorMessage)
     connect(reader, &RecordingLoader::progress, this, &RunPage::showLoadProgress);
     connect(reader, &RecordingLoader::finished, this, &RunPage::onLoadFinished);
     connect(m_batcher, &RunEventBatcher::backlogDrained, reader, &RecordingLoader::resume);
+    m_batcher->setSpentBatchSink(
+        [reader = QPointer<RecordingLoader>(reader)](RunEventBatch &&events) {
+            if (reader)
+                reader->giveBack(std::move(events));
+        });
     m_ui->loadLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_ui->loadProgress->setValue(0);
     m_ui->loadPanel->show();
@@ -613,6 +618,7 @@ void RunPage::onLoadFinished(bool completed)
         return;
     }
     m_drainingLoad = false;
+    m_batcher->setSpentBatchSink({}); // the reader's worker has ended
     RecordingLoader *reader = m_reader;
     m_ui->loadPanel->hide();
     QStringList notes;
