@@ -173,8 +173,6 @@ private Q_SLOTS:
         QCOMPARE(events, expected.events);
     }
 
-    // The loader's thread busy (a long layout, say): the worker stops once inFlightLimit
-    // events wait for it, instead of reading the whole file into memory.
     // Events given back while the worker runs are freed by it (it allocated them), also while
     // it is paused; given back after it ended, they are freed by the loader's thread.
     void eventsGivenBackAreFreedByTheWorkerWhileItRuns()
@@ -209,6 +207,8 @@ private Q_SLOTS:
         QCOMPARE(loader.eventsFreedByWorker(), byWorker);
     }
 
+    // The loader's thread busy (a long layout, say): the worker stops once inFlightLimit
+    // events wait for it, instead of reading the whole file into memory.
     void eventsOnTheirWayAreBoundedWhileTheLoadersThreadIsBusy()
     {
         const QString path = m_dir.filePath(QStringLiteral("busy.rec"));
