@@ -66,14 +66,22 @@ void RecordingLoader::work(int sliceBudgetMs)
 {
     parseSlices(sliceBudgetMs);
     // What comes back from now on is freed by the loader's thread.
-    std::vector<RunEventBatch> givenBack;
+    std::vector<RunEventBatch> givenBack; // freed on leaving, here
     {
         std::lock_guard<std::mutex> lock(m_control.mutex);
         m_control.workerEnded = true;
-        givenBack.swap(m_control.givenBack);
-        for (const RunEventBatch &batch : givenBack)
-            m_control.freedByWorker += batch.size();
+        givenBack = takeGivenBack();
     }
+}
+
+// With the control's mutex held; the caller frees them (on the worker).
+std::vector<RunEventBatch> RecordingLoader::takeGivenBack()
+{
+    std::vector<RunEventBatch> givenBack;
+    givenBack.swap(m_control.givenBack);
+    for (const RunEventBatch &batch : givenBack)
+        m_control.freedByWorker += batch.size();
+    return givenBack;
 }
 
 void RecordingLoader::parseSlices(int sliceBudgetMs)
@@ -112,10 +120,7 @@ void RecordingLoader::parseSlices(int sliceBudgetMs)
                 });
                 if (control.givenBack.empty())
                     break;
-                std::vector<RunEventBatch> givenBack;
-                givenBack.swap(control.givenBack);
-                for (const RunEventBatch &batch : givenBack)
-                    control.freedByWorker += batch.size();
+                std::vector<RunEventBatch> givenBack = takeGivenBack();
                 lock.unlock();
                 givenBack.clear(); // freed here, in the arena they were allocated in
                 lock.lock();

@@ -100,6 +100,7 @@ private:
     };
     void work(int sliceBudgetMs); // the worker thread
     void parseSlices(int sliceBudgetMs);
+    std::vector<RunEventBatch> takeGivenBack();
     void deliver(const RunEventBatch &events, qint64 bytesRead);
     void end(bool completed, const QStringList &problems, const QString &readError,
         qint64 lastArrivalMs, qint64 bytesRead);
