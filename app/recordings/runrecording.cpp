@@ -661,6 +661,7 @@ bool RecordingReader::summarize(RunSummaryBuilder *builder, qint64 *lines, qint6
     if (m_format != Format::StreamJson && m_format != Format::Recording)
         return false;
     RunSummaryScanner scanner(builder);
+    builder->reserveForInput(m_totalBytes); // 0 for a pipe: it grows as it reads
     auto take = [&](int scanned) {
         if (scanned < 0)
             return false;

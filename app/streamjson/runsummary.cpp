@@ -74,6 +74,20 @@ void RunSummaryBuilder::setSessionId(const QString &sessionId)
         m_summary.sessionId = sessionId;
 }
 
+void RunSummaryBuilder::reserveForInput(qint64 bytes)
+{
+    // Runs hold a turn, an API response or a call per 5 to 10 KB (the captures in tests/data);
+    // one of each per 2 KiB leaves room for denser ones, and the cap keeps a huge file's
+    // reservation to tens of megabytes of address space. Ids are about 30 bytes.
+    constexpr qint64 bytesPerEntry = 2048;
+    constexpr qint64 maxEntries = 1 << 20;
+    constexpr size_t idBytes = 32;
+    const size_t entries = size_t(std::clamp<qint64>(bytes / bytesPerEntry, 0, maxEntries));
+    m_turns.reserve(entries);
+    m_calls.reserve(entries, entries * idBytes);
+    m_messageUsage.reserve(entries, entries * idBytes);
+}
+
 // The counts summary() gives are kept as ids arrive (a result may come before its call), so
 // that a summary after every batch of a 1 GB run does not walk every call.
 void RunSummaryBuilder::addToolUse(std::string_view toolUseId)

@@ -79,6 +79,11 @@ public:
     void add(const RunEvent &event);
     void add(const RunEventBatch &events);
 
+    // Expects about `bytes` of input (a file read whole): reserves room for the turns and ids
+    // such input holds, so that the tables do not copy themselves as they grow. Address space
+    // mostly: a page costs only once it is used.
+    void reserveForInput(qint64 bytes);
+
     // What add(event) does for the events that count, without building a RunEvent (the
     // summary fast path, RunSummaryScanner). Ids are UTF-8, only read during the call.
     bool hasSessionId() const { return !m_summary.sessionId.isEmpty(); }

@@ -61,6 +61,20 @@ public:
         return const_cast<Value *>(static_cast<const FlatIdTable *>(this)->find(id));
     }
 
+    // Room for `entries` ids of `keyBytes` bytes in all, so that inserting them neither copies
+    // the entries and ids to a larger array (touching fresh pages twice) nor rehashes. The
+    // slots are filled now; the entries and ids take address space, pages only when used.
+    void reserve(size_t entries, size_t keyBytes)
+    {
+        m_entries.reserve(entries);
+        m_keys.reserve(keyBytes);
+        size_t slotCount = m_slots.empty() ? 64 : m_slots.size();
+        while (entries * 4 > slotCount * 3)
+            slotCount *= 2;
+        if (slotCount > m_slots.size())
+            rehash(slotCount);
+    }
+
     bool contains(std::string_view id) const { return find(id) != nullptr; }
     qint64 size() const { return qint64(m_entries.size()); }
     bool isEmpty() const { return m_entries.empty(); }
@@ -87,9 +101,11 @@ private:
                 || std::memcmp(m_keys.data() + entry.keyOffset, id.data(), id.size()) == 0);
     }
 
-    void grow()
+    void grow() { rehash(m_slots.empty() ? 64 : m_slots.size() * 2); }
+
+    void rehash(size_t slotCount)
     {
-        std::vector<uint64_t> table(m_slots.empty() ? 64 : m_slots.size() * 2, 0);
+        std::vector<uint64_t> table(slotCount, 0);
         const size_t mask = table.size() - 1;
         for (size_t index = 0; index < m_entries.size(); ++index) {
             const Entry &entry = m_entries[index];

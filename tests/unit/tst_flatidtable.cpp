@@ -1,6 +1,8 @@
 // FlatIdTable (util/flatidtable.h) holds the same ids and values as a QHash fed the same
-// inserts, under seeded random ids that make it grow many times, ids that differ only in their
-// last byte or in their length, the empty id, ids holding NUL bytes and a long id.
+// inserts, under seeded random ids that make it grow many times (also after reserving room for
+// fewer or more ids, at the start or with ids held), ids that differ only in their last byte or
+// in their length, the empty id, ids holding NUL bytes and a long id; the entries it reserved
+// room for stay where they are.
 
 #include "util/flatidtable.h"
 
@@ -29,15 +31,23 @@ private slots:
     {
         QTest::addColumn<quint32>("seed");
         QTest::addColumn<int>("distinct"); // how many ids the inserts draw from
-        QTest::newRow("few ids, many repeats") << 1u << 50;
-        QTest::newRow("grows many times") << 2u << 40000;
-        QTest::newRow("grows, other seed") << 3u << 40000;
+        QTest::addColumn<int>("reserved"); // room reserved for this many ids (0: none)
+        QTest::addColumn<int>("reserveAtStep"); // after this many steps
+        QTest::newRow("few ids, many repeats") << 1u << 50 << 0 << 0;
+        QTest::newRow("grows many times") << 2u << 40000 << 0 << 0;
+        QTest::newRow("grows, other seed") << 3u << 40000 << 0 << 0;
+        QTest::newRow("room for all, reserved first") << 4u << 40000 << 50000 << 0;
+        QTest::newRow("room for some, grows past it") << 5u << 40000 << 3000 << 0;
+        QTest::newRow("room reserved with ids held") << 6u << 40000 << 60000 << 20000;
+        QTest::newRow("less room than held") << 7u << 40000 << 100 << 20000;
     }
 
     void holdsWhatAHashHolds()
     {
         QFETCH(quint32, seed);
         QFETCH(int, distinct);
+        QFETCH(int, reserved);
+        QFETCH(int, reserveAtStep);
         QRandomGenerator random(seed);
         FlatIdTable<qint64> table;
         QHash<QByteArray, qint64> reference;
@@ -51,6 +61,8 @@ private slots:
             return id;
         };
         for (int step = 0; step < 60000; ++step) {
+            if (reserved > 0 && step == reserveAtStep)
+                table.reserve(size_t(reserved), size_t(reserved) * 16);
             const QByteArray id = idOf(int(random.bounded(distinct)));
             if (random.bounded(3) == 0) {
                 const qint64 *found = table.find(viewOf(id));
@@ -74,6 +86,23 @@ private slots:
         }
         for (int n = distinct; n < distinct + 1000; ++n) // some are ids held, most are not
             QCOMPARE(table.contains(viewOf(idOf(n))), reference.contains(idOf(n)));
+    }
+
+    // What reserve() is for: inserting as many ids as it made room for moves no entry.
+    void entriesStayWhereTheyAreWhileTheReservedRoomLasts()
+    {
+        constexpr int room = 5000;
+        FlatIdTable<qint64> table;
+        table.reserve(room, room * 16);
+        auto idOf = [](int n) -> QByteArray {
+            return "toolu_" + QByteArray::number(n);
+        };
+        const qint64 *first = &table.insert(viewOf(idOf(0)));
+        for (int n = 1; n < room; ++n)
+            table.insert(viewOf(idOf(n))) = n;
+        QCOMPARE(table.find(viewOf(idOf(0))), first);
+        for (int n = 0; n < room; ++n)
+            QCOMPARE(*table.find(viewOf(idOf(n))), qint64(n));
     }
 
     void tellsApartIdsThatDifferInOneByteOrTheirLength()

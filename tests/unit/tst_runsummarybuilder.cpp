@@ -1,6 +1,8 @@
 // RunSummaryBuilder keeps its call counts and message token totals as ids arrive. Checked
 // against counts made over the same ids afterwards, under seeded random orders in which results
-// come before their calls, ids repeat, and a message's usage is reported more than once.
+// come before their calls, ids repeat, and a message's usage is reported more than once; also
+// after reserving room for input that holds fewer ids than come (the tables grow past it) or
+// many more.
 
 #include "streamjson/runsummary.h"
 #include "testing.h"
@@ -25,15 +27,22 @@ private slots:
 void TestRunSummaryBuilder::countsEqualACountOverTheIds_data()
 {
     QTest::addColumn<quint32>("seed");
+    QTest::addColumn<qint64>("reservedFor"); // reserveForInput's bytes (-1: not called)
     for (quint32 seed = 1; seed <= 8; ++seed)
-        QTest::newRow(qPrintable(QStringLiteral("seed %1").arg(seed))) << seed;
+        QTest::newRow(qPrintable(QStringLiteral("seed %1").arg(seed))) << seed << qint64(-1);
+    QTest::newRow("room for a few ids") << 9u << qint64(20 * 1024);
+    QTest::newRow("room for far more") << 10u << (qint64(1) << 30);
+    QTest::newRow("a pipe's size") << 11u << qint64(0);
 }
 
 void TestRunSummaryBuilder::countsEqualACountOverTheIds()
 {
     QFETCH(quint32, seed);
+    QFETCH(qint64, reservedFor);
     QRandomGenerator random(seed);
     RunSummaryBuilder builder;
+    if (reservedFor >= 0)
+        builder.reserveForInput(reservedFor);
     QSet<QByteArray> calls;
     QSet<QByteArray> answered;
     QSet<QByteArray> failed;
