@@ -24,11 +24,28 @@ namespace sandscope::jsonfields {
 // back, so one huge tool result does not pin hundreds of megabytes for the rest of a session.
 inline constexpr size_t retainedCapacity = size_t(4) * 1024 * 1024;
 
-// Whether text is the literal `name`: a length check and a memcmp of a constant size, which the
-// compiler inlines (string_view's == went through an out-of-line call per member name read).
+// Whether text is the literal `name`: a length check, then the bytes compared as a few words
+// (overlapping ones for the last), the literal's words being constants. GCC 12 calls memcmp
+// for a constant size above 8 bytes, and most member names the summary path reads are longer.
 template <size_t N> inline bool is(std::string_view text, const char (&name)[N])
 {
-    return text.size() == N - 1 && std::memcmp(text.data(), name, N - 1) == 0;
+    constexpr size_t length = N - 1;
+    if (text.size() != length)
+        return false;
+    const char *bytes = text.data();
+    if constexpr (length < 8) {
+        return std::memcmp(bytes, name, length) == 0; // inlined at this size
+    } else {
+        auto word = [](const char *at) {
+            uint64_t value;
+            std::memcpy(&value, at, sizeof value);
+            return value;
+        };
+        uint64_t differ = 0;
+        for (size_t at = 0; at + 8 < length; at += 8)
+            differ |= word(bytes + at) ^ word(name + at);
+        return (differ | (word(bytes + length - 8) ^ word(name + length - 8))) == 0;
+    }
 }
 
 // The element and array types of an object type: simdjson's DOM, or JsonLineView's.

@@ -2,7 +2,9 @@
 // with it: isoTimeMs (days counted by hand) with QDateTime on seeded random dates, valid and
 // not, and on valid ones with one byte changed; and usageFrom (one pass over the object) with
 // countField (one at_key per count) on usage objects with repeated, missing, null and out-of-range
-// counts.
+// counts; and is() (words compared) with string_view's == for member names of every length
+// the readers use, against every text of their length with one byte changed, and shorter and
+// longer texts.
 
 #include "streamjson/simdjsonfields.h"
 
@@ -12,13 +14,63 @@
 
 #include <array>
 #include <simdjson.h>
+#include <string>
+#include <vector>
 
 using namespace sandscope;
 
 class TestSimdjsonFields : public QObject {
     Q_OBJECT
 
+    // is(text, name) against text == name: the name itself, each byte of it changed (also to
+    // a NUL), and the name cut short or followed by a byte.
+    template <size_t N> static void checkIs(const char (&name)[N])
+    {
+        const std::string exact(name, N - 1);
+        std::vector<std::string> texts {exact, exact + 'x', exact + '\0', std::string()};
+        if (!exact.empty())
+            texts.push_back(exact.substr(0, exact.size() - 1));
+        for (size_t at = 0; at < exact.size(); ++at) {
+            for (const char other : {'\0', 'x', char(exact[at] ^ 0x20)}) {
+                std::string changed = exact;
+                changed[at] = other;
+                texts.push_back(changed);
+            }
+        }
+        for (const std::string &text : texts) {
+            const std::string_view view(text);
+            QVERIFY2(jsonfields::is(view, name) == (view == std::string_view(exact)),
+                qPrintable(
+                    QStringLiteral("%1 against %2")
+                        .arg(QString::fromStdString(exact),
+                            QString::fromLatin1(
+                                QByteArray(text.data(), int(text.size())).toPercentEncoding()))));
+        }
+    }
+
 private slots:
+    void isAgreesWithEquality()
+    {
+        checkIs("");
+        checkIs("id");
+        checkIs("type");
+        checkIs("usage");
+        checkIs("message");
+        checkIs("is_error");
+        checkIs("timestamp");
+        checkIs("session_id");
+        checkIs("duration_ms");
+        checkIs("input_tokens");
+        checkIs("output_tokens");
+        checkIs("api_message_id");
+        checkIs("isApiErrorMessage");
+        checkIs("parent_tool_use_id");
+        checkIs("is_api_error_message");
+        checkIs("cache_read_input_tokens");
+        checkIs("cache_creation_input_tokens");
+        checkIs("model_usage_since_last_result");
+    }
+
     void isoTimeAgreesWithQDateTime()
     {
         QRandomGenerator random(20261204);
