@@ -20,6 +20,8 @@ constexpr int maxRepairAttempts = 10;
 constexpr int repairRetryMs = 300;
 // Exit status of the run script when cd, the env file or the pid file failed.
 constexpr int setupFailedExitCode = 125;
+// A signal script that did not answer is sent again after this, times its attempt.
+constexpr int signalRetryDelayMs = 1000;
 
 QString field(const QJsonObject &object, const char *name)
 {
@@ -570,8 +572,8 @@ void RunLauncher::checkLiveness()
                         followPoll();
                         return;
                     }
-                    if (m_signalSent != 0) { // we ended it: killed by that signal
-                        finishWithTee(-m_signalSent);
+                    if (const int signal = signalEndingTheRun()) { // killed from here
+                        finishWithTee(-signal);
                         return;
                     }
                     fetchTee([this](bool ok, const QList<QByteArray> &teeLines) {
@@ -605,16 +607,30 @@ void RunLauncher::kill()
         signalFollowedRun(QStringLiteral("KILL"), 0);
 }
 
-void RunLauncher::signalFollowedRun(const QString &signalName, int graceMs)
+void RunLauncher::signalFollowedRun(const QString &signalName, int graceMs, int attempt)
 {
+    m_signalUnderWay = signalName == QLatin1String("KILL") ? 9 : 15;
     runScript(claudecommand::signalScript(m_handle.paths(), m_handle.runId, signalName),
-        [this, signalName, graceMs](const ScriptOutcome &outcome) {
+        [this, signalName, graceMs, attempt](const ScriptOutcome &outcome) {
             if (m_state != State::FollowingTee && m_state != State::Streaming)
                 return;
             const bool gone = outcome.output.contains(QLatin1String("SANDSCOPE-GONE"));
             if (!outcome.output.contains(QLatin1String("SANDSCOPE-SIGNALLED")) && !gone) {
-                Q_EMIT notice(
-                    tr("Could not send SIG%1 to the run: %2").arg(signalName, outcome.error));
+                // Neither answer: the script did not run to its end, so nothing is known
+                // about the run. Giving up here would leave it running behind a Stop.
+                if (attempt < signalAttempts) {
+                    QTimer::singleShot(
+                        signalRetryDelayMs * attempt, this, [this, signalName, graceMs, attempt] {
+                            if (m_state == State::FollowingTee || m_state == State::Streaming)
+                                signalFollowedRun(signalName, graceMs, attempt + 1);
+                        });
+                    return;
+                }
+                m_signalUnderWay = 0; // not known to have been sent
+                Q_EMIT notice(tr("Could not send SIG%1 to the run (%2 attempts): %3")
+                                  .arg(signalName)
+                                  .arg(attempt)
+                                  .arg(outcome.error));
                 return;
             }
             // No shell yet (still reading its env file): the process the server knows.
@@ -625,6 +641,8 @@ void RunLauncher::signalFollowedRun(const QString &signalName, int graceMs)
                     m_stream->stop(graceMs);
             }
             m_signalSent = signalName == QLatin1String("KILL") ? 9 : 15;
+            if (m_signalUnderWay == m_signalSent)
+                m_signalUnderWay = 0;
             if (m_state != State::FollowingTee)
                 return;
             // Look again soon: the exit file or the gone shell ends the run.
@@ -695,8 +713,8 @@ void RunLauncher::pushedRunVanished()
         m_stream->detach();
     if (m_state != State::Streaming && m_state != State::FollowingTee)
         return;
-    if (m_signalSent != 0) { // ended from here: killed by that signal
-        finishPushed(-m_signalSent);
+    if (const int signal = signalEndingTheRun()) { // ended from here: killed by that signal
+        finishPushed(-signal);
         return;
     }
     m_repairTimer.stop();

@@ -169,7 +169,14 @@ private:
     int followFastMs() const { return 2 * m_fastMs; }
     void followPoll();
     void checkLiveness();
-    void signalFollowedRun(const QString &signalName, int graceMs);
+    // Sends the signal to the run's process group; a script that could not run (a dropped
+    // connection, a busy server) is tried again, at most signalAttempts times in all.
+    void signalFollowedRun(const QString &signalName, int graceMs, int attempt = 1);
+    static constexpr int signalAttempts = 4;
+    // The signal that ended a run found gone without an exit status: the last one sent, or
+    // one still under way (its script may have done its work before the answer came back,
+    // and a look at the run can see the result first). 0: none was asked for here.
+    int signalEndingTheRun() const { return m_signalSent != 0 ? m_signalSent : m_signalUnderWay; }
     void finishWithTee(int exitCode);
     void completeReadingStandardError(int exitCode);
     void complete(int exitCode);
@@ -203,6 +210,7 @@ private:
     QElapsedTimer m_sinceLivenessCheck;
     bool m_livenessDue = false; // a signal was sent: check at the next look
     int m_signalSent = 0; // the last signal sent to a followed run
+    int m_signalUnderWay = 0; // a signal whose script has not answered yet
     QTimer m_followTimer;
     CallHandle m_inflight;
 };

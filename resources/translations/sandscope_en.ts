@@ -481,12 +481,16 @@
     <message numerus="yes">
         <source>%Ln match(es) so far, searching… %1%</source>
         <translation>
-            <numerusform>%Ln match so far, searching… %1%</numerusform><numerusform>%Ln matches so far, searching… %1%</numerusform></translation>
+            <numerusform>%Ln match so far, searching… %1%</numerusform>
+            <numerusform>%Ln matches so far, searching… %1%</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%Ln match(es)</source>
         <translation>
-            <numerusform>%Ln match</numerusform><numerusform>%Ln matches</numerusform></translation>
+            <numerusform>%Ln match</numerusform>
+            <numerusform>%Ln matches</numerusform>
+        </translation>
     </message>
 </context>
 <context>

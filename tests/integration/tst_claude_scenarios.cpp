@@ -28,6 +28,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMetaEnum>
+#include <QPointer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -66,6 +68,7 @@ struct CoreRun {
     int exitCode = -1;
     QString failure;
     QString standardError;
+    QStringList notices;
 
     CoreRun()
     {
@@ -94,6 +97,9 @@ struct CoreRun {
         });
         QObject::connect(launcher, &RunLauncher::failed, launcher,
             [this](const QString &message) { failure = message; });
+        QObject::connect(launcher, &RunLauncher::notice, launcher,
+            [this](const QString &message) { notices.append(message); });
+        m_launcher = launcher;
     }
     bool ended() const { return finished || !failure.isEmpty(); }
     bool sawLineContaining(const QString &needle) const
@@ -101,13 +107,24 @@ struct CoreRun {
         return std::any_of(lines.cbegin(), lines.cend(),
             [&needle](const QString &line) { return line.contains(needle); });
     }
+    // The short facts first (a test failure's message is cut after about 1,000 characters),
+    // then each line's start.
     QByteArray diagnostics() const
     {
-        return (QStringLiteral("failure: ") + failure + QStringLiteral("\nexit: ")
-            + QString::number(exitCode) + QStringLiteral("\nstderr: ") + standardError
-            + QStringLiteral("\nlines:\n") + lines.join(QLatin1Char('\n')).left(6000))
-            .toUtf8();
+        QString text = QStringLiteral("failure: ") + failure + QStringLiteral("\nexit: ")
+            + QString::number(exitCode) + QStringLiteral("\nlauncher: ")
+            + (m_launcher ? QString::fromLatin1(
+                   QMetaEnum::fromType<RunLauncher::State>().valueToKey(int(m_launcher->state())))
+                          : QStringLiteral("gone"))
+            + QStringLiteral("\nnotices: ") + notices.join(QStringLiteral(" | "))
+            + QStringLiteral("\nstderr: ") + standardError.left(500) + QStringLiteral("\nlines:");
+        for (const QString &line : lines)
+            text += QLatin1Char('\n') + line.left(120);
+        return text.left(6000).toUtf8();
     }
+
+private:
+    QPointer<RunLauncher> m_launcher;
 };
 
 struct CliResult {

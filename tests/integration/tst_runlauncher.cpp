@@ -8,12 +8,14 @@
 //  * the tee file equals the streamed lines;
 //  * a run survives its launcher: re-attached by process id, and by following the tee file;
 //  * rundiscovery finds a running run of a user, following it works and Stop ends it;
+//  * a kill whose answer is lost on the network is sent again and ends the run as killed;
 //  * lines whose multibyte characters the PTY split (9 000 €) are repaired from the tee file;
 //  * by push (the default where the terminal opens) the lines are the tee file's, and a run
 //    busy in a long tool call costs no request at all; re-attaching and Stop work by push too;
 //  * what a run leaves in ~/.sandscope, stat'ed by the agent itself while it runs and after it
 //    ended, belongs to the account and is closed to others (issue 27).
 
+#include "networkcut.h"
 #include "realserver.h"
 #include "runs/rundiscovery.h"
 #include "runs/runlauncher.h"
@@ -195,6 +197,7 @@ private Q_SLOTS:
     void reattachByFollowingTeeFile();
     void discoveredRunIsFollowedAndStopped_data() { transports(); }
     void discoveredRunIsFollowedAndStopped();
+    void aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled();
     void splitMultibyteCharactersAreRepairedFromTee();
     void filesLeftOnTheServerAreClosedToOthers();
     // Last: it leaves the server without a free terminal (giving 16 back takes half a minute).
@@ -213,6 +216,10 @@ private:
     }
     QHash<QString, QString> environment() const;
     bool waitForEnd(const Recorder &recorder) const;
+    // Launches `prompt` (a Bash call that does not end by itself) as `identity`, waits for its
+    // tool call, and leaves the run going without a launcher.
+    bool startSleepingRun(const Identity &identity, const QString &chatId, const QString &prompt,
+        RunHandle *handle, QString *why);
     // Runs a command as `identity` to its end and returns its terminal output.
     QString execute(const Identity &identity, const QString &command);
     QList<QByteArray> teeLines(const RunHandle &handle);
@@ -265,6 +272,30 @@ QHash<QString, QString> RunLauncherTest::environment() const
 bool RunLauncherTest::waitForEnd(const Recorder &recorder) const
 {
     return QTest::qWaitFor([&recorder] { return recorder.ended(); }, runTimeoutMs);
+}
+
+bool RunLauncherTest::startSleepingRun(const Identity &identity, const QString &chatId,
+    const QString &prompt, RunHandle *handle, QString *why)
+{
+    auto launcher = newLauncher(identity);
+    Recorder recorder;
+    recorder.watch(launcher.get());
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    launcher->launch(chatId, prompt, options, environment());
+    const bool called = QTest::qWaitFor(
+        [&recorder] {
+            return recorder.ended()
+                || std::any_of(recorder.received.cbegin(), recorder.received.cend(),
+                    [](const QString &l) { return l.contains(QLatin1String("tool_use")); });
+        },
+        runTimeoutMs);
+    if (!called || recorder.ended()) {
+        *why = QStringLiteral("the Bash call did not start: ") + recorder.failure;
+        return false;
+    }
+    *handle = recorder.handle;
+    return true;
 }
 
 QString RunLauncherTest::execute(const Identity &identity, const QString &command)
@@ -579,28 +610,14 @@ void RunLauncherTest::discoveredRunIsFollowedAndStopped()
     const Identity identity = newIdentity(QStringLiteral("rldisc"));
     const QString chatId = QStringLiteral("disc-") + randomToken(4, true);
     const QString marker = randomToken(8, true);
-    ClaudeRunOptions options;
-    options.allowedTools = QStringList {QStringLiteral("Bash")};
     RunHandle started;
-    {
-        auto launcher = newLauncher(identity);
-        Recorder first;
-        first.watch(launcher.get());
-        // The command sleeps long; its argument marks the process to look for afterwards.
-        launcher->launch(chatId, QLatin1String("Long task\nCMD: tail -f /dev/null; echo ") + marker,
-            options, environment());
-        QVERIFY2(
-            QTest::qWaitFor(
-                [&first] {
-                    return first.ended()
-                        || std::any_of(first.received.cbegin(), first.received.cend(),
-                            [](const QString &l) { return l.contains(QLatin1String("tool_use")); });
-                },
-                runTimeoutMs),
-            "the Bash call did not start");
-        QVERIFY2(!first.ended(), qPrintable(first.failure));
-        started = first.handle;
-    } // the launcher is gone, the run sleeps on in the sandbox
+    QString notStarted;
+    // The command sleeps long; its argument marks the process to look for afterwards. The
+    // launcher is gone then, the run sleeps on in the sandbox.
+    QVERIFY2(startSleepingRun(identity, chatId,
+                 QLatin1String("Long task\nCMD: tail -f /dev/null; echo ") + marker, &started,
+                 &notStarted),
+        qPrintable(notStarted));
 
     const auto listRuns = [&](rundiscovery::Listing *listing) {
         bool done = false;
@@ -654,6 +671,54 @@ void RunLauncherTest::discoveredRunIsFollowedAndStopped()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(listing.runs.size(), 1);
     QVERIFY(listing.runs.first().state != DiscoveredRun::State::Running);
+}
+
+// The signal script's answer lost (the network down, then back; the request may have reached
+// the server or not): the launcher sends it again instead of leaving the run going behind a
+// Kill, and a run found gone meanwhile ends as killed, not as a mystery.
+void RunLauncherTest::aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    const Identity identity = newIdentity(QStringLiteral("rlkill"));
+    const QString marker = randomToken(8, true);
+    RunHandle handle;
+    QString why;
+    QVERIFY2(startSleepingRun(identity, QStringLiteral("kill-") + randomToken(4, true),
+                 QLatin1String("CMD: tail -f /dev/null; echo ") + marker, &handle, &why),
+        qPrintable(why));
+    handle.processId.clear(); // followed by its tee file, through the relay below
+
+    NetworkCut network(m_server->url());
+    QVERIFY(network.listen());
+    ServerConnection connection = m_server->connection();
+    connection.baseUrl = network.url();
+    connection.timeoutMs = 2000; // a request the cut holds fails after this
+    OpenTerminalClient client(connection);
+    RunLauncher launcher(&client, identity);
+    launcher.setPushAllowed(false);
+    launcher.setPollIntervals(50, 500);
+    launcher.setLivenessInterval(500);
+    Recorder second;
+    second.watch(&launcher);
+    launcher.reattach(handle, 0);
+    QVERIFY(QTest::qWaitFor([&second] { return !second.received.isEmpty(); }, 30000));
+    QCOMPARE(launcher.state(), RunLauncher::State::FollowingTee);
+
+    network.setDown(true);
+    launcher.kill();
+    // The first signal request times out while the network is down (the relay may still
+    // hand it to the server once it is back); the next one goes through.
+    QTest::qWait(connection.timeoutMs + 500);
+    QVERIFY(!second.ended());
+    network.setDown(false);
+    QVERIFY2(QTest::qWaitFor([&second] { return second.ended(); }, 60000),
+        qPrintable(second.notices.join(QLatin1Char('\n'))));
+    QVERIFY2(second.failure.isEmpty(), qPrintable(second.failure));
+    QVERIFY2(second.exitCode != 0, "a killed run must not look successful");
+    for (const QString &notice : std::as_const(second.notices))
+        QVERIFY2(!notice.contains(QLatin1String("Could not send")), qPrintable(notice));
+    const QString processes = execute(identity, QStringLiteral("ps -eo args || true"));
+    QVERIFY2(!processes.contains(marker), qPrintable(processes));
 }
 
 void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()
