@@ -1,5 +1,7 @@
 #include "jsonlineview.h"
 
+#include "streamjson/structuralindexer.h"
+
 #include <charconv>
 #include <cstring>
 
@@ -78,9 +80,15 @@ int64_t integerOf(std::string_view digits)
 
 } // namespace
 
-bool JsonLineView::read(const char *json, size_t length, Object *root)
+JsonLineView::JsonLineView(simdjson::dom::parser *parser, Stage1 stage1)
+    : m_parser(parser)
+    , m_ownStage1(stage1 == Stage1::Fastest && StructuralIndexer::isAvailable())
 {
-    if (length == 0 || json[0] != '{' || std::memchr(json, '\\', length))
+}
+
+bool JsonLineView::indexWithSimdjson(const char *json, size_t length)
+{
+    if (std::memchr(json, '\\', length))
         return false;
     if (length > m_parser->capacity() && m_parser->allocate(length) != simdjson::SUCCESS)
         return false;
@@ -89,9 +97,28 @@ bool JsonLineView::read(const char *json, size_t length, Object *root)
             reinterpret_cast<const uint8_t *>(json), length, simdjson::stage1_mode::regular)
         != simdjson::SUCCESS)
         return false;
-    m_json = json;
     m_indexes = stage1.structural_indexes.get();
     m_tokens = stage1.n_structural_indexes;
+    return true;
+}
+
+bool JsonLineView::read(const char *json, size_t length, Object *root)
+{
+    if (length == 0 || json[0] != '{')
+        return false;
+    if (m_ownStage1) {
+        const size_t capacity = StructuralIndexer::capacityFor(length);
+        if (m_ownIndexes.size() < capacity)
+            m_ownIndexes.resize(capacity);
+        const int64_t count = StructuralIndexer::index(json, length, m_ownIndexes.data());
+        if (count < 0)
+            return false;
+        m_indexes = m_ownIndexes.data();
+        m_tokens = uint32_t(count);
+    } else if (!indexWithSimdjson(json, length)) {
+        return false;
+    }
+    m_json = json;
     if (m_close.size() < m_tokens)
         m_close.resize(m_tokens);
     if (!walk())
@@ -105,6 +132,8 @@ void JsonLineView::releaseLargeBuffers()
 {
     if (m_close.capacity() > 1024 * 1024)
         std::vector<uint32_t>().swap(m_close);
+    if (m_ownIndexes.capacity() > 1024 * 1024)
+        std::vector<uint32_t>().swap(m_ownIndexes);
 }
 
 // The DOM parser's stage 2 without its tape: the same grammar, each token looked at once, with

@@ -1,10 +1,11 @@
 #pragma once
 // One JSON line read in place for the summary fast path (RunSummaryScanner), without
-// simdjson's DOM: simdjson's stage 1 finds the line's structural characters (and checks its
-// UTF-8, strings and control characters as the DOM parser does), then one walk over them
-// checks the grammar and notes where each object and array ends. Values are read straight
-// from the line. On the 100 MB capture of bench/replay_vs_jq.sh, mapped and cut into lines
-// (14 ms of CPU), reading every line this way took 37-42 ms more, the DOM parse 62 ms more.
+// simdjson's DOM: a stage 1 finds the line's structural characters (and checks its UTF-8,
+// strings and control characters as the DOM parser does; StructuralIndexer's where the
+// processor runs it, else simdjson's, which the DOM parser's stage 2 reads), then one walk over
+// them checks the grammar and notes where each object and array ends. Values are read straight from
+// the line. On the 100 MB capture of bench/replay_vs_jq.sh, mapped and cut into lines (14 ms of
+// CPU), reading every line this way took 37-42 ms more, the DOM parse 62 ms more.
 //
 // It accepts only what it can read exactly as the DOM parser would: an object whose line has no
 // backslash (so no string needs unescaping), whose numbers are non-negative integers of up to
@@ -32,11 +33,12 @@ public:
     class Object;
     class Array;
 
+    // Whose stage 1 finds the structural characters: StructuralIndexer's where the processor
+    // runs it (one pass that also refuses a backslash), else simdjson's.
+    enum class Stage1 { Fastest, Simdjson };
+
     // Uses `parser` (its stage 1 and its buffers; the DOM fallback uses the same parser).
-    explicit JsonLineView(simdjson::dom::parser *parser)
-        : m_parser(parser)
-    {
-    }
+    explicit JsonLineView(simdjson::dom::parser *parser, Stage1 stage1 = Stage1::Fastest);
 
     // Reads `json` (simdjson::SIMDJSON_PADDING readable bytes after it). True with the root
     // object when the line is one this view reads exactly; false when the DOM parser must
@@ -207,9 +209,13 @@ private:
     // A number's text (digits, maybe one '.' and digits), and whether it has no '.'.
     std::string_view numberAt(uint32_t token, bool *integer) const;
 
+    bool indexWithSimdjson(const char *json, size_t length);
+
     simdjson::dom::parser *m_parser;
+    bool m_ownStage1 = false;
+    std::vector<uint32_t> m_ownIndexes; // StructuralIndexer's
     const char *m_json = nullptr;
-    const uint32_t *m_indexes = nullptr; // the parser's structural indexes of m_json
+    const uint32_t *m_indexes = nullptr; // the structural indexes of m_json
     uint32_t m_tokens = 0;
     std::vector<uint32_t> m_close; // per token: for '{' and '[', the token that closes it
 };

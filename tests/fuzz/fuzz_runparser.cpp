@@ -9,7 +9,8 @@
 // rebuilt from the finished run. The events, split by thread as a transcript's files would be, go
 // through SubagentMerger in batches: every event must come out once, each thread's in its own
 // order. Each line must also hold JsonLineView's property (tests/support/jsonlineviewcheck.h):
-// what the view reads, the DOM parser accepts and reads the same.
+// what the view reads, the DOM parser accepts and reads the same, with either stage 1
+// (StructuralIndexer's and simdjson's), and both let it read the same lines.
 
 #include "jsonlineviewcheck.h"
 #include "recordings/runrecording.h"

@@ -29,7 +29,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMetaEnum>
-#include <QPointer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -69,6 +68,7 @@ struct CoreRun {
     QString failure;
     QString standardError;
     QStringList notices;
+    QString state; // the launcher's last
 
     CoreRun()
     {
@@ -99,7 +99,10 @@ struct CoreRun {
             [this](const QString &message) { failure = message; });
         QObject::connect(launcher, &RunLauncher::notice, launcher,
             [this](const QString &message) { notices.append(message); });
-        m_launcher = launcher;
+        QObject::connect(launcher, &RunLauncher::stateChanged, launcher, [this](auto to) {
+            state = QString::fromLatin1(
+                QMetaEnum::fromType<RunLauncher::State>().valueToKey(int(to)));
+        });
     }
     bool ended() const { return finished || !failure.isEmpty(); }
     bool sawLineContaining(const QString &needle) const
@@ -112,19 +115,13 @@ struct CoreRun {
     QByteArray diagnostics() const
     {
         QString text = QStringLiteral("failure: ") + failure + QStringLiteral("\nexit: ")
-            + QString::number(exitCode) + QStringLiteral("\nlauncher: ")
-            + (m_launcher ? QString::fromLatin1(
-                   QMetaEnum::fromType<RunLauncher::State>().valueToKey(int(m_launcher->state())))
-                          : QStringLiteral("gone"))
+            + QString::number(exitCode) + QStringLiteral("\nlauncher: ") + state
             + QStringLiteral("\nnotices: ") + notices.join(QStringLiteral(" | "))
             + QStringLiteral("\nstderr: ") + standardError.left(500) + QStringLiteral("\nlines:");
         for (const QString &line : lines)
             text += QLatin1Char('\n') + line.left(120);
         return text.left(6000).toUtf8();
     }
-
-private:
-    QPointer<RunLauncher> m_launcher;
 };
 
 struct CliResult {

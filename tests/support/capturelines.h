@@ -4,11 +4,14 @@
 // lines of the real captures in tests/data.
 
 #include <QByteArray>
+#include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QList>
+#include <QRandomGenerator>
 #include <QString>
 
 namespace sandscope::test::capture {
@@ -23,6 +26,53 @@ inline QList<QByteArray> captureLines(const QString &name)
     while (!lines.isEmpty() && lines.last().isEmpty())
         lines.removeLast();
     return lines;
+}
+
+// Every non-blank line of every .jsonl file under tests/data, its subfolders too.
+inline QList<QByteArray> everyCaptureLine()
+{
+    QList<QByteArray> lines;
+    QDirIterator files(QStringLiteral(SANDSCOPE_TEST_DATA_DIR), {QStringLiteral("*.jsonl")},
+        QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            if (!line.trimmed().isEmpty())
+                lines.append(line);
+        }
+    }
+    return lines;
+}
+
+// `line` after one to three random edits: a byte changed or inserted (from `bytes`, or any
+// byte one time in four when `anyByte`), one to three bytes removed, or the line cut short.
+inline QByteArray mutatedLine(
+    const QByteArray &line, QRandomGenerator &random, const QByteArray &bytes, bool anyByte)
+{
+    QByteArray mutated = line;
+    for (int edits = 1 + int(random.bounded(3)); edits > 0 && !mutated.isEmpty(); --edits) {
+        const int at = int(random.bounded(int(mutated.size())));
+        const char byte = anyByte && random.bounded(4) == 0
+            ? char(random.bounded(256))
+            : bytes.at(int(random.bounded(int(bytes.size()))));
+        switch (random.bounded(4)) {
+        case 0:
+            mutated[at] = byte;
+            break;
+        case 1:
+            mutated.insert(at, byte);
+            break;
+        case 2:
+            mutated.remove(at, 1 + int(random.bounded(3)));
+            break;
+        default:
+            mutated.truncate(at);
+            break;
+        }
+    }
+    return mutated;
 }
 
 inline QByteArray line(const QJsonObject &object)

@@ -2,9 +2,11 @@
 // The property JsonLineView holds (app/streamjson/jsonlineview.h), checked on one line: when
 // the view reads it, simdjson's DOM parser accepts it and every value reads the same through
 // both (the whole line dumped through each API by one template, and every root key looked up
-// with at_key). Shared by tst_jsonlineview and the fuzzer (fuzz_runparser).
+// with at_key), with each stage 1 the view can use. Shared by tst_jsonlineview and the fuzzer
+// (fuzz_runparser).
 
 #include "streamjson/jsonlineview.h"
+#include "streamjson/structuralindexer.h"
 
 #include <QByteArray>
 
@@ -75,17 +77,12 @@ struct Verdict {
     QByteArray wrong; // why the property does not hold, empty when it does
 };
 
-// Reads `line` both ways (each parser its own, the line followed by padding of its bytes).
-inline Verdict check(const QByteArray &line)
+// Reads the padded line both ways, the view with the given stage 1 (each parser its own).
+inline Verdict checkWith(const char *json, size_t length, JsonLineView::Stage1 stage1)
 {
-    std::vector<char> buffer(size_t(line.size()) + simdjson::SIMDJSON_PADDING, '\n');
-    std::copy(line.cbegin(), line.cend(), buffer.begin());
-    const char *json = buffer.data();
-    const size_t length = size_t(line.size());
-
     Verdict verdict;
     simdjson::dom::parser viewParser;
-    JsonLineView view(&viewParser);
+    JsonLineView view(&viewParser, stage1);
     JsonLineView::Object viewRoot;
     verdict.read = view.read(json, length, &viewRoot);
     if (!verdict.read)
@@ -122,6 +119,24 @@ inline Verdict check(const QByteArray &line)
     if (viewRoot.at_key("no\"such key").error() != simdjson::NO_SUCH_FIELD)
         verdict.wrong = "a missing key was found";
     return verdict;
+}
+
+// Reads `line` both ways (the line followed by padding of its bytes), the view with each stage 1
+// this processor runs: the property holds for each, and they read the same lines.
+inline Verdict check(const QByteArray &line)
+{
+    std::vector<char> buffer(size_t(line.size()) + simdjson::SIMDJSON_PADDING, '\n');
+    std::copy(line.cbegin(), line.cend(), buffer.begin());
+    const char *json = buffer.data();
+    const size_t length = size_t(line.size());
+    const Verdict bySimdjson = checkWith(json, length, JsonLineView::Stage1::Simdjson);
+    if (!bySimdjson.wrong.isEmpty() || !StructuralIndexer::isAvailable())
+        return bySimdjson;
+    Verdict fastest = checkWith(json, length, JsonLineView::Stage1::Fastest);
+    if (fastest.wrong.isEmpty() && fastest.read != bySimdjson.read)
+        fastest.wrong = fastest.read ? "only StructuralIndexer's stage 1 let the view read it"
+                                     : "only simdjson's stage 1 let the view read it";
+    return fastest;
 }
 
 } // namespace sandscope::test

@@ -8,15 +8,14 @@
 // each, and the view reads most real lines (it is the fast path, not a formality). SANDSCOPE_SEED
 // repeats a run.
 
+#include "capturelines.h"
 #include "jsonlineviewcheck.h"
 
-#include <QDir>
-#include <QDirIterator>
-#include <QFile>
 #include <QRandomGenerator>
 #include <QtTest/QTest>
 
 using namespace sandscope;
+namespace capture = sandscope::test::capture;
 using sandscope::test::check;
 using sandscope::test::Verdict;
 
@@ -25,23 +24,6 @@ namespace {
 QByteArray nested(int depth)
 {
     return "{\"a\":" + QByteArray(depth - 1, '[') + QByteArray(depth - 1, ']') + '}';
-}
-
-QList<QByteArray> captureLines()
-{
-    QList<QByteArray> lines;
-    QDirIterator files(QStringLiteral(SANDSCOPE_TEST_DATA_DIR), {QStringLiteral("*.jsonl")},
-        QDir::Files, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        QFile file(files.next());
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray &line : file.readAll().split('\n')) {
-            if (!line.trimmed().isEmpty())
-                lines.append(line);
-        }
-    }
-    return lines;
 }
 
 } // namespace
@@ -128,7 +110,7 @@ private Q_SLOTS:
 
     void everyCaptureLineAndItsMutationsReadTheSame()
     {
-        const QList<QByteArray> lines = captureLines();
+        const QList<QByteArray> lines = capture::everyCaptureLine();
         QVERIFY(lines.size() > 100);
         const quint32 seed = qEnvironmentVariableIsSet("SANDSCOPE_SEED")
             ? quint32(qEnvironmentVariableIntValue("SANDSCOPE_SEED"))
@@ -147,28 +129,7 @@ private Q_SLOTS:
             readLines += verdict.read ? 1 : 0;
             withoutBackslash += line.contains('\\') ? 0 : 1;
             for (int m = 0; m < 20; ++m) {
-                QByteArray mutated = line;
-                for (int edits = 1 + int(random.bounded(3)); edits > 0 && !mutated.isEmpty();
-                     --edits) {
-                    const int at = int(random.bounded(int(mutated.size())));
-                    const char byte = random.bounded(4) == 0
-                        ? char(random.bounded(256))
-                        : interesting.at(int(random.bounded(int(interesting.size()))));
-                    switch (random.bounded(4)) {
-                    case 0:
-                        mutated[at] = byte;
-                        break;
-                    case 1:
-                        mutated.insert(at, byte);
-                        break;
-                    case 2:
-                        mutated.remove(at, 1 + int(random.bounded(3)));
-                        break;
-                    default:
-                        mutated.truncate(at);
-                        break;
-                    }
-                }
+                const QByteArray mutated = capture::mutatedLine(line, random, interesting, true);
                 const Verdict mutation = check(mutated);
                 QVERIFY2(mutation.wrong.isEmpty(),
                     QByteArray(mutation.wrong + " in " + mutated.left(200)).constData());

@@ -1,0 +1,166 @@
+#include "structuralindexer.h"
+
+#include <simdjson.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SANDSCOPE_STRUCTURAL_INDEXER 1
+#endif
+
+namespace sandscope {
+
+#ifdef SANDSCOPE_STRUCTURAL_INDEXER
+
+#define SANDSCOPE_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"), always_inline))
+
+namespace {
+
+SANDSCOPE_TARGET inline uint64_t bitsOf(__m256i low, __m256i high)
+{
+    return uint64_t(uint32_t(_mm256_movemask_epi8(low)))
+        | (uint64_t(uint32_t(_mm256_movemask_epi8(high))) << 32);
+}
+
+// The 64 bytes at `block`, one bit per byte for each class simdjson's stage 1 tells apart. Its
+// classification, table for table: whitespace is ' ', \t, \n, \r; an operator is one of
+// {}[]:, and, as there, also \f and 0x1A (a line with either outside a string is refused by
+// the walk, as by the DOM parser's stage 2).
+struct BlockBits {
+    uint64_t whitespace;
+    uint64_t op;
+    uint64_t quote;
+    uint64_t backslash;
+    uint64_t control; // <= 0x1F
+    uint64_t nonAscii;
+};
+
+SANDSCOPE_TARGET inline BlockBits classify(const char *block)
+{
+    // Looked up by each byte's low four bits, in both 16-byte lanes (a byte >= 0x80 gives 0).
+    const __m256i whitespaceTable = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+        ' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100));
+    const __m256i opTable = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0));
+    const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
+    const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
+    const __m256i curly = _mm256_set1_epi8(0x20); // '[' | 0x20 is '{', ']' | 0x20 is '}'
+    const __m256i lastControl = _mm256_set1_epi8(0x1F);
+    const __m256i quote = _mm256_set1_epi8('"');
+    const __m256i backslash = _mm256_set1_epi8('\\');
+    BlockBits bits;
+    bits.whitespace = bitsOf(_mm256_cmpeq_epi8(low, _mm256_shuffle_epi8(whitespaceTable, low)),
+        _mm256_cmpeq_epi8(high, _mm256_shuffle_epi8(whitespaceTable, high)));
+    bits.op
+        = bitsOf(_mm256_cmpeq_epi8(_mm256_or_si256(low, curly), _mm256_shuffle_epi8(opTable, low)),
+            _mm256_cmpeq_epi8(_mm256_or_si256(high, curly), _mm256_shuffle_epi8(opTable, high)));
+    bits.quote = bitsOf(_mm256_cmpeq_epi8(low, quote), _mm256_cmpeq_epi8(high, quote));
+    bits.backslash = bitsOf(_mm256_cmpeq_epi8(low, backslash), _mm256_cmpeq_epi8(high, backslash));
+    bits.control = bitsOf(_mm256_cmpeq_epi8(_mm256_max_epu8(low, lastControl), lastControl),
+        _mm256_cmpeq_epi8(_mm256_max_epu8(high, lastControl), lastControl));
+    bits.nonAscii = bitsOf(low, high);
+    return bits;
+}
+
+// Each bit set in `bits`, as `base` plus its position, from `out` on. Writes up to 16 entries
+// whatever the count (capacityFor leaves room); returns the end of the ones that count.
+SANDSCOPE_TARGET inline uint32_t *flatten(uint64_t bits, uint32_t base, uint32_t *out)
+{
+    const int count = int(_mm_popcnt_u64(bits));
+    uint32_t *const end = out + count;
+    for (int i = 0; i < 8; ++i) {
+        out[i] = base + uint32_t(_tzcnt_u64(bits));
+        bits = _blsr_u64(bits);
+    }
+    if (count > 8) {
+        for (int i = 8; i < 16; ++i) {
+            out[i] = base + uint32_t(_tzcnt_u64(bits));
+            bits = _blsr_u64(bits);
+        }
+        for (uint32_t *next = out + 16; bits != 0; ++next) {
+            *next = base + uint32_t(_tzcnt_u64(bits));
+            bits = _blsr_u64(bits);
+        }
+    }
+    return end;
+}
+
+} // namespace
+
+bool StructuralIndexer::isAvailable()
+{
+    static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")
+        && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul")
+        && __builtin_cpu_supports("popcnt");
+    return available;
+}
+
+__attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"))) int64_t StructuralIndexer::index(
+    const char *json, size_t length, uint32_t *out)
+{
+    if (length >= UINT32_MAX - 64)
+        return -1;
+    uint32_t *next = out;
+    uint64_t inStringBefore = 0; // all ones when the block before ended inside a string
+    uint64_t scalarBefore = 0; // 1 when the byte before was a scalar's other than a quote
+    uint64_t controlInString = 0;
+    uint64_t nonAscii = 0;
+    for (size_t base = 0; base < length; base += 64) {
+        BlockBits bits = classify(json + base);
+        if (length - base < 64) { // past the line: whitespace, as simdjson pads its last block
+            const uint64_t inLine = (uint64_t(1) << (length - base)) - 1;
+            bits.whitespace |= ~inLine;
+            bits.op &= inLine;
+            bits.quote &= inLine;
+            bits.backslash &= inLine;
+            bits.control &= inLine;
+            bits.nonAscii &= inLine;
+        }
+        if (bits.backslash != 0)
+            return -1;
+        nonAscii |= bits.nonAscii;
+        // Without escapes every quote toggles: a prefix XOR (carry-less multiplication by
+        // all ones) marks the opening quote and what follows, up to the closing quote.
+        const uint64_t inString
+            = uint64_t(_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+                  _mm_set_epi64x(0, int64_t(bits.quote)), _mm_set1_epi8(-1), 0)))
+            ^ inStringBefore;
+        inStringBefore = uint64_t(int64_t(inString) >> 63);
+        controlInString |= bits.control & inString;
+        // A scalar starts where a byte that is neither whitespace nor an operator follows
+        // whitespace, an operator or a quote; inside strings only the opening quote counts.
+        const uint64_t scalar = ~(bits.op | bits.whitespace);
+        const uint64_t nonQuoteScalar = scalar & ~bits.quote;
+        const uint64_t followsScalar = (nonQuoteScalar << 1) | scalarBefore;
+        scalarBefore = nonQuoteScalar >> 63;
+        const uint64_t stringTail = inString ^ bits.quote; // after the opening quote, closing
+        const uint64_t structural = (bits.op | (scalar & ~followsScalar)) & ~stringTail;
+        next = flatten(structural, uint32_t(base), next);
+    }
+    if (controlInString != 0 || inStringBefore != 0)
+        return -1;
+    if (nonAscii != 0 && !simdjson::validate_utf8(json, length))
+        return -1;
+    const int64_t count = next - out;
+    if (count == 0)
+        return -1; // simdjson: EMPTY
+    next[0] = uint32_t(length);
+    next[1] = uint32_t(length);
+    next[2] = 0;
+    return count;
+}
+
+#else
+
+bool StructuralIndexer::isAvailable()
+{
+    return false;
+}
+
+int64_t StructuralIndexer::index(const char *, size_t, uint32_t *)
+{
+    return -1;
+}
+
+#endif
+
+} // namespace sandscope

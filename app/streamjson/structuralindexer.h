@@ -1,0 +1,37 @@
+#pragma once
+// Stage 1 of a JSON line for JsonLineView, where the processor has AVX2, BMI2 and PCLMUL: the
+// positions of the line's structural characters, as simdjson's stage 1 finds them, for lines
+// without a backslash only. Without escapes every quote opens or closes a string, so the pass
+// skips simdjson's escape handling, and it checks for the backslash itself (JsonLineView did
+// that with a memchr of its own before). UTF-8 is checked only for lines with a byte >= 0x80
+// (simdjson::validate_utf8). On the 100 MB capture of bench/replay_vs_jq.sh: see
+// docs/architecture.md.
+//
+// The property the view relies on, checked on every capture line, mutations of them and lines
+// of every length around the block size (tests/unit/tst_structuralindexer.cpp), and by the
+// fuzzer: when index() gives a count, simdjson's stage 1 accepts the line and finds the same
+// positions; when the line has no backslash and simdjson's stage 1 accepts it, so does index().
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sandscope {
+
+class StructuralIndexer {
+public:
+    // Whether this processor runs index() (else JsonLineView uses simdjson's stage 1).
+    static bool isAvailable();
+
+    // Room `out` needs for a line of `length` bytes: the positions, three ends as simdjson
+    // writes them, and the whole blocks the pass writes ahead.
+    static size_t capacityFor(size_t length) { return length + 3 + 64; }
+
+    // The structural positions of `json` (64 readable bytes after `length`) into `out`
+    // (capacityFor(length) entries), followed by `length`, `length`, 0 as simdjson's stage 1
+    // ends them. Returns their count, or -1 for a line with a backslash, a control character
+    // in a string, a string left open, invalid UTF-8 or nothing but whitespace (simdjson's DOM
+    // parser decides those).
+    static int64_t index(const char *json, size_t length, uint32_t *out);
+};
+
+} // namespace sandscope
