@@ -136,9 +136,11 @@ void JsonLineView::releaseLargeBuffers()
         std::vector<uint32_t>().swap(m_ownIndexes);
 }
 
-// The DOM parser's stage 2 without its tape: the same grammar, each token looked at once, with
-// labels named after that walk's. The last token being the root's '}' bounds every look at the
-// next token within the line's tokens.
+// The DOM parser's stage 2 without its tape: the same grammar, each token looked at once. The
+// last token being the root's '}' bounds every look at the next token within the line's tokens
+// (and its ends: a stage 1 writes three after them). After a value, a comma or the container's
+// own closer must follow; whether a key must follow the comma is data (the container's closer),
+// not a branch on the kind of container, which mispredicted where objects and arrays alternate.
 bool JsonLineView::walk()
 {
     const uint32_t count = m_tokens;
@@ -146,68 +148,59 @@ bool JsonLineView::walk()
         return false;
     const uint32_t last = count - 1;
     uint32_t open[maxDepth];
-    bool isArray[maxDepth];
+    char closer[maxDepth]; // '}' or ']'
     int depth = 1;
     open[0] = 0;
-    isArray[0] = false;
-    uint32_t i = 1;
-    char c = 0;
-object_begin:
-    if (charAt(i) == '}') {
-        m_close[open[depth - 1]] = i++;
-        goto scope_end;
+    closer[0] = '}';
+    if (charAt(1) == '}') {
+        m_close[0] = 1;
+        return count == 2;
     }
-object_key:
-    if (charAt(i) != '"' || charAt(i + 1) != ':')
+    if (charAt(1) != '"' || charAt(2) != ':')
         return false;
-    i += 2;
+    uint32_t i = 3;
+    char c = 0;
 value: // at i: a container is entered; anything else is checked and passed
     c = charAt(i);
     if (c == '{' || c == '[') {
         if (depth == maxDepth - 1)
             return false;
+        const char close = char(c + 2); // '{' + 2 is '}', '[' + 2 is ']'
         open[depth] = i++;
-        isArray[depth++] = c == '[';
-        if (c == '{')
-            goto object_begin;
-        goto array_begin;
+        closer[depth++] = close;
+        if (charAt(i) == close) {
+            m_close[open[depth - 1]] = i++;
+            goto scope_end;
+        }
+        if (c == '{') {
+            if (charAt(i) != '"' || charAt(i + 1) != ':')
+                return false;
+            i += 2;
+        }
+        goto value;
     }
     if (c != '"' && !scalarReadable(m_json + m_indexes[i]))
         return false;
     ++i;
-    goto value_end;
-object_continue:
+value_end: // the container at depth goes on, or ends
     if (i > last)
         return false;
     c = charAt(i++);
-    if (c == ',')
-        goto object_key;
-    if (c != '}')
-        return false;
-    m_close[open[depth - 1]] = i - 1;
-    goto scope_end;
-array_begin:
-    if (charAt(i) == ']') {
-        m_close[open[depth - 1]] = i++;
-        goto scope_end;
-    }
-    goto value;
-array_continue:
-    if (i > last)
-        return false;
-    c = charAt(i++);
-    if (c == ',')
+    if (c == ',') {
+        const unsigned keyed = closer[depth - 1] == '}';
+        const unsigned key = unsigned(charAt(i) == '"') & unsigned(charAt(i + 1) == ':');
+        if ((keyed & ~key) != 0)
+            return false;
+        i += 2 * keyed;
         goto value;
-    if (c != ']')
+    }
+    if (c != closer[depth - 1])
         return false;
     m_close[open[depth - 1]] = i - 1;
 scope_end:
     if (--depth == 0)
         return i == count;
-value_end: // the container at depth goes on
-    if (isArray[depth - 1])
-        goto array_continue;
-    goto object_continue;
+    goto value_end;
 }
 
 std::string_view JsonLineView::numberAt(uint32_t token, bool *integer) const
