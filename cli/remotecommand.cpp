@@ -176,6 +176,12 @@ int runRemoteCommand(
                 if (pending <= highWater / 2 && !inputEnded && stopRequests == 0)
                     inputReady->setEnabled(true);
             });
+        // The command ended before reading everything: like a pipe whose reader is gone, the
+        // rest is not read either (the command's own exit status is what the run returns).
+        QObject::connect(input.get(), &RemoteStdin::readerGone, &loop, [&] {
+            inputEnded = true;
+            inputReady->setEnabled(false);
+        });
         QObject::connect(input.get(), &RemoteStdin::failed, &loop, [&](const QString &message) {
             printError(message);
             inputEnded = true;

@@ -2,6 +2,7 @@
 
 #include "server/shortcommand.h"
 
+#include <QTimer>
 #include <QUuid>
 
 namespace sandscope {
@@ -12,6 +13,22 @@ QString feedFolderVariable(const QString &folder)
 {
     // The folder name is ours (a UUID under .sandscope), so it needs no quoting beyond this.
     return QStringLiteral("d=\"$HOME/%1\"; ").arg(folder);
+}
+
+// The exit status of a step that found the feed's folder gone: the command ended and its
+// wrapper removed the folder (wrap()), so its input is no longer read.
+constexpr int readerGoneStatus = 3;
+
+// A step's command around `write`: the first step creates the folder (it may run before the
+// wrapper does); later ones never create it again, as a folder made after the wrapper removed
+// it would be left behind. A write that fails because the folder went meanwhile says so.
+QString feedStep(const QString &folder, bool first, const QString &write)
+{
+    const QString gone = QString::number(readerGoneStatus);
+    return feedFolderVariable(folder)
+        + (first ? QStringLiteral("mkdir -p -m 700 \"$d\" || exit 1; ")
+                 : QStringLiteral("[ -d \"$d\" ] || exit %1; ").arg(gone))
+        + QStringLiteral("{ %1; } || { [ -d \"$d\" ] || exit %2; exit 1; }").arg(write, gone);
 }
 
 } // namespace
@@ -83,6 +100,11 @@ qint64 RemoteStdin::pendingBytes() const
 
 void RemoteStdin::discard()
 {
+    if (m_readerGone) { // the folder went with the command; discarded() as after a removal
+        m_readerGone = false;
+        QTimer::singleShot(0, this, [this] { Q_EMIT discarded(); });
+        return;
+    }
     if (m_stopped)
         return;
     m_stopped = true;
@@ -99,16 +121,15 @@ void RemoteStdin::sendNext()
     if (!m_queue.isEmpty()) {
         m_inFlight = m_queue.dequeue(); // later writes merge into the queue, never into it
         const QString index = QString::number(m_chunksWritten);
-        runStep(feedFolderVariable(m_folder)
-                + QStringLiteral("mkdir -p -m 700 \"$d\" && printf '%s' '%1' | base64 -d "
-                                 ">\"$d/%2.part\" && mv -f -- \"$d/%2.part\" \"$d/%2\"")
-                      .arg(QString::fromLatin1(m_inFlight.toBase64()), index),
+        runStep(feedStep(m_folder, m_chunksWritten == 0,
+                    QStringLiteral("printf '%s' '%1' | base64 -d >\"$d/%2.part\" && mv -f -- "
+                                   "\"$d/%2.part\" \"$d/%2\"")
+                        .arg(QString::fromLatin1(m_inFlight.toBase64()), index)),
             tr("input bytes %1 to %2").arg(m_bytesWritten).arg(m_bytesWritten + m_inFlight.size()));
         return;
     }
     if (m_closing)
-        runStep(feedFolderVariable(m_folder)
-                + QStringLiteral("mkdir -p -m 700 \"$d\" && : >\"$d/end\""),
+        runStep(feedStep(m_folder, m_chunksWritten == 0, QStringLiteral(": >\"$d/end\"")),
             tr("the end of the input"));
 }
 
@@ -123,6 +144,16 @@ void RemoteStdin::runStep(const QString &command, const QString &what)
                     runStep(feedFolderVariable(m_folder) + QStringLiteral("rm -rf -- \"$d\""), {});
                 else
                     Q_EMIT discarded();
+                return;
+            }
+            if (result.ok() && result.value.exitCode == readerGoneStatus) {
+                m_stopped = true;
+                m_readerGone = true;
+                m_queue.clear();
+                m_queuedBytes = 0;
+                m_inFlight.clear();
+                Q_EMIT readerGone();
+                Q_EMIT pendingBytesChanged(0);
                 return;
             }
             if (!result.ok() || result.value.exitCode != 0) {

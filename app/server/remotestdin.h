@@ -54,6 +54,9 @@ Q_SIGNALS:
     void closed();
     // A chunk could not be written; nothing more is sent.
     void failed(const QString &message);
+    // The command ended before taking all of its input (its folder is gone, as a pipe's
+    // reader can be): nothing more is sent, and nothing failed.
+    void readerGone();
     void pendingBytesChanged(qint64 pending);
     void discarded();
 
@@ -73,6 +76,7 @@ private:
     bool m_closing = false;
     bool m_closed = false;
     bool m_stopped = false;
+    bool m_readerGone = false; // a step found the folder gone (readerGone())
 };
 
 } // namespace sandscope

@@ -7,6 +7,7 @@
 #include "server/lineassembler.h"
 #include "server/openterminalclient.h"
 #include "server/processstream.h"
+#include "server/remotestdin.h"
 #include "server/servercheck.h"
 #include "testing.h"
 
@@ -102,6 +103,18 @@ private:
             lines.append(rest);
         return lines;
     }
+    // How many input folders (RemoteStdin) alice's home holds, counted through the CLI.
+    QByteArray stdinFoldersLeft()
+    {
+        QProcess *left = startCli(
+            {QStringLiteral("exec"), QStringLiteral("--server"), m_server->url().toString(),
+                QStringLiteral("--user"), m_alice.userId, QStringLiteral("--"),
+                QStringLiteral("ls -A ~/.sandscope/stdin 2>/dev/null | wc -l")},
+            m_server->apiKey());
+        return left->waitForFinished(30000) ? left->readAllStandardOutput().trimmed()
+                                            : QByteArray("the count did not finish");
+    }
+
     QProcess *startCli(const QStringList &arguments, const QString &apiKey)
     {
         auto *cli = new QProcess(this);
@@ -667,13 +680,7 @@ private Q_SLOTS:
             out.startsWith(expected), QByteArray(out + cli->readAllStandardError()).constData());
         QCOMPARE(cli->exitCode(), 5);
 
-        QProcess *left = startCli(
-            {QStringLiteral("exec"), QStringLiteral("--server"), m_server->url().toString(),
-                QStringLiteral("--user"), m_alice.userId, QStringLiteral("--"),
-                QStringLiteral("ls -A ~/.sandscope/stdin 2>/dev/null | wc -l")},
-            m_server->apiKey());
-        QVERIFY(left->waitForFinished(30000));
-        QCOMPARE(left->readAllStandardOutput().trimmed(), QByteArray("0"));
+        QCOMPARE(stdinFoldersLeft(), QByteArray("0"));
     }
 
     // A command that ends before reading its input ends the run at once, though the CLI's
@@ -690,6 +697,51 @@ private Q_SLOTS:
         QVERIFY2(cli->waitForFinished(30000), "the run waited for input the command never read");
         QCOMPARE(cli->exitCode(), 2);
         QCOMPARE(cli->readAllStandardOutput().trimmed(), QByteArray("early"));
+    }
+
+    // A command that stops reading partway (head): the chunks still on their way are not
+    // passed (its folder went with it, and is not made again), which is no error: nothing on
+    // stderr, the command's own exit status, and no folder left behind.
+    void cliExecWithDashIStopsPassingInputOnceTheCommandStopsReading()
+    {
+        const QByteArray payload(8 * RemoteStdin::chunkBytes, 'x');
+        QProcess *cli
+            = startCli({QStringLiteral("exec"), QStringLiteral("-i"), QStringLiteral("--server"),
+                           m_server->url().toString(), QStringLiteral("--user"), m_alice.userId,
+                           QStringLiteral("--"), QStringLiteral("head -c 10")},
+                m_server->apiKey());
+        QVERIFY(cli->waitForStarted());
+        cli->write(payload);
+        cli->closeWriteChannel();
+        QVERIFY(cli->waitForFinished(60000));
+        const QByteArray err = cli->readAllStandardError();
+        QVERIFY2(err.isEmpty(), err.constData());
+        QCOMPARE(cli->readAllStandardOutput(), payload.left(10));
+        QCOMPARE(cli->exitCode(), 0);
+        QCOMPARE(stdinFoldersLeft(), QByteArray("0"));
+    }
+
+    // The same in the core: readerGone() (no failed()) once a step finds the command's folder
+    // gone, and discard() afterwards still ends in discarded(), which the CLI waits for.
+    void remoteStdinSaysItsReaderIsGoneAndDiscardsAtOnce()
+    {
+        RemoteStdin input(m_client.get(), m_alice);
+        QSignalSpy gone(&input, &RemoteStdin::readerGone);
+        QSignalSpy failed(&input, &RemoteStdin::failed);
+        QSignalSpy discarded(&input, &RemoteStdin::discarded);
+        ProcessStream stream(m_client.get(), m_alice);
+        QSignalSpy finished(&stream, &ProcessStream::finished);
+        stream.start(input.wrap(QStringLiteral("head -c 10")));
+        input.write(QByteArray(8 * RemoteStdin::chunkBytes, 'x'));
+        input.close();
+        QVERIFY(QTest::qWaitFor([&] { return finished.count() == 1; }, 60000));
+        QVERIFY(QTest::qWaitFor([&] { return gone.count() == 1; }, 60000));
+        QVERIFY(failed.isEmpty());
+        QVERIFY(!input.isClosed());
+        QCOMPARE(input.pendingBytes(), qint64(0));
+        input.discard();
+        QVERIFY(discarded.wait(10000));
+        QCOMPARE(gone.count(), 1);
     }
 
     void cliServerInfoReportsVersionModeAndAccount()
