@@ -173,10 +173,11 @@ private slots:
                 assembler.feed(chunk);
             QCOMPARE(assembler.feed(QStringLiteral("\n")).size(), 1);
         };
-        // 4x the length (16 MB -> 64 MB, both far beyond the caches): about 4x the time when
-        // each chunk costs the same, 16x when every chunk re-scans the pending text.
-        const double ratio = sandscope::test::growthRatio(feedLine, 4096, 16384);
-        QVERIFY2(ratio < 10, qPrintable(QString::number(ratio)));
+        // 8x the length (8 MB -> 64 MB, both far beyond the caches): about 8x the time when
+        // each chunk costs the same, 64x when every chunk re-scans the pending text (4x against
+        // a bound of 10 left too little room: 11.4 once under a CI run's load).
+        const double ratio = sandscope::test::growthRatio(feedLine, 2048, 16384);
+        QVERIFY2(ratio < 24, qPrintable(QString::number(ratio)));
     }
 };
 
