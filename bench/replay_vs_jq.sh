@@ -146,8 +146,16 @@ if [ -x "$phases" ]; then
   python3 - "$start_cpu" "$work/phases" "$s_cpu" <<'PY'
 import re, sys
 start_ms = float(sys.argv[1]) * 1000
-figures = [float(m) for m in re.findall(r"([0-9.]+) ms", open(sys.argv[2]).read())]
-cut, decided, summary = figures[:3]
+text = open(sys.argv[2]).read()
+# Each phase by its label (the bench prints more figures than these three).
+def phase(label):
+    found = re.search(re.escape(label) + r"\s+([0-9.]+) ms", text)
+    if not found:
+        sys.exit(f"replay_vs_jq: no '{label}' figure in bench_summaryphases' output")
+    return float(found.group(1))
+cut = phase("mapped and cut into lines")
+decided = phase("+ each line decided as the DOM parser would")
+summary = phase("+ the summary (summarizeRunFile)")
 whole_ms = float(sys.argv[3]) * 1000
 print(f"  process start and exit (sandscope --version)   {start_ms:7.1f} ms")
 print(f"  so of the whole process's {whole_ms:.0f} ms: {start_ms + decided:.0f} ms start, exit and "
