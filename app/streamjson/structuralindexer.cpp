@@ -84,61 +84,113 @@ SANDSCOPE_TARGET inline uint32_t *flatten(uint64_t bits, uint32_t base, uint32_t
     return end;
 }
 
-} // namespace
+#define SANDSCOPE_TARGET_512                                                                   \
+    __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,pclmul,popcnt"), always_inline))
 
-bool StructuralIndexer::isAvailable()
+// classify() with one 64-byte register: the compares give the bit masks directly.
+SANDSCOPE_TARGET_512 inline BlockBits classify512(const char *block)
 {
-    static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")
-        && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul")
-        && __builtin_cpu_supports("popcnt");
-    return available;
+    const __m512i whitespaceTable = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        ' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100));
+    const __m512i opTable = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0));
+    const __m512i bytes = _mm512_loadu_si512(block);
+    BlockBits bits;
+    bits.whitespace = _mm512_cmpeq_epi8_mask(bytes, _mm512_shuffle_epi8(whitespaceTable, bytes));
+    bits.op = _mm512_cmpeq_epi8_mask(_mm512_or_si512(bytes, _mm512_set1_epi8(0x20)),
+        _mm512_shuffle_epi8(opTable, bytes));
+    bits.quote = _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('"'));
+    bits.backslash = _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('\\'));
+    bits.control = _mm512_cmple_epu8_mask(bytes, _mm512_set1_epi8(0x1F));
+    bits.nonAscii = _mm512_movepi8_mask(bytes);
+    return bits;
 }
 
-__attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"))) int64_t StructuralIndexer::index(
-    const char *json, size_t length, uint32_t *out)
+// flatten() without a loop over the bits: the set bits' byte positions packed to the front
+// (VBMI2's compress), widened 16 at a time. Writes whole groups of 16 (capacityFor leaves
+// room); returns the end of the ones that count.
+SANDSCOPE_TARGET_512 inline uint32_t *flatten512(uint64_t bits, uint32_t base, uint32_t *out)
 {
-    if (length >= UINT32_MAX - 64)
-        return -1;
-    uint32_t *next = out;
+    const __m512i positions = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51,
+        50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29,
+        28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
+        4, 3, 2, 1, 0);
+    const __m512i packed = _mm512_maskz_compress_epi8(bits, positions);
+    const __m512i offset = _mm512_set1_epi32(int(base));
+    const int count = int(_mm_popcnt_u64(bits));
+    _mm512_storeu_si512(out,
+        _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed)), offset));
+    if (count > 16) {
+        _mm512_storeu_si512(out + 16,
+            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1)), offset));
+        if (count > 32) {
+            _mm512_storeu_si512(out + 32,
+                _mm512_add_epi32(
+                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2)), offset));
+            if (count > 48)
+                _mm512_storeu_si512(out + 48,
+                    _mm512_add_epi32(
+                        _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3)), offset));
+        }
+    }
+    return out + count;
+}
+
+// What a line's blocks carry from one to the next.
+struct LineState {
     uint64_t inStringBefore = 0; // all ones when the block before ended inside a string
     uint64_t scalarBefore = 0; // 1 when the byte before was a scalar's other than a quote
     uint64_t controlInString = 0;
     uint64_t nonAscii = 0;
-    for (size_t base = 0; base < length; base += 64) {
-        BlockBits bits = classify(json + base);
-        if (length - base < 64) { // past the line: whitespace, as simdjson pads its last block
-            const uint64_t inLine = (uint64_t(1) << (length - base)) - 1;
-            bits.whitespace |= ~inLine;
-            bits.op &= inLine;
-            bits.quote &= inLine;
-            bits.backslash &= inLine;
-            bits.control &= inLine;
-            bits.nonAscii &= inLine;
-        }
-        if (bits.backslash != 0)
-            return -1;
-        nonAscii |= bits.nonAscii;
-        // Without escapes every quote toggles: a prefix XOR (carry-less multiplication by
-        // all ones) marks the opening quote and what follows, up to the closing quote.
-        const uint64_t inString
-            = uint64_t(_mm_cvtsi128_si64(_mm_clmulepi64_si128(
-                  _mm_set_epi64x(0, int64_t(bits.quote)), _mm_set1_epi8(-1), 0)))
-            ^ inStringBefore;
-        inStringBefore = uint64_t(int64_t(inString) >> 63);
-        controlInString |= bits.control & inString;
-        // A scalar starts where a byte that is neither whitespace nor an operator follows
-        // whitespace, an operator or a quote; inside strings only the opening quote counts.
-        const uint64_t scalar = ~(bits.op | bits.whitespace);
-        const uint64_t nonQuoteScalar = scalar & ~bits.quote;
-        const uint64_t followsScalar = (nonQuoteScalar << 1) | scalarBefore;
-        scalarBefore = nonQuoteScalar >> 63;
-        const uint64_t stringTail = inString ^ bits.quote; // after the opening quote, closing
-        const uint64_t structural = (bits.op | (scalar & ~followsScalar)) & ~stringTail;
-        next = flatten(structural, uint32_t(base), next);
+};
+
+#define SANDSCOPE_TARGET_BITS __attribute__((target("pclmul"), always_inline))
+
+// The block's bits with what lies past the line's end (`left` bytes remain) as whitespace, as
+// simdjson pads its last block.
+SANDSCOPE_TARGET_BITS inline BlockBits withinLine(BlockBits bits, size_t left)
+{
+    if (left < 64) {
+        const uint64_t inLine = (uint64_t(1) << left) - 1;
+        bits.whitespace |= ~inLine;
+        bits.op &= inLine;
+        bits.quote &= inLine;
+        bits.backslash &= inLine;
+        bits.control &= inLine;
+        bits.nonAscii &= inLine;
     }
-    if (controlInString != 0 || inStringBefore != 0)
+    return bits;
+}
+
+// The structural characters of a block without a backslash, from its classes: the same for
+// either kernel.
+SANDSCOPE_TARGET_BITS inline uint64_t structuralOf(const BlockBits &bits, LineState &state)
+{
+    state.nonAscii |= bits.nonAscii;
+    // Without escapes every quote toggles: a prefix XOR (carry-less multiplication by all
+    // ones) marks the opening quote and what follows, up to the closing quote.
+    const uint64_t inString = uint64_t(_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+                                  _mm_set_epi64x(0, int64_t(bits.quote)), _mm_set1_epi8(-1), 0)))
+        ^ state.inStringBefore;
+    state.inStringBefore = uint64_t(int64_t(inString) >> 63);
+    state.controlInString |= bits.control & inString;
+    // A scalar starts where a byte that is neither whitespace nor an operator follows
+    // whitespace, an operator or a quote; inside strings only the opening quote counts.
+    const uint64_t scalar = ~(bits.op | bits.whitespace);
+    const uint64_t nonQuoteScalar = scalar & ~bits.quote;
+    const uint64_t followsScalar = (nonQuoteScalar << 1) | state.scalarBefore;
+    state.scalarBefore = nonQuoteScalar >> 63;
+    const uint64_t stringTail = inString ^ bits.quote; // after the opening quote, closing
+    return (bits.op | (scalar & ~followsScalar)) & ~stringTail;
+}
+
+// After the last block: the line's verdict, and simdjson's three ends after the positions.
+int64_t finish(const char *json, size_t length, const LineState &state, uint32_t *out,
+    uint32_t *next)
+{
+    if (state.controlInString != 0 || state.inStringBefore != 0)
         return -1;
-    if (nonAscii != 0 && !simdjson::validate_utf8(json, length))
+    if (state.nonAscii != 0 && !simdjson::validate_utf8(json, length))
         return -1;
     const int64_t count = next - out;
     if (count == 0)
@@ -149,14 +201,85 @@ __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"))) int64_t StructuralIndexer
     return count;
 }
 
+__attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"))) int64_t indexAvx2(
+    const char *json, size_t length, uint32_t *out)
+{
+    LineState state;
+    uint32_t *next = out;
+    for (size_t base = 0; base < length; base += 64) {
+        const BlockBits bits = withinLine(classify(json + base), length - base);
+        if (bits.backslash != 0)
+            return -1;
+        next = flatten(structuralOf(bits, state), uint32_t(base), next);
+    }
+    return finish(json, length, state, out, next);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,pclmul,popcnt"))) int64_t indexAvx512(
+    const char *json, size_t length, uint32_t *out)
+{
+    LineState state;
+    uint32_t *next = out;
+    for (size_t base = 0; base < length; base += 64) {
+        const BlockBits bits = withinLine(classify512(json + base), length - base);
+        if (bits.backslash != 0)
+            return -1;
+        next = flatten512(structuralOf(bits, state), uint32_t(base), next);
+    }
+    return finish(json, length, state, out, next);
+}
+
+bool runsAvx2()
+{
+    static const bool runs = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")
+        && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul")
+        && __builtin_cpu_supports("popcnt");
+    return runs;
+}
+
+bool runsAvx512()
+{
+    static const bool runs = __builtin_cpu_supports("avx512f")
+        && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2")
+        && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("pclmul")
+        && __builtin_cpu_supports("popcnt");
+    return runs;
+}
+
+} // namespace
+
+bool StructuralIndexer::runs(Kernel kernel)
+{
+    return kernel == Kernel::Avx512 ? runsAvx512() : runsAvx2();
+}
+
+int64_t StructuralIndexer::index(const char *json, size_t length, uint32_t *out)
+{
+    static const Kernel best = runsAvx512() ? Kernel::Avx512 : Kernel::Avx2;
+    return indexWith(best, json, length, out);
+}
+
+int64_t StructuralIndexer::indexWith(Kernel kernel, const char *json, size_t length, uint32_t *out)
+{
+    if (length >= UINT32_MAX - 64 || !runs(kernel))
+        return -1;
+    return kernel == Kernel::Avx512 ? indexAvx512(json, length, out)
+                                    : indexAvx2(json, length, out);
+}
+
 #else
 
-bool StructuralIndexer::isAvailable()
+bool StructuralIndexer::runs(Kernel)
 {
     return false;
 }
 
 int64_t StructuralIndexer::index(const char *, size_t, uint32_t *)
+{
+    return -1;
+}
+
+int64_t StructuralIndexer::indexWith(Kernel, const char *, size_t, uint32_t *)
 {
     return -1;
 }

@@ -19,8 +19,14 @@ namespace sandscope {
 
 class StructuralIndexer {
 public:
+    // Two kernels, one per instruction set: the same positions (tests/unit/
+    // tst_structuralindexer.cpp checks each against simdjson). AVX-512 (with VBMI2) classifies
+    // a block in one register and writes its positions without a loop over the bits.
+    enum class Kernel { Avx2, Avx512 };
+    static bool runs(Kernel kernel);
+
     // Whether this processor runs index() (else JsonLineView uses simdjson's stage 1).
-    static bool isAvailable();
+    static bool isAvailable() { return runs(Kernel::Avx2); }
 
     // Room `out` needs for a line of `length` bytes: the positions, three ends as simdjson
     // writes them, and the whole blocks the pass writes ahead.
@@ -31,7 +37,10 @@ public:
     // ends them. Returns their count, or -1 for a line with a backslash, a control character
     // in a string, a string left open, invalid UTF-8 or nothing but whitespace (simdjson's DOM
     // parser decides those).
+    // With the fastest kernel this processor runs.
     static int64_t index(const char *json, size_t length, uint32_t *out);
+    // With the given one; -1 where the processor does not run it.
+    static int64_t indexWith(Kernel kernel, const char *json, size_t length, uint32_t *out);
 };
 
 } // namespace sandscope

@@ -1,5 +1,6 @@
-// StructuralIndexer, the AVX2 stage 1 of the summary fast path, against simdjson's stage 1 it
-// stands in for. The property, for every line: when the indexer gives positions, simdjson's
+// StructuralIndexer, the stage 1 of the summary fast path, against simdjson's stage 1 it
+// stands in for, each of its kernels this processor runs (AVX2; AVX-512). The property, for
+// every line and kernel: when the indexer gives positions, simdjson's
 // stage 1 accepts the line and gives the same positions (and the same three ends); when the
 // line has no backslash and simdjson's stage 1 accepts it, the indexer does too; a line with a
 // backslash it always leaves. Checked on named cases (strings across the 64-byte block, each
@@ -50,11 +51,25 @@ std::optional<Positions> bySimdjson(const QByteArray &line)
     return Positions(indexes, indexes + stage1.n_structural_indexes + 3);
 }
 
-std::optional<Positions> byIndexer(const QByteArray &line, const QByteArray &after)
+using Kernel = StructuralIndexer::Kernel;
+
+// The kernels this processor runs.
+QList<Kernel> kernels()
+{
+    QList<Kernel> running;
+    for (const Kernel kernel : {Kernel::Avx2, Kernel::Avx512}) {
+        if (StructuralIndexer::runs(kernel))
+            running.append(kernel);
+    }
+    return running;
+}
+
+std::optional<Positions> byIndexer(const QByteArray &line, const QByteArray &after, Kernel kernel)
 {
     const std::vector<char> buffer = padded(line, after);
     Positions out(StructuralIndexer::capacityFor(size_t(line.size())), 0xDEADBEEF);
-    const int64_t count = StructuralIndexer::index(buffer.data(), size_t(line.size()), out.data());
+    const int64_t count
+        = StructuralIndexer::indexWith(kernel, buffer.data(), size_t(line.size()), out.data());
     if (count < 0)
         return std::nullopt;
     out.resize(size_t(count) + 3);
@@ -66,20 +81,27 @@ QByteArray shown(const QByteArray &line)
     return line.left(120).toPercentEncoding(" {}[]:,\"");
 }
 
-// Empty when the property holds for `line`, else why not.
+QByteArray named(Kernel kernel)
+{
+    return kernel == Kernel::Avx512 ? "AVX-512 kernel " : "AVX2 kernel ";
+}
+
+// Empty when the property holds for `line` with every kernel, else why not.
 QByteArray disagreement(const QByteArray &line, const QByteArray &after = "\"\\\x01\x80{")
 {
-    const std::optional<Positions> ours = byIndexer(line, after);
     const std::optional<Positions> theirs = bySimdjson(line);
     const bool backslash = line.contains('\\');
-    if (ours && backslash)
-        return "indexed a line with a backslash: " + shown(line);
-    if (ours && !theirs)
-        return "indexed a line simdjson's stage 1 refuses: " + shown(line);
-    if (ours && *ours != *theirs)
-        return "positions differ from simdjson's: " + shown(line);
-    if (!ours && theirs && !backslash)
-        return "refused a line simdjson's stage 1 accepts: " + shown(line);
+    for (const Kernel kernel : kernels()) {
+        const std::optional<Positions> ours = byIndexer(line, after, kernel);
+        if (ours && backslash)
+            return named(kernel) + "indexed a line with a backslash: " + shown(line);
+        if (ours && !theirs)
+            return named(kernel) + "indexed a line simdjson's stage 1 refuses: " + shown(line);
+        if (ours && *ours != *theirs)
+            return named(kernel) + "positions differ from simdjson's: " + shown(line);
+        if (!ours && theirs && !backslash)
+            return named(kernel) + "refused a line simdjson's stage 1 accepts: " + shown(line);
+    }
     return {};
 }
 
@@ -123,6 +145,13 @@ private Q_SLOTS:
         QTest::newRow("line of exactly 64 bytes") << "{\"" + QByteArray(58, 'z') + "\":1}" << true;
         QTest::newRow("scalar across the block")
             << "{\"" + QByteArray(57, 'k') + "\":12345678901}" << true;
+        // Every byte structural, or every other: more than 16, 32 and 48 positions in a block.
+        QTest::newRow("nested arrays, every byte structural")
+            << "{\"a\":" + QByteArray(150, '[') + QByteArray(150, ']') + "}" << true;
+        QByteArray numbers = "{\"a\":[";
+        for (int i = 0; i < 120; ++i)
+            numbers += "1,";
+        QTest::newRow("numbers, every other byte structural") << numbers + "1]}" << true;
         QTest::newRow("backslash") << QByteArray("{\"a\":\"b\\\"c\"}") << false;
         QTest::newRow("backslash in the last block") << "{\"" + filler + "\":\"\\n\"}" << false;
         QTest::newRow("string left open") << QByteArray("{\"a\":\"b}") << false;
@@ -146,7 +175,8 @@ private Q_SLOTS:
         QFETCH(bool, indexed);
         const QByteArray why = disagreement(line);
         QVERIFY2(why.isEmpty(), why.constData());
-        QCOMPARE(byIndexer(line, "\\\"").has_value(), indexed);
+        for (const Kernel kernel : kernels())
+            QCOMPARE(byIndexer(line, "\\\"", kernel).has_value(), indexed);
     }
 
     void everyCaptureLineAndItsMutationsAgree()
@@ -159,7 +189,7 @@ private Q_SLOTS:
         for (const QByteArray &line : lines) {
             QByteArray why = disagreement(line);
             QVERIFY2(why.isEmpty(), why.constData());
-            indexed += byIndexer(line, {}) ? 1 : 0;
+            indexed += byIndexer(line, {}, Kernel::Avx2) ? 1 : 0;
             withoutBackslash += line.contains('\\') ? 0 : 1;
             for (int m = 0; m < 20; ++m) {
                 const QByteArray mutated = capture::mutatedLine(line, random, alphabet, false);
@@ -177,11 +207,17 @@ private Q_SLOTS:
         for (int length = 0; length <= 200; ++length) {
             for (int sample = 0; sample < 40; ++sample) {
                 QByteArray line(length, ' ');
-                // Mostly plain text, so that strings and scalars run across block bounds.
-                for (char &byte : line)
-                    byte = random.bounded(3) == 0
-                        ? alphabet.at(int(random.bounded(int(alphabet.size()))))
-                        : char('a' + random.bounded(26));
+                // Mostly plain text, so that strings and scalars run across block bounds; one
+                // sample in four all structure, so that blocks are dense with positions.
+                const QByteArray structure = "{}[]:,1 \"";
+                for (char &byte : line) {
+                    if (sample % 4 == 0)
+                        byte = structure.at(int(random.bounded(int(structure.size()))));
+                    else if (random.bounded(3) == 0)
+                        byte = alphabet.at(int(random.bounded(int(alphabet.size()))));
+                    else
+                        byte = char('a' + random.bounded(26));
+                }
                 QByteArray after(8, ' ');
                 for (char &byte : after)
                     byte = alphabet.at(int(random.bounded(int(alphabet.size()))));
