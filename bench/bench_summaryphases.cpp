@@ -167,8 +167,11 @@ int main(int argc, char **argv)
                 "(%lld by the view, %lld by the DOM parser, the rest not JSON)\n",
         read, static_cast<long long>(viewLines), static_cast<long long>(domLines));
     if (indexer)
-        std::printf(
-            "    (the view with simdjson's stage 1 instead of StructuralIndexer's: %.1f ms)\n",
+        std::printf("    (the view with simdjson's stage 1 instead of StructuralIndexer's %s "
+                    "kernel: %.1f ms)\n",
+            sandscope::StructuralIndexer::runs(sandscope::StructuralIndexer::Kernel::Avx512)
+                ? "AVX-512"
+                : "AVX2",
             readBySimdjson);
     else
         std::printf("    (StructuralIndexer does not run here: no AVX2, BMI2 or PCLMUL)\n");

@@ -84,7 +84,7 @@ SANDSCOPE_TARGET inline uint32_t *flatten(uint64_t bits, uint32_t base, uint32_t
     return end;
 }
 
-#define SANDSCOPE_TARGET_512                                                                   \
+#define SANDSCOPE_TARGET_512                                                                       \
     __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,pclmul,popcnt"), always_inline))
 
 // classify() with one 64-byte register: the compares give the bit masks directly.
@@ -97,8 +97,8 @@ SANDSCOPE_TARGET_512 inline BlockBits classify512(const char *block)
     const __m512i bytes = _mm512_loadu_si512(block);
     BlockBits bits;
     bits.whitespace = _mm512_cmpeq_epi8_mask(bytes, _mm512_shuffle_epi8(whitespaceTable, bytes));
-    bits.op = _mm512_cmpeq_epi8_mask(_mm512_or_si512(bytes, _mm512_set1_epi8(0x20)),
-        _mm512_shuffle_epi8(opTable, bytes));
+    bits.op = _mm512_cmpeq_epi8_mask(
+        _mm512_or_si512(bytes, _mm512_set1_epi8(0x20)), _mm512_shuffle_epi8(opTable, bytes));
     bits.quote = _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('"'));
     bits.backslash = _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('\\'));
     bits.control = _mm512_cmple_epu8_mask(bytes, _mm512_set1_epi8(0x1F));
@@ -111,15 +111,15 @@ SANDSCOPE_TARGET_512 inline BlockBits classify512(const char *block)
 // room); returns the end of the ones that count.
 SANDSCOPE_TARGET_512 inline uint32_t *flatten512(uint64_t bits, uint32_t base, uint32_t *out)
 {
-    const __m512i positions = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51,
-        50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29,
-        28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
-        4, 3, 2, 1, 0);
+    const __m512i positions
+        = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46,
+            45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
+            23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i packed = _mm512_maskz_compress_epi8(bits, positions);
     const __m512i offset = _mm512_set1_epi32(int(base));
     const int count = int(_mm_popcnt_u64(bits));
-    _mm512_storeu_si512(out,
-        _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed)), offset));
+    _mm512_storeu_si512(
+        out, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed)), offset));
     if (count > 16) {
         _mm512_storeu_si512(out + 16,
             _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1)), offset));
@@ -185,8 +185,8 @@ SANDSCOPE_TARGET_BITS inline uint64_t structuralOf(const BlockBits &bits, LineSt
 }
 
 // After the last block: the line's verdict, and simdjson's three ends after the positions.
-int64_t finish(const char *json, size_t length, const LineState &state, uint32_t *out,
-    uint32_t *next)
+int64_t finish(
+    const char *json, size_t length, const LineState &state, uint32_t *out, uint32_t *next)
 {
     if (state.controlInString != 0 || state.inStringBefore != 0)
         return -1;
@@ -239,10 +239,9 @@ bool runsAvx2()
 
 bool runsAvx512()
 {
-    static const bool runs = __builtin_cpu_supports("avx512f")
-        && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2")
-        && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("pclmul")
-        && __builtin_cpu_supports("popcnt");
+    static const bool runs = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi")
+        && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt");
     return runs;
 }
 
@@ -263,8 +262,7 @@ int64_t StructuralIndexer::indexWith(Kernel kernel, const char *json, size_t len
 {
     if (length >= UINT32_MAX - 64 || !runs(kernel))
         return -1;
-    return kernel == Kernel::Avx512 ? indexAvx512(json, length, out)
-                                    : indexAvx2(json, length, out);
+    return kernel == Kernel::Avx512 ? indexAvx512(json, length, out) : indexAvx2(json, length, out);
 }
 
 #else

@@ -1,10 +1,10 @@
 #pragma once
-// Stage 1 of a JSON line for JsonLineView, where the processor has AVX2, BMI2 and PCLMUL: the
-// positions of the line's structural characters, as simdjson's stage 1 finds them, for lines
-// without a backslash only. Without escapes every quote opens or closes a string, so the pass
-// skips simdjson's escape handling, and it checks for the backslash itself (JsonLineView did
-// that with a memchr of its own before). UTF-8 is checked only for lines with a byte >= 0x80
-// (simdjson::validate_utf8). On the 100 MB capture of bench/replay_vs_jq.sh: see
+// Stage 1 of a JSON line for JsonLineView, where the processor has AVX2, BMI2 and PCLMUL (or
+// AVX-512 with VBMI2): the positions of the line's structural characters, as simdjson's stage 1
+// finds them, for lines without a backslash only. Without escapes every quote opens or closes a
+// string, so the pass skips simdjson's escape handling, and it checks for the backslash itself
+// (JsonLineView did that with a memchr of its own before). UTF-8 is checked only for lines with
+// a byte >= 0x80 (simdjson::validate_utf8). On the 100 MB capture of bench/replay_vs_jq.sh: see
 // docs/architecture.md.
 //
 // The property the view relies on, checked on every capture line, mutations of them and lines
