@@ -279,23 +279,42 @@ template <typename Object> inline TokenUsage usageFrom(const Object &usage)
     return result;
 }
 
-// model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}.
+// model_usage_since_last_result: {model: {inputTokens, outputTokens, costUSD, ...}}. Each
+// model's five members in one pass, each the first of its name (as at_key finds it): one at_key
+// per member walked the object five times, on every result line.
 template <typename Object> inline void addModelUsage(const Object &perModel, ResultInfo &result)
 {
     for (auto field : perModel) {
         Object usage;
         if (field.value.get(usage) != simdjson::SUCCESS)
             continue;
+        enum { Input, Output, CacheRead, CacheCreation, Cost, Members };
+        typename JsonOf<Object>::Element values[Members];
+        bool seen[Members] = {false, false, false, false, false};
+        for (const auto member : usage) {
+            const std::string_view key = member.key;
+            const int which = is(key, "inputTokens")  ? Input
+                : is(key, "outputTokens")             ? Output
+                : is(key, "cacheReadInputTokens")     ? CacheRead
+                : is(key, "cacheCreationInputTokens") ? CacheCreation
+                : is(key, "costUSD")                  ? Cost
+                                                      : -1;
+            if (which >= 0 && !seen[which]) {
+                seen[which] = true;
+                values[which] = member.value;
+            }
+        }
         TokenUsage model;
         model.present = true;
-        model.inputTokens = countField(usage, "inputTokens", &model.invalid);
-        model.outputTokens = countField(usage, "outputTokens", &model.invalid);
-        model.cacheReadInputTokens = countField(usage, "cacheReadInputTokens", &model.invalid);
-        model.cacheCreationInputTokens
-            = countField(usage, "cacheCreationInputTokens", &model.invalid);
+        qint64 *const counts[] = {&model.inputTokens, &model.outputTokens,
+            &model.cacheReadInputTokens, &model.cacheCreationInputTokens};
+        for (int count = Input; count < Cost; ++count) {
+            if (seen[count])
+                *counts[count] = countValue(values[count], &model.invalid);
+        }
         result.turnUsage += model;
         double cost = 0;
-        if (costField(usage, "costUSD", &cost, &result.invalidCost)) {
+        if (seen[Cost] && costValue(values[Cost], &cost, &result.invalidCost)) {
             result.hasTurnCost = true;
             result.turnCostUsd += cost;
         }

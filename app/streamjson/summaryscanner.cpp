@@ -50,6 +50,10 @@ template <typename Object> struct ScannedLine {
         NumTurns = 8192,
         Usage = 16384,
         SinceLastResult = 32768,
+        Status = 65536,
+        Patch = 131072,
+        TaskId = 262144,
+        ToolUseId = 524288,
     };
     std::string_view type;
     std::string_view timestamp;
@@ -70,6 +74,12 @@ template <typename Object> struct ScannedLine {
     object sinceLastResult; // model_usage_since_last_result
     bool hasUsage = false;
     bool hasSinceLastResult = false;
+    // A system/task_* line's.
+    std::string_view status;
+    std::string_view taskId;
+    std::string_view toolUseId;
+    object patch;
+    bool hasPatch = false;
     bool hasTranscriptSessionId = false; // "sessionId", of any type
     bool apiErrorFlag = false; // is_api_error_message or isApiErrorMessage true
 
@@ -101,12 +111,20 @@ template <typename Object> struct ScannedLine {
                     hasEvent = field.value.get(event) == simdjson::SUCCESS;
                 else if (jsonfields::is(key, "usage") && first(Usage))
                     hasUsage = field.value.get(usage) == simdjson::SUCCESS;
+                else if (jsonfields::is(key, "patch") && first(Patch))
+                    hasPatch = field.value.get(patch) == simdjson::SUCCESS;
+                break;
+            case 6:
+                if (jsonfields::is(key, "status") && first(Status))
+                    status = text(field.value);
                 break;
             case 7:
                 if (jsonfields::is(key, "message") && first(Message))
                     hasMessage = field.value.get(message) == simdjson::SUCCESS;
                 else if (jsonfields::is(key, "subtype") && first(Subtype))
                     subtype = text(field.value);
+                else if (jsonfields::is(key, "task_id") && first(TaskId))
+                    taskId = text(field.value);
                 break;
             case 8:
                 if (jsonfields::is(key, "is_error") && first(IsError))
@@ -127,6 +145,8 @@ template <typename Object> struct ScannedLine {
             case 11:
                 if (jsonfields::is(key, "duration_ms") && first(DurationMs))
                     durationMs = field.value;
+                else if (jsonfields::is(key, "tool_use_id") && first(ToolUseId))
+                    toolUseId = text(field.value);
                 break;
             case 14:
                 if (jsonfields::is(key, "api_message_id") && first(ApiMessageId))
@@ -194,6 +214,29 @@ template <typename Object> struct ScannedMessage {
     }
 };
 
+// A stream_event's event, read once for both questions asked of it: whether the line is a
+// MessageUsage event (RunParser::parseStreamEvent), and which usage it counts. A message_start's
+// usage is its message's; a message_delta's its own; no other event has one.
+template <typename Object> struct StreamEvent {
+    std::string_view type;
+    Object message; // a message_start's
+    Object usage;
+    bool hasMessage = false;
+    bool hasUsage = false;
+
+    StreamEvent() = default;
+    explicit StreamEvent(const Object &event)
+        : type(stringView(event, "type"))
+    {
+        if (jsonfields::is(type, "message_start")) {
+            hasMessage = event.at_key("message").get(message) == simdjson::SUCCESS;
+            hasUsage = hasMessage && message.at_key("usage").get(usage) == simdjson::SUCCESS;
+        } else if (jsonfields::is(type, "message_delta")) {
+            hasUsage = event.at_key("usage").get(usage) == simdjson::SUCCESS;
+        }
+    }
+};
+
 } // namespace
 
 struct RunSummaryScanner::Impl {
@@ -204,6 +247,9 @@ struct RunSummaryScanner::Impl {
     qint64 entryTimeMs = -1; // setLineTime's, for the next line
     // stream_event: the last message_start's id per thread (RunParser does the same).
     FlatIdTable<std::string> streamingMessageByThread;
+    bool resultSubtypeKnown = false;
+    std::string resultSubtype; // the last result's, and as a QString
+    QString resultSubtypeText;
 
     Line scanPadded(std::string_view line)
     {
@@ -224,7 +270,7 @@ struct RunSummaryScanner::Impl {
         JsonLineView::Object viewRoot;
         if (!json.empty() && view.read(json.data(), json.size(), &viewRoot)) {
             const ScannedLine<JsonLineView::Object> fields(viewRoot);
-            return facts(viewRoot, fields, ownTime ? fields.timestamp : std::string_view());
+            return facts(fields, ownTime ? fields.timestamp : std::string_view());
         }
         simdjson::dom::object root;
         if (json.empty()
@@ -234,7 +280,7 @@ struct RunSummaryScanner::Impl {
             return Line::Counted;
         }
         const ScannedLine<simdjson::dom::object> fields(root);
-        return facts(root, fields, ownTime ? fields.timestamp : std::string_view());
+        return facts(fields, ownTime ? fields.timestamp : std::string_view());
     }
 
     // Gives the builder the line's time: a recording's, set before; else its timestamp.
@@ -244,8 +290,7 @@ struct RunSummaryScanner::Impl {
         entryTimeMs = -1;
     }
 
-    template <typename Object>
-    Line facts(const Object &line, const ScannedLine<Object> &fields, std::string_view stamp)
+    template <typename Object> Line facts(const ScannedLine<Object> &fields, std::string_view stamp)
     {
         const std::string_view type = fields.type;
         if (fields.hasTranscriptSessionId || jsonfields::isTranscriptOnlyType(type))
@@ -253,7 +298,11 @@ struct RunSummaryScanner::Impl {
         timeLine(stamp.empty() ? -1 : jsonfields::isoTimeMs(stamp));
         const std::string_view thread = fields.thread;
         builder->setLineThread(thread);
-        turnFacts(line, fields);
+        const bool isStreamEvent = jsonfields::is(type, "stream_event");
+        const StreamEvent<Object> event = isStreamEvent && fields.hasEvent
+            ? StreamEvent<Object>(fields.event)
+            : StreamEvent<Object>();
+        turnFacts(fields, event);
         if (!builder->hasSessionId() && !fields.sessionId.empty())
             builder->setSessionId(jsonfields::toQString(fields.sessionId));
         if (jsonfields::is(type, "assistant")) {
@@ -264,17 +313,18 @@ struct RunSummaryScanner::Impl {
                 user(ScannedMessage<Object>(fields.message), thread.empty());
         } else if (jsonfields::is(type, "result")) {
             result(fields);
-        } else if (jsonfields::is(type, "stream_event")) {
+        } else if (isStreamEvent) {
             const std::string_view envelopeMessageId
                 = fields.hasMessage ? stringView(fields.message, "id") : std::string_view();
-            streamEvent(fields, envelopeMessageId);
+            streamEvent(fields, event, envelopeMessageId);
         }
         return Line::Counted;
     }
 
     // Which turn the line goes to, as RunModel places its events (RunParser's Transient
     // lines go nowhere; a result finds its turn in addResult).
-    template <typename Object> void turnFacts(const Object &line, const ScannedLine<Object> &fields)
+    template <typename Object>
+    void turnFacts(const ScannedLine<Object> &fields, const StreamEvent<Object> &streamEvent)
     {
         const std::string_view type = fields.type;
         const std::string_view subtype = fields.subtype;
@@ -292,42 +342,25 @@ struct RunSummaryScanner::Impl {
             return;
         if (jsonfields::is(type, "system")
             && subtype.substr(0, 5) == "task_") // RunParser: every task_*
-            task(line, subtype);
+            task(fields, subtype);
         if (jsonfields::is(type, "system") && jsonfields::is(subtype, "compact_boundary")) {
             builder->addCompactBoundary();
             return;
         }
-        if (jsonfields::is(type, "stream_event") && !streamEventUsage(fields))
+        if (jsonfields::is(type, "stream_event") && !streamEvent.hasUsage)
             return;
         builder->addTurnContent();
     }
 
     // A task's status as RunParser::parseTask reads it.
-    template <typename Object> void task(const Object &line, std::string_view subtype)
+    template <typename Object>
+    void task(const ScannedLine<Object> &fields, std::string_view subtype)
     {
-        std::string_view status = jsonfields::is(subtype, "task_started")
-            ? std::string_view("running")
-            : stringView(line, "status");
-        Object patch;
-        if (line.at_key("patch").get(patch) == simdjson::SUCCESS)
-            status = stringView(patch, "status");
-        builder->addTask(
-            stringView(line, "tool_use_id"), stringView(line, "task_id"), runtask::isEnded(status));
-    }
-
-    // Whether a stream_event line becomes a MessageUsage event (RunParser::parseStreamEvent).
-    template <typename Object> static bool streamEventUsage(const ScannedLine<Object> &fields)
-    {
-        if (!fields.hasEvent)
-            return false;
-        const Object &event = fields.event;
-        const std::string_view eventType = stringView(event, "type");
-        Object inner;
-        if (jsonfields::is(eventType, "message_start"))
-            return event.at_key("message").get(inner) == simdjson::SUCCESS
-                && inner.at_key("usage").get(inner) == simdjson::SUCCESS;
-        return jsonfields::is(eventType, "message_delta")
-            && event.at_key("usage").get(inner) == simdjson::SUCCESS;
+        std::string_view status
+            = jsonfields::is(subtype, "task_started") ? std::string_view("running") : fields.status;
+        if (fields.hasPatch)
+            status = stringView(fields.patch, "status");
+        builder->addTask(fields.toolUseId, fields.taskId, runtask::isEnded(status));
     }
 
     template <typename Object>
@@ -378,7 +411,13 @@ struct RunSummaryScanner::Impl {
     template <typename Object> void result(const ScannedLine<Object> &fields)
     {
         ResultInfo info;
-        info.subtype = jsonfields::toQString(fields.subtype);
+        // A run's results mostly share one subtype: made a QString once, not per result.
+        if (!resultSubtypeKnown || fields.subtype != resultSubtype) {
+            resultSubtypeKnown = true;
+            resultSubtype.assign(fields.subtype.data(), fields.subtype.size());
+            resultSubtypeText = jsonfields::toQString(fields.subtype);
+        }
+        info.subtype = resultSubtypeText;
         bool isError = false;
         info.isError = fields.has(ScannedLine<Object>::IsError)
             && fields.isError.get(isError) == simdjson::SUCCESS && isError;
@@ -398,31 +437,25 @@ struct RunSummaryScanner::Impl {
     }
 
     template <typename Object>
-    void streamEvent(const ScannedLine<Object> &fields, std::string_view envelopeId)
+    void streamEvent(const ScannedLine<Object> &fields, const StreamEvent<Object> &event,
+        std::string_view envelopeId)
     {
-        if (!fields.hasEvent)
-            return;
-        const Object &event = fields.event;
         const std::string_view thread = fields.thread;
-        const std::string_view eventType = stringView(event, "type");
         std::string_view messageId = fields.apiMessageId;
-        Object usage;
-        if (jsonfields::is(eventType, "message_start")) {
-            Object message;
-            if (event.at_key("message").get(message) != simdjson::SUCCESS)
+        if (jsonfields::is(event.type, "message_start")) {
+            if (!event.hasMessage)
                 return;
             if (messageId.empty())
-                messageId = stringView(message, "id");
+                messageId = stringView(event.message, "id");
             streamingMessageByThread.insert(thread).assign(messageId.data(), messageId.size());
-            if (message.at_key("usage").get(usage) == simdjson::SUCCESS)
-                addUsage(messageId.empty() ? envelopeId : messageId, usage);
-        } else if (jsonfields::is(eventType, "message_delta")
-            && event.at_key("usage").get(usage) == simdjson::SUCCESS) {
+            if (event.hasUsage)
+                addUsage(messageId.empty() ? envelopeId : messageId, event.usage);
+        } else if (event.hasUsage) { // a message_delta's
             if (messageId.empty()) {
                 if (const std::string *known = streamingMessageByThread.find(thread))
                     messageId = *known;
             }
-            addUsage(messageId.empty() ? envelopeId : messageId, usage);
+            addUsage(messageId.empty() ? envelopeId : messageId, event.usage);
         }
     }
 

@@ -47,6 +47,7 @@ QList<QByteArray> captureLines(const QString &name)
 // RunSummaryBuilder::add): what the fast path must equal.
 struct ReferenceSummary {
     RunSummary summary;
+    RunSummary whileRunning; // as a run not yet ended would show it (background tasks count)
     QStringList problems;
 };
 
@@ -68,6 +69,8 @@ ReferenceSummary eventPathSummary(const QString &path)
     builder.add(reader.finishReading());
     out.summary = builder.summary();
     out.summary.lines = lines;
+    out.whileRunning = builder.summary(false);
+    out.whileRunning.lines = lines;
     out.problems = reader.problems();
     return out;
 }
@@ -728,7 +731,32 @@ private slots:
             + QByteArray(300 * 1024, 'x') + "\"}],\"usage\":{\"input_tokens\":1}}}\n";
         raw += "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\","
                "\"tool_use_id\":\"tb\"";
-        for (const QByteArray &content : {tricky, crlf, raw}) {
+        // Background tasks that end after the last turn did move the run's end: each status
+        // is the first patch's, else the first status member, the first of each name counting
+        // (a wrong one shows in the duration).
+        const QByteArray tasks = QByteArrayLiteral(
+            "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\","
+            "\"timestamp\":\"2026-03-01T09:00:00.000Z\"}\n"
+            "{\"type\":\"assistant\",\"message\":{\"id\":\"m1\",\"content\":[{\"type\":"
+            "\"tool_use\",\"id\":\"t1\"},{\"type\":\"tool_use\",\"id\":\"t2\"}]}}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_started\",\"tool_use_id\":\"t1\","
+            "\"task_id\":\"k1\"}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_started\",\"tool_use_id\":\"t2\","
+            "\"task_id\":\"k2\"}\n"
+            "{\"type\":\"result\",\"subtype\":\"success\",\"timestamp\":"
+            "\"2026-03-01T09:01:00.000Z\"}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_updated\",\"task_id\":\"k1\","
+            "\"status\":\"running\",\"patch\":{\"status\":\"completed\"},\"patch\":"
+            "{\"status\":\"running\"},\"timestamp\":\"2026-03-01T10:00:00.000Z\"}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_updated\",\"task_id\":\"k2\","
+            "\"status\":\"completed\",\"patch\":{\"status\":\"running\"},"
+            "\"timestamp\":\"2026-03-01T10:30:00.000Z\"}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_notification\",\"tool_use_id\":5,"
+            "\"tool_use_id\":\"t9\",\"task_id\":\"k9\",\"task_id\":\"k1\",\"status\":"
+            "\"completed\",\"timestamp\":\"2026-03-01T11:00:00.000Z\"}\n"
+            "{\"type\":\"system\",\"subtype\":\"task_notification\",\"task_id\":\"k9\","
+            "\"status\":\"completed\",\"timestamp\":\"2026-03-01T12:00:00.000Z\"}\n");
+        for (const QByteArray &content : {tricky, crlf, raw, tasks}) {
             const QString path = dir.filePath(QStringLiteral("tricky-%1.jsonl").arg(files.size()));
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));
@@ -767,6 +795,14 @@ private slots:
                 chunked.lines = lines;
                 QVERIFY2(summaryText(chunked) == summaryText(reference.summary),
                     qPrintable(QStringLiteral("%1 in blocks of %2").arg(path).arg(block)));
+                RunSummary running = builder.summary(false);
+                running.lines = lines;
+                QVERIFY2(summaryText(running) == summaryText(reference.whileRunning),
+                    qPrintable(
+                        QStringLiteral("%1 in blocks of %2, as a run not yet ended: %3 / %4")
+                            .arg(path)
+                            .arg(block)
+                            .arg(summaryText(running), summaryText(reference.whileRunning))));
                 QCOMPARE(reader.problems(), reference.problems);
             }
         }

@@ -2,7 +2,8 @@
 // with it: isoTimeMs (days counted by hand) with QDateTime on seeded random dates, valid and
 // not, and on valid ones with one byte changed; and usageFrom (one pass over the object) with
 // countField (one at_key per count) on usage objects with repeated, missing, null and out-of-range
-// counts; and is() (words compared) with string_view's == for member names of every length
+// counts; addModelUsage (one pass per model) with one at_key per member likewise; and is()
+// (words compared) with string_view's == for member names of every length
 // the readers use, against every text of their length with one byte changed, and shorter and
 // longer texts.
 
@@ -69,6 +70,15 @@ private slots:
         checkIs("cache_read_input_tokens");
         checkIs("cache_creation_input_tokens");
         checkIs("model_usage_since_last_result");
+        checkIs("costUSD");
+        checkIs("inputTokens");
+        checkIs("outputTokens");
+        checkIs("cacheReadInputTokens");
+        checkIs("cacheCreationInputTokens");
+        checkIs("status");
+        checkIs("patch");
+        checkIs("task_id");
+        checkIs("tool_use_id");
     }
 
     void isoTimeAgreesWithQDateTime()
@@ -159,6 +169,74 @@ private slots:
                 = jsonfields::countField(usage, "cache_creation_input_tokens", &expected.invalid);
             QVERIFY2(fast == expected && fast.invalid == expected.invalid, json.c_str());
         }
+    }
+
+    // addModelUsage (each model's members in one pass) against one at_key per member, on
+    // per-model objects with repeated, missing, null and out-of-range counts and costs, and
+    // models that are no object.
+    void addModelUsageReadsWhatAtKeyReads()
+    {
+        const char *const names[] = {"inputTokens", "outputTokens", "cacheReadInputTokens",
+            "cacheCreationInputTokens", "costUSD", "webSearchRequests", "costUsd"};
+        const char *const values[] = {"0", "12", "12.0", "-1", "1e308", "null", "\"7\"", "2.5",
+            "0.125", "999999999999999999", "{\"a\":1}", "[3]", "true"};
+        QRandomGenerator random(11);
+        simdjson::dom::parser parser;
+        int withCost = 0;
+        for (int i = 0; i < 5000; ++i) {
+            std::string json = "{";
+            const int models = int(random.bounded(4));
+            for (int m = 0; m < models; ++m) {
+                json += m ? "," : "";
+                json += "\"model-" + std::to_string(random.bounded(3)) + "\":";
+                if (random.bounded(8) == 0) { // a model that is no object
+                    json += values[random.bounded(13)];
+                    continue;
+                }
+                json += "{";
+                const int members = int(random.bounded(9));
+                for (int k = 0; k < members; ++k) {
+                    json += k ? "," : "";
+                    json += std::string("\"") + names[random.bounded(7)] + "\":";
+                    json += values[random.bounded(13)];
+                }
+                json += "}";
+            }
+            json += "}";
+            simdjson::dom::object perModel;
+            QVERIFY(parser.parse(json).get(perModel) == simdjson::SUCCESS);
+            ResultInfo fast;
+            jsonfields::addModelUsage(perModel, fast);
+            ResultInfo expected;
+            for (const auto field : perModel) {
+                simdjson::dom::object usage;
+                if (field.value.get(usage) != simdjson::SUCCESS)
+                    continue;
+                TokenUsage model;
+                model.present = true;
+                model.inputTokens = jsonfields::countField(usage, "inputTokens", &model.invalid);
+                model.outputTokens = jsonfields::countField(usage, "outputTokens", &model.invalid);
+                model.cacheReadInputTokens
+                    = jsonfields::countField(usage, "cacheReadInputTokens", &model.invalid);
+                model.cacheCreationInputTokens
+                    = jsonfields::countField(usage, "cacheCreationInputTokens", &model.invalid);
+                expected.turnUsage += model;
+                double cost = 0;
+                if (jsonfields::costField(usage, "costUSD", &cost, &expected.invalidCost)) {
+                    expected.hasTurnCost = true;
+                    expected.turnCostUsd += cost;
+                }
+            }
+            withCost += expected.hasTurnCost ? 1 : 0;
+            QVERIFY2(fast.turnUsage == expected.turnUsage
+                    && fast.turnUsage.present == expected.turnUsage.present
+                    && fast.turnUsage.invalid == expected.turnUsage.invalid
+                    && fast.hasTurnCost == expected.hasTurnCost
+                    && fast.turnCostUsd == expected.turnCostUsd
+                    && fast.invalidCost == expected.invalidCost,
+                json.c_str());
+        }
+        QVERIFY(withCost > 500); // the cost is read, not only its absence
     }
 };
 
