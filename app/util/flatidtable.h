@@ -64,12 +64,16 @@ public:
     // Room for `entries` ids of `keyBytes` bytes in all, so that inserting them neither copies
     // the entries and ids to a larger array (touching fresh pages twice) nor rehashes. The
     // slots are filled now; the entries and ids take address space, pages only when used.
-    void reserve(size_t entries, size_t keyBytes)
+    void reserve(size_t entries, size_t keyBytes) { reserve(entries, keyBytes, entries); }
+    // The same, with slots for only `slotsFor` of them (more grow the slots as ever): every new
+    // id probes a random slot, so slots for many more ids than come leave their cache lines
+    // untouched long enough to fall out of the cache while a large file streams through.
+    void reserve(size_t entries, size_t keyBytes, size_t slotsFor)
     {
         m_entries.reserve(entries);
         m_keys.reserve(keyBytes);
         size_t slotCount = m_slots.empty() ? 64 : m_slots.size();
-        while (entries * 4 > slotCount * 3)
+        while (slotsFor * 4 > slotCount * 3)
             slotCount *= 2;
         if (slotCount > m_slots.size())
             rehash(slotCount);

@@ -33,13 +33,18 @@ private slots:
         QTest::addColumn<int>("distinct"); // how many ids the inserts draw from
         QTest::addColumn<int>("reserved"); // room reserved for this many ids (0: none)
         QTest::addColumn<int>("reserveAtStep"); // after this many steps
-        QTest::newRow("few ids, many repeats") << 1u << 50 << 0 << 0;
-        QTest::newRow("grows many times") << 2u << 40000 << 0 << 0;
-        QTest::newRow("grows, other seed") << 3u << 40000 << 0 << 0;
-        QTest::newRow("room for all, reserved first") << 4u << 40000 << 50000 << 0;
-        QTest::newRow("room for some, grows past it") << 5u << 40000 << 3000 << 0;
-        QTest::newRow("room reserved with ids held") << 6u << 40000 << 60000 << 20000;
-        QTest::newRow("less room than held") << 7u << 40000 << 100 << 20000;
+        QTest::addColumn<int>("slotsFor"); // slots reserved for this many (-1: as `reserved`)
+        QTest::newRow("few ids, many repeats") << 1u << 50 << 0 << 0 << -1;
+        QTest::newRow("grows many times") << 2u << 40000 << 0 << 0 << -1;
+        QTest::newRow("grows, other seed") << 3u << 40000 << 0 << 0 << -1;
+        QTest::newRow("room for all, reserved first") << 4u << 40000 << 50000 << 0 << -1;
+        QTest::newRow("room for some, grows past it") << 5u << 40000 << 3000 << 0 << -1;
+        QTest::newRow("room reserved with ids held") << 6u << 40000 << 60000 << 20000 << -1;
+        QTest::newRow("less room than held") << 7u << 40000 << 100 << 20000 << -1;
+        QTest::newRow("room for all, slots for a tenth, reserved first")
+            << 8u << 40000 << 50000 << 0 << 5000;
+        QTest::newRow("room for all, slots for a quarter, ids held")
+            << 9u << 40000 << 60000 << 20000 << 15000;
     }
 
     void holdsWhatAHashHolds()
@@ -48,6 +53,7 @@ private slots:
         QFETCH(int, distinct);
         QFETCH(int, reserved);
         QFETCH(int, reserveAtStep);
+        QFETCH(int, slotsFor);
         QRandomGenerator random(seed);
         FlatIdTable<qint64> table;
         QHash<QByteArray, qint64> reference;
@@ -61,8 +67,10 @@ private slots:
             return id;
         };
         for (int step = 0; step < 60000; ++step) {
-            if (reserved > 0 && step == reserveAtStep)
+            if (reserved > 0 && step == reserveAtStep && slotsFor < 0)
                 table.reserve(size_t(reserved), size_t(reserved) * 16);
+            else if (reserved > 0 && step == reserveAtStep)
+                table.reserve(size_t(reserved), size_t(reserved) * 16, size_t(slotsFor));
             const QByteArray id = idOf(int(random.bounded(distinct)));
             if (random.bounded(3) == 0) {
                 const qint64 *found = table.find(viewOf(id));
@@ -88,12 +96,21 @@ private slots:
             QCOMPARE(table.contains(viewOf(idOf(n))), reference.contains(idOf(n)));
     }
 
-    // What reserve() is for: inserting as many ids as it made room for moves no entry.
+    // What reserve() is for: inserting as many ids as it made room for moves no entry, also
+    // when the slots were reserved for fewer and grow meanwhile.
+    void entriesStayWhereTheyAreWhileTheReservedRoomLasts_data()
+    {
+        QTest::addColumn<int>("slotsFor");
+        QTest::newRow("slots for all") << 5000;
+        QTest::newRow("slots for a tenth") << 500;
+    }
+
     void entriesStayWhereTheyAreWhileTheReservedRoomLasts()
     {
+        QFETCH(int, slotsFor);
         constexpr int room = 5000;
         FlatIdTable<qint64> table;
-        table.reserve(room, room * 16);
+        table.reserve(room, room * 16, size_t(slotsFor));
         auto idOf = [](int n) -> QByteArray {
             return "toolu_" + QByteArray::number(n);
         };
