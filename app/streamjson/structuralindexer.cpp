@@ -213,6 +213,9 @@ int64_t finish(
     return count;
 }
 
+// One loop per kernel: each must carry its instruction sets as a target attribute for the
+// kernel's helpers to be inlined into it, and a template cannot vary that attribute. What the
+// loops share is in withinLine, structuralOf and finish.
 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt"))) int64_t indexAvx2(
     const char *json, size_t length, uint32_t *out)
 {
