@@ -15,6 +15,30 @@ namespace sandscope {
 // copy costs nothing until the original moves on.
 template <typename Value> class PointerHash {
 public:
+    PointerHash() = default;
+    // A copy shares the table, not a growth being prepared (see prepareGrowth()).
+    PointerHash(const PointerHash &other)
+        : m_slots(other.m_slots)
+        , m_size(other.m_size)
+    {
+    }
+    PointerHash &operator=(const PointerHash &other)
+    {
+        m_slots = other.m_slots;
+        m_size = other.m_size;
+        dropPreparedGrowth();
+        return *this;
+    }
+    PointerHash(PointerHash &&other) noexcept { *this = std::move(other); }
+    PointerHash &operator=(PointerHash &&other) noexcept
+    {
+        m_slots = std::exchange(other.m_slots, QVector<Slot>());
+        m_size = std::exchange(other.m_size, 0);
+        m_prepared = std::exchange(other.m_prepared, QVector<Slot>());
+        m_preparedFor = std::exchange(other.m_preparedFor, 0);
+        return *this;
+    }
+
     int size() const { return m_size; }
     bool isEmpty() const { return m_size == 0; }
 
@@ -83,8 +107,9 @@ public:
     }
     void clear()
     {
-        m_slots.clear();
+        m_slots = QVector<Slot>();
         m_size = 0;
+        dropPreparedGrowth();
     }
     // Calls f(key, value) for every entry, in no particular order.
     template <typename F> void forEach(F f) const
@@ -94,6 +119,34 @@ public:
                 f(slot.key, slot.value);
         }
     }
+    // Builds up to `slotCount` more slots of the table the next growth moves the entries into,
+    // once this one is a quarter full, so that growing touches no fresh memory. The first touch
+    // of a page costs a page fault, and on a virtual machine, whose host may back memory only
+    // when first touched, 10 us and more: the 12 MB table for 262,144 entries, built in the turn
+    // that grew it, took 30-41 ms there (bench_runopen 1000's search). Called in slices by a
+    // caller with time to spare (RunFilterProxy's sliced walk): the memory is reserved at
+    // once, touched as the slots are built.
+    void prepareGrowth(int slotCount)
+    {
+        if (m_slots.isEmpty() || 4 * qsizetype(m_size) < m_slots.size())
+            return;
+        const qsizetype target = 2 * m_slots.size();
+        if (m_preparedFor != target) {
+            m_prepared = QVector<Slot>();
+            m_prepared.reserve(target);
+            m_preparedFor = target;
+        }
+        m_prepared.resize(std::min(target, m_prepared.size() + qsizetype(slotCount)));
+    }
+    // How many slots of the next table are built (0: none prepared).
+    qsizetype preparedSlots() const { return m_prepared.size(); }
+    // Gives back a prepared table (a walk ended: the entries stay as many).
+    void dropPreparedGrowth()
+    {
+        m_prepared = QVector<Slot>();
+        m_preparedFor = 0;
+    }
+
     // Room for `count` entries without growing.
     void reserve(int count)
     {
@@ -131,19 +184,38 @@ private:
         const quint64 mixed = quint64(quintptr(key)) * 0x9E3779B97F4A7C15ull;
         return qsizetype(mixed >> 32) & mask();
     }
+    // The values are moved, not copied: a copy of a value that holds memory of its own (a
+    // QVector) touches that memory twice, to count the copy and to free the original, a cache
+    // miss each per entry. Growing past 131,072 shown nodes took 18-41 ms in one event loop
+    // turn that way (bench_runopen 1000's search).
     void rehash(qsizetype capacity)
     {
-        const QVector<Slot> old = std::move(m_slots); // may be shared: only read
-        m_slots = QVector<Slot>(capacity);
-        m_size = 0;
-        for (const Slot &slot : old) {
-            if (slot.key != empty())
-                insert(slot.key, slot.value);
+        QVector<Slot> old = std::move(m_slots);
+        Slot *from = old.data(); // a copy of it if shared (a kept copy of the table)
+        const qsizetype count = old.size();
+        if (m_preparedFor == capacity) { // built ahead, maybe in part
+            m_prepared.resize(capacity);
+            m_slots = std::move(m_prepared);
+        } else {
+            m_slots = QVector<Slot>(capacity);
+        }
+        dropPreparedGrowth();
+        Slot *table = m_slots.data();
+        for (qsizetype i = 0; i < count; ++i) {
+            if (from[i].key == empty())
+                continue;
+            qsizetype at = home(from[i].key);
+            while (table[at].key != empty())
+                at = (at + 1) & mask();
+            table[at].key = from[i].key;
+            table[at].value = std::move(from[i].value);
         }
     }
 
     QVector<Slot> m_slots; // a power of two, or empty
     int m_size = 0;
+    QVector<Slot> m_prepared; // empty slots of the next table, built ahead (prepareGrowth())
+    qsizetype m_preparedFor = 0; // the size m_prepared is reserved for
 };
 
 } // namespace sandscope

@@ -85,6 +85,44 @@ private slots:
         QCOMPARE(table.value(key(1)), QVector<int>({1, -1}));
     }
 
+    // The next table is built only once the table is a quarter full, and a growth moves the
+    // entries into it, whole or in part; a copy taken meanwhile keeps its entries.
+    void growthBuiltAheadKeepsEveryEntry()
+    {
+        Table table;
+        for (int i = 0; i < 8; ++i) // 8 in 16 slots: the 9th grows the table to 32
+            table.insert(key(i), {i});
+        table.prepareGrowth(1000);
+        QCOMPARE(table.preparedSlots(), qsizetype(32));
+        const Table kept = table;
+        QCOMPARE(kept.preparedSlots(), qsizetype(0));
+        table.insert(key(8), {8});
+        QCOMPARE(table.preparedSlots(), qsizetype(0)); // taken by the growth
+        for (int i = 9; i < 17; ++i)
+            table.insert(key(i), {i});
+        QCOMPARE(table.size(), 17);
+        for (int i = 0; i < 17; ++i)
+            QCOMPARE(table.value(key(i)), QVector<int>({i}));
+        QCOMPARE(kept.size(), 8);
+        for (int i = 0; i < 8; ++i)
+            QCOMPARE(kept.value(key(i)), QVector<int>({i}));
+
+        Table sparse;
+        sparse.insert(key(0), {0});
+        sparse.prepareGrowth(1000);
+        QCOMPARE(sparse.preparedSlots(), qsizetype(0)); // 1 of 16: nothing to prepare yet
+
+        Table partly;
+        for (int i = 0; i < 17; ++i) {
+            partly.insert(key(i), {i});
+            partly.prepareGrowth(5); // a few slots at a time
+        }
+        for (int i = 17; i < 40; ++i)
+            partly.insert(key(i), {i});
+        for (int i = 0; i < 40; ++i)
+            QCOMPARE(partly.value(key(i)), QVector<int>({i}));
+    }
+
     void randomOperationsMatchAQHash_data()
     {
         QTest::addColumn<quint32>("seed");
@@ -103,7 +141,7 @@ private slots:
         QHash<const void *, QVector<int>> expected;
         for (int step = 0; step < 20000; ++step) {
             const int i = int(random.bounded(keys));
-            switch (random.bounded(4)) {
+            switch (random.bounded(6)) {
             case 0:
             case 1:
                 table.insert(key(i), {step});
@@ -111,6 +149,12 @@ private slots:
                 break;
             case 2:
                 QCOMPARE(table.remove(key(i)), expected.remove(key(i)) > 0);
+                break;
+            case 3: // growth built ahead, in part or whole, or given back
+                if (random.bounded(8) == 0)
+                    table.dropPreparedGrowth();
+                else
+                    table.prepareGrowth(int(random.bounded(64)));
                 break;
             default:
                 QCOMPARE(table.value(key(i)), expected.value(key(i)));
