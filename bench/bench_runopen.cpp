@@ -55,13 +55,15 @@ public:
         const char *what = receiver->metaObject()->className();
         QObject *owner = receiver->parent(); // a timer: whose
         const char *whose = owner ? owner->metaObject()->className() : nullptr;
+        const QByteArray name = receiver->objectName().toUtf8(); // a member timer: which
         const bool result = QApplication::notify(receiver, event);
         const qint64 spent = timer.elapsed();
         --m_depth;
         if (measuring && spent > longestMs) {
             longestMs = spent;
-            longest = QByteArray(what) + (whose ? QByteArray(" of ") + whose : QByteArray())
-                + " event " + QByteArray::number(type);
+            longest = QByteArray(what) + (name.isEmpty() ? QByteArray() : " " + name)
+                + (whose ? QByteArray(" of ") + whose : QByteArray()) + " event "
+                + QByteArray::number(type);
         }
         return result;
     }
@@ -207,6 +209,11 @@ int main(int argc, char **argv)
         longestSearchTurnMs = std::max(longestSearchTurnMs, turn.elapsed());
         return searchClock.elapsed();
     };
+    // The longest event while searching, named as the load's is.
+    const qint64 loadLongestMs = app.longestMs;
+    const QByteArray loadLongest = app.longest;
+    app.longestMs = 0;
+    app.measuring = true;
     const qint64 firstSearchMs = search(QStringLiteral("bash"));
     if (firstMatchesMs < 0)
         firstMatchesMs = firstSearchMs;
@@ -221,6 +228,7 @@ int main(int argc, char **argv)
         slowestKeystrokeMs = std::max(slowestKeystrokeMs, search(QString::fromLatin1(typed)));
         searched = std::max(searched, benchmemory::residentMb());
     }
+    app.measuring = false;
     edit->clear();
     Q_EMIT edit->returnPressed();
     QCoreApplication::processEvents();
@@ -244,8 +252,8 @@ int main(int argc, char **argv)
         double(loadedMs) <= loadTargetMs ? "met" : "NOT MET");
     std::printf("  longest main-thread stall while loading: %lld ms (target <= 50 ms): %s\n",
         static_cast<long long>(longestStall), longestStall <= 50 ? "met" : "NOT MET");
-    std::printf("  longest event: %lld ms, %s\n", static_cast<long long>(app.longestMs),
-        app.longest.constData());
+    std::printf("  longest event: %lld ms, %s\n", static_cast<long long>(loadLongestMs),
+        loadLongest.constData());
     std::printf("  RSS: %.0f MB before, %.0f MB loaded, %.0f MB peak (target <= %.0f MB): %s; "
                 "%.0f MB after closing (%.0f MB above before; page %s)%s\n",
         before, loaded, peak, peakTarget, peak <= peakTarget ? "met" : "NOT MET", closed,
@@ -266,6 +274,8 @@ int main(int argc, char **argv)
         static_cast<long long>(firstSearchMs), qPrintable(firstCount),
         static_cast<long long>(longestSearchTurnMs), longestSearchTurnMs <= 50 ? "met" : "NOT MET",
         static_cast<long long>(nextSearchMs), static_cast<long long>(slowestKeystrokeMs), searched);
+    std::printf("  longest event while searching: %lld ms, %s\n",
+        static_cast<long long>(app.longestMs), app.longest.constData());
     // Issue 30's target is a 1 GB run's; a smaller one's tables (sized in powers of two) and
     // buffers weigh more against its size.
     if (fileMb >= 1000)

@@ -14,6 +14,7 @@ RunEventBatcher::RunEventBatcher(RunModel *model, QObject *parent)
     , m_model(model)
 {
     m_timer.setSingleShot(true);
+    m_timer.setObjectName(QStringLiteral("runEventBatcherTimer")); // for diagnostics
     connect(&m_timer, &QTimer::timeout, this, &RunEventBatcher::applyDue);
 }
 

@@ -74,6 +74,13 @@ RunPage::RunPage(QWidget *parent)
     for (QTimer *timer :
         {&m_viewTimer, &m_summaryTimer, &m_detailTimer, &m_searchTimer, &m_progressTimer})
         timer->setSingleShot(true);
+    // Named for diagnostics (bench_runopen names the timer of the longest event).
+    m_viewTimer.setObjectName(QStringLiteral("viewTimer"));
+    m_catchUpTimer.setObjectName(QStringLiteral("catchUpTimer"));
+    m_summaryTimer.setObjectName(QStringLiteral("summaryTimer"));
+    m_progressTimer.setObjectName(QStringLiteral("progressTimer"));
+    m_detailTimer.setObjectName(QStringLiteral("detailTimer"));
+    m_searchTimer.setObjectName(QStringLiteral("searchTimer"));
     // A progress bar repaints at once when its text changes, and the window's other pending
     // paints with it: the tree's layout, inside the reader's slice (65 ms and more while a
     // 1 GB recording loaded). Shown a few times a second, each in a turn of its own.

@@ -17,6 +17,7 @@ RunPageSearch::RunPageSearch(RunPage *page)
     , m_page(page)
 {
     m_prepareTimer.setInterval(0);
+    m_prepareTimer.setObjectName(QStringLiteral("searchPrepareTimer")); // for diagnostics
     connect(&m_prepareTimer, &QTimer::timeout, this, &RunPageSearch::prepareSlice);
     connect(page->m_ui->errorsOnlyButton, &QToolButton::toggled, this, [this](bool on) {
         apply(m_deferred ? m_deferred->first : m_page->m_proxy->searchText(), on);

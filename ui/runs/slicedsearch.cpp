@@ -27,6 +27,7 @@ SlicedSearch::SlicedSearch(RunFilterProxy *proxy, RunTreeView *tree, QObject *pa
     , m_tree(tree)
 {
     m_timer.setInterval(0);
+    m_timer.setObjectName(QStringLiteral("slicedSearchTimer")); // for diagnostics
     connect(&m_timer, &QTimer::timeout, this, &SlicedSearch::step);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
         [this](const QModelIndex &under, int first, int last) {
