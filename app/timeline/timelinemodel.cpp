@@ -97,7 +97,7 @@ bool TimelineModel::isLoud(MarkKind kind)
 namespace {
 
 // Inserts row into rows (sorted by the items' starts), after those starting at the same time.
-void insertByStart(std::vector<int> &rows, int row, const std::vector<TimelineModel::Item> &items)
+void insertByStart(std::vector<int> &rows, int row, const TimelineModel::Items &items)
 {
     const qint64 start = items[size_t(row)].startMs;
     if (rows.empty() || items[size_t(rows.back())].startMs <= start) {
@@ -112,7 +112,7 @@ void insertByStart(std::vector<int> &rows, int row, const std::vector<TimelineMo
 // Where row is in rows (sorted by start), or end(): found by its start; when it is not there,
 // its start may have changed since it was listed, and `anywhere` searches the whole list.
 std::vector<int>::iterator findRow(
-    std::vector<int> &rows, int row, const std::vector<TimelineModel::Item> &items, bool anywhere)
+    std::vector<int> &rows, int row, const TimelineModel::Items &items, bool anywhere)
 {
     const qint64 start = items[size_t(row)].startMs;
     auto at = std::lower_bound(rows.begin(), rows.end(), start,
@@ -124,7 +124,7 @@ std::vector<int>::iterator findRow(
     return anywhere ? std::find(rows.begin(), rows.end(), row) : rows.end();
 }
 
-void eraseRow(std::vector<int> &rows, int row, const std::vector<TimelineModel::Item> &items)
+void eraseRow(std::vector<int> &rows, int row, const TimelineModel::Items &items)
 {
     const auto at = findRow(rows, row, items, true);
     if (at != rows.end())
@@ -186,12 +186,10 @@ void TimelineModel::connectSource()
 void TimelineModel::clear()
 {
     if (!m_items.empty()) {
-        m_lastCount = m_items.size();
         m_lastIndexed = size_t(m_callCount) + m_turns.size();
         m_lastGroups = m_groups.size();
     }
     m_items.clear();
-    m_items.shrink_to_fit();
     m_groups.clear();
     m_turns.clear();
     m_turnSpans.clear();
@@ -232,7 +230,6 @@ void TimelineModel::rebuild()
     clear();
     if (!m_source)
         return;
-    m_items.reserve(m_lastCount);
     m_rowOf.reserve(m_lastIndexed);
     m_groups.reserve(m_lastGroups);
     const RunModel *source = m_source;

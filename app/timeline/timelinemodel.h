@@ -23,6 +23,7 @@
 // grows while a live run goes on. An interrupted call ends where its turn ended.
 
 #include "runtree/runmodel.h"
+#include "util/chunkedvector.h"
 
 #include <QAbstractListModel>
 #include <QHash>
@@ -86,6 +87,8 @@ public:
         // No end of its own yet: a running, background or interrupted call, a running turn.
         bool open() const { return endMs < 0 && kind != ItemKind::Mark; }
     };
+
+    using Items = ChunkedVector<Item>;
 
     struct Group {
         int call = -1; // the item row of the call whose sub-agent this is; -1: the main thread
@@ -216,7 +219,9 @@ private:
     void bumpLayout();
 
     QPointer<RunModel> m_source;
-    std::vector<Item> m_items;
+    // In blocks, not one array: a 1 GB run's 250,000 items arrive one at a time while it loads
+    // (see ChunkedVector).
+    Items m_items;
     std::vector<Group> m_groups;
     std::vector<int> m_turns;
     struct TurnSpan {
@@ -232,7 +237,6 @@ private:
     int m_callCount = 0;
     bool m_turnsInOrder = true;
     // Before the last clear: what a rebuild reserves.
-    size_t m_lastCount = 0;
     size_t m_lastIndexed = 0;
     size_t m_lastGroups = 0;
     quint64 m_layoutRevision = 0;
