@@ -20,8 +20,9 @@ namespace sandscope {
 class StructuralIndexer {
 public:
     // Two kernels, one per instruction set: the same positions (tests/unit/
-    // tst_structuralindexer.cpp checks each against simdjson). AVX-512 (with VBMI2) classifies
-    // a block in one register and writes its positions without a loop over the bits.
+    // tst_structuralindexer.cpp checks each against simdjson). AVX2 writes a block's positions
+    // a mask byte at a time from a table; AVX-512 (with VBMI2) classifies a block in one
+    // register and packs its positions with a compress.
     enum class Kernel { Avx2, Avx512 };
     static bool runs(Kernel kernel);
 
