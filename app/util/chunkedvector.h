@@ -7,7 +7,7 @@
 // each block is asked for when the last one is full.
 
 #include <cstddef>
-#include <memory>
+#include <utility>
 #include <vector>
 
 namespace sandscope {
