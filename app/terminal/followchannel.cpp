@@ -266,6 +266,7 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
         file->m_inode = frame.inode;
         if (frame.offset != file->m_offset) { // replaced while nobody looked
             file->m_offset = frame.offset;
+            file->m_tail.clear();
             Q_EMIT file->rewritten(frame.size);
         }
         Q_EMIT file->opened(frame.size);
@@ -285,11 +286,15 @@ void FollowChannel::handleFrame(const followprotocol::Frame &frame)
         const QByteArray fresh = frame.data.mid(int(file->m_offset - frame.offset));
         const qint64 at = file->m_offset;
         file->m_offset = end;
+        file->m_tail = fresh.size() >= followprotocol::tailBytes
+            ? fresh.right(followprotocol::tailBytes)
+            : QByteArray(file->m_tail + fresh).right(followprotocol::tailBytes);
         Q_EMIT file->data(at, fresh);
         break;
     }
     case Kind::Truncated:
         file->m_offset = 0;
+        file->m_tail.clear();
         Q_EMIT file->rewritten(frame.size);
         break;
     case Kind::Gone:
@@ -407,7 +412,8 @@ void FollowChannel::subscribe(FollowedFile *file)
         send(followprotocol::treeCommand(file->m_id, file->m_path, file->m_offset));
         break;
     case FollowedFile::Kind::File:
-        send(followprotocol::addCommand(file->m_id, file->m_path, file->m_offset, file->m_inode));
+        send(followprotocol::addCommand(
+            file->m_id, file->m_path, file->m_offset, file->m_inode, file->m_tail));
         break;
     }
 }

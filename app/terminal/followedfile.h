@@ -53,6 +53,7 @@ private:
     QString m_path;
     qint64 m_offset = 0;
     qint64 m_inode = 0; // known once opened: a reconnect resumes only in the same file
+    QByteArray m_tail; // the last bytes delivered (followprotocol::tailBytes): the same, too
     enum class Kind { File, Process, Tree };
     Kind m_kind = Kind::File;
     QByteArray m_needle; // watchProcess: what the process's command line contains

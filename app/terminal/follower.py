@@ -60,12 +60,13 @@ class Inotify:
 
 
 class Followed:
-    def __init__(self, ident, path, offset, inode, owner=None):
+    def __init__(self, ident, path, offset, inode, owner=None, tail=None):
         self.ident = ident
         self.owner = owner  # the live wall's (followeragents.py): the uid that must own it
         self.path = path
         self.offset = offset
         self.inode = inode  # expected; 0: whatever is there
+        self.tail = tail  # (length, crc32) of the bytes expected before offset; None: not known
         self.fd = None
         self.dev = None
         self.state = ""  # "", "open", "gone", "error"
@@ -82,6 +83,8 @@ class Followed:
             if self.state != "gone":
                 self.close()
                 self.state = "gone"
+                self.offset = 0  # what appears there next is another file, whatever its inode
+                self.tail = None
                 emit("G", self.ident)
             return
         except OSError as error:
@@ -108,6 +111,9 @@ class Followed:
             self.close()
             if self.inode != 0 and opened.st_ino != self.inode:
                 self.offset = 0  # replaced since it was last read
+            elif self.tail is not None and not self.tail_matches(fd):
+                self.offset = 0  # the same inode number, but another file's bytes
+            self.tail = None  # from here on the open descriptor is the file
             self.fd = fd
             self.inode = opened.st_ino
             self.dev = opened.st_dev
@@ -125,6 +131,13 @@ class Followed:
             self.offset += len(data)
             if len(data) < CHUNK:
                 break
+
+    def tail_matches(self, fd):
+        length, crc = self.tail
+        if length > self.offset:
+            return False
+        data = os.pread(fd, length, self.offset - length)
+        return len(data) == length and (zlib.crc32(data) & 0xFFFFFFFF) == crc
 
     def fail(self, message):
         self.close()
@@ -197,6 +210,13 @@ def decode_path(text):
     return os.fsdecode(base64.b64decode(text))
 
 
+def decode_tail(text):
+    if text == "-":
+        return None
+    length, crc = text.split(":")
+    return int(length), int(crc, 16)
+
+
 def main():
     try:
         import termios
@@ -232,8 +252,9 @@ def main():
                 words = line.decode("ascii", "replace").split()
                 if not words:
                     continue
-                if words[0] == "add" and len(words) == 5:
-                    f = Followed(words[1], decode_path(words[4]), int(words[2]), int(words[3]))
+                if words[0] == "add" and len(words) == 6:
+                    f = Followed(words[1], decode_path(words[4]), int(words[2]), int(words[3]),
+                                 tail=decode_tail(words[5]))
                     files[words[1]] = f
                     inotify.watch(os.path.dirname(f.path) or ".")
                     f.check()

@@ -225,10 +225,15 @@ QByteArray bootstrapCommand()
         + QByteArray::number(program().size()) + QByteArrayLiteral("),\"follower\",\"exec\"))'\n");
 }
 
-QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode)
+QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode,
+    const QByteArray &received)
 {
+    const QByteArray tail = received.right(int(qMin<qint64>(tailBytes, offset)));
+    const QByteArray tailField = tail.isEmpty()
+        ? QByteArray("-")
+        : QByteArray::number(tail.size()) + ':' + QByteArray::number(crc32(tail), 16);
     return "add " + id + ' ' + QByteArray::number(offset) + ' ' + QByteArray::number(inode) + ' '
-        + pathField(path) + '\n';
+        + pathField(path) + ' ' + tailField + '\n';
 }
 
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle)

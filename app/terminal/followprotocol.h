@@ -7,7 +7,7 @@
 // talks in lines:
 //
 //   Sandscope -> follower                 follower -> Sandscope ("@SSF " + fields + " " + CRC)
-//   add ID OFFSET INODE PATH64            R VERSION PID MODE      ready (MODE: inotify or poll)
+//   add ID OFFSET INODE PATH64 TAIL       R VERSION PID MODE      ready (MODE: inotify or poll)
 //   proc ID PIDFILE64 NEEDLE64            N ID INODE SIZE OFFSET  file opened; reading goes on
 //   tree ID DIR64 SINCE                                          at OFFSET (0: it was replaced)
 //   drop ID
@@ -38,7 +38,10 @@
 // Every byte of a file travels as base64 on a line of its own, so what the terminal does to
 // text (CR LF, a prompt, escape sequences, the key masked) never touches the file's bytes; the
 // CRC-32 of each frame catches a frame the terminal damaged anyway. Offsets make a reconnect
-// resume exactly where the last frame ended: `add` again with that offset and the file's inode.
+// resume exactly where the last frame ended: `add` again with that offset, the file's inode
+// and TAIL, the length and CRC-32 (hex) of the last bytes received before the offset ("-": none
+// known). The follower reads the file from 0 instead when the inode differs, when TAIL does not
+// match the bytes there, and always when the file was gone (G) in between: a new file.
 
 #include <QByteArray>
 #include <QList>
@@ -49,6 +52,8 @@ namespace sandscope::followprotocol {
 // Heartbeats come every 5 s (H above); none for this long means the follower, its connection
 // or its pod is gone, even when nothing says so.
 constexpr int silenceLimitMs = 15000;
+// How many bytes before a resume's offset must match (addCommand).
+constexpr int tailBytes = 64;
 
 struct Frame {
     enum class Kind {
@@ -108,7 +113,11 @@ QByteArray frameLine(const QByteArray &fields);
 QByteArray program();
 // Typed into the user's shell (any POSIX shell): echo off, then python3 reading the program.
 QByteArray bootstrapCommand();
-QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode);
+// `received`: the bytes delivered just before `offset` (its last tailBytes count; empty: not
+// known). A file with the inode number `inode` resumes at `offset` only if its bytes there are
+// these: ext4 gives a deleted file's inode number to the next file at once.
+QByteArray addCommand(const QByteArray &id, const QString &path, qint64 offset, qint64 inode,
+    const QByteArray &received = {});
 // Watches a process: alive while the pid in `pidFile` runs a command line containing `needle`.
 QByteArray processCommand(const QByteArray &id, const QString &pidFile, const QByteArray &needle);
 // Watches for *.jsonl files one folder below `directory` that are new, or were written since
