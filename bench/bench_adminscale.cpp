@@ -13,6 +13,7 @@
 //   ./build/<dir>/bench/bench_adminscale [homes] [chats-per-home]
 
 #include "adminoverviewpage.h"
+#include "benchfiles.h"
 #include "cleanuppage.h"
 #include "files/adminoverviewmodel.h"
 #include "server/adminaccess.h"
@@ -21,17 +22,18 @@
 #include <QAbstractItemModel>
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
 #include <functional>
+#include <vector>
 
 using namespace sandscope;
 
@@ -63,23 +65,35 @@ const char *verdict(bool met)
     return met ? "met" : "NOT MET";
 }
 
-// One shell run makes every home: chats aged 100 days, one session transcript per chat.
+// Every home: chats aged 100 days, one session transcript per chat (what a shell's mkdir -p,
+// printf and `find -exec touch -h -d '100 days ago'` made before, in this process).
 bool generate(const QString &root, int homes, int chats)
 {
-    const QString script = QStringLiteral(
-        "set -e; cd \"$1\"; h=0; while [ $h -lt %1 ]; do home=user$h; c=0; "
-        "mkdir -p \"$home/.claude/projects/-home-$home-chat\"; "
-        "while [ $c -lt %2 ]; do mkdir \"$home/chat-$c\"; printf 'hello' > "
-        "\"$home/chat-$c/a.txt\"; "
-        "printf '{\"type\":\"user\",\"sessionId\":\"s\"}\\n' > "
-        "\"$home/.claude/projects/-home-$home-chat/session-$c.jsonl\"; c=$((c+1)); done; "
-        "h=$((h+1)); done; "
-        "find . -mindepth 1 -exec touch -h -d '100 days ago' {} +")
-                               .arg(homes)
-                               .arg(chats);
-    QProcess shell;
-    shell.start(QStringLiteral("sh"), {QStringLiteral("-c"), script, QStringLiteral("sh"), root});
-    return shell.waitForFinished(-1) && shell.exitCode() == 0;
+    const qint64 old = QDateTime::currentSecsSinceEpoch() - 100 * 86400;
+    const QByteArray base = QFile::encodeName(root);
+    std::vector<QByteArray> folders; // aged last: what is made inside a folder changes its time
+    auto folder = [&](const QByteArray &path) {
+        folders.push_back(path);
+        return benchfiles::makeDir(path);
+    };
+    for (int h = 0; h < homes; ++h) {
+        const QByteArray name = "user" + QByteArray::number(h);
+        const QByteArray home = base + '/' + name;
+        const QByteArray project = home + "/.claude/projects/-home-" + name + "-chat";
+        if (!folder(home) || !folder(home + "/.claude") || !folder(home + "/.claude/projects")
+            || !folder(project))
+            return false;
+        for (int c = 0; c < chats; ++c) {
+            const QByteArray chat = home + "/chat-" + QByteArray::number(c);
+            if (!folder(chat) || !benchfiles::writeFile(chat + "/a.txt", "hello", old)
+                || !benchfiles::writeFile(project + "/session-" + QByteArray::number(c) + ".jsonl",
+                    "{\"type\":\"user\",\"sessionId\":\"s\"}\n", old))
+                return false;
+        }
+    }
+    for (const QByteArray &path : folders)
+        benchfiles::setTime(path, old);
+    return true;
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 // because of a missed target.
 //   Usage: bench_cleanup [homes] [chats]   (default 1000 50)
 
+#include "benchfiles.h"
+
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -22,31 +24,12 @@
 
 namespace {
 
+using benchfiles::makeDir;
+using benchfiles::setTime;
+using benchfiles::writeFile;
+
 constexpr double dryRunTargetSeconds = 60.0;
 constexpr double executeTargetSeconds = 300.0;
-
-bool writeFile(const QByteArray &path, const QByteArray &content, qint64 epoch)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return false;
-    const bool ok = ::write(fd, content.constData(), size_t(content.size())) == content.size();
-    const timespec times[2] = {{time_t(epoch), 0}, {time_t(epoch), 0}};
-    ::futimens(fd, times);
-    ::close(fd);
-    return ok;
-}
-
-bool makeDir(const QByteArray &path)
-{
-    return ::mkdir(path.constData(), 0755) == 0;
-}
-
-void setTime(const QByteArray &path, qint64 epoch)
-{
-    const timespec times[2] = {{time_t(epoch), 0}, {time_t(epoch), 0}};
-    ::utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW);
-}
 
 QByteArray uuidFor(int home, int chat)
 {

@@ -100,8 +100,9 @@ int main(int argc, char **argv)
     RunParser parser;
     RunEventBatch events;
     qint64 arrival = 1'700'000'000'000;
+    const benchcaptures::CaptureCopies copies(objects);
     for (int copy = 0; events.size() < wanted; ++copy) {
-        for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+        for (const QByteArray &line : copies.lines(copy))
             events += parser.parseLine(line, arrival += 3);
     }
     events.resize(wanted);
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
         RunParser again;
         qint64 time = 1'700'000'000'000;
         for (int copy = 0; parsed.size() < wanted; ++copy) {
-            for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+            for (const QByteArray &line : copies.lines(copy))
                 parsed += again.parseLine(line, time += 3);
         }
         parsed.resize(wanted);

@@ -97,9 +97,10 @@ int main(int argc, char **argv)
     QElapsedTimer build;
     build.start();
     int nodes = 0;
+    const benchcaptures::CaptureCopies copies(objects);
     for (int copy = 0; nodes < wantedNodes; ++copy) {
         RunEventBatch batch;
-        for (const QByteArray &line : benchcaptures::copyLines(objects, copy))
+        for (const QByteArray &line : copies.lines(copy))
             batch += parser.parseLine(line, 1'700'000'000'000 + copy);
         model->addEvents(batch);
         if (copy % 20 == 19 || copy == 0)

@@ -96,9 +96,10 @@ std::vector<RunEventBatch> makeEvents(int wantedCalls, int *calls)
     qint64 clock = 1'750'000'000'000;
     quint32 seed = 12345;
     *calls = 0;
+    const benchcaptures::CaptureCopies copies(objects);
     for (int copy = 0; *calls < wantedCalls && !objects.isEmpty(); ++copy) {
         RunEventBatch batch;
-        for (const QByteArray &line : benchcaptures::copyLines(objects, copy)) {
+        for (const QByteArray &line : copies.lines(copy)) {
             seed = seed * 1103515245u + 12345u;
             clock += 5 + qint64((seed >> 16) % 396);
             const RunEventBatch events = parser.parseLine(line, clock);
