@@ -11,6 +11,9 @@
 #         integration suites of the core against the primary server version (without the
 #         protocol suite's version matrix, the probe and the widget pages against servers,
 #         which qt5 runs)
+#         Neither runs the suites of sandbox/cleanup.sh (tst_cleanup_script, _hardening): what
+#         they test is bash and awk, the same in every flavour, so they run once, in qt5 (they
+#         were 135 s of the two flavours' suites).
 #   fuzz  clang + libFuzzer: the stream-json parser, the shell quoting, the redaction and the
 #         terminal sanitiser, each for a bounded time
 # The qt5 flavour also builds the .deb and checks it (scripts/package.sh: lintian clean, installs,
@@ -169,13 +172,14 @@ for i in "${!flavour_list[@]}"; do
   # One suite more than there are cores: most integration suites spend their time waiting on
   # servers and on the CLI, and a core left idle while they wait is time the run waits too.
   test_jobs=$((jobs + 1))
+  script_suites='^tst_cleanup_(script|hardening)$' # run in qt5 only (above)
   case $flavour in
     qt6)
       if [ $# -gt 0 ]; then # a selection of the caller's
         ctest --preset "$flavour" -j "$test_jobs" "$@"
       else # the protocol and terminal suites against the primary version only, in one pass
         ctest --preset "$flavour" -j "$test_jobs" \
-          -E "^integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}(_single|_multi)?\$"
+          -E "^integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}(_single|_multi)?\$|${script_suites}"
       fi
       ;;
     asan)
@@ -183,7 +187,7 @@ for i in "${!flavour_list[@]}"; do
       # protocol suite, the legacy versions of the per-version suites and the isolation probe
       # (the same client calls again) are left to qt5.
       ctest --preset "$flavour" -j "$test_jobs" "$@" \
-        -E "integration_openterminal_|integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$"
+        -E "integration_openterminal_|integration_[a-z]+_${OPEN_TERMINAL_LEGACY_VERSION}|^tst_probe(denials)?\$|${script_suites}"
       ;;
     *) ctest --preset "$flavour" -j "$test_jobs" "$@" ;;
   esac
