@@ -5,6 +5,7 @@
 #   bin/sandscope                          RPATH $ORIGIN/../lib/sandscope
 #   lib/sandscope/libsandscope_core.so.*   private: no development symlink, no shlibs, no ldconfig
 #   lib/sandscope/sandscope-window.so      the window, loaded by `sandscope` with no verb; RPATH $ORIGIN
+#   lib/sandscope/sandscope-keyring.so     QtKeychain, loaded by the core when a key is stored or read
 #   share/applications, share/metainfo, share/mime/packages, share/icons/hicolor
 #   share/man/man1/sandscope.1.gz          help2man on `sandscope --help` and each verb's --help
 #   share/doc/sandscope/{copyright,changelog.gz}
@@ -51,6 +52,8 @@ install(TARGETS sandscope_core
 # The window (ui/launcher/windowmodule.h finds it there); libsandscope_core beside it.
 set_target_properties(sandscope_window PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS sandscope_window LIBRARY DESTINATION ${SANDSCOPE_PRIVATE_LIBDIR})
+# The keyring (app/security/keyringmodule.h finds it next to libsandscope_core).
+install(TARGETS sandscope_keyring LIBRARY DESTINATION ${SANDSCOPE_PRIVATE_LIBDIR})
 
 # --- data files --------------------------------------------------------------------------------
 install(FILES ${_pkg_src}/sandscope.desktop DESTINATION share/applications)

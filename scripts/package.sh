@@ -75,9 +75,17 @@ as_root dpkg -i "$deb"
   if grep -E "libQt[0-9](Gui|Widgets)" <<<"$libs" >&2; then
     echo "package: /usr/bin/sandscope links GUI libraries (they belong in sandscope-window.so)" >&2; exit 1
   fi
-  module_libs=$(env -u LD_LIBRARY_PATH ldd /usr/lib/sandscope/sandscope-window.so)
-  if grep "not found" <<<"$module_libs" >&2; then
-    echo "package: /usr/lib/sandscope/sandscope-window.so misses libraries" >&2; exit 1
+  # The window's and the keyring's modules are installed and all their libraries resolve; the
+  # command line itself loads neither QtKeychain nor D-Bus (the core loads the keyring module,
+  # installed beside it, when a key is stored or read).
+  for module in sandscope-window.so sandscope-keyring.so; do
+    module_libs=$(env -u LD_LIBRARY_PATH ldd "/usr/lib/sandscope/$module")
+    if grep "not found" <<<"$module_libs" >&2; then
+      echo "package: /usr/lib/sandscope/$module misses libraries" >&2; exit 1
+    fi
+  done
+  if grep -E "keychain|libQt[0-9]DBus" <<<"$libs" >&2; then
+    echo "package: /usr/bin/sandscope links the keyring (it belongs in sandscope-keyring.so)" >&2; exit 1
   fi
   window_home=$(mktemp -d)
   window_status=0

@@ -1,5 +1,8 @@
 #include "profilestore.h"
 
+#include "security/keyringbackend.h"
+#include "security/keyringmodule.h"
+
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
@@ -9,17 +12,10 @@
 #include <QStandardPaths>
 #include <QtGlobal>
 
-#include <memory>
-
-#if QT_VERSION_MAJOR >= 6
-#include <qt6keychain/keychain.h>
-#else
-#include <qt5keychain/keychain.h>
-#endif
-
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -255,24 +251,26 @@ void KeyStore::storeKey(const QString &profile, const QString &key,
         storeInFile(QString());
         return;
     }
-    auto *job = new QKeychain::WritePasswordJob(keyringService, this);
-    job->setAutoDelete(true);
-    job->setKey(profile);
-    job->setTextData(key);
+    QString moduleError;
+    KeyringBackend *keyring = KeyringModule::backend(&moduleError);
+    if (!keyring) {
+        storeInFile(moduleError);
+        return;
+    }
     QPointer<KeyStore> self(this);
-    connect(job, &QKeychain::Job::finished, this,
-        [self, profile, done, storeInFile](QKeychain::Job *j) {
+    keyring->write(keyringService, profile, key, this,
+        [self, profile, done, storeInFile](
+            KeyringBackend::Outcome outcome, const QString &, const QString &error) {
             if (!self)
                 return;
-            if (j->error() == QKeychain::NoError) {
+            if (outcome == KeyringBackend::Outcome::Done) {
                 // A key saved earlier without a keyring must not linger on disk.
                 QFile::remove(self->fallbackFile(profile));
                 done(KeyStorage::Keyring, QString());
             } else {
-                storeInFile(j->errorString());
+                storeInFile(error);
             }
         });
-    job->start();
 }
 
 void KeyStore::readKey(
@@ -298,21 +296,23 @@ void KeyStore::readKey(
         readFromFile(QString());
         return;
     }
-    auto *job = new QKeychain::ReadPasswordJob(keyringService, this);
-    job->setAutoDelete(true);
-    job->setKey(profile);
+    QString moduleError;
+    KeyringBackend *keyring = KeyringModule::backend(&moduleError);
+    if (!keyring) {
+        readFromFile(moduleError);
+        return;
+    }
     QPointer<KeyStore> self(this);
-    connect(job, &QKeychain::Job::finished, this, [self, done, readFromFile](QKeychain::Job *j) {
-        if (!self)
-            return;
-        const auto *readJob = static_cast<QKeychain::ReadPasswordJob *>(j);
-        if (readJob->error() == QKeychain::NoError && !readJob->textData().isEmpty())
-            done(readJob->textData(), KeyStorage::Keyring, QString());
-        else
-            readFromFile(
-                readJob->error() == QKeychain::EntryNotFound ? QString() : readJob->errorString());
-    });
-    job->start();
+    keyring->read(keyringService, profile, this,
+        [self, done, readFromFile](
+            KeyringBackend::Outcome outcome, const QString &text, const QString &error) {
+            if (!self)
+                return;
+            if (outcome == KeyringBackend::Outcome::Done && !text.isEmpty())
+                done(text, KeyStorage::Keyring, QString());
+            else
+                readFromFile(outcome == KeyringBackend::Outcome::NotFound ? QString() : error);
+        });
 }
 
 void KeyStore::deleteKey(const QString &profile, std::function<void()> done)
@@ -323,14 +323,17 @@ void KeyStore::deleteKey(const QString &profile, std::function<void()> done)
             done();
         return;
     }
-    auto *job = new QKeychain::DeletePasswordJob(keyringService, this);
-    job->setAutoDelete(true);
-    job->setKey(profile);
-    connect(job, &QKeychain::Job::finished, this, [done](QKeychain::Job *) {
+    KeyringBackend *keyring = KeyringModule::backend();
+    if (!keyring) { // nothing can be in a keyring that cannot be reached
         if (done)
             done();
-    });
-    job->start();
+        return;
+    }
+    keyring->remove(keyringService, profile, this,
+        [done](KeyringBackend::Outcome, const QString &, const QString &) {
+            if (done)
+                done();
+        });
 }
 
 QString KeyStore::readKeyBlocking(const QString &profile, KeyStorage *where, QString *error)

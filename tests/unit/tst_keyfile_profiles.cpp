@@ -3,11 +3,13 @@
 // never a credential.
 
 #include "security/auditlog.h"
+#include "security/keyringmodule.h"
 #include "security/profilestore.h"
 #include "testing.h"
 
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -218,6 +220,20 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(deleted, 10000);
         QVERIFY(store.readKeyBlocking(profile, &where, &error).isEmpty());
         QCOMPARE(where, KeyStorage::None);
+    }
+
+    // QtKeychain lives in a module of its own (security/keyringbackend.h), loaded from beside
+    // the core library: a missing or broken module would send every key to the file with no
+    // keyring ever tried, which keyringPathEndsWithAUsableKeyEitherWay alone cannot tell.
+    void theKeyringModuleLoadsFromBesideTheCoreLibrary()
+    {
+        QString error;
+        QVERIFY2(KeyringModule::backend(&error) != nullptr, qPrintable(error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(
+            KeyringModule::modulePath(QStringLiteral("/usr/lib/sandscope/libsandscope_core.so.0")),
+            QStringLiteral("/usr/lib/sandscope/")
+                + QFileInfo(KeyringModule::modulePath({})).fileName());
     }
 
     void storingOverALooseKeyFileMakesItOwnerOnly()
