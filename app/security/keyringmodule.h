@@ -3,7 +3,6 @@
 // core library itself, where the build puts it and the package installs it.
 
 #include <QString>
-#include <QStringList>
 
 namespace sandscope {
 
