@@ -14,6 +14,7 @@
 #include "testing.h"
 #include "util/shellquote.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSet>
 #include <QStandardPaths>
@@ -97,28 +98,42 @@ private Q_SLOTS:
         request.identity = {runner, QString()};
         request.scope = {QString(), m_server->url().toString(), runner};
         request.chatId = QStringLiteral("shared-") + randomToken(6, true);
-        // The Bash call lasts a few seconds, so the places are listed while the CLI works.
-        request.prompt = QStringLiteral("CMD: sleep 6; echo %1").arg(promptToken);
+        // The Bash call marks that it is under way and then waits for the test's go-ahead, so
+        // the places are listed while the CLI works however slowly the host starts it.
+        request.prompt = QStringLiteral("CMD: touch running; for i in $(seq 600); do [ -e go ] && "
+                                        "break; sleep 0.2; done; echo %1")
+                             .arg(promptToken);
         request.options.allowedTools = QStringList {QStringLiteral("Bash")};
         request.environment = m_model->agentEnvironment(secret);
         controller.startTurn(request);
 
+        const QString workdir = QStringLiteral("~/chat-") + request.chatId + QLatin1Char('/');
         QSet<QString> during;
         int looksWhileRunning = 0;
-        while (outcomes.isEmpty()) {
+        bool toolRunning = false;
+        QElapsedTimer waited;
+        waited.start();
+        while (outcomes.isEmpty() && waited.elapsed() < runTimeoutMs) {
             const QStringList seen = shellAs(*m_server, other, readableFilesOf(m_account))
                                          .split(u'\n', Qt::SkipEmptyParts);
-            if (outcomes.isEmpty() && controller.isLaunched())
-                ++looksWhileRunning;
             for (const QString &path : seen)
                 during.insert(path.trimmed());
+            // A look counts when the Bash call was known to be under way before it began.
+            if (toolRunning && ++looksWhileRunning == 2)
+                shellAs(
+                    *m_server, runner, QStringLiteral("touch ") + workdir + QStringLiteral("go"));
+            if (!toolRunning) {
+                toolRunning = shellAs(*m_server, runner,
+                                  QStringLiteral("test -e ") + workdir
+                                      + QStringLiteral("running && echo yes"))
+                                  .trimmed()
+                    == QLatin1String("yes");
+            }
             QTest::qWait(300);
-            if (looksWhileRunning > runTimeoutMs / 300)
-                break;
         }
         QVERIFY2(!outcomes.isEmpty(), "the run did not end");
         QVERIFY2(outcomes.at(0).ok(), qPrintable(RunOutcome::kindName(outcomes.at(0).kind)));
-        QVERIFY2(looksWhileRunning > 0, "no look while the run was under way");
+        QVERIFY2(looksWhileRunning >= 2, "no look while the Bash call was under way");
         const QStringList after = shellAs(*m_server, other, readableFilesOf(m_account))
                                       .split(u'\n', Qt::SkipEmptyParts);
         QSet<QString> findings = during;
