@@ -254,7 +254,9 @@ struct RunSummaryScanner::Impl {
     Line scanPadded(std::string_view line)
     {
         line = streamjson::withoutTerminator(line);
-        if (streamjson::isBlank(line)) {
+        // Trimmed once: a line with JSON text is not blank.
+        const std::string_view json = streamjson::jsonText(line);
+        if (json.empty() && streamjson::isBlank(line)) {
             entryTimeMs = -1;
             return Line::Blank;
         }
@@ -263,7 +265,6 @@ struct RunSummaryScanner::Impl {
             builder->addTurnContent(); // NotJson for RunParser too
             return Line::Counted;
         }
-        const std::string_view json = streamjson::jsonText(line);
         // RecordingReader::timestampOf parses the line as it is: one behind escape sequences
         // has no time of its own.
         const bool ownTime = json.data() == line.data();

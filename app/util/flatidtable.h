@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -92,7 +91,33 @@ private:
     // A slot: 0 when empty, else the upper 32 bits of its id's hash over the entry's index + 1.
     static constexpr uint64_t indexMask = 0xffffffffu;
 
-    static size_t hashOf(std::string_view id) { return std::hash<std::string_view>()(id); }
+    // Eight bytes at a time, each folded in with one multiply (std::hash's takes three; it was
+    // about 1 % of `replay --summary` on 100 MB in a profile), then mixed so that the slot (low
+    // bits) and the tag (high bits) both depend on every byte. Not seeded: the ids come from
+    // the files being read, and a collision costs probes, never a wrong answer.
+    static size_t hashOf(std::string_view id)
+    {
+        auto word = [](const char *at, size_t bytes) {
+            uint64_t value = 0;
+            std::memcpy(&value, at, bytes);
+            return value;
+        };
+        const char *at = id.data();
+        size_t left = id.size();
+        uint64_t hash = 0x9e3779b97f4a7c15ull ^ left;
+        for (; left >= 8; at += 8, left -= 8) {
+            hash = (hash ^ word(at, 8)) * 0xbf58476d1ce4e5b9ull;
+            hash ^= hash >> 31;
+        }
+        if (left > 0) {
+            hash = (hash ^ word(at, left)) * 0x94d049bb133111ebull;
+            hash ^= hash >> 29;
+        }
+        hash ^= hash >> 32;
+        hash *= 0xd6e8feb86659fd93ull;
+        hash ^= hash >> 32;
+        return size_t(hash);
+    }
     static uint64_t tagOf(size_t hash) { return (uint64_t(hash) >> 32) << 32; }
 
     bool matches(uint64_t slot, size_t hash, std::string_view id) const

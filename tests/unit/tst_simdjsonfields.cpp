@@ -5,7 +5,7 @@
 // counts; addModelUsage (one pass per model) with one at_key per member likewise; and is()
 // (words compared) with string_view's == for member names of every length
 // the readers use, against every text of their length with one byte changed, and shorter and
-// longer texts.
+// longer texts; isTranscriptOnlyType (by length) with a search of its whole list.
 
 #include "streamjson/simdjsonfields.h"
 
@@ -23,11 +23,10 @@ using namespace sandscope;
 class TestSimdjsonFields : public QObject {
     Q_OBJECT
 
-    // is(text, name) against text == name: the name itself, each byte of it changed (also to
-    // a NUL), and the name cut short or followed by a byte.
-    template <size_t N> static void checkIs(const char (&name)[N])
+    // A text, each byte of it changed (also to a NUL), the text cut short or followed by a
+    // byte, and the empty text.
+    static std::vector<std::string> nearTexts(const std::string &exact)
     {
-        const std::string exact(name, N - 1);
         std::vector<std::string> texts {exact, exact + 'x', exact + '\0', std::string()};
         if (!exact.empty())
             texts.push_back(exact.substr(0, exact.size() - 1));
@@ -38,7 +37,14 @@ class TestSimdjsonFields : public QObject {
                 texts.push_back(changed);
             }
         }
-        for (const std::string &text : texts) {
+        return texts;
+    }
+
+    // is(text, name) against text == name, for the texts near the name.
+    template <size_t N> static void checkIs(const char (&name)[N])
+    {
+        const std::string exact(name, N - 1);
+        for (const std::string &text : nearTexts(exact)) {
             const std::string_view view(text);
             QVERIFY2(jsonfields::is(view, name) == (view == std::string_view(exact)),
                 qPrintable(
@@ -237,6 +243,33 @@ private slots:
                 json.c_str());
         }
         QVERIFY(withCost > 500); // the cost is read, not only its absence
+    }
+
+    // isTranscriptOnlyType (only the listed types of the text's length compared) against a
+    // search of the whole list: every listed type, each with one byte changed, cut short or
+    // followed by a byte, stream-json's own types, and texts too long for any.
+    void isTranscriptOnlyTypeAgreesWithTheList()
+    {
+        const auto listed = [](std::string_view text) {
+            for (const std::string_view known : jsonfields::transcriptOnlyTypes) {
+                if (text == known)
+                    return true;
+            }
+            return false;
+        };
+        std::vector<std::string> texts {"", "user", "assistant", "system", "result", "stream_event",
+            "keep_alive", std::string(63, 'a'), std::string(64, 'a'), std::string(200, 'm')};
+        for (const std::string_view known : jsonfields::transcriptOnlyTypes) {
+            for (std::string &text : nearTexts(std::string(known)))
+                texts.push_back(std::move(text));
+        }
+        int found = 0;
+        for (const std::string &text : texts) {
+            const bool expected = listed(text);
+            found += expected ? 1 : 0;
+            QVERIFY2(jsonfields::isTranscriptOnlyType(text) == expected, text.c_str());
+        }
+        QVERIFY(found >= int(std::size(jsonfields::transcriptOnlyTypes))); // each listed one
     }
 };
 
