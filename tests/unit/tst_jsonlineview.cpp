@@ -53,6 +53,12 @@ private Q_SLOTS:
         QTest::newRow("UTF-8 text")
             << QByteArray("{\"a\":\"\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80\"}") << true;
         QTest::newRow("999 deep") << nested(999) << true;
+        QTest::newRow("strings in arrays") << QByteArray(
+            "{\"a\":[\"x\",\"y\",\"z\"],\"b\":[\"x\"],\"c\":[\"x\",1,\"y\",[\"z\",\"w\"]]}")
+                                           << true;
+        QTest::newRow("members of every kind in a row") << QByteArray(
+            "{\"a\":1,\"b\":\"s\",\"c\":true,\"d\":null,\"e\":0.5,\"f\":false,\"g\":{\"h\":2,"
+            "\"i\":\"j\"},\"k\":\"l\"}") << true;
         // Left to the DOM parser, valid or not.
         QTest::newRow("an escape") << QByteArray("{\"a\":\"say \\\"hi\\\"\"}") << false;
         QTest::newRow("a unicode escape") << QByteArray("{\"a\":\"\\u00e9\"}") << false;
@@ -97,6 +103,29 @@ private Q_SLOTS:
         QTest::newRow("invalid UTF-8") << QByteArray("{\"a\":\"\xff\xfe\"}") << false;
         QTest::newRow("a NUL byte after it") << QByteArray("{\"a\":1}\0", 8) << false;
         QTest::newRow("a number run on") << QByteArray("{\"a\":12x}") << false;
+        // Broken within a run of strings or scalars.
+        QTest::newRow("a trailing comma after strings")
+            << QByteArray("{\"a\":[\"x\",\"y\",]}") << false;
+        QTest::newRow("two commas after a string") << QByteArray("{\"a\":[\"x\",,\"y\"]}") << false;
+        QTest::newRow("a key among strings") << QByteArray("{\"a\":[\"x\",\"y\":1]}") << false;
+        QTest::newRow("strings without a comma")
+            << QByteArray("{\"a\":[\"x\",\"y\" \"z\"]}") << false;
+        QTest::newRow("a key without a value after members")
+            << QByteArray("{\"a\":\"x\",\"b\":1,\"c\"}") << false;
+        QTest::newRow("a key without a colon among members")
+            << QByteArray("{\"a\":\"x\",\"b\",\"c\"}") << false;
+        QTest::newRow("a trailing comma after members")
+            << QByteArray("{\"a\":\"x\",\"b\":1,}") << false;
+        QTest::newRow("a literal run on between members")
+            << QByteArray("{\"a\":truex,\"b\":1}") << false;
+        QTest::newRow("a number run on between members")
+            << QByteArray("{\"a\":12x,\"b\":1}") << false;
+        QTest::newRow("a word between members") << QByteArray("{\"a\":yes,\"b\":1}") << false;
+        QTest::newRow("members without a comma")
+            << QByteArray("{\"a\":\"x\",\"b\":\"y\"\"c\":1}") << false;
+        QTest::newRow("a colon for a comma") << QByteArray("{\"a\":\"x\":\"b\":1}") << false;
+        QTest::newRow("an array closed by a brace among strings")
+            << QByteArray("{\"a\":[\"x\",\"y\"}") << false;
     }
 
     void readsWhatTheDomReadsAndLeavesTheRest()
