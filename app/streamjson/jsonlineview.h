@@ -3,9 +3,10 @@
 // simdjson's DOM: a stage 1 finds the line's structural characters (and checks its UTF-8,
 // strings and control characters as the DOM parser does; StructuralIndexer's where the
 // processor runs it, else simdjson's, which the DOM parser's stage 2 reads), then one walk over
-// them checks the grammar and notes where each object and array ends. Values are read straight from
-// the line. On the 100 MB capture of bench/replay_vs_jq.sh, mapped and cut into lines (14 ms of
-// CPU), reading every line this way took 37-42 ms more, the DOM parse 62 ms more.
+// them checks the grammar and notes where each object and array ends. Values are read straight
+// from the line. On the 100 MB capture of bench/replay_vs_jq.sh, mapped and cut into lines
+// (9-14 ms of CPU), reading every line this way takes about 30 ms more (37-42 ms before the walk
+// passed runs of strings and scalars in loops of their own), the DOM parse 62 ms more.
 //
 // It accepts only what it can read exactly as the DOM parser would: an object whose line has no
 // backslash (so no string needs unescaping), whose numbers are non-negative integers of up to
