@@ -3,7 +3,8 @@
 #   1. desktop-file-validate and appstreamcli validate --no-net on packaging/ (warnings fail);
 #   2. cpack -G DEB, then lintian on the package: any error or warning fails;
 #   3. dpkg -i, then the installed /usr/bin/sandscope runs --version and a replay without any
-#      GUI library, and opens its window (offscreen) from /usr/lib/sandscope/sandscope-window.so;
+#      GUI library, reads a profile's key through /usr/lib/sandscope/sandscope-keyring.so, and
+#      opens its window (offscreen) from /usr/lib/sandscope/sandscope-window.so;
 #   4. dpkg --purge, and nothing of the package is left behind.
 # Steps 3-4 change the system (root or sudo); SANDSCOPE_PACKAGE_INSTALL_TEST=0 skips them.
 # Usage: scripts/package.sh [BUILD_DIR]      (scripts/test.sh runs it for the qt5 flavour)
@@ -87,6 +88,24 @@ as_root dpkg -i "$deb"
   if grep -E "keychain|libQt[0-9]DBus" <<<"$libs" >&2; then
     echo "package: /usr/bin/sandscope links the keyring (it belongs in sandscope-keyring.so)" >&2; exit 1
   fi
+  # A profile's key is read through the installed keyring module: the installed core loads it
+  # from beside itself, and with no D-Bus session bus here the error says so (the module's
+  # words), not that the key is missing for no reason.
+  keyring_home=$(mktemp -d)
+  mkdir -p "$keyring_home/.config/sandscope"
+  printf '[profiles]\nkeyless\\url=http://127.0.0.1:9\nkeyless\\defaultUserId=package-test\n' \
+    >"$keyring_home/.config/sandscope/profiles.ini"
+  keyring_log=$(env -u LD_LIBRARY_PATH -u DBUS_SESSION_BUS_ADDRESS -u SANDSCOPE_API_KEY -u DISPLAY \
+    HOME="$keyring_home" XDG_CONFIG_HOME="$keyring_home/.config" XDG_RUNTIME_DIR="$keyring_home" \
+    LD_DEBUG=files /usr/bin/sandscope server-info --profile keyless 2>&1 || true)
+  rm -rf "$keyring_home"
+  grep -q "calling init: /usr/lib/sandscope/sandscope-keyring.so$" <<<"$keyring_log" \
+    || { echo "package: the installed core did not load /usr/lib/sandscope/sandscope-keyring.so:" >&2
+         grep -E "sandscope:|keyring" <<<"$keyring_log" >&2; exit 1; }
+  grep -q 'keyring: no D-Bus session bus to reach the Secret Service or KWallet through' <<<"$keyring_log" \
+    || { echo "package: reading a profile's key did not go through the keyring module:" >&2
+         grep "sandscope:" <<<"$keyring_log" >&2; exit 1; }
+  echo "package: a profile's key is read through the installed sandscope-keyring.so"
   window_home=$(mktemp -d)
   window_status=0
   env -u LD_LIBRARY_PATH HOME="$window_home" XDG_CONFIG_HOME="$window_home" QT_QPA_PLATFORM=offscreen \

@@ -4,7 +4,8 @@
 // module for its code highlighter, and only it), while `sandscope` with no verb
 // loads the window module and keeps running with its window; a copy of the executable
 // without the module says so and still runs every verb. No verb that needs no API key loads
-// the keyring (QtKeychain, Qt D-Bus and what they link).
+// the keyring (QtKeychain, Qt D-Bus and what they link); one that reads a profile's key loads it
+// from beside the core.
 
 #include "sandscopecli.h"
 
@@ -31,6 +32,18 @@ QStringList loadedFiles(const QByteArray &loaderLog)
         QRegularExpression::MultilineOption);
     QStringList files;
     auto matches = fileLine.globalMatch(QString::fromLocal8Bit(loaderLog));
+    while (matches.hasNext())
+        files << matches.next().captured(1);
+    return files;
+}
+
+// ld.so's "calling init: PATH" lines: the full path of each file it initialised.
+QStringList initialisedFiles(const QByteArray &loaderLog)
+{
+    static const QRegularExpression initLine(
+        QStringLiteral("^\\s*\\d+:\\s+calling init: (\\S+)$"), QRegularExpression::MultilineOption);
+    QStringList files;
+    auto matches = initLine.globalMatch(QString::fromLocal8Bit(loaderLog));
     while (matches.hasNext())
         files << matches.next().captured(1);
     return files;
@@ -114,6 +127,64 @@ private slots:
         QStringList keyring;
         std::copy_if(files.cbegin(), files.cend(), std::back_inserter(keyring), isKeyringLibrary);
         QVERIFY2(keyring.isEmpty(), qPrintable(QStringLiteral("loaded: ") + keyring.join(u' ')));
+    }
+
+    // --profile NAME reads the profile's key: the core loads the keyring module from beside
+    // itself, and a keyring that cannot be reached is named in the error with the reason the
+    // session bus gives (QtKeychain alone says "Unknown error"), not taken for a missing key.
+    void aProfileKeyIsReadThroughTheKeyringModule_data()
+    {
+        QTest::addColumn<bool>("busAddressSet");
+        QTest::addColumn<QString>("busSays");
+        QTest::newRow("no bus address") << false << QString();
+        QTest::newRow("a bus address with no bus") << true << QStringLiteral("no-bus");
+    }
+
+    void aProfileKeyIsReadThroughTheKeyringModule()
+    {
+        QFETCH(bool, busAddressSet);
+        QFETCH(QString, busSays);
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const QString config = home.filePath(QStringLiteral(".config/sandscope"));
+        QVERIFY(QDir().mkpath(config));
+        QFile profiles(config + QStringLiteral("/profiles.ini"));
+        QVERIFY(profiles.open(QIODevice::WriteOnly));
+        profiles.write("[profiles]\nkeyless\\url=http://127.0.0.1:9\n"
+                       "keyless\\defaultUserId=keyring-test\n");
+        profiles.close();
+        QProcessEnvironment environment = loaderLogEnvironment(home.path());
+        environment.remove(QStringLiteral("SANDSCOPE_API_KEY"));
+        // No bus anywhere: not at the address, not in the runtime directory, no X11 to
+        // autolaunch one through.
+        environment.insert(QStringLiteral("XDG_RUNTIME_DIR"), home.path());
+        environment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+        if (busAddressSet)
+            environment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"),
+                QStringLiteral("unix:path=") + home.filePath(busSays));
+        const test::CliOutcome outcome = test::runSandscope(
+            {QStringLiteral("server-info"), QStringLiteral("--profile"), QStringLiteral("keyless")},
+            environment);
+        QCOMPARE(outcome.exitCode, 2);
+        const QStringList initialised = initialisedFiles(outcome.err);
+        const QStringList modules = initialised.filter(QStringLiteral("/sandscope-keyring.so"));
+        const QStringList cores = initialised.filter(QStringLiteral("/libsandscope_core.so"));
+        QVERIFY2(modules.size() == 1 && cores.size() == 1, outcome.err.right(3000).constData());
+        QCOMPARE(
+            QFileInfo(modules.first()).canonicalPath(), QFileInfo(cores.first()).canonicalPath());
+        const QString message = QString::fromLocal8Bit(outcome.err)
+                                    .split(u'\n')
+                                    .filter(QStringLiteral("sandscope:"))
+                                    .join(u'\n');
+        QVERIFY2(
+            message.contains(QStringLiteral("no API key is stored for the profile \"keyless\"")),
+            qPrintable(message));
+        QVERIFY2(
+            message.contains(QStringLiteral(
+                "(keyring: no D-Bus session bus to reach the Secret Service or KWallet through: ")),
+            qPrintable(message));
+        if (busAddressSet)
+            QVERIFY2(message.contains(home.filePath(busSays)), qPrintable(message));
     }
 
     // An HTML export colours code as the window does: with the module's highlighter, so the

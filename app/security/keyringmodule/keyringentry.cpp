@@ -9,8 +9,29 @@
 #include <qt5keychain/keychain.h>
 #endif
 
+#ifdef SANDSCOPE_KEYRING_DBUS
+#include <QDBusConnection>
+#include <QDBusError>
+#endif
+
 namespace sandscope {
 namespace {
+
+// What a failed job says. Without a D-Bus session bus (a shell over SSH, a container) QtKeychain
+// says only "Unknown error": then the bus's own reason is given, which says what is missing.
+QString failureText(const QKeychain::Job *job)
+{
+#ifdef SANDSCOPE_KEYRING_DBUS
+    if (job->error() == QKeychain::OtherError || job->error() == QKeychain::NoBackendAvailable) {
+        const QDBusConnection bus = QDBusConnection::sessionBus();
+        if (!bus.isConnected())
+            return QStringLiteral("no D-Bus session bus to reach the Secret Service or KWallet "
+                                  "through: %1")
+                .arg(bus.lastError().message());
+    }
+#endif
+    return job->errorString();
+}
 
 KeyringBackend::Outcome outcomeOf(const QKeychain::Job *job)
 {
@@ -57,7 +78,7 @@ private:
                 const auto *read = qobject_cast<const QKeychain::ReadPasswordJob *>(done);
                 const Outcome outcome = outcomeOf(done);
                 finished(outcome, read ? read->textData() : QString(),
-                    outcome == Outcome::Done ? QString() : done->errorString());
+                    outcome == Outcome::Done ? QString() : failureText(done));
             });
         job->start();
     }
