@@ -135,7 +135,7 @@ private slots:
     void aProfileKeyIsReadThroughTheKeyringModule_data()
     {
         QTest::addColumn<bool>("busAddressSet");
-        QTest::addColumn<QString>("busSays");
+        QTest::addColumn<QString>("missingSocket");
         QTest::newRow("no bus address") << false << QString();
         QTest::newRow("a bus address with no bus") << true << QStringLiteral("no-bus");
     }
@@ -143,7 +143,7 @@ private slots:
     void aProfileKeyIsReadThroughTheKeyringModule()
     {
         QFETCH(bool, busAddressSet);
-        QFETCH(QString, busSays);
+        QFETCH(QString, missingSocket);
         QTemporaryDir home;
         QVERIFY(home.isValid());
         const QString config = home.filePath(QStringLiteral(".config/sandscope"));
@@ -161,7 +161,7 @@ private slots:
         environment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
         if (busAddressSet)
             environment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"),
-                QStringLiteral("unix:path=") + home.filePath(busSays));
+                QStringLiteral("unix:path=") + home.filePath(missingSocket));
         const test::CliOutcome outcome = test::runSandscope(
             {QStringLiteral("server-info"), QStringLiteral("--profile"), QStringLiteral("keyless")},
             environment);
@@ -184,7 +184,7 @@ private slots:
                 "(keyring: no D-Bus session bus to reach the Secret Service or KWallet through: ")),
             qPrintable(message));
         if (busAddressSet)
-            QVERIFY2(message.contains(home.filePath(busSays)), qPrintable(message));
+            QVERIFY2(message.contains(home.filePath(missingSocket)), qPrintable(message));
     }
 
     // An HTML export colours code as the window does: with the module's highlighter, so the
