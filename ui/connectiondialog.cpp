@@ -217,6 +217,7 @@ void ConnectionDialog::loadProfile(const QString &name)
             return;
         self->m_ui->keyStorageLabel->setText(
             describeKeyStorage(where, self->m_keys->fallbackDir(), error));
+        self->growToFitWrappedLabels(); // an error takes lines (a keyring's, a file's path)
     });
     revalidate();
 }

@@ -10,6 +10,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void adminCommandIsValidatedAndKeptWithTheProfile();
     void theProfileShownHasItsFieldsAndPickingItAgainRestoresThem();
     void aFleetFileIsCheckedAsPickedAndGivesTheRoutersUrl();
+    void aLongKeyStorageMessageIsShownWhole();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -249,6 +251,34 @@ void TestConnectionDialog::aFleetFileIsCheckedAsPickedAndGivesTheRoutersUrl()
     QCOMPARE(again.fleetEdit()->text(), good);
     QVERIFY(again.urlEdit()->isReadOnly());
     QCOMPARE(again.urlEdit()->text(), QStringLiteral("http://router.example:8000"));
+}
+
+// Where the stored key could not be read, the reason (a keyring's, a key file's path) takes
+// several lines: the dialog grows to show them all, not the first two of them.
+void TestConnectionDialog::aLongKeyStorageMessageIsShownWhole()
+{
+    Profile lab;
+    lab.name = QStringLiteral("lab");
+    lab.serverUrl = QUrl(QStringLiteral("http://127.0.0.1:8123"));
+    lab.defaultUserId = QStringLiteral("alice");
+    m_profiles->save(lab);
+    // The key's file is a folder: reading it fails, naming its whole path.
+    const QString keyFile = m_keys->fallbackFile(lab.name);
+    QVERIFY(QDir().mkpath(keyFile));
+    ConnectionDialog dialog(m_profiles.get(), m_keys.get());
+    dialog.show();
+    QLabel *label = dialog.keyStorageLabel();
+    QTRY_VERIFY(label->text().contains(QLatin1String("not a regular file")));
+    QVERIFY2(label->text().contains(keyFile), qPrintable(label->text()));
+    QCoreApplication::processEvents();
+    QVERIFY2(label->heightForWidth(label->width()) >= 2 * label->fontMetrics().height(),
+        "the message takes one line: it shows nothing about wrapping");
+    QVERIFY2(label->height() >= label->heightForWidth(label->width()),
+        qPrintable(QStringLiteral("%1 px shown of %2")
+                       .arg(label->height())
+                       .arg(label->heightForWidth(label->width()))));
+    if (qEnvironmentVariableIsSet("SANDSCOPE_SCREENSHOT"))
+        dialog.grab().save(qEnvironmentVariable("SANDSCOPE_SCREENSHOT"));
 }
 
 QTEST_MAIN(TestConnectionDialog)
