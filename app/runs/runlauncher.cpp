@@ -104,8 +104,7 @@ void RunLauncher::fail(const QString &message)
 {
     m_followTimer.stop();
     m_repairTimer.stop();
-    if (m_stream)
-        m_stream->detach();
+    abandonStream();
     setState(State::Failed);
     Q_EMIT failed(message);
 }
@@ -260,14 +259,22 @@ void RunLauncher::startRun(const ClaudeRunOptions &options)
 {
     ProcessStream *stream = makeStream();
     connect(stream, &ProcessStream::started, this, [this](const QString &processId) {
+        m_streamStarting = false;
         m_handle.processId = processId;
         // The log path arrives with the first snapshot, handled right after this signal.
         QTimer::singleShot(0, this, [this] {
             if (m_stream)
                 m_handle.logPath = m_stream->logPath();
-            Q_EMIT started(m_handle);
+            if (m_releaseStreamOnStart) {
+                m_releaseStreamOnStart = false;
+                if (m_stream)
+                    m_stream->detach();
+            }
+            announceStarted();
         });
     });
+    m_streamStarting = true;
+    m_startOwed = true;
     setState(State::Streaming);
     stream->start(claudecommand::detachedCommand(
         claudecommand::runScript(options, m_handle.paths(), m_handle.runId)));
@@ -288,8 +295,41 @@ ProcessStream *RunLauncher::makeStream()
     return m_stream;
 }
 
+// Once: with the process id when the start request answers first, without it when push saw
+// the run end (or vanish) before that answer.
+void RunLauncher::announceStarted()
+{
+    if (!m_startOwed)
+        return;
+    m_startOwed = false;
+    Q_EMIT started(m_handle);
+}
+
+// The start request is never cut short: it may have started the run already, and only its
+// answer gives the process id. A stream no longer needed is let go once that answer came.
+void RunLauncher::releaseStream()
+{
+    if (!m_stream)
+        return;
+    if (m_streamStarting)
+        m_releaseStreamOnStart = true;
+    else
+        m_stream->detach();
+}
+
+// The run is given up here (failed, or forgotten): its stream stops at once.
+void RunLauncher::abandonStream()
+{
+    m_streamStarting = false;
+    m_releaseStreamOnStart = false;
+    if (m_stream)
+        m_stream->detach();
+}
+
 void RunLauncher::handleTerminalText(const QString &text)
 {
+    if (m_releaseStreamOnStart)
+        return; // the run is followed otherwise; this stream only brings the process id
     const QStringList completed = m_assembler.feed(text);
     for (const QString &line : completed)
         acceptTerminalLine(line);
@@ -322,6 +362,12 @@ void RunLauncher::appendLine(const QString &line)
 
 void RunLauncher::streamFinished(int exitCode)
 {
+    if (m_releaseStreamOnStart) {
+        m_releaseStreamOnStart = false;
+        if (m_stream)
+            m_stream->deleteLater();
+        return; // the run is followed otherwise
+    }
     const QString rest = m_assembler.flush();
     if (!rest.isEmpty())
         acceptTerminalLine(rest);
@@ -341,8 +387,13 @@ void RunLauncher::streamFinished(int exitCode)
 
 void RunLauncher::streamFailed(const QString &message)
 {
+    m_streamStarting = false;
     if (m_stream)
         m_stream->deleteLater();
+    if (m_releaseStreamOnStart) {
+        m_releaseStreamOnStart = false;
+        return; // the run is followed otherwise
+    }
     if (m_pushLines)
         return; // the run is followed by push meanwhile
     if (m_handle.home.isEmpty()) {
@@ -508,8 +559,7 @@ void RunLauncher::reattach(const RunHandle &handle, qint64 linesAlreadySeen)
 
 void RunLauncher::followTee()
 {
-    if (m_stream)
-        m_stream->detach();
+    releaseStream();
     m_assembler = LineAssembler(); // a partial line comes complete from the file
     m_followDelayMs = followFastMs();
     m_sinceLivenessCheck.start();
@@ -667,8 +717,7 @@ void RunLauncher::startPush()
         [this](const QByteArray &line) { appendLine(QString::fromUtf8(line)); });
     connect(m_push, &PushedRun::watchingProcess, this, [this] {
         // The end of the run comes by push now: the process is no longer polled.
-        if (m_stream)
-            m_stream->detach();
+        releaseStream();
     });
     connect(m_push, &PushedRun::ended, this, &RunLauncher::finishPushed);
     connect(m_push, &PushedRun::vanished, this, &RunLauncher::pushedRunVanished);
@@ -699,20 +748,20 @@ void RunLauncher::pushUnavailable(const QString &reason)
 
 void RunLauncher::finishPushed(int exitCode)
 {
-    if (m_stream)
-        m_stream->detach();
+    releaseStream();
     if (m_state != State::Streaming && m_state != State::FollowingTee)
         return;
+    announceStarted(); // it ran: its exit file is there
     m_pendingRepairs.clear();
     completeReadingStandardError(exitCode);
 }
 
 void RunLauncher::pushedRunVanished()
 {
-    if (m_stream)
-        m_stream->detach();
+    releaseStream();
     if (m_state != State::Streaming && m_state != State::FollowingTee)
         return;
+    announceStarted(); // it ran: its shell wrote its pid file
     if (const int signal = signalEndingTheRun()) { // ended from here: killed by that signal
         finishPushed(-signal);
         return;
@@ -731,8 +780,8 @@ void RunLauncher::detach()
     m_followTimer.stop();
     m_repairTimer.stop();
     m_inflight.abort();
-    if (m_stream)
-        m_stream->detach();
+    abandonStream();
+    m_startOwed = false;
     if (m_push)
         m_push->deleteLater();
     m_pushLines = false;

@@ -114,7 +114,9 @@ public:
     QString standardError() const { return m_standardError; }
 
 Q_SIGNALS:
-    void started(const sandscope::RunHandle &handle); // persist it to reattach later
+    // Once per launch, before finished() or interrupted() (lines may come first: push can
+    // deliver them before the start request answers). Persist the handle to reattach later.
+    void started(const sandscope::RunHandle &handle);
     void lineReceived(qint64 number, const QString &line);
     void lineRepaired(qint64 number, const QString &line);
     void noise(const QString &text); // terminal lines outside the stream (e.g. sudo warnings)
@@ -149,6 +151,9 @@ private:
     void startRun(const ClaudeRunOptions &options);
 
     ProcessStream *makeStream();
+    void announceStarted();
+    void releaseStream();
+    void abandonStream();
     void handleTerminalText(const QString &text);
     void acceptTerminalLine(const QString &line);
     void appendLine(const QString &line);
@@ -187,6 +192,9 @@ private:
     State m_state = State::Idle;
     RunHandle m_handle;
     QPointer<ProcessStream> m_stream;
+    bool m_streamStarting = false; // the start request has not answered yet
+    bool m_releaseStreamOnStart = false; // not needed any more: detached once it answers
+    bool m_startOwed = false; // a launch's started() is still to come
     QPointer<PushedRun> m_push;
     bool m_pushAllowed = true;
     bool m_pushLines = false; // lines come from m_push, the stream's output is not used

@@ -53,6 +53,8 @@ struct Recorder {
     QVector<RunLauncher::State> states;
     RunHandle handle;
     bool started = false;
+    int startedCount = 0;
+    bool startedAfterTheEnd = false;
     bool finished = false;
     int exitCode = -1;
     QString failure;
@@ -63,6 +65,8 @@ struct Recorder {
         QObject::connect(launcher, &RunLauncher::started, launcher, [this](const RunHandle &h) {
             handle = h;
             started = true;
+            ++startedCount;
+            startedAfterTheEnd = startedAfterTheEnd || ended();
         });
         QObject::connect(launcher, &RunLauncher::lineReceived, launcher,
             [this](qint64 number, const QString &line) {
@@ -86,6 +90,11 @@ struct Recorder {
             [this](const QString &message) { interrupted = message; });
     }
     bool ended() const { return finished || !failure.isEmpty() || !interrupted.isEmpty(); }
+    bool hasLineWith(const char *needle) const
+    {
+        return std::any_of(received.cbegin(), received.cend(),
+            [needle](const QString &l) { return l.contains(QLatin1String(needle)); });
+    }
     // The received lines with the repairs applied.
     QStringList finalLines() const
     {
@@ -198,6 +207,8 @@ private Q_SLOTS:
     void discoveredRunIsFollowedAndStopped_data() { transports(); }
     void discoveredRunIsFollowedAndStopped();
     void aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled();
+    void startedComesOnceBeforeTheEndWhenTheStartAnswersLate_data();
+    void startedComesOnceBeforeTheEndWhenTheStartAnswersLate();
     void splitMultibyteCharactersAreRepairedFromTee();
     void filesLeftOnTheServerAreClosedToOthers();
     // Last: it leaves the server without a free terminal (giving 16 back takes half a minute).
@@ -283,11 +294,10 @@ bool RunLauncherTest::startSleepingRun(const Identity &identity, const QString &
     ClaudeRunOptions options;
     options.allowedTools = QStringList {QStringLiteral("Bash")};
     launcher->launch(chatId, prompt, options, environment());
+    // The handle comes with started(), which pushed lines can precede.
     const bool called = QTest::qWaitFor(
         [&recorder] {
-            return recorder.ended()
-                || std::any_of(recorder.received.cbegin(), recorder.received.cend(),
-                    [](const QString &l) { return l.contains(QLatin1String("tool_use")); });
+            return recorder.ended() || (recorder.started && recorder.hasLineWith("tool_use"));
         },
         runTimeoutMs);
     if (!called || recorder.ended()) {
@@ -577,9 +587,11 @@ void RunLauncherTest::reattachByFollowingTeeFile()
         first.watch(launcher.get());
         launcher->launch(QStringLiteral("follow-1"), QLatin1String("CMD: sleep 3; echo ") + token,
             options, environment());
-        QVERIFY2(QTest::qWaitFor([&first] { return first.ended() || first.received.size() >= 1; },
-                     runTimeoutMs),
-            "no line arrived");
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&first] { return first.ended() || (first.started && first.received.size() >= 1); },
+                runTimeoutMs),
+            "no start and line arrived");
         QVERIFY2(!first.ended(), qPrintable(first.failure));
     }
     // As if the server had forgotten the process (restart, expiry): only the files remain.
@@ -726,6 +738,73 @@ void RunLauncherTest::aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled()
         QVERIFY2(!notice.contains(QLatin1String("Could not send")), qPrintable(notice));
     const QString processes = execute(identity, QStringLiteral("ps -eo args || true"));
     QVERIFY2(!processes.contains(marker), qPrintable(processes));
+}
+
+// The start request answers late (a busy server) while push already delivers the run: that
+// request is not cut short, started() comes once and before the end, and no line comes twice.
+// Answered while the run goes on, the handle has the process id; answered only after the run
+// ended, started() came without it (the run's files are all a reattach needs).
+void RunLauncherTest::startedComesOnceBeforeTheEndWhenTheStartAnswersLate_data()
+{
+    QTest::addColumn<bool>("answeredWhileRunning");
+    QTest::newRow("answered while the run goes on") << true;
+    QTest::newRow("answered after the run ended") << false;
+}
+
+void RunLauncherTest::startedComesOnceBeforeTheEndWhenTheStartAnswersLate()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    QFETCH(bool, answeredWhileRunning);
+    const Identity identity = newIdentity(QStringLiteral("rllate"));
+    const QString token = QLatin1String("late") + randomToken(10);
+
+    NetworkCut network(m_server->url());
+    QVERIFY(network.listen());
+    network.holdAnswersToRequestsContaining("setsid -w"); // the run's start, not its scripts
+    ServerConnection connection = m_server->connection();
+    connection.baseUrl = network.url();
+    connection.timeoutMs = runTimeoutMs; // the held answer must outlast the whole run
+    OpenTerminalClient client(connection);
+    RunLauncher launcher(&client, identity);
+    launcher.setPollIntervals(50, 500);
+    Recorder recorder;
+    recorder.watch(&launcher);
+    ClaudeRunOptions options;
+    options.allowedTools = QStringList {QStringLiteral("Bash")};
+    launcher.launch(QStringLiteral("late-1"), QLatin1String("CMD: sleep 3; echo ") + token, options,
+        environment());
+    QVERIFY2(QTest::qWaitFor(
+                 [&recorder] { return recorder.ended() || recorder.hasLineWith("tool_use"); },
+                 runTimeoutMs),
+        qPrintable(recorder.failure));
+    QVERIFY(launcher.isPushed());
+    QVERIFY2(!recorder.started, "started() before the start request answered");
+
+    if (answeredWhileRunning) {
+        network.releaseAnswers();
+        QVERIFY(QTest::qWaitFor(
+            [&recorder] { return recorder.started || recorder.ended(); }, connection.timeoutMs));
+        QVERIFY2(!recorder.handle.processId.isEmpty(), "the start's answer was not taken");
+    }
+    QVERIFY2(waitForEnd(recorder), "the run did not end in time");
+    QVERIFY2(recorder.failure.isEmpty() && recorder.interrupted.isEmpty(),
+        qPrintable(recorder.failure + recorder.interrupted));
+    QCOMPARE(recorder.exitCode, 0);
+    QCOMPARE(recorder.startedCount, 1);
+    QVERIFY2(!recorder.startedAfterTheEnd, "started() came after finished()");
+    QString why;
+    QVERIFY2(recorder.handle.isValid(&why), qPrintable(why));
+    if (!answeredWhileRunning) {
+        QVERIFY(recorder.handle.processId.isEmpty());
+        network.releaseAnswers(); // the late answer is taken, and announces nothing again
+        QVERIFY(QTest::qWaitFor(
+            [&launcher] { return !launcher.handle().processId.isEmpty(); }, connection.timeoutMs));
+        QTest::qWait(100);
+        QCOMPARE(recorder.startedCount, 1);
+    }
+    const QList<QByteArray> tee = teeLines(recorder.handle);
+    QCOMPARE(qsizetype(tee.size()), qsizetype(recorder.received.size()));
+    QVERIFY(hasToolResultWith(recorder.finalLines(), token));
 }
 
 void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()

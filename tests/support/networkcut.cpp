@@ -59,6 +59,23 @@ void NetworkCut::setDown(bool down)
     }
 }
 
+void NetworkCut::holdAnswersToRequestsContaining(const QByteArray &needle)
+{
+    m_heldNeedle = needle;
+}
+
+void NetworkCut::releaseAnswers()
+{
+    m_heldNeedle.clear();
+    std::vector<Pair *> pairs;
+    for (const auto &pair : m_pairs) {
+        pair->answersHeld = false;
+        pairs.push_back(pair.get());
+    }
+    for (Pair *pair : pairs)
+        pump(pair);
+}
+
 void NetworkCut::accept()
 {
     while (QTcpSocket *client = m_listener.nextPendingConnection()) {
@@ -101,8 +118,15 @@ void NetworkCut::pump(Pair *pair)
         return; // nothing moves, nothing closes
     QTcpSocket *client = pair->client;
     QTcpSocket *server = pair->server;
-    if (server && client && client->isOpen() && server->state() == QAbstractSocket::ConnectedState)
-        server->write(client->readAll());
+    if (server && client && client->isOpen()
+        && server->state() == QAbstractSocket::ConnectedState) {
+        const QByteArray bytes = client->readAll();
+        if (!m_heldNeedle.isEmpty() && bytes.contains(m_heldNeedle))
+            pair->answersHeld = true;
+        server->write(bytes);
+    }
+    if (pair->answersHeld)
+        return; // nothing back, nothing closed, until released
     if (server && client && server->isOpen() && client->state() == QAbstractSocket::ConnectedState)
         client->write(server->readAll());
     if (pair->clientClosed || pair->serverClosed)

@@ -29,6 +29,12 @@ public:
     void setDown(bool down);
     bool isDown() const { return m_down; }
     int connectionsSeen() const { return m_seen; }
+    // The answer to a request that contains `needle` (in its head or body) is held back, with
+    // anything else on its connection, until releaseAnswers(): a server slow to answer one
+    // call while the rest flows. The needle must be short: a request on loopback arrives in
+    // one or two reads, and one read holds it whole.
+    void holdAnswersToRequestsContaining(const QByteArray &needle);
+    void releaseAnswers();
 
 private:
     struct Pair {
@@ -36,6 +42,7 @@ private:
         QPointer<QTcpSocket> server; // null while the network is down
         bool clientClosed = false;
         bool serverClosed = false;
+        bool answersHeld = false;
     };
 
     void accept();
@@ -48,6 +55,7 @@ private:
     std::vector<std::unique_ptr<Pair>> m_pairs;
     bool m_down = false;
     int m_seen = 0;
+    QByteArray m_heldNeedle;
 };
 
 } // namespace sandscope::test
