@@ -286,8 +286,15 @@ QString runShellCheck(const RunPaths &paths, const QString &runId)
 
 QString livenessScript(const RunPaths &paths, const QString &runId)
 {
-    return runShellCheck(paths, runId)
-        + QLatin1String(" && echo SANDSCOPE-ALIVE || echo SANDSCOPE-GONE");
+    return runShellCheck(paths, runId) + QLatin1String(" && echo SANDSCOPE-ALIVE || { [ -e ")
+        + quote(paths.pidFile)
+        + QLatin1String(" ] && echo SANDSCOPE-GONE || echo SANDSCOPE-NEVER-RAN; }");
+}
+
+QString discardScript(const RunPaths &paths)
+{
+    return QLatin1String("rm -f -- ") + quote(paths.envFile)
+        + QLatin1String(" && echo SANDSCOPE-DISCARDED");
 }
 
 QString signalScript(const RunPaths &paths, const QString &runId, const QString &signalName)

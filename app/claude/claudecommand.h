@@ -99,8 +99,13 @@ QString runScript(const ClaudeRunOptions &options, const RunPaths &paths, const 
 // setsid the script runs as it is.
 QString detachedCommand(const QString &script);
 
-// Prints SANDSCOPE-ALIVE while the run's shell still runs, else SANDSCOPE-GONE.
+// Prints SANDSCOPE-ALIVE while the run's shell still runs, SANDSCOPE-NEVER-RAN when it never
+// ran (it creates its pid file first thing), else SANDSCOPE-GONE.
 QString livenessScript(const RunPaths &paths, const QString &runId);
+
+// Removes the env file of a run that never started, so that its secrets do not stay on disk
+// (a run's shell removes it itself once read); prints SANDSCOPE-DISCARDED.
+QString discardScript(const RunPaths &paths);
 
 // Sends `signalName` (TERM, KILL) to the process group of the run's shell (claude, tee and
 // the tools they started) and prints SANDSCOPE-SIGNALLED, or SANDSCOPE-GONE when the run no

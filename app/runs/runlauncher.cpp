@@ -164,6 +164,7 @@ void RunLauncher::launch(const QString &chatId, const QString &prompt,
         return;
     }
     m_handle = RunHandle();
+    m_startFailure.clear();
     m_handle.identity = m_identity;
     m_handle.chatId = chatId;
     m_handle.runId = claudecommand::newRunId();
@@ -387,6 +388,7 @@ void RunLauncher::streamFinished(int exitCode)
 
 void RunLauncher::streamFailed(const QString &message)
 {
+    const bool startFailed = m_streamStarting;
     m_streamStarting = false;
     if (m_stream)
         m_stream->deleteLater();
@@ -394,8 +396,14 @@ void RunLauncher::streamFailed(const QString &message)
         m_releaseStreamOnStart = false;
         return; // the run is followed otherwise
     }
-    if (m_pushLines)
-        return; // the run is followed by push meanwhile
+    if (startFailed)
+        m_startFailure = message; // the run may not have started: its files will tell
+    if (m_pushLines) {
+        if (m_push && m_push->isWatchingProcess())
+            return; // the run is followed by push meanwhile
+        // Push has not seen the run's shell and would wait for it forever if it never started.
+        stopPushing();
+    }
     if (m_handle.home.isEmpty()) {
         fail(message);
         return;
@@ -608,7 +616,12 @@ void RunLauncher::checkLiveness()
         [this](const ScriptOutcome &outcome) {
             if (m_state != State::FollowingTee)
                 return;
-            if (!outcome.output.contains(QLatin1String("SANDSCOPE-GONE"))) {
+            const bool neverRan = outcome.output.contains(QLatin1String("SANDSCOPE-NEVER-RAN"));
+            if (neverRan && !m_startFailure.isEmpty()) {
+                discardUnstartedRun();
+                return;
+            }
+            if (!outcome.output.contains(QLatin1String("SANDSCOPE-GONE")) && !neverRan) {
                 if (!outcome.output.contains(QLatin1String("SANDSCOPE-ALIVE")))
                     Q_EMIT notice(
                         tr("Could not check whether the run is alive: %1").arg(outcome.error));
@@ -636,6 +649,25 @@ void RunLauncher::checkLiveness()
                     });
                 });
         });
+}
+
+// Its start failed and its shell never ran: nothing will come. Its env file goes (a shell that
+// started after all would then stop at once, without the secrets), then the run fails.
+void RunLauncher::discardUnstartedRun()
+{
+    m_followTimer.stop();
+    runScript(claudecommand::discardScript(m_handle.paths()), [this](const ScriptOutcome &outcome) {
+        if (m_state != State::FollowingTee)
+            return;
+        QString message = tr("The run did not start: %1. Its shell never created its pid file %2.")
+                              .arg(m_startFailure, m_handle.paths().pidFile);
+        if (!outcome.output.contains(QLatin1String("SANDSCOPE-DISCARDED")))
+            message += QLatin1Char(' ')
+                + tr("Its env file %1 could not be removed: %2")
+                      .arg(m_handle.paths().envFile,
+                          outcome.error.isEmpty() ? outcome.output.trimmed() : outcome.error);
+        fail(message);
+    });
 }
 
 // The run's shell is in a session of its own (setsid), which the server's kill of the process
@@ -736,11 +768,16 @@ void RunLauncher::startPush()
     connect(m_push, &PushedRun::unavailable, this, &RunLauncher::pushUnavailable);
 }
 
-void RunLauncher::pushUnavailable(const QString &reason)
+void RunLauncher::stopPushing()
 {
     if (m_push)
         m_push->deleteLater();
     m_pushLines = false;
+}
+
+void RunLauncher::pushUnavailable(const QString &reason)
+{
+    stopPushing();
     Q_EMIT notice(tr("Live output is polled: push is not available (%1).").arg(reason));
     if (m_state == State::Streaming)
         followTee(); // the lines pushed so far are kept; the tee file gives the rest

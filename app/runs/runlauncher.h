@@ -28,6 +28,11 @@
 // where it was. A run whose shell is gone without an exit status was interrupted (its group
 // killed, the sandbox restarted): interrupted() says so, and the chat can resume its session.
 // When push cannot open, the launcher polls as before and says why in a notice.
+//
+// The request that starts the run may answer late (push can deliver the run first) or fail:
+// it is never cut short, and when it fails the run's files decide. Its shell creates its pid
+// file first thing; none at the next liveness check means it never started: its env file is
+// removed and the run fails with the start's error (push alone would wait for it forever).
 
 #include "claude/claudecommand.h"
 #include "runs/pushedrun.h"
@@ -165,6 +170,7 @@ private:
     void applyTee(const QList<QByteArray> &teeLines, bool final);
 
     void startPush();
+    void stopPushing();
     void pushUnavailable(const QString &reason);
     void finishPushed(int exitCode);
     void pushedRunVanished();
@@ -174,6 +180,7 @@ private:
     int followFastMs() const { return 2 * m_fastMs; }
     void followPoll();
     void checkLiveness();
+    void discardUnstartedRun();
     // Sends the signal to the run's process group; a script that could not run (a dropped
     // connection, a busy server) is tried again, at most signalAttempts times in all.
     void signalFollowedRun(const QString &signalName, int graceMs, int attempt = 1);
@@ -195,6 +202,7 @@ private:
     bool m_streamStarting = false; // the start request has not answered yet
     bool m_releaseStreamOnStart = false; // not needed any more: detached once it answers
     bool m_startOwed = false; // a launch's started() is still to come
+    QString m_startFailure; // why the start request failed (the run may still have started)
     QPointer<PushedRun> m_push;
     bool m_pushAllowed = true;
     bool m_pushLines = false; // lines come from m_push, the stream's output is not used

@@ -209,6 +209,8 @@ private Q_SLOTS:
     void aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled();
     void startedComesOnceBeforeTheEndWhenTheStartAnswersLate_data();
     void startedComesOnceBeforeTheEndWhenTheStartAnswersLate();
+    void aRefusedStartEndsTheRunWithTheReason_data() { transports(); }
+    void aRefusedStartEndsTheRunWithTheReason();
     void splitMultibyteCharactersAreRepairedFromTee();
     void filesLeftOnTheServerAreClosedToOthers();
     // Last: it leaves the server without a free terminal (giving 16 back takes half a minute).
@@ -805,6 +807,45 @@ void RunLauncherTest::startedComesOnceBeforeTheEndWhenTheStartAnswersLate()
     const QList<QByteArray> tee = teeLines(recorder.handle);
     QCOMPARE(qsizetype(tee.size()), qsizetype(recorder.received.size()));
     QVERIFY(hasToolResultWith(recorder.finalLines(), token));
+}
+
+// The run's start refused by a proxy in front of the server (a 502 page): the run never
+// started, and the launcher says so, with the reason, instead of waiting for it forever (by
+// push, or by its tee file).
+void RunLauncherTest::aRefusedStartEndsTheRunWithTheReason()
+{
+    SANDSCOPE_REQUIRE(ready(), "needs root, sudo, useradd (multi-user open-terminal) and claude");
+    QFETCH(bool, push);
+    const Identity identity = newIdentity(QStringLiteral("rlrefused"));
+    NetworkCut network(m_server->url());
+    QVERIFY(network.listen());
+    network.refuseRequestsContaining("setsid -w"); // the run's start, not its scripts
+    ServerConnection connection = m_server->connection();
+    connection.baseUrl = network.url();
+    OpenTerminalClient client(connection);
+    RunLauncher launcher(&client, identity);
+    launcher.setPushAllowed(push);
+    launcher.setPollIntervals(50, 500);
+    launcher.setLivenessInterval(500);
+    Recorder recorder;
+    recorder.watch(&launcher);
+    launcher.launch(
+        QStringLiteral("refused-1"), QStringLiteral("Hello"), ClaudeRunOptions(), environment());
+    QVERIFY2(QTest::qWaitFor([&recorder] { return recorder.ended(); }, 60000),
+        "60 s on, the launcher still waits for a run that never started");
+    QVERIFY(!recorder.finished);
+    QVERIFY2(recorder.failure.contains(QLatin1String("502")), qPrintable(recorder.failure));
+    QVERIFY2(
+        recorder.failure.contains(QLatin1String("did not start")), qPrintable(recorder.failure));
+    QCOMPARE(recorder.startedCount, 0);
+    QVERIFY(recorder.received.isEmpty());
+    // The secrets written for it are not left on disk.
+    const QString envFile = launcher.handle().paths().envFile;
+    QCOMPARE(
+        execute(identity,
+            QLatin1String("test -e ") + envFile + QLatin1String(" && echo PRESENT || echo ABSENT"))
+            .trimmed(),
+        QStringLiteral("ABSENT"));
 }
 
 void RunLauncherTest::splitMultibyteCharactersAreRepairedFromTee()

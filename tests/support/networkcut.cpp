@@ -121,6 +121,15 @@ void NetworkCut::pump(Pair *pair)
     if (server && client && client->isOpen()
         && server->state() == QAbstractSocket::ConnectedState) {
         const QByteArray bytes = client->readAll();
+        if (!m_refusedNeedle.isEmpty() && bytes.contains(m_refusedNeedle)) {
+            static const QByteArray page = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+            client->write("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\n"
+                          "Connection: close\r\nContent-Length: "
+                + QByteArray::number(page.size()) + "\r\n\r\n" + page);
+            client->flush();
+            drop(pair);
+            return;
+        }
         if (!m_heldNeedle.isEmpty() && bytes.contains(m_heldNeedle))
             pair->answersHeld = true;
         server->write(bytes);

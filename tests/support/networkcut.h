@@ -35,6 +35,9 @@ public:
     // one or two reads, and one read holds it whole.
     void holdAnswersToRequestsContaining(const QByteArray &needle);
     void releaseAnswers();
+    // A request that contains `needle` never reaches the server: the relay answers it with
+    // 502 Bad Gateway and an HTML page, as a proxy in front of a failing server does.
+    void refuseRequestsContaining(const QByteArray &needle) { m_refusedNeedle = needle; }
 
 private:
     struct Pair {
@@ -56,6 +59,7 @@ private:
     bool m_down = false;
     int m_seen = 0;
     QByteArray m_heldNeedle;
+    QByteArray m_refusedNeedle;
 };
 
 } // namespace sandscope::test

@@ -123,6 +123,7 @@ private Q_SLOTS:
     void scriptsWorkInRealShells();
     void runScriptReportsSetupFailure();
     void livenessTellsRunningFromGone();
+    void aDiscardedRunThatStartsLateStopsBeforeClaude();
 };
 
 void ClaudeCommandTest::chatIds_data()
@@ -393,7 +394,9 @@ void ClaudeCommandTest::livenessTellsRunningFromGone()
 
     QCOMPARE(
         sandbox.run(QStringLiteral("sh"), claudecommand::livenessScript(paths, runId), &output), 0);
-    QVERIFY2(output.contains("SANDSCOPE-GONE"), output.constData()); // not started yet
+    // Not started yet: told apart from a run that ended.
+    QVERIFY2(output.contains("SANDSCOPE-NEVER-RAN") && !output.contains("SANDSCOPE-GONE"),
+        output.constData());
 
     QProcess run;
     sandbox.start(run, QStringLiteral("bash"), claudecommand::runScript({}, paths, runId));
@@ -416,7 +419,37 @@ void ClaudeCommandTest::livenessTellsRunningFromGone()
     QCOMPARE(run.exitCode(), 0);
     QCOMPARE(
         sandbox.run(QStringLiteral("sh"), claudecommand::livenessScript(paths, runId), &output), 0);
-    QVERIFY2(output.contains("SANDSCOPE-GONE"), output.constData());
+    QVERIFY2(output.contains("SANDSCOPE-GONE") && !output.contains("SANDSCOPE-NEVER-RAN"),
+        output.constData());
+}
+
+// A run given up as never started loses its env file; a shell that starts late after all
+// stops before claude, with no secret to read.
+void ClaudeCommandTest::aDiscardedRunThatStartsLateStopsBeforeClaude()
+{
+    Sandbox sandbox;
+    const QString chat = QStringLiteral("late");
+    const QString runId = claudecommand::newRunId();
+    const RunPaths paths = RunPaths::make(sandbox.home(), chat, runId);
+    QByteArray output;
+    QCOMPARE(sandbox.run(QStringLiteral("sh"),
+                 claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output),
+        0);
+    QVERIFY(writeAll(paths.envFile, "ANTHROPIC_API_KEY=sk-ant-never-used\n"));
+    QVERIFY(writeAll(paths.promptFile, "hi"));
+
+    QCOMPARE(sandbox.run(QStringLiteral("sh"), claudecommand::discardScript(paths), &output), 0);
+    QVERIFY2(output.contains("SANDSCOPE-DISCARDED"), output.constData());
+    QVERIFY(!QFileInfo::exists(paths.envFile));
+    // Nothing to remove any more is no failure.
+    QCOMPARE(sandbox.run(QStringLiteral("sh"), claudecommand::discardScript(paths), &output), 0);
+    QVERIFY2(output.contains("SANDSCOPE-DISCARDED"), output.constData());
+
+    QProcess run;
+    sandbox.start(run, QStringLiteral("bash"), claudecommand::runScript({}, paths, runId));
+    QVERIFY(run.waitForFinished(20000));
+    QCOMPARE(run.exitCode(), 125);
+    QVERIFY(!QFileInfo::exists(sandbox.home() + QLatin1String("/fake.args"))); // no claude
 }
 
 QTEST_GUILESS_MAIN(ClaudeCommandTest)
