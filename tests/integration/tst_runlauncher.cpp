@@ -220,7 +220,11 @@ private:
     bool ready() const { return m_server && m_model; }
     Identity newIdentity(const QString &stem) const;
     // Push allowed (the product's default) or polling only (the fallback).
-    std::unique_ptr<RunLauncher> newLauncher(const Identity &identity, bool push = true) const;
+    // Through `client` when given (e.g. one whose connection goes through a NetworkCut).
+    std::unique_ptr<RunLauncher> newLauncher(
+        const Identity &identity, bool push = true, OpenTerminalClient *client = nullptr) const;
+    // The server's connection, through `network`.
+    ServerConnection connectionThrough(const NetworkCut &network) const;
     static void transports()
     {
         QTest::addColumn<bool>("push");
@@ -262,15 +266,23 @@ void RunLauncherTest::cleanupTestCase()
     m_server.reset();
 }
 
+ServerConnection RunLauncherTest::connectionThrough(const NetworkCut &network) const
+{
+    ServerConnection connection = m_server->connection();
+    connection.baseUrl = network.url();
+    return connection;
+}
+
 Identity RunLauncherTest::newIdentity(const QString &stem) const
 {
     const QString suffix = randomToken(6, true);
     return {stem + suffix, stem + QLatin1String("-session-") + suffix};
 }
 
-std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(const Identity &identity, bool push) const
+std::unique_ptr<RunLauncher> RunLauncherTest::newLauncher(
+    const Identity &identity, bool push, OpenTerminalClient *client) const
 {
-    auto launcher = std::make_unique<RunLauncher>(m_client.get(), identity);
+    auto launcher = std::make_unique<RunLauncher>(client ? client : m_client.get(), identity);
     launcher->setPushAllowed(push);
     launcher->setPollIntervals(50, 500);
     launcher->setLivenessInterval(500);
@@ -704,21 +716,17 @@ void RunLauncherTest::aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled()
 
     NetworkCut network(m_server->url());
     QVERIFY(network.listen());
-    ServerConnection connection = m_server->connection();
-    connection.baseUrl = network.url();
+    ServerConnection connection = connectionThrough(network);
     OpenTerminalClient client(connection);
-    RunLauncher launcher(&client, identity);
-    launcher.setPushAllowed(false);
-    launcher.setPollIntervals(50, 500);
-    launcher.setLivenessInterval(500);
+    const auto launcher = newLauncher(identity, false, &client);
     Recorder second;
-    second.watch(&launcher);
-    launcher.reattach(handle, 0);
+    second.watch(launcher.get());
+    launcher->reattach(handle, 0);
     QVERIFY2(
         QTest::qWaitFor([&second] { return !second.received.isEmpty() || second.ended(); }, 60000),
         "no line and no end 60 s after reattaching");
     QVERIFY2(!second.received.isEmpty(), qPrintable(second.failure));
-    QCOMPARE(launcher.state(), RunLauncher::State::FollowingTee);
+    QCOMPARE(launcher->state(), RunLauncher::State::FollowingTee);
 
     // Only now are requests given up after 2 s: the reattach, which checks the run's files with
     // a command as the user, had the usual time (on a loaded machine such a command took longer
@@ -726,7 +734,7 @@ void RunLauncherTest::aKillWhoseAnswerIsLostIsSentAgainAndEndsTheRunAsKilled()
     connection.timeoutMs = 2000; // a request the cut holds fails after this
     client.setConnection(connection);
     network.setDown(true);
-    launcher.kill();
+    launcher->kill();
     // The first signal request times out while the network is down (the relay may still
     // hand it to the server once it is back); the next one goes through.
     QTest::qWait(connection.timeoutMs + 500);
@@ -763,23 +771,21 @@ void RunLauncherTest::startedComesOnceBeforeTheEndWhenTheStartAnswersLate()
     NetworkCut network(m_server->url());
     QVERIFY(network.listen());
     network.holdAnswersToRequestsContaining("setsid -w"); // the run's start, not its scripts
-    ServerConnection connection = m_server->connection();
-    connection.baseUrl = network.url();
+    ServerConnection connection = connectionThrough(network);
     connection.timeoutMs = runTimeoutMs; // the held answer must outlast the whole run
     OpenTerminalClient client(connection);
-    RunLauncher launcher(&client, identity);
-    launcher.setPollIntervals(50, 500);
+    const auto launcher = newLauncher(identity, true, &client);
     Recorder recorder;
-    recorder.watch(&launcher);
+    recorder.watch(launcher.get());
     ClaudeRunOptions options;
     options.allowedTools = QStringList {QStringLiteral("Bash")};
-    launcher.launch(QStringLiteral("late-1"), QLatin1String("CMD: sleep 3; echo ") + token, options,
-        environment());
+    launcher->launch(QStringLiteral("late-1"), QLatin1String("CMD: sleep 3; echo ") + token,
+        options, environment());
     QVERIFY2(QTest::qWaitFor(
                  [&recorder] { return recorder.ended() || recorder.hasLineWith("tool_use"); },
                  runTimeoutMs),
         qPrintable(recorder.failure));
-    QVERIFY(launcher.isPushed());
+    QVERIFY(launcher->isPushed());
     QVERIFY2(!recorder.started, "started() before the start request answered");
 
     if (answeredWhileRunning) {
@@ -800,7 +806,7 @@ void RunLauncherTest::startedComesOnceBeforeTheEndWhenTheStartAnswersLate()
         QVERIFY(recorder.handle.processId.isEmpty());
         network.releaseAnswers(); // the late answer is taken, and announces nothing again
         QVERIFY(QTest::qWaitFor(
-            [&launcher] { return !launcher.handle().processId.isEmpty(); }, connection.timeoutMs));
+            [&launcher] { return !launcher->handle().processId.isEmpty(); }, connection.timeoutMs));
         QTest::qWait(100);
         QCOMPARE(recorder.startedCount, 1);
     }
@@ -820,16 +826,11 @@ void RunLauncherTest::aRefusedStartEndsTheRunWithTheReason()
     NetworkCut network(m_server->url());
     QVERIFY(network.listen());
     network.refuseRequestsContaining("setsid -w"); // the run's start, not its scripts
-    ServerConnection connection = m_server->connection();
-    connection.baseUrl = network.url();
-    OpenTerminalClient client(connection);
-    RunLauncher launcher(&client, identity);
-    launcher.setPushAllowed(push);
-    launcher.setPollIntervals(50, 500);
-    launcher.setLivenessInterval(500);
+    OpenTerminalClient client(connectionThrough(network));
+    const auto launcher = newLauncher(identity, push, &client);
     Recorder recorder;
-    recorder.watch(&launcher);
-    launcher.launch(
+    recorder.watch(launcher.get());
+    launcher->launch(
         QStringLiteral("refused-1"), QStringLiteral("Hello"), ClaudeRunOptions(), environment());
     QVERIFY2(QTest::qWaitFor([&recorder] { return recorder.ended(); }, 60000),
         "60 s on, the launcher still waits for a run that never started");
@@ -840,7 +841,7 @@ void RunLauncherTest::aRefusedStartEndsTheRunWithTheReason()
     QCOMPARE(recorder.startedCount, 0);
     QVERIFY(recorder.received.isEmpty());
     // The secrets written for it are not left on disk.
-    const QString envFile = launcher.handle().paths().envFile;
+    const QString envFile = launcher->handle().paths().envFile;
     QCOMPARE(
         execute(identity,
             QLatin1String("test -e ") + envFile + QLatin1String(" && echo PRESENT || echo ABSENT"))

@@ -83,6 +83,16 @@ public:
         return ended && process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     }
 
+    // A run of `chat` ready to start: its chat prepared, its env file and prompt written.
+    bool prepareRun(const RunPaths &paths, const QString &chat, const QByteArray &env) const
+    {
+        QByteArray output;
+        return run(QStringLiteral("sh"),
+                   claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output)
+            == 0
+            && writeAll(paths.envFile, env) && writeAll(paths.promptFile, "hi");
+    }
+
 private:
     QTemporaryDir m_dir;
 };
@@ -385,12 +395,8 @@ void ClaudeCommandTest::livenessTellsRunningFromGone()
     const QString chat = QStringLiteral("live");
     const QString runId = claudecommand::newRunId();
     const RunPaths paths = RunPaths::make(sandbox.home(), chat, runId);
+    QVERIFY(sandbox.prepareRun(paths, chat, "FAKE_SLEEP=3\n"));
     QByteArray output;
-    QCOMPARE(sandbox.run(QStringLiteral("sh"),
-                 claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output),
-        0);
-    QVERIFY(writeAll(paths.envFile, "FAKE_SLEEP=3\n"));
-    QVERIFY(writeAll(paths.promptFile, "hi"));
 
     QCOMPARE(
         sandbox.run(QStringLiteral("sh"), claudecommand::livenessScript(paths, runId), &output), 0);
@@ -431,12 +437,8 @@ void ClaudeCommandTest::aDiscardedRunThatStartsLateStopsBeforeClaude()
     const QString chat = QStringLiteral("late");
     const QString runId = claudecommand::newRunId();
     const RunPaths paths = RunPaths::make(sandbox.home(), chat, runId);
+    QVERIFY(sandbox.prepareRun(paths, chat, "ANTHROPIC_API_KEY=sk-ant-never-used\n"));
     QByteArray output;
-    QCOMPARE(sandbox.run(QStringLiteral("sh"),
-                 claudecommand::prepareScript(chat, QStringLiteral("agent.env")), &output),
-        0);
-    QVERIFY(writeAll(paths.envFile, "ANTHROPIC_API_KEY=sk-ant-never-used\n"));
-    QVERIFY(writeAll(paths.promptFile, "hi"));
 
     QCOMPARE(sandbox.run(QStringLiteral("sh"), claudecommand::discardScript(paths), &output), 0);
     QVERIFY2(output.contains("SANDSCOPE-DISCARDED"), output.constData());
