@@ -388,7 +388,8 @@ void RunLauncher::streamFinished(int exitCode)
 
 void RunLauncher::streamFailed(const QString &message)
 {
-    const bool startFailed = m_streamStarting;
+    if (m_streamStarting) // the run may not have started: its files will tell
+        m_startFailure = message;
     m_streamStarting = false;
     if (m_stream)
         m_stream->deleteLater();
@@ -396,8 +397,6 @@ void RunLauncher::streamFailed(const QString &message)
         m_releaseStreamOnStart = false;
         return; // the run is followed otherwise
     }
-    if (startFailed)
-        m_startFailure = message; // the run may not have started: its files will tell
     if (m_pushLines) {
         if (m_push && m_push->isWatchingProcess())
             return; // the run is followed by push meanwhile
