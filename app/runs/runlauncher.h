@@ -119,8 +119,10 @@ public:
     QString standardError() const { return m_standardError; }
 
 Q_SIGNALS:
-    // Once per launch, before finished() or interrupted() (lines may come first: push can
-    // deliver them before the start request answers). Persist the handle to reattach later.
+    // At most once per launch, before finished() or interrupted() (lines may come first: push
+    // can deliver them before the start request answers). Not when the start request failed
+    // and the run, started after all, is then followed by its files: that path does not
+    // announce it. Persist the handle to reattach later.
     void started(const sandscope::RunHandle &handle);
     void lineReceived(qint64 number, const QString &line);
     void lineRepaired(qint64 number, const QString &line);
